@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages attnviz needs to build, run and test.
+# Only what is missing is installed; as root directly, otherwise through sudo.
+set -euo pipefail
+
+build_pkgs="build-essential cmake pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
+libcjson-dev libcmocka-dev libfontconfig-dev fonts-wqy-microhei fonts-dejavu-core"
+test_pkgs="python3-numpy xvfb xauth clang libclang-rt-14-dev valgrind librsvg2-bin libxml2-utils"
+
+want="$build_pkgs"
+[ "${1:-}" = "--test" ] && want="$build_pkgs $test_pkgs"
+
+missing=""
+for p in $want; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+    echo "install-deps: every package is already installed"
+    exit 0
+fi
+
+echo "install-deps: installing:$missing"
+sudo_cmd=""
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "install-deps: not root and no sudo; install:$missing" >&2; exit 1; }
+    sudo_cmd="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo_cmd apt-get update -qq
+# shellcheck disable=SC2086
+$sudo_cmd apt-get install -y -qq --no-install-recommends $missing

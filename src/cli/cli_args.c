@@ -1,0 +1,178 @@
+/* cli_args.c — parsing the command line into cli_opts. */
+#include "cli_args.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads a whole decimal number in [lo, hi] for flag; rejects signs, fractions,
+ * trailing junk and overflow with a message that names the flag. */
+static attn_status parse_int(long long *out, const char *flag, const char *s,
+                             long long lo, long long hi, attn_err *err) {
+    const char *p = s;
+    if (*p == '-' || *p == '+') p++;
+    if (*p < '0' || *p > '9')
+        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%s\".", flag, s);
+    for (const char *q = p; *q; q++)
+        if (*q < '0' || *q > '9')
+            return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%s\".", flag, s);
+    errno = 0;
+    long long v = strtoll(s, NULL, 10);
+    if (errno == ERANGE || v < lo || v > hi)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s must be between %lld and %lld (it is %s).",
+                         flag, lo, hi, s);
+    *out = v;
+    return ATTN_OK;
+}
+
+static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
+    char stage[16];
+    const char *colon = strchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : 0;
+    int head, row, col;
+    char tail;
+    if (!colon || n == 0 || n >= sizeof stage ||
+        sscanf(colon + 1, "%d:%d:%d%c", &head, &row, &col, &tail) != 3)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--explain needs STAGE:HEAD:ROW:COL, e.g. weights:0:13:9 (counting from 0).");
+    memcpy(stage, spec, n);
+    stage[n] = '\0';
+    o->explain_stage = attn_stage_from_name(stage);
+    if (o->explain_stage < 0)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
+                         "weights, z, concat or output.", stage);
+    o->explain = true;
+    o->explain_head = head;
+    o->explain_row = row;
+    o->explain_col = col;
+    return ATTN_OK;
+}
+
+/* Flags that take a value; the value is argv[i + 1]. */
+static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, attn_err *err) {
+    long long v = 0;
+    attn_status st = ATTN_OK;
+    if (strcmp(flag, "--sentence") == 0) o->sentence = val;
+    else if (strcmp(flag, "--sentence-file") == 0) o->sentence_file = val;
+    else if (strcmp(flag, "--weights") == 0) o->weights_path = val;
+    else if (strcmp(flag, "--dump-json") == 0) o->dump_path = val;
+    else if (strcmp(flag, "--explain") == 0) st = parse_explain(o, val, err);
+    else if (strcmp(flag, "--mask") == 0) st = attn_mask_parse(&o->cfg.mask, val, err);
+    else if (strcmp(flag, "--seed") == 0) {
+        st = parse_int(&v, flag, val, 0, 4294967295LL, err);
+        o->cfg.seed = (uint32_t)v;
+    } else if (strcmp(flag, "--d-model") == 0) {
+        st = parse_int(&v, flag, val, 1, ATTN_MAX_D_MODEL, err);
+        o->cfg.d_model = (int)v;
+        o->set_d_model = true;
+    } else if (strcmp(flag, "--d-k") == 0) {
+        st = parse_int(&v, flag, val, 1, ATTN_MAX_D_K, err);
+        o->cfg.d_k = (int)v;
+        o->set_d_k = true;
+    } else if (strcmp(flag, "--heads") == 0) {
+        st = parse_int(&v, flag, val, 1, ATTN_MAX_HEADS, err);
+        o->cfg.heads = (int)v;
+        o->set_heads = true;
+    }
+    return st;
+}
+
+static bool takes_value(const char *flag) {
+    static const char *const valued[] = {
+        "--sentence", "--sentence-file", "--weights", "--dump-json", "--explain",
+        "--mask", "--seed", "--d-model", "--d-k", "--heads",
+    };
+    for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
+        if (strcmp(flag, valued[i]) == 0) return true;
+    return false;
+}
+
+/* --print takes an optional stage name as the next argument. */
+static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_err *err) {
+    o->print = true;
+    o->print_stage = -1;
+    if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) return ATTN_OK;
+    const char *name = argv[++*i];
+    o->print_stage = attn_stage_from_name(name);
+    if (o->print_stage < 0)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--print: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
+                         "weights, z, concat or output (or nothing for all).", name);
+    return ATTN_OK;
+}
+
+static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn_err *err) {
+    if (strcmp(a, "--headless") == 0) *headless = true;
+    else if (strcmp(a, "--no-scale") == 0) o->cfg.scale = false;
+    else if (strcmp(a, "--pos-enc") == 0) o->cfg.pos_enc = true;
+    else if (strcmp(a, "--bias") == 0) o->cfg.bias = true;
+    else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) o->mode = CLI_MODE_HELP;
+    else if (strcmp(a, "--version") == 0) o->mode = CLI_MODE_VERSION;
+    else return attn_fail(err, ATTN_ERR_RANGE, "Unknown option \"%s\"; see attnviz --help.", a);
+    return ATTN_OK;
+}
+
+attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
+    memset(o, 0, sizeof *o);
+    attn_config_default(&o->cfg);
+    o->print_stage = -1;
+    bool headless = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        attn_status st;
+        if (takes_value(a)) {
+            if (i + 1 >= argc)
+                return attn_fail(err, ATTN_ERR_RANGE, "%s needs a value; see attnviz --help.", a);
+            st = parse_valued(o, a, argv[++i], err);
+        } else if (strcmp(a, "--print") == 0) {
+            st = parse_print(o, argc, argv, &i, err);
+        } else {
+            st = parse_switch(o, a, &headless, err);
+        }
+        if (st != ATTN_OK) return st;
+    }
+    if (o->sentence && o->sentence_file)
+        return attn_fail(err, ATTN_ERR_RANGE, "Give either --sentence or --sentence-file, not both.");
+    if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION) return ATTN_OK;
+    // any headless action implies --headless; --headless alone prints everything
+    if (headless || o->print || o->dump_path || o->explain) {
+        o->mode = CLI_MODE_HEADLESS;
+        if (!o->print && !o->dump_path && !o->explain) o->print = true;
+    }
+    return ATTN_OK;
+}
+
+const char *cli_help_text(void) {
+    return
+        "attnviz " ATTN_VERSION " — see self-attention compute, step by step.\n"
+        "\n"
+        "Usage:\n"
+        "  attnviz                          open the app (the GUI)\n"
+        "  attnviz --headless [options] --print [STAGE]\n"
+        "  attnviz --headless [options] --dump-json FILE|-\n"
+        "  attnviz --headless [options] --explain STAGE:HEAD:ROW:COL\n"
+        "\n"
+        "Input:\n"
+        "  --sentence S          the sentence (default: " CLI_SEED_SENTENCE ")\n"
+        "  --sentence-file F     read the sentence from a file (- for standard input)\n"
+        "  --weights F.json      read X, W_Q/W_K/W_V, b_*, W_O, b_O from a JSON file\n"
+        "                        (the --dump-json shape); missing keys use the normal source\n"
+        "Configuration:\n"
+        "  --d-model N           embedding width, 1-512 (default 8)\n"
+        "  --d-k N               width per head, 1-128 (default 4)\n"
+        "  --heads H             number of heads, 1-8 (default 2)\n"
+        "  --seed N              weight seed, 0-4294967295 (default 1)\n"
+        "  --mask M              none | causal | window:W | causal-window:W (W 1-64)\n"
+        "  --no-scale            do not divide scores by sqrt(d_k)\n"
+        "  --pos-enc             add sinusoidal positional encoding to X\n"
+        "  --bias                add biases b_Q, b_K, b_V, b_O\n"
+        "Output:\n"
+        "  --print [STAGE]       print the tokens and every stage, or one of:\n"
+        "                        x q k v scores scaled masked weights z concat output\n"
+        "  --dump-json F         write every stage as JSON (- for standard output)\n"
+        "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
+        "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
+        "  --help, --version\n";
+}

@@ -1,0 +1,44 @@
+/* cli_args.h — the command line, parsed into one struct without side effects.
+ *
+ * Parsing never prints or exits: it returns ATTN_OK or an error whose message
+ * a learner understands; main.c decides what to print and the exit code. */
+#ifndef CLI_ARGS_H
+#define CLI_ARGS_H
+
+#include <stdbool.h>
+
+#include "attn.h"
+
+#define CLI_SEED_SENTENCE "这只动物没看见那只鸟，因为它飞得太快了。"
+
+typedef enum {
+    CLI_MODE_GUI,      /* no headless action: open the window */
+    CLI_MODE_HEADLESS, /* compute and print / dump / explain */
+    CLI_MODE_HELP,     /* --help */
+    CLI_MODE_VERSION   /* --version */
+} cli_mode;
+
+typedef struct {
+    cli_mode mode;             /* what to do */
+    attn_config cfg;           /* configuration from the flags (defaults otherwise) */
+    bool set_d_model;          /* --d-model was given (a weights file may not override it) */
+    bool set_d_k;              /* --d-k was given */
+    bool set_heads;            /* --heads was given */
+    const char *sentence;      /* --sentence, borrowed from argv; NULL when not given */
+    const char *sentence_file; /* --sentence-file path or "-"; NULL when not given */
+    const char *weights_path;  /* --weights FILE.json; NULL when not given */
+    bool print;                /* --print given */
+    int print_stage;           /* stage to print, or -1 for the tokens and every stage */
+    const char *dump_path;     /* --dump-json FILE or "-"; NULL when not given */
+    bool explain;              /* --explain given */
+    int explain_stage, explain_head, explain_row, explain_col; /* its cell */
+} cli_opts;
+
+/* Parses argv[1..argc). Fills *o (defaults first) and returns ATTN_OK, or an
+ * error naming the flag. argv strings are borrowed, not copied. */
+attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err);
+
+/* The --help text (static, UTF-8). */
+const char *cli_help_text(void);
+
+#endif

@@ -1,0 +1,123 @@
+/* cli_run.c — headless runs: sentence and weights in, tables or JSON out. */
+#include "cli_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "attn_json.h"
+#include "cli_print.h"
+#include "fileio.h"
+
+typedef struct {
+    char *sentence_buf;     /* owned --sentence-file contents, or NULL */
+    const char *sentence;   /* the sentence to use (borrowed or sentence_buf) */
+    size_t sentence_len;    /* its length in bytes */
+    attn_weights_file file; /* parsed --weights file (empty when not given) */
+    attn_weights weights;   /* views into file, bound to the final config */
+    attn_config cfg;        /* o->cfg with dimensions taken from the weights file */
+    attn_trace trace;       /* the computed trace */
+} run_state;
+
+static attn_status load_sentence(run_state *r, const cli_opts *o, attn_err *err) {
+    if (o->sentence_file) {
+        attn_status st = attn_read_file(o->sentence_file, CLI_MAX_SENTENCE_FILE,
+                                        &r->sentence_buf, &r->sentence_len, err);
+        r->sentence = r->sentence_buf;
+        return st;
+    }
+    r->sentence = o->sentence ? o->sentence : CLI_SEED_SENTENCE;
+    r->sentence_len = strlen(r->sentence);
+    return ATTN_OK;
+}
+
+/* Reads --weights and takes d_model, d_k and heads from it where no flag set them. */
+static attn_status load_weights(run_state *r, const cli_opts *o, attn_err *err) {
+    char *text = NULL;
+    size_t len = 0;
+    attn_status st = attn_read_file(o->weights_path, CLI_MAX_WEIGHTS_FILE, &text, &len, err);
+    if (st != ATTN_OK) return st;
+    st = attn_weights_file_parse(&r->file, text, len, o->weights_path, err);
+    free(text);
+    if (st != ATTN_OK) return st;
+    int dm, dk, heads;
+    attn_weights_file_dims(&r->file, &dm, &dk, &heads);
+    if (dm && !o->set_d_model) r->cfg.d_model = dm;
+    if (dk && !o->set_d_k) r->cfg.d_k = dk;
+    if (heads && !o->set_heads) r->cfg.heads = heads;
+    return ATTN_OK;
+}
+
+static attn_status compute(run_state *r, const cli_opts *o, attn_err *err) {
+    r->cfg = o->cfg;
+    attn_status st = load_sentence(r, o, err);
+    if (st == ATTN_OK && o->weights_path) st = load_weights(r, o, err);
+    if (st == ATTN_OK) st = attn_config_check(&r->cfg, err);
+    if (st != ATTN_OK) return st;
+    const attn_weights *w = NULL;
+    if (o->weights_path) { // binding X needs the token count first
+        attn_tokens toks = {0};
+        st = attn_tokenize(&toks, r->sentence, r->sentence_len, NULL, err);
+        int n = toks.n;
+        attn_tokens_free(&toks);
+        if (st == ATTN_OK) st = attn_weights_file_bind(&r->weights, &r->file, &r->cfg, n, o->weights_path, err);
+        if (st != ATTN_OK) return st;
+        w = &r->weights;
+    }
+    return attn_trace_run(&r->trace, r->sentence, r->sentence_len, &r->cfg, NULL, w, err);
+}
+
+static attn_status explain(const run_state *r, const cli_opts *o, FILE *out, attn_err *err) {
+    attn_explanation *e = malloc(sizeof *e);
+    if (!e) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to explain a cell.");
+    attn_status st = attn_explain(e, &r->trace, (attn_stage)o->explain_stage, o->explain_head,
+                                  o->explain_row, o->explain_col, err);
+    if (st == ATTN_OK) {
+        size_t need = attn_explain_format(e, &r->trace, NULL, 0) + 1;
+        char *text = malloc(need);
+        if (text) {
+            attn_explain_format(e, &r->trace, text, need);
+            fputs(text, out);
+            free(text);
+        } else {
+            st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to explain a cell.");
+        }
+    }
+    free(e);
+    return st;
+}
+
+static attn_status act(const run_state *r, const cli_opts *o, FILE *out, attn_err *err) {
+    attn_status st = ATTN_OK;
+    if (o->dump_path) { // first, so a failed dump leaves no half-printed tables
+        char *json = attn_json_dump(&r->trace);
+        if (!json) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
+        st = attn_write_file_atomic(o->dump_path, json, strlen(json), err);
+        free(json);
+        if (st != ATTN_OK) return st;
+    }
+    if (o->print) {
+        cli_print_tokens(out, &r->trace, o->weights_path);
+        if (o->print_stage >= 0) {
+            cli_print_stage(out, &r->trace, (attn_stage)o->print_stage);
+        } else {
+            for (int s = 0; s < ATTN_STAGE_COUNT; s++) cli_print_stage(out, &r->trace, (attn_stage)s);
+        }
+    }
+    if (o->explain) st = explain(r, o, out, err);
+    return st;
+}
+
+int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
+    run_state r;
+    memset(&r, 0, sizeof r);
+    attn_err err;
+    attn_err_clear(&err);
+    attn_status st = compute(&r, o, &err);
+    if (st == ATTN_OK) st = act(&r, o, out, &err);
+    if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+    attn_trace_free(&r.trace);
+    attn_weights_file_free(&r.file);
+    free(r.sentence_buf);
+    fflush(out);
+    return st == ATTN_OK ? 0 : 1;
+}

@@ -1,0 +1,266 @@
+/* attn.h — the attention core: configuration, per-stage functions, the trace
+ * that keeps every stage of every head, and the explanation of any cell.
+ *
+ * Conventions: matrices are row-major arrays of double; each function states
+ * its shapes once at the top; outputs come first and sizes last; nothing here
+ * allocates except the attn_trace_* functions (which say so). */
+#ifndef ATTN_H
+#define ATTN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attn_err.h"
+#include "tokenize.h"
+
+#define ATTN_VERSION "0.1.0"
+
+#define ATTN_MAX_D_MODEL 512
+#define ATTN_MAX_D_K 128
+#define ATTN_MAX_HEADS 8
+#define ATTN_MAX_WINDOW 64
+#define ATTN_MAX_ABS 1e18 /* inputs beyond this magnitude are rejected */
+
+typedef enum {
+    ATTN_MASK_NONE,
+    ATTN_MASK_CAUSAL,        /* i sees j <= i */
+    ATTN_MASK_WINDOW,        /* i sees j with |i - j| <= W */
+    ATTN_MASK_CAUSAL_WINDOW  /* i sees j with i - W <= j <= i */
+} attn_mask_kind;
+
+typedef struct {
+    attn_mask_kind kind; /* which pattern */
+    int window;          /* W for the window kinds, 1..ATTN_MAX_WINDOW; else unused */
+} attn_mask;
+
+typedef struct {
+    int d_model;    /* embedding width, 1..512 */
+    int d_k;        /* per-head query/key/value width (d_v = d_k), 1..128 */
+    int heads;      /* 1..8 */
+    uint32_t seed;  /* weight PRNG seed */
+    attn_mask mask; /* which scores are hidden before softmax */
+    bool scale;     /* divide scores by sqrt(d_k) */
+    bool pos_enc;   /* add sinusoidal positional encoding into X */
+    bool bias;      /* add b_Q, b_K, b_V and b_O */
+} attn_config;
+
+/* The stages a trace keeps, in computation order. */
+typedef enum {
+    ATTN_ST_X, ATTN_ST_Q, ATTN_ST_K, ATTN_ST_V, ATTN_ST_SCORES, ATTN_ST_SCALED,
+    ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_CONCAT, ATTN_ST_OUTPUT,
+    ATTN_STAGE_COUNT
+} attn_stage;
+
+/* ---- configuration ---------------------------------------------------- */
+
+/* Fills c with the defaults: d_model 8, d_k 4, heads 2, seed 1, no mask,
+ * scaling on, positional encoding off, biases off. */
+void attn_config_default(attn_config *c);
+
+/* ATTN_OK when every field is in range; otherwise ATTN_ERR_RANGE naming the
+ * option (as the command line spells it) and its range. */
+attn_status attn_config_check(const attn_config *c, attn_err *err);
+
+/* Parses "none", "causal", "window:W" or "causal-window:W". */
+attn_status attn_mask_parse(attn_mask *out, const char *s, attn_err *err);
+
+/* Writes the mask as attn_mask_parse reads it. Returns bytes written. */
+size_t attn_mask_format(char *out, size_t cap, attn_mask m);
+
+/* true when query i may attend to key j under m. */
+bool attn_mask_allows(attn_mask m, int i, int j);
+
+/* Short lowercase name of a stage as the CLI spells it ("scores"); and back
+ * (returns -1 for an unknown name). */
+const char *attn_stage_name(attn_stage s);
+int attn_stage_from_name(const char *name);
+
+/* true for stages that exist once per head (q, k, v, scores ... z). */
+bool attn_stage_per_head(attn_stage s);
+
+/* ---- per-stage functions (any n; no allocation) ----------------------- */
+
+/* out: (n, m) = a: (n, k) · b: (k, m) + bias: (m) (bias may be NULL). */
+void attn_matmul(double *out, const double *a, const double *b, const double *bias,
+                 int n, int k, int m);
+
+/* s: (n, n) = q: (n, d) · k: (n, d)ᵀ. */
+void attn_scores(double *s, const double *q, const double *k, int n, int d);
+
+/* out: (n, n) = s / sqrt(d_k). out may equal s. */
+void attn_scale(double *out, const double *s, int n, int d_k);
+
+/* out: (n, n) = s where the mask allows, -INFINITY elsewhere. out may equal s. */
+void attn_apply_mask(double *out, const double *s, attn_mask m, int n);
+
+/* a: (n, n) = row-wise softmax of s: (n, n); -INFINITY entries get exactly 0.
+ * A row with no finite entry is all zeros. out may equal s. */
+void attn_softmax_rows(double *a, const double *s, int n);
+
+/* z: (n, d) = a: (n, n) · v: (n, d). */
+void attn_weighted_sum(double *z, const double *a, const double *v, int n, int d);
+
+/* Sinusoidal positional encoding (Vaswani et al. 2017): pe: (n, d_model),
+ * pe[p][2i] = sin(p / 10000^(2i/d_model)), pe[p][2i+1] = cos(same angle). */
+void attn_positional_encoding(double *pe, int n, int d_model);
+
+/* One row (position p) of the same encoding: row: (d_model). */
+void attn_positional_row(double *row, int p, int d_model);
+
+/* The vector a token gets when no vocabulary lists it: v: (d_model), values in
+ * [-1, 1], derived only from the token's bytes (same token, same vector, at any
+ * position, on every platform); a longer d_model extends a shorter one. */
+void attn_derived_embedding(double *v, const char *tok, size_t tok_len, int d_model);
+
+/* Xavier-uniform weights from the documented PRNG: w: (rows, cols), values in
+ * [-a, a] with a = sqrt(6 / (rows + cols)). stream selects an independent
+ * sequence for each matrix (see attn_weight_stream). */
+void attn_xavier_uniform(double *w, int rows, int cols, uint32_t seed, uint32_t stream);
+
+/* Stream ids: matrix 0..2 = W_Q, W_K, W_V and 4..6 = b_Q, b_K, b_V of head h
+ * -> h * 8 + matrix; matrix 3 = W_O -> 1000 and 7 = b_O -> 1001 (head ignored).
+ * Biases are drawn uniformly in [-0.1, 0.1]. */
+uint32_t attn_weight_stream(int head, int matrix);
+
+/* Uniform value in [-limit, limit] for (seed, stream, index); the whole PRNG. */
+double attn_prng_uniform(uint32_t seed, uint32_t stream, uint64_t index, double limit);
+
+/* ATTN_OK when all count values are finite, else ATTN_ERR_NONFINITE naming
+ * what (a stage or key name). */
+attn_status attn_check_finite(const double *v, size_t count, const char *what, attn_err *err);
+
+/* ---- explicit weights -------------------------------------------------- */
+
+/* Weights the caller supplies instead of the PRNG; each NULL pointer falls back
+ * to the normal source. All arrays are borrowed, shapes as in attn_head. */
+typedef struct {
+    const double *x;                    /* (n, d_model): used as given, no positional encoding */
+    const double *w_q[ATTN_MAX_HEADS];  /* (d_model, d_k) */
+    const double *w_k[ATTN_MAX_HEADS];
+    const double *w_v[ATTN_MAX_HEADS];
+    const double *b_q[ATTN_MAX_HEADS];  /* (d_k) */
+    const double *b_k[ATTN_MAX_HEADS];
+    const double *b_v[ATTN_MAX_HEADS];
+    const double *w_o;                  /* (heads * d_k, d_model) */
+    const double *b_o;                  /* (d_model) */
+} attn_weights;
+
+/* A vocabulary: named feature dimensions and one vector per listed word. */
+typedef struct {
+    int dim;                    /* vector length (the lesson's d_model) */
+    int count;                  /* number of words */
+    const char *const *words;   /* count UTF-8 words, borrowed */
+    const double *vectors;      /* (count, dim), borrowed */
+    const char *const *features;/* dim feature names, or NULL; borrowed */
+} attn_vocab;
+
+/* Index of the vocabulary word for a token (exact match first, then ASCII
+ * case-insensitive), or -1. vocab may be NULL. */
+int attn_vocab_find(const attn_vocab *vocab, const char *tok, size_t tok_len);
+
+/* ---- the trace: one sentence, every stage of every head --------------- */
+
+typedef struct {
+    double *w_q, *w_k, *w_v;              /* (d_model, d_k) */
+    double *b_q, *b_k, *b_v;              /* (d_k); zeros when biases are off */
+    double *q, *k, *v;                    /* (n, d_k) */
+    double *scores;                       /* (n, n) Q·Kᵀ */
+    double *scaled;                       /* (n, n) scores / sqrt(d_k), or a copy when scaling is off */
+    double *masked;                       /* (n, n) scaled with -INFINITY where masked */
+    double *weights;                      /* (n, n) row softmax of masked */
+    double *z;                            /* (n, d_k) weights · V */
+} attn_head;
+
+typedef enum {
+    ATTN_SRC_RANDOM,   /* seeded Xavier-uniform, untrained */
+    ATTN_SRC_EXPLICIT, /* every weight supplied by the caller (file or lesson) */
+    ATTN_SRC_MIXED     /* some supplied, the rest random */
+} attn_weight_source;
+
+typedef struct {
+    attn_config cfg;          /* configuration the trace was computed with */
+    attn_tokens tokens;       /* owned tokens of the sentence */
+    int n;                    /* tokens.n, for brevity */
+    int vocab_rows;           /* tokens whose embedding came from the vocabulary */
+    bool x_given;             /* X came from attn_weights.x */
+    attn_weight_source source;/* where the projection weights came from */
+    double *x;                /* (n, d_model), positional encoding included */
+    attn_head head[ATTN_MAX_HEADS]; /* cfg.heads entries are valid */
+    double *concat;           /* (n, heads * d_k) */
+    double *w_o;              /* (heads * d_k, d_model) */
+    double *b_o;              /* (d_model); zeros when biases are off */
+    double *output;           /* (n, d_model) concat · W_O */
+    long long macs[ATTN_STAGE_COUNT]; /* multiply-adds per stage, all heads */
+    double *block_;           /* the one allocation behind every array above */
+} attn_trace;
+
+/* Tokenizes sentence (len bytes) with vocab's words, then runs every stage.
+ * Allocates (one block) into *out, which must be zeroed or freed; on error
+ * *out is left freed. weights and vocab may be NULL. Errors name the option,
+ * the input problem, the key whose shape is wrong, or the stage that went
+ * non-finite. */
+attn_status attn_trace_run(attn_trace *out, const char *sentence, size_t len,
+                           const attn_config *cfg, const attn_vocab *vocab,
+                           const attn_weights *weights, attn_err *err);
+
+/* Frees everything *t owns and zeroes it. NULL is a no-op. */
+void attn_trace_free(attn_trace *t);
+
+/* Rows and columns of a stage's matrix in t (per-head stages are per head). */
+void attn_trace_shape(const attn_trace *t, attn_stage s, int *rows, int *cols);
+
+/* Pointer to a stage's matrix for head h (ignored for X, concat, output), or
+ * NULL when h is out of range. Borrowed from t. */
+const double *attn_trace_stage(const attn_trace *t, attn_stage s, int h);
+
+/* The stage's equation with its shapes spelled out, e.g.
+ * "Q = X·W_Q   (20×8)·(8×4) → 20×4" (UTF-8, language-neutral). Returns bytes
+ * written (snprintf semantics). */
+size_t attn_stage_equation(const attn_trace *t, attn_stage s, char *out, size_t cap);
+
+/* ---- explain any cell ------------------------------------------------- */
+
+typedef enum {
+    ATTN_EXPLAIN_INPUT,   /* X: embedding (+ positional encoding) */
+    ATTN_EXPLAIN_DOT,     /* value = Σ terms a·b (+ bias) */
+    ATTN_EXPLAIN_SCALE,   /* value = raw / divisor */
+    ATTN_EXPLAIN_MASK,    /* value = raw, or -inf where masked */
+    ATTN_EXPLAIN_SOFTMAX, /* value = exp(raw - row_max) / denom */
+    ATTN_EXPLAIN_COPY     /* concat: value copied from head's Z */
+} attn_explain_kind;
+
+#define ATTN_EXPLAIN_MAX_TERMS (ATTN_MAX_HEADS * ATTN_MAX_D_K)
+
+typedef struct {
+    int index;     /* c for Σ_c; j for softmax/weighted-sum terms */
+    double a, b;   /* the two factors (softmax: a = s_ij, b = row max) */
+    double value;  /* a·b for DOT; exp(a - b) for SOFTMAX */
+} attn_term;
+
+typedef struct {
+    attn_stage stage;         /* which matrix */
+    int head, row, col;       /* which cell (head ignored for whole-layer stages) */
+    attn_explain_kind kind;   /* which formula applies */
+    double value;             /* the cell as stored in the trace */
+    double raw;               /* SCALE/MASK/SOFTMAX: the input entry; INPUT: embedding part */
+    double extra;             /* DOT: bias; SCALE: divisor; SOFTMAX: row max; INPUT: PE part */
+    double denom;             /* SOFTMAX: Σ_j exp(s_ij - max) */
+    bool masked;              /* MASK/SOFTMAX: this entry is masked */
+    bool has_bias;            /* DOT: a bias was added */
+    int src_head, src_col;    /* COPY: where in Z the value came from */
+    int n_terms;              /* valid entries in terms */
+    attn_term terms[ATTN_EXPLAIN_MAX_TERMS];
+} attn_explanation;
+
+/* Explains cell (row, col) of stage s, head h (0-based). Fills *e and returns
+ * ATTN_OK, or ATTN_ERR_RANGE naming the index that is out of range. */
+attn_status attn_explain(attn_explanation *e, const attn_trace *t, attn_stage s,
+                         int h, int row, int col, attn_err *err);
+
+/* Writes a plain-text, multi-line account of e (language-neutral math, token
+ * labels from t) into out, NUL-terminated. Returns bytes needed (like
+ * snprintf), so a return >= cap means it was cut. */
+size_t attn_explain_format(const attn_explanation *e, const attn_trace *t, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,322 @@
+/* attn_json.c — dumping a trace as JSON and reading weights files (cJSON). */
+#include "attn_json.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+/* ---- dump -------------------------------------------------------------- */
+
+static void dump_matrix(attn_strbuf *b, const char *indent, const double *m, int rows, int cols) {
+    attn_sb_puts(b, "[\n");
+    for (int i = 0; i < rows; i++) {
+        attn_sb_printf(b, "%s  [", indent);
+        for (int j = 0; j < cols; j++) {
+            if (j) attn_sb_puts(b, ", ");
+            attn_sb_number(b, m[(size_t)i * cols + j]); // -inf (masked) becomes null
+        }
+        attn_sb_puts(b, i + 1 < rows ? "],\n" : "]\n");
+    }
+    attn_sb_printf(b, "%s]", indent);
+}
+
+static void dump_vector(attn_strbuf *b, const double *v, int len) {
+    attn_sb_puts(b, "[");
+    for (int i = 0; i < len; i++) {
+        if (i) attn_sb_puts(b, ", ");
+        attn_sb_number(b, v[i]);
+    }
+    attn_sb_puts(b, "]");
+}
+
+static void dump_config(attn_strbuf *b, const attn_config *c) {
+    char mask[32];
+    attn_mask_format(mask, sizeof mask, c->mask);
+    attn_sb_printf(b, "  \"config\": {\"d_model\": %d, \"d_k\": %d, \"heads\": %d, \"seed\": %lu, "
+                      "\"mask\": \"%s\", \"scale\": %s, \"pos_enc\": %s, \"bias\": %s},\n",
+                   c->d_model, c->d_k, c->heads, (unsigned long)c->seed, mask,
+                   c->scale ? "true" : "false", c->pos_enc ? "true" : "false",
+                   c->bias ? "true" : "false");
+}
+
+static void dump_head(attn_strbuf *b, const attn_trace *t, int h) {
+    const attn_head *hd = &t->head[h];
+    int n = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k;
+    const char *in = "      ";
+    struct { const char *key; const double *m; int rows, cols; } mats[] = {
+        {"W_Q", hd->w_q, dm, dk}, {"W_K", hd->w_k, dm, dk}, {"W_V", hd->w_v, dm, dk},
+        {"b_Q", hd->b_q, 0, dk}, {"b_K", hd->b_k, 0, dk}, {"b_V", hd->b_v, 0, dk},
+        {"Q", hd->q, n, dk}, {"K", hd->k, n, dk}, {"V", hd->v, n, dk},
+        {"scores", hd->scores, n, n}, {"scaled", hd->scaled, n, n},
+        {"masked", hd->masked, n, n}, {"weights", hd->weights, n, n}, {"Z", hd->z, n, dk},
+    };
+    size_t count = sizeof mats / sizeof mats[0];
+    attn_sb_puts(b, "    {\n");
+    for (size_t i = 0; i < count; i++) {
+        attn_sb_printf(b, "%s\"%s\": ", in, mats[i].key);
+        if (mats[i].rows == 0) dump_vector(b, mats[i].m, mats[i].cols);
+        else dump_matrix(b, in, mats[i].m, mats[i].rows, mats[i].cols);
+        attn_sb_puts(b, i + 1 < count ? ",\n" : "\n");
+    }
+    attn_sb_puts(b, h + 1 < t->cfg.heads ? "    },\n" : "    }\n");
+}
+
+char *attn_json_dump(const attn_trace *t) {
+    attn_strbuf b;
+    attn_sb_init(&b);
+    int n = t->n, dm = t->cfg.d_model, hk = t->cfg.heads * t->cfg.d_k;
+    attn_sb_puts(&b, "{\n  \"tokens\": [");
+    for (int i = 0; i < n; i++) {
+        int len;
+        const char *tok = attn_token_text(&t->tokens, i, &len);
+        if (i) attn_sb_puts(&b, ", ");
+        attn_sb_json_string(&b, tok, (size_t)len);
+    }
+    attn_sb_puts(&b, "],\n");
+    dump_config(&b, &t->cfg);
+    attn_sb_puts(&b, "  \"X\": ");
+    dump_matrix(&b, "  ", t->x, n, dm);
+    attn_sb_puts(&b, ",\n  \"heads\": [\n");
+    for (int h = 0; h < t->cfg.heads; h++) dump_head(&b, t, h);
+    attn_sb_puts(&b, "  ],\n  \"concat\": ");
+    dump_matrix(&b, "  ", t->concat, n, hk);
+    attn_sb_puts(&b, ",\n  \"W_O\": ");
+    dump_matrix(&b, "  ", t->w_o, hk, dm);
+    attn_sb_puts(&b, ",\n  \"b_O\": ");
+    dump_vector(&b, t->b_o, dm);
+    attn_sb_puts(&b, ",\n  \"output\": ");
+    dump_matrix(&b, "  ", t->output, n, dm);
+    attn_sb_puts(&b, "\n}\n");
+    return attn_sb_take(&b);
+}
+
+/* ---- weights file ------------------------------------------------------ */
+
+static const char *const head_keys[6] = {"W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V"};
+/* Computed keys a dump holds; a weights file may carry them and they are ignored. */
+static const char *const head_ignored[] = {"Q", "K", "V", "scores", "scaled", "masked", "weights", "Z"};
+static const char *const top_ignored[] = {"tokens", "config", "concat", "output", "sentence"};
+
+static bool in_list(const char *key, const char *const *list, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(key, list[i]) == 0) return true;
+    return false;
+}
+
+static attn_status read_number(double *dst, const cJSON *item, const char *where,
+                               int i, int j, attn_err *err) {
+    char pos[32];
+    if (j >= 0) snprintf(pos, sizeof pos, "[%d][%d]", i, j);
+    else snprintf(pos, sizeof pos, "[%d]", i);
+    if (!cJSON_IsNumber(item))
+        return attn_fail(err, ATTN_ERR_PARSE, "%s%s is not a number.", where, pos);
+    double v = item->valuedouble;
+    if (!isfinite(v))
+        return attn_fail(err, ATTN_ERR_NONFINITE, "%s%s is too large to be a finite number.", where, pos);
+    if (fabs(v) > ATTN_MAX_ABS)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s%s is %g; values must be at most 1e18 in size.",
+                         where, pos, v);
+    *dst = v;
+    return ATTN_OK;
+}
+
+/* Reads a flat array of numbers (want_vector) or an array of equal-length rows. */
+static attn_status read_mat(attn_json_mat *m, const cJSON *item, const char *where,
+                            bool want_vector, attn_err *err) {
+    if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) == 0)
+        return attn_fail(err, ATTN_ERR_SHAPE, "%s must be a non-empty array of %s.", where,
+                         want_vector ? "numbers" : "rows of numbers");
+    int rows = want_vector ? 1 : cJSON_GetArraySize(item);
+    const cJSON *first = want_vector ? item : cJSON_GetArrayItem(item, 0);
+    if (!cJSON_IsArray(first) || cJSON_GetArraySize(first) == 0)
+        return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an array of rows of numbers (a matrix).", where);
+    int cols = cJSON_GetArraySize(first);
+    m->v = malloc(sizeof(double) * (size_t)rows * cols);
+    if (!m->v) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to read %s.", where);
+    m->rows = rows;
+    m->cols = cols;
+    m->is_vector = want_vector;
+    int i = 0;
+    const cJSON *row;
+    const cJSON *rows_of = want_vector ? (const cJSON *)NULL : item;
+    cJSON_ArrayForEach(row, rows_of) {
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != cols)
+            return attn_fail(err, ATTN_ERR_SHAPE, "%s is ragged: row %d has %d entries, row 0 has %d.",
+                             where, i, cJSON_IsArray(row) ? cJSON_GetArraySize(row) : 0, cols);
+        int j = 0;
+        const cJSON *cell;
+        cJSON_ArrayForEach(cell, row) {
+            attn_status st = read_number(&m->v[(size_t)i * cols + j], cell, where, i, j, err);
+            if (st != ATTN_OK) return st;
+            j++;
+        }
+        i++;
+    }
+    if (want_vector) {
+        const cJSON *cell;
+        cJSON_ArrayForEach(cell, item) {
+            attn_status st = read_number(&m->v[i], cell, where, i, -1, err);
+            if (st != ATTN_OK) return st;
+            i++;
+        }
+    }
+    return ATTN_OK;
+}
+
+static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, const char *name,
+                             attn_err *err) {
+    if (!cJSON_IsObject(obj))
+        return attn_fail(err, ATTN_ERR_SHAPE, "%s: heads[%d] must be an object with W_Q, W_K, W_V.", name, h);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, obj) {
+        char where[96];
+        snprintf(where, sizeof where, "%s: heads[%d].%.20s", name, h, it->string);
+        int k = 0;
+        while (k < 6 && strcmp(it->string, head_keys[k]) != 0) k++;
+        if (k == 6) {
+            if (in_list(it->string, head_ignored, sizeof head_ignored / sizeof *head_ignored)) continue;
+            return attn_fail(err, ATTN_ERR_PARSE,
+                             "%s is not a key attnviz knows; a head has W_Q, W_K, W_V, b_Q, b_K, b_V.", where);
+        }
+        attn_status st = read_mat(&f->w[h][k], it, where, k >= 3, err);
+        if (st != ATTN_OK) return st;
+    }
+    return ATTN_OK;
+}
+
+static void parse_error_position(const char *text, const char *at, int *line, int *col) {
+    *line = 1;
+    *col = 1;
+    for (const char *p = text; p < at; p++) {
+        if (*p == '\n') { (*line)++; *col = 1; }
+        else if (((unsigned char)*p & 0xC0) != 0x80) (*col)++; // count code points
+    }
+}
+
+static attn_status read_top(attn_weights_file *f, const cJSON *root, const char *name, attn_err *err) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, root) {
+        char where[96];
+        snprintf(where, sizeof where, "%s: %.20s", name, it->string);
+        attn_status st = ATTN_OK;
+        if (strcmp(it->string, "X") == 0) st = read_mat(&f->x, it, where, false, err);
+        else if (strcmp(it->string, "W_O") == 0) st = read_mat(&f->w_o, it, where, false, err);
+        else if (strcmp(it->string, "b_O") == 0) st = read_mat(&f->b_o, it, where, true, err);
+        else if (strcmp(it->string, "heads") == 0) {
+            if (!cJSON_IsArray(it))
+                return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an array of head objects.", where);
+            int count = cJSON_GetArraySize(it);
+            if (count > ATTN_MAX_HEADS)
+                return attn_fail(err, ATTN_ERR_RANGE, "%s has %d heads; attnviz allows at most %d.",
+                                 where, count, ATTN_MAX_HEADS);
+            f->heads = count;
+            for (int h = 0; h < count && st == ATTN_OK; h++)
+                st = read_head(f, h, cJSON_GetArrayItem(it, h), name, err);
+        } else if (!in_list(it->string, top_ignored, sizeof top_ignored / sizeof *top_ignored)) {
+            return attn_fail(err, ATTN_ERR_PARSE,
+                             "%s is not a key attnviz knows; a weights file has X, heads, W_O and b_O.", where);
+        }
+        if (st != ATTN_OK) return st;
+    }
+    return ATTN_OK;
+}
+
+attn_status attn_weights_file_parse(attn_weights_file *out, const char *text, size_t len,
+                                    const char *name, attn_err *err) {
+    attn_weights_file f;
+    memset(&f, 0, sizeof f);
+    attn_status st = ATTN_OK;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        int line, col;
+        parse_error_position(text, end ? end : text, &line, &col);
+        st = attn_fail(err, ATTN_ERR_PARSE,
+                       "%s:%d:%d: this is not valid JSON (a weights file is a JSON object; "
+                       "JSON has no NaN or Infinity).", name, line, col);
+        goto cleanup;
+    }
+    if (!cJSON_IsObject(root)) {
+        st = attn_fail(err, ATTN_ERR_PARSE, "%s: a weights file must be a JSON object {...}.", name);
+        goto cleanup;
+    }
+    st = read_top(&f, root, name, err);
+    if (st != ATTN_OK) goto cleanup;
+    *out = f;
+    cJSON_Delete(root);
+    return ATTN_OK;
+cleanup:
+    cJSON_Delete(root);
+    attn_weights_file_free(&f);
+    return st;
+}
+
+void attn_weights_file_free(attn_weights_file *f) {
+    if (!f) return;
+    free(f->x.v);
+    for (int h = 0; h < ATTN_MAX_HEADS; h++)
+        for (int k = 0; k < 6; k++) free(f->w[h][k].v);
+    free(f->w_o.v);
+    free(f->b_o.v);
+    memset(f, 0, sizeof *f);
+}
+
+void attn_weights_file_dims(const attn_weights_file *f, int *d_model, int *d_k, int *heads) {
+    *d_model = f->x.v ? f->x.cols : f->w_o.v ? f->w_o.cols : f->b_o.v ? f->b_o.cols : 0;
+    *d_k = 0;
+    for (int h = 0; h < f->heads; h++)
+        for (int k = 0; k < 6; k++) {
+            const attn_json_mat *m = &f->w[h][k];
+            if (!m->v) continue;
+            if (!*d_k) *d_k = m->cols;
+            if (k < 3 && !*d_model) *d_model = m->rows;
+        }
+    *heads = f->heads;
+}
+
+static attn_status bind_one(const double **dst, const attn_json_mat *m, int rows, int cols,
+                            const char *key, const char *why, attn_err *err) {
+    if (!m->v) return ATTN_OK;
+    if (m->rows != rows || m->cols != cols) {
+        if (m->is_vector)
+            return attn_fail(err, ATTN_ERR_SHAPE, "%s has %d numbers but needs %d (%s).",
+                             key, m->cols, cols, why);
+        return attn_fail(err, ATTN_ERR_SHAPE, "%s is %dx%d but needs to be %dx%d (%s).",
+                         key, m->rows, m->cols, rows, cols, why);
+    }
+    *dst = m->v;
+    return ATTN_OK;
+}
+
+attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,
+                                   const attn_config *cfg, int n, const char *name,
+                                   attn_err *err) {
+    memset(w, 0, sizeof *w);
+    int dm = cfg->d_model, dk = cfg->d_k, hk = cfg->heads * dk;
+    if (f->heads > cfg->heads)
+        return attn_fail(err, ATTN_ERR_SHAPE, "%s has %d heads but --heads is %d.", name, f->heads, cfg->heads);
+    char key[96], why[64];
+    snprintf(key, sizeof key, "%s: X", name);
+    snprintf(why, sizeof why, "%d tokens x d_model %d", n, dm);
+    attn_status st = bind_one(&w->x, &f->x, n, dm, key, why, err);
+    for (int h = 0; h < f->heads && st == ATTN_OK; h++) {
+        const double **dst[6] = {&w->w_q[h], &w->w_k[h], &w->w_v[h], &w->b_q[h], &w->b_k[h], &w->b_v[h]};
+        for (int k = 0; k < 6 && st == ATTN_OK; k++) {
+            snprintf(key, sizeof key, "%s: heads[%d].%s", name, h, head_keys[k]);
+            snprintf(why, sizeof why, k < 3 ? "d_model %d x d_k %d" : "d_k %d", k < 3 ? dm : dk, dk);
+            st = bind_one(dst[k], &f->w[h][k], k < 3 ? dm : 1, dk, key, why, err);
+        }
+    }
+    if (st != ATTN_OK) return st;
+    snprintf(key, sizeof key, "%s: W_O", name);
+    snprintf(why, sizeof why, "heads %d * d_k %d x d_model %d", cfg->heads, dk, dm);
+    st = bind_one(&w->w_o, &f->w_o, hk, dm, key, why, err);
+    if (st != ATTN_OK) return st;
+    snprintf(key, sizeof key, "%s: b_O", name);
+    snprintf(why, sizeof why, "d_model %d", dm);
+    return bind_one(&w->b_o, &f->b_o, 1, dm, key, why, err);
+}

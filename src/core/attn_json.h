@@ -1,0 +1,54 @@
+/* attn_json.h — the JSON dump of a trace and the weights file it reads back.
+ *
+ * Dump shape (row-major nested arrays; in "masked" a masked entry is null):
+ * {"tokens", "config": {d_model, d_k, heads, seed, mask, scale, pos_enc, bias},
+ *  "X", "heads": [{W_Q, W_K, W_V, b_Q, b_K, b_V, Q, K, V, scores, scaled,
+ *  masked, weights, Z}, ...], "concat", "W_O", "b_O", "output"}
+ * A weights file uses the same shape; only X, W_*, b_* and W_O/b_O are read. */
+#ifndef ATTN_JSON_H
+#define ATTN_JSON_H
+
+#include <stddef.h>
+
+#include "attn.h"
+
+/* Writes t as JSON. Returns a NUL-terminated string the caller free()s, or NULL
+ * when memory ran out. */
+char *attn_json_dump(const attn_trace *t);
+
+/* One matrix (or vector, rows == 1 and is_vector) read from a weights file. */
+typedef struct {
+    double *v;      /* (rows, cols) row-major, owned by the file; NULL when absent */
+    int rows, cols; /* shape as found */
+    int is_vector;  /* 1 for a flat array (a bias) */
+} attn_json_mat;
+
+typedef struct {
+    attn_json_mat x;                        /* "X" */
+    int heads;                              /* entries in "heads" (0 when absent) */
+    attn_json_mat w[ATTN_MAX_HEADS][6];     /* W_Q, W_K, W_V, b_Q, b_K, b_V per head */
+    attn_json_mat w_o, b_o;                 /* "W_O", "b_O" */
+} attn_weights_file;
+
+/* Parses a weights file (text of len bytes; name is used in messages). On
+ * success *out owns every matrix (free with attn_weights_file_free). Errors
+ * name the key and position: not JSON (with line and column), a key that is
+ * not an array of numbers, ragged rows, NaN/Inf, |v| > 1e18, unknown keys,
+ * more than ATTN_MAX_HEADS heads. */
+attn_status attn_weights_file_parse(attn_weights_file *out, const char *text, size_t len,
+                                    const char *name, attn_err *err);
+
+/* Frees every matrix and zeroes f. NULL is a no-op. */
+void attn_weights_file_free(attn_weights_file *f);
+
+/* The sizes the file implies (0 where it says nothing): d_model from X, W_* rows,
+ * W_O columns or b_O; d_k from W_* columns or b_*; heads from "heads". */
+void attn_weights_file_dims(const attn_weights_file *f, int *d_model, int *d_k, int *heads);
+
+/* Checks every present matrix against cfg and n tokens and points w at them
+ * (absent ones stay NULL). Errors name the key and both shapes. */
+attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,
+                                   const attn_config *cfg, int n, const char *name,
+                                   attn_err *err);
+
+#endif

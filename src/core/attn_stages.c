@@ -1,0 +1,151 @@
+/* attn_stages.c — the per-stage functions: plain loops that the explain
+ * function mirrors term by term, plus the PRNG and embeddings. */
+#include "attn.h"
+
+#include <math.h>
+#include <string.h>
+
+void attn_matmul(double *out, const double *a, const double *b, const double *bias,
+                 int n, int k, int m) {
+    // a: (n, k), b: (k, m), bias: (m) or NULL; out: (n, m)
+    for (int i = 0; i < n; i++) {
+        double *row = out + (size_t)i * m;
+        for (int j = 0; j < m; j++) row[j] = bias ? bias[j] : 0.0;
+        // i-c-j order walks b row by row, which keeps the inner loop contiguous
+        for (int c = 0; c < k; c++) {
+            double aic = a[(size_t)i * k + c];
+            const double *brow = b + (size_t)c * m;
+            for (int j = 0; j < m; j++) row[j] += aic * brow[j];
+        }
+    }
+}
+
+void attn_scores(double *s, const double *q, const double *k, int n, int d) {
+    // q, k: (n, d); s: (n, n), s[i][j] = Σ_c q[i][c]·k[j][c]
+    for (int i = 0; i < n; i++) {
+        const double *qi = q + (size_t)i * d;
+        for (int j = 0; j < n; j++) {
+            const double *kj = k + (size_t)j * d;
+            double acc = 0.0;
+            for (int c = 0; c < d; c++) acc += qi[c] * kj[c];
+            s[(size_t)i * n + j] = acc;
+        }
+    }
+}
+
+void attn_scale(double *out, const double *s, int n, int d_k) {
+    // s, out: (n, n). Dividing by sqrt(d_k) keeps the scores' spread near 1 when
+    // q and k have unit-variance entries, so softmax does not saturate.
+    double div = sqrt((double)d_k);
+    for (size_t i = 0; i < (size_t)n * n; i++) out[i] = s[i] / div;
+}
+
+void attn_apply_mask(double *out, const double *s, attn_mask m, int n) {
+    // s, out: (n, n); -inf makes exp() exactly 0, so masked keys get no weight
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t ij = (size_t)i * n + j;
+            out[ij] = attn_mask_allows(m, i, j) ? s[ij] : -INFINITY;
+        }
+}
+
+void attn_softmax_rows(double *a, const double *s, int n) {
+    // s, a: (n, n)
+    for (int i = 0; i < n; i++) {
+        const double *si = s + (size_t)i * n;
+        double *ai = a + (size_t)i * n;
+        // pass 1: the row max. Subtracting it makes the largest exponent exp(0) = 1,
+        // so exp never overflows (scores of 1e30 stay finite) and the result is
+        // unchanged, because softmax is invariant to shifting a row.
+        double mx = -INFINITY;
+        for (int j = 0; j < n; j++)
+            if (si[j] > mx) mx = si[j];
+        if (mx == -INFINITY) { // every key masked: nothing to attend to
+            for (int j = 0; j < n; j++) ai[j] = 0.0;
+            continue;
+        }
+        // pass 2: exponentials and their sum (the sum is >= 1: the max term is 1)
+        double sum = 0.0;
+        for (int j = 0; j < n; j++) {
+            ai[j] = si[j] == -INFINITY ? 0.0 : exp(si[j] - mx);
+            sum += ai[j];
+        }
+        // pass 3: normalise
+        for (int j = 0; j < n; j++) ai[j] /= sum;
+    }
+}
+
+void attn_weighted_sum(double *z, const double *a, const double *v, int n, int d) {
+    // a: (n, n), v: (n, d); z: (n, d), z[i][c] = Σ_j a[i][j]·v[j][c]
+    attn_matmul(z, a, v, NULL, n, n, d);
+}
+
+void attn_positional_row(double *row, int p, int d_model) {
+    // row: (d_model); even columns sin, odd columns cos of the same angle, so
+    // each pair rotates at its own frequency and relative offsets are linear maps
+    for (int c = 0; c < d_model; c++) {
+        int pair = c - (c % 2);
+        double angle = p / pow(10000.0, (double)pair / d_model);
+        row[c] = (c % 2 == 0) ? sin(angle) : cos(angle);
+    }
+}
+
+void attn_positional_encoding(double *pe, int n, int d_model) {
+    // pe: (n, d_model)
+    for (int p = 0; p < n; p++) attn_positional_row(pe + (size_t)p * d_model, p, d_model);
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): a 64-bit mixer with exact integer
+ * arithmetic, so every platform draws the same numbers. */
+static uint64_t splitmix64(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* Top 53 bits as a double in [0, 1): exact, no platform rounding. */
+static double unit_from_bits(uint64_t r) {
+    return (double)(r >> 11) * (1.0 / 9007199254740992.0);
+}
+
+double attn_prng_uniform(uint32_t seed, uint32_t stream, uint64_t index, double limit) {
+    // counter-based: value = mix(mix(seed, stream) + index), so any entry can be
+    // drawn on its own and changing one matrix's size never shifts another's
+    uint64_t key = splitmix64(((uint64_t)seed << 32) | stream);
+    double u = unit_from_bits(splitmix64(key + index * 0x9E3779B97F4A7C15ull));
+    return (2.0 * u - 1.0) * limit;
+}
+
+uint32_t attn_weight_stream(int head, int matrix) {
+    if (matrix == 3) return 1000u;
+    if (matrix == 7) return 1001u;
+    return (uint32_t)(head * 8 + matrix);
+}
+
+void attn_xavier_uniform(double *w, int rows, int cols, uint32_t seed, uint32_t stream) {
+    // w: (rows, cols); Glorot & Bengio 2010: keeps activation variance steady
+    double limit = sqrt(6.0 / (rows + cols));
+    for (size_t i = 0; i < (size_t)rows * cols; i++)
+        w[i] = attn_prng_uniform(seed, stream, i, limit);
+}
+
+void attn_derived_embedding(double *v, const char *tok, size_t tok_len, int d_model) {
+    // FNV-1a over the bytes picks the stream; the value depends on nothing else
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (size_t i = 0; i < tok_len; i++) {
+        h ^= (unsigned char)tok[i];
+        h *= 0x100000001B3ull;
+    }
+    for (int c = 0; c < d_model; c++)
+        v[c] = 2.0 * unit_from_bits(splitmix64(h + (uint64_t)c * 0x9E3779B97F4A7C15ull)) - 1.0;
+}
+
+attn_status attn_check_finite(const double *v, size_t count, const char *what, attn_err *err) {
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(v[i]))
+            return attn_fail(err, ATTN_ERR_NONFINITE,
+                             "The %s stage produced a value too large to represent (entry %zu); "
+                             "use smaller inputs or weights.", what, i);
+    return ATTN_OK;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# End-to-end checks of the attnviz binary: usage: run_e2e.sh ATTNVIZ DATA_DIR
+set -u
+bin=$1
+data=$2
+here=$(cd "$(dirname "$0")" && pwd)
+py=/usr/bin/python3 # Debian's interpreter: the compare script needs only json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect CODE PATTERN -- args...: exit code and a pattern in stdout+stderr
+expect() {
+    local code=$1 pattern=$2
+    shift 3
+    local out rc
+    out=$("$bin" "$@" 2>&1)
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then bad "attnviz $* exited $rc, expected $code: $out"; return; fi
+    if ! grep -qF -- "$pattern" <<<"$out"; then bad "attnviz $* did not print '$pattern': $out"; return; fi
+    ok
+}
+
+expect 0 "tokens (20): 1:这 2:只" -- --headless --print
+expect 0 "== output:" -- --headless --print
+expect 0 "attnviz 0." -- --version
+expect 0 "--dump-json" -- --help
+expect 0 "tokens (12): 1:The 2:animal 3:didn't" -- --headless --sentence "The animal didn't cross the street because it was too tired." --print x
+expect 1 "The sentence is empty" -- --headless --sentence ""
+expect 2 "--heads must be between 1 and 8" -- --headless --heads 9
+expect 2 "Unknown option" -- --nope
+expect 1 "Cannot open $tmp/missing.json" -- --headless --weights "$tmp/missing.json"
+printf '{"X": [[1, 2]' >"$tmp/trunc.json"
+expect 1 "trunc.json:1:" -- --headless --weights "$tmp/trunc.json"
+
+# the sentence from standard input
+out=$(printf 'a b c\n' | "$bin" --headless --sentence-file - --print tokens 2>&1)
+[ $? -ne 0 ] && grep -q "unknown stage" <<<"$out" && ok || bad "--print tokens should be refused: $out"
+out=$(printf 'a b c\n' | "$bin" --headless --sentence-file - --print x 2>&1)
+grep -q "tokens (3): 1:a 2:b 3:c" <<<"$out" && ok || bad "--sentence-file -: $out"
+
+# a dump fed back through --weights reproduces itself, byte for byte
+flags=(--headless --sentence "The animal didn't cross the street because it was too tired." --heads 3 --bias --pos-enc --mask causal-window:3 --seed 42)
+"$bin" "${flags[@]}" --dump-json "$tmp/a.json" && ok || bad "dump failed"
+"$bin" "${flags[@]}" --weights "$tmp/a.json" --dump-json "$tmp/b.json" && ok || bad "dump with --weights failed"
+cmp -s "$tmp/a.json" "$tmp/b.json" && ok || bad "round trip differs"
+# dimensions come from the file when no flag sets them
+"$bin" --headless --sentence "The animal didn't cross the street because it was too tired." --mask causal-window:3 \
+    --bias --pos-enc --seed 42 --weights "$tmp/a.json" --dump-json "$tmp/c.json" && cmp -s "$tmp/a.json" "$tmp/c.json" \
+    && ok || bad "dims not inferred from the weights file"
+
+# a failed run leaves no output file
+"$bin" --headless --sentence "a b" --weights "$tmp/a.json" --dump-json "$tmp/none.json" >/dev/null 2>&1
+[ $? -eq 1 ] && [ ! -e "$tmp/none.json" ] && ok || bad "failed run wrote a file"
+ls "$tmp" | grep -q tmp- && bad "temporary file left behind" || ok
+
+# --weights with each NumPy reference: every stage agrees within the tolerance
+for ref in "$data"/ref_*.json; do
+    case $ref in *posenc*) continue ;; esac
+    sentence=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["sentence"])' "$ref")
+    cfg=$($py -c 'import json,sys; c=json.load(open(sys.argv[1]))["config"]; print(" ".join(["--mask", c["mask"]] + ([] if c["scale"] else ["--no-scale"]) + (["--bias"] if c["bias"] else [])))' "$ref")
+    # shellcheck disable=SC2086
+    if "$bin" --headless --sentence "$sentence" $cfg --weights "$ref" --dump-json "$tmp/out.json"; then
+        msg=$($py "$here/compare_dump.py" "$tmp/out.json" "$ref") && ok || bad "$(basename "$ref"): $msg"
+    else
+        bad "$(basename "$ref"): attnviz failed"
+    fi
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

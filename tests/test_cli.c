@@ -1,0 +1,201 @@
+/* test_cli.c — command-line parsing and headless runs, in process. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_common.h"
+#include "cli_args.h"
+#include "cli_print.h"
+#include "cli_run.h"
+
+static attn_status parse(cli_opts *o, attn_err *err, int argc, ...) {
+    char *argv[32];
+    va_list ap;
+    va_start(ap, argc);
+    argv[0] = "attnviz";
+    for (int i = 1; i < argc; i++) argv[i] = va_arg(ap, char *);
+    va_end(ap);
+    return cli_parse(o, argc, argv, err);
+}
+
+static void test_defaults_and_modes(void **state) {
+    (void)state;
+    cli_opts o;
+    attn_err err;
+    assert_int_equal(parse(&o, &err, 1), ATTN_OK);
+    assert_int_equal(o.mode, CLI_MODE_GUI);
+    assert_int_equal(parse(&o, &err, 2, "--headless"), ATTN_OK);
+    assert_int_equal(o.mode, CLI_MODE_HEADLESS);
+    assert_true(o.print);
+    assert_int_equal(o.print_stage, -1);
+    assert_int_equal(parse(&o, &err, 3, "--print", "weights"), ATTN_OK);
+    assert_int_equal(o.mode, CLI_MODE_HEADLESS);
+    assert_int_equal(o.print_stage, ATTN_ST_WEIGHTS);
+    assert_int_equal(parse(&o, &err, 2, "--version"), ATTN_OK);
+    assert_int_equal(o.mode, CLI_MODE_VERSION);
+    assert_int_equal(parse(&o, &err, 2, "--help"), ATTN_OK);
+    assert_int_equal(o.mode, CLI_MODE_HELP);
+    assert_non_null(strstr(cli_help_text(), "--dump-json"));
+}
+
+static void test_config_flags(void **state) {
+    (void)state;
+    cli_opts o;
+    attn_err err;
+    assert_int_equal(parse(&o, &err, 15, "--headless", "--d-model", "16", "--d-k", "8", "--heads", "3",
+                           "--seed", "4294967295", "--mask", "causal-window:2", "--no-scale", "--pos-enc", "--bias"),
+                     ATTN_OK);
+    assert_int_equal(o.cfg.d_model, 16); assert_int_equal(o.cfg.d_k, 8); assert_int_equal(o.cfg.heads, 3);
+    assert_int_equal(o.cfg.seed, 4294967295u);
+    assert_int_equal(o.cfg.mask.kind, ATTN_MASK_CAUSAL_WINDOW); assert_int_equal(o.cfg.mask.window, 2);
+    assert_false(o.cfg.scale); assert_true(o.cfg.pos_enc); assert_true(o.cfg.bias);
+    assert_true(o.set_d_model && o.set_d_k && o.set_heads);
+    assert_int_equal(parse(&o, &err, 3, "--explain", "weights:1:11:9"), ATTN_OK);
+    assert_true(o.explain);
+    assert_int_equal(o.explain_stage, ATTN_ST_WEIGHTS);
+    assert_int_equal(o.explain_head, 1); assert_int_equal(o.explain_row, 11); assert_int_equal(o.explain_col, 9);
+}
+
+static void expect_error(const char *want, int argc, char *a1, char *a2) {
+    cli_opts o;
+    attn_err err;
+    attn_status st = argc == 2 ? parse(&o, &err, 2, a1) : parse(&o, &err, 3, a1, a2);
+    if (st == ATTN_OK) fail_msg("%s %s was accepted", a1, a2 ? a2 : "");
+    if (!strstr(err.msg, want)) fail_msg("message \"%s\" lacks \"%s\"", err.msg, want);
+}
+
+static void test_bad_flags(void **state) {
+    (void)state;
+    expect_error("--d-k must be between 1 and 128 (it is 0)", 3, "--d-k", "0");
+    expect_error("--heads must be between 1 and 8 (it is 9)", 3, "--heads", "9");
+    expect_error("--heads must be between 1 and 8 (it is 0)", 3, "--heads", "0");
+    expect_error("--d-model must be between 1 and 512", 3, "--d-model", "513");
+    expect_error("--seed must be between 0 and 4294967295", 3, "--seed", "4294967296");
+    expect_error("--seed must be between 0 and 4294967295", 3, "--seed", "99999999999999999999999");
+    expect_error("--seed must be between 0 and 4294967295", 3, "--seed", "-1");
+    expect_error("--d-k needs a whole number, not \"2.5\"", 3, "--d-k", "2.5");
+    expect_error("--d-k needs a whole number, not \"four\"", 3, "--d-k", "four");
+    expect_error("--d-k needs a whole number, not \"\"", 3, "--d-k", "");
+    expect_error("between 1 and 64", 3, "--mask", "window:0");
+    expect_error("Unknown mask", 3, "--mask", "diagonal");
+    expect_error("--heads needs a value", 2, "--heads", NULL);
+    expect_error("Unknown option \"--frobnicate\"", 2, "--frobnicate", NULL);
+    expect_error("unknown stage \"attention\"", 3, "--print", "attention");
+    expect_error("STAGE:HEAD:ROW:COL", 3, "--explain", "weights:0:1");
+    expect_error("unknown stage \"w\"", 3, "--explain", "w:0:1:1");
+}
+
+/* Runs argv through the headless front end; returns the exit code and the
+ * text written to stdout and stderr (caller frees). */
+static int run(char **out, char **errtext, int argc, char **argv) {
+    cli_opts o;
+    attn_err err;
+    assert_int_equal(cli_parse(&o, argc, argv, &err), ATTN_OK);
+    size_t olen, elen;
+    FILE *fo = open_memstream(out, &olen), *fe = open_memstream(errtext, &elen);
+    int code = cli_run_headless(&o, fo, fe);
+    fclose(fo);
+    fclose(fe);
+    return code;
+}
+
+static void test_print_seed_sentence(void **state) {
+    (void)state;
+    char *out, *errtext;
+    char *argv[] = {"attnviz", "--headless", "--print"};
+    assert_int_equal(run(&out, &errtext, 3, argv), 0);
+    assert_non_null(strstr(out, "tokens (20): 1:这 2:只 3:动 "));
+    assert_non_null(strstr(out, "weights: random, untrained (seed 1)"));
+    const char *stages[] = {"== x:", "== q, head 0", "== k, head 1", "== v, head 0", "== scores, head 0",
+                            "== scaled, head 1", "== masked, head 0", "== weights, head 1", "== z, head 0",
+                            "== concat:", "== output:"};
+    for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) assert_non_null(strstr(out, stages[i]));
+    assert_non_null(strstr(out, "9:只")); // repeated tokens carry their position
+    assert_string_equal(errtext, "");
+    free(out);
+    free(errtext);
+}
+
+static void test_aligned_by_display_width(void **state) {
+    (void)state;
+    char *out, *errtext;
+    char *argv[] = {"attnviz", "--headless", "--sentence", "它 is 鸟", "--print", "weights"};
+    assert_int_equal(run(&out, &errtext, 6, argv), 0);
+    // every row of the first weights table has the same display width
+    char *table = strstr(out, "== weights, head 0");
+    assert_non_null(table);
+    char *line = strchr(table, '\n') + 1;
+    int widths[4];
+    for (int r = 0; r < 4; r++) {
+        char *end = strchr(line, '\n');
+        int w = 0;
+        for (char *p = line; p < end; p++) w += ((unsigned char)*p & 0xC0) != 0x80;
+        for (char *p = line; p < end; p++) // CJK characters are 3 bytes and 2 columns
+            if ((unsigned char)*p >= 0xE0) w += 1;
+        widths[r] = w;
+        line = end + 1;
+    }
+    assert_int_equal(widths[0], widths[1]);
+    assert_int_equal(widths[1], widths[2]);
+    assert_int_equal(widths[2], widths[3]);
+    free(out);
+    free(errtext);
+}
+
+static void test_run_errors(void **state) {
+    (void)state;
+    char *out, *errtext;
+    char *argv1[] = {"attnviz", "--headless", "--sentence", "   "};
+    assert_int_equal(run(&out, &errtext, 4, argv1), 1);
+    assert_non_null(strstr(errtext, "attnviz: "));
+    assert_non_null(strstr(errtext, "only spaces"));
+    free(out);
+    free(errtext);
+    char *argv2[] = {"attnviz", "--headless", "--weights", "/nonexistent.json"};
+    assert_int_equal(run(&out, &errtext, 4, argv2), 1);
+    assert_non_null(strstr(errtext, "Cannot open /nonexistent.json"));
+    assert_string_equal(out, "");
+    free(out);
+    free(errtext);
+    char *argv3[] = {"attnviz", "--explain", "weights:5:0:0"};
+    assert_int_equal(run(&out, &errtext, 3, argv3), 1);
+    assert_non_null(strstr(errtext, "Head 5 does not exist"));
+    free(out);
+    free(errtext);
+}
+
+static void test_explain_output(void **state) {
+    (void)state;
+    char *out, *errtext;
+    char *argv[] = {"attnviz", "--explain", "scores:0:13:9"};
+    assert_int_equal(run(&out, &errtext, 3, argv), 0);
+    assert_non_null(strstr(out, "scores (head 0) [13][9]"));
+    assert_non_null(strstr(out, "\"它\""));
+    assert_non_null(strstr(out, "total = "));
+    free(out);
+    free(errtext);
+}
+
+static void test_format_cell(void **state) {
+    (void)state;
+    char buf[32];
+    cli_format_cell(buf, sizeof buf, 0.25);
+    assert_string_equal(buf, "0.2500");
+    cli_format_cell(buf, sizeof buf, -INFINITY);
+    assert_string_equal(buf, "-inf");
+    cli_format_cell(buf, sizeof buf, 1.5e20);
+    assert_string_equal(buf, "1.500e+20");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_and_modes),
+        cmocka_unit_test(test_config_flags),
+        cmocka_unit_test(test_bad_flags),
+        cmocka_unit_test(test_print_seed_sentence),
+        cmocka_unit_test(test_aligned_by_display_width),
+        cmocka_unit_test(test_run_errors),
+        cmocka_unit_test(test_explain_output),
+        cmocka_unit_test(test_format_cell),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
