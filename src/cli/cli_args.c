@@ -50,6 +50,28 @@ static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
     return ATTN_OK;
 }
 
+/* --size WxH: 320x240 .. 7680x4320. */
+static attn_status parse_size(cli_opts *o, const char *val, attn_err *err) {
+    int w, h;
+    char tail;
+    if (sscanf(val, "%dx%d%c", &w, &h, &tail) != 2 || w < 320 || h < 240 || w > 7680 || h > 4320)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--size needs WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. 1280x800 (not \"%s\").", val);
+    o->width = w;
+    o->height = h;
+    return ATTN_OK;
+}
+
+/* --ui-scale S: 0.5 .. 4. */
+static attn_status parse_scale(cli_opts *o, const char *val, attn_err *err) {
+    char *end = NULL;
+    double v = strtod(val, &end);
+    if (end == val || *end != '\0' || !(v >= 0.5 && v <= 4.0))
+        return attn_fail(err, ATTN_ERR_RANGE, "--ui-scale needs a number from 0.5 to 4, e.g. 1.5 (not \"%s\").", val);
+    o->ui_scale = v;
+    return ATTN_OK;
+}
+
 /* Flags that take a value; the value is argv[i + 1]. */
 static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, attn_err *err) {
     long long v = 0;
@@ -60,6 +82,11 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
     else if (strcmp(flag, "--dump-json") == 0) o->dump_path = val;
     else if (strcmp(flag, "--explain") == 0) st = parse_explain(o, val, err);
     else if (strcmp(flag, "--mask") == 0) st = attn_mask_parse(&o->cfg.mask, val, err);
+    else if (strcmp(flag, "--size") == 0) st = parse_size(o, val, err);
+    else if (strcmp(flag, "--ui-scale") == 0) st = parse_scale(o, val, err);
+    else if (strcmp(flag, "--font") == 0) o->font_path = val;
+    else if (strcmp(flag, "--script") == 0) o->script_path = val;
+    else if (strcmp(flag, "--shots-dir") == 0) o->shots_dir = val;
     else if (strcmp(flag, "--seed") == 0) {
         st = parse_int(&v, flag, val, 0, 4294967295LL, err);
         o->cfg.seed = (uint32_t)v;
@@ -83,6 +110,7 @@ static bool takes_value(const char *flag) {
     static const char *const valued[] = {
         "--sentence", "--sentence-file", "--weights", "--dump-json", "--explain",
         "--mask", "--seed", "--d-model", "--d-k", "--heads",
+        "--size", "--ui-scale", "--font", "--script", "--shots-dir",
     };
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         if (strcmp(flag, valued[i]) == 0) return true;
@@ -174,5 +202,11 @@ const char *cli_help_text(void) {
         "  --dump-json F         write every stage as JSON (- for standard output)\n"
         "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
         "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
+        "Window:\n"
+        "  --size WxH            window size, e.g. 1280x800\n"
+        "  --ui-scale S          UI scale 0.5-4 (default: from the display's DPI)\n"
+        "  --font FILE           use this font instead of WenQuanYi Micro Hei\n"
+        "  --script FILE         drive the window from a script (see the README)\n"
+        "  --shots-dir DIR       where Ctrl+S saves screenshots\n"
         "  --help, --version\n";
 }

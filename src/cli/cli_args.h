@@ -30,6 +30,11 @@ typedef struct {
     bool print;                /* --print given */
     int print_stage;           /* stage to print, or -1 for the tokens and every stage */
     const char *dump_path;     /* --dump-json FILE or "-"; NULL when not given */
+    int width, height;         /* --size WxH of the window (0: default) */
+    double ui_scale;           /* --ui-scale (0: follow the display's DPI) */
+    const char *font_path;     /* --font FILE overriding the fontconfig match; NULL otherwise */
+    const char *script_path;   /* --script FILE driving the GUI; NULL otherwise */
+    const char *shots_dir;     /* --shots-dir DIR for screenshots; NULL: XDG pictures folder */
     bool explain;              /* --explain given */
     int explain_stage, explain_head, explain_row, explain_col; /* its cell */
 } cli_opts;
