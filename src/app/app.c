@@ -1,0 +1,581 @@
+/* app.c — app state: computing traces, steps, selection, controls, editing. */
+#include "app.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "strbuf.h"
+#include "utf8.h"
+
+#define SEED_SENTENCE "这只动物没看见那只鸟，因为它飞得太快了。"
+
+const char *app_str(const app_state *st, viz_str id) {
+    const char *s = st->strings ? st->strings->s[st->lang][id] : NULL;
+    return s ? s : viz_str_key(id);
+}
+
+void app_status(app_state *st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->status, sizeof st->status, fmt, ap);
+    va_end(ap);
+    st->dirty = true;
+}
+
+static void update_badge(app_state *st) {
+    const attn_trace *t = &st->trace;
+    if (st->weights == APP_WEIGHTS_DESIGN)
+        snprintf(st->badge, sizeof st->badge, "%s", app_str(st, VIZ_S_BADGE_LESSON));
+    else if (st->weights == APP_WEIGHTS_FILE && t->source == ATTN_SRC_EXPLICIT)
+        snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_FILE), st->weights_name);
+    else if (st->weights == APP_WEIGHTS_FILE)
+        snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_MIXED), st->weights_name, (unsigned)t->cfg.seed);
+    else
+        snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_RANDOM), (unsigned)t->cfg.seed);
+}
+
+/* The weights for text under cfg, or NULL for random; may fail to bind a file. */
+static attn_status weights_for(app_state *st, const char *text, const attn_config *cfg,
+                               const attn_weights **out, attn_err *err) {
+    *out = NULL;
+    if (st->weights == APP_WEIGHTS_DESIGN) {
+        *out = st->design;
+        return ATTN_OK;
+    }
+    if (st->weights != APP_WEIGHTS_FILE) return ATTN_OK;
+    attn_tokens toks = {0};
+    attn_wordlist words = {st->vocab ? st->vocab->count : 0, st->vocab ? st->vocab->words : NULL};
+    attn_status rc = attn_tokenize(&toks, text, strlen(text), st->vocab ? &words : NULL, err);
+    int n = toks.n;
+    attn_tokens_free(&toks);
+    if (rc == ATTN_OK) rc = attn_weights_file_bind(&st->file_weights, &st->wfile, cfg, n, st->weights_name, err);
+    if (rc == ATTN_OK) *out = &st->file_weights;
+    return rc;
+}
+
+/* Computes text under cfg; on success replaces the traces, else keeps them. */
+static attn_status compute(app_state *st, const char *text, const attn_config *cfg, attn_err *err) {
+    const attn_weights *w;
+    attn_trace t = {0}, alt = {0};
+    attn_status rc = weights_for(st, text, cfg, &w, err);
+    if (rc == ATTN_OK) rc = attn_trace_run(&t, text, strlen(text), cfg, st->vocab, w, err);
+    if (rc == ATTN_OK && st->compare == VIZ_COMPARE_SCALE) {
+        attn_config c2 = *cfg;
+        c2.scale = !c2.scale;
+        rc = attn_trace_run(&alt, text, strlen(text), &c2, st->vocab, w, err);
+    }
+    if (rc != ATTN_OK) {
+        attn_trace_free(&t);
+        return rc;
+    }
+    attn_trace_free(&st->trace);
+    attn_trace_free(&st->alt);
+    st->trace = t;
+    st->alt = alt;
+    st->cfg = *cfg;
+    if (st->query >= t.n) st->query = t.n - 1;
+    if (st->head >= cfg->heads) st->head = cfg->heads - 1;
+    if (st->head_b >= cfg->heads) st->head_b = cfg->heads - 1;
+    update_badge(st);
+    app_hover(st, st->hover); // the hovered cell may have moved or vanished
+    st->dirty = true;
+    return ATTN_OK;
+}
+
+/* Recomputes the current sentence under cfg, reporting failure in the status line. */
+static bool recompute(app_state *st, const attn_config *cfg) {
+    attn_err err;
+    if (compute(st, st->sentence, cfg, &err) == ATTN_OK) return true;
+    app_status(st, "%s", err.msg);
+    return false;
+}
+
+/* The token a pronoun question is about, as a sensible first query. */
+static int default_query(const attn_trace *t) {
+    static const char *const pronouns[] = {"它", "it", "It"};
+    for (int i = 0; i < t->n; i++) {
+        int len;
+        const char *tok = attn_token_text(&t->tokens, i, &len);
+        for (size_t k = 0; k < sizeof pronouns / sizeof *pronouns; k++)
+            if ((size_t)len == strlen(pronouns[k]) && memcmp(tok, pronouns[k], (size_t)len) == 0) return i;
+    }
+    return 0;
+}
+
+attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg,
+                     const app_strings *strings, attn_err *err) {
+    memset(st, 0, sizeof *st);
+    st->strings = strings;
+    st->cfg = st->design_cfg = *cfg;
+    st->canvas_zoom = 1.0f;
+    st->dpi_scale = st->zoom = 1.0f;
+    st->width = 1280;
+    st->height = 800;
+    st->hover.kind = VIZ_HIT_NONE;
+    st->step = VIZ_STEP_SOFTMAX;
+    st->head_b = cfg->heads > 1 ? 1 : 0;
+    st->explain = malloc(sizeof *st->explain);
+    st->sentence = strdup(sentence ? sentence : SEED_SENTENCE);
+    if (!st->explain || !st->sentence) {
+        app_free(st);
+        return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to start.");
+    }
+    attn_status rc = compute(st, st->sentence, cfg, err);
+    if (rc != ATTN_OK) {
+        app_free(st);
+        return rc;
+    }
+    st->query = default_query(&st->trace);
+    st->dirty = true;
+    return ATTN_OK;
+}
+
+void app_free(app_state *st) {
+    if (!st) return;
+    attn_trace_free(&st->trace);
+    attn_trace_free(&st->alt);
+    attn_weights_file_free(&st->wfile);
+    free(st->explain);
+    free(st->sentence);
+    free(st->edit);
+    free(st->edit_backup);
+    memset(st, 0, sizeof *st);
+}
+
+attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err) {
+    char *text = NULL;
+    size_t len = 0;
+    attn_weights_file f;
+    attn_status rc = attn_read_file(path, 64u << 20, &text, &len, err);
+    if (rc == ATTN_OK) rc = attn_weights_file_parse(&f, text, len, path, err);
+    free(text);
+    if (rc != ATTN_OK) return rc;
+    attn_weights_file_free(&st->wfile);
+    st->wfile = f;
+    snprintf(st->weights_name, sizeof st->weights_name, "%s", path);
+    attn_config cfg = st->cfg;
+    int dm, dk, heads;
+    attn_weights_file_dims(&f, &dm, &dk, &heads);
+    if (dm) cfg.d_model = dm;
+    if (dk) cfg.d_k = dk;
+    if (heads) cfg.heads = heads;
+    app_weights_mode old = st->weights;
+    st->weights = APP_WEIGHTS_FILE;
+    rc = compute(st, st->sentence, &cfg, err);
+    if (rc != ATTN_OK) st->weights = old;
+    return rc;
+}
+
+/* ---- steps, selection, hover ---- */
+
+void app_goto_step(app_state *st, int step) {
+    if (step < 0) step = 0;
+    if (step >= VIZ_STEP_COUNT) step = VIZ_STEP_COUNT - 1;
+    if ((int)st->step != step) {
+        st->step = (viz_step)step;
+        st->pan_x = st->pan_y = 0;
+        st->narrative_scroll = 0;
+        if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){VIZ_HIT_NONE, 0, 0, 0, 0});
+    }
+    st->dirty = true;
+}
+
+void app_step(app_state *st, int delta) {
+    app_goto_step(st, (int)st->step + delta);
+}
+
+void app_select_query(app_state *st, int token) {
+    if (token >= 0 && token < st->trace.n) st->query = token;
+    st->dirty = true;
+}
+
+void app_hover(app_state *st, viz_hit hit) {
+    st->hover = hit;
+    st->explain_valid = false;
+    if (hit.kind == VIZ_HIT_CELL)
+        st->explain_valid = attn_explain(st->explain, &st->trace, (attn_stage)hit.a, hit.b, hit.c, hit.d, NULL) == ATTN_OK;
+    if (hit.kind == VIZ_HIT_CELL && !st->explain_valid) st->hover.kind = VIZ_HIT_NONE;
+    st->dirty = true;
+}
+
+/* The matrix a step's keyboard cursor walks: the step's result. */
+static attn_stage cursor_stage(viz_step s) {
+    static const attn_stage st[VIZ_STEP_COUNT] = {ATTN_ST_X, ATTN_ST_Q, ATTN_ST_SCORES, ATTN_ST_SCALED,
+                                                  ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_OUTPUT};
+    return st[s];
+}
+
+void app_move_cursor(app_state *st, int drow, int dcol) {
+    attn_stage s = cursor_stage(st->step);
+    int rows, cols;
+    attn_trace_shape(&st->trace, s, &rows, &cols);
+    viz_hit h = st->hover;
+    if (h.kind != VIZ_HIT_CELL || h.a != (int)s) h = (viz_hit){VIZ_HIT_CELL, s, st->head, st->query, 0};
+    else {
+        h.c += drow;
+        h.d += dcol;
+    }
+    h.b = attn_stage_per_head(s) ? st->head : 0;
+    h.c = h.c < 0 ? 0 : h.c >= rows ? rows - 1 : h.c;
+    h.d = h.d < 0 ? 0 : h.d >= cols ? cols - 1 : h.d;
+    app_hover(st, h);
+}
+
+void app_toggle_focus(app_state *st) {
+    st->focus = st->focus == VIZ_FOCUS_RAIL ? VIZ_FOCUS_CANVAS : VIZ_FOCUS_RAIL;
+    if (st->focus == VIZ_FOCUS_CANVAS && st->hover.kind != VIZ_HIT_CELL) app_move_cursor(st, 0, 0);
+    st->dirty = true;
+}
+
+void app_toggle_help(app_state *st) {
+    st->show_help = !st->show_help;
+    st->dirty = true;
+}
+
+/* ---- controls ---- */
+
+/* Next power of two up or down from v within [lo, hi]. */
+static int pow2_step(int v, int delta, int lo, int hi) {
+    int p = 1;
+    if (delta > 0) {
+        while (p <= v) p *= 2;
+    } else {
+        while (p * 2 < v) p *= 2;
+        if (p >= v) p = v / 2;
+    }
+    return p < lo ? lo : p > hi ? hi : p;
+}
+
+static int wrap(int v, int n) {
+    return ((v % n) + n) % n;
+}
+
+/* Changes that break a designed or loaded set of weights switch to random ones. */
+static void apply_shape_change(app_state *st, attn_config cfg) {
+    app_weights_mode old = st->weights;
+    if (old != APP_WEIGHTS_RANDOM) st->weights = APP_WEIGHTS_RANDOM;
+    if (!recompute(st, &cfg)) {
+        st->weights = old;
+        return;
+    }
+    if (old == APP_WEIGHTS_DESIGN) app_status(st, app_str(st, VIZ_S_STATUS_RANDOM), (unsigned)cfg.seed);
+}
+
+static void widget_config(app_state *st, viz_widget w, int delta) {
+    attn_config c = st->cfg;
+    int dir = delta ? delta : 1;
+    switch (w) {
+    case VIZ_W_HEADS: c.heads = c.heads + dir < 1 ? 1 : c.heads + dir > ATTN_MAX_HEADS ? ATTN_MAX_HEADS : c.heads + dir; break;
+    case VIZ_W_DK: c.d_k = pow2_step(c.d_k, dir, 1, ATTN_MAX_D_K); break;
+    case VIZ_W_DMODEL: c.d_model = pow2_step(c.d_model, dir, 1, ATTN_MAX_D_MODEL); break;
+    case VIZ_W_SEED:
+        c.seed = delta ? c.seed + (uint32_t)delta : (uint32_t)(c.seed * 2654435761u + 12345u); // 0: re-roll
+        break;
+    default: break;
+    }
+    if (c.heads != st->cfg.heads || c.d_k != st->cfg.d_k || c.d_model != st->cfg.d_model || c.seed != st->cfg.seed)
+        apply_shape_change(st, c);
+}
+
+static void widget_mask(app_state *st, viz_widget w, int delta) {
+    attn_config c = st->cfg;
+    if (w == VIZ_W_SCALE) c.scale = !c.scale;
+    else if (w == VIZ_W_POSENC) c.pos_enc = !c.pos_enc;
+    else if (w == VIZ_W_MASK) c.mask.kind = (attn_mask_kind)wrap((int)c.mask.kind + (delta ? delta : 1), 4);
+    else if (w == VIZ_W_WINDOW) {
+        if (c.mask.kind != ATTN_MASK_WINDOW && c.mask.kind != ATTN_MASK_CAUSAL_WINDOW) c.mask.kind = ATTN_MASK_WINDOW;
+        else c.mask.window += delta ? delta : 1;
+        if (c.mask.window < 1) c.mask.window = 1;
+        if (c.mask.window > ATTN_MAX_WINDOW) c.mask.window = ATTN_MAX_WINDOW;
+    }
+    recompute(st, &c);
+}
+
+void app_widget(app_state *st, viz_widget w, int delta) {
+    switch (w) {
+    case VIZ_W_HEADS: case VIZ_W_DK: case VIZ_W_DMODEL: case VIZ_W_SEED:
+        widget_config(st, w, delta);
+        break;
+    case VIZ_W_SCALE: case VIZ_W_MASK: case VIZ_W_WINDOW: case VIZ_W_POSENC:
+        widget_mask(st, w, delta);
+        break;
+    case VIZ_W_SHOW_HEAD:
+        st->head = wrap(st->head + (delta ? delta : 1), st->cfg.heads);
+        if (st->compare == VIZ_COMPARE_HEADS && st->head_b == st->head) st->head_b = wrap(st->head + 1, st->cfg.heads);
+        app_hover(st, st->hover);
+        break;
+    case VIZ_W_COMPARE:
+        st->compare = (viz_compare)wrap((int)st->compare + (delta ? delta : 1), VIZ_COMPARE_COUNT);
+        if (st->compare == VIZ_COMPARE_HEADS && st->head_b == st->head) st->head_b = wrap(st->head + 1, st->cfg.heads);
+        recompute(st, &st->cfg); // the scale comparison needs its second trace
+        break;
+    case VIZ_W_THEME:
+        st->theme = (viz_theme_id)wrap((int)st->theme + (delta ? delta : 1), VIZ_THEME_COUNT);
+        break;
+    case VIZ_W_LANG:
+        st->lang = (app_lang)wrap((int)st->lang + 1, APP_LANG_COUNT);
+        update_badge(st);
+        break;
+    default:
+        break;
+    }
+    st->dirty = true;
+}
+
+void app_reset(app_state *st) {
+    st->weights = st->design ? APP_WEIGHTS_DESIGN : st->wfile.heads || st->wfile.x.v ? APP_WEIGHTS_FILE : APP_WEIGHTS_RANDOM;
+    st->compare = VIZ_COMPARE_OFF;
+    st->head = 0;
+    st->canvas_zoom = 1.0f;
+    st->pan_x = st->pan_y = 0;
+    if (recompute(st, &st->design_cfg)) {
+        st->query = default_query(&st->trace);
+        app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
+    }
+    st->dirty = true;
+}
+
+/* ---- editing ---- */
+
+static bool edit_reserve(app_state *st, size_t extra) {
+    if (st->edit_len + extra + 1 <= st->edit_cap) return true;
+    size_t cap = st->edit_cap ? st->edit_cap : 256;
+    while (cap < st->edit_len + extra + 1) cap *= 2;
+    char *p = realloc(st->edit, cap);
+    if (!p) return false;
+    st->edit = p;
+    st->edit_cap = cap;
+    return true;
+}
+
+/* Tries the edit buffer as the sentence: valid ones are computed at once;
+ * an invalid one leaves the last valid result on screen and says why. */
+static void edit_apply(app_state *st) {
+    attn_err err;
+    st->edit_error[0] = '\0';
+    if (compute(st, st->edit, &st->cfg, &err) != ATTN_OK) {
+        snprintf(st->edit_error, sizeof st->edit_error, "%s", err.msg);
+    } else {
+        char *copy = strdup(st->edit);
+        if (copy) {
+            free(st->sentence);
+            st->sentence = copy;
+        }
+    }
+    st->dirty = true;
+}
+
+void app_edit_begin(app_state *st) {
+    if (st->editing) return;
+    size_t len = strlen(st->sentence);
+    st->edit_len = 0;
+    if (!edit_reserve(st, len)) return;
+    memcpy(st->edit, st->sentence, len + 1);
+    st->edit_len = len;
+    st->cursor = (int)len;
+    free(st->edit_backup);
+    st->edit_backup = strdup(st->sentence);
+    st->composition[0] = '\0';
+    st->edit_error[0] = '\0';
+    st->editing = true;
+    st->dirty = true;
+}
+
+void app_edit_insert(app_state *st, const char *utf8) {
+    size_t n = strlen(utf8);
+    st->composition[0] = '\0';
+    if (!st->editing || n == 0 || utf8_find_invalid(utf8, n) != (size_t)-1) return;
+    if (st->edit_len + n > ATTN_MAX_SENTENCE_BYTES) {
+        snprintf(st->edit_error, sizeof st->edit_error, "The sentence is full (%d bytes at most).", ATTN_MAX_SENTENCE_BYTES);
+        st->dirty = true;
+        return;
+    }
+    if (!edit_reserve(st, n)) return;
+    memmove(st->edit + st->cursor + n, st->edit + st->cursor, st->edit_len - (size_t)st->cursor + 1);
+    memcpy(st->edit + st->cursor, utf8, n);
+    st->edit_len += n;
+    st->cursor += (int)n;
+    edit_apply(st);
+}
+
+void app_edit_compose(app_state *st, const char *preedit) {
+    if (!st->editing) return;
+    snprintf(st->composition, sizeof st->composition, "%s", preedit);
+    st->dirty = true;
+}
+
+/* Byte offset of the code point before / after offset i. */
+static int prev_cp(const char *s, int i) {
+    while (i > 0 && ((unsigned char)s[--i] & 0xC0) == 0x80) {}
+    return i;
+}
+
+static int next_cp(const char *s, int len, int i) {
+    if (i >= len) return len;
+    i++;
+    while (i < len && ((unsigned char)s[i] & 0xC0) == 0x80) i++;
+    return i;
+}
+
+static void edit_erase(app_state *st, int from, int to) {
+    if (from >= to) return;
+    memmove(st->edit + from, st->edit + to, st->edit_len - (size_t)to + 1);
+    st->edit_len -= (size_t)(to - from);
+    st->cursor = from;
+    edit_apply(st);
+}
+
+void app_edit_backspace(app_state *st) {
+    if (st->editing && st->cursor > 0) edit_erase(st, prev_cp(st->edit, st->cursor), st->cursor);
+}
+
+void app_edit_delete(app_state *st) {
+    if (st->editing) edit_erase(st, st->cursor, next_cp(st->edit, (int)st->edit_len, st->cursor));
+}
+
+void app_edit_move(app_state *st, int delta) {
+    if (!st->editing) return;
+    if (delta == INT_MIN) st->cursor = 0;
+    else if (delta == INT_MAX) st->cursor = (int)st->edit_len;
+    for (; delta < 0 && delta != INT_MIN && st->cursor > 0; delta++) st->cursor = prev_cp(st->edit, st->cursor);
+    for (; delta > 0 && delta != INT_MAX; delta--) st->cursor = next_cp(st->edit, (int)st->edit_len, st->cursor);
+    st->dirty = true;
+}
+
+void app_edit_commit(app_state *st) {
+    if (!st->editing) return;
+    st->editing = false;
+    st->composition[0] = '\0';
+    if (st->edit_error[0]) app_status(st, "%s", st->edit_error); // kept: the last valid sentence
+    st->edit_error[0] = '\0';
+    st->dirty = true;
+}
+
+void app_edit_cancel(app_state *st) {
+    if (!st->editing) return;
+    st->editing = false;
+    st->composition[0] = '\0';
+    st->edit_error[0] = '\0';
+    if (st->edit_backup && strcmp(st->edit_backup, st->sentence) != 0) {
+        attn_err err;
+        if (compute(st, st->edit_backup, &st->cfg, &err) == ATTN_OK) {
+            free(st->sentence);
+            st->sentence = st->edit_backup;
+            st->edit_backup = NULL;
+        }
+    }
+    st->dirty = true;
+}
+
+/* ---- derived views ---- */
+
+void app_scene(const app_state *st, viz_scene *s) {
+    memset(s, 0, sizeof *s);
+    s->trace = &st->trace;
+    s->alt_trace = st->compare == VIZ_COMPARE_SCALE && st->alt.n ? &st->alt : NULL;
+    s->feature_names = st->vocab && st->vocab->dim == st->cfg.d_model && st->trace.vocab_rows ? st->vocab->features : NULL;
+    s->step = st->step;
+    s->head = st->head;
+    s->head_b = st->head_b;
+    s->query = st->query;
+    s->hover = st->hover;
+    s->explain = st->explain_valid ? st->explain : NULL;
+    s->compare = st->compare;
+    s->focus = st->focus;
+    s->canvas_zoom = st->canvas_zoom;
+    s->canvas_pan_x = st->pan_x;
+    s->canvas_pan_y = st->pan_y;
+    s->narrative_scroll = st->narrative_scroll;
+    s->sentence = st->editing ? st->edit : st->sentence;
+    s->editing = st->editing;
+    s->cursor = st->cursor;
+    s->composition = st->composition;
+    s->edit_error = st->editing && st->edit_error[0] ? st->edit_error : NULL;
+    s->ui = st->strings ? st->strings->s[st->lang] : NULL;
+    s->badge = st->badge;
+    s->status = st->status[0] ? st->status : NULL;
+    s->show_help = st->show_help;
+    s->theme = st->theme;
+    s->scale = st->dpi_scale * st->zoom;
+    s->width = st->width;
+    s->height = st->height;
+}
+
+/* The stage the copy command takes: the hovered cell's, else the step's result. */
+static void copy_target(const app_state *st, attn_stage *s, int *h) {
+    *s = cursor_stage(st->step);
+    *h = st->head;
+    if (st->hover.kind == VIZ_HIT_CELL) {
+        *s = (attn_stage)st->hover.a;
+        *h = st->hover.b;
+    }
+}
+
+char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
+    const attn_trace *t = &st->trace;
+    attn_stage s;
+    int h, rows, cols;
+    copy_target(st, &s, &h);
+    attn_trace_shape(t, s, &rows, &cols);
+    const double *m = attn_trace_stage(t, s, h);
+    snprintf(what, what_cap, attn_stage_per_head(s) ? "%s (head %d)" : "%s", attn_stage_name(s), h + 1);
+    attn_strbuf b;
+    attn_sb_init(&b);
+    char lab[128];
+    bool token_cols = s >= ATTN_ST_SCORES && s <= ATTN_ST_WEIGHTS;
+    for (int j = 0; j < cols; j++) { // header row: tokens or dimension numbers
+        if (token_cols) attn_token_label(&t->tokens, j, 0, lab, sizeof lab);
+        else snprintf(lab, sizeof lab, "d%d", j);
+        attn_sb_printf(&b, "\t%s", lab);
+    }
+    attn_sb_puts(&b, "\n");
+    for (int i = 0; i < rows; i++) {
+        attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
+        attn_sb_puts(&b, lab);
+        for (int j = 0; j < cols; j++) {
+            double v = m[(size_t)i * cols + j];
+            attn_sb_puts(&b, "\t");
+            if (v == -INFINITY) attn_sb_puts(&b, "-inf");
+            else attn_sb_number(&b, v);
+        }
+        attn_sb_puts(&b, "\n");
+    }
+    return attn_sb_take(&b);
+}
+
+/* Appends s single-quoted for a POSIX shell. */
+static void shell_quote(attn_strbuf *b, const char *s) {
+    attn_sb_puts(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'') attn_sb_puts(b, "'\\''");
+        else attn_sb_append(b, s, 1);
+    }
+    attn_sb_puts(b, "'");
+}
+
+char *app_command_line(const app_state *st) {
+    const attn_config *c = &st->cfg;
+    attn_strbuf b;
+    attn_sb_init(&b);
+    char mask[32];
+    attn_mask_format(mask, sizeof mask, c->mask);
+    attn_sb_puts(&b, "attnviz --headless --sentence ");
+    shell_quote(&b, st->sentence);
+    attn_sb_printf(&b, " --d-model %d --d-k %d --heads %d --seed %lu --mask %s%s%s%s", c->d_model, c->d_k, c->heads,
+                   (unsigned long)c->seed, mask, c->scale ? "" : " --no-scale", c->pos_enc ? " --pos-enc" : "",
+                   c->bias ? " --bias" : "");
+    if (st->weights == APP_WEIGHTS_FILE) {
+        attn_sb_puts(&b, " --weights ");
+        shell_quote(&b, st->weights_name);
+    }
+    attn_stage s;
+    int h;
+    copy_target(st, &s, &h);
+    attn_sb_printf(&b, " --print %s", attn_stage_name(s));
+    return attn_sb_take(&b);
+}

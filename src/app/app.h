@@ -1,0 +1,117 @@
+/* app.h — the app's state and the actions that change it. No SDL here:
+ * events are translated into these actions elsewhere (app_sdl.c), so the
+ * state can be tested with no window (tests/test_app.c). */
+#ifndef APP_H
+#define APP_H
+
+#include <stdbool.h>
+
+#include "app_strings.h"
+#include "attn.h"
+#include "attn_json.h"
+#include "viz_scene.h"
+
+#define APP_STATUS_CAP 512
+
+typedef enum { APP_WEIGHTS_RANDOM, APP_WEIGHTS_DESIGN, APP_WEIGHTS_FILE } app_weights_mode;
+
+typedef struct {
+    /* what is computed */
+    char *sentence;             /* last valid sentence (owned, UTF-8) */
+    attn_config cfg;            /* current configuration */
+    attn_config design_cfg;     /* configuration the lesson's design needs (R returns to it) */
+    app_weights_mode weights;   /* where the weights come from */
+    const attn_vocab *vocab;    /* lesson vocabulary or NULL (borrowed) */
+    const attn_weights *design; /* lesson's designed weights or NULL (borrowed) */
+    attn_weights_file wfile;    /* --weights file contents (owned; empty when unused) */
+    attn_weights file_weights;  /* views into wfile bound to cfg */
+    char weights_name[256];     /* --weights path as given, for the badge */
+    attn_trace trace;           /* trace of sentence under cfg (always valid after app_init) */
+    attn_trace alt;             /* compare = scale: the same with scaling toggled */
+    attn_explanation *explain;  /* explanation of the hovered cell (owned) */
+    bool explain_valid;         /* explain describes hover */
+    /* what is shown */
+    viz_step step;              /* rail step */
+    int head, head_b;           /* head shown; second head when comparing heads */
+    int query;                  /* selected query token */
+    viz_hit hover;              /* hovered or keyboard-cursor cell/token */
+    viz_focus focus;            /* keyboard focus */
+    viz_compare compare;        /* split view */
+    bool show_help;             /* help overlay */
+    float canvas_zoom;          /* canvas zoom (1 = fit) */
+    float pan_x, pan_y;         /* canvas pan in pixels */
+    float narrative_scroll;     /* narrative panel scroll */
+    /* editing the sentence */
+    bool editing;               /* keys are text while true */
+    char *edit;                 /* edit buffer (owned) */
+    size_t edit_len, edit_cap;  /* bytes used / allocated in edit */
+    int cursor;                 /* byte offset in edit */
+    char composition[256];      /* IME pre-edit text */
+    char *edit_backup;          /* sentence before editing, restored by Esc (owned) */
+    char edit_error[512];       /* why the edit buffer is not a valid sentence, or "" */
+    /* look and feel */
+    app_lang lang;              /* UI language */
+    viz_theme_id theme;         /* colour theme */
+    float dpi_scale;            /* from the display (or --ui-scale) */
+    float zoom;                 /* user zoom, Ctrl+= / Ctrl+− (persisted) */
+    bool fullscreen;            /* F11 */
+    int width, height;          /* window size in pixels */
+    char status[APP_STATUS_CAP];/* status line */
+    char badge[320];            /* weights badge text */
+    const app_strings *strings; /* UI strings (borrowed) */
+    /* bookkeeping */
+    bool dirty;                 /* something visible changed: rebuild the display list */
+    bool quit;                  /* leave the main loop */
+} app_state;
+
+/* Initialises st with the sentence (NULL: the seed sentence) and cfg, and
+ * computes the first trace. Returns ATTN_OK, or the core's error (then st is
+ * freed). strings is borrowed for the app's lifetime. */
+attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg,
+                     const app_strings *strings, attn_err *err);
+void app_free(app_state *st); /* NULL is a no-op */
+
+/* Reads --weights; the app then shows "from FILE". */
+attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err);
+
+/* A UI string in the current language. */
+const char *app_str(const app_state *st, viz_str id);
+
+/* Sets the status line (printf-style, UTF-8). */
+void app_status(app_state *st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- actions ---- */
+void app_step(app_state *st, int delta);           /* previous/next step, clamped */
+void app_goto_step(app_state *st, int step);
+void app_select_query(app_state *st, int token);
+void app_hover(app_state *st, viz_hit hit);        /* also updates the explanation */
+void app_move_cursor(app_state *st, int drow, int dcol); /* keyboard cell cursor in the canvas */
+void app_toggle_focus(app_state *st);
+/* A control changed by delta (-1, +1) or toggled (0): heads, d_k, ... */
+void app_widget(app_state *st, viz_widget w, int delta);
+void app_reset(app_state *st);                     /* R: the lesson's or the default view */
+void app_toggle_help(app_state *st);
+
+/* ---- editing ---- */
+void app_edit_begin(app_state *st);
+void app_edit_insert(app_state *st, const char *utf8); /* typed or committed text */
+void app_edit_compose(app_state *st, const char *preedit);
+void app_edit_backspace(app_state *st);
+void app_edit_delete(app_state *st);
+void app_edit_move(app_state *st, int delta);      /* by code points; INT_MIN/INT_MAX for Home/End */
+void app_edit_commit(app_state *st);               /* Enter */
+void app_edit_cancel(app_state *st);               /* Esc: restore the sentence */
+
+/* ---- derived ---- */
+/* Fills s from st (all pointers borrowed from st). */
+void app_scene(const app_state *st, viz_scene *s);
+/* The TSV of the matrix under the hover (or the step's result), caller frees. */
+char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap);
+/* The attnviz command line that reproduces the current view, caller frees. */
+char *app_command_line(const app_state *st);
+
+#endif

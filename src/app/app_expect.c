@@ -1,0 +1,142 @@
+/* app_expect.c — `expect NAME VALUE` in scripts: assertions on the app's
+ * state and on the pixels of the frame, for end-to-end tests. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_sdl.h"
+
+bool app_expect(app_ui *u, const app_script_cmd *c);
+
+static bool mismatch(app_ui *u, const app_script_cmd *c, const char *got) {
+    fprintf(stderr, "attnviz: %s:%d: expected %s = \"%s\", got \"%s\"\n", u->script_name, c->line, c->name, c->text, got);
+    u->exit_code = 1;
+    return true; // keep going: report every failed expectation of the run
+}
+
+/* The state value named name, formatted as scripts write it; false if unknown. */
+static bool state_value(const app_ui *u, const char *name, char *out, size_t cap) {
+    const app_state *st = &u->st;
+    const attn_config *cfg = &st->trace.cfg;
+    static const char *const compares[] = {"off", "scale", "heads"};
+    char mask[32];
+    attn_mask_format(mask, sizeof mask, cfg->mask);
+    if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->step + 1);
+    else if (!strcmp(name, "query")) snprintf(out, cap, "%d", st->query);
+    else if (!strcmp(name, "editing")) snprintf(out, cap, "%d", st->editing);
+    else if (!strcmp(name, "sentence")) snprintf(out, cap, "%s", st->sentence);
+    else if (!strcmp(name, "tokens")) snprintf(out, cap, "%d", st->trace.n);
+    else if (!strcmp(name, "heads")) snprintf(out, cap, "%d", cfg->heads);
+    else if (!strcmp(name, "head")) snprintf(out, cap, "%d", st->head);
+    else if (!strcmp(name, "d_k")) snprintf(out, cap, "%d", cfg->d_k);
+    else if (!strcmp(name, "d_model")) snprintf(out, cap, "%d", cfg->d_model);
+    else if (!strcmp(name, "seed")) snprintf(out, cap, "%lu", (unsigned long)cfg->seed);
+    else if (!strcmp(name, "scale")) snprintf(out, cap, "%s", cfg->scale ? "on" : "off");
+    else if (!strcmp(name, "pos_enc")) snprintf(out, cap, "%s", cfg->pos_enc ? "on" : "off");
+    else if (!strcmp(name, "mask")) snprintf(out, cap, "%s", mask);
+    else if (!strcmp(name, "compare")) snprintf(out, cap, "%s", compares[st->compare]);
+    else if (!strcmp(name, "lang")) snprintf(out, cap, "%s", st->lang == APP_LANG_ZH ? "zh" : "en");
+    else if (!strcmp(name, "theme")) snprintf(out, cap, "%s", viz_theme_name(st->theme));
+    else if (!strcmp(name, "focus")) snprintf(out, cap, "%s", st->focus == VIZ_FOCUS_RAIL ? "rail" : "canvas");
+    else if (!strcmp(name, "help")) snprintf(out, cap, "%d", st->show_help);
+    else if (!strcmp(name, "fullscreen")) snprintf(out, cap, "%d", st->fullscreen);
+    else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->width, st->height);
+    else if (!strcmp(name, "badge")) snprintf(out, cap, "%s", st->badge);
+    else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->status);
+    else if (!strcmp(name, "edit_error")) snprintf(out, cap, "%s", st->edit_error);
+    else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->composition);
+    else if (!strcmp(name, "hover")) {
+        if (st->hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
+        else snprintf(out, cap, "%s %d %d %d", attn_stage_name((attn_stage)st->hover.a), st->hover.b, st->hover.c, st->hover.d);
+    } else return false;
+    return true;
+}
+
+/* The pixel at (x, y) of the last captured frame, as 0xRRGGBB. */
+static long pixel(const app_ui *u, float x, float y) {
+    int ix = (int)x, iy = (int)y;
+    if (!u->pixels || ix < 0 || iy < 0 || ix >= u->pix_w || iy >= u->pix_h) return -1;
+    return (long)(u->pixels[(size_t)iy * u->pix_w + ix] & 0xFFFFFF);
+}
+
+static bool near(long px, viz_rgba c) {
+    if (px < 0) return false;
+    int r = (int)(px >> 16) & 255, g = (int)(px >> 8) & 255, b = (int)px & 255;
+    return abs(r - c.r) <= 3 && abs(g - c.g) <= 3 && abs(b - c.b) <= 3;
+}
+
+static const viz_cmd *cell_region(const app_ui *u, int stage, int head, int row, int col) {
+    for (int i = 0; i < u->list.count; i++) {
+        const viz_cmd *r = &u->list.cmds[i];
+        if (r->kind == VIZ_HIT && r->hit.kind == VIZ_HIT_CELL && r->hit.a == stage && r->hit.b == head &&
+            r->hit.c == row && r->hit.d == col)
+            return r;
+    }
+    return NULL;
+}
+
+/* cell_color STAGE HEAD ROW COL: the drawn cell has the colour its value maps to. */
+static bool expect_cell_color(app_ui *u, const app_script_cmd *c) {
+    char stage[16];
+    int head, row, col;
+    if (sscanf(c->text, "%15s %d %d %d", stage, &head, &row, &col) != 4) return mismatch(u, c, "bad arguments");
+    int s = attn_stage_from_name(stage);
+    if (s != ATTN_ST_WEIGHTS) return mismatch(u, c, "cell_color checks cells of weights");
+    const viz_cmd *r = cell_region(u, s, head, row, col);
+    if (!r) return mismatch(u, c, "the cell is not on screen");
+    int rows, cols;
+    attn_trace_shape(&u->st.trace, (attn_stage)s, &rows, &cols);
+    double v = attn_trace_stage(&u->st.trace, (attn_stage)s, head)[(size_t)row * cols + col];
+    viz_rgba want = viz_sequential(v);
+    long got = pixel(u, r->x + r->w * 0.2f, r->y + r->h * 0.2f); // off-centre: away from the value text
+    char buf[64];
+    snprintf(buf, sizeof buf, "#%06lx (want #%02x%02x%02x)", got, want.r, want.g, want.b);
+    return near(got, want) ? true : mismatch(u, c, buf);
+}
+
+/* row_highlight: the query's row of the step's matrix is outlined. */
+static bool expect_row_highlight(app_ui *u, const app_script_cmd *c) {
+    const viz_theme *th = viz_theme_get(u->st.theme);
+    for (int i = 0; i < u->list.count; i++) { // the first cell of the query's row, leftmost
+        const viz_cmd *r = &u->list.cmds[i];
+        if (r->kind != VIZ_HIT || r->hit.kind != VIZ_HIT_CELL || r->hit.c != u->st.query || r->hit.d != 0) continue;
+        float t = 2.0f * u->st.dpi_scale * u->st.zoom;
+        if (near(pixel(u, r->x - t * 0.5f, r->y + r->h / 2), th->highlight)) return true;
+    }
+    return mismatch(u, c, "no highlighted row found");
+}
+
+/* detail_shows TEXT: a drawn text contains TEXT and its box is not blank. */
+static bool expect_text(app_ui *u, const app_script_cmd *c) {
+    const viz_theme *th = viz_theme_get(u->st.theme);
+    for (int i = 0; i < u->list.count; i++) {
+        const viz_cmd *r = &u->list.cmds[i];
+        if (r->kind != VIZ_TEXT || !strstr(viz_cmd_text(&u->list, r), c->text)) continue;
+        for (float y = r->y; y < r->y + r->h; y += 1)
+            for (float x = r->x; x < r->x + r->w && x < r->x + 400; x += 1) {
+                long p = pixel(u, x, y);
+                if (p >= 0 && !near(p, th->panel) && !near(p, th->bg)) return true;
+            }
+    }
+    return mismatch(u, c, "not drawn");
+}
+
+bool app_expect(app_ui *u, const app_script_cmd *c) {
+    app_ui_frame(u, true);
+    if (!strcmp(c->name, "cell_color")) return expect_cell_color(u, c);
+    if (!strcmp(c->name, "row_highlight")) return expect_row_highlight(u, c);
+    if (!strcmp(c->name, "text_drawn")) return expect_text(u, c);
+    char got[2048];
+    size_t n = strlen(c->name);
+    bool contains = n > 9 && !strcmp(c->name + n - 9, "_contains");
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(contains ? n - 9 : n), c->name);
+    if (!state_value(u, name, got, sizeof got)) {
+        fprintf(stderr, "attnviz: %s:%d: unknown expectation \"%s\"\n", u->script_name, c->line, c->name);
+        u->exit_code = 1;
+        return false;
+    }
+    if (contains ? strstr(got, c->text) != NULL : strcmp(got, c->text) == 0) return true;
+    return mismatch(u, c, got);
+}

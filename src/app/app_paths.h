@@ -1,0 +1,22 @@
+/* app_paths.h — where attnviz finds its data and keeps its files. */
+#ifndef APP_PATHS_H
+#define APP_PATHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Finds rel (e.g. "assets/ui_strings.tsv") beside the executable (the build
+ * tree) or in ../share/attnviz (an install). Writes the path into out and
+ * returns true when the file exists. */
+bool app_find_data(const char *rel, char *out, size_t cap);
+
+/* The XDG pictures folder ($XDG_PICTURES_DIR, user-dirs.dirs, ~/Pictures). */
+void app_pictures_dir(char *out, size_t cap);
+
+/* $XDG_CONFIG_HOME/attnviz (or ~/.config/attnviz). */
+void app_config_dir(char *out, size_t cap);
+
+/* Creates dir and its parents (like mkdir -p). Returns 0 or -1 (errno set). */
+int app_mkdirs(const char *dir);
+
+#endif

@@ -1,0 +1,178 @@
+/* app_script_run.c — running --script commands against the real window: each
+ * command becomes the SDL events a person would cause, handled by the same
+ * code as real input. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_sdl.h"
+#include "utf8.h"
+
+/* Reports a failed command; the script stops and the app exits with 1. */
+static bool fail(app_ui *u, const app_script_cmd *c, const char *fmt, const char *a, const char *b) {
+    fprintf(stderr, "attnviz: %s:%d: ", u->script_name, c->line);
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    u->exit_code = 1;
+    u->st.quit = true;
+    return false;
+}
+
+static void send(app_ui *u, SDL_Event *e) {
+    app_ui_event(u, e);
+}
+
+static void move_to(app_ui *u, int x, int y) {
+    SDL_Event e = {0};
+    e.type = SDL_MOUSEMOTION;
+    e.motion.x = x;
+    e.motion.y = y;
+    send(u, &e);
+}
+
+static void click_at(app_ui *u, int x, int y) {
+    move_to(u, x, y);
+    SDL_Event e = {0};
+    e.type = SDL_MOUSEBUTTONDOWN;
+    e.button.button = SDL_BUTTON_LEFT;
+    e.button.x = x;
+    e.button.y = y;
+    send(u, &e);
+    e.type = SDL_MOUSEBUTTONUP;
+    send(u, &e);
+}
+
+/* Centre of the hit region standing for the command's target. */
+static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
+    app_ui_frame(u, false);
+    for (int i = u->list.count - 1; i >= 0; i--) {
+        const viz_cmd *r = &u->list.cmds[i];
+        if (r->kind != VIZ_HIT) continue;
+        const viz_hit *h = &r->hit;
+        bool match = (c->target == APP_SC_AT_TOKEN && h->kind == VIZ_HIT_TOKEN && h->a == c->v[0]) ||
+                     (c->target == APP_SC_AT_STEP && h->kind == VIZ_HIT_STEP && h->a == c->v[0] - 1) ||
+                     (c->target == APP_SC_AT_CELL && h->kind == VIZ_HIT_CELL && h->a == c->v[0] &&
+                      h->b == c->v[1] && h->c == c->v[2] && h->d == c->v[3]);
+        if (match && r->x + r->w / 2 >= 0 && r->y + r->h / 2 >= 0 && r->x + r->w / 2 < u->st.width &&
+            r->y + r->h / 2 < u->st.height) {
+            *x = (int)(r->x + r->w / 2);
+            *y = (int)(r->y + r->h / 2);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool pointer(app_ui *u, const app_script_cmd *c) {
+    int x = c->v[0], y = c->v[1];
+    if (c->target != APP_SC_AT_XY && !find_target(u, c, &x, &y))
+        return fail(u, c, "the %s to %s is not on screen.", c->target == APP_SC_AT_TOKEN ? "token" :
+                    c->target == APP_SC_AT_STEP ? "step" : "cell", app_script_kind_name(c->kind));
+    if (x >= u->st.width || y >= u->st.height) {
+        char at[64];
+        snprintf(at, sizeof at, "(%d, %d)", x, y);
+        return fail(u, c, "%s is outside the window%s.", at, "");
+    }
+    if (c->kind == APP_SC_CLICK) click_at(u, x, y);
+    else move_to(u, x, y);
+    return true;
+}
+
+static void text_events(app_ui *u, const char *s) {
+    size_t len = strlen(s), i = 0;
+    while (i < len) { // one event per code point, as a keyboard sends them
+        uint32_t cp;
+        int k = utf8_decode(s + i, len - i, &cp);
+        if (k <= 0) k = 1;
+        SDL_Event e = {0};
+        e.type = SDL_TEXTINPUT;
+        memcpy(e.text.text, s + i, (size_t)k);
+        send(u, &e);
+        i += (size_t)k;
+    }
+}
+
+static bool key(app_ui *u, const app_script_cmd *c) {
+    SDL_Keycode sym = SDL_GetKeyFromName(c->text);
+    if (sym == SDLK_UNKNOWN && strlen(c->text) == 1) sym = (SDL_Keycode)(unsigned char)c->text[0];
+    if (sym == SDLK_UNKNOWN) return fail(u, c, "unknown key \"%s\"%s.", c->text, "");
+    SDL_Keymod mod = (c->mods & APP_MOD_CTRL ? KMOD_LCTRL : 0) | (c->mods & APP_MOD_SHIFT ? KMOD_LSHIFT : 0) |
+                     (c->mods & APP_MOD_ALT ? KMOD_LALT : 0);
+    SDL_SetModState(mod);
+    SDL_Event e = {0};
+    e.type = SDL_KEYDOWN;
+    e.key.keysym.sym = sym;
+    e.key.keysym.mod = (Uint16)mod;
+    send(u, &e);
+    // a printable key also types its character, as a real keyboard does
+    if (!(c->mods & (APP_MOD_CTRL | APP_MOD_ALT)) && sym < 128 && isprint((int)sym)) {
+        char ch[2] = {(char)((c->mods & APP_MOD_SHIFT) ? toupper((int)sym) : (int)sym), 0};
+        text_events(u, ch);
+    }
+    e.type = SDL_KEYUP;
+    send(u, &e);
+    SDL_SetModState(KMOD_NONE);
+    return true;
+}
+
+static void compose(app_ui *u, const char *text) {
+    SDL_Event e = {0};
+    e.type = SDL_TEXTEDITING_EXT;
+    e.editExt.text = SDL_strdup(text);
+    e.editExt.length = (Sint32)strlen(text);
+    send(u, &e);
+    SDL_free(e.editExt.text);
+}
+
+static void wheel(app_ui *u, const app_script_cmd *c) {
+    if (c->has_xy) move_to(u, c->v[1], c->v[2]);
+    SDL_Event e = {0};
+    e.type = SDL_MOUSEWHEEL;
+    e.wheel.y = c->v[0];
+    send(u, &e);
+}
+
+static void resize(app_ui *u, int w, int h) {
+    SDL_SetWindowSize(u->win, w, h);
+    for (int i = 0; i < 50; i++) { // the window manager applies it asynchronously
+        SDL_Event e;
+        while (SDL_PollEvent(&e)) send(u, &e);
+        int rw, rh;
+        SDL_GetRendererOutputSize(u->ren, &rw, &rh);
+        if (rw == w && rh == h) break;
+        SDL_Delay(10);
+    }
+    SDL_GetRendererOutputSize(u->ren, &u->st.width, &u->st.height);
+    u->st.dirty = true;
+}
+
+bool app_expect(app_ui *u, const app_script_cmd *c);
+
+static bool run(app_ui *u, const app_script_cmd *c) {
+    char err[512];
+    switch (c->kind) {
+    case APP_SC_SIZE: resize(u, c->v[0], c->v[1]); return true;
+    case APP_SC_TYPE: case APP_SC_COMMIT: text_events(u, c->text); return true;
+    case APP_SC_COMPOSE: compose(u, c->text); return true;
+    case APP_SC_KEY: return key(u, c);
+    case APP_SC_CLICK: case APP_SC_HOVER: return pointer(u, c);
+    case APP_SC_WHEEL: wheel(u, c); return true;
+    case APP_SC_WAIT: u->wait_until = SDL_GetTicks() + (Uint32)c->v[0]; return true;
+    case APP_SC_SHOT:
+        app_ui_frame(u, true);
+        if (app_ui_save_frame(u, c->text, err, sizeof err) != 0) return fail(u, c, "%s%s", err, "");
+        return true;
+    case APP_SC_EXPECT: return app_expect(u, c);
+    case APP_SC_QUIT: u->st.quit = true; return true;
+    }
+    return true;
+}
+
+bool app_script_tick(app_ui *u) {
+    if (u->script_pos >= u->script.count) return false;
+    if (!SDL_TICKS_PASSED(SDL_GetTicks(), u->wait_until)) return true;
+    const app_script_cmd *c = &u->script.cmds[u->script_pos++];
+    run(u, c);
+    return u->script_pos < u->script.count && !u->st.quit;
+}

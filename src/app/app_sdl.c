@@ -1,0 +1,364 @@
+/* app_sdl.c — window, events and frames. */
+#include "app_sdl.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "app_paths.h"
+
+int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float ui_scale,
+                char *err, size_t cap) {
+    memset(u, 0, sizeof *u);
+    u->fonts = fonts;
+    u->win = SDL_CreateWindow("attnviz", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
+                              SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!u->win) {
+        snprintf(err, cap, "Cannot open a window: %s. Without a display, use attnviz --headless.", SDL_GetError());
+        return -1;
+    }
+    u->ren = SDL_CreateRenderer(u->win, -1, 0);
+    if (!u->ren) {
+        snprintf(err, cap, "Cannot draw in the window: %s.", SDL_GetError());
+        SDL_DestroyWindow(u->win);
+        u->win = NULL;
+        return -1;
+    }
+    u->st = *st;
+    memset(st, 0, sizeof *st); // moved
+    SDL_GetRendererOutputSize(u->ren, &u->st.width, &u->st.height);
+    float ddpi = 0;
+    if (ui_scale > 0) u->st.dpi_scale = ui_scale;
+    else if (SDL_GetDisplayDPI(0, &ddpi, NULL, NULL) == 0 && ddpi > 110) // follow a dense display
+        u->st.dpi_scale = ddpi / 96.0f > 3.0f ? 3.0f : ddpi / 96.0f;
+    u->st.dirty = true;
+    SDL_StartTextInput();
+    return 0;
+}
+
+void app_ui_close(app_ui *u) {
+    if (!u) return;
+    app_script_free(&u->script);
+    viz_free(&u->list);
+    free(u->pixels);
+    if (u->ren) {
+        viz_fonts_forget_renderer(u->fonts, u->ren);
+        SDL_DestroyRenderer(u->ren);
+    }
+    if (u->win) SDL_DestroyWindow(u->win);
+    app_free(&u->st);
+    memset(u, 0, sizeof *u);
+}
+
+/* ---- frames ---- */
+
+static void capture(app_ui *u) {
+    int w = u->st.width, h = u->st.height;
+    Uint32 *px = malloc(sizeof(Uint32) * (size_t)w * (size_t)h);
+    if (!px) return;
+    if (SDL_RenderReadPixels(u->ren, NULL, SDL_PIXELFORMAT_ARGB8888, px, w * 4) != 0) {
+        free(px);
+        return;
+    }
+    free(u->pixels);
+    u->pixels = px;
+    u->pix_w = w;
+    u->pix_h = h;
+}
+
+void app_ui_frame(app_ui *u, bool want_capture) {
+    bool shot = u->pending_shot[0] != '\0';
+    if (!u->st.dirty && !want_capture && !shot) return;
+    if (u->st.dirty || u->list.count == 0) {
+        viz_scene s;
+        app_scene(&u->st, &s);
+        viz_build_window(&u->list, &s, viz_fonts_measure(u->fonts));
+        u->st.dirty = false;
+    }
+    const viz_theme *th = viz_theme_get(u->st.theme);
+    SDL_SetRenderDrawColor(u->ren, th->bg.r, th->bg.g, th->bg.b, 255);
+    SDL_RenderClear(u->ren);
+    viz_sdl_draw(u->ren, u->fonts, &u->list);
+    if (want_capture || shot) capture(u); // read back before present: the frame as shown
+    SDL_RenderPresent(u->ren);
+    if (shot) {
+        char err[512];
+        if (app_ui_save_frame(u, u->pending_shot, err, sizeof err) == 0)
+            app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVED), u->pending_shot);
+        else
+            app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVE_FAILED), err);
+        u->pending_shot[0] = '\0';
+    }
+}
+
+int app_ui_save_frame(app_ui *u, const char *path, char *err, size_t cap) {
+    if (!u->pixels) {
+        snprintf(err, cap, "nothing has been drawn yet");
+        return -1;
+    }
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormatFrom(u->pixels, u->pix_w, u->pix_h, 32, u->pix_w * 4,
+                                                         SDL_PIXELFORMAT_ARGB8888);
+    if (!s) {
+        snprintf(err, cap, "%s", SDL_GetError());
+        return -1;
+    }
+    int rc = viz_save_png(s, path, err, cap);
+    SDL_FreeSurface(s);
+    return rc;
+}
+
+/* Ctrl+S: a timestamped PNG in the shots folder. */
+static void screenshot(app_ui *u) {
+    char dir[768];
+    if (u->shots_dir) snprintf(dir, sizeof dir, "%s", u->shots_dir);
+    else app_pictures_dir(dir, sizeof dir);
+    app_mkdirs(dir);
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    char name[64];
+    strftime(name, sizeof name, "attnviz-%Y%m%d-%H%M%S.png", &tm);
+    snprintf(u->pending_shot, sizeof u->pending_shot, "%s/%s", dir, name);
+    u->st.dirty = true;
+}
+
+/* ---- keys ---- */
+
+static void copy_matrix(app_ui *u) {
+    char what[64];
+    char *tsv = app_matrix_tsv(&u->st, what, sizeof what);
+    if (tsv && SDL_SetClipboardText(tsv) == 0) app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_COPIED), what);
+    free(tsv);
+}
+
+static void copy_command(app_ui *u) {
+    char *cmd = app_command_line(&u->st);
+    if (cmd && SDL_SetClipboardText(cmd) == 0) app_status(&u->st, "%s", app_str(&u->st, VIZ_S_STATUS_COPIED_CMD));
+    free(cmd);
+}
+
+static void set_zoom(app_ui *u, float z) {
+    u->st.zoom = z < 0.5f ? 0.5f : z > 3.0f ? 3.0f : z;
+    u->st.dirty = true;
+}
+
+static void toggle_fullscreen(app_ui *u, bool on) {
+    u->st.fullscreen = on;
+    SDL_SetWindowFullscreen(u->win, on ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+    u->st.dirty = true;
+}
+
+static void key_editing(app_ui *u, const SDL_Keysym *k) {
+    app_state *st = &u->st;
+    bool ctrl = k->mod & KMOD_CTRL;
+    switch (k->sym) {
+    case SDLK_RETURN: case SDLK_KP_ENTER: app_edit_commit(st); break;
+    case SDLK_ESCAPE: app_edit_cancel(st); break;
+    case SDLK_BACKSPACE: app_edit_backspace(st); break;
+    case SDLK_DELETE: app_edit_delete(st); break;
+    case SDLK_LEFT: app_edit_move(st, -1); break;
+    case SDLK_RIGHT: app_edit_move(st, 1); break;
+    case SDLK_HOME: app_edit_move(st, INT_MIN); break;
+    case SDLK_END: app_edit_move(st, INT_MAX); break;
+    case SDLK_v:
+        if (ctrl && SDL_HasClipboardText()) {
+            char *t = SDL_GetClipboardText();
+            if (t) app_edit_insert(st, t);
+            SDL_free(t);
+        }
+        break;
+    default: break;
+    }
+}
+
+/* Ctrl chords outside edit mode. Returns true when handled. */
+static bool key_ctrl(app_ui *u, const SDL_Keysym *k) {
+    bool shift = k->mod & KMOD_SHIFT;
+    switch (k->sym) {
+    case SDLK_c: if (shift) copy_command(u); else copy_matrix(u); return true;
+    case SDLK_s: screenshot(u); return true;
+    case SDLK_EQUALS: case SDLK_PLUS: case SDLK_KP_PLUS: set_zoom(u, u->st.zoom * 1.1f); return true;
+    case SDLK_MINUS: case SDLK_KP_MINUS: set_zoom(u, u->st.zoom / 1.1f); return true;
+    case SDLK_0: case SDLK_KP_0: set_zoom(u, 1.0f); return true;
+    case SDLK_q: u->st.quit = true; return true;
+    default: return false;
+    }
+}
+
+/* Letter shortcuts for the controls: lower case raises, Shift lowers. */
+static bool key_control(app_state *st, SDL_Keycode sym, bool shift) {
+    static const struct { SDL_Keycode key; viz_widget w; bool toggle; } map[] = {
+        {SDLK_h, VIZ_W_HEADS, false}, {SDLK_k, VIZ_W_DK, false}, {SDLK_d, VIZ_W_DMODEL, false},
+        {SDLK_s, VIZ_W_SCALE, true}, {SDLK_m, VIZ_W_MASK, false}, {SDLK_w, VIZ_W_WINDOW, false},
+        {SDLK_o, VIZ_W_POSENC, true}, {SDLK_v, VIZ_W_SHOW_HEAD, false}, {SDLK_c, VIZ_W_COMPARE, false},
+        {SDLK_t, VIZ_W_THEME, false}, {SDLK_l, VIZ_W_LANG, true},
+    };
+    if (sym == SDLK_g) {
+        app_widget(st, VIZ_W_SEED, 0); // re-roll
+        return true;
+    }
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (map[i].key == sym) {
+            app_widget(st, map[i].w, map[i].toggle ? 0 : shift ? -1 : +1);
+            return true;
+        }
+    return false;
+}
+
+static void key_arrows(app_ui *u, SDL_Keycode sym) {
+    app_state *st = &u->st;
+    bool rail = st->focus == VIZ_FOCUS_RAIL;
+    int d = sym == SDLK_LEFT || sym == SDLK_UP ? -1 : 1;
+    if (rail) app_step(st, d);
+    else if (sym == SDLK_LEFT || sym == SDLK_RIGHT) app_move_cursor(st, 0, d);
+    else app_move_cursor(st, d, 0);
+}
+
+static void key_normal(app_ui *u, const SDL_Keysym *k) {
+    app_state *st = &u->st;
+    bool shift = k->mod & KMOD_SHIFT;
+    if ((k->mod & KMOD_CTRL) && key_ctrl(u, k)) return;
+    if (k->mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) return;
+    switch (k->sym) {
+    case SDLK_e: app_edit_begin(st); u->skip_text = true; return;
+    case SDLK_ESCAPE:
+        if (st->show_help) app_toggle_help(st);
+        else if (st->fullscreen) toggle_fullscreen(u, false);
+        return;
+    case SDLK_F1: app_toggle_help(st); return;
+    case SDLK_F11: toggle_fullscreen(u, !st->fullscreen); return;
+    case SDLK_TAB: app_toggle_focus(st); return;
+    case SDLK_PAGEUP: app_step(st, -1); return;
+    case SDLK_PAGEDOWN: case SDLK_SPACE: app_step(st, shift ? -1 : 1); return;
+    case SDLK_LEFT: case SDLK_RIGHT: case SDLK_UP: case SDLK_DOWN: key_arrows(u, k->sym); return;
+    case SDLK_HOME: app_goto_step(st, 0); return;
+    case SDLK_END: app_goto_step(st, VIZ_STEP_COUNT - 1); return;
+    case SDLK_r: app_reset(st); return;
+    case SDLK_RETURN: case SDLK_KP_ENTER:
+        if (st->hover.kind == VIZ_HIT_CELL) app_select_query(st, st->hover.c); // like clicking the row's token
+        return;
+    default: break;
+    }
+    if (k->sym >= SDLK_1 && k->sym <= SDLK_8) app_goto_step(st, (int)(k->sym - SDLK_1));
+    else key_control(st, k->sym, shift);
+}
+
+/* ---- mouse ---- */
+
+/* Keeps the list in step with the state so hit tests see what is on screen. */
+static viz_hit hit_at(app_ui *u, float x, float y) {
+    if (u->st.dirty) app_ui_frame(u, false);
+    return viz_hit_test(&u->list, x, y);
+}
+
+static void mouse_down(app_ui *u, float x, float y) {
+    app_state *st = &u->st;
+    viz_hit h = hit_at(u, x, y);
+    if (st->editing && h.kind != VIZ_HIT_SENTENCE) app_edit_commit(st); // clicking away keeps the edit
+    switch (h.kind) {
+    case VIZ_HIT_SENTENCE: app_edit_begin(st); break;
+    case VIZ_HIT_TOKEN: app_select_query(st, h.a); break;
+    case VIZ_HIT_STEP:
+        app_goto_step(st, h.a);
+        st->focus = VIZ_FOCUS_RAIL;
+        break;
+    case VIZ_HIT_WIDGET: app_widget(st, (viz_widget)h.a, h.b); break;
+    case VIZ_HIT_CELL:
+        st->focus = VIZ_FOCUS_CANVAS;
+        app_hover(st, h);
+        break;
+    default: break;
+    }
+}
+
+static void mouse_wheel(app_ui *u, const SDL_MouseWheelEvent *w) {
+    app_state *st = &u->st;
+    viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
+    float dy = (float)w->y * 40.0f * st->dpi_scale * st->zoom;
+    bool ctrl = SDL_GetModState() & KMOD_CTRL, shift = SDL_GetModState() & KMOD_SHIFT;
+    if (h.kind == VIZ_HIT_PANEL && h.a == VIZ_PANEL_NARRATIVE) {
+        st->narrative_scroll -= dy;
+        if (st->narrative_scroll < 0) st->narrative_scroll = 0;
+    } else if (ctrl) { // zoom the canvas: big sentences need it
+        st->canvas_zoom *= w->y > 0 ? 1.15f : 1 / 1.15f;
+        if (st->canvas_zoom < 1.0f) st->canvas_zoom = 1.0f;
+        if (st->canvas_zoom > 8.0f) st->canvas_zoom = 8.0f;
+        if (st->canvas_zoom == 1.0f) st->pan_x = st->pan_y = 0;
+    } else if (shift) {
+        st->pan_x -= dy;
+    } else {
+        st->pan_y -= dy;
+    }
+    if (st->canvas_zoom == 1.0f) st->pan_x = st->pan_y = 0; // at fit there is nothing to pan
+    st->dirty = true;
+}
+
+/* ---- events ---- */
+
+static void text_input(app_ui *u, const char *text) {
+    if (u->skip_text) { // the letter of the key that entered edit mode is not typed
+        u->skip_text = false;
+        if (strlen(text) == 1) return;
+    }
+    if (u->st.editing) app_edit_insert(&u->st, text);
+    else if (strcmp(text, "?") == 0) app_toggle_help(&u->st);
+}
+
+void app_ui_event(app_ui *u, const SDL_Event *e) {
+    app_state *st = &u->st;
+    switch (e->type) {
+    case SDL_QUIT: st->quit = true; break;
+    case SDL_KEYDOWN:
+        if (e->key.keysym.sym != SDLK_e) u->skip_text = false;
+        if (st->editing) key_editing(u, &e->key.keysym);
+        else key_normal(u, &e->key.keysym);
+        break;
+    case SDL_TEXTINPUT: text_input(u, e->text.text); break;
+    case SDL_TEXTEDITING: if (st->editing) app_edit_compose(st, e->edit.text); break;
+    case SDL_TEXTEDITING_EXT:
+        if (st->editing) app_edit_compose(st, e->editExt.text ? e->editExt.text : "");
+        break;
+    case SDL_MOUSEMOTION: {
+        u->mouse_x = (float)e->motion.x;
+        u->mouse_y = (float)e->motion.y;
+        viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
+        if (h.kind == VIZ_HIT_CELL && memcmp(&h, &st->hover, sizeof h) != 0) app_hover(st, h);
+        break;
+    }
+    case SDL_MOUSEBUTTONDOWN:
+        u->mouse_x = (float)e->button.x;
+        u->mouse_y = (float)e->button.y;
+        if (e->button.button == SDL_BUTTON_LEFT) mouse_down(u, u->mouse_x, u->mouse_y);
+        break;
+    case SDL_MOUSEWHEEL: mouse_wheel(u, &e->wheel); break;
+    case SDL_WINDOWEVENT:
+        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED || e->window.event == SDL_WINDOWEVENT_RESIZED) {
+            SDL_GetRendererOutputSize(u->ren, &st->width, &st->height);
+        }
+        st->dirty = true;
+        break;
+    default: break;
+    }
+}
+
+int app_ui_run(app_ui *u) {
+    bool scripted = u->script.count > 0;
+    while (!u->st.quit) {
+        SDL_Event e;
+        // sleep until something happens: an idle app uses no CPU
+        int timeout = scripted ? 1 : (u->st.dirty ? 0 : 500);
+        if (SDL_WaitEventTimeout(&e, timeout)) {
+            app_ui_event(u, &e);
+            if (e.type == SDL_TEXTEDITING_EXT) SDL_free(e.editExt.text);
+            while (SDL_PollEvent(&e)) {
+                app_ui_event(u, &e);
+                if (e.type == SDL_TEXTEDITING_EXT) SDL_free(e.editExt.text);
+            }
+        }
+        app_ui_frame(u, false);
+        if (scripted && !app_script_tick(u)) scripted = false;
+    }
+    return u->exit_code;
+}

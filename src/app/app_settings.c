@@ -1,0 +1,56 @@
+/* app_settings.c — settings.json in the XDG config folder. */
+#include "app_settings.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_paths.h"
+#include "fileio.h"
+#include "strbuf.h"
+
+static void settings_path(char *out, size_t cap) {
+    char dir[900];
+    app_config_dir(dir, sizeof dir);
+    snprintf(out, cap, "%s/settings.json", dir);
+}
+
+char *app_settings_load(app_state *st) {
+    char path[1024], *text = NULL, *sentence = NULL;
+    size_t len;
+    settings_path(path, sizeof path);
+    if (attn_read_file(path, 1u << 20, &text, &len, NULL) != ATTN_OK) return NULL;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    free(text);
+    if (!root) return NULL; // a damaged file is ignored, not fatal
+    const cJSON *v;
+    if (cJSON_IsString(v = cJSON_GetObjectItem(root, "theme")))
+        for (int t = 0; t < VIZ_THEME_COUNT; t++)
+            if (!strcmp(v->valuestring, viz_theme_name((viz_theme_id)t))) st->theme = (viz_theme_id)t;
+    if (cJSON_IsString(v = cJSON_GetObjectItem(root, "lang")))
+        st->lang = !strcmp(v->valuestring, "zh") ? APP_LANG_ZH : APP_LANG_EN;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItem(root, "zoom")) && v->valuedouble >= 0.5 && v->valuedouble <= 3)
+        st->zoom = (float)v->valuedouble;
+    if (cJSON_IsString(v = cJSON_GetObjectItem(root, "sentence"))) sentence = strdup(v->valuestring);
+    cJSON_Delete(root);
+    return sentence;
+}
+
+int app_settings_save(const app_state *st) {
+    char dir[900], path[1024];
+    app_config_dir(dir, sizeof dir);
+    if (app_mkdirs(dir) != 0) return -1;
+    settings_path(path, sizeof path);
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_printf(&b, "{\n  \"theme\": \"%s\",\n  \"lang\": \"%s\",\n  \"zoom\": ", viz_theme_name(st->theme),
+                   st->lang == APP_LANG_ZH ? "zh" : "en");
+    attn_sb_number(&b, st->zoom);
+    attn_sb_puts(&b, ",\n  \"sentence\": ");
+    attn_sb_json_string(&b, st->sentence, strlen(st->sentence));
+    attn_sb_puts(&b, "\n}\n");
+    int rc = attn_sb_ok(&b) && attn_write_file_atomic(path, b.data, b.len, NULL) == ATTN_OK ? 0 : -1;
+    attn_sb_free(&b);
+    return rc;
+}

@@ -1,0 +1,86 @@
+/* app_strings.c — loading the UI string table. */
+#include "app_strings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+
+static int find_key(const char *key) {
+    for (int i = 0; i < VIZ_STR_COUNT; i++)
+        if (strcmp(key, viz_str_key((viz_str)i)) == 0) return i;
+    return -1;
+}
+
+/* Turns the two-character escape "\n" into a newline, in place. */
+static void unescape(char *s) {
+    char *w = s;
+    for (char *r = s; *r; r++) {
+        if (r[0] == '\\' && r[1] == 'n') {
+            *w++ = '\n';
+            r++;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+}
+
+/* Splits one line "key\ten\tzh" in place and stores it. */
+static attn_status take_line(app_strings *t, char *line, int lineno, const char *name, attn_err *err) {
+    char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+    if (!tab2)
+        return attn_fail(err, ATTN_ERR_PARSE, "%s:%d: a line needs a key, the English and the Chinese text, "
+                         "separated by tabs.", name, lineno);
+    *tab1 = *tab2 = '\0';
+    int id = find_key(line);
+    if (id < 0) return attn_fail(err, ATTN_ERR_PARSE, "%s:%d: unknown string key \"%s\".", name, lineno, line);
+    unescape(tab1 + 1);
+    unescape(tab2 + 1);
+    t->s[APP_LANG_EN][id] = tab1 + 1;
+    t->s[APP_LANG_ZH][id] = tab2 + 1;
+    return ATTN_OK;
+}
+
+attn_status app_strings_parse(app_strings *out, const char *text, size_t len, const char *name, attn_err *err) {
+    app_strings t;
+    memset(&t, 0, sizeof t);
+    attn_status st = ATTN_OK;
+    t.text_ = malloc(len + 1);
+    if (!t.text_) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the UI strings.");
+    memcpy(t.text_, text, len);
+    t.text_[len] = '\0';
+    int lineno = 0;
+    for (char *p = t.text_; p && *p;) {
+        char *nl = strchr(p, '\n');
+        if (nl) *nl = '\0';
+        lineno++;
+        if (*p && *p != '#' && (st = take_line(&t, p, lineno, name, err)) != ATTN_OK) goto cleanup;
+        p = nl ? nl + 1 : NULL;
+    }
+    for (int i = 0; i < VIZ_STR_COUNT; i++)
+        if (!t.s[APP_LANG_EN][i]) {
+            st = attn_fail(err, ATTN_ERR_PARSE, "%s: the string \"%s\" is missing.", name, viz_str_key((viz_str)i));
+            goto cleanup;
+        }
+    *out = t;
+    return ATTN_OK;
+cleanup:
+    free(t.text_);
+    return st;
+}
+
+attn_status app_strings_load(app_strings *out, const char *path, attn_err *err) {
+    char *text = NULL;
+    size_t len = 0;
+    attn_status st = attn_read_file(path, 1u << 20, &text, &len, err);
+    if (st == ATTN_OK) st = app_strings_parse(out, text, len, path, err);
+    free(text);
+    return st;
+}
+
+void app_strings_free(app_strings *t) {
+    if (!t) return;
+    free(t->text_);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,505 @@
+/* viz_fonts.c — fonts found through fontconfig, opened per pixel size, with a
+ * per-glyph fallback, plus the cache of rendered text textures. */
+#include "viz_fonts_internal.h"
+
+#include <SDL_ttf.h>
+#include <errno.h>
+#include <fontconfig/fontconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf8.h"
+
+#define PRIMARY_FAMILY "WenQuanYi Micro Hei"
+#define FALLBACK_FAMILY "DejaVu Sans"
+#define CJK_PROBE 0x5B83u /* 它: any font that has it covers the lessons */
+#define MIN_PX 1
+#define MAX_PX 512
+#define CHECK_PX 16       /* size opened at start to prove the files load */
+#define MAX_SIZES 16      /* open TTF_Font pairs; each holds FreeType caches */
+#define CACHE_MAX 2048    /* cached text textures */
+#define CACHE_BUDGET ((size_t)64 << 20) /* bytes of texels across them */
+#define CACHE_BUCKETS 4096 /* power of two */
+
+/* The primary and fallback font opened at one pixel size. */
+typedef struct {
+    int px;             /* 0: slot unused */
+    TTF_Font *prim;
+    TTF_Font *fall;     /* NULL when there is no fallback font */
+    unsigned long used; /* tick of last use, for eviction */
+} sized_fonts;
+
+/* One cached text texture; key is (r, text, px, c). */
+typedef struct tex_entry {
+    struct tex_entry *chain;        /* next in the hash bucket */
+    struct tex_entry *newer, *older; /* LRU list */
+    SDL_Renderer *r;
+    uint32_t hash;
+    int px;
+    viz_rgba c;
+    viz_text_tex img;
+    size_t bytes;
+    char text[];
+} tex_entry;
+
+struct viz_fonts {
+    char *prim_path, *fall_path; /* fall_path NULL: no fallback */
+    int prim_index, fall_index;  /* face index inside a .ttc */
+    sized_fonts sizes[MAX_SIZES];
+    unsigned long tick;
+    tex_entry *bucket[CACHE_BUCKETS];
+    tex_entry *newest, *oldest;
+    int count;
+    size_t bytes;
+    char *scratch; /* NUL-terminated copy of a run for SDL_ttf */
+    size_t scratch_cap;
+    viz_grid_pool grids;
+};
+
+static void set_err(char *err, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void set_err(char *err, size_t cap, const char *fmt, ...) {
+    if (!err || cap == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- fontconfig ---- */
+
+static bool fc_is_family(FcPattern *match, const char *family) {
+    FcChar8 *name = NULL;
+    for (int i = 0; FcPatternGetString(match, FC_FAMILY, i, &name) == FcResultMatch; i++)
+        if (FcStrCmpIgnoreCase(name, (const FcChar8 *)family) == 0) return true;
+    return false;
+}
+
+static bool fc_has_char(FcPattern *match, FcChar32 cp) {
+    FcCharSet *cs = NULL;
+    return FcPatternGetCharSet(match, FC_CHARSET, 0, &cs) == FcResultMatch && FcCharSetHasChar(cs, cp);
+}
+
+/* fontconfig's best scalable match for family: a malloc'd file path and its face
+ * index. With cjk, a match that neither is the family nor has 它 is refused
+ * (fontconfig always answers with something, often a Latin-only font). */
+static char *fc_find(const char *family, bool cjk, int *index) {
+    char *path = NULL;
+    FcPattern *match = NULL;
+    FcChar8 *file = NULL;
+    FcResult res;
+    FcPattern *pat = FcPatternCreate();
+    if (!pat) return NULL;
+    FcPatternAddString(pat, FC_FAMILY, (const FcChar8 *)family);
+    FcPatternAddBool(pat, FC_SCALABLE, FcTrue);
+    // if the family is missing, prefer any Chinese font over a Latin one
+    if (cjk) FcPatternAddString(pat, FC_LANG, (const FcChar8 *)"zh-cn");
+    if (!FcConfigSubstitute(NULL, pat, FcMatchPattern)) goto cleanup;
+    FcDefaultSubstitute(pat);
+    match = FcFontMatch(NULL, pat, &res);
+    if (!match || FcPatternGetString(match, FC_FILE, 0, &file) != FcResultMatch) goto cleanup;
+    if (cjk && !fc_is_family(match, family) && !fc_has_char(match, CJK_PROBE)) goto cleanup;
+    if (FcPatternGetInteger(match, FC_INDEX, 0, index) != FcResultMatch) *index = 0;
+    path = strdup((const char *)file);
+cleanup:
+    if (match) FcPatternDestroy(match);
+    FcPatternDestroy(pat);
+    return path;
+}
+
+/* ---- fonts per size ---- */
+
+static int px_of(float size) {
+    if (!(size >= MIN_PX)) return MIN_PX; // also catches NaN
+    if (size >= MAX_PX) return MAX_PX;
+    return (int)lroundf(size);
+}
+
+static void close_sized(sized_fonts *s) {
+    if (s->prim) TTF_CloseFont(s->prim);
+    if (s->fall) TTF_CloseFont(s->fall);
+    memset(s, 0, sizeof *s);
+}
+
+/* The slot to (re)use for a new size: a free one, else the least recently used. */
+static sized_fonts *victim_slot(viz_fonts *f) {
+    sized_fonts *v = &f->sizes[0];
+    for (int i = 0; i < MAX_SIZES; i++) {
+        sized_fonts *s = &f->sizes[i];
+        if (s->px == 0) return s;
+        if (s->used < v->used) v = s;
+    }
+    return v;
+}
+
+/* Both fonts at px, opened on first use. NULL with SDL_GetError set. */
+static sized_fonts *fonts_at(viz_fonts *f, int px) {
+    f->tick++;
+    for (int i = 0; i < MAX_SIZES; i++) {
+        if (f->sizes[i].px == px) {
+            f->sizes[i].used = f->tick;
+            return &f->sizes[i];
+        }
+    }
+    TTF_Font *prim = TTF_OpenFontIndex(f->prim_path, px, f->prim_index);
+    if (!prim) return NULL;
+    sized_fonts *s = victim_slot(f);
+    close_sized(s);
+    s->px = px;
+    s->prim = prim;
+    // a fallback that fails to open only costs the rare glyphs, not the text
+    s->fall = f->fall_path ? TTF_OpenFontIndex(f->fall_path, px, f->fall_index) : NULL;
+    s->used = f->tick;
+    return s;
+}
+
+/* ---- runs: maximal spans drawn by one font ---- */
+
+/* The font for cp: the primary when it has the glyph or the fallback lacks it too. */
+static TTF_Font *font_for(const sized_fonts *s, uint32_t cp) {
+    if (!s->fall || TTF_GlyphIsProvided32(s->prim, cp)) return s->prim;
+    return TTF_GlyphIsProvided32(s->fall, cp) ? s->fall : s->prim;
+}
+
+/* Bytes in the run that starts s[0..len), and its font in *font. */
+static size_t next_run(const sized_fonts *s, const char *text, size_t len, TTF_Font **font) {
+    size_t pos = 0;
+    *font = NULL;
+    while (pos < len) {
+        uint32_t cp = 0xFFFD;
+        int n = utf8_decode(text + pos, len - pos, &cp);
+        if (n <= 0) n = 1; // SDL_ttf shows a bad byte as U+FFFD; keep it in the run
+        // combining marks stay with their base character
+        TTF_Font *want = *font && utf8_cp_width(cp) == 0 ? *font : font_for(s, cp);
+        if (*font && want != *font) break;
+        *font = want;
+        pos += (size_t)n;
+    }
+    return pos;
+}
+
+/* A NUL-terminated copy of n bytes, in f's scratch buffer. NULL if out of memory. */
+static const char *run_cstr(viz_fonts *f, const char *s, size_t n) {
+    if (n + 1 > f->scratch_cap) {
+        size_t cap = n + 1 > 256 ? n + 1 : 256;
+        char *p = realloc(f->scratch, cap);
+        if (!p) {
+            SDL_OutOfMemory();
+            return NULL;
+        }
+        f->scratch = p;
+        f->scratch_cap = cap;
+    }
+    memcpy(f->scratch, s, n);
+    f->scratch[n] = '\0';
+    return f->scratch;
+}
+
+/* Width of len bytes of text: the sum of its runs, exactly as drawn. */
+static int text_width(viz_fonts *f, const sized_fonts *s, const char *text, size_t len) {
+    int total = 0;
+    while (len > 0) {
+        TTF_Font *font;
+        size_t n = next_run(s, text, len, &font);
+        const char *run = run_cstr(f, text, n);
+        int w = 0;
+        if (run && TTF_SizeUTF8(font, run, &w, NULL) == 0) total += w;
+        text += n;
+        len -= n;
+    }
+    return total;
+}
+
+static float measure_width(void *ctx, const char *text, size_t len, float px) {
+    viz_fonts *f = ctx;
+    sized_fonts *s = f ? fonts_at(f, px_of(px)) : NULL;
+    return s ? (float)text_width(f, s, text, len) : 0.0f;
+}
+
+viz_measure viz_fonts_measure(viz_fonts *f) {
+    viz_measure m = {measure_width, f};
+    return m;
+}
+
+int viz_fonts_line(viz_fonts *f, float px, int *height, int *ascent) {
+    sized_fonts *s = fonts_at(f, px_of(px));
+    if (!s) return -1;
+    *height = TTF_FontHeight(s->prim);
+    *ascent = TTF_FontAscent(s->prim);
+    return 0;
+}
+
+/* ---- rendering a line ---- */
+
+/* Where the baseline lies in SDL_ttf's surface for run: the ascent, pushed
+ * down when a glyph rises above it (SDL_ttf then grows the surface upwards). */
+static int run_baseline(TTF_Font *font, const char *run) {
+    int asc = TTF_FontAscent(font), over = 0;
+    size_t len = strlen(run);
+    for (size_t pos = 0; pos < len;) {
+        uint32_t cp = 0xFFFD;
+        int n = utf8_decode(run + pos, len - pos, &cp);
+        int maxy = 0;
+        if (TTF_GlyphMetrics32(font, cp, NULL, NULL, NULL, &maxy, NULL) == 0 && maxy - asc > over)
+            over = maxy - asc;
+        pos += n > 0 ? (size_t)n : 1;
+    }
+    return asc + over;
+}
+
+/* Size of the composed line: total width, and the tallest extents above and
+ * below the baseline over all runs. */
+static int line_extent(viz_fonts *f, const sized_fonts *s, const char *text, int *w, int *above,
+                       int *below) {
+    *w = *above = *below = 0;
+    for (size_t len = strlen(text); len > 0;) {
+        TTF_Font *font;
+        size_t n = next_run(s, text, len, &font);
+        const char *run = run_cstr(f, text, n);
+        int rw = 0, rh = 0;
+        if (!run || TTF_SizeUTF8(font, run, &rw, &rh) != 0) return -1;
+        int base = run_baseline(font, run);
+        *w += rw;
+        if (base > *above) *above = base;
+        if (rh - base > *below) *below = rh - base;
+        text += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* Renders one run into line at x, baseline at base. Adds its width to *x. */
+static int blit_run(viz_fonts *f, TTF_Font *font, const char *text, size_t n, SDL_Color fg,
+                    SDL_Surface *line, int base, int *x) {
+    const char *run = run_cstr(f, text, n);
+    int w = 0;
+    if (!run || TTF_SizeUTF8(font, run, &w, NULL) != 0) return -1;
+    if (w == 0) return 0; // only zero-width characters: SDL_ttf refuses to render them
+    int top = base - run_baseline(font, run);
+    SDL_Surface *img = TTF_RenderUTF8_Blended(font, run, fg);
+    if (!img) return -1;
+    // runs sit side by side without overlap, so a plain copy keeps exact alpha
+    SDL_SetSurfaceBlendMode(img, SDL_BLENDMODE_NONE);
+    SDL_Rect dst = {*x, top, img->w, img->h};
+    int rc = SDL_BlitSurface(img, NULL, line, &dst);
+    SDL_FreeSurface(img);
+    *x += w;
+    return rc;
+}
+
+/* The whole line as one ARGB surface (colour c, opaque; alpha is applied as a
+ * texture alpha mod). *out NULL when the text has no width. */
+static int render_line(viz_fonts *f, const sized_fonts *s, const char *text, viz_rgba c,
+                       SDL_Surface **out, int *asc) {
+    int w, above, below, x = 0, rc = -1;
+    SDL_Surface *line = NULL;
+    *out = NULL;
+    if (line_extent(f, s, text, &w, &above, &below) != 0) goto cleanup;
+    rc = 0;
+    if (w <= 0 || above + below <= 0) goto cleanup;
+    rc = -1;
+    line = SDL_CreateRGBSurfaceWithFormat(0, w, above + below, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (!line) goto cleanup;
+    SDL_FillRect(line, NULL, 0);
+    SDL_Color fg = {c.r, c.g, c.b, 255};
+    for (size_t len = strlen(text); len > 0;) {
+        TTF_Font *font;
+        size_t n = next_run(s, text, len, &font);
+        if (blit_run(f, font, text, n, fg, line, above, &x) != 0) goto cleanup;
+        text += n;
+        len -= n;
+    }
+    *out = line;
+    *asc = above;
+    line = NULL;
+    rc = 0;
+cleanup:
+    SDL_FreeSurface(line);
+    return rc;
+}
+
+/* ---- text texture cache ---- */
+
+static uint32_t key_hash(SDL_Renderer *r, const char *text, int px, viz_rgba c) {
+    uint32_t h = 2166136261u; // FNV-1a
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) h = (h ^ *p) * 16777619u;
+    uint32_t extra[3] = {(uint32_t)px, (uint32_t)c.r | (uint32_t)c.g << 8 | (uint32_t)c.b << 16 | (uint32_t)c.a << 24,
+                         (uint32_t)(uintptr_t)r};
+    for (int i = 0; i < 3; i++) h = (h ^ extra[i]) * 16777619u;
+    return h;
+}
+
+static tex_entry *cache_find(viz_fonts *f, SDL_Renderer *r, const char *text, int px, viz_rgba c,
+                             uint32_t h) {
+    for (tex_entry *e = f->bucket[h & (CACHE_BUCKETS - 1)]; e; e = e->chain) {
+        if (e->hash == h && e->r == r && e->px == px && e->c.r == c.r && e->c.g == c.g &&
+            e->c.b == c.b && e->c.a == c.a && strcmp(e->text, text) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static void lru_unlink(viz_fonts *f, tex_entry *e) {
+    if (e->newer) e->newer->older = e->older;
+    else f->newest = e->older;
+    if (e->older) e->older->newer = e->newer;
+    else f->oldest = e->newer;
+    e->newer = e->older = NULL;
+}
+
+static void lru_push_front(viz_fonts *f, tex_entry *e) {
+    e->older = f->newest;
+    e->newer = NULL;
+    if (f->newest) f->newest->newer = e;
+    f->newest = e;
+    if (!f->oldest) f->oldest = e;
+}
+
+static void cache_remove(viz_fonts *f, tex_entry *e) {
+    tex_entry **pp = &f->bucket[e->hash & (CACHE_BUCKETS - 1)];
+    while (*pp != e) pp = &(*pp)->chain;
+    *pp = e->chain;
+    lru_unlink(f, e);
+    f->count--;
+    f->bytes -= e->bytes;
+    if (e->img.tex) SDL_DestroyTexture(e->img.tex);
+    free(e);
+}
+
+/* Evicts the least recently used entries, never keep, until under both caps. */
+static void cache_trim(viz_fonts *f, const tex_entry *keep) {
+    while ((f->count > CACHE_MAX || f->bytes > CACHE_BUDGET) && f->oldest && f->oldest != keep)
+        cache_remove(f, f->oldest);
+}
+
+/* Renders text into a texture for r and fills e->img. */
+static int entry_render(viz_fonts *f, SDL_Renderer *r, tex_entry *e) {
+    SDL_Surface *line = NULL;
+    int rc = -1, asc = 0;
+    sized_fonts *s = fonts_at(f, e->px);
+    if (!s || render_line(f, s, e->text, e->c, &line, &asc) != 0) goto cleanup;
+    rc = 0;
+    if (!line) goto cleanup; // nothing visible: cache the empty result too
+    SDL_Texture *tex = SDL_CreateTextureFromSurface(r, line);
+    if (!tex) {
+        rc = -1;
+        goto cleanup;
+    }
+    SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_BLEND);
+    SDL_SetTextureAlphaMod(tex, e->c.a);
+    e->img = (viz_text_tex){tex, line->w, line->h, asc};
+    e->bytes = (size_t)line->w * (size_t)line->h * 4;
+cleanup:
+    SDL_FreeSurface(line);
+    return rc;
+}
+
+int viz_fonts_text_texture(viz_fonts *f, SDL_Renderer *r, const char *text, float px,
+                           viz_rgba c, viz_text_tex *out) {
+    int ipx = px_of(px);
+    uint32_t h = key_hash(r, text, ipx, c);
+    tex_entry *e = cache_find(f, r, text, ipx, c, h);
+    if (e) {
+        lru_unlink(f, e);
+        lru_push_front(f, e);
+        *out = e->img;
+        return 0;
+    }
+    size_t len = strlen(text);
+    e = calloc(1, sizeof *e + len + 1);
+    if (!e) return SDL_OutOfMemory();
+    *e = (tex_entry){.r = r, .hash = h, .px = ipx, .c = c};
+    memcpy(e->text, text, len + 1);
+    if (entry_render(f, r, e) != 0) {
+        free(e);
+        return -1;
+    }
+    e->chain = f->bucket[h & (CACHE_BUCKETS - 1)];
+    f->bucket[h & (CACHE_BUCKETS - 1)] = e;
+    lru_push_front(f, e);
+    f->count++;
+    f->bytes += e->bytes;
+    cache_trim(f, e);
+    *out = e->img;
+    return 0;
+}
+
+void viz_fonts_forget_renderer(viz_fonts *f, SDL_Renderer *r) {
+    if (!f) return;
+    for (tex_entry *e = f->newest, *next; e; e = next) {
+        next = e->older;
+        if (e->r == r) cache_remove(f, e);
+    }
+    viz_grid_pool_forget(&f->grids, r);
+}
+
+viz_grid_pool *viz_fonts_grid_pool(viz_fonts *f) {
+    return &f->grids;
+}
+
+/* ---- opening and closing ---- */
+
+/* Takes --font FILE as the primary font, after checking it can be read. */
+static int use_override(viz_fonts *f, const char *path, char *err, size_t cap) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        set_err(err, cap, "Cannot open the font %s (--font): %s.", path, strerror(errno));
+        return -1;
+    }
+    fclose(fp);
+    f->prim_path = strdup(path);
+    f->prim_index = 0;
+    if (!f->prim_path) {
+        set_err(err, cap, "Not enough memory to open the fonts.");
+        return -1;
+    }
+    return 0;
+}
+
+static int find_primary(viz_fonts *f, char *err, size_t cap) {
+    f->prim_path = fc_find(PRIMARY_FAMILY, true, &f->prim_index);
+    if (f->prim_path) return 0;
+    set_err(err, cap,
+            "No Chinese font found: install the Debian package fonts-wqy-microhei "
+            "(sudo apt-get install fonts-wqy-microhei), or pass --font FILE.");
+    return -1;
+}
+
+viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap) {
+    viz_fonts *f = calloc(1, sizeof *f);
+    if (!f) {
+        set_err(err, cap, "Not enough memory to open the fonts.");
+        return NULL;
+    }
+    int rc = override_path ? use_override(f, override_path, err, cap) : find_primary(f, err, cap);
+    if (rc != 0) goto fail;
+    f->fall_path = fc_find(FALLBACK_FAMILY, false, &f->fall_index);
+    if (!fonts_at(f, CHECK_PX)) {
+        set_err(err, cap, "Cannot use the font %s%s: SDL_ttf cannot read it (%s).", f->prim_path,
+                override_path ? " (--font)" : "", TTF_GetError());
+        goto fail;
+    }
+    return f;
+fail:
+    viz_fonts_close(f);
+    return NULL;
+}
+
+void viz_fonts_close(viz_fonts *f) {
+    if (!f) return;
+    while (f->newest) cache_remove(f, f->newest);
+    viz_grid_pool_forget(&f->grids, NULL);
+    for (int i = 0; i < MAX_SIZES; i++) close_sized(&f->sizes[i]);
+    free(f->prim_path);
+    free(f->fall_path);
+    free(f->scratch);
+    free(f);
+}

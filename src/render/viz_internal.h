@@ -1,0 +1,76 @@
+/* viz_internal.h — shared by the layout files of src/render (not public). */
+#ifndef VIZ_INTERNAL_H
+#define VIZ_INTERNAL_H
+
+#include "viz_scene.h"
+
+/* One build pass: the list, the scene, measurement and derived sizes. */
+typedef struct {
+    viz_list *l;            /* output */
+    const viz_scene *s;     /* input */
+    viz_measure m;          /* text widths */
+    const viz_theme *th;    /* s->theme resolved */
+    float u;                /* one UI unit in pixels (scale) */
+    float body, small, big; /* text sizes in pixels */
+} viz_ctx;
+
+typedef struct { float x, y, w, h; } viz_box;
+
+/* ---- text (viz_text.c) ---- */
+float viz_text_w(const viz_ctx *c, const char *s, float px);
+/* Draws s shortened with "…" to fit w; returns the width drawn. */
+float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px,
+                int align, viz_rgba col);
+/* Wraps text (paragraphs split by blank lines or \n) into box b starting
+ * scroll pixels down; draws the lines that are visible and returns the total
+ * height of the text. CJK may break between any two characters. */
+float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, viz_rgba col);
+/* Formats a value for a cell: 2 decimals, "−∞" for -inf, short exponent when large. */
+void viz_format_value(char *buf, size_t cap, double v);
+/* A string of the scene's UI table. */
+const char *viz_s(const viz_ctx *c, viz_str id);
+
+/* ---- colours (viz_theme.c) ---- */
+/* Black or white, whichever reads better on bg. */
+viz_rgba viz_text_on(viz_rgba bg);
+viz_rgba viz_mix(viz_rgba a, viz_rgba b, float t);
+viz_rgba viz_alpha(viz_rgba c, uint8_t a);
+
+/* ---- matrices (viz_matrix.c) ---- */
+typedef enum { VIZ_MAP_SIGNED, VIZ_MAP_WEIGHTS } viz_map;
+typedef enum { VIZ_LABEL_NONE, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS, VIZ_LABEL_FEATURES, VIZ_LABEL_CONCAT } viz_labels;
+
+typedef struct {
+    const double *v;        /* (rows, cols) row-major */
+    int rows, cols;
+    attn_stage stage;       /* for hit regions and hover */
+    int head;               /* for hit regions */
+    const char *title;      /* drawn above, e.g. "Q (head 1)" */
+    viz_map map;            /* colour map */
+    double range;           /* SIGNED: |value| that maps to the ends of the scale */
+    viz_labels row_labels, col_labels;
+    bool hidden;            /* predict-before-reveal: draw the cells blank */
+    bool transposed;        /* drawn transposed (Kᵀ): cell (r, c) shows v[c][r]; hits name K's (c, r) */
+    int weight_of;          /* a weight matrix: the stage it feeds (Q, K, V or OUTPUT); else -1 */
+    const attn_mask *mask;  /* draw cells the mask hides as masked (for A); NULL otherwise */
+} viz_mat;
+
+/* Space a matrix needs around its cells at cell size cs: label column width,
+ * title + column label height. */
+float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs);
+float viz_mat_top(const viz_ctx *c, const viz_mat *m, float cs);
+/* Draws m with its cells' top-left at (x, y) and cell size cs. */
+void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs);
+/* Draws a legend bar for map in b (range for SIGNED), with a masked swatch when with_masked. */
+void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool with_masked);
+/* Largest |v| of the finite entries (at least 1e-9). */
+double viz_abs_max(const double *v, size_t count);
+
+/* ---- the canvas of a step (viz_steps.c) ---- */
+/* Draws the operands and result of the scene's step for head of t in b,
+ * every signed matrix on the scale ±range; subtitle (compare) may be NULL. */
+void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range);
+/* The ±range the step's signed matrices need for head of t. */
+double viz_step_range(const viz_ctx *c, const attn_trace *t, int head);
+
+#endif

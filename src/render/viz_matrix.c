@@ -1,0 +1,248 @@
+/* viz_matrix.c — a matrix as a labelled heatmap with hit regions, and legends. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "viz_internal.h"
+
+double viz_abs_max(const double *v, size_t count) {
+    double m = 1e-9;
+    for (size_t i = 0; i < count; i++)
+        if (isfinite(v[i]) && fabs(v[i]) > m) m = fabs(v[i]);
+    return m;
+}
+
+/* Label text size for cell size cs: readable, never taller than the cell allows. */
+static float label_px(const viz_ctx *c, float cs) {
+    float px = cs * 0.7f;
+    if (px > c->small) px = c->small;
+    if (px < 10.0f) px = 10.0f; // below 10 px labels are thinned instead
+    return px;
+}
+
+/* Show every k-th label so labels of height px do not overlap at cell size cs. */
+static int label_step(float cs, float px) {
+    int k = (int)ceilf(px * 1.15f / cs);
+    return k < 1 ? 1 : k;
+}
+
+static void row_label(const viz_ctx *c, const viz_mat *m, int i, char *buf, size_t cap, bool is_col) {
+    viz_labels kind = is_col ? m->col_labels : m->row_labels;
+    const attn_trace *t = c->s->trace;
+    if (kind == VIZ_LABEL_TOKENS) attn_token_label(&t->tokens, i, 0, buf, cap);
+    else if (kind == VIZ_LABEL_FEATURES && c->s->feature_names) snprintf(buf, cap, "%s", c->s->feature_names[i]);
+    else if (kind == VIZ_LABEL_CONCAT) snprintf(buf, cap, "h%d.%d", i / t->cfg.d_k + 1, i % t->cfg.d_k);
+    else snprintf(buf, cap, "%d", i);
+}
+
+float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs) {
+    if (m->row_labels == VIZ_LABEL_NONE) return 0;
+    float px = label_px(c, cs), w = 0;
+    char buf[128];
+    for (int i = 0; i < m->rows; i++) {
+        row_label(c, m, i, buf, sizeof buf, false);
+        float tw = viz_text_w(c, buf, px);
+        if (tw > w) w = tw;
+    }
+    float cap = 110.0f * c->u;
+    return (w < cap ? w : cap) + 6.0f * c->u;
+}
+
+/* Column labels need two staggered rows when they are wider than a cell. */
+static bool cols_staggered(const viz_ctx *c, const viz_mat *m, float cs) {
+    float px = label_px(c, cs);
+    char buf[128];
+    for (int j = 0; j < m->cols; j++) {
+        row_label(c, m, j, buf, sizeof buf, true);
+        if (viz_text_w(c, buf, px) > cs - 2) return true;
+    }
+    return false;
+}
+
+float viz_mat_top(const viz_ctx *c, const viz_mat *m, float cs) {
+    float h = c->small * 1.6f;
+    if (m->col_labels != VIZ_LABEL_NONE) {
+        float lh = label_px(c, cs) * 1.3f;
+        h += cols_staggered(c, m, cs) ? 2 * lh : lh;
+    }
+    return h;
+}
+
+/* Which cell, row or column of m feeds the hovered cell (-1 where none). */
+static void operand_of(const viz_ctx *c, const viz_mat *m, int *row, int *col) {
+    viz_hit h = c->s->hover;
+    *row = *col = -1;
+    if (h.kind != VIZ_HIT_CELL) return;
+    int st = h.a, hd = h.b, i = h.c, j = h.d, dk = c->s->trace->cfg.d_k;
+    bool same_head = m->head == hd || !attn_stage_per_head(m->stage);
+    if (m->weight_of >= 0) { // W_Q/W_K/W_V or W_O: the column of the hovered output
+        if (m->weight_of == st && (st == ATTN_ST_OUTPUT || m->head == hd)) *col = j;
+        return;
+    }
+    if (!same_head) return;
+    switch (st) {
+    case ATTN_ST_Q: case ATTN_ST_K: case ATTN_ST_V: if (m->stage == ATTN_ST_X) *row = i; break;
+    case ATTN_ST_SCORES:
+        if (m->stage == ATTN_ST_Q) *row = i;
+        if (m->stage == ATTN_ST_K) *row = j; // shown as Kᵀ: its column j
+        break;
+    case ATTN_ST_SCALED: if (m->stage == ATTN_ST_SCORES) { *row = i; *col = j; } break;
+    case ATTN_ST_MASKED: if (m->stage == ATTN_ST_SCALED) { *row = i; *col = j; } break;
+    case ATTN_ST_WEIGHTS: if (m->stage == ATTN_ST_MASKED || m->stage == ATTN_ST_SCALED) *row = i; break;
+    case ATTN_ST_Z:
+        if (m->stage == ATTN_ST_WEIGHTS) *row = i;
+        if (m->stage == ATTN_ST_V) *col = j;
+        break;
+    case ATTN_ST_CONCAT: if (m->stage == ATTN_ST_Z && m->head == j / dk) { *row = i; *col = j % dk; } break;
+    case ATTN_ST_OUTPUT: if (m->stage == ATTN_ST_CONCAT) *row = i; break;
+    default: break;
+    }
+}
+
+static bool cell_masked(const viz_mat *m, int r, int col, double v) {
+    return v == -INFINITY || (m->mask && !attn_mask_allows(*m->mask, r, col));
+}
+
+static viz_rgba cell_color(const viz_ctx *c, const viz_mat *m, double v, bool masked) {
+    if (m->hidden) return c->th->panel2;
+    if (masked) return c->th->masked;
+    if (m->map == VIZ_MAP_WEIGHTS) return viz_sequential(v);
+    return viz_diverging(v / m->range);
+}
+
+static double cell_value(const viz_mat *m, int r, int col) {
+    return m->transposed ? m->v[(size_t)col * m->rows + r] : m->v[(size_t)r * m->cols + col];
+}
+
+static void draw_cells(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
+    viz_rgba *px = viz_grid(c->l, x, y, cs * m->cols, cs * m->rows, m->rows, m->cols);
+    for (int r = 0; r < m->rows && px; r++)
+        for (int k = 0; k < m->cols; k++) {
+            double v = cell_value(m, r, k);
+            px[r * m->cols + k] = cell_color(c, m, v, cell_masked(m, r, k, v));
+        }
+    // thin separators keep neighbouring cells of similar colour apart
+    if (cs >= 10) {
+        viz_rgba sep = viz_alpha(c->th->panel, 160);
+        for (int k = 1; k < m->cols; k++) viz_fill(c->l, x + k * cs - 0.5f, y, 1, cs * m->rows, sep);
+        for (int r = 1; r < m->rows; r++) viz_fill(c->l, x, y + r * cs - 0.5f, cs * m->cols, 1, sep);
+    }
+    float vpx = cs * 0.34f;
+    if (vpx > c->small) vpx = c->small;
+    bool values = !m->hidden && vpx >= 9.0f && viz_text_w(c, "-0.00", vpx) <= cs - 2;
+    char buf[32];
+    for (int r = 0; r < m->rows; r++)
+        for (int k = 0; k < m->cols; k++) {
+            double v = cell_value(m, r, k);
+            bool masked = cell_masked(m, r, k, v);
+            float cx = x + k * cs, cy = y + r * cs;
+            if (masked && !m->hidden && cs >= 6) // hatch: masked is never a colour of the scale
+                viz_line(c->l, cx + 1, cy + cs - 1, cx + cs - 1, cy + 1, cs >= 20 ? 1.5f : 1.0f, c->th->masked_hatch);
+            if (!values) continue;
+            viz_format_value(buf, sizeof buf, v);
+            viz_text(c->l, cx, cy, cs, cs, buf, vpx, VIZ_CENTER | VIZ_MIDDLE, viz_text_on(cell_color(c, m, v, masked)));
+        }
+}
+
+static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
+    float px = label_px(c, cs), left = viz_mat_left(c, m, cs);
+    int q = c->s->query;
+    char buf[128];
+    if (m->row_labels != VIZ_LABEL_NONE) {
+        int step = label_step(cs, px);
+        for (int i = 0; i < m->rows; i++) {
+            bool sel = m->row_labels == VIZ_LABEL_TOKENS && i == q;
+            if (i % step != 0 && !sel) continue;
+            row_label(c, m, i, buf, sizeof buf, false);
+            viz_label(c, x - left, y + i * cs, left - 5 * c->u, cs, buf, px, VIZ_RIGHT | VIZ_MIDDLE,
+                      sel ? c->th->highlight : c->th->muted);
+            if (m->row_labels == VIZ_LABEL_TOKENS)
+                viz_hit_region(c->l, x - left, y + i * cs, left, cs, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
+        }
+    }
+    if (m->col_labels == VIZ_LABEL_NONE) return;
+    bool stagger = cols_staggered(c, m, cs);
+    float lh = px * 1.3f;
+    int step = stagger ? label_step(cs * 2, px * 2.5f) : 1;
+    for (int j = 0; j < m->cols; j++) {
+        bool sel = m->col_labels == VIZ_LABEL_TOKENS && j == q;
+        if (j % step != 0 && !sel) continue;
+        row_label(c, m, j, buf, sizeof buf, true);
+        float w = stagger ? 2 * cs * step - 2 : cs;
+        float ly = y - lh * (stagger && (j / step) % 2 == 0 ? 2 : 1);
+        viz_label(c, x + j * cs + cs / 2 - w / 2, ly, w, lh, buf, px, VIZ_CENTER | VIZ_MIDDLE,
+                  sel ? c->th->highlight : c->th->muted);
+    }
+}
+
+static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
+    float t = 2.0f * c->u, w = cs * m->cols, h = cs * m->rows;
+    int q = c->s->query;
+    // the query's row, wherever rows are tokens (and its column in Kᵀ)
+    if (q >= 0 && q < m->rows && m->row_labels == VIZ_LABEL_TOKENS)
+        viz_stroke(c->l, x - t, y + q * cs - t, w + 2 * t, cs + 2 * t, t, c->th->highlight);
+    int orow, ocol;
+    operand_of(c, m, &orow, &ocol);
+    if (m->transposed) { int tmp = orow; orow = ocol; ocol = tmp; }
+    viz_rgba op = c->th->operand;
+    if (orow >= 0 && ocol >= 0) viz_stroke(c->l, x + ocol * cs - t, y + orow * cs - t, cs + 2 * t, cs + 2 * t, t, op);
+    else if (orow >= 0) viz_stroke(c->l, x - t / 2, y + orow * cs - t / 2, w + t, cs + t, t, viz_alpha(op, 200));
+    else if (ocol >= 0) viz_stroke(c->l, x + ocol * cs - t / 2, y - t / 2, cs + t, h + t, t, viz_alpha(op, 200));
+    viz_hit hv = c->s->hover;
+    if (hv.kind == VIZ_HIT_CELL && hv.a == (int)m->stage && m->weight_of < 0 &&
+        (hv.b == m->head || !attn_stage_per_head(m->stage))) {
+        int r = m->transposed ? hv.d : hv.c, k = m->transposed ? hv.c : hv.d;
+        if (r < m->rows && k < m->cols)
+            viz_stroke(c->l, x + k * cs - t, y + r * cs - t, cs + 2 * t, cs + 2 * t, t, c->th->hover);
+    }
+}
+
+void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
+    float top = viz_mat_top(c, m, cs), left = viz_mat_left(c, m, cs);
+    viz_label(c, x - left, y - top, left + cs * m->cols + 40 * c->u, c->small * 1.4f, m->title, c->small,
+              VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    draw_cells(c, m, x, y, cs);
+    draw_labels(c, m, x, y, cs);
+    draw_marks(c, m, x, y, cs);
+    if (m->hidden || m->weight_of >= 0) return;
+    for (int r = 0; r < m->rows; r++) // one hit region per cell, named as the core names it
+        for (int k = 0; k < m->cols; k++) {
+            viz_hit h = {VIZ_HIT_CELL, (int)m->stage, m->head, m->transposed ? k : r, m->transposed ? r : k};
+            viz_hit_region(c->l, x + k * cs, y + r * cs, cs, cs, h);
+        }
+}
+
+void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool with_masked) {
+    enum { STEPS = 64 };
+    float px = c->small, bar_h = 10 * c->u, bar_w = b.w;
+    float sw = with_masked ? viz_text_w(c, viz_s(c, VIZ_S_LEGEND_MASKED), px) + 30 * c->u : 0;
+    bar_w = b.w - sw - 16 * c->u;
+    if (bar_w > 320 * c->u) bar_w = 320 * c->u;
+    if (bar_w < 60 * c->u) bar_w = 60 * c->u;
+    viz_rgba *cells = viz_grid(c->l, b.x, b.y, bar_w, bar_h, 1, STEPS);
+    for (int i = 0; i < STEPS && cells; i++) {
+        double t = (i + 0.5) / STEPS;
+        cells[i] = map == VIZ_MAP_WEIGHTS ? viz_sequential(t) : viz_diverging(2 * t - 1);
+    }
+    viz_stroke(c->l, b.x, b.y, bar_w, bar_h, 1, c->th->line);
+    char lo[40], mid[32], hi[32];
+    if (map == VIZ_MAP_WEIGHTS) {
+        snprintf(lo, sizeof lo, "0");
+        snprintf(mid, sizeof mid, "0.5");
+        snprintf(hi, sizeof hi, "1");
+    } else {
+        viz_format_value(hi, sizeof hi, range);
+        snprintf(lo, sizeof lo, "-%s", hi);
+        snprintf(mid, sizeof mid, "0");
+    }
+    float ty = b.y + bar_h + 2 * c->u, th = px * 1.3f;
+    viz_text(c->l, b.x, ty, bar_w, th, lo, px, VIZ_LEFT | VIZ_TOP, c->th->muted);
+    viz_text(c->l, b.x, ty, bar_w, th, mid, px, VIZ_CENTER | VIZ_TOP, c->th->muted);
+    viz_text(c->l, b.x, ty, bar_w, th, hi, px, VIZ_RIGHT | VIZ_TOP, c->th->muted);
+    if (!with_masked) return;
+    float sx = b.x + bar_w + 16 * c->u, s = bar_h + 4 * c->u;
+    viz_fill(c->l, sx, b.y - 2 * c->u, s, s, c->th->masked);
+    viz_line(c->l, sx + 1, b.y - 2 * c->u + s - 1, sx + s - 1, b.y - 2 * c->u + 1, 1.5f, c->th->masked_hatch);
+    viz_text(c->l, sx + s + 6 * c->u, b.y - 2 * c->u, sw, s, viz_s(c, VIZ_S_LEGEND_MASKED), px,
+             VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+}

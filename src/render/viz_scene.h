@@ -1,0 +1,109 @@
+/* viz_scene.h — what the window shows, described without any app state:
+ * the trace(s), the step, the selection, the theme, the strings and the size.
+ * viz_build_window / viz_build_figure turn a scene into a display list. */
+#ifndef VIZ_SCENE_H
+#define VIZ_SCENE_H
+
+#include "attn.h"
+#include "viz.h"
+
+#define VIZ_STEP_COUNT 8
+
+/* The eight steps of the rail, in order. */
+typedef enum {
+    VIZ_STEP_EMBED, VIZ_STEP_QKV, VIZ_STEP_SCORES, VIZ_STEP_SCALE,
+    VIZ_STEP_MASK, VIZ_STEP_SOFTMAX, VIZ_STEP_WEIGHTED, VIZ_STEP_MULTIHEAD
+} viz_step;
+
+/* Every UI string, in one table per language (assets/ui_strings.tsv). */
+typedef enum {
+#define VIZ_STR(id) VIZ_S_##id,
+#include "viz_strings.def"
+#undef VIZ_STR
+    VIZ_STR_COUNT
+} viz_str;
+
+/* The key names as written in assets/ui_strings.tsv ("STEP_1" ...). */
+const char *viz_str_key(viz_str s);
+
+typedef enum { VIZ_THEME_LIGHT, VIZ_THEME_DARK, VIZ_THEME_PRESENTER, VIZ_THEME_CONTRAST, VIZ_THEME_COUNT } viz_theme_id;
+
+typedef struct {
+    viz_rgba bg, panel, panel2, text, muted, accent, accent_text, line;
+    viz_rgba highlight;   /* selected query row / focus outline */
+    viz_rgba hover;       /* hovered cell outline */
+    viz_rgba operand;     /* cells feeding the hovered cell */
+    viz_rgba error;       /* error text */
+    viz_rgba masked, masked_hatch; /* masked cells: never a colour of a scale */
+    float body_px;        /* body text size at UI scale 1 */
+} viz_theme;
+
+/* The theme's colours and sizes (static storage). */
+const viz_theme *viz_theme_get(viz_theme_id id);
+const char *viz_theme_name(viz_theme_id id); /* "light", "dark", "presenter", "high-contrast" */
+
+/* Diverging map centred on 0 (t in [-1, 1]); colour-blind safe (blue–white–orange). */
+viz_rgba viz_diverging(double t);
+/* Sequential map for weights (t in [0, 1]); colour-blind safe (light yellow to dark blue). */
+viz_rgba viz_sequential(double t);
+
+/* Widgets of the rail's control panel (hit regions carry these ids). */
+typedef enum {
+    VIZ_W_HEADS, VIZ_W_DK, VIZ_W_DMODEL, VIZ_W_SEED, VIZ_W_SCALE, VIZ_W_MASK,
+    VIZ_W_WINDOW, VIZ_W_POSENC, VIZ_W_SHOW_HEAD, VIZ_W_COMPARE, VIZ_W_THEME,
+    VIZ_W_LANG, VIZ_W_COUNT
+} viz_widget;
+
+typedef enum { VIZ_COMPARE_OFF, VIZ_COMPARE_SCALE, VIZ_COMPARE_HEADS, VIZ_COMPARE_COUNT } viz_compare;
+
+typedef enum { VIZ_FOCUS_CANVAS, VIZ_FOCUS_RAIL } viz_focus;
+
+/* Panels that scroll (hit regions carry these ids). */
+enum { VIZ_PANEL_NARRATIVE = 1, VIZ_PANEL_CANVAS = 2 };
+
+typedef struct {
+    /* what is computed */
+    const attn_trace *trace;        /* the current trace; never NULL when drawing */
+    const attn_trace *alt_trace;    /* compare = scale: the same input with scaling toggled */
+    const char *const *feature_names; /* d_model names for X's columns, or NULL */
+    /* what is shown */
+    viz_step step;                  /* rail step */
+    int head;                       /* head shown, 0-based */
+    int head_b;                     /* compare = heads: the second head */
+    int query;                      /* selected query token, or -1 */
+    viz_hit hover;                  /* hovered or cursor cell (VIZ_HIT_NONE when none) */
+    const attn_explanation *explain;/* explanation of hover when it is a cell, else NULL */
+    viz_compare compare;            /* split view */
+    bool hide_weights;              /* predict-before-reveal: weights, outputs and lines hidden */
+    viz_focus focus;                /* keyboard focus (drawn as an outline) */
+    float canvas_zoom;              /* 1 = fit; > 1 zooms into the canvas */
+    float canvas_pan_x, canvas_pan_y; /* canvas scroll in pixels at the current zoom */
+    float narrative_scroll;         /* narrative panel scroll in pixels */
+    /* the sentence bar */
+    const char *sentence;           /* text shown in the bar (the edit buffer while editing) */
+    bool editing;                   /* edit mode: draw a cursor */
+    int cursor;                     /* byte offset of the cursor in sentence */
+    const char *composition;        /* IME pre-edit text shown at the cursor, or "" */
+    const char *edit_error;         /* why the last edit was rejected, or NULL */
+    /* texts */
+    const char *const *ui;          /* VIZ_STR_COUNT strings in the current language */
+    const char *badge;              /* weights source, e.g. "random, untrained (seed 1)" */
+    const char *narrative_title;    /* narrative panel title (lesson page), or NULL: the step name */
+    const char *narrative;          /* narrative text; paragraphs split by blank lines */
+    const char *status;             /* status line text */
+    const char *page_label;         /* e.g. "3 / 14", or NULL without a lesson */
+    bool show_help;                 /* the key help overlay */
+    /* look */
+    viz_theme_id theme;
+    float scale;                    /* UI scale (DPI × zoom) */
+    int width, height;              /* window size in pixels */
+} viz_scene;
+
+/* Builds the whole window into l (cleared first). m measures text. */
+void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m);
+
+/* Builds one step's figure (title, equation, matrices, legend, badge) into a
+ * w×h canvas (l cleared first); the figure view of exports. */
+void viz_build_figure(viz_list *l, const viz_scene *s, viz_measure m, int w, int h);
+
+#endif

@@ -1,0 +1,326 @@
+/* viz_steps.c — the canvas of each step: operands and result laid out as a
+ * matrix product (A left of the result, B above it), or side by side. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "viz_internal.h"
+
+#define MAX_BLOCKS 3
+
+/* A product layout: left · top[k] = res[k]; left may be NULL (a plain row). */
+typedef struct {
+    viz_mat *left;
+    viz_mat *top[MAX_BLOCKS];  /* may be NULL per block */
+    viz_mat *res[MAX_BLOCKS];
+    const char *op[MAX_BLOCKS];/* text drawn before block k when there is no left, e.g. "÷ √dₖ" */
+    int blocks;
+} product;
+
+static viz_mat mat(const attn_trace *t, attn_stage st, int head, const char *title, viz_map map,
+                   viz_labels rows, viz_labels cols) {
+    viz_mat m;
+    memset(&m, 0, sizeof m);
+    m.v = attn_trace_stage(t, st, head);
+    attn_trace_shape(t, st, &m.rows, &m.cols);
+    m.stage = st;
+    m.head = head;
+    m.title = title;
+    m.map = map;
+    m.range = 1.0;
+    m.row_labels = rows;
+    m.col_labels = cols;
+    m.weight_of = -1;
+    return m;
+}
+
+static viz_mat weight(const double *v, int rows, int cols, int feeds, int head, const char *title) {
+    viz_mat m;
+    memset(&m, 0, sizeof m);
+    m.v = v;
+    m.rows = rows;
+    m.cols = cols;
+    m.stage = ATTN_ST_X;
+    m.head = head;
+    m.title = title;
+    m.map = VIZ_MAP_SIGNED;
+    m.row_labels = VIZ_LABEL_NONE;
+    m.col_labels = VIZ_LABEL_DIMS;
+    m.weight_of = feeds;
+    return m;
+}
+
+static float gap(const viz_ctx *c) { return 22 * c->u; }
+
+static float op_w(const viz_ctx *c, const char *op) {
+    return op ? viz_text_w(c, op, c->body) + 2 * gap(c) : gap(c);
+}
+
+/* Width and height the product needs at cell size cs. */
+static void product_size(const viz_ctx *c, const product *p, float cs, float *w, float *h) {
+    float x = 0, top_h = 0, res_top = 0, rows = 0;
+    if (p->left) {
+        x += viz_mat_left(c, p->left, cs) + p->left->cols * cs + gap(c);
+        rows = p->left->rows;
+        res_top = viz_mat_top(c, p->left, cs);
+    }
+    for (int k = 0; k < p->blocks; k++) {
+        const viz_mat *r = p->res[k], *t = p->top[k];
+        if (!p->left) x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, cs);
+        float bw = r->cols * cs;
+        if (t && t->cols * cs > bw) bw = t->cols * cs;
+        x += bw + (k + 1 < p->blocks && p->left ? gap(c) : 0);
+        if (t) {
+            float th = viz_mat_top(c, t, cs) + t->rows * cs + 8 * c->u;
+            if (th > top_h) top_h = th;
+        }
+        if (viz_mat_top(c, r, cs) > res_top) res_top = viz_mat_top(c, r, cs);
+        if (r->rows > rows) rows = r->rows;
+    }
+    *w = x;
+    *h = top_h + res_top + rows * cs;
+}
+
+/* The largest cell size (at most max_cs) at which the product fits w × h. */
+static float fit_cell(const viz_ctx *c, const product *p, float w, float h, float max_cs) {
+    float cs = max_cs;
+    for (int i = 0; i < 60 && cs > 2.0f; i++) {
+        float pw, ph;
+        product_size(c, p, cs, &pw, &ph);
+        if (pw <= w && ph <= h) return cs;
+        cs *= 0.92f;
+    }
+    return cs < 2.0f ? 2.0f : cs;
+}
+
+static void product_draw(const viz_ctx *c, const product *p, float x0, float y0, float cs) {
+    float top_h = 0, res_top = 0;
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->top[k]) {
+            float th = viz_mat_top(c, p->top[k], cs) + p->top[k]->rows * cs + 8 * c->u;
+            if (th > top_h) top_h = th;
+        }
+        if (viz_mat_top(c, p->res[k], cs) > res_top) res_top = viz_mat_top(c, p->res[k], cs);
+    }
+    if (p->left && viz_mat_top(c, p->left, cs) > res_top) res_top = viz_mat_top(c, p->left, cs);
+    float x = x0, y = y0 + top_h + res_top;
+    if (p->left) {
+        x += viz_mat_left(c, p->left, cs);
+        viz_mat_draw(c, p->left, x, y, cs);
+        x += p->left->cols * cs + gap(c);
+    }
+    for (int k = 0; k < p->blocks; k++) {
+        const viz_mat *r = p->res[k], *t = p->top[k];
+        if (!p->left) {
+            if (k && p->op[k]) {
+                viz_text(c->l, x, y, op_w(c, p->op[k]), r->rows * cs, p->op[k], c->body,
+                         VIZ_CENTER | VIZ_MIDDLE, c->th->muted);
+            }
+            x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, cs);
+        }
+        if (t) viz_mat_draw(c, t, x, y - res_top - 8 * c->u - t->rows * cs, cs);
+        viz_mat_draw(c, r, x, y, cs);
+        float bw = r->cols * cs;
+        if (t && t->cols * cs > bw) bw = t->cols * cs;
+        x += bw + (p->left ? gap(c) : 0);
+    }
+}
+
+/* Token rows on the left, keys on the right, a line from the query to each key:
+ * thickness and opacity follow the weight. */
+static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
+    static const viz_rgba palette[ATTN_MAX_HEADS] = { // Okabe–Ito: safe for colour-blind viewers
+        {0x00, 0x72, 0xb2, 255}, {0xd5, 0x5e, 0x00, 255}, {0x00, 0x9e, 0x73, 255}, {0xcc, 0x79, 0xa7, 255},
+        {0xe6, 0x9f, 0x00, 255}, {0x56, 0xb4, 0xe9, 255}, {0x7a, 0x5c, 0x00, 255}, {0x55, 0x55, 0x55, 255}};
+    int n = t->n, q = c->s->query;
+    char buf[160], lab[96];
+    if (q < 0 || q >= n) q = 0;
+    attn_token_label(&t->tokens, q, 12, lab, sizeof lab);
+    snprintf(buf, sizeof buf, viz_s(c, VIZ_S_LINES_TITLE), lab);
+    viz_label(c, b.x, b.y, b.w, c->small * 1.6f, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    float top = b.y + c->small * 2.0f, rh = (b.h - (top - b.y)) / n;
+    if (rh > 30 * c->u) rh = 30 * c->u;
+    float px = rh * 0.7f < c->small ? rh * 0.7f : c->small;
+    if (px < 9) px = 9;
+    int step = (int)ceilf(px * 1.1f / rh);
+    float lw = b.w * 0.28f, lx = b.x + lw, rx = b.x + b.w - lw;
+    for (int i = 0; i < n; i++) {
+        float y = top + i * rh;
+        attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
+        viz_rgba col = i == q ? c->th->highlight : c->th->muted;
+        if (i % step == 0 || i == q) {
+            viz_label(c, b.x, y, lw - 6 * c->u, rh, lab, px, VIZ_RIGHT | VIZ_MIDDLE, col);
+            viz_label(c, rx + 6 * c->u, y, lw - 6 * c->u, rh, lab, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+        }
+        viz_hit_region(c->l, b.x, y, lw, rh, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
+    }
+    if (c->s->hide_weights) return;
+    bool all = c->s->compare == VIZ_COMPARE_OFF && head < 0;
+    for (int h = all ? 0 : head; h < (all ? t->cfg.heads : head + 1); h++)
+        for (int j = 0; j < n; j++) {
+            double a = t->head[h].weights[(size_t)q * n + j];
+            if (a < 0.005) continue;
+            viz_rgba col = all ? palette[h] : c->th->accent;
+            col.a = (uint8_t)(60 + 195 * a);
+            viz_line(c->l, lx, top + (q + 0.5f) * rh, rx, top + (j + 0.5f) * rh, 1.0f + 9.0f * (float)a * c->u, col);
+        }
+}
+
+/* Titles live in a small ring so several can be alive during one step. */
+static const char *title(const viz_ctx *c, const char *name, int head) {
+    static char ring[12][96];
+    static int next;
+    char *buf = ring[next++ % 12];
+    if (head >= 0 && c->s->trace->cfg.heads > 1)
+        snprintf(buf, sizeof ring[0], "%s (%s %d)", name, viz_s(c, VIZ_S_HEAD), head + 1);
+    else
+        snprintf(buf, sizeof ring[0], "%s", name);
+    return buf;
+}
+
+/* Fills p with the matrices of step s for head h of t (mats is storage). */
+static void build_product(const viz_ctx *c, product *p, viz_mat *mats, const attn_trace *t, int h) {
+    const attn_head *hd = &t->head[h];
+    int dm = t->cfg.d_model, dk = t->cfg.d_k, hk = t->cfg.heads * dk;
+    viz_labels xcols = c->s->feature_names && dm <= 64 ? VIZ_LABEL_FEATURES : VIZ_LABEL_DIMS;
+    bool hide = c->s->hide_weights;
+    memset(p, 0, sizeof *p);
+    switch (c->s->step) {
+    case VIZ_STEP_EMBED:
+        mats[0] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, xcols);
+        p->res[0] = &mats[0];
+        p->blocks = 1;
+        break;
+    case VIZ_STEP_QKV: {
+        static const char *const wn[3] = {"W_Q", "W_K", "W_V"}, *const rn[3] = {"Q", "K", "V"};
+        const double *w[3] = {hd->w_q, hd->w_k, hd->w_v};
+        mats[0] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_NONE);
+        p->left = &mats[0];
+        for (int k = 0; k < 3; k++) {
+            mats[1 + k] = weight(w[k], dm, dk, ATTN_ST_Q + k, h, title(c, wn[k], h));
+            mats[4 + k] = mat(t, ATTN_ST_Q + k, h, title(c, rn[k], h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+            p->top[k] = &mats[1 + k];
+            p->res[k] = &mats[4 + k];
+        }
+        p->blocks = 3;
+        break;
+    }
+    case VIZ_STEP_SCORES:
+        mats[0] = mat(t, ATTN_ST_Q, h, title(c, "Q", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
+        mats[1] = mat(t, ATTN_ST_K, h, title(c, "Kᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_TOKENS);
+        mats[1].transposed = true;
+        mats[1].rows = dk;
+        mats[1].cols = t->n;
+        mats[2] = mat(t, ATTN_ST_SCORES, h, title(c, "S = QKᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+        p->left = &mats[0];
+        p->top[0] = &mats[1];
+        p->res[0] = &mats[2];
+        p->blocks = 1;
+        break;
+    case VIZ_STEP_SCALE:
+    case VIZ_STEP_MASK: {
+        bool scale = c->s->step == VIZ_STEP_SCALE;
+        mats[0] = mat(t, scale ? ATTN_ST_SCORES : ATTN_ST_SCALED, h, title(c, scale ? "S" : (t->cfg.scale ? "S/√dₖ" : "S"), h),
+                      VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
+        mats[1] = mat(t, scale ? ATTN_ST_SCALED : ATTN_ST_MASKED, h,
+                      title(c, scale ? (t->cfg.scale ? "S/√dₖ" : "S") : "mask(S)", h),
+                      VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
+        static char opbuf[64];
+        if (scale && t->cfg.scale) snprintf(opbuf, sizeof opbuf, "÷ √%d = %.3g", dk, sqrt((double)dk));
+        else if (scale) snprintf(opbuf, sizeof opbuf, "= (%s)", viz_s(c, VIZ_S_SCALE_OFF_LABEL));
+        else snprintf(opbuf, sizeof opbuf, "→");
+        p->res[0] = &mats[0];
+        p->res[1] = &mats[1];
+        p->op[1] = opbuf;
+        p->blocks = 2;
+        break;
+    }
+    case VIZ_STEP_SOFTMAX:
+        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, "A = softmax", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
+        mats[0].mask = &t->cfg.mask;
+        mats[0].hidden = hide;
+        p->res[0] = &mats[0];
+        p->blocks = 1;
+        break;
+    case VIZ_STEP_WEIGHTED:
+        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, "A", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_NONE);
+        mats[0].mask = &t->cfg.mask;
+        mats[0].hidden = hide;
+        mats[1] = mat(t, ATTN_ST_V, h, title(c, "V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
+        mats[2] = mat(t, ATTN_ST_Z, h, title(c, "Z = A·V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+        mats[2].hidden = hide;
+        p->left = &mats[0];
+        p->top[0] = &mats[1];
+        p->res[0] = &mats[2];
+        p->blocks = 1;
+        break;
+    case VIZ_STEP_MULTIHEAD:
+        mats[0] = mat(t, ATTN_ST_CONCAT, 0, "concat(Z)", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_CONCAT);
+        mats[0].hidden = hide;
+        mats[1] = weight(t->w_o, hk, dm, ATTN_ST_OUTPUT, 0, "W_O");
+        mats[2] = mat(t, ATTN_ST_OUTPUT, 0, "out = concat·W_O", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+        mats[2].hidden = hide;
+        p->left = &mats[0];
+        p->top[0] = &mats[1];
+        p->res[0] = &mats[2];
+        p->blocks = 1;
+        break;
+    }
+}
+
+/* Shared range of every signed matrix of the product, so one legend is true for all. */
+static double product_range(const product *p) {
+    double r = 1e-9;
+    const viz_mat *all[1 + 2 * MAX_BLOCKS] = {p->left};
+    for (int k = 0; k < p->blocks; k++) {
+        all[1 + 2 * k] = p->top[k];
+        all[2 + 2 * k] = p->res[k];
+    }
+    for (int i = 0; i < 1 + 2 * MAX_BLOCKS; i++) {
+        const viz_mat *m = all[i];
+        if (!m || m->map != VIZ_MAP_SIGNED) continue;
+        double v = viz_abs_max(m->v, (size_t)m->rows * m->cols);
+        if (v > r) r = v;
+    }
+    return r;
+}
+
+static void set_range(product *p, double r) {
+    if (p->left) p->left->range = r;
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->top[k]) p->top[k]->range = r;
+        p->res[k]->range = r;
+    }
+}
+
+double viz_step_range(const viz_ctx *c, const attn_trace *t, int head) {
+    product p;
+    viz_mat mats[8];
+    build_product(c, &p, mats, t, head);
+    return product_range(&p);
+}
+
+void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range) {
+    product p;
+    viz_mat mats[8];
+    build_product(c, &p, mats, t, head);
+    set_range(&p, range);
+    if (subtitle) {
+        viz_label(c, b.x, b.y, b.w, c->body * 1.5f, subtitle, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
+        b.y += c->body * 1.7f;
+        b.h -= c->body * 1.7f;
+    }
+    viz_box mb = b;
+    bool lines = c->s->step == VIZ_STEP_SOFTMAX;
+    if (lines) mb.w = b.w * 0.58f;
+    float cs = fit_cell(c, &p, mb.w, mb.h, 46 * c->u) * c->s->canvas_zoom;
+    float pw, ph;
+    product_size(c, &p, cs, &pw, &ph);
+    float x = mb.x + (pw < mb.w ? (mb.w - pw) / 2 : 0) - c->s->canvas_pan_x;
+    float y = mb.y + (ph < mb.h ? (mb.h - ph) / 2 : 0) - c->s->canvas_pan_y;
+    product_draw(c, &p, x, y, cs);
+    if (lines) {
+        viz_box lb = {b.x + mb.w + gap(c), b.y, b.w - mb.w - gap(c), b.h};
+        lines_view(c, lb, t, c->s->compare == VIZ_COMPARE_OFF && c->s->head < 0 ? -1 : head);
+    }
+}

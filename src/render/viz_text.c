@@ -1,0 +1,122 @@
+/* viz_text.c — measuring, shortening and wrapping text for the layout. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "utf8.h"
+#include "viz_internal.h"
+
+float viz_text_w(const viz_ctx *c, const char *s, float px) {
+    return c->m.width(c->m.ctx, s, strlen(s), px);
+}
+
+const char *viz_s(const viz_ctx *c, viz_str id) {
+    const char *s = c->s->ui ? c->s->ui[id] : NULL;
+    return s ? s : viz_str_key(id);
+}
+
+/* Byte length of the longest prefix of s that, followed by "…", fits in w. */
+static size_t fitting_prefix(const viz_ctx *c, const char *s, size_t len, float w, float px) {
+    float ell = c->m.width(c->m.ctx, "…", strlen("…"), px);
+    size_t best = 0, i = 0;
+    while (i < len) {
+        uint32_t cp;
+        int k = utf8_decode(s + i, len - i, &cp);
+        i += k > 0 ? (size_t)k : 1;
+        if (c->m.width(c->m.ctx, s, i, px) + ell > w) break;
+        best = i;
+    }
+    return best;
+}
+
+float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px,
+                int align, viz_rgba col) {
+    float tw = viz_text_w(c, s, px);
+    if (tw <= w) {
+        viz_text(c->l, x, y, w, h, s, px, align, col);
+        return tw;
+    }
+    char buf[512];
+    size_t keep = fitting_prefix(c, s, strlen(s), w, px);
+    if (keep > sizeof buf - 4) keep = sizeof buf - 4;
+    memcpy(buf, s, keep);
+    memcpy(buf + keep, "…", strlen("…") + 1);
+    if (keep == 0 && viz_text_w(c, buf, px) > w) return 0; // not even the ellipsis fits
+    viz_text(c->l, x, y, w, h, buf, px, align, col);
+    return viz_text_w(c, buf, px);
+}
+
+/* A line may break before a wide (CJK) character, after one, or after a space. */
+static bool break_before(const char *s, size_t i, size_t len) {
+    uint32_t cp, prev = 0;
+    if (i == 0 || i >= len) return i >= len;
+    if (utf8_decode(s + i, len - i, &cp) <= 0) return false;
+    size_t j = i - 1;
+    while (j > 0 && ((unsigned char)s[j] & 0xC0) == 0x80) j--;
+    utf8_decode(s + j, i - j, &prev);
+    if (prev == ' ') return true;
+    // no break before closing CJK punctuation (，。、：；！？）」) so it never starts a line
+    if (cp == 0xFF0C || cp == 0x3002 || cp == 0x3001 || cp == 0xFF1A || cp == 0xFF1B ||
+        cp == 0xFF01 || cp == 0xFF1F || cp == 0xFF09 || cp == 0x300D || cp == 0x201D)
+        return false;
+    return utf8_cp_width(cp) == 2 || utf8_cp_width(prev) == 2;
+}
+
+/* Length of the next line of s[0..len) that fits in w (at least one code point). */
+static size_t next_line(const viz_ctx *c, const char *s, size_t len, float w, float px) {
+    size_t fit = 0, i = 0;
+    while (i < len) {
+        uint32_t cp;
+        int k = utf8_decode(s + i, len - i, &cp);
+        i += k > 0 ? (size_t)k : 1;
+        if (!break_before(s, i, len)) continue;
+        size_t end = i; // trailing spaces do not count against the width
+        while (end > 0 && s[end - 1] == ' ') end--;
+        if (c->m.width(c->m.ctx, s, end, px) > w) break;
+        fit = i;
+    }
+    if (fit > 0) return fit;
+    // one word wider than the box: cut it at the last code point that fits
+    i = 0;
+    while (i < len) {
+        uint32_t cp;
+        int k = utf8_decode(s + i, len - i, &cp);
+        size_t next = i + (k > 0 ? (size_t)k : 1);
+        if (i > 0 && c->m.width(c->m.ctx, s, next, px) > w) break;
+        i = next;
+    }
+    return i;
+}
+
+float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, viz_rgba col) {
+    float lh = px * 1.45f, y = b.y - scroll;
+    const char *p = text;
+    char line[1024];
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t plen = nl ? (size_t)(nl - p) : strlen(p);
+        if (plen == 0) y += lh * 0.5f; // a blank line separates paragraphs
+        while (plen > 0) {
+            size_t n = next_line(c, p, plen, b.w, px);
+            size_t shown = n;
+            while (shown > 0 && p[shown - 1] == ' ') shown--;
+            if (shown > sizeof line - 1) shown = sizeof line - 1;
+            memcpy(line, p, shown);
+            line[shown] = '\0';
+            if (y + lh > b.y && y < b.y + b.h) viz_text(c->l, b.x, y, b.w, lh, line, px, VIZ_LEFT | VIZ_MIDDLE, col);
+            y += lh;
+            p += n;
+            plen -= n;
+            while (plen > 0 && *p == ' ') { p++; plen--; }
+        }
+        p = nl ? nl + 1 : p + plen;
+    }
+    return y + scroll - b.y;
+}
+
+void viz_format_value(char *buf, size_t cap, double v) {
+    if (v == -INFINITY) snprintf(buf, cap, "−∞");
+    else if (fabs(v) >= 999.995) snprintf(buf, cap, "%.0e", v);
+    else if (fabs(v) < 0.005) snprintf(buf, cap, "%.2f", 0.0); // no "-0.00"
+    else snprintf(buf, cap, "%.2f", v);
+}

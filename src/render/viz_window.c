@@ -1,0 +1,371 @@
+/* viz_window.c — the whole window: sentence bar, step rail with controls,
+ * canvas, narrative and detail panels, status line, help overlay. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "viz_internal.h"
+
+static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m) {
+    c->l = l;
+    c->s = s;
+    c->m = m;
+    c->th = viz_theme_get(s->theme);
+    c->u = (s->scale > 0 ? s->scale : 1.0f) * c->th->body_px / 15.0f;
+    c->body = 15.0f * c->u;
+    c->small = 13.0f * c->u;
+    c->big = 20.0f * c->u;
+}
+
+/* ---- top bar ---- */
+
+static void sentence_bar(const viz_ctx *c, viz_box b) {
+    const viz_theme *th = c->th;
+    float pad = 10 * c->u, bw = 0;
+    viz_fill(c->l, b.x, b.y, b.w, b.h, th->panel);
+    viz_fill(c->l, b.x, b.y + b.h - 1, b.w, 1, th->line);
+    float nw = viz_text_w(c, viz_s(c, VIZ_S_APP_NAME), c->big) + 2 * pad;
+    viz_text(c->l, b.x + pad, b.y, nw, b.h, viz_s(c, VIZ_S_APP_NAME), c->big, VIZ_LEFT | VIZ_MIDDLE, th->accent);
+    // the weights badge, right-aligned: always says where the weights come from
+    if (c->s->badge) {
+        bw = viz_text_w(c, c->s->badge, c->small) + 2 * pad;
+        if (bw > b.w * 0.3f) bw = b.w * 0.3f;
+        float bx = b.x + b.w - bw - pad, bh = c->small * 1.9f;
+        viz_fill(c->l, bx, b.y + (b.h - bh) / 2, bw, bh, th->panel2);
+        viz_stroke(c->l, bx, b.y + (b.h - bh) / 2, bw, bh, 1, th->line);
+        viz_label(c, bx + pad, b.y, bw - 2 * pad, b.h, c->s->badge, c->small, VIZ_CENTER | VIZ_MIDDLE, th->text);
+        bw += pad;
+    }
+    viz_box f = {b.x + nw + pad, b.y + 8 * c->u, b.w - nw - bw - 3 * pad, b.h - 16 * c->u};
+    viz_fill(c->l, f.x, f.y, f.w, f.h, c->s->editing ? th->panel : th->panel2);
+    viz_stroke(c->l, f.x, f.y, f.w, f.h, c->s->editing ? 2 * c->u : 1, c->s->editing ? th->accent : th->line);
+    viz_hit_region(c->l, f.x, f.y, f.w, f.h, (viz_hit){VIZ_HIT_SENTENCE, 0, 0, 0, 0});
+    const char *hint = c->s->edit_error ? c->s->edit_error
+                       : viz_s(c, c->s->editing ? VIZ_S_EDITING_HINT : VIZ_S_SENTENCE_HINT);
+    float hw = viz_text_w(c, hint, c->small) + pad;
+    if (hw > f.w * 0.45f) hw = f.w * 0.45f;
+    viz_label(c, f.x + f.w - hw - pad / 2, f.y, hw, f.h, hint, c->small, VIZ_RIGHT | VIZ_MIDDLE,
+              c->s->edit_error ? th->error : th->muted);
+    // the text, with the IME composition inline at the cursor and a caret
+    float tx = f.x + pad, avail = f.w - hw - 2 * pad;
+    viz_clip(c->l, f.x, f.y, f.w - hw - pad, f.h);
+    const char *s = c->s->sentence ? c->s->sentence : "";
+    size_t cur = c->s->editing ? (size_t)c->s->cursor : strlen(s);
+    float before = c->m.width(c->m.ctx, s, cur, c->body);
+    const char *comp = c->s->composition ? c->s->composition : "";
+    float cw = viz_text_w(c, comp, c->body);
+    float shift = before + cw > avail ? before + cw - avail + 4 * c->u : 0; // keep the caret visible
+    char head[ATTN_MAX_SENTENCE_BYTES > 4096 ? 4096 : ATTN_MAX_SENTENCE_BYTES];
+    size_t hl = cur < sizeof head - 1 ? cur : sizeof head - 1;
+    memcpy(head, s, hl);
+    head[hl] = '\0';
+    viz_text(c->l, tx - shift, f.y, before + 1, f.h, head, c->body, VIZ_LEFT | VIZ_MIDDLE, th->text);
+    float cx = tx - shift + before;
+    if (*comp) {
+        viz_text(c->l, cx, f.y, cw + 1, f.h, comp, c->body, VIZ_LEFT | VIZ_MIDDLE, th->accent);
+        viz_fill(c->l, cx, f.y + f.h * 0.78f, cw, 1.5f * c->u, th->accent);
+    }
+    viz_text(c->l, cx + cw, f.y, avail + shift, f.h, s + cur, c->body, VIZ_LEFT | VIZ_MIDDLE, th->text);
+    if (c->s->editing) viz_fill(c->l, cx + cw, f.y + 6 * c->u, 2 * c->u, f.h - 12 * c->u, th->accent);
+    viz_clip(c->l, 0, 0, 0, 0);
+}
+
+/* ---- rail: steps and controls ---- */
+
+static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap) {
+    const attn_config *cfg = &c->s->trace->cfg;
+    static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
+    static const viz_str cmp[] = {VIZ_S_COMPARE_OFF, VIZ_S_COMPARE_SCALE, VIZ_S_COMPARE_HEADS};
+    static const viz_str themes[] = {VIZ_S_THEME_LIGHT, VIZ_S_THEME_DARK, VIZ_S_THEME_PRESENTER, VIZ_S_THEME_CONTRAST};
+    switch (w) {
+    case VIZ_W_HEADS: snprintf(buf, cap, "%d", cfg->heads); break;
+    case VIZ_W_DK: snprintf(buf, cap, "%d", cfg->d_k); break;
+    case VIZ_W_DMODEL: snprintf(buf, cap, "%d", cfg->d_model); break;
+    case VIZ_W_SEED: snprintf(buf, cap, "%lu", (unsigned long)cfg->seed); break;
+    case VIZ_W_SCALE: snprintf(buf, cap, "%s", viz_s(c, cfg->scale ? VIZ_S_ON : VIZ_S_OFF)); break;
+    case VIZ_W_MASK: snprintf(buf, cap, "%s", viz_s(c, masks[cfg->mask.kind])); break;
+    case VIZ_W_WINDOW:
+        if (cfg->mask.kind == ATTN_MASK_WINDOW || cfg->mask.kind == ATTN_MASK_CAUSAL_WINDOW)
+            snprintf(buf, cap, "%d", cfg->mask.window);
+        else
+            snprintf(buf, cap, "—");
+        break;
+    case VIZ_W_POSENC: snprintf(buf, cap, "%s", viz_s(c, cfg->pos_enc ? VIZ_S_ON : VIZ_S_OFF)); break;
+    case VIZ_W_SHOW_HEAD: snprintf(buf, cap, "%d / %d", c->s->head + 1, cfg->heads); break;
+    case VIZ_W_COMPARE: snprintf(buf, cap, "%s", viz_s(c, cmp[c->s->compare])); break;
+    case VIZ_W_THEME: snprintf(buf, cap, "%s", viz_s(c, themes[c->s->theme])); break;
+    default: snprintf(buf, cap, "%s", viz_s(c, VIZ_S_LANG_NAME)); break;
+    }
+}
+
+static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px) {
+    static const viz_str names[VIZ_W_COUNT] = {
+        VIZ_S_CTRL_HEADS, VIZ_S_CTRL_DK, VIZ_S_CTRL_DMODEL, VIZ_S_CTRL_SEED, VIZ_S_CTRL_SCALE,
+        VIZ_S_CTRL_MASK, VIZ_S_CTRL_WINDOW, VIZ_S_CTRL_POSENC, VIZ_S_CTRL_SHOW_HEAD,
+        VIZ_S_CTRL_COMPARE, VIZ_S_CTRL_THEME, VIZ_S_CTRL_LANG};
+    bool numeric = w <= VIZ_W_SEED || w == VIZ_W_WINDOW;
+    char val[64];
+    control_value(c, w, val, sizeof val);
+    float bw = r.h, lw = r.w * 0.44f;
+    viz_label(c, r.x, r.y, lw - 4 * c->u, r.h, viz_s(c, names[w]), px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    float bx = r.x + lw, vw = r.w - lw - 2 * bw - 4 * c->u;
+    viz_fill(c->l, bx, r.y + 2, bw, r.h - 4, c->th->panel2);
+    viz_text(c->l, bx, r.y, bw, r.h, numeric ? "−" : "‹", px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
+    viz_hit_region(c->l, bx, r.y, bw, r.h, (viz_hit){VIZ_HIT_WIDGET, w, -1, 0, 0});
+    viz_label(c, bx + bw, r.y, vw, r.h, val, px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
+    viz_hit_region(c->l, bx + bw, r.y, vw, r.h, (viz_hit){VIZ_HIT_WIDGET, w, 0, 0, 0});
+    float px2 = bx + bw + vw;
+    viz_fill(c->l, px2, r.y + 2, bw, r.h - 4, c->th->panel2);
+    viz_text(c->l, px2, r.y, bw, r.h, numeric ? "+" : "›", px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
+    viz_hit_region(c->l, px2, r.y, bw, r.h, (viz_hit){VIZ_HIT_WIDGET, w, +1, 0, 0});
+}
+
+static void rail(const viz_ctx *c, viz_box b) {
+    const viz_theme *th = c->th;
+    viz_fill(c->l, b.x, b.y, b.w, b.h, th->panel);
+    viz_fill(c->l, b.x + b.w - 1, b.y, 1, b.h, th->line);
+    float pad = 10 * c->u;
+    int rows = VIZ_STEP_COUNT + VIZ_W_COUNT + 2;
+    float rh = (b.h - 2 * pad) / rows;
+    if (rh > 30 * c->u) rh = 30 * c->u;
+    float px = rh * 0.58f < c->body ? rh * 0.58f : c->body;
+    float x = b.x + pad, w = b.w - 2 * pad, y = b.y + pad;
+    viz_label(c, x, y, w, rh, viz_s(c, VIZ_S_STEPS), px * 0.9f, VIZ_LEFT | VIZ_MIDDLE, th->muted);
+    y += rh;
+    for (int i = 0; i < VIZ_STEP_COUNT; i++, y += rh) {
+        bool cur = (int)c->s->step == i;
+        if (cur) viz_fill(c->l, b.x + 4 * c->u, y + 1, b.w - 8 * c->u, rh - 2, th->accent);
+        char buf[96];
+        snprintf(buf, sizeof buf, "%d  %s", i + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
+        viz_label(c, x, y, w, rh, buf, px, VIZ_LEFT | VIZ_MIDDLE, cur ? th->accent_text : th->text);
+        viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){VIZ_HIT_STEP, i, 0, 0, 0});
+    }
+    if (c->s->focus == VIZ_FOCUS_RAIL)
+        viz_stroke(c->l, b.x + 2 * c->u, b.y + pad + rh - 2 * c->u, b.w - 4 * c->u, rh * VIZ_STEP_COUNT + 4 * c->u,
+                   2 * c->u, th->highlight);
+    viz_label(c, x, y, w, rh, viz_s(c, VIZ_S_CONTROLS), px * 0.9f, VIZ_LEFT | VIZ_MIDDLE, th->muted);
+    y += rh;
+    for (int wdg = 0; wdg < VIZ_W_COUNT; wdg++, y += rh)
+        control_row(c, (viz_box){x, y, w, rh}, (viz_widget)wdg, px * 0.92f);
+}
+
+/* ---- canvas ---- */
+
+static attn_stage step_stage(viz_step s) {
+    static const attn_stage st[VIZ_STEP_COUNT] = {ATTN_ST_X, ATTN_ST_Q, ATTN_ST_SCORES, ATTN_ST_SCALED,
+                                                  ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_OUTPUT};
+    return st[s];
+}
+
+/* Token chips, wrapped; click one to make it the query. Returns the height used. */
+static float token_chips(const viz_ctx *c, viz_box b) {
+    const attn_trace *t = c->s->trace;
+    float px = c->small, h = px * 1.8f, pad = 6 * c->u, x = b.x, y = b.y;
+    char lab[96];
+    for (int i = 0; i < t->n; i++) {
+        attn_token_label(&t->tokens, i, 14, lab, sizeof lab);
+        float w = viz_text_w(c, lab, px) + 2 * pad;
+        if (x + w > b.x + b.w && x > b.x) {
+            x = b.x;
+            y += h + 4 * c->u;
+        }
+        bool q = i == c->s->query;
+        viz_fill(c->l, x, y, w, h, q ? c->th->highlight : c->th->panel2);
+        viz_text(c->l, x, y, w, h, lab, px, VIZ_CENTER | VIZ_MIDDLE, q ? c->th->accent_text : c->th->text);
+        viz_hit_region(c->l, x, y, w, h, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
+        x += w + 4 * c->u;
+    }
+    return y + h - b.y;
+}
+
+static bool step_has_masked(const viz_ctx *c) {
+    return c->s->trace->cfg.mask.kind != ATTN_MASK_NONE &&
+           (c->s->step == VIZ_STEP_MASK || c->s->step == VIZ_STEP_SOFTMAX || c->s->step == VIZ_STEP_WEIGHTED);
+}
+
+/* Title, equation, token chips, the step (split when comparing), legend. */
+static void canvas(const viz_ctx *c, viz_box b, bool chips) {
+    const viz_scene *s = c->s;
+    const attn_trace *t = s->trace;
+    float pad = 14 * c->u;
+    viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
+    char buf[256], eq[192];
+    snprintf(buf, sizeof buf, "%d · %s", (int)s->step + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
+    viz_label(c, in.x, in.y, in.w, c->big * 1.4f, buf, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    in.y += c->big * 1.5f;
+    attn_stage_equation(t, step_stage(s->step), eq, sizeof eq);
+    viz_label(c, in.x, in.y, in.w, c->body * 1.5f, eq, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    in.y += c->body * 1.8f;
+    if (chips) {
+        float ch = token_chips(c, (viz_box){in.x, in.y, in.w, 0}) + 10 * c->u;
+        in.y += ch;
+    }
+    float legend_h = c->small * 3.2f;
+    in.h = b.y + b.h - pad - legend_h - in.y;
+    if (s->hide_weights && (s->step >= VIZ_STEP_SOFTMAX)) {
+        char q[96], msg[256];
+        attn_token_label(&t->tokens, s->query >= 0 ? s->query : 0, 12, q, sizeof q);
+        snprintf(msg, sizeof msg, viz_s(c, VIZ_S_HIDDEN_PREDICT), q);
+        viz_label(c, in.x, in.y, in.w, c->body * 1.6f, msg, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->highlight);
+        in.y += c->body * 1.8f;
+        in.h -= c->body * 1.8f;
+    }
+    double range = viz_step_range(c, t, s->head);
+    viz_clip(c->l, b.x, in.y, b.w, in.h);
+    viz_hit_region(c->l, in.x, in.y, in.w, in.h, (viz_hit){VIZ_HIT_PANEL, VIZ_PANEL_CANVAS, 0, 0, 0});
+    if (s->compare == VIZ_COMPARE_OFF || (s->compare == VIZ_COMPARE_SCALE && !s->alt_trace)) {
+        viz_draw_step(c, in, t, s->head, NULL, range);
+    } else {
+        const attn_trace *t2 = s->compare == VIZ_COMPARE_SCALE ? s->alt_trace : t;
+        int h2 = s->compare == VIZ_COMPARE_SCALE ? s->head : s->head_b;
+        double r2 = viz_step_range(c, t2, h2);
+        if (r2 > range) range = r2;
+        float half = (in.w - 20 * c->u) / 2;
+        char s1[96], s2[96];
+        if (s->compare == VIZ_COMPARE_SCALE) {
+            snprintf(s1, sizeof s1, "%s", viz_s(c, t->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
+            snprintf(s2, sizeof s2, "%s", viz_s(c, t2->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
+        } else {
+            snprintf(s1, sizeof s1, "%s %d", viz_s(c, VIZ_S_HEAD), s->head + 1);
+            snprintf(s2, sizeof s2, "%s %d", viz_s(c, VIZ_S_HEAD), h2 + 1);
+        }
+        viz_draw_step(c, (viz_box){in.x, in.y, half, in.h}, t, s->head, s1, range);
+        viz_fill(c->l, in.x + half + 10 * c->u, in.y, 1, in.h, c->th->line);
+        viz_draw_step(c, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, range);
+    }
+    viz_clip(c->l, 0, 0, 0, 0);
+    if (c->s->focus == VIZ_FOCUS_CANVAS && c->s->hover.kind == VIZ_HIT_CELL)
+        viz_stroke(c->l, b.x + 2, in.y - 2, b.w - 4, in.h + 4, 1, viz_alpha(c->th->highlight, 90));
+    viz_box lg = {in.x, b.y + b.h - pad - legend_h + 6 * c->u, in.w, legend_h};
+    bool weights_step = s->step == VIZ_STEP_SOFTMAX;
+    if (s->step == VIZ_STEP_WEIGHTED) lg.w = in.w / 2 - 10 * c->u;
+    viz_legend(c, lg, weights_step ? VIZ_MAP_WEIGHTS : VIZ_MAP_SIGNED, range, step_has_masked(c));
+    if (s->step == VIZ_STEP_WEIGHTED) { // A on the weights scale, V and Z signed: two true legends
+        viz_box lg2 = {in.x + in.w / 2, lg.y, in.w / 2, legend_h};
+        viz_legend(c, lg2, VIZ_MAP_WEIGHTS, 1.0, false);
+    }
+}
+
+/* ---- right side: narrative and cell arithmetic ---- */
+
+static void narrative(const viz_ctx *c, viz_box b) {
+    const viz_scene *s = c->s;
+    float pad = 14 * c->u;
+    const char *title = s->narrative_title ? s->narrative_title : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
+    viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
+    float th = c->big * 1.5f;
+    viz_label(c, in.x, in.y, in.w, th, title, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    in.y += th + 4 * c->u;
+    in.h -= th + 4 * c->u;
+    const char *text = s->narrative ? s->narrative : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
+    viz_clip(c->l, in.x, in.y, in.w, in.h);
+    viz_wrap(c, in, text, c->body, s->narrative_scroll, c->th->text);
+    viz_clip(c->l, 0, 0, 0, 0);
+    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){VIZ_HIT_PANEL, VIZ_PANEL_NARRATIVE, 0, 0, 0});
+}
+
+static void detail(const viz_ctx *c, viz_box b) {
+    float pad = 14 * c->u, lh = c->small * 1.45f;
+    viz_fill(c->l, b.x, b.y, b.w, 1, c->th->line);
+    viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
+    viz_label(c, in.x, in.y, in.w, c->body * 1.5f, viz_s(c, VIZ_S_DETAIL), c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    in.y += c->body * 1.7f;
+    in.h -= c->body * 1.7f;
+    if (!c->s->explain) {
+        viz_wrap(c, in, viz_s(c, VIZ_S_DETAIL_EMPTY), c->small, 0, c->th->muted);
+        return;
+    }
+    char text[16384];
+    attn_explain_format(c->s->explain, c->s->trace, text, sizeof text);
+    int max_lines = (int)(in.h / lh), line = 0, total = 0;
+    for (const char *p = text; *p; p++) total += *p == '\n';
+    const char *p = text;
+    while (*p && line < max_lines) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char buf[512];
+        if (len > sizeof buf - 1) len = sizeof buf - 1;
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        bool last_room = line == max_lines - 1 && total > max_lines;
+        if (last_room) { // say how much is left rather than cutting silently
+            snprintf(buf, sizeof buf, viz_s(c, VIZ_S_MORE_TERMS), total - line);
+        }
+        viz_label(c, in.x, in.y + line * lh, in.w, lh, buf, c->small, VIZ_LEFT | VIZ_MIDDLE,
+                  line == 0 ? c->th->accent : c->th->text);
+        line++;
+        p = nl ? nl + 1 : p + len;
+    }
+}
+
+static void status_line(const viz_ctx *c, viz_box b) {
+    float pad = 10 * c->u;
+    viz_fill(c->l, b.x, b.y, b.w, b.h, c->th->panel);
+    viz_fill(c->l, b.x, b.y, b.w, 1, c->th->line);
+    float rw = 0;
+    if (c->s->page_label) {
+        rw = viz_text_w(c, c->s->page_label, c->small) + 2 * pad;
+        viz_text(c->l, b.x + b.w - rw, b.y, rw - pad, b.h, c->s->page_label, c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+    }
+    const char *st = c->s->status ? c->s->status : viz_s(c, VIZ_S_STATUS_READY);
+    viz_label(c, b.x + pad, b.y, b.w - rw - 2 * pad, b.h, st, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+}
+
+static void help_overlay(const viz_ctx *c) {
+    const viz_scene *s = c->s;
+    viz_fill(c->l, 0, 0, (float)s->width, (float)s->height, viz_alpha(c->th->bg, 215));
+    float w = s->width * 0.8f, h = s->height * 0.84f, x = (s->width - w) / 2, y = (s->height - h) / 2;
+    viz_fill(c->l, x, y, w, h, c->th->panel);
+    viz_stroke(c->l, x, y, w, h, 2 * c->u, c->th->accent);
+    float pad = 20 * c->u;
+    viz_label(c, x + pad, y + pad, w - 2 * pad, c->big * 1.5f, viz_s(c, VIZ_S_HELP_TITLE), c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    // the largest text size at which every key line fits
+    const char *keys = viz_s(c, VIZ_S_HELP_KEYS);
+    int lines = 1;
+    for (const char *p = keys; *p; p++) lines += *p == '\n';
+    float avail = h - 2 * pad - c->big * 2.6f, px = c->body;
+    if (avail / lines < px * 1.45f) px = avail / lines / 1.45f;
+    viz_box tb = {x + pad, y + pad + c->big * 1.8f, w - 2 * pad, avail};
+    viz_wrap(c, tb, keys, px, 0, c->th->text);
+    viz_text(c->l, x + pad, y + h - pad - c->small * 1.4f, w - 2 * pad, c->small * 1.4f, viz_s(c, VIZ_S_HELP_CLOSE),
+             c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+}
+
+void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
+    viz_ctx c;
+    ctx_init(&c, l, s, m);
+    viz_clear(l);
+    float W = (float)s->width, H = (float)s->height, u = c.u;
+    viz_fill(l, 0, 0, W, H, c.th->bg);
+    float top = 54 * u, status = 28 * u;
+    float rail_w = fmaxf(200 * u, fminf(W * 0.19f, 270 * u));
+    float side_w = fmaxf(250 * u, fminf(W * 0.27f, 440 * u));
+    if (rail_w + side_w > W * 0.62f) { // narrow windows: shrink the side panels first
+        float k = W * 0.62f / (rail_w + side_w);
+        rail_w *= k;
+        side_w *= k;
+    }
+    float body_h = H - top - status;
+    sentence_bar(&c, (viz_box){0, 0, W, top});
+    rail(&c, (viz_box){0, top, rail_w, body_h});
+    canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
+    viz_fill(l, W - side_w, top, side_w, body_h, c.th->panel);
+    viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
+    float nar_h = body_h * 0.52f;
+    narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
+    detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
+    status_line(&c, (viz_box){0, H - status, W, status});
+    if (s->show_help) help_overlay(&c);
+}
+
+void viz_build_figure(viz_list *l, const viz_scene *s, viz_measure m, int w, int h) {
+    viz_ctx c;
+    ctx_init(&c, l, s, m);
+    viz_clear(l);
+    viz_fill(l, 0, 0, (float)w, (float)h, c.th->bg);
+    if (s->badge) { // figures carry where their weights came from
+        float bw = viz_text_w(&c, s->badge, c.small) + 20 * c.u;
+        viz_text(l, w - bw - 14 * c.u, 14 * c.u, bw, c.big * 1.4f, s->badge, c.small, VIZ_RIGHT | VIZ_MIDDLE, c.th->muted);
+    }
+    canvas(&c, (viz_box){0, 0, (float)w, (float)h}, false);
+}
