@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <SDL_image.h>
+
 #include "app_paths.h"
 
 int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float ui_scale,
@@ -25,6 +27,14 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
         SDL_DestroyWindow(u->win);
         u->win = NULL;
         return -1;
+    }
+    char icon[1024];
+    if (app_find_data("assets/attnviz.svg", icon, sizeof icon)) {
+        SDL_Surface *s = IMG_Load(icon);
+        if (s) {
+            SDL_SetWindowIcon(u->win, s);
+            SDL_FreeSurface(s);
+        }
     }
     u->st = *st;
     memset(st, 0, sizeof *st); // moved

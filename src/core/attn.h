@@ -263,4 +263,8 @@ attn_status attn_explain(attn_explanation *e, const attn_trace *t, attn_stage s,
  * snprintf), so a return >= cap means it was cut. */
 size_t attn_explain_format(const attn_explanation *e, const attn_trace *t, char *out, size_t cap);
 
+/* The same; compact (for narrow panels) prints 4 significant digits and pads
+ * nothing. attn_explain_format is attn_explain_format_ex(..., false, ...). */
+size_t attn_explain_format_ex(const attn_explanation *e, const attn_trace *t, bool compact, char *out, size_t cap);
+
 #endif

@@ -140,6 +140,7 @@ typedef struct {
     char *out;    /* destination, may be NULL when cap == 0 */
     size_t cap;   /* bytes available in out */
     size_t len;   /* bytes that would have been written */
+    bool compact; /* narrow panels: 4 significant digits, no column padding */
 } sbuf;
 
 static void sb_printf(sbuf *b, const char *fmt, ...)
@@ -161,10 +162,10 @@ static const char *label(const attn_trace *t, int i, char *buf, size_t cap) {
     return buf;
 }
 
-/* A token label padded with spaces to 12 display columns (CJK is 2 wide). */
-static const char *padded_label(const attn_trace *t, int i, char *buf, size_t cap) {
-    size_t len = attn_token_label(&t->tokens, i, 12, buf, cap);
-    for (int w = utf8_width(buf, len); w < 12 && len + 1 < cap; w++) buf[len++] = ' ';
+/* A token label padded with spaces to cols display columns (CJK is 2 wide). */
+static const char *padded_label(const attn_trace *t, int i, int cols, char *buf, size_t cap) {
+    size_t len = attn_token_label(&t->tokens, i, cols, buf, cap);
+    for (int w = utf8_width(buf, len); w < cols && len + 1 < cap; w++) buf[len++] = ' ';
     buf[len] = '\0';
     return buf;
 }
@@ -195,18 +196,20 @@ static void format_dot(sbuf *b, const attn_explanation *e, const attn_trace *t) 
     sb_printf(b, "  %s%s\n", formula[e->stage] ? formula[e->stage] : "",
               e->has_bias ? " + b[c]" : "");
     double sum = 0.0;
+    int w = b->compact ? 1 : 10, p = b->compact ? 4 : 6;
     for (int k = 0; k < e->n_terms; k++) {
         const attn_term *tm = &e->terms[k];
         sum += tm->value;
         if (e->stage == ATTN_ST_Z)
-            sb_printf(b, "  j=%-3d %s %10.6g x %10.6g = %10.6g\n", tm->index,
-                      padded_label(t, tm->index, tl, sizeof tl), tm->a, tm->b, tm->value);
+            sb_printf(b, "  j=%-3d %s %*.*g x %*.*g = %*.*g\n", tm->index,
+                      padded_label(t, tm->index, b->compact ? 6 : 12, tl, sizeof tl), w, p, tm->a, w, p, tm->b,
+                      w, p, tm->value);
         else
-            sb_printf(b, "  %c=%-3d %10.6g x %10.6g = %10.6g\n",
-                      e->stage == ATTN_ST_SCORES ? 'c' : 'm', tm->index, tm->a, tm->b, tm->value);
+            sb_printf(b, "  %c=%-3d %*.*g x %*.*g = %*.*g\n", e->stage == ATTN_ST_SCORES ? 'c' : 'm', tm->index,
+                      w, p, tm->a, w, p, tm->b, w, p, tm->value);
     }
     if (e->has_bias) {
-        sb_printf(b, "  bias %28s = %10.6g\n", "", e->extra);
+        sb_printf(b, "  bias = %.*g\n", p, e->extra);
         sum += e->extra;
     }
     sb_printf(b, "  total = %.10g\n", sum);
@@ -214,15 +217,16 @@ static void format_dot(sbuf *b, const attn_explanation *e, const attn_trace *t) 
 
 static void format_softmax(sbuf *b, const attn_explanation *e, const attn_trace *t) {
     char tl[96];
+    int cols = b->compact ? 6 : 12, p = b->compact ? 4 : 6;
     sb_printf(b, "  A[i][j] = exp(s[i][j] - max) / sum over j of exp(s[i][j] - max)\n");
     sb_printf(b, "  row max = %.6g (subtracted so exp never overflows)\n", e->extra);
     for (int k = 0; k < e->n_terms; k++) {
         const attn_term *tm = &e->terms[k];
         if (tm->a == -INFINITY)
-            sb_printf(b, "  j=%-3d %s masked -> 0\n", tm->index, padded_label(t, tm->index, tl, sizeof tl));
+            sb_printf(b, "  j=%-3d %s masked -> 0\n", tm->index, padded_label(t, tm->index, cols, tl, sizeof tl));
         else
-            sb_printf(b, "  j=%-3d %s exp(%.6g - %.6g) = %.6g%s\n", tm->index,
-                      padded_label(t, tm->index, tl, sizeof tl), tm->a, tm->b, tm->value,
+            sb_printf(b, "  j=%-3d %s exp(%.*g - %.*g) = %.*g%s\n", tm->index,
+                      padded_label(t, tm->index, cols, tl, sizeof tl), p, tm->a, p, tm->b, p, tm->value,
                       tm->index == e->col ? "   <- this cell" : "");
     }
     sb_printf(b, "  denominator = %.10g\n", e->denom);
@@ -233,7 +237,11 @@ static void format_softmax(sbuf *b, const attn_explanation *e, const attn_trace 
 }
 
 size_t attn_explain_format(const attn_explanation *e, const attn_trace *t, char *out, size_t cap) {
-    sbuf b = {out, cap, 0};
+    return attn_explain_format_ex(e, t, false, out, cap);
+}
+
+size_t attn_explain_format_ex(const attn_explanation *e, const attn_trace *t, bool compact, char *out, size_t cap) {
+    sbuf b = {out, cap, 0, compact};
     if (cap) out[0] = '\0';
     format_header(&b, e, t);
     switch (e->kind) {

@@ -162,8 +162,15 @@ static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, fl
     }
     if (m->col_labels == VIZ_LABEL_NONE) return;
     bool stagger = cols_staggered(c, m, cs);
-    float lh = px * 1.3f;
-    int step = stagger ? label_step(cs * 2, px * 2.5f) : 1;
+    float lh = px * 1.3f, widest = 0;
+    for (int j = 0; stagger && j < m->cols; j++) {
+        row_label(c, m, j, buf, sizeof buf, true);
+        float tw = viz_text_w(c, buf, px);
+        if (tw > widest) widest = tw;
+    }
+    // staggered labels alternate between two rows, so each may use two cells
+    int step = stagger ? (int)ceilf((widest + 4 * c->u) / (2 * cs)) : 1;
+    if (step < 1) step = 1;
     for (int j = 0; j < m->cols; j++) {
         bool sel = m->col_labels == VIZ_LABEL_TOKENS && j == q;
         if (j % step != 0 && !sel) continue;

@@ -52,6 +52,12 @@ static viz_mat weight(const double *v, int rows, int cols, int feeds, int head, 
 
 static float gap(const viz_ctx *c) { return 22 * c->u; }
 
+/* Width a matrix takes right of its row labels: its cells, or its title if wider. */
+static float mat_w(const viz_ctx *c, const viz_mat *m, float cs) {
+    float cells = m->cols * cs, title = viz_text_w(c, m->title, c->small) + 6 * c->u - viz_mat_left(c, m, cs);
+    return cells > title ? cells : title;
+}
+
 static float op_w(const viz_ctx *c, const char *op) {
     return op ? viz_text_w(c, op, c->body) + 2 * gap(c) : gap(c);
 }
@@ -60,15 +66,15 @@ static float op_w(const viz_ctx *c, const char *op) {
 static void product_size(const viz_ctx *c, const product *p, float cs, float *w, float *h) {
     float x = 0, top_h = 0, res_top = 0, rows = 0;
     if (p->left) {
-        x += viz_mat_left(c, p->left, cs) + p->left->cols * cs + gap(c);
+        x += viz_mat_left(c, p->left, cs) + mat_w(c, p->left, cs) + gap(c);
         rows = p->left->rows;
         res_top = viz_mat_top(c, p->left, cs);
     }
     for (int k = 0; k < p->blocks; k++) {
         const viz_mat *r = p->res[k], *t = p->top[k];
         if (!p->left) x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, cs);
-        float bw = r->cols * cs;
-        if (t && t->cols * cs > bw) bw = t->cols * cs;
+        float bw = mat_w(c, r, cs);
+        if (t && mat_w(c, t, cs) > bw) bw = mat_w(c, t, cs);
         x += bw + (k + 1 < p->blocks && p->left ? gap(c) : 0);
         if (t) {
             float th = viz_mat_top(c, t, cs) + t->rows * cs + 8 * c->u;
@@ -107,7 +113,7 @@ static void product_draw(const viz_ctx *c, const product *p, float x0, float y0,
     if (p->left) {
         x += viz_mat_left(c, p->left, cs);
         viz_mat_draw(c, p->left, x, y, cs);
-        x += p->left->cols * cs + gap(c);
+        x += mat_w(c, p->left, cs) + gap(c);
     }
     for (int k = 0; k < p->blocks; k++) {
         const viz_mat *r = p->res[k], *t = p->top[k];
@@ -120,8 +126,8 @@ static void product_draw(const viz_ctx *c, const product *p, float x0, float y0,
         }
         if (t) viz_mat_draw(c, t, x, y - res_top - 8 * c->u - t->rows * cs, cs);
         viz_mat_draw(c, r, x, y, cs);
-        float bw = r->cols * cs;
-        if (t && t->cols * cs > bw) bw = t->cols * cs;
+        float bw = mat_w(c, r, cs);
+        if (t && mat_w(c, t, cs) > bw) bw = mat_w(c, t, cs);
         x += bw + (p->left ? gap(c) : 0);
     }
 }
@@ -242,17 +248,17 @@ static void build_product(const viz_ctx *c, product *p, viz_mat *mats, const att
         p->res[0] = &mats[0];
         p->blocks = 1;
         break;
-    case VIZ_STEP_WEIGHTED:
-        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, "A", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_NONE);
+    case VIZ_STEP_WEIGHTED: // side by side: V is as tall as A, so stacking it would halve every cell
+        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, "A", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
         mats[0].mask = &t->cfg.mask;
         mats[0].hidden = hide;
-        mats[1] = mat(t, ATTN_ST_V, h, title(c, "V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
-        mats[2] = mat(t, ATTN_ST_Z, h, title(c, "Z = A·V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+        mats[1] = mat(t, ATTN_ST_V, h, title(c, "V", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
+        mats[2] = mat(t, ATTN_ST_Z, h, title(c, "Z = A·V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
         mats[2].hidden = hide;
-        p->left = &mats[0];
-        p->top[0] = &mats[1];
-        p->res[0] = &mats[2];
-        p->blocks = 1;
+        for (int k = 0; k < 3; k++) p->res[k] = &mats[k];
+        p->op[1] = "·";
+        p->op[2] = "=";
+        p->blocks = 3;
         break;
     case VIZ_STEP_MULTIHEAD:
         mats[0] = mat(t, ATTN_ST_CONCAT, 0, "concat(Z)", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_CONCAT);

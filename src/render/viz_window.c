@@ -276,7 +276,7 @@ static void detail(const viz_ctx *c, viz_box b) {
         return;
     }
     char text[16384];
-    attn_explain_format(c->s->explain, c->s->trace, text, sizeof text);
+    attn_explain_format_ex(c->s->explain, c->s->trace, true, text, sizeof text);
     int max_lines = (int)(in.h / lh), line = 0, total = 0;
     for (const char *p = text; *p; p++) total += *p == '\n';
     const char *p = text;

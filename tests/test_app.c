@@ -1,0 +1,247 @@
+/* test_app.c — app state with no window: actions in, state out. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_common.h"
+#include "app.h"
+#include "app_strings.h"
+
+static app_strings strings;
+
+static int setup(void **state) {
+    (void)state;
+    attn_err err;
+    if (app_strings_load(&strings, ATTN_SOURCE_DIR "/assets/ui_strings.tsv", &err) != ATTN_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    app_strings_free(&strings);
+    return 0;
+}
+
+static void start(app_state *st, const char *sentence) {
+    attn_config c;
+    attn_config_default(&c);
+    attn_err err;
+    if (app_init(st, sentence, &c, &strings, &err) != ATTN_OK) fail_msg("%s", err.msg);
+}
+
+static void test_init_defaults(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, NULL);
+    assert_int_equal(st.trace.n, 20);
+    assert_int_equal(st.query, 13); // 它
+    assert_int_equal(st.step, VIZ_STEP_SOFTMAX);
+    assert_string_equal(st.badge, "random, untrained (seed 1)");
+    app_free(&st);
+    app_free(NULL);
+}
+
+static void test_steps_clamp(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, "a b c");
+    assert_int_equal(st.query, 0);
+    app_goto_step(&st, 0);
+    app_step(&st, -1);
+    assert_int_equal(st.step, 0);
+    app_step(&st, 100);
+    assert_int_equal(st.step, VIZ_STEP_COUNT - 1);
+    app_free(&st);
+}
+
+static void test_editing(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, "它飞");
+    app_edit_begin(&st);
+    assert_true(st.editing);
+    assert_int_equal(st.cursor, 6);
+    app_edit_backspace(&st); // one code point: 飞 is three bytes
+    assert_int_equal(st.cursor, 3);
+    assert_string_equal(st.sentence, "它");
+    app_edit_insert(&st, "是鸟");
+    assert_string_equal(st.sentence, "它是鸟");
+    assert_int_equal(st.trace.n, 3);
+    app_edit_move(&st, INT_MIN);
+    app_edit_delete(&st);
+    assert_string_equal(st.sentence, "是鸟");
+    app_edit_move(&st, 1);
+    assert_int_equal(st.cursor, 3);
+    app_edit_move(&st, INT_MAX);
+    assert_int_equal(st.cursor, 6);
+    // an empty sentence is refused: the last valid one stays computed
+    app_edit_backspace(&st);
+    app_edit_backspace(&st);
+    assert_string_equal(st.edit, "");
+    assert_non_null(strstr(st.edit_error, "empty"));
+    assert_string_equal(st.sentence, "是");
+    assert_int_equal(st.trace.n, 1);
+    // Esc restores the sentence from before editing
+    app_edit_cancel(&st);
+    assert_false(st.editing);
+    assert_string_equal(st.sentence, "它飞");
+    assert_int_equal(st.trace.n, 2);
+    // compositions show but do not change the sentence until committed
+    app_edit_begin(&st);
+    app_edit_compose(&st, "niao");
+    assert_string_equal(st.composition, "niao");
+    assert_string_equal(st.sentence, "它飞");
+    app_edit_insert(&st, "鸟");
+    assert_string_equal(st.composition, "");
+    app_edit_commit(&st);
+    assert_string_equal(st.sentence, "它飞鸟");
+    assert_false(st.editing);
+    app_edit_insert(&st, "x"); // not editing: ignored
+    assert_string_equal(st.sentence, "它飞鸟");
+    app_free(&st);
+}
+
+static void test_widgets(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, NULL);
+    app_widget(&st, VIZ_W_HEADS, +1);
+    assert_int_equal(st.cfg.heads, 3);
+    assert_int_equal(st.trace.cfg.heads, 3);
+    app_widget(&st, VIZ_W_DK, +1);
+    assert_int_equal(st.cfg.d_k, 8);
+    app_widget(&st, VIZ_W_DK, -1);
+    assert_int_equal(st.cfg.d_k, 4);
+    app_widget(&st, VIZ_W_DMODEL, -1);
+    assert_int_equal(st.cfg.d_model, 4);
+    app_widget(&st, VIZ_W_SCALE, 0);
+    assert_false(st.trace.cfg.scale);
+    app_widget(&st, VIZ_W_MASK, +1);
+    assert_int_equal(st.trace.cfg.mask.kind, ATTN_MASK_CAUSAL);
+    app_widget(&st, VIZ_W_MASK, -1);
+    app_widget(&st, VIZ_W_WINDOW, +1); // picks a window mask first
+    assert_int_equal(st.trace.cfg.mask.kind, ATTN_MASK_WINDOW);
+    app_widget(&st, VIZ_W_WINDOW, +1);
+    assert_int_equal(st.trace.cfg.mask.window, 2);
+    uint32_t seed = st.cfg.seed;
+    app_widget(&st, VIZ_W_SEED, 0);
+    assert_true(st.cfg.seed != seed);
+    app_widget(&st, VIZ_W_COMPARE, +1);
+    assert_int_equal(st.compare, VIZ_COMPARE_SCALE);
+    assert_int_equal(st.alt.n, 20);
+    assert_true(st.alt.cfg.scale != st.trace.cfg.scale);
+    app_widget(&st, VIZ_W_COMPARE, +1);
+    assert_int_equal(st.compare, VIZ_COMPARE_HEADS);
+    assert_true(st.head_b != st.head);
+    app_widget(&st, VIZ_W_SHOW_HEAD, -1);
+    assert_int_equal(st.head, 2);
+    app_widget(&st, VIZ_W_LANG, 0);
+    assert_int_equal(st.lang, APP_LANG_ZH);
+    assert_non_null(strstr(st.badge, "随机"));
+    app_widget(&st, VIZ_W_THEME, -1);
+    assert_int_equal(st.theme, VIZ_THEME_CONTRAST);
+    app_reset(&st);
+    assert_int_equal(st.cfg.heads, 2);
+    assert_int_equal(st.cfg.d_k, 4);
+    assert_int_equal(st.compare, VIZ_COMPARE_OFF);
+    assert_int_equal(st.query, 13);
+    app_free(&st);
+}
+
+static void test_hover_and_cursor(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, NULL);
+    app_hover(&st, (viz_hit){VIZ_HIT_CELL, ATTN_ST_SCORES, 1, 13, 9});
+    assert_true(st.explain_valid);
+    assert_close(st.explain->value, st.trace.head[1].scores[13 * 20 + 9]);
+    app_hover(&st, (viz_hit){VIZ_HIT_CELL, ATTN_ST_SCORES, 5, 0, 0}); // no head 5
+    assert_false(st.explain_valid);
+    assert_int_equal(st.hover.kind, VIZ_HIT_NONE);
+    app_move_cursor(&st, 0, 0); // starts at the query's row of the step's result
+    assert_int_equal(st.hover.a, ATTN_ST_WEIGHTS);
+    assert_int_equal(st.hover.c, 13);
+    app_move_cursor(&st, 100, -5);
+    assert_int_equal(st.hover.c, 19);
+    assert_int_equal(st.hover.d, 0);
+    // a recompute that shrinks the sentence drops a cursor that no longer exists
+    app_edit_begin(&st);
+    for (int i = 0; i < 15; i++) app_edit_backspace(&st);
+    assert_int_equal(st.trace.n, 5);
+    assert_true(st.query < 5);
+    assert_int_equal(st.hover.kind, VIZ_HIT_NONE);
+    app_free(&st);
+}
+
+static void test_copy_texts(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, "it's a \"test\"");
+    char what[64];
+    char *tsv = app_matrix_tsv(&st, what, sizeof what);
+    assert_string_equal(what, "weights (head 1)");
+    int lines = 0;
+    for (char *p = tsv; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 1 + st.trace.n);
+    assert_non_null(strstr(tsv, "\tit's\ta\t3:\"\ttest\t5:\"\n")); // repeated tokens carry positions
+    free(tsv);
+    char *cmd = app_command_line(&st);
+    assert_non_null(strstr(cmd, "--sentence 'it'\\''s a \"test\"'"));
+    assert_non_null(strstr(cmd, "--heads 2"));
+    assert_non_null(strstr(cmd, "--print weights"));
+    free(cmd);
+    app_free(&st);
+}
+
+static void test_scene(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, NULL);
+    viz_scene s;
+    app_scene(&st, &s);
+    assert_ptr_equal(s.trace, &st.trace);
+    assert_int_equal(s.query, 13);
+    assert_string_equal(s.ui[VIZ_S_STEP_1], "Tokens & embeddings X");
+    st.lang = APP_LANG_ZH;
+    app_scene(&st, &s);
+    assert_string_equal(s.ui[VIZ_S_STEP_1], "词元与嵌入 X");
+    app_free(&st);
+}
+
+static void test_strings_errors(void **state) {
+    (void)state;
+    app_strings t;
+    attn_err err;
+    const char *bad = "# comment\nAPP_NAME\tattnviz\tattnviz\nNOT_A_KEY\ta\tb\n";
+    assert_int_equal(app_strings_parse(&t, bad, strlen(bad), "ui.tsv", &err), ATTN_ERR_PARSE);
+    assert_string_equal(err.msg, "ui.tsv:3: unknown string key \"NOT_A_KEY\".");
+    const char *short_line = "APP_NAME\tattnviz\n";
+    assert_int_equal(app_strings_parse(&t, short_line, strlen(short_line), "ui.tsv", &err), ATTN_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "ui.tsv:1: a line needs"));
+    const char *missing = "APP_NAME\tattnviz\tattnviz\n";
+    assert_int_equal(app_strings_parse(&t, missing, strlen(missing), "ui.tsv", &err), ATTN_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "is missing"));
+    // every string exists in both languages in the shipped table
+    for (int i = 0; i < VIZ_STR_COUNT; i++) {
+        assert_non_null(strings.s[APP_LANG_EN][i]);
+        assert_non_null(strings.s[APP_LANG_ZH][i]);
+        assert_true(strlen(strings.s[APP_LANG_ZH][i]) > 0);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_init_defaults),
+        cmocka_unit_test(test_steps_clamp),
+        cmocka_unit_test(test_editing),
+        cmocka_unit_test(test_widgets),
+        cmocka_unit_test(test_hover_and_cursor),
+        cmocka_unit_test(test_copy_texts),
+        cmocka_unit_test(test_scene),
+        cmocka_unit_test(test_strings_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
