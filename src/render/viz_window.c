@@ -54,7 +54,8 @@ static void sentence_bar(const viz_ctx *c, viz_box b) {
     float before = c->m.width(c->m.ctx, s, cur, c->body);
     const char *comp = c->s->composition ? c->s->composition : "";
     float cw = viz_text_w(c, comp, c->body);
-    float shift = before + cw > avail ? before + cw - avail + 4 * c->u : 0; // keep the caret visible
+    // while editing keep the caret visible; otherwise show the sentence's start
+    float shift = c->s->editing && before + cw > avail ? before + cw - avail + 4 * c->u : 0;
     char head[ATTN_MAX_SENTENCE_BYTES > 4096 ? 4096 : ATTN_MAX_SENTENCE_BYTES];
     size_t hl = cur < sizeof head - 1 ? cur : sizeof head - 1;
     memcpy(head, s, hl);
@@ -157,10 +158,12 @@ static attn_stage step_stage(viz_step s) {
     return st[s];
 }
 
-/* Token chips, wrapped; click one to make it the query. Returns the height used. */
-static float token_chips(const viz_ctx *c, viz_box b) {
+/* Lays out (draw = false) or draws token chips at text size px in width w;
+ * returns the number of rows they need. */
+static int chips_pass(const viz_ctx *c, viz_box b, float px, bool draw) {
     const attn_trace *t = c->s->trace;
-    float px = c->small, h = px * 1.8f, pad = 6 * c->u, x = b.x, y = b.y;
+    float h = px * 1.8f, pad = px * 0.45f, x = b.x, y = b.y;
+    int rows = 1;
     char lab[96];
     for (int i = 0; i < t->n; i++) {
         attn_token_label(&t->tokens, i, 14, lab, sizeof lab);
@@ -168,14 +171,30 @@ static float token_chips(const viz_ctx *c, viz_box b) {
         if (x + w > b.x + b.w && x > b.x) {
             x = b.x;
             y += h + 4 * c->u;
+            rows++;
         }
-        bool q = i == c->s->query;
-        viz_fill(c->l, x, y, w, h, q ? c->th->highlight : c->th->panel2);
-        viz_text(c->l, x, y, w, h, lab, px, VIZ_CENTER | VIZ_MIDDLE, q ? c->th->accent_text : c->th->text);
-        viz_hit_region(c->l, x, y, w, h, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
+        if (draw) {
+            bool q = i == c->s->query;
+            viz_fill(c->l, x, y, w, h, q ? c->th->highlight : c->th->panel2);
+            viz_text(c->l, x, y, w, h, lab, px, VIZ_CENTER | VIZ_MIDDLE, q ? c->th->accent_text : c->th->text);
+            viz_hit_region(c->l, x, y, w, h, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
+        }
         x += w + 4 * c->u;
     }
-    return y + h - b.y;
+    return rows;
+}
+
+/* Token chips (click one to make it the query) in at most two rows: the text
+ * shrinks for long sentences, and when even that does not fit the chips give
+ * their room to the matrices, whose token labels are clickable too. Returns
+ * the height used. */
+static float token_chips(const viz_ctx *c, viz_box b) {
+    for (float px = c->small; px >= 10.0f; px *= 0.85f)
+        if (chips_pass(c, b, px, false) <= 2) {
+            int rows = chips_pass(c, b, px, true);
+            return rows * (px * 1.8f + 4 * c->u);
+        }
+    return 0;
 }
 
 static bool step_has_masked(const viz_ctx *c) {
