@@ -34,7 +34,7 @@ static int run_gui(const cli_opts *o) {
     int code = 1;
     char msg[1024], path[1024];
     attn_err err;
-    app_strings strings = {0};
+    viz_strings strings = {0};
     app_state st;
     app_ui ui = {0};
     viz_fonts *fonts = NULL;
@@ -42,7 +42,7 @@ static int run_gui(const cli_opts *o) {
         fprintf(stderr, "attnviz: cannot find assets/ui_strings.tsv beside the program or in ../share/attnviz.\n");
         return 1;
     }
-    if (app_strings_load(&strings, path, &err) != ATTN_OK) {
+    if (viz_strings_load(&strings, path, &err) != ATTN_OK) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         return 1;
     }
@@ -100,7 +100,7 @@ cleanup_sdl:
     SDL_Quit();
     FcFini(); // fontconfig keeps its configuration until told to let go
 cleanup_strings:
-    app_strings_free(&strings);
+    viz_strings_free(&strings);
     return code;
 }
 

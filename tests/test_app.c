@@ -5,14 +5,14 @@
 
 #include "test_common.h"
 #include "app.h"
-#include "app_strings.h"
+#include "viz_strings.h"
 
-static app_strings strings;
+static viz_strings strings;
 
 static int setup(void **state) {
     (void)state;
     attn_err err;
-    if (app_strings_load(&strings, ATTN_SOURCE_DIR "/assets/ui_strings.tsv", &err) != ATTN_OK) {
+    if (viz_strings_load(&strings, ATTN_SOURCE_DIR "/assets/ui_strings.tsv", &err) != ATTN_OK) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;
     }
@@ -21,7 +21,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    app_strings_free(&strings);
+    viz_strings_free(&strings);
     return 0;
 }
 
@@ -139,7 +139,7 @@ static void test_widgets(void **state) {
     app_widget(&st, VIZ_W_SHOW_HEAD, -1);
     assert_int_equal(st.head, 2);
     app_widget(&st, VIZ_W_LANG, 0);
-    assert_int_equal(st.lang, APP_LANG_ZH);
+    assert_int_equal(st.lang, VIZ_LANG_ZH);
     assert_non_null(strstr(st.badge, "随机"));
     app_widget(&st, VIZ_W_THEME, -1);
     assert_int_equal(st.theme, VIZ_THEME_CONTRAST);
@@ -205,7 +205,7 @@ static void test_scene(void **state) {
     assert_ptr_equal(s.trace, &st.trace);
     assert_int_equal(s.query, 13);
     assert_string_equal(s.ui[VIZ_S_STEP_1], "Tokens & embeddings X");
-    st.lang = APP_LANG_ZH;
+    st.lang = VIZ_LANG_ZH;
     app_scene(&st, &s);
     assert_string_equal(s.ui[VIZ_S_STEP_1], "词元与嵌入 X");
     app_free(&st);
@@ -213,22 +213,22 @@ static void test_scene(void **state) {
 
 static void test_strings_errors(void **state) {
     (void)state;
-    app_strings t;
+    viz_strings t;
     attn_err err;
     const char *bad = "# comment\nAPP_NAME\tattnviz\tattnviz\nNOT_A_KEY\ta\tb\n";
-    assert_int_equal(app_strings_parse(&t, bad, strlen(bad), "ui.tsv", &err), ATTN_ERR_PARSE);
+    assert_int_equal(viz_strings_parse(&t, bad, strlen(bad), "ui.tsv", &err), ATTN_ERR_PARSE);
     assert_string_equal(err.msg, "ui.tsv:3: unknown string key \"NOT_A_KEY\".");
     const char *short_line = "APP_NAME\tattnviz\n";
-    assert_int_equal(app_strings_parse(&t, short_line, strlen(short_line), "ui.tsv", &err), ATTN_ERR_PARSE);
+    assert_int_equal(viz_strings_parse(&t, short_line, strlen(short_line), "ui.tsv", &err), ATTN_ERR_PARSE);
     assert_non_null(strstr(err.msg, "ui.tsv:1: a line needs"));
     const char *missing = "APP_NAME\tattnviz\tattnviz\n";
-    assert_int_equal(app_strings_parse(&t, missing, strlen(missing), "ui.tsv", &err), ATTN_ERR_PARSE);
+    assert_int_equal(viz_strings_parse(&t, missing, strlen(missing), "ui.tsv", &err), ATTN_ERR_PARSE);
     assert_non_null(strstr(err.msg, "is missing"));
     // every string exists in both languages in the shipped table
     for (int i = 0; i < VIZ_STR_COUNT; i++) {
-        assert_non_null(strings.s[APP_LANG_EN][i]);
-        assert_non_null(strings.s[APP_LANG_ZH][i]);
-        assert_true(strlen(strings.s[APP_LANG_ZH][i]) > 0);
+        assert_non_null(strings.s[VIZ_LANG_EN][i]);
+        assert_non_null(strings.s[VIZ_LANG_ZH][i]);
+        assert_true(strlen(strings.s[VIZ_LANG_ZH][i]) > 0);
     }
 }
 

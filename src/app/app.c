@@ -108,7 +108,7 @@ static int default_query(const attn_trace *t) {
 }
 
 attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg,
-                     const app_strings *strings, attn_err *err) {
+                     const viz_strings *strings, attn_err *err) {
     memset(st, 0, sizeof *st);
     st->strings = strings;
     st->cfg = st->design_cfg = *cfg;
@@ -318,7 +318,7 @@ void app_widget(app_state *st, viz_widget w, int delta) {
         st->theme = (viz_theme_id)wrap((int)st->theme + (delta ? delta : 1), VIZ_THEME_COUNT);
         break;
     case VIZ_W_LANG:
-        st->lang = (app_lang)wrap((int)st->lang + 1, APP_LANG_COUNT);
+        st->lang = (viz_lang)wrap((int)st->lang + 1, VIZ_LANG_COUNT);
         update_badge(st);
         break;
     default:

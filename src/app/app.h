@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "app_strings.h"
+#include "viz_strings.h"
 #include "attn.h"
 #include "attn_json.h"
 #include "viz_scene.h"
@@ -50,7 +50,7 @@ typedef struct {
     char *edit_backup;          /* sentence before editing, restored by Esc (owned) */
     char edit_error[512];       /* why the edit buffer is not a valid sentence, or "" */
     /* look and feel */
-    app_lang lang;              /* UI language */
+    viz_lang lang;              /* UI language */
     viz_theme_id theme;         /* colour theme */
     float dpi_scale;            /* from the display (or --ui-scale) */
     float zoom;                 /* user zoom, Ctrl+= / Ctrl+− (persisted) */
@@ -58,7 +58,7 @@ typedef struct {
     int width, height;          /* window size in pixels */
     char status[APP_STATUS_CAP];/* status line */
     char badge[320];            /* weights badge text */
-    const app_strings *strings; /* UI strings (borrowed) */
+    const viz_strings *strings; /* UI strings (borrowed) */
     /* bookkeeping */
     bool dirty;                 /* something visible changed: rebuild the display list */
     bool quit;                  /* leave the main loop */
@@ -68,7 +68,7 @@ typedef struct {
  * computes the first trace. Returns ATTN_OK, or the core's error (then st is
  * freed). strings is borrowed for the app's lifetime. */
 attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg,
-                     const app_strings *strings, attn_err *err);
+                     const viz_strings *strings, attn_err *err);
 void app_free(app_state *st); /* NULL is a no-op */
 
 /* Reads --weights; the app then shows "from FILE". */

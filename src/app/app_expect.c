@@ -36,7 +36,7 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "pos_enc")) snprintf(out, cap, "%s", cfg->pos_enc ? "on" : "off");
     else if (!strcmp(name, "mask")) snprintf(out, cap, "%s", mask);
     else if (!strcmp(name, "compare")) snprintf(out, cap, "%s", compares[st->compare]);
-    else if (!strcmp(name, "lang")) snprintf(out, cap, "%s", st->lang == APP_LANG_ZH ? "zh" : "en");
+    else if (!strcmp(name, "lang")) snprintf(out, cap, "%s", st->lang == VIZ_LANG_ZH ? "zh" : "en");
     else if (!strcmp(name, "theme")) snprintf(out, cap, "%s", viz_theme_name(st->theme));
     else if (!strcmp(name, "focus")) snprintf(out, cap, "%s", st->focus == VIZ_FOCUS_RAIL ? "rail" : "canvas");
     else if (!strcmp(name, "help")) snprintf(out, cap, "%d", st->show_help);

@@ -29,7 +29,7 @@ char *app_settings_load(app_state *st) {
         for (int t = 0; t < VIZ_THEME_COUNT; t++)
             if (!strcmp(v->valuestring, viz_theme_name((viz_theme_id)t))) st->theme = (viz_theme_id)t;
     if (cJSON_IsString(v = cJSON_GetObjectItem(root, "lang")))
-        st->lang = !strcmp(v->valuestring, "zh") ? APP_LANG_ZH : APP_LANG_EN;
+        st->lang = !strcmp(v->valuestring, "zh") ? VIZ_LANG_ZH : VIZ_LANG_EN;
     if (cJSON_IsNumber(v = cJSON_GetObjectItem(root, "zoom")) && v->valuedouble >= 0.5 && v->valuedouble <= 3)
         st->zoom = (float)v->valuedouble;
     if (cJSON_IsString(v = cJSON_GetObjectItem(root, "sentence"))) sentence = strdup(v->valuestring);
@@ -45,7 +45,7 @@ int app_settings_save(const app_state *st) {
     attn_strbuf b;
     attn_sb_init(&b);
     attn_sb_printf(&b, "{\n  \"theme\": \"%s\",\n  \"lang\": \"%s\",\n  \"zoom\": ", viz_theme_name(st->theme),
-                   st->lang == APP_LANG_ZH ? "zh" : "en");
+                   st->lang == VIZ_LANG_ZH ? "zh" : "en");
     attn_sb_number(&b, st->zoom);
     attn_sb_puts(&b, ",\n  \"sentence\": ");
     attn_sb_json_string(&b, st->sentence, strlen(st->sentence));

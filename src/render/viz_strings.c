@@ -1,5 +1,5 @@
-/* app_strings.c — loading the UI string table. */
-#include "app_strings.h"
+/* viz_strings.c — loading the UI string table. */
+#include "viz_strings.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +27,7 @@ static void unescape(char *s) {
 }
 
 /* Splits one line "key\ten\tzh" in place and stores it. */
-static attn_status take_line(app_strings *t, char *line, int lineno, const char *name, attn_err *err) {
+static attn_status take_line(viz_strings *t, char *line, int lineno, const char *name, attn_err *err) {
     char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
     if (!tab2)
         return attn_fail(err, ATTN_ERR_PARSE, "%s:%d: a line needs a key, the English and the Chinese text, "
@@ -37,13 +37,13 @@ static attn_status take_line(app_strings *t, char *line, int lineno, const char 
     if (id < 0) return attn_fail(err, ATTN_ERR_PARSE, "%s:%d: unknown string key \"%s\".", name, lineno, line);
     unescape(tab1 + 1);
     unescape(tab2 + 1);
-    t->s[APP_LANG_EN][id] = tab1 + 1;
-    t->s[APP_LANG_ZH][id] = tab2 + 1;
+    t->s[VIZ_LANG_EN][id] = tab1 + 1;
+    t->s[VIZ_LANG_ZH][id] = tab2 + 1;
     return ATTN_OK;
 }
 
-attn_status app_strings_parse(app_strings *out, const char *text, size_t len, const char *name, attn_err *err) {
-    app_strings t;
+attn_status viz_strings_parse(viz_strings *out, const char *text, size_t len, const char *name, attn_err *err) {
+    viz_strings t;
     memset(&t, 0, sizeof t);
     attn_status st = ATTN_OK;
     t.text_ = malloc(len + 1);
@@ -59,7 +59,7 @@ attn_status app_strings_parse(app_strings *out, const char *text, size_t len, co
         p = nl ? nl + 1 : NULL;
     }
     for (int i = 0; i < VIZ_STR_COUNT; i++)
-        if (!t.s[APP_LANG_EN][i]) {
+        if (!t.s[VIZ_LANG_EN][i]) {
             st = attn_fail(err, ATTN_ERR_PARSE, "%s: the string \"%s\" is missing.", name, viz_str_key((viz_str)i));
             goto cleanup;
         }
@@ -70,16 +70,16 @@ cleanup:
     return st;
 }
 
-attn_status app_strings_load(app_strings *out, const char *path, attn_err *err) {
+attn_status viz_strings_load(viz_strings *out, const char *path, attn_err *err) {
     char *text = NULL;
     size_t len = 0;
     attn_status st = attn_read_file(path, 1u << 20, &text, &len, err);
-    if (st == ATTN_OK) st = app_strings_parse(out, text, len, path, err);
+    if (st == ATTN_OK) st = viz_strings_parse(out, text, len, path, err);
     free(text);
     return st;
 }
 
-void app_strings_free(app_strings *t) {
+void viz_strings_free(viz_strings *t) {
     if (!t) return;
     free(t->text_);
     memset(t, 0, sizeof *t);

@@ -1,0 +1,26 @@
+/* viz_strings.h — the UI string table (assets/ui_strings.tsv) in both languages. */
+#ifndef VIZ_STRINGS_H
+#define VIZ_STRINGS_H
+
+#include "attn_err.h"
+#include "viz_scene.h"
+
+typedef enum { VIZ_LANG_EN, VIZ_LANG_ZH, VIZ_LANG_COUNT } viz_lang;
+
+typedef struct {
+    char *text_;                                  /* owned file contents, split in place */
+    const char *s[VIZ_LANG_COUNT][VIZ_STR_COUNT]; /* pointers into text_ */
+} viz_strings;
+
+/* Parses the TSV (key, English, Chinese; '#' comments; "\n" escapes). Every
+ * id of viz_strings.def must be present in both languages; an unknown key or
+ * a missing one is an error naming it and its line. On success *out owns its
+ * copy of the text (free with viz_strings_free). */
+attn_status viz_strings_parse(viz_strings *out, const char *text, size_t len, const char *name, attn_err *err);
+
+/* Reads and parses the file at path. */
+attn_status viz_strings_load(viz_strings *out, const char *path, attn_err *err);
+
+void viz_strings_free(viz_strings *t); /* NULL is a no-op */
+
+#endif
