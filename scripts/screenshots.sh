@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Regenerates the README's screenshots with attnviz itself: the real window
+# under Xvfb, driven by a script, saved by its own `shot` command.
+# Usage: scripts/screenshots.sh   (after a build in build/)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin="${ATTNVIZ:-$root/build/attnviz}"
+out="$root/docs/screenshots"
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/shots.script" <<SCRIPT
+size 1280 800
+click step 6
+hover cell weights 0 13 9
+shot $out/softmax.png
+click step 3
+hover cell scores 0 13 9
+shot $out/scores.png
+click step 5
+key m
+shot $out/mask-causal.png
+key l
+click step 7
+shot $out/weighted-sum-zh.png
+quit
+SCRIPT
+XDG_CONFIG_HOME="$tmp/config" SDL_RENDER_DRIVER=software \
+    xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --script "$tmp/shots.script"
+echo "screenshots written to $out"
