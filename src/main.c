@@ -48,6 +48,9 @@ static int run_gui(const cli_opts *o) {
     }
     SDL_SetHint(SDL_HINT_IME_SUPPORT_EXTENDED_TEXT, "1"); // long compositions are not cut at 32 bytes
     SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
+    const char *driver = SDL_getenv("SDL_RENDER_DRIVER");
+    if (driver && SDL_strcasecmp(driver, "software") == 0) // else SDL presents through OpenGL: +100 MB
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         fprintf(stderr, "attnviz: cannot open a display (%s). Without a screen, use attnviz --headless.\n", SDL_GetError());
         goto cleanup_strings;

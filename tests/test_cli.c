@@ -186,6 +186,95 @@ static void test_format_cell(void **state) {
     assert_string_equal(buf, "1.500e+20");
 }
 
+/* ---- lessons (issue 4) ---------------------------------------------------- */
+
+#define ZH_LESSON ATTN_SOURCE_DIR "/lessons/zh/self-attention.lesson"
+#define BAD_LESSON ATTN_SOURCE_DIR "/tests/lessons/bad-several.lesson"
+
+static void test_lesson_flags(void **state) {
+    (void)state;
+    cli_opts o;
+    attn_err err;
+    assert_int_equal(parse(&o, &err, 3, "--lesson", "a.lesson"), ATTN_OK);
+    assert_int_equal(o.mode, CLI_MODE_GUI); // the GUI opens it
+    assert_string_equal(o.lesson_path, "a.lesson");
+    assert_null(o.page_id);
+    assert_int_equal(parse(&o, &err, 7, "--headless", "--lesson", "a.lesson", "--page", "scale", "--no-scale"),
+                     ATTN_OK);
+    assert_int_equal(o.mode, CLI_MODE_HEADLESS);
+    assert_string_equal(o.page_id, "scale");
+    assert_true(o.set_scale);
+    assert_false(o.set_seed || o.set_mask || o.set_pos_enc || o.set_bias);
+    assert_int_equal(parse(&o, &err, 3, "--check-lesson", "a.lesson"), ATTN_OK);
+    assert_int_equal(o.mode, CLI_MODE_HEADLESS);
+    assert_string_equal(o.check_lesson, "a.lesson");
+    assert_false(o.print);
+    expect_error("--page needs --lesson", 3, "--page", "intro");
+    char *argv1[] = {"attnviz", "--lesson", "a", "--weights", "w.json"};
+    assert_int_equal(cli_parse(&o, 5, argv1, &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "either --lesson"));
+    char *argv2[] = {"attnviz", "--check-lesson", "a", "--print"};
+    assert_int_equal(cli_parse(&o, 4, argv2, &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "--check-lesson only checks a lesson"));
+    assert_non_null(strstr(cli_help_text(), "--check-lesson FILE"));
+}
+
+static void test_lesson_headless(void **state) {
+    (void)state;
+    char *out, *errtext;
+    char *argv[] = {"attnviz", "--headless", "--lesson", ZH_LESSON, "--page", "intro", "--print", "weights"};
+    assert_int_equal(run(&out, &errtext, 8, argv), 0);
+    assert_non_null(strstr(out, "tokens (17): 1:这 2:只 3:动物 4:没 5:看见")); // the vocabulary's words
+    assert_non_null(strstr(out, "weights: from the lesson "));
+    assert_non_null(strstr(out, "page intro"));
+    assert_non_null(strstr(out, "0.8088")); // 它 -> 鸟
+    free(out);
+    free(errtext);
+    // --sentence replaces the page's sentence and keeps the vocabulary and the designs
+    char *argv2[] = {"attnviz", "--headless", "--lesson", ZH_LESSON, "--sentence", "它看见那只猫。", "--print", "x"};
+    assert_int_equal(run(&out, &errtext, 8, argv2), 0);
+    assert_non_null(strstr(out, "tokens (6): 1:它 2:看见 3:那 4:只 5:猫 6:。"));
+    assert_non_null(strstr(out, "weights: from the lesson "));
+    free(out);
+    free(errtext);
+    // a settings flag the design does not fit: random weights, and the tokens line says so
+    char *argv3[] = {"attnviz", "--headless", "--lesson", ZH_LESSON, "--d-k", "3", "--print", "x"};
+    assert_int_equal(run(&out, &errtext, 8, argv3), 0);
+    assert_non_null(strstr(out, "weights: random, untrained (seed 1)"));
+    free(out);
+    free(errtext);
+    char *argv4[] = {"attnviz", "--headless", "--lesson", ZH_LESSON, "--page", "nope"};
+    assert_int_equal(run(&out, &errtext, 6, argv4), 1);
+    assert_non_null(strstr(errtext, "has no page \"nope\"; its pages are: intro, qkv, why"));
+    assert_string_equal(out, "");
+    free(out);
+    free(errtext);
+}
+
+static void test_check_lesson(void **state) {
+    (void)state;
+    char *out, *errtext;
+    char *argv[] = {"attnviz", "--check-lesson", ZH_LESSON};
+    assert_int_equal(run(&out, &errtext, 3, argv), 0);
+    assert_non_null(strstr(out, "self-attention.lesson: ok, 12 pages\n"));
+    assert_string_equal(errtext, "");
+    free(out);
+    free(errtext);
+    char *argv2[] = {"attnviz", "--check-lesson", BAD_LESSON};
+    assert_int_equal(run(&out, &errtext, 3, argv2), 1);
+    assert_string_equal(out, "");
+    assert_non_null(strstr(errtext, "bad-several.lesson:8:7: “bird” has 3 numbers"));
+    assert_non_null(strstr(errtext, "bad-several.lesson:13:8: there is no step “9”"));
+    assert_non_null(strstr(errtext, "bad-several.lesson:15:1: unknown directive @colour"));
+    free(out);
+    free(errtext);
+    char *argv3[] = {"attnviz", "--check-lesson", "/nonexistent.lesson"};
+    assert_int_equal(run(&out, &errtext, 3, argv3), 1);
+    assert_non_null(strstr(errtext, "attnviz: Cannot open /nonexistent.lesson"));
+    free(out);
+    free(errtext);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_and_modes),
@@ -196,6 +285,9 @@ int main(void) {
         cmocka_unit_test(test_run_errors),
         cmocka_unit_test(test_explain_output),
         cmocka_unit_test(test_format_cell),
+        cmocka_unit_test(test_lesson_flags),
+        cmocka_unit_test(test_lesson_headless),
+        cmocka_unit_test(test_check_lesson),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -418,6 +418,19 @@ static void free_and_copy(void **state) {
     assert_null(c.text);
 }
 
+static void control_characters_refused(void **state) {
+    (void)state;
+    expect_error("a\x01" "b", 3, "control character (U+0001) at byte 1");
+    expect_error("a \x1b[31m", 7, "(U+001B) at byte 2");
+    expect_error("ab" "\x7f", 3, "(U+007F) at byte 2");
+    expect_error("x\xc2\x9b", 3, "(U+009B) at byte 1"); /* a C1 control */
+    attn_tokens t;
+    /* tabs, line breaks and NEL are whitespace, not refused */
+    assert_int_equal(attn_tokenize(&t, "a\tb\r\nc" "\xc2\x85" "d", 9, NULL, NULL), ATTN_OK);
+    assert_int_equal(t.n, 4);
+    attn_tokens_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chinese_seed),
@@ -443,6 +456,7 @@ int main(void) {
         cmocka_unit_test(labels_never_split),
         cmocka_unit_test(token_text),
         cmocka_unit_test(free_and_copy),
+        cmocka_unit_test(control_characters_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

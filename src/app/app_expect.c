@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app_sdl.h"
 
@@ -122,7 +123,33 @@ static bool expect_text(app_ui *u, const app_script_cmd *c) {
     return mismatch(u, c, "not drawn");
 }
 
+/* Resident memory in KiB (/proc/self/statm), or -1. */
+static long rss_kb(void) {
+    long pages_total = 0, pages_rss = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    int ok = fscanf(f, "%ld %ld", &pages_total, &pages_rss) == 2;
+    fclose(f);
+    return ok ? pages_rss * (sysconf(_SC_PAGESIZE) / 1024) : -1;
+}
+
+/* rss_mark now / rss_growth_below KIB: memory must not creep during a soak. */
+static bool expect_rss(app_ui *u, const app_script_cmd *c) {
+    long now = rss_kb();
+    if (!strcmp(c->name, "rss_mark")) {
+        u->rss_mark_kb = now;
+        return true;
+    }
+    long limit = atol(c->text), grew = now - u->rss_mark_kb;
+    fprintf(stderr, "attnviz: resident memory %ld KiB, %+ld KiB since the mark\n", now, grew);
+    if (now >= 0 && grew <= limit) return true;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%ld KiB more", grew);
+    return mismatch(u, c, buf);
+}
+
 bool app_expect(app_ui *u, const app_script_cmd *c) {
+    if (!strncmp(c->name, "rss_", 4)) return expect_rss(u, c);
     app_ui_frame(u, true);
     if (!strcmp(c->name, "cell_color")) return expect_cell_color(u, c);
     if (!strcmp(c->name, "row_highlight")) return expect_row_highlight(u, c);

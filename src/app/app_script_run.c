@@ -45,7 +45,7 @@ static void click_at(app_ui *u, int x, int y) {
 
 /* Centre of the hit region standing for the command's target. */
 static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
-    app_ui_frame(u, false);
+    app_ui_layout(u);
     for (int i = u->list.count - 1; i >= 0; i--) {
         const viz_cmd *r = &u->list.cmds[i];
         if (r->kind != VIZ_HIT) continue;
@@ -135,7 +135,8 @@ static void wheel(app_ui *u, const app_script_cmd *c) {
 
 static void resize(app_ui *u, int w, int h) {
     SDL_SetWindowSize(u->win, w, h);
-    for (int i = 0; i < 50; i++) { // the window manager applies it asynchronously
+    bool full = SDL_GetWindowFlags(u->win) & SDL_WINDOW_FULLSCREEN_DESKTOP;
+    for (int i = 0; i < 50 && !full; i++) { // the window manager applies it asynchronously
         SDL_Event e;
         while (SDL_PollEvent(&e)) send(u, &e);
         int rw, rh;
@@ -170,9 +171,13 @@ static bool run(app_ui *u, const app_script_cmd *c) {
 }
 
 bool app_script_tick(app_ui *u) {
-    if (u->script_pos >= u->script.count) return false;
-    if (!SDL_TICKS_PASSED(SDL_GetTicks(), u->wait_until)) return true;
-    const app_script_cmd *c = &u->script.cmds[u->script_pos++];
-    run(u, c);
+    // a batch of commands per frame: a person's events also arrive faster than
+    // frames; a wait ends the batch so the frame before it is drawn
+    for (int k = 0; k < 16 && u->script_pos < u->script.count && !u->st.quit; k++) {
+        if (!SDL_TICKS_PASSED(SDL_GetTicks(), u->wait_until)) break;
+        const app_script_cmd *c = &u->script.cmds[u->script_pos++];
+        run(u, c);
+        if (c->kind == APP_SC_WAIT) break;
+    }
     return u->script_pos < u->script.count && !u->st.quit;
 }

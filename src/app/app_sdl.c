@@ -78,21 +78,27 @@ static void capture(app_ui *u) {
     u->pix_h = h;
 }
 
+void app_ui_layout(app_ui *u) {
+    if (!u->st.dirty && u->list.count > 0) return;
+    viz_scene s;
+    app_scene(&u->st, &s);
+    viz_build_window(&u->list, &s, viz_fonts_measure(u->fonts));
+    u->st.dirty = false;
+    u->stale = true; // laid out but not yet on screen
+}
+
 void app_ui_frame(app_ui *u, bool want_capture) {
     bool shot = u->pending_shot[0] != '\0';
-    if (!u->st.dirty && !want_capture && !shot) return;
-    if (u->st.dirty || u->list.count == 0) {
-        viz_scene s;
-        app_scene(&u->st, &s);
-        viz_build_window(&u->list, &s, viz_fonts_measure(u->fonts));
-        u->st.dirty = false;
-    }
+    app_ui_layout(u);
+    if (!u->stale && !want_capture && !shot) return; // nothing changed: no redraw
     const viz_theme *th = viz_theme_get(u->st.theme);
     SDL_SetRenderDrawColor(u->ren, th->bg.r, th->bg.g, th->bg.b, 255);
     SDL_RenderClear(u->ren);
     viz_sdl_draw(u->ren, u->fonts, &u->list);
     if (want_capture || shot) capture(u); // read back before present: the frame as shown
     SDL_RenderPresent(u->ren);
+    u->stale = false;
+    u->frames++;
     if (shot) {
         char err[512];
         if (app_ui_save_frame(u, u->pending_shot, err, sizeof err) == 0)
@@ -100,6 +106,8 @@ void app_ui_frame(app_ui *u, bool want_capture) {
         else
             app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVE_FAILED), err);
         u->pending_shot[0] = '\0';
+        free(u->pixels); // a full-window copy is not worth keeping between shots
+        u->pixels = NULL;
     }
 }
 
@@ -259,7 +267,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
 
 /* Keeps the list in step with the state so hit tests see what is on screen. */
 static viz_hit hit_at(app_ui *u, float x, float y) {
-    if (u->st.dirty) app_ui_frame(u, false);
+    app_ui_layout(u);
     return viz_hit_test(&u->list, x, y);
 }
 

@@ -27,6 +27,9 @@ typedef struct {
     Uint32 *pixels;           /* last captured frame (ARGB8888, owned), for pixel checks */
     int pix_w, pix_h;         /* its size */
     float mouse_x, mouse_y;   /* last mouse position */
+    bool stale;               /* the list changed since it was last drawn */
+    long frames;              /* frames presented */
+    long rss_mark_kb;         /* resident memory at the script's `expect rss_mark` */
 } app_ui;
 
 /* Opens the window (w×h, resizable) and sets up u around an initialised
@@ -43,8 +46,12 @@ void app_ui_close(app_ui *u);
 /* Handles one event (real or synthesised by a script). */
 void app_ui_event(app_ui *u, const SDL_Event *e);
 
-/* Builds the display list if the state changed, draws and presents it; when
- * capture is set (or a screenshot is pending) the frame's pixels are kept. */
+/* Rebuilds the display list if the state changed (hit tests need it). */
+void app_ui_layout(app_ui *u);
+
+/* Lays out if needed, then draws and presents when the list changed since the
+ * last frame; when capture is set (or a screenshot is pending) it always
+ * draws and keeps the frame's pixels. */
 void app_ui_frame(app_ui *u, bool capture);
 
 /* Runs script commands due now. Returns false when the script has finished. */

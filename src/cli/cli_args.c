@@ -81,7 +81,9 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
     else if (strcmp(flag, "--weights") == 0) o->weights_path = val;
     else if (strcmp(flag, "--dump-json") == 0) o->dump_path = val;
     else if (strcmp(flag, "--explain") == 0) st = parse_explain(o, val, err);
-    else if (strcmp(flag, "--mask") == 0) st = attn_mask_parse(&o->cfg.mask, val, err);
+    else if (strcmp(flag, "--lesson") == 0) o->lesson_path = val;
+    else if (strcmp(flag, "--page") == 0) o->page_id = val;
+    else if (strcmp(flag, "--check-lesson") == 0) o->check_lesson = val;
     else if (strcmp(flag, "--size") == 0) st = parse_size(o, val, err);
     else if (strcmp(flag, "--ui-scale") == 0) st = parse_scale(o, val, err);
     else if (strcmp(flag, "--font") == 0) o->font_path = val;
@@ -90,6 +92,10 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
     else if (strcmp(flag, "--seed") == 0) {
         st = parse_int(&v, flag, val, 0, 4294967295LL, err);
         o->cfg.seed = (uint32_t)v;
+        o->set_seed = true;
+    } else if (strcmp(flag, "--mask") == 0) {
+        st = attn_mask_parse(&o->cfg.mask, val, err);
+        o->set_mask = true;
     } else if (strcmp(flag, "--d-model") == 0) {
         st = parse_int(&v, flag, val, 1, ATTN_MAX_D_MODEL, err);
         o->cfg.d_model = (int)v;
@@ -111,6 +117,7 @@ static bool takes_value(const char *flag) {
         "--sentence", "--sentence-file", "--weights", "--dump-json", "--explain",
         "--mask", "--seed", "--d-model", "--d-k", "--heads",
         "--size", "--ui-scale", "--font", "--script", "--shots-dir",
+        "--lesson", "--page", "--check-lesson",
     };
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         if (strcmp(flag, valued[i]) == 0) return true;
@@ -133,12 +140,26 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
 
 static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn_err *err) {
     if (strcmp(a, "--headless") == 0) *headless = true;
-    else if (strcmp(a, "--no-scale") == 0) o->cfg.scale = false;
-    else if (strcmp(a, "--pos-enc") == 0) o->cfg.pos_enc = true;
-    else if (strcmp(a, "--bias") == 0) o->cfg.bias = true;
+    else if (strcmp(a, "--no-scale") == 0) o->cfg.scale = false, o->set_scale = true;
+    else if (strcmp(a, "--pos-enc") == 0) o->cfg.pos_enc = true, o->set_pos_enc = true;
+    else if (strcmp(a, "--bias") == 0) o->cfg.bias = true, o->set_bias = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) o->mode = CLI_MODE_HELP;
     else if (strcmp(a, "--version") == 0) o->mode = CLI_MODE_VERSION;
     else return attn_fail(err, ATTN_ERR_RANGE, "Unknown option \"%s\"; see attnviz --help.", a);
+    return ATTN_OK;
+}
+
+/* The lesson flags combine only in ways that mean something. */
+static attn_status check_lesson_flags(const cli_opts *o, attn_err *err) {
+    if (o->check_lesson && (o->lesson_path || o->print || o->dump_path || o->explain || o->weights_path))
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--check-lesson only checks a lesson; run it without --lesson, --print, --dump-json, "
+                         "--explain or --weights.");
+    if (o->page_id && !o->lesson_path)
+        return attn_fail(err, ATTN_ERR_RANGE, "--page needs --lesson FILE (the lesson the page is in).");
+    if (o->lesson_path && o->weights_path)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "Give either --lesson (its designed weights) or --weights, not both.");
     return ATTN_OK;
 }
 
@@ -164,6 +185,12 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (o->sentence && o->sentence_file)
         return attn_fail(err, ATTN_ERR_RANGE, "Give either --sentence or --sentence-file, not both.");
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION) return ATTN_OK;
+    attn_status st = check_lesson_flags(o, err);
+    if (st != ATTN_OK) return st;
+    if (o->check_lesson) { // validating a lesson is a headless action of its own
+        o->mode = CLI_MODE_HEADLESS;
+        return ATTN_OK;
+    }
     // any headless action implies --headless; --headless alone prints everything
     if (headless || o->print || o->dump_path || o->explain) {
         o->mode = CLI_MODE_HEADLESS;
@@ -181,6 +208,8 @@ const char *cli_help_text(void) {
         "  attnviz --headless [options] --print [STAGE]\n"
         "  attnviz --headless [options] --dump-json FILE|-\n"
         "  attnviz --headless [options] --explain STAGE:HEAD:ROW:COL\n"
+        "  attnviz --headless --lesson FILE [--page ID] [options] --print [STAGE]\n"
+        "  attnviz --check-lesson FILE\n"
         "\n"
         "Input:\n"
         "  --sentence S          the sentence (default: " CLI_SEED_SENTENCE ")\n"
@@ -202,6 +231,12 @@ const char *cli_help_text(void) {
         "  --dump-json F         write every stage as JSON (- for standard output)\n"
         "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
         "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
+        "Lessons:\n"
+        "  --lesson FILE         open a lesson (with --headless: compute its page with the\n"
+        "                        page's sentence, settings, vocabulary and designed weights;\n"
+        "                        --sentence and the settings flags override the page)\n"
+        "  --page ID             which page of the lesson (default: the first)\n"
+        "  --check-lesson FILE   check a lesson and report every error as file:line:column\n"
         "Window:\n"
         "  --size WxH            window size, e.g. 1280x800\n"
         "  --ui-scale S          UI scale 0.5-4 (default: from the display's DPI)\n"

@@ -24,6 +24,7 @@ typedef struct {
     bool set_d_model;          /* --d-model was given (a weights file may not override it) */
     bool set_d_k;              /* --d-k was given */
     bool set_heads;            /* --heads was given */
+    bool set_seed, set_mask, set_scale, set_pos_enc, set_bias; /* given as flags (they override a lesson page) */
     const char *sentence;      /* --sentence, borrowed from argv; NULL when not given */
     const char *sentence_file; /* --sentence-file path or "-"; NULL when not given */
     const char *weights_path;  /* --weights FILE.json; NULL when not given */
@@ -35,6 +36,9 @@ typedef struct {
     const char *font_path;     /* --font FILE overriding the fontconfig match; NULL otherwise */
     const char *script_path;   /* --script FILE driving the GUI; NULL otherwise */
     const char *shots_dir;     /* --shots-dir DIR for screenshots; NULL: XDG pictures folder */
+    const char *lesson_path;   /* --lesson FILE (GUI: open it; headless: compute its page); NULL otherwise */
+    const char *page_id;       /* --page ID of the lesson; NULL: the first page */
+    const char *check_lesson;  /* --check-lesson FILE: validate it and do nothing else; NULL otherwise */
     bool explain;              /* --explain given */
     int explain_stage, explain_head, explain_row, explain_col; /* its cell */
 } cli_opts;

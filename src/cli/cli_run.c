@@ -7,6 +7,7 @@
 #include "attn_json.h"
 #include "cli_print.h"
 #include "fileio.h"
+#include "lesson.h"
 
 typedef struct {
     char *sentence_buf;     /* owned --sentence-file contents, or NULL */
@@ -16,6 +17,9 @@ typedef struct {
     attn_weights weights;   /* views into file, bound to the final config */
     attn_config cfg;        /* o->cfg with dimensions taken from the weights file */
     attn_trace trace;       /* the computed trace */
+    lesson *lesson;         /* --lesson, or NULL */
+    int page;               /* its page */
+    char weights_name[512]; /* "the lesson FILE, page ID" for the tokens line */
 } run_state;
 
 static attn_status load_sentence(run_state *r, const cli_opts *o, attn_err *err) {
@@ -25,7 +29,8 @@ static attn_status load_sentence(run_state *r, const cli_opts *o, attn_err *err)
         r->sentence = r->sentence_buf;
         return st;
     }
-    r->sentence = o->sentence ? o->sentence : CLI_SEED_SENTENCE;
+    r->sentence = o->sentence ? o->sentence
+                : r->lesson ? lesson_page_at(r->lesson, r->page)->sentence : CLI_SEED_SENTENCE;
     r->sentence_len = strlen(r->sentence);
     return ATTN_OK;
 }
@@ -47,9 +52,42 @@ static attn_status load_weights(run_state *r, const cli_opts *o, attn_err *err) 
     return ATTN_OK;
 }
 
+static attn_status unknown_page(const lesson *l, const cli_opts *o, attn_err *err) {
+    char ids[400] = "";
+    for (int i = 0; i < lesson_page_count(l); i++) {
+        size_t used = strlen(ids);
+        snprintf(ids + used, sizeof ids - used, "%s%s", i ? ", " : "", lesson_page_at(l, i)->id);
+    }
+    return attn_fail(err, ATTN_ERR_INPUT, "The lesson %s has no page \"%s\"; its pages are: %s.",
+                     o->lesson_path, o->page_id, ids);
+}
+
+/* --lesson: the page's configuration, with the settings flags given on top. */
+static attn_status load_lesson(run_state *r, const cli_opts *o, attn_err *err) {
+    attn_status st = lesson_load(&r->lesson, o->lesson_path, err);
+    if (st != ATTN_OK) return st;
+    r->page = o->page_id ? lesson_find_page(r->lesson, o->page_id) : 0;
+    if (r->page < 0) return unknown_page(r->lesson, o, err);
+    const lesson_page *pg = lesson_page_at(r->lesson, r->page);
+    attn_config c = pg->cfg;
+    const attn_config *f = &o->cfg;
+    if (o->set_d_model) c.d_model = f->d_model;
+    if (o->set_d_k) c.d_k = f->d_k;
+    if (o->set_heads) c.heads = f->heads;
+    if (o->set_seed) c.seed = f->seed;
+    if (o->set_mask) c.mask = f->mask;
+    if (o->set_scale) c.scale = f->scale;
+    if (o->set_pos_enc) c.pos_enc = f->pos_enc;
+    if (o->set_bias) c.bias = f->bias;
+    r->cfg = c;
+    snprintf(r->weights_name, sizeof r->weights_name, "the lesson %s, page %s", o->lesson_path, pg->id);
+    return ATTN_OK;
+}
+
 static attn_status compute(run_state *r, const cli_opts *o, attn_err *err) {
     r->cfg = o->cfg;
-    attn_status st = load_sentence(r, o, err);
+    attn_status st = o->lesson_path ? load_lesson(r, o, err) : ATTN_OK;
+    if (st == ATTN_OK) st = load_sentence(r, o, err);
     if (st == ATTN_OK && o->weights_path) st = load_weights(r, o, err);
     if (st == ATTN_OK) st = attn_config_check(&r->cfg, err);
     if (st != ATTN_OK) return st;
@@ -62,25 +100,25 @@ static attn_status compute(run_state *r, const cli_opts *o, attn_err *err) {
         if (st == ATTN_OK) st = attn_weights_file_bind(&r->weights, &r->file, &r->cfg, n, o->weights_path, err);
         if (st != ATTN_OK) return st;
         w = &r->weights;
+    } else if (r->lesson) { // the designs that fit the final configuration; the rest random
+        lesson_page_weights(r->lesson, r->page, &r->cfg, &r->weights);
+        w = &r->weights;
     }
-    return attn_trace_run(&r->trace, r->sentence, r->sentence_len, &r->cfg, NULL, w, err);
+    const attn_vocab *vocab = r->lesson ? lesson_vocab(r->lesson) : NULL;
+    return attn_trace_run(&r->trace, r->sentence, r->sentence_len, &r->cfg, vocab, w, err);
 }
 
-static attn_status explain(const run_state *r, const cli_opts *o, FILE *out, attn_err *err) {
+/* The --explain cell as text (*text is the caller's to free). */
+static attn_status explain(const run_state *r, const cli_opts *o, char **text, attn_err *err) {
     attn_explanation *e = malloc(sizeof *e);
     if (!e) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to explain a cell.");
     attn_status st = attn_explain(e, &r->trace, (attn_stage)o->explain_stage, o->explain_head,
                                   o->explain_row, o->explain_col, err);
     if (st == ATTN_OK) {
         size_t need = attn_explain_format(e, &r->trace, NULL, 0) + 1;
-        char *text = malloc(need);
-        if (text) {
-            attn_explain_format(e, &r->trace, text, need);
-            fputs(text, out);
-            free(text);
-        } else {
-            st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to explain a cell.");
-        }
+        *text = malloc(need);
+        if (*text) attn_explain_format(e, &r->trace, *text, need);
+        else st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to explain a cell.");
     }
     free(e);
     return st;
@@ -88,26 +126,53 @@ static attn_status explain(const run_state *r, const cli_opts *o, FILE *out, att
 
 static attn_status act(const run_state *r, const cli_opts *o, FILE *out, attn_err *err) {
     attn_status st = ATTN_OK;
+    char *why = NULL;
+    // a cell that does not exist is refused before anything is written or printed
+    if (o->explain && (st = explain(r, o, &why, err)) != ATTN_OK) return st;
     if (o->dump_path) { // first, so a failed dump leaves no half-printed tables
         char *json = attn_json_dump(&r->trace);
-        if (!json) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
-        st = attn_write_file_atomic(o->dump_path, json, strlen(json), err);
+        if (!json) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
+        else st = attn_write_file_atomic(o->dump_path, json, strlen(json), err);
         free(json);
-        if (st != ATTN_OK) return st;
+        if (st != ATTN_OK) {
+            free(why);
+            return st;
+        }
     }
     if (o->print) {
-        cli_print_tokens(out, &r->trace, o->weights_path);
+        cli_print_tokens(out, &r->trace, r->lesson ? r->weights_name : o->weights_path);
         if (o->print_stage >= 0) {
             cli_print_stage(out, &r->trace, (attn_stage)o->print_stage);
         } else {
             for (int s = 0; s < ATTN_STAGE_COUNT; s++) cli_print_stage(out, &r->trace, (attn_stage)s);
         }
     }
-    if (o->explain) st = explain(r, o, out, err);
+    if (why) fputs(why, out);
+    free(why);
     return st;
 }
 
+/* --check-lesson: "FILE: ok, N pages", or every error as file:line:column. */
+static int check_lesson(const cli_opts *o, FILE *out, FILE *errf) {
+    char *text = NULL, *report = NULL;
+    size_t len = 0;
+    int pages = 0;
+    attn_err err;
+    if (attn_read_file(o->check_lesson, LESSON_MAX_BYTES, &text, &len, &err) != ATTN_OK) {
+        fprintf(errf, "attnviz: %s\n", err.msg);
+        return 1;
+    }
+    int errors = lesson_check(text, len, o->check_lesson, &report, &pages);
+    if (errors == 0) fprintf(out, "%s: ok, %d page%s\n", o->check_lesson, pages, pages == 1 ? "" : "s");
+    else fputs(report ? report : "attnviz: not enough memory to report the lesson's errors\n", errf);
+    free(report);
+    free(text);
+    fflush(out);
+    return errors == 0 ? 0 : 1;
+}
+
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
+    if (o->check_lesson) return check_lesson(o, out, errf);
     run_state r;
     memset(&r, 0, sizeof r);
     attn_err err;
@@ -117,6 +182,7 @@ int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
     attn_trace_free(&r.trace);
     attn_weights_file_free(&r.file);
+    lesson_free(r.lesson);
     free(r.sentence_buf);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;

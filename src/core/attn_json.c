@@ -167,6 +167,14 @@ static attn_status read_mat(attn_json_mat *m, const cJSON *item, const char *whe
     return ATTN_OK;
 }
 
+/* cJSON keeps every copy of a repeated key; reading both would leak the first
+ * matrix and silently let the last one win, so a repeat is refused. */
+static attn_status check_unique(const cJSON *obj, const cJSON *it, const char *where, attn_err *err) {
+    if (cJSON_GetObjectItemCaseSensitive(obj, it->string) != it)
+        return attn_fail(err, ATTN_ERR_PARSE, "%s appears more than once; give each key once.", where);
+    return ATTN_OK;
+}
+
 static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, const char *name,
                              attn_err *err) {
     if (!cJSON_IsObject(obj))
@@ -175,6 +183,8 @@ static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, cons
     cJSON_ArrayForEach(it, obj) {
         char where[96];
         snprintf(where, sizeof where, "%s: heads[%d].%.20s", name, h, it->string);
+        attn_status st = check_unique(obj, it, where, err);
+        if (st != ATTN_OK) return st;
         int k = 0;
         while (k < 6 && strcmp(it->string, head_keys[k]) != 0) k++;
         if (k == 6) {
@@ -182,7 +192,7 @@ static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, cons
             return attn_fail(err, ATTN_ERR_PARSE,
                              "%s is not a key attnviz knows; a head has W_Q, W_K, W_V, b_Q, b_K, b_V.", where);
         }
-        attn_status st = read_mat(&f->w[h][k], it, where, k >= 3, err);
+        st = read_mat(&f->w[h][k], it, where, k >= 3, err);
         if (st != ATTN_OK) return st;
     }
     return ATTN_OK;
@@ -202,7 +212,8 @@ static attn_status read_top(attn_weights_file *f, const cJSON *root, const char 
     cJSON_ArrayForEach(it, root) {
         char where[96];
         snprintf(where, sizeof where, "%s: %.20s", name, it->string);
-        attn_status st = ATTN_OK;
+        attn_status st = check_unique(root, it, where, err);
+        if (st != ATTN_OK) return st;
         if (strcmp(it->string, "X") == 0) st = read_mat(&f->x, it, where, false, err);
         else if (strcmp(it->string, "W_O") == 0) st = read_mat(&f->w_o, it, where, false, err);
         else if (strcmp(it->string, "b_O") == 0) st = read_mat(&f->b_o, it, where, true, err);

@@ -189,6 +189,22 @@ static size_t scan_token(const char *s, size_t len, size_t i, uint32_t cp, size_
     return skip_marks(s, len, i + n);
 }
 
+/* Control characters (other than whitespace) are refused: they are invisible
+ * on screen and a terminal may act on them (ESC starts a sequence). */
+static attn_status check_controls(const char *s, size_t len, attn_err *err) {
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        int n = utf8_decode(s + i, len - i, &cp);
+        bool control = cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
+        if (control && !is_space(cp))
+            return attn_fail(err, ATTN_ERR_INPUT,
+                             "The sentence contains an invisible control character (U+%04X) at byte %zu "
+                             "(counting from 0); remove it.", (unsigned)cp, i);
+        i += n > 0 ? (size_t)n : 1;
+    }
+    return ATTN_OK;
+}
+
 /* Checks length, NUL bytes and UTF-8; reports the first problem by offset. */
 static attn_status check_input(const char *s, size_t len, attn_err *err) {
     if (!s || len == 0)
@@ -207,7 +223,7 @@ static attn_status check_input(const char *s, size_t len, attn_err *err) {
         return attn_fail(err, ATTN_ERR_INPUT,
                          "The sentence is not valid UTF-8: at byte %zu (counting from 0) "
                          "there is %s.", bad, utf8_problem(s, len, bad));
-    return ATTN_OK;
+    return check_controls(s, len, err);
 }
 
 /* Marks every token whose text also occurs at another position. */

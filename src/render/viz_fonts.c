@@ -20,9 +20,11 @@
 #define MIN_PX 1
 #define MAX_PX 512
 #define CHECK_PX 16       /* size opened at start to prove the files load */
-#define MAX_SIZES 16      /* open TTF_Font pairs; each holds FreeType caches */
-#define CACHE_MAX 2048    /* cached text textures */
-#define CACHE_BUDGET ((size_t)64 << 20) /* bytes of texels across them */
+#define MAX_SIZES 8       /* open TTF_Font pairs; each holds FreeType caches */
+#define CACHE_MAX 1024    /* cached text textures */
+#define CACHE_BUDGET ((size_t)2 << 20) /* bytes of texels across them: bounded memory */
+#define MEASURE_SLOTS 8192 /* direct-mapped cache of text widths (layout measures a lot) */
+#define MEASURE_TEXT 40    /* longer strings are measured every time */
 #define CACHE_BUCKETS 4096 /* power of two */
 
 /* The primary and fallback font opened at one pixel size. */
@@ -46,8 +48,17 @@ typedef struct tex_entry {
     char text[];
 } tex_entry;
 
+/* One remembered width: text (len bytes) at px is w pixels wide. */
+typedef struct {
+    int px;           /* 0: empty */
+    int w;
+    uint8_t len;
+    char text[MEASURE_TEXT];
+} measure_slot;
+
 struct viz_fonts {
     char *prim_path, *fall_path; /* fall_path NULL: no fallback */
+    measure_slot *measures;      /* MEASURE_SLOTS widths; NULL if it could not be allocated */
     int prim_index, fall_index;  /* face index inside a .ttc */
     sized_fonts sizes[MAX_SIZES];
     unsigned long tick;
@@ -218,10 +229,31 @@ static int text_width(viz_fonts *f, const sized_fonts *s, const char *text, size
     return total;
 }
 
+/* FNV-1a over the text and the size. */
+static uint32_t measure_hash(const char *text, size_t len, int px) {
+    uint32_t h = 2166136261u ^ (uint32_t)px;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)text[i]) * 16777619u;
+    return h;
+}
+
 static float measure_width(void *ctx, const char *text, size_t len, float px) {
     viz_fonts *f = ctx;
-    sized_fonts *s = f ? fonts_at(f, px_of(px)) : NULL;
-    return s ? (float)text_width(f, s, text, len) : 0.0f;
+    if (!f) return 0.0f;
+    int ipx = px_of(px);
+    measure_slot *slot = NULL;
+    if (len <= MEASURE_TEXT && f->measures) { // the layout asks for the same labels over and over
+        slot = &f->measures[measure_hash(text, len, ipx) & (MEASURE_SLOTS - 1)];
+        if (slot->px == ipx && slot->len == len && memcmp(slot->text, text, len) == 0) return (float)slot->w;
+    }
+    sized_fonts *s = fonts_at(f, ipx);
+    int w = s ? text_width(f, s, text, len) : 0;
+    if (slot && s) {
+        slot->px = ipx;
+        slot->len = (uint8_t)len;
+        memcpy(slot->text, text, len);
+        slot->w = w;
+    }
+    return (float)w;
 }
 
 viz_measure viz_fonts_measure(viz_fonts *f) {
@@ -479,6 +511,7 @@ viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap) {
         set_err(err, cap, "Not enough memory to open the fonts.");
         return NULL;
     }
+    f->measures = calloc(MEASURE_SLOTS, sizeof *f->measures); // optional: measuring works without it
     int rc = override_path ? use_override(f, override_path, err, cap) : find_primary(f, err, cap);
     if (rc != 0) goto fail;
     f->fall_path = fc_find(FALLBACK_FAMILY, false, &f->fall_index);
@@ -501,5 +534,6 @@ void viz_fonts_close(viz_fonts *f) {
     free(f->prim_path);
     free(f->fall_path);
     free(f->scratch);
+    free(f->measures);
     free(f);
 }

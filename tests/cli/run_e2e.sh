@@ -71,5 +71,38 @@ for ref in "$data"/ref_*.json; do
     fi
 done
 
+# lessons (issue 4): checking, and computing a page with its vocabulary and designed weights
+lessons=$here/../../lessons
+fixtures=$here/../lessons
+zh=$lessons/zh/self-attention.lesson
+en=$lessons/en/self-attention.lesson
+expect 0 "self-attention.lesson: ok, 12 pages" -- --check-lesson "$zh"
+expect 0 "self-attention.lesson: ok, 12 pages" -- --check-lesson "$en"
+expect 1 "bad-several.lesson:13:8: there is no step" -- --check-lesson "$fixtures/bad-several.lesson"
+expect 1 "bad-unterminated.lesson:8:1: this @weights block has no @end" -- --check-lesson "$fixtures/bad-unterminated.lesson"
+expect 1 "Cannot open $tmp/missing.lesson" -- --check-lesson "$tmp/missing.lesson"
+printf '# lesson: x\n\000\001\002' >"$tmp/binary.lesson"
+expect 1 "binary.lesson:2:1: byte 0x00 is not text" -- --check-lesson "$tmp/binary.lesson"
+expect 2 "--page needs --lesson" -- --headless --page intro
+expect 0 "tokens (17): 1:这 2:只 3:动物" -- --headless --lesson "$zh" --print x
+expect 0 "weights: from the lesson" -- --headless --lesson "$zh" --page multi-head --print concat
+expect 0 'column 7 is token 8 "鸟"' -- --headless --lesson "$zh" --explain weights:0:10:7
+expect 1 'has no page "nope"' -- --headless --lesson "$en" --page nope
+expect 0 "tokens (6): 1:它 2:看见 3:那 4:只 5:猫" -- --headless --lesson "$zh" --sentence "它看见那只猫。" --print x
+# the designed example, through the real binary: the pronoun's largest weight
+top() { # LESSON PAGE QUERY [attnviz args...] -> the token QUERY attends to most in head 0
+    local l=$1 p=$2 q=$3
+    shift 3
+    "$bin" --headless --lesson "$l" --page "$p" "$@" --dump-json - | $py -c '
+import json, sys
+d = json.load(sys.stdin); t = d["tokens"]; row = d["heads"][0]["weights"][t.index(sys.argv[1])]
+print(t[row.index(max(row))])' "$q"
+}
+[ "$(top "$zh" intro 它)" = 鸟 ] && ok || bad "它 should attend most to 鸟"
+[ "$(top "$en" intro it)" = animal ] && ok || bad "it should attend most to animal"
+# one layer cannot read the context: with "too wide" the designed head still picks animal (the lesson says why)
+[ "$(top "$en" intro it --sentence "The animal didn't cross the street because it was too wide.")" = animal ] \
+    && ok || bad "the designed head should not depend on the context"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,762 @@
+/* lesson.c — pass 2 of the lesson parser, and the public API (lesson.h).
+ *
+ * Pass 1 (lesson_read.c) has read the file into pages, paragraphs, blocks and
+ * raw directives. Here the directives of the lesson and of each page are
+ * interpreted against the page's sentence (tokenized with the lesson's
+ * vocabulary) and configuration. Errors are collected with their line and
+ * column and sorted into file order at the end; lesson_parse reports the
+ * first, lesson_check all of them. */
+#include "lesson_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "tokenize.h"
+
+/* Column of a position inside a directive's args. */
+static int dir_col(const raw_dir *d, const char *at) {
+    return d->col + lsn_count_chars(d->args, at);
+}
+
+/* ---- pass 2: the lesson's own settings -------------------------------------- */
+
+static const char *const config_keys[] = {"d_model", "d_k",   "heads",   "seed",
+                                          "mask",    "scale", "pos_enc", "bias"};
+
+/* Key names may be written with - or _. */
+static int config_key(const char *k, size_t n) {
+    char buf[16];
+    if (n >= sizeof buf) return -1;
+    for (size_t i = 0; i < n; i++) buf[i] = k[i] == '-' ? '_' : k[i];
+    buf[n] = '\0';
+    for (int i = 0; i < (int)(sizeof config_keys / sizeof *config_keys); i++)
+        if (strcmp(buf, config_keys[i]) == 0) return i;
+    return -1;
+}
+
+static bool parse_onoff(const char *v, size_t n, bool *out) {
+    if (lsn_word_is(v, n, "on")) *out = true;
+    else if (lsn_word_is(v, n, "off")) *out = false;
+    else return false;
+    return true;
+}
+
+/* Applies one "key=value" to c; reports and returns false when wrong. */
+static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn, const char *v, size_t vn,
+                          attn_config *c, bool *set_d_model) {
+    static const long long lo[] = {1, 1, 1, 0},
+                           hi[] = {ATTN_MAX_D_MODEL, ATTN_MAX_D_K, ATTN_MAX_HEADS, 4294967295LL};
+    int key = config_key(k, kn);
+    long long num;
+    if (key < 0) {
+        lsn_add_err(p, d->line, dir_col(d, k),
+                    "unknown setting “%.*s”; use d_model, d_k, heads, seed, mask, scale, pos_enc or bias",
+                    (int)kn, k);
+        return false;
+    }
+    if (key <= 3) {
+        if (!lsn_parse_int(v, vn, lo[key], hi[key], &num)) {
+            lsn_add_err(p, d->line, dir_col(d, v), "%s needs a whole number from %lld to %lld, not “%.*s”",
+                        config_keys[key], lo[key], hi[key], (int)vn, v);
+            return false;
+        }
+        if (key == 0) c->d_model = (int)num, *set_d_model = true;
+        else if (key == 1) c->d_k = (int)num;
+        else if (key == 2) c->heads = (int)num;
+        else c->seed = (uint32_t)num;
+    } else if (key == 4) {
+        char buf[40];
+        attn_err e;
+        snprintf(buf, sizeof buf, "%.*s", (int)(vn < 39 ? vn : 39), v);
+        if (attn_mask_parse(&c->mask, buf, &e) != ATTN_OK) {
+            lsn_add_err(p, d->line, dir_col(d, v), "%s", e.msg);
+            return false;
+        }
+    } else {
+        bool *flag = key == 5 ? &c->scale : key == 6 ? &c->pos_enc : &c->bias;
+        if (!parse_onoff(v, vn, flag)) {
+            lsn_add_err(p, d->line, dir_col(d, v), "%s is on or off, not “%.*s”", config_keys[key], (int)vn,
+                        v);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "key=value key=value" (for @compare also "key value"). */
+static bool apply_settings(parser *p, const raw_dir *d, attn_config *c, bool *set_d_model, bool allow_pairs) {
+    const char *s = d->args, *end = d->args + strlen(d->args), *w;
+    size_t wn;
+    bool ok = true, any = false;
+    while (ok && lsn_next_word(&s, end, &w, &wn)) {
+        const char *eq = memchr(w, '=', wn);
+        const char *v;
+        size_t vn;
+        if (eq) {
+            v = eq + 1;
+            vn = wn - (size_t)(v - w);
+            wn = (size_t)(eq - w);
+        } else if (!allow_pairs || !lsn_next_word(&s, end, &v, &vn)) {
+            lsn_add_err(p, d->line, dir_col(d, w), "write settings as key=value, e.g. d_k=4 or scale=off");
+            return false;
+        }
+        ok = apply_setting(p, d, w, wn, v, vn, c, set_d_model);
+        any = true;
+    }
+    if (ok && !any)
+        lsn_add_err(p, d->line, d->col, "@%s needs settings, e.g. d_k=4 scale=off", lsn_dir_names[d->kind]);
+    return ok && any;
+}
+
+static const raw_dir *find_dir(parser *p, const scope *sc, dir_kind kind) {
+    const raw_dir *found = NULL;
+    for (int i = 0; i < sc->n_dirs; i++) {
+        if (sc->dirs[i].kind != kind) continue;
+        if (found)
+            lsn_add_err(p, sc->dirs[i].line, 1, "@%s is given twice here (first at line %d)",
+                        lsn_dir_names[kind], found->line);
+        else found = &sc->dirs[i];
+    }
+    return found;
+}
+
+static void tokens_list(const attn_tokens *t, char *buf, size_t cap) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < t->n && used + 1 < cap; i++) {
+        int len;
+        const char *tok = attn_token_text(t, i, &len);
+        int w = snprintf(buf + used, cap - used, "%s%.*s", i ? " " : "", len, tok);
+        if (w < 0 || (size_t)w >= cap - used) {
+            snprintf(buf + (used < cap - 5 ? used : cap - 5), 5, " …");
+            return;
+        }
+        used += (size_t)w;
+    }
+}
+
+/* Tokenizes a sentence with the lesson's words; reports at d when it fails. */
+static bool tokenize_sentence(parser *p, const raw_dir *d, const char *s, attn_tokens *t) {
+    lesson *l = p->l;
+    attn_wordlist wl = {l->n_words, l->word_ptrs};
+    attn_err e;
+    if (attn_tokenize(t, s, strlen(s), l->word_ptrs ? &wl : NULL, &e) == ATTN_OK) return true;
+    lsn_add_err(p, d ? d->line : 1, d ? d->col : 1, "this sentence cannot be used: %s", e.msg);
+    return false;
+}
+
+/* Each vocabulary word must stay one token, and be listed once. */
+static void resolve_vocab(parser *p) {
+    lesson *l = p->l;
+    if (l->n_features == 0) l->has_vocab = false; // empty or unreadable: already reported
+    if (!l->has_vocab) return;
+    l->word_ptrs =
+        lsn_nomem_check(p, lsn_arena_alloc(&l->mem, sizeof *l->word_ptrs * (size_t)(l->n_words + 1)));
+    if (!l->word_ptrs) return;
+    for (int i = 0; i < l->n_words; i++) l->word_ptrs[i] = l->words[i].word;
+    attn_wordlist wl = {l->n_words, l->word_ptrs};
+    for (int i = 0; i < l->n_words; i++) {
+        const vocab_word *w = &l->words[i];
+        for (int j = 0; j < i; j++)
+            if (strcmp(l->words[j].word, w->word) == 0)
+                lsn_add_err(p, w->line, w->col, "“%s” is listed twice (first at line %d)", w->word,
+                            l->words[j].line);
+        attn_tokens t = {0};
+        if (attn_tokenize(&t, w->word, strlen(w->word), &wl, NULL) != ATTN_OK || t.n != 1) {
+            char list[200];
+            tokens_list(&t, list, sizeof list);
+            lsn_add_err(p, w->line, w->col,
+                        "“%s” is not a single token (the tokenizer reads it as: %s); list single words, "
+                        "or CJK words such as 动物",
+                        w->word, t.n ? list : "nothing");
+        }
+        attn_tokens_free(&t);
+    }
+    l->vocab =
+        (attn_vocab){l->n_features, l->n_words, l->word_ptrs, l->vectors, (const char *const *)l->features};
+}
+
+static int mat_rows(int kind, const attn_config *c) {
+    return kind <= MAT_WV ? c->d_model : kind == MAT_WO ? c->heads * c->d_k : 1;
+}
+
+static int mat_cols(int kind, const attn_config *c) {
+    return kind == MAT_WO || kind == MAT_BO ? c->d_model : c->d_k;
+}
+
+static const char *mat_shape_words(int kind) {
+    return kind <= MAT_WV   ? "d_model × d_k"
+           : kind == MAT_WO ? "heads·d_k × d_model"
+           : kind == MAT_BO ? "1 × d_model"
+                            : "1 × d_k";
+}
+
+static bool mat_fits(const design_mat *m, const attn_config *c) {
+    return m->rows == mat_rows(m->kind, c) && m->cols == mat_cols(m->kind, c);
+}
+
+/* Row labels of W_Q/W_K/W_V, when given, must name the vocabulary's features. */
+static void check_labels(parser *p, const design_mat *m) {
+    lesson *l = p->l;
+    if (m->kind > MAT_WV || !l->has_vocab) return;
+    for (int r = 0; r < m->rows && r < l->n_features; r++) {
+        const row_note *n = &m->notes[r];
+        if (n->label && strcmp(n->label, l->features[r]) != 0)
+            lsn_add_err(p, n->line, n->col, "row %d of %s is labelled “%s” but dimension %d is “%s”", r + 1,
+                        lsn_mat_names[m->kind], n->label, r + 1, l->features[r]);
+    }
+}
+
+/* Checks each designed matrix of sc against c (heads: whether a head index
+ * beyond c->heads is an error, as on a page, or allowed, as in the lesson). */
+static bool check_mats(parser *p, const scope *sc, const attn_config *c, bool heads_strict) {
+    int before = p->errs.n;
+    for (int i = 0; i < sc->n_mats; i++) {
+        const design_mat *m = &sc->mats[i];
+        if (m->rows == 0) continue; // already reported
+        if (heads_strict && m->head >= c->heads) {
+            lsn_add_err(p, m->line, m->col, "this page has %d head%s, so %s of head %d would never be used",
+                        c->heads, c->heads == 1 ? "" : "s", lsn_mat_names[m->kind], m->head);
+        } else if (!mat_fits(m, c)) {
+            lsn_add_err(
+                p, m->line, m->col,
+                "%s must be %d row%s of %d numbers (%s, with d_model=%d d_k=%d heads=%d), but it has %d "
+                "row%s of %d",
+                lsn_mat_names[m->kind], mat_rows(m->kind, c), mat_rows(m->kind, c) == 1 ? "" : "s",
+                mat_cols(m->kind, c), mat_shape_words(m->kind), c->d_model, c->d_k, c->heads, m->rows,
+                m->rows == 1 ? "" : "s", m->cols);
+        }
+        check_labels(p, m);
+    }
+    return p->errs.n == before;
+}
+
+/* The lesson's header, vocabulary, @config, @sentence and designs. */
+static void resolve_lesson(parser *p) {
+    lesson *l = p->l;
+    if (!l->id) lsn_add_err(p, 1, 1, "a lesson starts with “# lesson: ID”, e.g. # lesson: self-attention");
+    if (!l->title) lsn_add_err(p, 1, 1, "the lesson needs a “title: …” line before the first page");
+    if (!l->lang)
+        lsn_add_err(p, 1, 1, "the lesson needs a “lang: …” line (e.g. lang: en) before the first page");
+    if (l->n_pages == 0) lsn_add_err(p, 1, 1, "the lesson has no pages; start one with “=== page: ID”");
+    resolve_vocab(p);
+    attn_config_default(&l->cfg);
+    bool set_dm = false;
+    const raw_dir *cfg = find_dir(p, &l->top, D_CONFIG);
+    attn_err e;
+    if (cfg && !apply_settings(p, cfg, &l->cfg, &set_dm, false)) {
+        p->top_config_bad = true;
+    } else if (l->has_vocab && set_dm && l->n_features != l->cfg.d_model) {
+        lsn_add_err(p, cfg->line, cfg->col, "d_model=%d but the vocabulary has %d feature%s; they must agree",
+                    l->cfg.d_model, l->n_features, l->n_features == 1 ? "" : "s");
+        p->top_config_bad = true;
+    } else {
+        if (l->has_vocab) l->cfg.d_model = l->n_features;
+        if (attn_config_check(&l->cfg, &e) != ATTN_OK) {
+            lsn_add_err(p, cfg ? cfg->line : l->vocab_line, cfg ? cfg->col : 1, "%s", e.msg);
+            p->top_config_bad = true;
+        }
+    }
+    const raw_dir *sent = find_dir(p, &l->top, D_SENTENCE);
+    if (sent) {
+        attn_tokens t = {0};
+        if (tokenize_sentence(p, sent, sent->args, &t)) l->sentence = sent->args;
+        else p->top_sentence_bad = true;
+        attn_tokens_free(&t);
+    }
+    if (!p->top_config_bad) check_mats(p, &l->top, &l->cfg, false);
+}
+
+/* ---- pass 2: pages ------------------------------------------------------- */
+
+typedef struct {
+    page_rec *rec;
+    attn_tokens toks;
+    const raw_dir *seen[D_KINDS];
+} page_ctx;
+
+static void copy_tokref(parser *p, lesson_tokref *out, const attn_tokens *t, int i) {
+    int len;
+    const char *tok = attn_token_text(t, i, &len);
+    out->index = i;
+    out->text = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, tok, (size_t)len));
+}
+
+static bool token_is(const attn_tokens *t, int i, const char *w, size_t n) {
+    int len;
+    const char *tok = attn_token_text(t, i, &len);
+    return (size_t)len == n && memcmp(tok, w, n) == 0;
+}
+
+/* A token named as it is written (它) or with its position (7:只). */
+static bool resolve_tokref(parser *p, const raw_dir *d, const char *w, size_t n, const attn_tokens *t,
+                           lesson_tokref *out) {
+    const char *colon = memchr(w, ':', n);
+    long long pos;
+    if (colon && colon > w && colon + 1 < w + n && lsn_parse_int(w, (size_t)(colon - w), 1, 1000000, &pos)) {
+        const char *tw = colon + 1;
+        size_t tn = n - (size_t)(tw - w);
+        if (pos > t->n) {
+            lsn_add_err(p, d->line, dir_col(d, w),
+                        "the sentence has only %d tokens, so there is no token %lld", t->n, pos);
+        } else if (!token_is(t, (int)pos - 1, tw, tn)) {
+            int len;
+            const char *tok = attn_token_text(t, (int)pos - 1, &len);
+            lsn_add_err(p, d->line, dir_col(d, w), "token %lld of the sentence is “%.*s”, not “%.*s”", pos,
+                        len, tok, (int)tn, tw);
+        } else {
+            copy_tokref(p, out, t, (int)pos - 1);
+            return true;
+        }
+        return false;
+    }
+    int found = -1, count = 0;
+    char where[64] = "";
+    for (int i = 0; i < t->n; i++) {
+        if (!token_is(t, i, w, n)) continue;
+        if (found < 0) found = i;
+        size_t used = strlen(where);
+        snprintf(where + used, sizeof where - used, "%s%d:%.*s", count ? " or " : "", i + 1, (int)n, w);
+        count++;
+    }
+    if (count == 1) {
+        copy_tokref(p, out, t, found);
+        return true;
+    }
+    char list[240];
+    tokens_list(t, list, sizeof list);
+    if (count == 0)
+        lsn_add_err(p, d->line, dir_col(d, w), "the page's sentence has no token “%.*s” (its tokens: %s)",
+                    (int)n, w, list);
+    else
+        lsn_add_err(p, d->line, dir_col(d, w),
+                    "“%.*s” occurs %d times in the sentence; name one by position: %s", (int)n, w, count,
+                    where);
+    return false;
+}
+
+/* "1".."8" or a step name. */
+static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
+    size_t n = strlen(d->args);
+    long long v = 0;
+    for (int s = 1; s <= LESSON_STEP_COUNT; s++)
+        if (lsn_word_is(d->args, n, lesson_step_name(s))) v = s;
+    if (v == 0 && !lsn_parse_int(d->args, n, 1, LESSON_STEP_COUNT, &v)) {
+        lsn_add_err(
+            p, d->line, d->col,
+            "there is no step “%s”; the steps are 1 tokens, 2 qkv, 3 scores, 4 scale, 5 mask, 6 softmax, "
+            "7 sum and 8 heads",
+            d->args);
+        return;
+    }
+    c->rec->pub.step = (int)v;
+}
+
+static void resolve_highlight(parser *p, page_ctx *c, const raw_dir *d) {
+    static const char *const kinds[] = {"", "token", "row", "column", "cell"};
+    const char *s = d->args, *end = s + strlen(s), *w, *a, *b;
+    size_t wn, an, bn;
+    int kind = 0;
+    if (lsn_next_word(&s, end, &w, &wn))
+        for (int k = 1; k <= 4; k++)
+            if (lsn_word_is(w, wn, kinds[k])) kind = k;
+    bool has_a = kind && lsn_next_word(&s, end, &a, &an);
+    bool has_b = kind == LESSON_HL_CELL && has_a && lsn_next_word(&s, end, &b, &bn);
+    if (!kind || !has_a || (kind == LESSON_HL_CELL && !has_b) || lsn_skip_spaces(s, end) != end) {
+        lsn_add_err(
+            p, d->line, d->col,
+            "write @highlight: token T, row T, column T or cell ROW COLUMN (tokens as written, e.g. 它, "
+            "or with their position, e.g. 7:只)");
+        return;
+    }
+    lesson_highlight *h = &c->rec->pub.highlight;
+    if (!resolve_tokref(p, d, a, an, &c->toks, &h->a)) return;
+    if (kind == LESSON_HL_CELL && !resolve_tokref(p, d, b, bn, &c->toks, &h->b)) return;
+    h->kind = (lesson_highlight_kind)kind;
+}
+
+static bool check_head(parser *p, const raw_dir *d, const char *w, size_t n, int heads, int *out) {
+    long long h;
+    if (lsn_parse_int(w, n, 0, heads - 1, &h)) {
+        *out = (int)h;
+        return true;
+    }
+    lsn_add_err(p, d->line, dir_col(d, w),
+                "head “%.*s” does not exist: this page has %d head%s, numbered from 0", (int)n, w, heads,
+                heads == 1 ? "" : "s");
+    return false;
+}
+
+/* "query=T head=H answer=T" (head defaults to 0, answer is optional). */
+static void resolve_predict(parser *p, page_ctx *c, const raw_dir *d) {
+    lesson_predict pr = {.on = true, .query = {-1, NULL}, .answer = {-1, NULL}};
+    const char *s = d->args, *end = s + strlen(s), *w;
+    size_t wn;
+    while (lsn_next_word(&s, end, &w, &wn)) {
+        const char *eq = memchr(w, '=', wn);
+        const char *v = eq ? eq + 1 : w + wn;
+        size_t vn = (size_t)(w + wn - v), kn = eq ? (size_t)(eq - w) : wn;
+        bool ok;
+        if (lsn_word_is(w, kn, "query") && vn) ok = resolve_tokref(p, d, v, vn, &c->toks, &pr.query);
+        else if (lsn_word_is(w, kn, "answer") && vn) ok = resolve_tokref(p, d, v, vn, &c->toks, &pr.answer);
+        else if (lsn_word_is(w, kn, "head") && vn)
+            ok = check_head(p, d, v, vn, c->rec->pub.cfg.heads, &pr.head);
+        else {
+            lsn_add_err(p, d->line, dir_col(d, w),
+                        "write @predict: query=T head=H (and optionally answer=T)");
+            ok = false;
+        }
+        if (!ok) return;
+    }
+    if (pr.query.index < 0) {
+        lsn_add_err(p, d->line, d->col, "@predict needs the query token, e.g. @predict: query=它 head=0");
+        return;
+    }
+    c->rec->pub.predict = pr;
+}
+
+/* "head A | head B", or settings for the second view ("scale=off", "scale off"). */
+static void resolve_compare(parser *p, page_ctx *c, const raw_dir *d) {
+    lesson_compare *cmp = &c->rec->pub.compare;
+    const char *bar = strchr(d->args, '|'), *end = d->args + strlen(d->args);
+    cmp->label = d->args;
+    if (bar) {
+        const char *s = d->args, *w[4];
+        size_t n[4];
+        int heads = c->rec->pub.cfg.heads;
+        bool shape = lsn_next_word(&s, bar, &w[0], &n[0]) && lsn_next_word(&s, bar, &w[1], &n[1]) &&
+                     lsn_skip_spaces(s, bar) == bar && (s = bar + 1, lsn_next_word(&s, end, &w[2], &n[2])) &&
+                     lsn_next_word(&s, end, &w[3], &n[3]) && lsn_skip_spaces(s, end) == end &&
+                     lsn_word_is(w[0], n[0], "head") && lsn_word_is(w[2], n[2], "head");
+        if (!shape) {
+            lsn_add_err(p, d->line, d->col, "compare two heads as @compare: head 0 | head 1");
+            return;
+        }
+        if (check_head(p, d, w[1], n[1], heads, &cmp->head_a) &&
+            check_head(p, d, w[3], n[3], heads, &cmp->head_b))
+            cmp->kind = LESSON_CMP_HEADS;
+        return;
+    }
+    bool set_dm = false;
+    cmp->cfg = c->rec->pub.cfg;
+    if (!apply_settings(p, d, &cmp->cfg, &set_dm, true)) return;
+    attn_err e;
+    if (attn_config_check(&cmp->cfg, &e) != ATTN_OK) {
+        lsn_add_err(p, d->line, d->col, "%s", e.msg);
+        return;
+    }
+    cmp->kind = LESSON_CMP_CONFIG;
+}
+
+/* "gain=G" (optional). */
+static bool resolve_random(parser *p, const raw_dir *d, double *gain) {
+    const char *s = d->args, *end = s + strlen(s), *w;
+    size_t wn;
+    *gain = 1.0;
+    if (!lsn_next_word(&s, end, &w, &wn)) return true;
+    if (!lsn_starts_with(w, wn, "gain=") || !lsn_parse_number(w + 5, wn - 5, gain) ||
+        !(*gain > 0 && *gain <= 100) || lsn_skip_spaces(s, end) != end) {
+        lsn_add_err(p, d->line, dir_col(d, w),
+                    "write @random-weights: or @random-weights: gain=G with G above 0, "
+                    "at most 100");
+        return false;
+    }
+    return true;
+}
+
+/* The seeded random weights times the page's gain, for its own sizes. */
+static void make_gained(parser *p, page_rec *r) {
+    const attn_config *c = &r->pub.cfg;
+    size_t wsz = (size_t)c->d_model * (size_t)c->d_k;
+    for (int h = 0; h < c->heads; h++)
+        for (int m = 0; m < 3; m++) {
+            double *w = lsn_nomem_check(p, lsn_arena_alloc(&p->l->mem, sizeof *w * wsz));
+            if (!w) return;
+            attn_xavier_uniform(w, c->d_model, c->d_k, c->seed, attn_weight_stream(h, m));
+            for (size_t i = 0; i < wsz; i++) w[i] *= r->pub.gain;
+            r->gained[h][m] = w;
+        }
+    size_t osz = (size_t)c->heads * (size_t)c->d_k * (size_t)c->d_model;
+    double *wo = lsn_nomem_check(p, lsn_arena_alloc(&p->l->mem, sizeof *wo * osz));
+    if (!wo) return;
+    attn_xavier_uniform(wo, c->heads * c->d_k, c->d_model, c->seed, attn_weight_stream(0, 3));
+    for (size_t i = 0; i < osz; i++) wo[i] *= r->pub.gain;
+    r->gained_wo = wo;
+}
+
+/* With answer=, the page's own weights must make it the query's top token. */
+static void check_answer(parser *p, int page) {
+    const lesson_page *pg = &p->l->pages[page].pub;
+    const lesson_predict *pr = &pg->predict;
+    if (!pr->on || pr->answer.index < 0) return;
+    attn_trace t = {0};
+    attn_err e;
+    if (lesson_page_trace(&t, p->l, page, NULL, 0, &e) != ATTN_OK) {
+        lsn_add_err(p, pg->line, 1, "this page cannot be computed: %s", e.msg);
+        return;
+    }
+    const double *row = attn_trace_stage(&t, ATTN_ST_WEIGHTS, pr->head) + (size_t)pr->query.index * t.n;
+    int best = 0;
+    for (int j = 1; j < t.n; j++)
+        if (row[j] > row[best]) best = j;
+    if (best != pr->answer.index) {
+        int len;
+        const char *tok = attn_token_text(&t.tokens, best, &len);
+        const raw_dir *d = NULL;
+        for (int i = 0; i < p->l->pages[page].sc.n_dirs; i++)
+            if (p->l->pages[page].sc.dirs[i].kind == D_PREDICT) d = &p->l->pages[page].sc.dirs[i];
+        lsn_add_err(
+            p, d ? d->line : pg->line, d ? d->col : 1,
+            "the answer is “%s”, but with this page's weights “%s” attends most to “%.*s” (%.3f against "
+            "%.3f)",
+            pr->answer.text, pr->query.text, len, tok, row[best], row[pr->answer.index]);
+    }
+    attn_trace_free(&t);
+}
+
+/* Sentence and configuration: everything else on the page depends on them. */
+static bool page_basics(parser *p, page_ctx *c) {
+    lesson *l = p->l;
+    page_rec *r = c->rec;
+    const raw_dir *cfg = c->seen[D_CONFIG], *sent = c->seen[D_SENTENCE];
+    bool set_dm = false;
+    attn_err e;
+    r->pub.cfg = l->cfg;
+    if (p->top_config_bad || (cfg && !apply_settings(p, cfg, &r->pub.cfg, &set_dm, false))) return false;
+    if (attn_config_check(&r->pub.cfg, &e) != ATTN_OK) {
+        lsn_add_err(p, cfg ? cfg->line : r->pub.line, cfg ? cfg->col : 1, "%s", e.msg);
+        return false;
+    }
+    r->pub.sentence = sent ? sent->args : l->sentence;
+    if (!r->pub.sentence) {
+        if (!p->top_sentence_bad)
+            lsn_add_err(p, r->pub.line, 1,
+                        "this page has no sentence; add @sentence: … to it or before the first page");
+        return false;
+    }
+    if (!tokenize_sentence(p, sent, r->pub.sentence, &c->toks)) return false;
+    r->pub.n_tokens = c->toks.n;
+    return true;
+}
+
+static void resolve_page(parser *p, int index) {
+    page_ctx c = {.rec = &p->l->pages[index]};
+    page_rec *r = c.rec;
+    int before = p->errs.n;
+    for (int k = 0; k < D_KINDS; k++) c.seen[k] = find_dir(p, &r->sc, (dir_kind)k);
+    r->pub.paras = r->paras;
+    if (!r->pub.title[0] && !r->title_reported)
+        lsn_add_err(p, r->pub.line, 1, "this page has no title; write “title: …” right after === page:");
+    if (page_basics(p, &c)) {
+        if (c.seen[D_RANDOM] && resolve_random(p, c.seen[D_RANDOM], &r->pub.gain))
+            r->pub.random_weights = true;
+        bool mats_ok = check_mats(p, &r->sc, &r->pub.cfg, true);
+        if (c.seen[D_STEP]) resolve_step(p, &c, c.seen[D_STEP]);
+        if (c.seen[D_HIGHLIGHT]) resolve_highlight(p, &c, c.seen[D_HIGHLIGHT]);
+        if (c.seen[D_COMPARE]) resolve_compare(p, &c, c.seen[D_COMPARE]);
+        if (c.seen[D_PREDICT]) resolve_predict(p, &c, c.seen[D_PREDICT]);
+        if (r->pub.random_weights && r->pub.gain != 1.0 && !p->nomem) make_gained(p, r);
+        if (mats_ok && p->errs.n == before && !p->nomem) check_answer(p, index);
+    }
+    attn_tokens_free(&c.toks);
+}
+
+/* ---- parsing: the whole --------------------------------------------------- */
+
+static int cmp_err(const void *a, const void *b) {
+    const lerr *x = a, *y = b;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Runs both passes; the lesson is returned even with errors (free it). */
+static lesson *run_parser(parser *p, const char *text, size_t len) {
+    memset(p, 0, sizeof *p);
+    lesson *l = calloc(1, sizeof *l);
+    if (!l) {
+        p->nomem = true;
+        return NULL;
+    }
+    p->l = l;
+    if (len == 0) lsn_add_err(p, 1, 1, "the file is empty; a lesson starts with “# lesson: ID”");
+    else if (len > LESSON_MAX_BYTES)
+        lsn_add_err(p, 1, 1, "a lesson file is at most %u bytes", LESSON_MAX_BYTES);
+    else if (lsn_check_encoding(p, text, len)) {
+        lsn_read_lines(p, text, len);
+        if (!p->nomem) resolve_lesson(p);
+        for (int i = 0; i < l->n_pages && !p->nomem; i++) resolve_page(p, i);
+    }
+    if (l->mem.failed) p->nomem = true;
+    free(p->spans);
+    attn_sb_free(&p->para);
+    if (p->errs.n > 1) qsort(p->errs.v, (size_t)p->errs.n, sizeof *p->errs.v, cmp_err);
+    return l;
+}
+
+attn_status lesson_parse(lesson **out, const char *text, size_t len, const char *filename, attn_err *err) {
+    parser p;
+    *out = NULL;
+    lesson *l = run_parser(&p, text, len);
+    attn_status st = ATTN_OK;
+    if (p.nomem) st = attn_fail(err, ATTN_ERR_NOMEM, "%s: not enough memory to read the lesson", filename);
+    else if (p.errs.n)
+        st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: %s", filename, p.errs.v[0].line, p.errs.v[0].col,
+                       p.errs.v[0].msg);
+    free(p.errs.v);
+    if (st != ATTN_OK) lesson_free(l);
+    else *out = l;
+    return st;
+}
+
+attn_status lesson_load(lesson **out, const char *path, attn_err *err) {
+    char *text = NULL;
+    size_t len = 0;
+    *out = NULL;
+    attn_status st = attn_read_file(path, LESSON_MAX_BYTES, &text, &len, err);
+    if (st == ATTN_OK) st = lesson_parse(out, text, len, path, err);
+    free(text);
+    return st;
+}
+
+int lesson_check(const char *text, size_t len, const char *filename, char **report, int *n_pages) {
+    parser p;
+    lesson *l = run_parser(&p, text, len);
+    if (p.nomem) lsn_add_err(&p, 1, 1, "not enough memory to check the whole lesson");
+    int count = p.errs.n > 0 ? p.errs.n : p.nomem;
+    attn_strbuf sb;
+    attn_sb_init(&sb);
+    for (int i = 0; i < p.errs.n; i++)
+        attn_sb_printf(&sb, "%s:%d:%d: %s\n", filename, p.errs.v[i].line, p.errs.v[i].col, p.errs.v[i].msg);
+    *report = count ? attn_sb_take(&sb) : NULL;
+    attn_sb_free(&sb);
+    if (n_pages) *n_pages = count == 0 && l ? l->n_pages : 0;
+    free(p.errs.v);
+    lesson_free(l);
+    return count;
+}
+
+void lesson_free(lesson *l) {
+    if (!l) return;
+    lsn_arena_free(&l->mem);
+    free(l);
+}
+
+/* ---- accessors ------------------------------------------------------------ */
+
+const char *lesson_step_name(int step) {
+    static const char *const names[] = {"",     "tokens",  "qkv", "scores", "scale",
+                                        "mask", "softmax", "sum", "heads"};
+    return step >= 1 && step <= LESSON_STEP_COUNT ? names[step] : "";
+}
+
+const char *lesson_id(const lesson *l) {
+    return l->id;
+}
+const char *lesson_title(const lesson *l) {
+    return l->title;
+}
+const char *lesson_lang(const lesson *l) {
+    return l->lang;
+}
+int lesson_page_count(const lesson *l) {
+    return l->n_pages;
+}
+
+const lesson_page *lesson_page_at(const lesson *l, int i) {
+    return i >= 0 && i < l->n_pages ? &l->pages[i].pub : NULL;
+}
+
+int lesson_find_page(const lesson *l, const char *id) {
+    for (int i = 0; i < l->n_pages; i++)
+        if (strcmp(l->pages[i].pub.id, id) == 0) return i;
+    return -1;
+}
+
+const attn_vocab *lesson_vocab(const lesson *l) {
+    return l->has_vocab ? &l->vocab : NULL;
+}
+
+/* The slot in w for a matrix kind and head. */
+static const double **weight_slot(attn_weights *w, int kind, int head) {
+    switch (kind) {
+    case MAT_WQ:
+        return &w->w_q[head];
+    case MAT_WK:
+        return &w->w_k[head];
+    case MAT_WV:
+        return &w->w_v[head];
+    case MAT_BQ:
+        return &w->b_q[head];
+    case MAT_BK:
+        return &w->b_k[head];
+    case MAT_BV:
+        return &w->b_v[head];
+    case MAT_WO:
+        return &w->w_o;
+    default:
+        return &w->b_o;
+    }
+}
+
+/* Fills the empty slots of w with sc's matrices that fit c. */
+static int bind_scope(const scope *sc, const attn_config *c, attn_weights *w) {
+    int n = 0;
+    for (int i = 0; i < sc->n_mats; i++) {
+        const design_mat *m = &sc->mats[i];
+        if (m->head >= c->heads || !mat_fits(m, c)) continue;
+        const double **slot = weight_slot(w, m->kind, m->head < 0 ? 0 : m->head);
+        if (!*slot) *slot = m->v, n++;
+    }
+    return n;
+}
+
+static int bind_gained(const page_rec *r, const attn_config *c, attn_weights *w) {
+    const attn_config *pc = &r->pub.cfg;
+    if (!r->gained_wo || c->d_model != pc->d_model || c->d_k != pc->d_k || c->heads != pc->heads ||
+        c->seed != pc->seed)
+        return 0;
+    int n = 0;
+    for (int h = 0; h < c->heads; h++)
+        for (int m = 0; m < 3; m++) {
+            const double **slot = weight_slot(w, m, h);
+            if (!*slot) *slot = r->gained[h][m], n++;
+        }
+    if (!w->w_o) w->w_o = r->gained_wo, n++;
+    return n;
+}
+
+int lesson_page_weights(const lesson *l, int i, const attn_config *cfg, attn_weights *out) {
+    memset(out, 0, sizeof *out);
+    if (i < 0 || i >= l->n_pages) return 0;
+    const page_rec *r = &l->pages[i];
+    int n = bind_scope(&r->sc, cfg, out);
+    n += r->pub.random_weights ? bind_gained(r, cfg, out) : bind_scope(&l->top, cfg, out);
+    return n;
+}
+
+attn_status lesson_page_trace(attn_trace *out, const lesson *l, int i, const char *sentence, size_t len,
+                              attn_err *err) {
+    const lesson_page *pg = lesson_page_at(l, i);
+    if (!pg) return attn_fail(err, ATTN_ERR_RANGE, "The lesson has no page %d.", i);
+    attn_weights w;
+    lesson_page_weights(l, i, &pg->cfg, &w);
+    if (!sentence) {
+        sentence = pg->sentence;
+        len = strlen(sentence);
+    }
+    return attn_trace_run(out, sentence, len, &pg->cfg, lesson_vocab(l), &w, err);
+}
+
+int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref) {
+    if (!ref->text) return -1;
+    size_t n = strlen(ref->text);
+    if (ref->index >= 0 && ref->index < t->n && token_is(t, ref->index, ref->text, n)) return ref->index;
+    for (int i = 0; i < t->n; i++)
+        if (token_is(t, i, ref->text, n)) return i;
+    return -1;
+}

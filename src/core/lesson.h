@@ -1,0 +1,193 @@
+/* lesson.h — lessons: plain-text files of pages that walk a learner through
+ * self-attention, each page with narrative text and directives that set up
+ * the live figure (sentence, configuration, step, highlight, a question, a
+ * split view). lessons/README.md documents the format for teachers.
+ *
+ * Ownership: lesson_parse / lesson_load allocate one lesson that owns every
+ * string, page, paragraph, vocabulary word and matrix reachable from it.
+ * Everything the accessors return is borrowed and lives until lesson_free.
+ * Nothing here prints, exits or uses SDL; errors come back as attn_status with
+ * the message "file:line:column: message" (lines and columns count from 1,
+ * columns in characters). */
+#ifndef ATTN_LESSON_H
+#define ATTN_LESSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "attn.h"
+#include "attn_err.h"
+
+#define LESSON_MAX_BYTES (1u << 20) /* bytes in one lesson file */
+#define LESSON_MAX_PAGES 256
+#define LESSON_MAX_FEATURES ATTN_MAX_D_MODEL
+#define LESSON_MAX_ERRORS 100 /* lesson_check stops collecting after this many */
+
+/* The app's eight steps, as @step numbers them. */
+typedef enum {
+    LESSON_STEP_NONE = 0, /* the page names no step: the app keeps the learner's */
+    LESSON_STEP_TOKENS,   /* 1: tokens and the embeddings X */
+    LESSON_STEP_QKV,      /* 2: Q, K, V = X·W */
+    LESSON_STEP_SCORES,   /* 3: Q·Kᵀ */
+    LESSON_STEP_SCALE,    /* 4: ÷ √d_k */
+    LESSON_STEP_MASK,     /* 5: the mask */
+    LESSON_STEP_SOFTMAX,  /* 6: row softmax */
+    LESSON_STEP_SUM,      /* 7: weighted sum A·V */
+    LESSON_STEP_HEADS,    /* 8: multi-head concat · W_O */
+    LESSON_STEP_COUNT = 8
+} lesson_step;
+
+/* "tokens", "qkv", "scores", "scale", "mask", "softmax", "sum", "heads" (the
+ * names @step accepts besides 1-8); "" for LESSON_STEP_NONE or out of range. */
+const char *lesson_step_name(int step);
+
+/* ---- narrative text ---------------------------------------------------- */
+
+typedef enum {
+    LESSON_PARA_TEXT, /* an ordinary paragraph: its lines joined into one */
+    LESSON_PARA_ITEM, /* one "- " list item, without the dash */
+    LESSON_PARA_CODE  /* a ``` block: lines kept verbatim, joined with '\n' */
+} lesson_para_kind;
+
+typedef enum {
+    LESSON_SPAN_EMPH, /* written *like this* */
+    LESSON_SPAN_CODE  /* written `like this` */
+} lesson_span_kind;
+
+/* A styled stretch of a paragraph's text, in bytes. The markers (* and `) and
+ * escaping backslashes are already removed from the text, so a GUI draws the
+ * text as it is and styles [start, start + len). Spans never overlap and come
+ * in order; text outside every span is plain. */
+typedef struct {
+    lesson_span_kind kind;
+    int start, len;
+} lesson_span;
+
+typedef struct {
+    lesson_para_kind kind;
+    const char *text;      /* UTF-8, NUL-terminated, markers removed */
+    const char *code_lang; /* CODE: the word after ``` ("python", "c"), else "" */
+    int n_spans;           /* 0 for CODE */
+    const lesson_span *spans;
+    int line; /* where it starts in the file */
+} lesson_para;
+
+/* ---- directives, resolved against the page's sentence ------------------- */
+
+/* A token a page names. index is 0-based in the page's own sentence; text lets
+ * a GUI find the token again after the learner edits the sentence (see
+ * lesson_find_token). */
+typedef struct {
+    int index;        /* -1 when not given */
+    const char *text; /* the token's text, NULL when not given */
+} lesson_tokref;
+
+typedef enum {
+    LESSON_HL_NONE,
+    LESSON_HL_TOKEN,  /* a: a token (its label, its row of X) */
+    LESSON_HL_ROW,    /* a: a query row of the n×n matrices */
+    LESSON_HL_COLUMN, /* a: a key column */
+    LESSON_HL_CELL    /* a: the row (query), b: the column (key) */
+} lesson_highlight_kind;
+
+typedef struct {
+    lesson_highlight_kind kind;
+    lesson_tokref a, b;
+} lesson_highlight;
+
+/* Predict before reveal: "which token will query attend to most, in head?"
+ * answer is optional; when given, the parser checks the page's own weights
+ * really make it the largest weight of the query's row. */
+typedef struct {
+    bool on;
+    lesson_tokref query;
+    int head;
+    lesson_tokref answer; /* index -1 when the page gives none */
+} lesson_predict;
+
+typedef enum {
+    LESSON_CMP_NONE,
+    LESSON_CMP_CONFIG, /* the same page with cfg changed ("scale=off") */
+    LESSON_CMP_HEADS   /* two heads of the same run side by side */
+} lesson_compare_kind;
+
+typedef struct {
+    lesson_compare_kind kind;
+    attn_config cfg;    /* CONFIG: the page's configuration with the changes applied */
+    int head_a, head_b; /* HEADS */
+    const char *label;  /* the directive's text as written, e.g. "scale=off" */
+} lesson_compare;
+
+typedef struct {
+    const char *id; /* stable, [A-Za-z0-9_-]; pairs pages across languages */
+    const char *title;
+    int line; /* of its "=== page:" line */
+    int n_paras;
+    const lesson_para *paras;
+    const char *sentence; /* the page's @sentence, else the lesson's */
+    int n_tokens;         /* tokens of sentence with the lesson's vocabulary */
+    attn_config cfg;      /* the lesson's @config with the page's on top */
+    int step;             /* lesson_step; LESSON_STEP_NONE when not given */
+    lesson_highlight highlight;
+    lesson_predict predict;
+    lesson_compare compare;
+    bool random_weights; /* @random-weights: the page ignores the lesson's designs */
+    double gain;         /* its gain (1 when not given) */
+} lesson_page;
+
+typedef struct lesson lesson; /* opaque */
+
+/* ---- parsing ------------------------------------------------------------ */
+
+/* Parses a whole lesson (text of len bytes; filename is used in messages).
+ * On success *out owns the lesson. On error *out is NULL and err holds the
+ * first error in file order as "file:line:column: message"
+ * (ATTN_ERR_PARSE; ATTN_ERR_NOMEM when memory ran out). */
+attn_status lesson_parse(lesson **out, const char *text, size_t len, const char *filename, attn_err *err);
+
+/* Reads path (at most LESSON_MAX_BYTES) and parses it; errors as above, or
+ * ATTN_ERR_IO when the file cannot be read. */
+attn_status lesson_load(lesson **out, const char *path, attn_err *err);
+
+/* Checks a lesson and collects every error (up to LESSON_MAX_ERRORS), in file
+ * order. Returns the number of errors (0: valid). *report gets a malloc'd text
+ * with one "file:line:column: message\n" line per error, or NULL when there is
+ * none (or memory ran out: the count is still right). *n_pages (may be NULL)
+ * gets the page count of a valid lesson, else 0. */
+int lesson_check(const char *text, size_t len, const char *filename, char **report, int *n_pages);
+
+/* Frees l and everything it owns. NULL is a no-op. */
+void lesson_free(lesson *l);
+
+/* ---- the lesson --------------------------------------------------------- */
+
+const char *lesson_id(const lesson *l);
+const char *lesson_title(const lesson *l);
+const char *lesson_lang(const lesson *l); /* as written after "lang:", e.g. "zh" */
+int lesson_page_count(const lesson *l);
+const lesson_page *lesson_page_at(const lesson *l, int i); /* NULL when out of range */
+int lesson_find_page(const lesson *l, const char *id);     /* index, or -1 */
+
+/* The lesson's vocabulary (features named, one vector per word), or NULL when
+ * it has none. Its words also make multi-character tokens (动物, 因为). */
+const attn_vocab *lesson_vocab(const lesson *l);
+
+/* Fills *out with the designed matrices of page i that fit cfg (a page's own
+ * @weights first, then the lesson's; with @random-weights and a gain other
+ * than 1, the seeded random weights times the gain when cfg's seed and sizes
+ * are the page's). Matrices that are not designed or do not fit stay NULL, so
+ * attn_trace_run draws them at random. Pointers are borrowed from l. Returns
+ * how many matrices were filled in. */
+int lesson_page_weights(const lesson *l, int i, const attn_config *cfg, attn_weights *out);
+
+/* Runs page i: its sentence (or sentence/len when sentence is not NULL), its
+ * configuration, the lesson's vocabulary and the page's weights. *out as for
+ * attn_trace_run (zeroed or freed before; free with attn_trace_free). */
+attn_status lesson_page_trace(attn_trace *out, const lesson *l, int i, const char *sentence, size_t len,
+                              attn_err *err);
+
+/* Index of ref's token in t: ref->index when that token has ref's text, else
+ * the first token with that text, else -1. */
+int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref);
+
+#endif

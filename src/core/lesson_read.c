@@ -1,0 +1,797 @@
+/* lesson_read.c — pass 1 of the lesson parser: the file's lines become pages,
+ * paragraphs (with their emphasis and code spans), blocks (@vocab, @weights,
+ * ``` code) and raw directives, which lesson.c interprets. Also the arena and
+ * the small text helpers both passes use. */
+#include "lesson_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf8.h"
+
+/* ---- arena ---------------------------------------------------------------- */
+
+#define ARENA_CHUNK 65536
+
+/* Zeroed memory that lives until lsn_arena_free; NULL (and a->failed) when out of memory. */
+void *lsn_arena_alloc(arena *a, size_t size) {
+    size_t unit = sizeof(max_align_t);
+    size = (size + unit - 1) / unit * unit;
+    arena_block *b = a->head;
+    if (!b || b->cap - b->used < size) {
+        size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+        b = malloc(sizeof *b + cap);
+        if (!b) {
+            a->failed = true;
+            return NULL;
+        }
+        b->next = a->head;
+        b->used = 0;
+        b->cap = cap;
+        a->head = b;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+void lsn_arena_free(arena *a) {
+    while (a->head) {
+        arena_block *next = a->head->next;
+        free(a->head);
+        a->head = next;
+    }
+}
+
+char *lsn_arena_strndup(arena *a, const char *s, size_t n) {
+    char *d = lsn_arena_alloc(a, n + 1);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* Returns arr with room for element count (doubling into a new arena block when
+ * full; the old copy stays in the arena until it is freed). */
+void *lsn_arena_grow(arena *a, void *arr, int count, int *cap, size_t elem) {
+    if (count < *cap) return arr;
+    int ncap = *cap ? *cap * 2 : 8;
+    void *n = lsn_arena_alloc(a, elem * (size_t)ncap);
+    if (!n) return NULL;
+    if (count) memcpy(n, arr, elem * (size_t)count);
+    *cap = ncap;
+    return n;
+}
+
+const char *const lsn_mat_names[MAT_KINDS] = {"W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "W_O", "b_O"};
+const char *const lsn_dir_names[D_KINDS] = {
+    "sentence", "config", "step", "highlight", "predict", "compare", "random-weights",
+};
+
+/* ---- errors and columns --------------------------------------------------- */
+
+void lsn_add_err(parser *p, int line, int col, const char *fmt, ...) {
+    lerrs *e = &p->errs;
+    if (e->n >= LESSON_MAX_ERRORS) return;
+    if (e->n == e->cap) {
+        int ncap = e->cap ? e->cap * 2 : 16;
+        lerr *nv = realloc(e->v, sizeof *nv * (size_t)ncap);
+        if (!nv) {
+            p->nomem = true;
+            return;
+        }
+        e->v = nv;
+        e->cap = ncap;
+    }
+    lerr *r = &e->v[e->n];
+    r->line = line;
+    r->col = col;
+    r->seq = e->n++;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    va_end(ap);
+}
+
+/* Columns count characters: one per UTF-8 lead byte from start to at. */
+int lsn_count_chars(const char *start, const char *at) {
+    int c = 0;
+    for (const char *q = start; q < at; q++) c += ((unsigned char)*q & 0xC0) != 0x80;
+    return c;
+}
+
+static int col_at(const parser *p, const char *at) {
+    return 1 + lsn_count_chars(p->ln, at);
+}
+
+void *lsn_nomem_check(parser *p, void *ptr) {
+    if (!ptr) p->nomem = true;
+    return ptr;
+}
+
+/* ---- small text helpers --------------------------------------------------- */
+
+static bool is_space(char c) {
+    return c == ' ' || c == '\t';
+}
+
+const char *lsn_skip_spaces(const char *s, const char *end) {
+    while (s < end && is_space(*s)) s++;
+    return s;
+}
+
+const char *lsn_trim_end(const char *s, const char *end) {
+    while (end > s && is_space(end[-1])) end--;
+    return end;
+}
+
+/* true when s[0..n) starts with the NUL-terminated prefix. */
+bool lsn_starts_with(const char *s, size_t n, const char *prefix) {
+    size_t k = strlen(prefix);
+    return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+bool lsn_word_is(const char *w, size_t n, const char *s) {
+    return strlen(s) == n && memcmp(w, s, n) == 0;
+}
+
+/* Next whitespace-separated word of [*s, end): sets *w and *n, advances *s.
+ * false when none is left. */
+bool lsn_next_word(const char **s, const char *end, const char **w, size_t *n) {
+    const char *q = lsn_skip_spaces(*s, end);
+    if (q == end) return false;
+    const char *b = q;
+    while (q < end && !is_space(*q)) q++;
+    *w = b;
+    *n = (size_t)(q - b);
+    *s = q;
+    return true;
+}
+
+/* Reads a whole decimal number ("2", "-0.5", "1e-3", with U+2212 as a minus)
+ * locale-independently: the digits and the exponent go to strtod without a
+ * decimal point, which reads the same in every locale. */
+bool lsn_parse_number(const char *s, size_t n, double *out) {
+    char buf[96];
+    size_t i = 0, k = 0;
+    if (n >= 3 && memcmp(s, "\xE2\x88\x92", 3) == 0) {
+        buf[k++] = '-';
+        i = 3;
+    } else if (i < n && (s[i] == '-' || s[i] == '+')) {
+        if (s[i] == '-') buf[k++] = '-';
+        i++;
+    }
+    int digits = 0, exp10 = 0;
+    bool dot = false;
+    for (; i < n; i++) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            if (++digits > 40) return false;
+            buf[k++] = s[i];
+            if (dot) exp10--;
+        } else if (s[i] == '.' && !dot) {
+            dot = true;
+        } else {
+            break;
+        }
+    }
+    if (digits == 0) return false;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        int sign = 1, e = 0, ed = 0;
+        if (i < n && (s[i] == '-' || s[i] == '+')) sign = s[i++] == '-' ? -1 : 1;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, ed++)
+            if (e < 10000) e = e * 10 + (s[i] - '0');
+        if (ed == 0) return false;
+        exp10 += sign * e;
+    }
+    if (i != n) return false;
+    snprintf(buf + k, sizeof buf - k, "e%d", exp10);
+    double v = strtod(buf, NULL);
+    if (!isfinite(v) || fabs(v) > ATTN_MAX_ABS) return false;
+    *out = v;
+    return true;
+}
+
+/* Reads a whole number in [lo, hi]. */
+bool lsn_parse_int(const char *s, size_t n, long long lo, long long hi, long long *out) {
+    if (n == 0 || n > 12) return false;
+    long long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+/* true for [A-Za-z0-9_-]+. */
+static bool is_id(const char *s, size_t n) {
+    if (n == 0) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* The first or last code point of valid UTF-8 text (0 when empty). */
+static uint32_t first_cp(const char *s, size_t n) {
+    uint32_t cp = 0;
+    return utf8_decode(s, n, &cp) ? cp : 0;
+}
+
+static uint32_t last_cp(const char *s, size_t n) {
+    size_t i = n;
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) i--;
+    return i > 0 ? first_cp(s + i - 1, n - i + 1) : 0;
+}
+
+/* ---- paragraphs and inline markup ----------------------------------------- */
+
+static void add_span(parser *p, lesson_span_kind kind, size_t start, size_t len) {
+    if (p->n_spans == p->cap_spans) {
+        int ncap = p->cap_spans ? p->cap_spans * 2 : 8;
+        lesson_span *nv = realloc(p->spans, sizeof *nv * (size_t)ncap);
+        if (!nv) {
+            p->nomem = true;
+            return;
+        }
+        p->spans = nv;
+        p->cap_spans = ncap;
+    }
+    p->spans[p->n_spans++] = (lesson_span){kind, (int)start, (int)len};
+}
+
+/* Copies s[0..n) into the paragraph, dropping the backslash of \* \` \\ \@. */
+static void append_unescaped(parser *p, const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n && strchr("*`\\@", s[i + 1])) i++;
+        attn_sb_append(&p->para, &s[i], 1);
+    }
+}
+
+/* Finds the closing marker of a span that opens at s[i] (no escapes inside
+ * code; \* does not close emphasis). Returns its index or n. */
+static size_t find_close(const char *s, size_t n, size_t i, char mark) {
+    for (size_t j = i + 1; j < n; j++) {
+        if (mark == '*' && s[j] == '\\' && j + 1 < n) {
+            j++;
+            continue;
+        }
+        if (s[j] == mark) return j;
+    }
+    return n;
+}
+
+/* Appends one line of narrative: *emphasis* and `code` become spans (both
+ * open and close on the same line). */
+static void inline_line(parser *p, const char *s, size_t n) {
+    size_t plain = 0; // start of the pending plain run
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n) {
+            i++;
+            continue;
+        }
+        if (s[i] != '*' && s[i] != '`') continue;
+        char mark = s[i];
+        size_t j = find_close(s, n, i, mark);
+        const char *what = mark == '*' ? "emphasis" : "code";
+        if (j == n) {
+            lsn_add_err(p, p->line, col_at(p, s + i),
+                        "%s opened with %c is not closed on this line; close it with another %c "
+                        "(or write \\%c for the character itself)",
+                        what, mark, mark, mark);
+            return;
+        }
+        if (j == i + 1) {
+            lsn_add_err(p, p->line, col_at(p, s + i),
+                        "empty %s %c%c; write one %c on each side of the words, like %cthis%c", what, mark,
+                        mark, mark, mark, mark);
+            return;
+        }
+        append_unescaped(p, s + plain, i - plain);
+        size_t start = p->para.len;
+        if (mark == '`') attn_sb_append(&p->para, s + i + 1, j - i - 1);
+        else append_unescaped(p, s + i + 1, j - i - 1);
+        add_span(p, mark == '*' ? LESSON_SPAN_EMPH : LESSON_SPAN_CODE, start, p->para.len - start);
+        plain = j + 1;
+        i = j;
+    }
+    append_unescaped(p, s + plain, n - plain);
+}
+
+static void end_para(parser *p) {
+    if (!p->in_para) return;
+    p->in_para = false;
+    page_rec *pg = p->page;
+    lesson_para *para = lsn_nomem_check(p, PUSH(&p->l->mem, pg->paras, pg->pub.n_paras, pg->cap_paras));
+    char *text =
+        lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, p->para.data ? p->para.data : "", p->para.len));
+    lesson_span *spans = NULL;
+    if (p->n_spans) {
+        spans = lsn_nomem_check(p, lsn_arena_alloc(&p->l->mem, sizeof *spans * (size_t)p->n_spans));
+        if (spans) memcpy(spans, p->spans, sizeof *spans * (size_t)p->n_spans);
+    }
+    if (para && text) {
+        *para = (lesson_para){p->para_kind, text, "", spans ? p->n_spans : 0, spans, p->para_line};
+        if (p->para_kind == LESSON_PARA_CODE) para->code_lang = p->code_lang ? p->code_lang : "";
+    }
+    if (!attn_sb_ok(&p->para)) p->nomem = true;
+    attn_sb_free(&p->para);
+    p->n_spans = 0;
+}
+
+static void begin_para(parser *p, lesson_para_kind kind) {
+    end_para(p);
+    p->in_para = true;
+    p->para_kind = kind;
+    p->para_line = p->line;
+}
+
+/* A line of narrative text (s: without leading spaces). "- " starts a list
+ * item; other lines continue the paragraph or item being read. Lines join with
+ * a space, except next to a CJK (wide) character. */
+static void text_line(parser *p, const char *s, const char *end) {
+    if (end - s >= 2 && s[0] == '-' && s[1] == ' ') {
+        begin_para(p, LESSON_PARA_ITEM);
+        s = lsn_skip_spaces(s + 2, end);
+    } else if (!p->in_para) {
+        begin_para(p, LESSON_PARA_TEXT);
+    }
+    size_t n = (size_t)(end - s);
+    if (p->para.len > 0 && n > 0 && utf8_cp_width(last_cp(p->para.data, p->para.len)) < 2 &&
+        utf8_cp_width(first_cp(s, n)) < 2)
+        attn_sb_append(&p->para, " ", 1);
+    inline_line(p, s, n);
+}
+
+/* ---- blocks --------------------------------------------------------------- */
+
+static const char *blk_name(const parser *p) {
+    return p->blk == BLK_VOCAB ? "@vocab" : p->blk == BLK_WEIGHTS ? "@weights" : "```";
+}
+
+/* Reports a block that the file (or another section) ends before its @end. */
+static void unterminated(parser *p) {
+    if (p->blk == BLK_CODE)
+        lsn_add_err(p, p->blk_line, p->blk_col, "this code block is not closed; end it with a line ```");
+    else
+        lsn_add_err(p, p->blk_line, p->blk_col, "this %s block has no @end; close it with a line @end",
+                    blk_name(p));
+}
+
+static void finish_block(parser *p) {
+    if (p->blk == BLK_CODE) {
+        end_para(p);
+    } else if (p->blk == BLK_WEIGHTS && !p->blk_discard && p->mat && p->mat->rows == 0) {
+        lsn_add_err(p, p->mat->line, p->mat->col, "@weights %s has no rows of numbers",
+                    lsn_mat_names[p->mat->kind]);
+    } else if (p->blk == BLK_VOCAB && !p->blk_discard && !p->vocab_header) {
+        lsn_add_err(p, p->blk_line, p->blk_col,
+                    "@vocab is empty; its first line names the features, e.g. 名词 有生命 会飞");
+    }
+    p->blk = BLK_NONE;
+    p->mat = NULL;
+}
+
+/* Reads "numbers..." from [s, end) into *out (a growable arena array);
+ * returns how many, or -1 after reporting a word that is not a number. */
+static int read_numbers(parser *p, const char *s, const char *end, double **arr, int *n, int *cap) {
+    const char *w;
+    size_t wn;
+    int count = 0;
+    while (lsn_next_word(&s, end, &w, &wn)) {
+        double v;
+        if (!lsn_parse_number(w, wn, &v)) {
+            lsn_add_err(p, p->line, col_at(p, w),
+                        "“%.*s” is not a number (write numbers like 1, -0.5 or 2.5e-3)", (int)wn, w);
+            return -1;
+        }
+        double *slot = lsn_nomem_check(p, PUSH(&p->l->mem, *arr, *n, *cap));
+        if (!slot) return -1;
+        *slot = v;
+        count++;
+    }
+    return count;
+}
+
+/* Splits "label: numbers" at the last colon (numbers never contain one). */
+static const char *split_label(const char *s, const char *end, const char **label_end) {
+    const char *colon = NULL;
+    for (const char *q = s; q < end; q++)
+        if (*q == ':') colon = q;
+    *label_end = colon ? lsn_trim_end(s, colon) : s;
+    return colon ? colon + 1 : s;
+}
+
+static void vocab_header(parser *p, const char *s, const char *end) {
+    lesson *l = p->l;
+    if (memchr(s, ':', (size_t)(end - s))) {
+        lsn_add_err(p, p->line, col_at(p, s),
+                    "the first line of @vocab names the features (e.g. 名词 有生命 会飞), without a colon; "
+                    "the rows \"word: numbers\" come after it");
+        p->blk_discard = true; // its rows cannot be read without the features
+        return;
+    }
+    const char *w;
+    size_t wn;
+    while (lsn_next_word(&s, end, &w, &wn)) {
+        if (l->n_features == LESSON_MAX_FEATURES) {
+            lsn_add_err(p, p->line, col_at(p, w), "a vocabulary has at most %d features",
+                        LESSON_MAX_FEATURES);
+            return;
+        }
+        const char **slot = lsn_nomem_check(p, PUSH(&l->mem, l->features, l->n_features, l->cap_features));
+        if (slot) *slot = lsn_nomem_check(p, lsn_arena_strndup(&l->mem, w, wn));
+    }
+    p->vocab_header = true;
+}
+
+static void vocab_row(parser *p, const char *s, const char *end) {
+    lesson *l = p->l;
+    const char *word_end;
+    const char *nums = split_label(s, end, &word_end);
+    if (nums == s || word_end == s) {
+        lsn_add_err(p, p->line, col_at(p, s), "a vocabulary row is \"word: numbers\", e.g. 鸟: 0 1 1");
+        return;
+    }
+    int before = l->n_vectors;
+    int got = read_numbers(p, nums, end, &l->vectors, &l->n_vectors, &l->cap_vectors);
+    if (got < 0) {
+        l->n_vectors = before;
+        return;
+    }
+    if (got != l->n_features) {
+        l->n_vectors = before;
+        lsn_add_err(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
+                    "“%.*s” has %d number%s but the vocabulary has %d features (one number per feature)",
+                    (int)(word_end - s), s, got, got == 1 ? "" : "s", l->n_features);
+        return;
+    }
+    vocab_word *vw = lsn_nomem_check(p, PUSH(&l->mem, l->words, l->n_words, l->cap_words));
+    if (vw) *vw = (vocab_word){lsn_arena_strndup(&l->mem, s, (size_t)(word_end - s)), p->line, col_at(p, s)};
+}
+
+static void weights_row(parser *p, const char *s, const char *end) {
+    design_mat *m = p->mat;
+    const char *label_end;
+    const char *nums = split_label(s, end, &label_end);
+    int got = read_numbers(p, nums, end, &m->v, &m->n_v, &m->cap_v);
+    if (got < 0) return;
+    if (got == 0) {
+        lsn_add_err(p, p->line, col_at(p, s), "a row of %s needs numbers after the label",
+                    lsn_mat_names[m->kind]);
+        return;
+    }
+    if (m->rows > 0 && got != m->cols) {
+        m->n_v -= got;
+        lsn_add_err(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
+                    "this row of %s has %d number%s but its first row has %d", lsn_mat_names[m->kind], got,
+                    got == 1 ? "" : "s", m->cols);
+        return;
+    }
+    m->cols = got;
+    int cap = m->cap_notes;
+    row_note *note = lsn_nomem_check(p, PUSH(&p->l->mem, m->notes, m->rows, cap));
+    m->cap_notes = cap;
+    if (note) {
+        note->line = p->line;
+        note->col = col_at(p, s);
+        if (nums != s) note->label = lsn_arena_strndup(&p->l->mem, s, (size_t)(label_end - s));
+    }
+}
+
+/* One line inside @vocab or @weights (s..end trimmed, not blank). */
+static void block_line(parser *p, const char *s, const char *end) {
+    if (p->blk_discard) return;
+    if (p->blk == BLK_VOCAB) {
+        if (!p->vocab_header) vocab_header(p, s, end);
+        else vocab_row(p, s, end);
+    } else {
+        weights_row(p, s, end);
+    }
+}
+
+/* ---- directives ----------------------------------------------------------- */
+
+static scope *cur_scope(parser *p) {
+    return p->page ? &p->page->sc : &p->l->top;
+}
+
+/* "@weights head H NAME" or "@weights NAME" (W_O, b_O). */
+static void open_weights(parser *p, const char *args, const char *end) {
+    p->blk = BLK_WEIGHTS;
+    p->blk_discard = true; // until the header is understood
+    const char *s = args, *w = end;
+    size_t wn = 0;
+    long long head = -1;
+    bool have = lsn_next_word(&s, end, &w, &wn);
+    if (have && lsn_word_is(w, wn, "head")) {
+        const char *hw = end;
+        size_t hn = 0;
+        if (!lsn_next_word(&s, end, &hw, &hn) || !lsn_parse_int(hw, hn, 0, ATTN_MAX_HEADS - 1, &head)) {
+            lsn_add_err(p, p->line, col_at(p, hw),
+                        "@weights head needs a head number from 0 to %d, e.g. @weights head 0 W_Q",
+                        ATTN_MAX_HEADS - 1);
+            return;
+        }
+        have = lsn_next_word(&s, end, &w, &wn);
+        if (!have) w = end;
+    }
+    int kind = -1;
+    for (int k = 0; k < MAT_KINDS && have; k++)
+        if (lsn_word_is(w, wn, lsn_mat_names[k])) kind = k;
+    const char *extra = lsn_skip_spaces(s, end);
+    if (kind < 0 || extra != end) {
+        lsn_add_err(p, p->line, col_at(p, kind < 0 ? w : extra),
+                    "@weights needs a matrix: W_Q, W_K, W_V, b_Q, b_K or b_V with its head (@weights head 0 "
+                    "W_Q), or W_O or b_O without one");
+        return;
+    }
+    bool per_head = kind < MAT_WO;
+    if (per_head != (head >= 0)) {
+        lsn_add_err(p, p->line, col_at(p, w),
+                    per_head ? "say which head %s belongs to, e.g. @weights head 0 %s"
+                             : "%s is shared by all heads; write @weights %s without a head",
+                    lsn_mat_names[kind], lsn_mat_names[kind]);
+        return;
+    }
+    scope *sc = cur_scope(p);
+    for (int i = 0; i < sc->n_mats; i++)
+        if (sc->mats[i].kind == kind && sc->mats[i].head == (int)head) {
+            lsn_add_err(p, p->line, col_at(p, args), "%s%s is already given at line %d", lsn_mat_names[kind],
+                        per_head ? " of this head" : "", sc->mats[i].line);
+            return;
+        }
+    design_mat *m = lsn_nomem_check(p, PUSH(&p->l->mem, sc->mats, sc->n_mats, sc->cap_mats));
+    if (!m) return;
+    *m = (design_mat){.kind = kind, .head = (int)head, .line = p->line, .col = col_at(p, args)};
+    p->mat = m;
+    p->blk_discard = false;
+}
+
+static void open_vocab(parser *p, const char *args, const char *end) {
+    lesson *l = p->l;
+    p->blk = BLK_VOCAB;
+    p->blk_discard = true;
+    p->vocab_header = false;
+    if (args != end) {
+        lsn_add_err(p, p->line, col_at(p, args),
+                    "@vocab takes nothing after it; the features go on the next line");
+    } else if (p->page) {
+        lsn_add_err(p, p->line, 1, "@vocab belongs before the first page: a lesson has one vocabulary");
+    } else if (l->has_vocab) {
+        lsn_add_err(p, p->line, 1, "the lesson already has a vocabulary (line %d)", l->vocab_line);
+    } else {
+        l->has_vocab = true;
+        l->vocab_line = p->line;
+        p->blk_discard = false;
+    }
+}
+
+/* "@name: args" (the colon may be left out). s: the line from its '@'. */
+static void directive_line(parser *p, const char *s, const char *end) {
+    const char *name = s + 1, *q = name;
+    while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '-' || *q == '_')) q++;
+    size_t nn = (size_t)(q - name);
+    if (q < end && *q == ':') q++;
+    const char *args = lsn_skip_spaces(q, end);
+    end_para(p);
+    p->blk_line = p->line;
+    p->blk_col = 1;
+    if (lsn_word_is(name, nn, "vocab")) {
+        open_vocab(p, args, end);
+        return;
+    }
+    if (lsn_word_is(name, nn, "weights")) {
+        open_weights(p, args, end);
+        return;
+    }
+    if (lsn_word_is(name, nn, "end")) {
+        lsn_add_err(p, p->line, 1, "@end without a block to close (@vocab or @weights)");
+        return;
+    }
+    int kind = -1;
+    for (int k = 0; k < D_KINDS; k++)
+        if (lsn_word_is(name, nn, lsn_dir_names[k])) kind = k;
+    if (kind < 0) {
+        lsn_add_err(p, p->line, 1,
+                    "unknown directive @%.*s; the directives are @sentence, @config, @step, @highlight, "
+                    "@predict, @compare, @random-weights, @vocab and @weights (write \\@ for a line that "
+                    "starts with @)",
+                    (int)nn, name);
+        return;
+    }
+    if (!p->page && kind != D_SENTENCE && kind != D_CONFIG) {
+        lsn_add_err(p, p->line, 1, "@%s belongs inside a page (after === page: ID)", lsn_dir_names[kind]);
+        return;
+    }
+    scope *sc = cur_scope(p);
+    raw_dir *d = lsn_nomem_check(p, PUSH(&p->l->mem, sc->dirs, sc->n_dirs, sc->cap_dirs));
+    if (d)
+        *d = (raw_dir){(dir_kind)kind, lsn_arena_strndup(&p->l->mem, args, (size_t)(end - args)), p->line,
+                       col_at(p, args)};
+}
+
+/* ---- headers and pages ---------------------------------------------------- */
+
+static void start_page(parser *p, const char *s, const char *end) {
+    lesson *l = p->l;
+    const char *id = lsn_skip_spaces(s + strlen("=== page:"), end);
+    end_para(p);
+    if (!is_id(id, (size_t)(end - id))) {
+        lsn_add_err(p, p->line, col_at(p, id),
+                    "a page id is letters, digits, - and _ (e.g. === page: scores), not “%.*s”",
+                    (int)(end - id), id);
+    }
+    for (int i = 0; i < l->n_pages; i++)
+        if (lsn_word_is(id, (size_t)(end - id), l->pages[i].pub.id))
+            lsn_add_err(p, p->line, col_at(p, id), "page id “%s” is already used at line %d",
+                        l->pages[i].pub.id, l->pages[i].pub.line);
+    if (l->n_pages == LESSON_MAX_PAGES) {
+        lsn_add_err(p, p->line, 1, "a lesson has at most %d pages", LESSON_MAX_PAGES);
+        p->nomem = true; // stop reading: nothing after this can be kept
+        return;
+    }
+    page_rec *pg = lsn_nomem_check(p, PUSH(&l->mem, l->pages, l->n_pages, l->cap_pages));
+    if (!pg) return;
+    pg->pub.id = lsn_nomem_check(p, lsn_arena_strndup(&l->mem, id, (size_t)(end - id)));
+    pg->pub.title = "";
+    pg->pub.line = p->line;
+    pg->pub.gain = 1.0;
+    p->page = pg;
+    p->page_titled = false;
+}
+
+/* "key: value" header lines: # lesson:, title:, lang:. Returns true when s is one. */
+static bool header_line(parser *p, const char *s, const char *end) {
+    lesson *l = p->l;
+    size_t n = (size_t)(end - s);
+    const char **field = NULL, *key = NULL;
+    if (lsn_starts_with(s, n, "# lesson:")) field = &l->id, key = "# lesson:";
+    else if (lsn_starts_with(s, n, "title:"))
+        field = p->page ? &p->page->pub.title : &l->title, key = "title:";
+    else if (lsn_starts_with(s, n, "lang:") && !p->page) field = &l->lang, key = "lang:";
+    else return false;
+    const char *v = lsn_skip_spaces(s + strlen(key), end);
+    if (field == &l->id && (p->page || l->n_pages)) {
+        lsn_add_err(p, p->line, 1, "# lesson: belongs at the top of the file");
+        return true;
+    }
+    if (*field && **field) {
+        lsn_add_err(p, p->line, 1, "%s is given twice", key);
+        return true;
+    }
+    if (v == end) lsn_add_err(p, p->line, col_at(p, v), "%s needs a value", key);
+    else if (field == &l->id && !is_id(v, (size_t)(end - v)))
+        lsn_add_err(p, p->line, col_at(p, v), "a lesson id is letters, digits, - and _, not “%.*s”",
+                    (int)(end - v), v);
+    // kept even when wrong, so it is not reported missing as well
+    *field = lsn_nomem_check(p, lsn_arena_strndup(&l->mem, v, (size_t)(end - v)));
+    if (p->page) {
+        p->page_titled = true;
+        p->page->title_reported = v == end;
+    }
+    return true;
+}
+
+/* ---- pass 1: lines -------------------------------------------------------- */
+
+static void code_line(parser *p, const char *line, const char *end) {
+    const char *s = lsn_skip_spaces(line, end), *e = lsn_trim_end(s, end);
+    if (e - s == 3 && memcmp(s, "```", 3) == 0) {
+        finish_block(p);
+        return;
+    }
+    if (p->code_lines++ > 0) attn_sb_append(&p->para, "\n", 1);
+    attn_sb_append(&p->para, line, (size_t)(lsn_trim_end(line, end) - line));
+}
+
+static void open_code(parser *p, const char *s, const char *end) {
+    begin_para(p, LESSON_PARA_CODE);
+    p->para_line = p->line + 1;
+    p->blk = BLK_CODE;
+    p->code_lines = 0;
+    p->blk_line = p->line;
+    p->blk_col = col_at(p, s);
+    const char *lang = lsn_skip_spaces(s + 3, end);
+    p->code_lang = lsn_arena_strndup(&p->l->mem, lang, (size_t)(end - lang));
+}
+
+/* Lines that begin a new section end an open @vocab/@weights block early. */
+static bool breaks_block(const char *s, size_t n) {
+    return lsn_starts_with(s, n, "===") || (n > 0 && s[0] == '@' && !lsn_starts_with(s, n, "@end"));
+}
+
+static void page_line(parser *p, const char *s, const char *end) {
+    if (!p->page_titled) {
+        lsn_add_err(p, p->line, col_at(p, s),
+                    "a page starts with its title: write “title: …” right after === page:");
+        p->page_titled = true; // one report per page
+        p->page->title_reported = true;
+    }
+    if (lsn_starts_with(s, (size_t)(end - s), "```")) open_code(p, s, end);
+    else text_line(p, s, end);
+}
+
+static void one_line(parser *p, const char *line, const char *end) {
+    p->ln = line;
+    if (p->blk == BLK_CODE && !lsn_starts_with(line, (size_t)(end - line), "=== page:")) {
+        code_line(p, line, end);
+        return;
+    }
+    const char *s = lsn_skip_spaces(line, end), *e = lsn_trim_end(s, end);
+    size_t n = (size_t)(e - s);
+    if (p->blk != BLK_NONE) {
+        if (breaks_block(s, n) || p->blk == BLK_CODE) {
+            unterminated(p);
+            finish_block(p);
+        } else {
+            if (n == 4 && memcmp(s, "@end", 4) == 0) finish_block(p);
+            else if (n > 0 && !lsn_starts_with(s, n, "//")) block_line(p, s, e);
+            return;
+        }
+    }
+    if (lsn_starts_with(s, n, "//")) return; // a comment
+    if (n == 0) end_para(p);
+    else if (lsn_starts_with(s, n, "=== page:")) start_page(p, s, e);
+    else if (lsn_starts_with(s, n, "==="))
+        lsn_add_err(p, p->line, col_at(p, s), "a page starts with “=== page: ID”");
+    else if (s == line && s[0] == '@') directive_line(p, s, e);
+    else if ((!p->page || !p->page_titled) && header_line(p, s, e)) return;
+    else if (lsn_starts_with(s, n, "# lesson:"))
+        lsn_add_err(p, p->line, 1, "# lesson: belongs at the top of the file");
+    else if (!p->page)
+        lsn_add_err(p, p->line, col_at(p, s), "text before the first page; start a page with “=== page: ID”");
+    else page_line(p, s, e);
+}
+
+/* Refuses binary files and invalid UTF-8 before anything else is read. */
+bool lsn_check_encoding(parser *p, const char *text, size_t len) {
+    int line = 1;
+    const char *ls = text;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n') {
+            line++;
+            ls = text + i + 1;
+        } else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) {
+            lsn_add_err(p, line, 1 + lsn_count_chars(ls, text + i),
+                        "byte 0x%02X is not text: this looks like a binary file, not a lesson", c);
+            return false;
+        }
+    }
+    size_t bad = utf8_find_invalid(text, len);
+    if (bad == (size_t)-1) return true;
+    line = 1;
+    ls = text;
+    for (size_t i = 0; i < bad; i++)
+        if (text[i] == '\n') line++, ls = text + i + 1;
+    lsn_add_err(p, line, 1 + lsn_count_chars(ls, text + bad), "invalid UTF-8 (%s); save the lesson as UTF-8",
+                utf8_problem(text, len, bad));
+    return false;
+}
+
+void lsn_read_lines(parser *p, const char *text, size_t len) {
+    const char *s = text, *end = text + len;
+    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) s += 3; // a byte order mark
+    while (s < end && !p->nomem) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *e = nl ? nl : end;
+        const char *le = (e > s && e[-1] == '\r') ? e - 1 : e;
+        p->line++;
+        one_line(p, s, le);
+        s = nl ? nl + 1 : end;
+    }
+    if (p->blk != BLK_NONE) {
+        unterminated(p);
+        finish_block(p);
+    }
+    end_para(p);
+}

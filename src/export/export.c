@@ -1,0 +1,328 @@
+/* export.c — the batch driver: checks the job, names the files, writes every
+ * format of every item into the staging folder, then the handout and the
+ * index, and renames the lot into place. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_internal.h"
+#include "fileio.h"
+
+#define MAX_PIXELS (64L << 20) /* per image: 8192×8192 and more is refused */
+#define HASH_MAX_BYTES (64u << 20)
+
+/* One export in progress. */
+typedef struct {
+    export_opts o;          /* with defaults filled in */
+    const viz_strings *ui;
+    viz_fonts *fonts;
+    ex_stage st;
+    viz_list list;
+    attn_strbuf index, handout;
+} job;
+
+/* ---- checks ---- */
+
+static bool valid_id(const char *id) {
+    if (!*id) return false;
+    for (const char *p = id; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
+            return false;
+    return true;
+}
+
+static attn_status check_opts(const export_opts *o, viz_fonts *fonts, attn_err *err) {
+    if (!o->dir || !*o->dir) return attn_fail(err, ATTN_ERR_RANGE, "Say which folder to export to (--export-dir DIR).");
+    if (!(o->formats & EXPORT_ALL_FORMATS)) return attn_fail(err, ATTN_ERR_RANGE, "--format needs at least one of png, svg, csv, tex, md.");
+    if (o->pixel_scale < 1 || o->pixel_scale > EXPORT_MAX_SCALE)
+        return attn_fail(err, ATTN_ERR_RANGE, "--pixel-scale must be 1, 2 or 3 (got %d).", o->pixel_scale);
+    if (o->width < EXPORT_MIN_SIZE || o->width > EXPORT_MAX_SIZE || o->height < EXPORT_MIN_SIZE || o->height > EXPORT_MAX_SIZE)
+        return attn_fail(err, ATTN_ERR_RANGE, "--size must be from %d to %d pixels each way (got %dx%d).",
+                         EXPORT_MIN_SIZE, EXPORT_MAX_SIZE, o->width, o->height);
+    long s = o->pixel_scale;
+    if ((long)o->width * s * o->height * s > MAX_PIXELS)
+        return attn_fail(err, ATTN_ERR_RANGE, "%dx%d at pixel scale %ld would be %ld million pixels per image; "
+                         "attnviz makes at most %ld million. Use a smaller --size or --pixel-scale.", o->width, o->height,
+                         s, (long)o->width * s * o->height * s >> 20, MAX_PIXELS >> 20);
+    if (!(o->ui_scale >= 0.5f && o->ui_scale <= 4.0f))
+        return attn_fail(err, ATTN_ERR_RANGE, "The UI scale of an export must be from 0.5 to 4.");
+    if (o->theme < 0 || o->theme >= VIZ_THEME_COUNT || o->lang < 0 || o->lang >= VIZ_LANG_COUNT)
+        return attn_fail(err, ATTN_ERR_RANGE, "Unknown theme or language for the export.");
+    if ((o->formats & (EXPORT_PNG | EXPORT_SVG)) && !fonts)
+        return attn_fail(err, ATTN_ERR_RANGE, "PNG and SVG figures need the fonts, which are not open.");
+    return ATTN_OK;
+}
+
+static attn_status check_items(const export_item *items, int n, attn_err *err) {
+    if (n <= 0 || !items) return attn_fail(err, ATTN_ERR_RANGE, "There is nothing to export: no step or page was chosen.");
+    for (int i = 0; i < n; i++) {
+        const export_item *it = &items[i];
+        if (!it->trace || it->trace->n <= 0) return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export has no computed sentence.", i + 1);
+        if (it->step < 0 || it->step >= VIZ_STEP_COUNT) return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export has no step 1–8.", i + 1);
+        if (it->id && !valid_id(it->id))
+            return attn_fail(err, ATTN_ERR_RANGE, "The page id \"%s\" cannot name a file: use letters, digits, _ and -.", it->id);
+    }
+    return ATTN_OK;
+}
+
+/* ---- naming and commands ---- */
+
+static void format_list(attn_strbuf *b, unsigned f) {
+    static const char *const names[] = {"png", "svg", "csv", "tex", "md"};
+    bool first = true;
+    for (int i = 0; i < 5; i++)
+        if (f & (1u << i)) {
+            attn_sb_printf(b, "%s%s", first ? "" : ",", names[i]);
+            first = false;
+        }
+}
+
+static void steps_list(attn_strbuf *b, unsigned steps) {
+    bool first = true;
+    for (int s = 0; s < VIZ_STEP_COUNT; s++)
+        if (steps & (1u << s)) {
+            attn_sb_printf(b, "%s%d", first ? "" : ",", s + 1);
+            first = false;
+        }
+}
+
+/* The command that makes these formats again: the caller's prefix plus the
+ * export flags (visual ones only where they change the files). */
+static void command(attn_strbuf *b, const export_opts *o, unsigned formats, const char *remake) {
+    attn_sb_puts(b, o->command_prefix ? o->command_prefix : "attnviz --headless");
+    attn_sb_puts(b, " --export-dir ");
+    ex_shell_quote(b, o->dir);
+    attn_sb_puts(b, " --format ");
+    format_list(b, formats);
+    if (remake) {
+        attn_sb_printf(b, " %s", remake);
+    } else if ((o->steps & EXPORT_ALL_STEPS) != EXPORT_ALL_STEPS) {
+        attn_sb_puts(b, " --steps ");
+        steps_list(b, o->steps);
+    }
+    if (formats & (EXPORT_PNG | EXPORT_SVG | EXPORT_MD)) {
+        attn_sb_printf(b, " --pixel-scale %d --size %dx%d --theme %s --view %s%s", o->pixel_scale, o->width,
+                       o->height, viz_theme_name(o->theme), o->view == EXPORT_VIEW_WINDOW ? "window" : "figure",
+                       o->caption ? " --caption" : "");
+        if (o->ui_scale != 1.0f) {
+            attn_sb_puts(b, " --ui-scale ");
+            ex_num(b, o->ui_scale);
+        }
+    }
+    if (o->lang == VIZ_LANG_ZH) attn_sb_puts(b, " --lang zh");
+}
+
+/* "Files: `a`, `b`" then the command making them, in the index. */
+static void index_files(job *j, int first, const char *ext, unsigned format, const char *remake, const char *note) {
+    bool any = false;
+    for (int i = first; i < j->st.n; i++) {
+        const char *name = j->st.names[i], *dot = strrchr(name, '.');
+        if (!dot || strcmp(dot + 1, ext) != 0) continue;
+        attn_sb_puts(&j->index, any ? ", " : "");
+        ex_md_code(&j->index, name);
+        any = true;
+    }
+    if (!any) return;
+    attn_strbuf cmd;
+    attn_sb_init(&cmd);
+    command(&cmd, &j->o, format, remake);
+    attn_sb_printf(&j->index, "%s:\n\n", note ? note : "");
+    ex_md_block(&j->index, "sh", cmd.data ? cmd.data : "");
+    attn_sb_puts(&j->index, "\n");
+    attn_sb_free(&cmd);
+}
+
+/* ---- one item ---- */
+
+static attn_status write_text(job *j, const char *name, char *text, attn_err *err) {
+    if (!text) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to write %s.", name);
+    attn_status st = ex_stage_write(&j->st, name, text, strlen(text), err);
+    free(text);
+    return st;
+}
+
+static attn_status write_png(job *j, const export_item *it, const char *name, attn_err *err) {
+    int s = j->o.pixel_scale;
+    if (!export_build_list(&j->list, &j->o, it, j->ui, j->fonts, s))
+        return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to draw %s.", name);
+    SDL_Surface *surf = viz_sdl_render_surface(j->fonts, &j->list, j->o.width * s, j->o.height * s,
+                                               viz_theme_get(j->o.theme)->bg);
+    if (!surf) return attn_fail(err, ATTN_ERR_IO, "Cannot draw %s: %s.", name, SDL_GetError());
+    attn_status st = ex_stage_png(&j->st, name, surf, err);
+    SDL_FreeSurface(surf);
+    return st;
+}
+
+/* SVG is vector: always the scale-1 list, so its layout is the 1× figure's. */
+static attn_status write_svg(job *j, const export_item *it, const char *name, attn_err *err) {
+    if (!export_build_list(&j->list, &j->o, it, j->ui, j->fonts, 1))
+        return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to draw %s.", name);
+    return write_text(j, name, export_svg(&j->list, j->o.width, j->o.height), err);
+}
+
+static attn_status write_csvs(job *j, const export_item *it, const char *stem, attn_err *err) {
+    export_matrix ms[EXPORT_MAX_MATRICES];
+    int n = export_step_matrices(it->trace, it->step, -1, ms, EXPORT_MAX_MATRICES);
+    attn_status st = ATTN_OK;
+    char name[256];
+    for (int i = 0; i < n && st == ATTN_OK; i++) {
+        if (ms[i].head >= 0) snprintf(name, sizeof name, "%s-%s-head%d.csv", stem, ms[i].name, ms[i].head + 1);
+        else snprintf(name, sizeof name, "%s-%s.csv", stem, ms[i].name);
+        st = write_text(j, name, export_csv(it->trace, &ms[i], it->feature_names), err);
+    }
+    return st;
+}
+
+/* The item's title and text: the page's, else the step's name and hint. */
+static const char *item_title(const job *j, const export_item *it) {
+    return it->title ? it->title : ex_str(j->ui, j->o.lang, (viz_str)(VIZ_S_STEP_1 + it->step));
+}
+
+static const char *item_text(const job *j, const export_item *it) {
+    return it->text ? it->text : ex_str(j->ui, j->o.lang, (viz_str)(VIZ_S_HINT_1 + it->step));
+}
+
+static void index_item_head(job *j, const export_item *it, const char *stem, const char *badge) {
+    attn_strbuf *b = &j->index;
+    attn_sb_printf(b, "## %s — ", stem);
+    for (const char *p = item_title(j, it); *p; p++) attn_sb_append(b, *p == '\n' ? " " : p, 1);
+    attn_sb_printf(b, "\n\n- Step: %d, head %d shown\n- Sentence: ", (int)it->step + 1,
+                   (it->head >= 0 && it->head < it->trace->cfg.heads ? it->head : 0) + 1);
+    ex_md_code(b, it->trace->tokens.text);
+    attn_sb_puts(b, "\n- Configuration: ");
+    attn_strbuf cfg;
+    attn_sb_init(&cfg);
+    ex_config_text(&cfg, &it->trace->cfg);
+    ex_md_code(b, cfg.data ? cfg.data : "");
+    attn_sb_free(&cfg);
+    attn_sb_printf(b, "\n- Seed: %lu\n- Weights: %s\n\n", (unsigned long)it->trace->cfg.seed, badge);
+}
+
+static attn_status write_item(job *j, const export_item *it, int pos, attn_err *err) {
+    const export_opts *o = &j->o;
+    char stem[160], name[200], badge[320], size[64];
+    int first = j->st.n;
+    attn_status st = ATTN_OK;
+    int number = it->number > 0 ? it->number : pos + 1;
+    // NN has two digits at least: a page keeps its name when exported alone
+    snprintf(stem, sizeof stem, "%02d-%s", number, it->id ? it->id : export_step_slug(it->step));
+    snprintf(name, sizeof name, "%s.png", stem);
+    if (o->formats & EXPORT_PNG) st = write_png(j, it, name, err);
+    snprintf(name, sizeof name, "%s.svg", stem);
+    if (st == ATTN_OK && (o->formats & EXPORT_SVG)) st = write_svg(j, it, name, err);
+    if (st == ATTN_OK && (o->formats & EXPORT_CSV)) st = write_csvs(j, it, stem, err);
+    snprintf(name, sizeof name, "%s.tex", stem);
+    if (st == ATTN_OK && (o->formats & EXPORT_TEX))
+        st = write_text(j, name, export_tex_document(it->trace, it->step, it->head, item_title(j, it)), err);
+    if (st != ATTN_OK) return st;
+    if (it->badge) snprintf(badge, sizeof badge, "%s", it->badge);
+    else ex_badge(badge, sizeof badge, o, j->ui, it->trace);
+    index_item_head(j, it, stem, badge);
+    snprintf(size, sizeof size, " (%d×%d px)", o->width * o->pixel_scale, o->height * o->pixel_scale);
+    index_files(j, first, "png", EXPORT_PNG, it->remake_flags, size);
+    index_files(j, first, "svg", EXPORT_SVG, it->remake_flags, NULL);
+    index_files(j, first, "csv", EXPORT_CSV, it->remake_flags, NULL);
+    index_files(j, first, "tex", EXPORT_TEX, it->remake_flags, NULL);
+    if (o->formats & EXPORT_MD) {
+        snprintf(name, sizeof name, "%s.%s", stem, (o->formats & EXPORT_PNG) ? "png" : "svg");
+        ex_md_page(&j->handout, it, number, item_title(j, it), item_text(j, it), name);
+    }
+    return ATTN_OK;
+}
+
+/* ---- the batch ---- */
+
+/* "- Weights file: `f`, SHA-256 `…`" */
+static attn_status index_hash(attn_strbuf *b, const char *what, const char *path, attn_err *err) {
+    char *data = NULL, hex[65];
+    size_t len = 0;
+    attn_status st = attn_read_file(path, HASH_MAX_BYTES, &data, &len, err);
+    if (st != ATTN_OK) return st;
+    ex_sha256_hex(data, len, hex);
+    free(data);
+    attn_sb_printf(b, "- %s: ", what);
+    ex_md_code(b, path);
+    attn_sb_printf(b, ", SHA-256 `%s`\n", hex);
+    return ATTN_OK;
+}
+
+static attn_status index_begin(job *j, attn_err *err) {
+    attn_strbuf *b = &j->index;
+    attn_sb_printf(b, "# %s\n\nMade by attnviz %s. Each file below is made again by the command under it, run "
+                      "from the folder the export was run from. Everything in this folder:\n\n",
+                   j->o.title ? j->o.title : "attnviz export", ATTN_VERSION);
+    attn_strbuf cmd;
+    attn_sb_init(&cmd);
+    command(&cmd, &j->o, j->o.formats, NULL);
+    ex_md_block(b, "sh", cmd.data ? cmd.data : "");
+    attn_sb_free(&cmd);
+    attn_sb_puts(b, "\n");
+    attn_status st = ATTN_OK;
+    if (j->o.weights_path) st = index_hash(b, "Weights file", j->o.weights_path, err);
+    if (st == ATTN_OK && j->o.lesson_path) st = index_hash(b, "Lesson file", j->o.lesson_path, err);
+    if (j->o.weights_path || j->o.lesson_path) attn_sb_puts(b, "\n");
+    return st;
+}
+
+static attn_status finish(job *j, attn_err *err) {
+    attn_status st = ATTN_OK;
+    if (j->o.formats & EXPORT_MD) {
+        int first = j->st.n;
+        st = ex_stage_write(&j->st, "handout.md", j->handout.data ? j->handout.data : "", j->handout.len, err);
+        attn_sb_puts(&j->index, "## handout.md\n\nEvery page with its text and figure.\n\n");
+        index_files(j, first, "md", EXPORT_MD, NULL, NULL);
+    }
+    if (!attn_sb_ok(&j->index) || !attn_sb_ok(&j->handout))
+        return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to write the index.");
+    if (st == ATTN_OK) st = ex_stage_write(&j->st, "index.md", j->index.data, j->index.len, err);
+    if (st == ATTN_OK) st = ex_stage_commit(&j->st, err);
+    return st;
+}
+
+static void job_init(job *j, const export_opts *o, const viz_strings *ui, viz_fonts *fonts) {
+    memset(j, 0, sizeof *j);
+    j->o = *o;
+    if (j->o.width == 0 && j->o.height == 0) {
+        j->o.width = 1280;
+        j->o.height = 800;
+    }
+    if (j->o.pixel_scale == 0) j->o.pixel_scale = 1;
+    if (j->o.ui_scale == 0) j->o.ui_scale = 1.0f;
+    if ((j->o.formats & EXPORT_MD) && !(j->o.formats & (EXPORT_PNG | EXPORT_SVG)))
+        j->o.formats |= EXPORT_PNG; // a handout needs its figures
+    j->ui = ui;
+    j->fonts = fonts;
+    attn_sb_init(&j->index);
+    attn_sb_init(&j->handout);
+}
+
+static void job_free(job *j) {
+    ex_stage_abort(&j->st); // after a commit only the bookkeeping is left
+    viz_free(&j->list);
+    attn_sb_free(&j->index);
+    attn_sb_free(&j->handout);
+}
+
+attn_status export_run(const export_opts *o, const export_item *items, int n_items, const viz_strings *ui,
+                       viz_fonts *fonts, attn_err *err) {
+    job j;
+    job_init(&j, o, ui, fonts);
+    attn_status st = check_opts(&j.o, fonts, err);
+    if (st == ATTN_OK) st = check_items(items, n_items, err);
+    if (st == ATTN_OK) st = index_begin(&j, err); // reads the hashed files before touching DIR
+    if (st == ATTN_OK) st = ex_stage_open(&j.st, j.o.dir, err);
+    if (st == ATTN_OK && (j.o.formats & EXPORT_MD))
+        attn_sb_printf(&j.handout, "# %s\n\n", j.o.title ? j.o.title : "attnviz");
+    for (int i = 0; st == ATTN_OK && i < n_items; i++) st = write_item(&j, &items[i], i, err);
+    if (st == ATTN_OK) st = finish(&j, err);
+    job_free(&j);
+    return st;
+}
+
+attn_status export_sentence(const export_opts *o, const attn_trace *t, int head, int query, const viz_strings *ui,
+                            viz_fonts *fonts, attn_err *err) {
+    export_item items[VIZ_STEP_COUNT];
+    if (!t) return attn_fail(err, ATTN_ERR_RANGE, "There is no computed sentence to export.");
+    int n = export_items_for_trace(items, t, o->steps, head, query);
+    return export_run(o, items, n, ui, fonts, err);
+}

@@ -1,0 +1,241 @@
+/* export_fs.c — a batch of files that lands whole or not at all: written into
+ * a hidden staging folder inside the target, then renamed into place. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export_internal.h"
+
+int export_test_fail_at_file;
+
+static char *join(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    char *p = malloc(la + lb + 2);
+    if (!p) return NULL;
+    memcpy(p, a, la);
+    size_t k = la;
+    if (k == 0 || p[k - 1] != '/') p[k++] = '/';
+    memcpy(p + k, b, lb + 1);
+    return p;
+}
+
+/* Creates one missing folder of the path, remembering it for the clean-up. */
+static attn_status make_one(ex_stage *s, const char *prefix, const char *dir, attn_err *err) {
+    struct stat sb;
+    if (stat(prefix, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) return ATTN_OK;
+        return attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s is a file, not a folder.", dir, prefix);
+    }
+    if (errno != ENOENT) return attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s: %s.", dir, prefix, strerror(errno));
+    if (mkdir(prefix, 0755) != 0) {
+        if (errno == EEXIST) return ATTN_OK; // made by someone else meanwhile
+        return attn_fail(err, ATTN_ERR_IO, "Cannot create the folder %s: %s.", prefix, strerror(errno));
+    }
+    if (s->n_made < (int)(sizeof s->made / sizeof *s->made)) {
+        s->made[s->n_made] = strdup(prefix);
+        if (s->made[s->n_made]) s->n_made++;
+    }
+    return ATTN_OK;
+}
+
+/* mkdir -p, naming the first component that is a file rather than a folder. */
+static attn_status make_dirs(ex_stage *s, const char *dir, attn_err *err) {
+    char *p = strdup(dir);
+    if (!p) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+    attn_status st = ATTN_OK;
+    for (char *c = p + 1; st == ATTN_OK; c++) {
+        if (*c != '/' && *c != '\0') continue;
+        char keep = *c;
+        *c = '\0';
+        st = make_one(s, p, dir, err);
+        *c = keep;
+        if (keep == '\0') break;
+    }
+    free(p);
+    return st;
+}
+
+attn_status ex_stage_open(ex_stage *s, const char *dir, attn_err *err) {
+    memset(s, 0, sizeof *s);
+    if (!dir || !*dir) return attn_fail(err, ATTN_ERR_RANGE, "Say which folder to export to (--export-dir DIR).");
+    s->dir = strdup(dir);
+    if (!s->dir) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+    attn_status st = make_dirs(s, dir, err);
+    if (st != ATTN_OK) return st;
+    s->stage = join(dir, ".attnviz-staging-XXXXXX");
+    if (!s->stage) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+    if (!mkdtemp(s->stage)) {
+        free(s->stage);
+        s->stage = NULL;
+        return attn_fail(err, ATTN_ERR_IO, "Cannot write in the folder %s: %s.", dir, strerror(errno));
+    }
+    return ATTN_OK;
+}
+
+/* Records a file written into the stage; a second file of the same name
+ * (two items with one number and id) would silently replace the first. */
+static attn_status remember(ex_stage *s, const char *name, attn_err *err) {
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->names[i], name) == 0)
+            return attn_fail(err, ATTN_ERR_RANGE, "Two files of this export would both be named %s; give each page "
+                             "its own number or id.", name);
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 32;
+        char **p = realloc(s->names, (size_t)cap * sizeof *p);
+        if (!p) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+        s->names = p;
+        s->cap = cap;
+    }
+    if (!(s->names[s->n] = strdup(name))) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+    s->n++;
+    return ATTN_OK;
+}
+
+/* The test hook: leaves half a file behind, as a full disk would, and fails. */
+static bool hook_fires(const char *path, const char *data, size_t len) {
+    if (export_test_fail_at_file <= 0 || --export_test_fail_at_file > 0) return false;
+    FILE *fp = fopen(path, "wb");
+    if (fp) {
+        fwrite(data, 1, len / 2, fp);
+        fclose(fp);
+    }
+    errno = ENOSPC;
+    return true;
+}
+
+static int write_all(int fd, const char *data, size_t len) {
+    for (size_t done = 0; done < len;) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = ENOSPC;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+/* The staging folder is private to this batch, so files go straight in. */
+attn_status ex_stage_write(ex_stage *s, const char *name, const char *data, size_t len, attn_err *err) {
+    char *path = join(s->stage, name);
+    if (!path) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+    bool ok = false;
+    int fd = -1;
+    if (hook_fires(path, data, len)) goto cleanup;
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0) goto cleanup;
+    ok = close(fd) == 0; // a full disk may only show here (NFS, delayed allocation)
+    fd = -1;
+cleanup:
+    if (!ok && fd >= 0) {
+        int keep = errno;
+        close(fd);
+        errno = keep;
+    }
+    attn_status st = ok ? remember(s, name, err)
+                        : attn_fail(err, ATTN_ERR_IO, "Cannot write %s in %s: %s.", name, s->dir, strerror(errno));
+    free(path);
+    return st;
+}
+
+/* viz_save_png's message names the staging path; keep only its reason. */
+static const char *png_reason(const char *msg, const char *path) {
+    const char *p = strstr(msg, path);
+    if (!p) return msg;
+    p += strlen(path);
+    return p[0] == ':' && p[1] == ' ' ? p + 2 : msg;
+}
+
+attn_status ex_stage_png(ex_stage *s, const char *name, SDL_Surface *surf, attn_err *err) {
+    char *path = join(s->stage, name);
+    if (!path) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+    attn_status st;
+    char msg[512] = "";
+    if (hook_fires(path, "\x89PNG\r\n\x1a\n", 8)) {
+        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s in %s: %s.", name, s->dir, strerror(errno));
+    } else if (viz_save_png(surf, path, msg, sizeof msg) != 0) {
+        const char *why = png_reason(msg, path);
+        size_t n = strlen(why);
+        while (n > 0 && why[n - 1] == '.') n--;
+        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s in %s: %.*s.", name, s->dir, (int)n, why);
+    } else {
+        st = remember(s, name, err);
+    }
+    free(path);
+    return st;
+}
+
+/* Every target must be replaceable before the first rename, so a folder in
+ * the way cannot leave the batch half in place. */
+static attn_status check_targets(ex_stage *s, attn_err *err) {
+    struct stat sb;
+    for (int i = 0; i < s->n; i++) {
+        char *to = join(s->dir, s->names[i]);
+        if (!to) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+        bool dir = lstat(to, &sb) == 0 && S_ISDIR(sb.st_mode);
+        free(to);
+        if (dir)
+            return attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s there is a folder; move it away first.",
+                             s->dir, s->names[i]);
+    }
+    return ATTN_OK;
+}
+
+attn_status ex_stage_commit(ex_stage *s, attn_err *err) {
+    attn_status st = check_targets(s, err);
+    for (int i = 0; st == ATTN_OK && i < s->n; i++) {
+        char *from = join(s->stage, s->names[i]), *to = join(s->dir, s->names[i]);
+        if (!from || !to) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+        else if (rename(from, to) != 0)
+            st = attn_fail(err, ATTN_ERR_IO, "Cannot move %s into %s: %s.", s->names[i], s->dir, strerror(errno));
+        free(from);
+        free(to);
+    }
+    if (st != ATTN_OK) return st;
+    rmdir(s->stage);
+    free(s->stage);
+    s->stage = NULL;
+    int fd = open(s->dir, O_RDONLY);
+    if (fd >= 0) { // the renames survive a crash once the folder is synced
+        fsync(fd);
+        close(fd);
+    }
+    for (int i = 0; i < s->n_made; i++) free(s->made[i]);
+    s->n_made = 0; // they hold the batch now
+    return ATTN_OK;
+}
+
+static void remove_stage(const char *stage) {
+    DIR *d = opendir(stage);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            char *p = join(stage, e->d_name);
+            if (p) unlink(p);
+            free(p);
+        }
+        closedir(d);
+    }
+    rmdir(stage);
+}
+
+void ex_stage_abort(ex_stage *s) {
+    if (!s) return;
+    if (s->stage) remove_stage(s->stage);
+    for (int i = s->n_made - 1; i >= 0; i--) { // innermost first; only empty ones go
+        rmdir(s->made[i]);
+        free(s->made[i]);
+    }
+    for (int i = 0; i < s->n; i++) free(s->names[i]);
+    free(s->names);
+    free(s->stage);
+    free(s->dir);
+    memset(s, 0, sizeof *s);
+}

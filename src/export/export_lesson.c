@@ -1,0 +1,180 @@
+/* export_lesson.c — a lesson as an export job: one item per page, each with
+ * its own trace (sentence, settings, vocabulary, designed weights), step,
+ * title and narrative (as Markdown for the handout). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_internal.h"
+#include "lesson.h"
+
+/* Plain lesson text, escaped so Markdown shows it as written. */
+static void md_plain(attn_strbuf *b, const char *s, int len, bool para_start) {
+    for (int i = 0; i < len; i++) {
+        char c = s[i];
+        if (strchr("\\`*_[]<>", c) || (c == '#' && para_start && i == 0)) attn_sb_puts(b, "\\");
+        attn_sb_append(b, &s[i], 1);
+    }
+}
+
+/* A paragraph's text with its spans as *emphasis* and `code`. */
+static void md_spans(attn_strbuf *b, const lesson_para *p) {
+    int at = 0, len = (int)strlen(p->text);
+    for (int k = 0; k < p->n_spans; k++) {
+        const lesson_span *sp = &p->spans[k];
+        md_plain(b, p->text + at, sp->start - at, at == 0);
+        char *inner = strndup(p->text + sp->start, (size_t)sp->len);
+        if (sp->kind == LESSON_SPAN_CODE && inner) {
+            ex_md_code(b, inner);
+        } else {
+            attn_sb_puts(b, "*");
+            md_plain(b, p->text + sp->start, sp->len, false);
+            attn_sb_puts(b, "*");
+        }
+        free(inner);
+        at = sp->start + sp->len;
+    }
+    md_plain(b, p->text + at, len - at, at == 0);
+}
+
+char *export_lesson_text(const lesson_page *pg) {
+    attn_strbuf b;
+    attn_sb_init(&b);
+    for (int i = 0; i < pg->n_paras; i++) {
+        const lesson_para *p = &pg->paras[i];
+        bool next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM;
+        if (p->kind == LESSON_PARA_CODE) {
+            ex_md_block(&b, p->code_lang, p->text);
+            attn_sb_puts(&b, "\n");
+        } else if (p->kind == LESSON_PARA_ITEM) {
+            attn_sb_puts(&b, "- ");
+            md_spans(&b, p);
+            attn_sb_puts(&b, next_item ? "\n" : "\n\n"); // a list ends with a blank line
+        } else {
+            md_spans(&b, p);
+            attn_sb_puts(&b, "\n\n");
+        }
+    }
+    return attn_sb_take(&b);
+}
+
+/* Everything a lesson job owns, freed in one place. */
+typedef struct {
+    export_item *items;
+    attn_trace *traces;
+    char **texts, **flags;
+    char (*badges)[320];
+    int n; /* items filled in */
+} lesson_job;
+
+static bool lesson_job_alloc(lesson_job *j, int pages) {
+    memset(j, 0, sizeof *j);
+    size_t n = pages > 0 ? (size_t)pages : 1;
+    j->items = calloc(n, sizeof *j->items);
+    j->traces = calloc(n, sizeof *j->traces);
+    j->texts = calloc(n, sizeof *j->texts);
+    j->flags = calloc(n, sizeof *j->flags);
+    j->badges = calloc(n, sizeof *j->badges);
+    return j->items && j->traces && j->texts && j->flags && j->badges;
+}
+
+static void lesson_job_free(lesson_job *j) {
+    for (int i = 0; i < j->n; i++) {
+        attn_trace_free(&j->traces[i]);
+        free(j->texts[i]);
+        free(j->flags[i]);
+    }
+    free(j->items);
+    free(j->traces);
+    free(j->texts);
+    free(j->flags);
+    free(j->badges);
+}
+
+/* The query a page points at (prediction or highlight), else -1. */
+static int page_query(const lesson_page *pg, const attn_trace *t) {
+    if (pg->predict.on) return lesson_find_token(&t->tokens, &pg->predict.query);
+    if (pg->highlight.kind != LESSON_HL_NONE) return lesson_find_token(&t->tokens, &pg->highlight.a);
+    return -1;
+}
+
+/* The step page i shows: its own, else the last one named before it, else
+ * the app's first step (softmax), as a learner paging through would see. */
+static viz_step page_step(const lesson *l, int i) {
+    for (; i >= 0; i--) {
+        int s = lesson_page_at(l, i)->step;
+        if (s >= 1 && s <= LESSON_STEP_COUNT) return (viz_step)(s - 1);
+    }
+    return VIZ_STEP_SOFTMAX;
+}
+
+static void page_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const attn_trace *t,
+                       const char *lesson_name) {
+    if (t->source == ATTN_SRC_EXPLICIT) snprintf(out, cap, "%s", ex_str(ui, o->lang, VIZ_S_BADGE_LESSON));
+    else if (t->source == ATTN_SRC_MIXED)
+        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_MIXED), lesson_name, (unsigned)t->cfg.seed);
+    else snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_RANDOM), (unsigned)t->cfg.seed);
+}
+
+/* The next item from page i. */
+static attn_status page_item(lesson_job *j, const lesson *l, int i, const export_opts *o, const viz_strings *ui,
+                             attn_err *err) {
+    const lesson_page *pg = lesson_page_at(l, i);
+    int k = j->n;
+    attn_trace *t = &j->traces[k];
+    attn_status st = lesson_page_trace(t, l, i, NULL, 0, err);
+    if (st != ATTN_OK) return st;
+    j->n++;
+    const attn_vocab *v = lesson_vocab(l);
+    export_item *it = &j->items[k];
+    it->trace = t;
+    it->step = page_step(l, i);
+    it->number = i + 1; // NN is the page's place in the lesson, also when one page is remade
+    it->head = pg->predict.on ? pg->predict.head : pg->compare.kind == LESSON_CMP_HEADS ? pg->compare.head_a : 0;
+    it->query = page_query(pg, t);
+    it->id = pg->id;
+    it->title = pg->title;
+    it->text = j->texts[k] = export_lesson_text(pg);
+    page_badge(j->badges[k], sizeof j->badges[k], o, ui, t, o->lesson_path ? o->lesson_path : lesson_id(l));
+    it->badge = j->badges[k];
+    it->feature_names = v && v->dim == t->cfg.d_model && t->vocab_rows ? v->features : NULL;
+    size_t fl = strlen(pg->id) + sizeof "--page ";
+    if ((j->flags[k] = malloc(fl)) != NULL) snprintf(j->flags[k], fl, "--page %s", pg->id);
+    it->remake_flags = j->flags[k];
+    return j->texts[k] && j->flags[k] ? ATTN_OK : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export the lesson.");
+}
+
+/* o's command prefix followed by --page ID (malloc'd). */
+static char *page_prefix(const export_opts *o, const char *page_id) {
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_printf(&b, "%s --page ", o->command_prefix ? o->command_prefix : "attnviz --headless");
+    ex_shell_quote(&b, page_id);
+    return attn_sb_take(&b);
+}
+
+attn_status export_lesson(const export_opts *o, const lesson *l, const char *page_id, const viz_strings *ui,
+                          viz_fonts *fonts, attn_err *err) {
+    int pages = lesson_page_count(l), only = page_id ? lesson_find_page(l, page_id) : -1;
+    if (page_id && only < 0) return attn_fail(err, ATTN_ERR_RANGE, "The lesson has no page \"%s\".", page_id);
+    lesson_job j;
+    attn_status st = ATTN_OK;
+    if (!lesson_job_alloc(&j, pages)) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export the lesson.");
+    for (int i = 0; st == ATTN_OK && i < pages; i++)
+        if (only < 0 || i == only) st = page_item(&j, l, i, o, ui, err);
+    export_opts lo = *o;
+    char *prefix = NULL;
+    if (st == ATTN_OK && page_id) { // every command of a one-page export names the page
+        prefix = page_prefix(o, page_id);
+        j.items[0].remake_flags = NULL;
+        lo.command_prefix = prefix;
+        if (!prefix) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export the lesson.");
+    }
+    if (st == ATTN_OK) {
+        if (!lo.title) lo.title = lesson_title(l);
+        st = export_run(&lo, j.items, j.n, ui, fonts, err);
+    }
+    free(prefix);
+    lesson_job_free(&j);
+    return st;
+}

@@ -1,0 +1,317 @@
+/* export_opts.c — export options, flag parsers, and the small text helpers
+ * the formats share (numbers, shell quoting, configuration, badge). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_internal.h"
+#include "utf8.h"
+
+void export_opts_default(export_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->formats = EXPORT_PNG | EXPORT_SVG;
+    o->pixel_scale = 1;
+    o->ui_scale = 1.0f;
+    o->width = 1280;
+    o->height = 800;
+    o->theme = VIZ_THEME_LIGHT;
+    o->lang = VIZ_LANG_EN;
+    o->steps = EXPORT_ALL_STEPS;
+    o->view = EXPORT_VIEW_FIGURE;
+}
+
+/* ---- flag parsers ---- */
+
+/* The next comma-separated item of *p (spaces trimmed) into buf; false at the end. */
+static bool next_item(const char **p, char *buf, size_t cap) {
+    if (!*p) return false;
+    const char *s = *p, *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    *p = comma ? comma + 1 : NULL;
+    while (len > 0 && isspace((unsigned char)*s)) s++, len--;
+    while (len > 0 && isspace((unsigned char)s[len - 1])) len--;
+    if (len >= cap) len = cap - 1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return true;
+}
+
+attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
+    static const char *const names[] = {"png", "svg", "csv", "tex", "md"};
+    const char *p = list ? list : "";
+    char item[32];
+    unsigned bits = 0;
+    if (strcmp(p, "all") == 0) {
+        *out = EXPORT_ALL_FORMATS;
+        return ATTN_OK;
+    }
+    while (next_item(&p, item, sizeof item)) {
+        unsigned b = 0;
+        for (int i = 0; i < 5; i++)
+            if (strcmp(item, names[i]) == 0) b = 1u << i;
+        if (!b)
+            return attn_fail(err, ATTN_ERR_RANGE, "--format: \"%s\" is not a format; use png, svg, csv, tex and md, "
+                             "separated by commas (for example png,svg), or all.", item);
+        bits |= b;
+        if (!p) break;
+    }
+    if (!bits) return attn_fail(err, ATTN_ERR_RANGE, "--format needs at least one of png, svg, csv, tex, md.");
+    *out = bits;
+    return ATTN_OK;
+}
+
+attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err) {
+    const char *p = list ? list : "";
+    char item[32];
+    unsigned bits = 0;
+    if (strcmp(p, "all") == 0) {
+        *out = EXPORT_ALL_STEPS;
+        return ATTN_OK;
+    }
+    while (next_item(&p, item, sizeof item)) {
+        char *end;
+        long v = strtol(item, &end, 10);
+        if (!*item || *end || v < 1 || v > VIZ_STEP_COUNT)
+            return attn_fail(err, ATTN_ERR_RANGE, "--steps: \"%s\" is not a step; use numbers from 1 to 8 "
+                             "separated by commas (for example 3,6), or all.", item);
+        bits |= 1u << (v - 1);
+        if (!p) break;
+    }
+    if (!bits) return attn_fail(err, ATTN_ERR_RANGE, "--steps needs at least one step from 1 to 8, or all.");
+    *out = bits;
+    return ATTN_OK;
+}
+
+attn_status export_parse_size(int *w, int *h, const char *s, attn_err *err) {
+    char *end;
+    long a = strtol(s ? s : "", &end, 10), b = 0;
+    bool ok = end != s && (*end == 'x' || *end == 'X');
+    if (ok) {
+        const char *q = end + 1;
+        b = strtol(q, &end, 10);
+        ok = end != q && *end == '\0';
+    }
+    if (!ok || a < EXPORT_MIN_SIZE || a > EXPORT_MAX_SIZE || b < EXPORT_MIN_SIZE || b > EXPORT_MAX_SIZE)
+        return attn_fail(err, ATTN_ERR_RANGE, "--size: \"%s\" is not a size; write WIDTHxHEIGHT in pixels, "
+                         "each from %d to %d (for example 1280x800).", s ? s : "", EXPORT_MIN_SIZE, EXPORT_MAX_SIZE);
+    *w = (int)a;
+    *h = (int)b;
+    return ATTN_OK;
+}
+
+attn_status export_parse_theme(viz_theme_id *out, const char *s, attn_err *err) {
+    for (int i = 0; i < VIZ_THEME_COUNT; i++)
+        if (s && strcmp(s, viz_theme_name((viz_theme_id)i)) == 0) {
+            *out = (viz_theme_id)i;
+            return ATTN_OK;
+        }
+    return attn_fail(err, ATTN_ERR_RANGE, "--theme: \"%s\" is not a theme; use light, dark, presenter or "
+                     "high-contrast.", s ? s : "");
+}
+
+attn_status export_parse_view(export_view *out, const char *s, attn_err *err) {
+    if (s && strcmp(s, "figure") == 0) *out = EXPORT_VIEW_FIGURE;
+    else if (s && strcmp(s, "window") == 0) *out = EXPORT_VIEW_WINDOW;
+    else return attn_fail(err, ATTN_ERR_RANGE, "--view: \"%s\" is not a view; use figure (the step's figure) or "
+                          "window (the whole window).", s ? s : "");
+    return ATTN_OK;
+}
+
+/* ---- text helpers ---- */
+
+void ex_num(attn_strbuf *b, double v) {
+    if (!isfinite(v)) v = 0;
+    if (v > 1e15) v = 1e15;
+    if (v < -1e15) v = -1e15;
+    long long q = llround(v * 100.0); // integer arithmetic: no locale, no "-0"
+    unsigned long long a = (unsigned long long)(q < 0 ? -q : q);
+    char frac[4] = "";
+    if (a % 100) {
+        snprintf(frac, sizeof frac, ".%02u", (unsigned)(a % 100));
+        if (frac[2] == '0') frac[2] = '\0';
+    }
+    attn_sb_printf(b, "%s%llu%s", q < 0 ? "-" : "", a / 100, frac);
+}
+
+void ex_shell_quote(attn_strbuf *b, const char *s) {
+    bool plain = *s != '\0';
+    for (const char *p = s; *p && plain; p++)
+        plain = isalnum((unsigned char)*p) || strchr("_./-=,:+@%", *p);
+    if (plain) {
+        attn_sb_puts(b, s);
+        return;
+    }
+    attn_sb_puts(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'') attn_sb_puts(b, "'\\''");
+        else attn_sb_append(b, s, 1);
+    }
+    attn_sb_puts(b, "'");
+}
+
+void ex_config_text(attn_strbuf *b, const attn_config *c) {
+    char mask[32];
+    attn_mask_format(mask, sizeof mask, c->mask);
+    attn_sb_printf(b, "d_model=%d d_k=%d heads=%d seed=%lu mask=%s scale=%s pos-enc=%s bias=%s", c->d_model, c->d_k,
+                   c->heads, (unsigned long)c->seed, mask, c->scale ? "on" : "off", c->pos_enc ? "on" : "off",
+                   c->bias ? "on" : "off");
+}
+
+void ex_utf8_trim(char *s) {
+    size_t n = strlen(s);
+    while (n > 0 && utf8_find_invalid(s, n) != (size_t)-1) n--;
+    s[n] = '\0';
+}
+
+const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id) {
+    const char *s = ui && lang >= 0 && lang < VIZ_LANG_COUNT ? ui->s[lang][id] : NULL;
+    return s ? s : viz_str_key(id);
+}
+
+void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const attn_trace *t) {
+    const char *file = o->weights_path ? o->weights_path : o->lesson_path ? o->lesson_path : "?";
+    unsigned seed = (unsigned)t->cfg.seed;
+    if (t->source == ATTN_SRC_EXPLICIT && !o->weights_path && o->lesson_path)
+        snprintf(out, cap, "%s", ex_str(ui, o->lang, VIZ_S_BADGE_LESSON));
+    else if (t->source == ATTN_SRC_EXPLICIT)
+        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_FILE), file);
+    else if (t->source == ATTN_SRC_MIXED)
+        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_MIXED), file, seed);
+    else
+        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_RANDOM), seed);
+}
+
+/* ---- steps and their matrices ---- */
+
+const char *export_step_slug(viz_step s) {
+    static const char *const slugs[VIZ_STEP_COUNT] = {"embeddings", "qkv", "scores", "scale",
+                                                      "mask", "softmax", "weighted-sum", "multi-head"};
+    return s >= 0 && s < VIZ_STEP_COUNT ? slugs[s] : "";
+}
+
+int export_default_query(const attn_trace *t) {
+    static const char *const pronouns[] = {"它", "it", "It"};
+    for (int i = 0; i < t->n; i++) {
+        int len;
+        const char *tok = attn_token_text(&t->tokens, i, &len);
+        for (size_t k = 0; k < sizeof pronouns / sizeof *pronouns; k++)
+            if ((size_t)len == strlen(pronouns[k]) && memcmp(tok, pronouns[k], (size_t)len) == 0) return i;
+    }
+    return 0;
+}
+
+int export_items_for_trace(export_item out[VIZ_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
+                           int query) {
+    static const char *const flags[VIZ_STEP_COUNT] = {"--steps 1", "--steps 2", "--steps 3", "--steps 4",
+                                                      "--steps 5", "--steps 6", "--steps 7", "--steps 8"};
+    int n = 0;
+    for (int s = 0; s < VIZ_STEP_COUNT; s++) {
+        if (!(steps & (1u << s))) continue;
+        memset(&out[n], 0, sizeof out[n]);
+        out[n].trace = t;
+        out[n].step = (viz_step)s;
+        out[n].number = s + 1;
+        out[n].head = head;
+        out[n].query = query;
+        out[n].remake_flags = flags[s];
+        n++;
+    }
+    return n;
+}
+
+static export_matrix matrix(const char *name, const char *tex, const double *v, int rows, int cols, int head,
+                            export_axis ra, export_axis ca) {
+    export_matrix m = {name, tex, v, rows, cols, head, ra, ca, false};
+    return m;
+}
+
+/* The per-head matrices of step for head h, appended at out[n]; returns the new n. */
+static int head_matrices(const attn_trace *t, viz_step step, int h, export_matrix *out, int n, int cap) {
+    const attn_head *hd = &t->head[h];
+    int nt = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k;
+    const export_axis T = EXPORT_AXIS_TOKENS, D = EXPORT_AXIS_DIMS;
+    export_matrix m[6];
+    int k = 0;
+    switch (step) {
+    case VIZ_STEP_QKV:
+        m[k++] = matrix("W_Q", "W_Q", hd->w_q, dm, dk, h, D, D);
+        m[k++] = matrix("W_K", "W_K", hd->w_k, dm, dk, h, D, D);
+        m[k++] = matrix("W_V", "W_V", hd->w_v, dm, dk, h, D, D);
+        m[k++] = matrix("Q", "Q", hd->q, nt, dk, h, T, D);
+        m[k++] = matrix("K", "K", hd->k, nt, dk, h, T, D);
+        m[k++] = matrix("V", "V", hd->v, nt, dk, h, T, D);
+        break;
+    case VIZ_STEP_SCORES:
+        m[k++] = matrix("Q", "Q", hd->q, nt, dk, h, T, D);
+        m[k++] = matrix("K", "K", hd->k, nt, dk, h, T, D);
+        m[k++] = matrix("S", "S", hd->scores, nt, nt, h, T, T);
+        break;
+    case VIZ_STEP_SCALE:
+        m[k++] = matrix("S", "S", hd->scores, nt, nt, h, T, T);
+        m[k++] = matrix("S_scaled", "S'", hd->scaled, nt, nt, h, T, T);
+        break;
+    case VIZ_STEP_MASK:
+        m[k++] = matrix("S_scaled", "S'", hd->scaled, nt, nt, h, T, T);
+        m[k++] = matrix("S_masked", "\\tilde{S}", hd->masked, nt, nt, h, T, T);
+        break;
+    case VIZ_STEP_SOFTMAX:
+        m[k++] = matrix("A", "A", hd->weights, nt, nt, h, T, T);
+        break;
+    case VIZ_STEP_WEIGHTED:
+        m[k++] = matrix("A", "A", hd->weights, nt, nt, h, T, T);
+        m[k++] = matrix("V", "V", hd->v, nt, dk, h, T, D);
+        m[k++] = matrix("Z", "Z", hd->z, nt, dk, h, T, D);
+        break;
+    default:
+        break;
+    }
+    for (int i = 0; i < k && n < cap; i++) out[n++] = m[i];
+    return n;
+}
+
+int export_step_matrices(const attn_trace *t, viz_step step, int head, export_matrix *out, int cap) {
+    int n = 0, nt = t->n, dm = t->cfg.d_model, hk = t->cfg.heads * t->cfg.d_k;
+    if (step == VIZ_STEP_EMBED && cap > 0) {
+        out[n] = matrix("X", "X", t->x, nt, dm, -1, EXPORT_AXIS_TOKENS, EXPORT_AXIS_DIMS);
+        out[n++].features = true;
+    } else if (step == VIZ_STEP_MULTIHEAD) {
+        export_matrix m[3] = {
+            matrix("concat", "\\operatorname{concat}(Z)", t->concat, nt, hk, -1, EXPORT_AXIS_TOKENS, EXPORT_AXIS_CONCAT),
+            matrix("W_O", "W_O", t->w_o, hk, dm, -1, EXPORT_AXIS_CONCAT, EXPORT_AXIS_DIMS),
+            matrix("out", "\\mathrm{out}", t->output, nt, dm, -1, EXPORT_AXIS_TOKENS, EXPORT_AXIS_DIMS)};
+        for (int i = 0; i < 3 && n < cap; i++) out[n++] = m[i];
+    } else {
+        int h0 = head < 0 ? 0 : head, h1 = head < 0 ? t->cfg.heads : head + 1;
+        for (int h = h0; h < h1 && h < t->cfg.heads; h++) n = head_matrices(t, step, h, out, n, cap);
+    }
+    return n;
+}
+
+/* Flags the index writes itself; true in *valued when a value follows. */
+static bool export_flag(const char *a, bool *valued) {
+    static const char *const with_value[] = {"--export-dir", "--format", "--pixel-scale", "--size", "--theme",
+                                             "--steps", "--view", "--lang", "--ui-scale"};
+    *valued = false;
+    if (strcmp(a, "--headless") == 0 || strcmp(a, "--caption") == 0) return true;
+    for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
+        if (strcmp(a, with_value[i]) == 0) return *valued = true;
+    return false;
+}
+
+char *export_command_prefix(int argc, char *const *argv) {
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "attnviz --headless");
+    for (int i = 1; i < argc; i++) {
+        bool valued;
+        if (export_flag(argv[i], &valued)) {
+            i += valued;
+            continue;
+        }
+        attn_sb_puts(&b, " ");
+        ex_shell_quote(&b, argv[i]);
+    }
+    return attn_sb_take(&b);
+}

@@ -1,0 +1,176 @@
+/* export_tex.c — LaTeX: a bmatrix per matrix and a small standalone document
+ * per step (xelatex + ctex, so Chinese tokens typeset). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "export_internal.h"
+
+/* Math signs the step names and equations use: typeset in math mode, so
+ * they do not depend on the text font having the glyph. */
+static const struct {
+    const char *utf8, *tex;
+} math_signs[] = {
+    {"ᵀ", "$^{\\top}$"}, {"ₖ", "$_k$"}, {"√", "$\\surd$"}, {"÷", "$\\div$"}, {"·", "$\\cdot$"},
+    {"×", "$\\times$"}, {"→", "$\\to$"}, {"−", "$-$"}, {"∞", "$\\infty$"}, {"…", "\\ldots{}"},
+};
+
+/* Length of the math sign at s, appended to b; 0 when s starts none. */
+static size_t math_sign(attn_strbuf *b, const char *s) {
+    for (size_t i = 0; i < sizeof math_signs / sizeof *math_signs; i++) {
+        size_t n = strlen(math_signs[i].utf8);
+        if (strncmp(s, math_signs[i].utf8, n) == 0) {
+            attn_sb_puts(b, math_signs[i].tex);
+            return n;
+        }
+    }
+    return 0;
+}
+
+void export_tex_escape(attn_strbuf *b, const char *s) {
+    for (; *s; s++) {
+        size_t sign = (unsigned char)*s >= 0x80 ? math_sign(b, s) : 0;
+        if (sign) {
+            s += sign - 1;
+            continue;
+        }
+        switch (*s) {
+        case '\\': attn_sb_puts(b, "\\textbackslash{}"); break;
+        case '~': attn_sb_puts(b, "\\textasciitilde{}"); break;
+        case '^': attn_sb_puts(b, "\\textasciicircum{}"); break;
+        case '#': case '$': case '%': case '&': case '_': case '{': case '}':
+            attn_sb_printf(b, "\\%c", *s);
+            break;
+        case '\n': case '\r': case '\t': attn_sb_puts(b, " "); break;
+        default: attn_sb_append(b, s, 1); break;
+        }
+    }
+}
+
+/* v with exactly 2 decimals and '.', whatever the locale. */
+static void num_fixed(attn_strbuf *b, double v) {
+    if (v == -INFINITY) {
+        attn_sb_puts(b, "-\\infty");
+        return;
+    }
+    if (!isfinite(v) || fabs(v) > 1e15) v = 0;
+    long long q = llround(v * 100.0);
+    unsigned long long a = (unsigned long long)(q < 0 ? -q : q);
+    attn_sb_printf(b, "%s%llu.%02u", q < 0 ? "-" : "", a / 100, (unsigned)(a % 100));
+}
+
+void export_tex_bmatrix(attn_strbuf *b, const export_matrix *m) {
+    attn_sb_puts(b, "\\begin{bmatrix}\n");
+    for (int i = 0; i < m->rows; i++) {
+        for (int j = 0; j < m->cols; j++) {
+            attn_sb_puts(b, j ? " & " : "  ");
+            num_fixed(b, m->v[(size_t)i * m->cols + j]);
+        }
+        attn_sb_puts(b, i + 1 < m->rows ? " \\\\\n" : "\n");
+    }
+    attn_sb_puts(b, "\\end{bmatrix}");
+}
+
+/* "(a\times b)(c\times d) \to e\times f" */
+static void shapes(attn_strbuf *b, int r1, int c1, int r2, int c2) {
+    attn_sb_printf(b, "\\qquad (%d\\times %d)(%d\\times %d) \\to %d\\times %d", r1, c1, r2, c2, r1, c2);
+}
+
+/* The step's equation in LaTeX, with its shapes. */
+static void equation(attn_strbuf *b, const attn_trace *t, viz_step step) {
+    int n = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k, hk = t->cfg.heads * dk;
+    const char *bias = t->cfg.bias ? " + b" : "";
+    char mask[32];
+    switch (step) {
+    case VIZ_STEP_EMBED:
+        attn_sb_printf(b, "%s \\qquad %d\\times %d", t->cfg.pos_enc && !t->x_given ? "X = E + PE" : "X", n, dm);
+        break;
+    case VIZ_STEP_QKV:
+        attn_sb_printf(b, "Q = X W_Q%s_Q,\\; K = X W_K%s_K,\\; V = X W_V%s_V", bias, bias, bias);
+        shapes(b, n, dm, dm, dk);
+        break;
+    case VIZ_STEP_SCORES:
+        attn_sb_puts(b, "S = Q K^{\\top}");
+        shapes(b, n, dk, dk, n);
+        break;
+    case VIZ_STEP_SCALE:
+        if (t->cfg.scale) attn_sb_printf(b, "S' = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{\\sqrt{%d}}", dk);
+        else attn_sb_puts(b, "S' = S \\quad \\text{(scaling off)}");
+        attn_sb_printf(b, " \\qquad %d\\times %d", n, n);
+        break;
+    case VIZ_STEP_MASK:
+        attn_sb_puts(b, "\\tilde{S}_{ij} = \\begin{cases} S'_{ij} & \\text{if query } i \\text{ may see key } j\\\\"
+                        " -\\infty & \\text{otherwise} \\end{cases}");
+        attn_mask_format(mask, sizeof mask, t->cfg.mask);
+        attn_sb_printf(b, " \\qquad \\text{mask: %s} \\qquad %d\\times %d", mask, n, n);
+        break;
+    case VIZ_STEP_SOFTMAX:
+        attn_sb_puts(b, "A_{ij} = \\frac{e^{\\tilde{S}_{ij}}}{\\sum_{k} e^{\\tilde{S}_{ik}}}");
+        attn_sb_printf(b, " \\qquad %d\\times %d", n, n);
+        break;
+    case VIZ_STEP_WEIGHTED:
+        attn_sb_puts(b, "Z = A V");
+        shapes(b, n, n, n, dk);
+        break;
+    case VIZ_STEP_MULTIHEAD:
+        attn_sb_printf(b, "\\mathrm{out} = \\operatorname{concat}(Z_1, \\dots, Z_{%d})\\, W_O%s", t->cfg.heads,
+                       t->cfg.bias ? " + b_O" : "");
+        shapes(b, n, hk, hk, dm);
+        break;
+    }
+}
+
+static void preamble(attn_strbuf *b, const char *title) {
+    attn_sb_printf(b, "%% attnviz %s: compile with xelatex (needs the ctex package).\n", ATTN_VERSION);
+    attn_sb_puts(b, "\\documentclass[11pt]{article}\n\\usepackage[UTF8]{ctex}\n\\usepackage{amsmath}\n"
+                    "\\usepackage[a4paper,landscape,margin=1.5cm]{geometry}\n"
+                    "\\setcounter{MaxMatrixCols}{80}\n\\pagestyle{empty}\n\\begin{document}\n\\section*{");
+    export_tex_escape(b, title);
+    attn_sb_puts(b, "}\n");
+}
+
+/* Sentence, tokens (in row order) and configuration. */
+static void facts(attn_strbuf *b, const attn_trace *t) {
+    char lab[256];
+    attn_strbuf cfg;
+    attn_sb_init(&cfg);
+    ex_config_text(&cfg, &t->cfg);
+    attn_sb_puts(b, "\\noindent Sentence: ");
+    export_tex_escape(b, t->tokens.text);
+    attn_sb_puts(b, "\\\\\nTokens (rows and columns, in order): ");
+    for (int i = 0; i < t->n; i++) {
+        attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
+        if (i) attn_sb_puts(b, ", ");
+        attn_sb_puts(b, "\\mbox{");
+        export_tex_escape(b, lab);
+        attn_sb_puts(b, "}");
+    }
+    attn_sb_puts(b, "\\\\\nConfiguration: \\texttt{");
+    export_tex_escape(b, cfg.data ? cfg.data : "");
+    attn_sb_puts(b, "}\n");
+    attn_sb_free(&cfg);
+}
+
+static void matrix_display(attn_strbuf *b, const export_matrix *m, int heads) {
+    const char *size = m->cols > 12 ? "\\tiny" : m->cols > 8 ? "\\scriptsize" : "\\small";
+    attn_sb_printf(b, "\\begingroup%s\n\\[ {%s}", size, m->tex);
+    if (m->head >= 0 && heads > 1) attn_sb_printf(b, "^{(%d)}", m->head + 1);
+    attn_sb_puts(b, " = ");
+    export_tex_bmatrix(b, m);
+    attn_sb_puts(b, " \\]\n\\endgroup\n");
+}
+
+char *export_tex_document(const attn_trace *t, viz_step step, int head, const char *title) {
+    export_matrix ms[EXPORT_MAX_MATRICES];
+    int n = export_step_matrices(t, step, head, ms, EXPORT_MAX_MATRICES);
+    attn_strbuf b;
+    attn_sb_init(&b);
+    preamble(&b, title);
+    facts(&b, t);
+    attn_sb_puts(&b, "\\[ ");
+    equation(&b, t, step);
+    attn_sb_puts(&b, " \\]\n");
+    for (int i = 0; i < n; i++) matrix_display(&b, &ms[i], t->cfg.heads);
+    attn_sb_puts(&b, "\\end{document}\n");
+    return attn_sb_take(&b);
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The bad-input catalogue of docs/robustness.md, row by row, against the real
+# binary. A refused input must exit with the documented code, print the
+# documented message (one "attnviz: " line on standard error, nothing on
+# standard output) and write nothing: no --dump-json file, no temporary file,
+# nothing beside the inputs. Odd but valid input must work and write its dump.
+# Usage: catalogue.sh ATTNVIZ
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: each row runs in its own folder
+py=/usr/bin/python3 # Debian's interpreter; only its json module is used
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+in=$tmp/in # every input file; its listing must not change
+mkdir -p "$in"
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL [$row]: $*"; }
+
+# Runs attnviz in a fresh, empty folder (so a stray relative file would show)
+# with --dump-json into that folder unless the row names its own.
+run() {
+    out=$tmp/out/$row
+    rm -rf "$out"
+    mkdir -p "$out"
+    local args=("$@") a own=0
+    for a in "${args[@]}"; do [ "$a" = --dump-json ] && own=1; done
+    [ $own -eq 0 ] && args+=(--dump-json "$out/result.json")
+    local before
+    before=$(ls -A "$in" | sort)
+    (cd "$out" && "$bin" "${args[@]}" >"$tmp/stdout" 2>"$tmp/stderr")
+    rc=$?
+    [ "$(ls -A "$in" | sort)" = "$before" ] || bad "files appeared beside the inputs: $(ls -A "$in")"
+}
+
+# refuse ROW CODE MESSAGE -- ARGS...
+refuse() {
+    row=$1
+    local code=$2 msg=$3
+    shift 4
+    run "$@"
+    local err
+    err=$(cat "$tmp/stderr")
+    if [ "$rc" -ne "$code" ]; then bad "exit $rc, expected $code: $err"; return; fi
+    grep -qF -- "$msg" <<<"$err" || { bad "message lacks '$msg': $err"; return; }
+    [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && [ "${err#attnviz: }" != "$err" ] || { bad "not one 'attnviz: ' line: $err"; return; }
+    [ -s "$tmp/stdout" ] && { bad "printed to standard output: $(head -c 200 "$tmp/stdout")"; return; }
+    [ -z "$(ls -A "$out")" ] || { bad "left files behind: $(ls -A "$out")"; return; }
+    ok
+}
+
+# accept ROW TOKENS STDOUT_TEXT -- ARGS...: works; the dump holds TOKENS tokens.
+accept() {
+    row=$1
+    local tokens=$2 text=$3
+    shift 4
+    run "$@"
+    if [ "$rc" -ne 0 ]; then bad "exit $rc: $(cat "$tmp/stderr")"; return; fi
+    grep -qF -- "$text" "$tmp/stdout" || { bad "standard output lacks '$text': $(head -c 300 "$tmp/stdout")"; return; }
+    [ -s "$tmp/stderr" ] && { bad "printed to standard error: $(cat "$tmp/stderr")"; return; }
+    [ "$(ls -A "$out")" = result.json ] || { bad "expected only result.json, found: $(ls -A "$out")"; return; }
+    local n
+    n=$($py -c 'import json,sys; print(len(json.load(open(sys.argv[1], encoding="utf-8"))["tokens"]))' "$out/result.json") ||
+        { bad "the dump is not valid JSON"; return; }
+    [ "$n" = "$tokens" ] || { bad "the dump has $n tokens, expected $tokens"; return; }
+    ok
+}
+
+words() { # words N: "w1 w2 ... wN"
+    local i s=""
+    for ((i = 1; i <= $1; i++)); do s+="w$i "; done
+    printf '%s' "${s% }"
+}
+
+S=(--headless --sentence "a b") # two tokens, for the rows about other inputs
+
+# ---- the sentence ------------------------------------------------------------
+refuse sentence-empty 1 "The sentence is empty: type a few words." -- --headless --sentence ""
+refuse sentence-whitespace 1 "The sentence contains only spaces, tabs or line breaks" -- --headless --sentence $' \t\n\u3000 '
+refuse sentence-65-tokens 1 "The sentence has 65 tokens; attnviz shows at most 64." -- --headless --sentence "$(words 65)"
+head -c 10485760 /dev/zero | tr '\0' 'a' >"$in/10mb.txt"
+refuse sentence-10mb-line 1 "The sentence is 10485760 bytes long; at most 65536 are allowed." -- --headless --sentence-file "$in/10mb.txt"
+truncate -s 20M "$in/20mb.txt"
+refuse sentence-file-too-big 1 "20mb.txt is 20971520 bytes; attnviz reads at most 16777216." -- --headless --sentence-file "$in/20mb.txt"
+printf 'ok \xc0\xaf x' >"$in/overlong.txt"
+refuse utf8-overlong 1 "not valid UTF-8: at byte 3 (counting from 0) there is an overlong encoding." -- --headless --sentence-file "$in/overlong.txt"
+printf 'ok \xed\xa0\x80 x' >"$in/surrogate.txt"
+refuse utf8-surrogate 1 "not valid UTF-8: at byte 3 (counting from 0) there is a UTF-16 surrogate." -- --headless --sentence-file "$in/surrogate.txt"
+printf 'ok \xe4\xbd' >"$in/truncated.txt"
+refuse utf8-truncated 1 "not valid UTF-8: at byte 3 (counting from 0) there is a truncated sequence." -- --headless --sentence-file "$in/truncated.txt"
+printf 'ok \x80 x' >"$in/stray.txt"
+refuse utf8-stray 1 "not valid UTF-8: at byte 3 (counting from 0) there is a stray continuation byte." -- --headless --sentence-file "$in/stray.txt"
+printf 'a\0b' >"$in/nul.txt"
+refuse sentence-nul 1 "The sentence contains a NUL byte at byte 1 (counting from 0)." -- --headless --sentence-file "$in/nul.txt"
+refuse sentence-file-missing 1 "Cannot open $in/none.txt: No such file or directory." -- --headless --sentence-file "$in/none.txt"
+mkdir -p "$in/folder.txt"
+refuse sentence-file-folder 1 "folder.txt is a folder, not a file." -- --headless --sentence-file "$in/folder.txt"
+
+# odd but valid: each works, and the JSON dump escapes what needs escaping
+refuse control-characters 1 "The sentence contains an invisible control character (U+0001) at byte 1 (counting from 0); remove it." -- --headless --sentence $'a\x01b \x1b[31mred\x7f' --print x
+refuse control-escape 1 "control character (U+001B) at byte 2" -- --headless --sentence $'a \x1b[31mred' --print x
+accept emoji-zwj 4 "tokens (4): 1:👨‍👩‍👧 2:family 3:👍🏽 4:🇨🇳" -- --headless --sentence "👨‍👩‍👧 family 👍🏽 🇨🇳" --print x
+accept combining-marks 2 $'tokens (2): 1:e\u0301cole 2:nai\u0308ve' -- --headless --sentence $'e\u0301cole nai\u0308ve' --print x
+accept right-to-left 4 "tokens (4): 1:שלום 2:עולם 3:مرحبا 4:بالعالم" -- --headless --sentence "שלום עולם مرحبا بالعالم" --print x
+accept one-token 1 "tokens (1): 1:它" -- --headless --sentence "它" --print
+accept exactly-64-tokens 64 "tokens (64): 1:w1 2:w2" -- --headless --sentence "$(words 64)" --print weights
+accept largest-config 64 "== weights, head 7: A = softmax" -- --headless --sentence "$(words 64)" --d-model 512 --d-k 128 --heads 8 --print weights
+
+# ---- the configuration --------------------------------------------------------
+refuse d-k-0 2 "--d-k must be between 1 and 128 (it is 0)." -- --headless --d-k 0
+refuse heads-0 2 "--heads must be between 1 and 8 (it is 0)." -- --headless --heads 0
+refuse heads-9 2 "--heads must be between 1 and 8 (it is 9)." -- --headless --heads 9
+refuse d-model-513 2 "--d-model must be between 1 and 512 (it is 513)." -- --headless --d-model 513
+refuse window-0 2 "The mask window W must be between 1 and 64 (it is 0)." -- --headless --mask window:0
+refuse causal-window-65 2 "The mask window W must be between 1 and 64 (it is 65)." -- --headless --mask causal-window:65
+refuse seed-2-32 2 "--seed must be between 0 and 4294967295 (it is 4294967296)." -- --headless --seed 4294967296
+refuse not-a-number 2 "--d-model needs a whole number, not \"abc\"." -- --headless --d-model abc
+refuse not-an-integer 2 "--d-k needs a whole number, not \"2.5\"." -- --headless --d-k 2.5
+refuse unknown-mask 2 "Unknown mask \"diagonal\"" -- --headless --mask diagonal
+refuse unknown-option 2 "Unknown option \"--nope\"; see attnviz --help." -- --headless --nope
+# the flag is last, so the row names its own --dump-json first
+refuse missing-value 2 "--heads needs a value; see attnviz --help." -- --headless --dump-json "$tmp/out/missing-value/result.json" --heads
+# a cell outside the trace: no tables printed, no dump written
+refuse explain-head 1 "Head 2 does not exist: heads are 0 to 1." -- "${S[@]}" --print --explain weights:2:0:0
+refuse explain-row 1 "Row 2 is outside weights: rows are 0 to 1." -- "${S[@]}" --explain weights:0:2:0
+
+# ---- the weights file ---------------------------------------------------------
+printf '{"X": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]}' >"$in/rows.json"
+refuse weights-wrong-shape 1 "rows.json: X is 3x3 but needs to be 2x3 (2 tokens x d_model 3)." -- "${S[@]}" --weights "$in/rows.json"
+printf '{"heads": [{"W_Q": [[1, 2], [3, 4]]}]}' >"$in/wq.json"
+refuse weights-wrong-shape-flag 1 "wq.json: heads[0].W_Q is 2x2 but needs to be 2x4 (d_model 2 x d_k 4)." -- "${S[@]}" --weights "$in/wq.json" --d-k 4
+printf '{"X": [[1, 2], [3]]}' >"$in/ragged.json"
+refuse weights-ragged 1 "ragged.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- "${S[@]}" --weights "$in/ragged.json"
+printf '{"X": [[NaN, 1], [2, 3]]}' >"$in/nan.json"
+refuse weights-nan 1 "nan.json:1:9: this is not valid JSON (a weights file is a JSON object; JSON has no NaN or Infinity)." -- "${S[@]}" --weights "$in/nan.json"
+printf '{"X": [[1], [1e400]]}' >"$in/inf.json"
+refuse weights-inf 1 "inf.json: X[1][0] is too large to be a finite number." -- "${S[@]}" --weights "$in/inf.json"
+printf '{"X": [[1], [1e300]]}' >"$in/1e300.json"
+refuse weights-1e300 1 "1e300.json: X[1][0] is 1e+300; values must be at most 1e18 in size." -- "${S[@]}" --weights "$in/1e300.json"
+printf '{"W_O": [[1, "2"]]}' >"$in/string.json"
+refuse weights-string 1 "string.json: W_O[0][1] is not a number." -- "${S[@]}" --weights "$in/string.json"
+$py -c 'import sys; d = 100000; sys.stdout.write("{\"X\": " + "[" * d + "]" * d + "}")' >"$in/deep.json"
+refuse weights-deep-nesting 1 "deep.json:1:1006: this is not valid JSON" -- "${S[@]}" --weights "$in/deep.json"
+printf '{"X": [[1, [2]], [3, 4]]}' >"$in/nested.json"
+refuse weights-nested-number 1 "nested.json: X[0][1] is not a number." -- "${S[@]}" --weights "$in/nested.json"
+printf '{"X": [[1, 2],\n      [3, 4' >"$in/truncated.json"
+refuse weights-truncated 1 "truncated.json:2:11: this is not valid JSON" -- "${S[@]}" --weights "$in/truncated.json"
+truncate -s 100M "$in/100mb.json" # sparse: no 100 MB written
+refuse weights-100mb 1 "100mb.json is 104857600 bytes; attnviz reads at most 67108864." -- "${S[@]}" --weights "$in/100mb.json"
+refuse weights-missing 1 "Cannot open $in/none.json: No such file or directory." -- "${S[@]}" --weights "$in/none.json"
+mkdir -p "$in/folder.json"
+refuse weights-folder 1 "folder.json is a folder, not a file." -- "${S[@]}" --weights "$in/folder.json"
+printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe\x80' >"$in/junk.json"
+refuse weights-binary-junk 1 "junk.json:1:1: this is not valid JSON" -- "${S[@]}" --weights "$in/junk.json"
+printf '{"X": [[1], [2]], "X": [[3], [4]]}' >"$in/twice.json"
+refuse weights-duplicate-key 1 "twice.json: X appears more than once; give each key once." -- "${S[@]}" --weights "$in/twice.json"
+printf '{"Y": [[1]]}' >"$in/unknown.json"
+refuse weights-unknown-key 1 "unknown.json: Y is not a key attnviz knows" -- "${S[@]}" --weights "$in/unknown.json"
+: >"$in/empty.json"
+refuse weights-empty 1 "empty.json:1:1: this is not valid JSON" -- "${S[@]}" --weights "$in/empty.json"
+printf '{"X": [[1e18, -1e18], [1e18, 1e18]], "W_O": [[1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18]]}' >"$in/bound.json"
+accept weights-at-the-bound 2 "weights: from $in/bound.json, the rest random (seed 1)" -- "${S[@]}" --weights "$in/bound.json" --print output
+
+# ---- where --dump-json writes ----------------------------------------------------
+row=dump-missing-folder
+refuse "$row" 1 "Cannot write $tmp/out/$row/missing/out.json: No such file or directory." -- "${S[@]}" --dump-json "$tmp/out/$row/missing/out.json"
+echo "a file" >"$in/plain.txt"
+row=dump-through-a-file
+refuse "$row" 1 "Cannot write $in/plain.txt/out.json: Not a directory." -- "${S[@]}" --dump-json "$in/plain.txt/out.json"
+if [ "$(id -u)" -ne 0 ]; then # root writes anywhere, so this row needs a normal user
+    mkdir -p "$in/locked" && chmod 555 "$in/locked"
+    refuse dump-unwritable-folder 1 "Cannot write $in/locked/out.json: Permission denied." -- "${S[@]}" --dump-json "$in/locked/out.json"
+    chmod 755 "$in/locked"
+fi
+
+# a failed run leaves an existing dump exactly as it was
+row=dump-kept-on-failure
+mkdir -p "$tmp/keep"
+printf 'the previous run\n' >"$tmp/keep/run.json"
+(cd "$tmp/keep" && "$bin" --headless --sentence "" --dump-json run.json >/dev/null 2>&1)
+[ $? -eq 1 ] && [ "$(cat "$tmp/keep/run.json")" = "the previous run" ] && [ "$(ls -A "$tmp/keep")" = run.json ] &&
+    ok || bad "an existing dump was changed or a file was left: $(ls -A "$tmp/keep")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

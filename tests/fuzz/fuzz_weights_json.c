@@ -1,0 +1,101 @@
+/* fuzz_weights_json.c — the --weights loader on arbitrary bytes: parse, then
+ * bind to the default config and to the config the file implies (as the CLI
+ * does), then run a trace with what was bound when it is cheap enough. */
+#include <string.h>
+
+#include "attn.h"
+#include "attn_json.h"
+#include "fuzz_common.h"
+
+/* A sentence of exactly n one-letter tokens ("a a a ..."). */
+static char *sentence_of(int n, size_t *len) {
+    char *s = malloc((size_t)n * 2);
+    FUZZ_CHECK(s != NULL);
+    for (int i = 0; i < n; i++) {
+        s[2 * i] = 'a';
+        s[2 * i + 1] = ' ';
+    }
+    *len = (size_t)n * 2 - 1;
+    return s;
+}
+
+/* Every bound matrix has exactly the shape the config asks for. */
+static void check_bound(const attn_weights *w, const attn_weights_file *f, const attn_config *c, int n) {
+    if (w->x) FUZZ_CHECK(w->x == f->x.v && f->x.rows == n && f->x.cols == c->d_model);
+    for (int h = 0; h < ATTN_MAX_HEADS; h++) {
+        const double *const got[6] = {w->w_q[h], w->w_k[h], w->w_v[h], w->b_q[h], w->b_k[h], w->b_v[h]};
+        for (int k = 0; k < 6; k++) {
+            if (!got[k]) continue;
+            FUZZ_CHECK(h < f->heads && h < c->heads && got[k] == f->w[h][k].v);
+            FUZZ_CHECK(f->w[h][k].rows == (k < 3 ? c->d_model : 1) && f->w[h][k].cols == c->d_k);
+        }
+    }
+    if (w->w_o) FUZZ_CHECK(f->w_o.rows == c->heads * c->d_k && f->w_o.cols == c->d_model);
+    if (w->b_o) FUZZ_CHECK(f->b_o.rows == 1 && f->b_o.cols == c->d_model);
+}
+
+/* Binds f to c for n tokens; on success runs the trace if it is small. */
+static void bind_and_run(const attn_weights_file *f, const attn_config *c, int n) {
+    attn_weights w;
+    attn_err err;
+    attn_err_clear(&err);
+    attn_status st = attn_weights_file_bind(&w, f, c, n, "fuzz.json", &err);
+    if (st != ATTN_OK) {
+        FUZZ_CHECK(st == ATTN_ERR_SHAPE && err.code == st && strstr(err.msg, "fuzz.json") != NULL);
+        return;
+    }
+    check_bound(&w, f, c, n);
+    if (attn_config_check(c, NULL) != ATTN_OK) return;
+    // keep each input fast: the largest trace costs ~10^8 multiply-adds
+    double macs = (double)c->heads * n * c->d_model * c->d_k * 4.0 + (double)n * n * c->heads * c->d_k;
+    if (macs > 2e5) return;
+    size_t len;
+    char *s = sentence_of(n, &len);
+    attn_trace t;
+    memset(&t, 0, sizeof t);
+    st = attn_trace_run(&t, s, len, c, NULL, &w, &err);
+    // values up to 1e18 may overflow a later stage; that must be reported, nothing else
+    FUZZ_CHECK(st == ATTN_OK || st == ATTN_ERR_NONFINITE);
+    if (st == ATTN_OK) {
+        FUZZ_CHECK(t.n == n);
+        char *json = attn_json_dump(&t);
+        FUZZ_CHECK(json != NULL);
+        free(json);
+    } else {
+        FUZZ_CHECK(strstr(err.msg, "stage produced a value too large") != NULL);
+    }
+    attn_trace_free(&t);
+    free(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    attn_weights_file f;
+    attn_err err;
+    attn_err_clear(&err);
+    attn_status st = attn_weights_file_parse(&f, (const char *)data, size, "fuzz.json", &err);
+    if (st != ATTN_OK) {
+        FUZZ_CHECK(err.code == st && strstr(err.msg, "fuzz.json") != NULL);
+        return 0;
+    }
+    FUZZ_CHECK(f.heads >= 0 && f.heads <= ATTN_MAX_HEADS);
+
+    attn_config c;
+    attn_config_default(&c);
+    int n = f.x.v ? f.x.rows : 3;
+    if (n > ATTN_MAX_TOKENS) n = ATTN_MAX_TOKENS;
+    bind_and_run(&f, &c, n);
+
+    // the CLI takes the dimensions the file implies when no flag sets them
+    int dm, dk, heads;
+    attn_weights_file_dims(&f, &dm, &dk, &heads);
+    FUZZ_CHECK(dm >= 0 && dk >= 0 && heads >= 0 && heads <= ATTN_MAX_HEADS);
+    if (dm) c.d_model = dm;
+    if (dk) c.d_k = dk;
+    if (heads) c.heads = heads;
+    if (attn_config_check(&c, &err) == ATTN_OK) bind_and_run(&f, &c, n);
+    else FUZZ_CHECK(err.code == ATTN_ERR_RANGE);
+
+    attn_weights_file_free(&f);
+    attn_weights_file_free(&f); // a second free is a no-op
+    return 0;
+}

@@ -1,0 +1,924 @@
+/* test_export.c — exports for course notes: SVG and CSV against goldens byte
+ * for byte, PNG against a golden within a tolerance, LaTeX escaping, pixel
+ * scale, determinism, the handout and index, and batches that fail (a test
+ * hook, a full and a read-only tmpfs under `unshare -m`) leaving nothing.
+ *
+ * Goldens live in tests/golden/export/. After an intended change, regenerate
+ * them with   ATTNVIZ_UPDATE_GOLDEN=1 build/tests/test_export   and review
+ * the diff. PNG tolerance: at most 1% of the pixels may differ by more than 8
+ * in a channel (another FreeType build may anti-alias a little differently).
+ * Fonts are pinned through fontconfig: WenQuanYi Micro Hei + DejaVu Sans. */
+#define _GNU_SOURCE /* unshare, mount */
+#include "test_common.h"
+
+#include <SDL.h>
+#include <SDL_image.h>
+#include <SDL_ttf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fontconfig/fontconfig.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "fileio.h"
+
+#define GOLDEN ATTN_SOURCE_DIR "/tests/golden/export/"
+#define GW 480 /* golden figure size */
+#define GH 300
+
+static viz_fonts *g_fonts;
+static viz_strings g_ui;
+
+static int group_setup(void **state) {
+    (void)state;
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    setenv("SDL_RENDER_DRIVER", "software", 1);
+    if (SDL_Init(SDL_INIT_VIDEO) != 0 || TTF_Init() != 0 || !(IMG_Init(IMG_INIT_PNG) & IMG_INIT_PNG)) return -1;
+    char msg[512] = "";
+    attn_err err;
+    g_fonts = viz_fonts_open(NULL, msg, sizeof msg);
+    if (!g_fonts) print_error("%s\n", msg);
+    if (viz_strings_load(&g_ui, ATTN_SOURCE_DIR "/assets/ui_strings.tsv", &err) != ATTN_OK) {
+        print_error("%s\n", err.msg);
+        return -1;
+    }
+    return g_fonts ? 0 : -1;
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    viz_strings_free(&g_ui);
+    viz_fonts_close(g_fonts);
+    IMG_Quit();
+    TTF_Quit();
+    SDL_Quit();
+    FcFini();
+    return 0;
+}
+
+/* ---- helpers ---- */
+
+static void trace_of(attn_trace *t, const char *sentence, int d_model, int d_k, int heads, const char *mask) {
+    attn_config c;
+    attn_err err;
+    attn_config_default(&c);
+    c.d_model = d_model;
+    c.d_k = d_k;
+    c.heads = heads;
+    assert_int_equal(attn_mask_parse(&c.mask, mask, &err), ATTN_OK);
+    memset(t, 0, sizeof *t);
+    if (attn_trace_run(t, sentence, strlen(sentence), &c, NULL, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
+}
+
+static void small_opts(export_opts *o, const char *dir, const char *formats) {
+    attn_err err;
+    export_opts_default(o);
+    o->dir = dir;
+    o->width = GW;
+    o->height = GH;
+    assert_int_equal(export_parse_formats(&o->formats, formats, &err), ATTN_OK);
+    o->command_prefix = "attnviz --headless --sentence 'a b c' --d-model 4 --d-k 2 --heads 1";
+}
+
+static char *temp_dir(void) {
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char *p = malloc(strlen(base) + 32);
+    sprintf(p, "%s/attnviz-export-XXXXXX", base);
+    assert_non_null(mkdtemp(p));
+    return p;
+}
+
+static char *path_in(const char *dir, const char *name) {
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
+static void rm_rf(const char *path) {
+    struct stat sb;
+    if (lstat(path, &sb) != 0) return;
+    if (S_ISDIR(sb.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            char *p = path_in(path, e->d_name);
+            rm_rf(p);
+            free(p);
+        }
+        if (d) closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static char *slurp(const char *path, size_t *len) {
+    char *data = NULL;
+    size_t n = 0;
+    attn_err err;
+    if (attn_read_file(path, 64u << 20, &data, &n, &err) != ATTN_OK) return NULL;
+    if (len) *len = n;
+    return data;
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* Entries of dir (without . and ..); *staging counts .attnviz-staging-*. */
+static int entries(const char *dir, int *staging) {
+    int n = 0;
+    if (staging) *staging = 0;
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        n++;
+        if (staging && strncmp(e->d_name, ".attnviz-staging-", 17) == 0) (*staging)++;
+    }
+    closedir(d);
+    return n;
+}
+
+static bool has_file(const char *dir, const char *name) {
+    char *p = path_in(dir, name);
+    struct stat sb;
+    bool ok = stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+    free(p);
+    return ok;
+}
+
+static bool update_golden(void) {
+    const char *u = getenv("ATTNVIZ_UPDATE_GOLDEN");
+    return u && *u && strcmp(u, "0") != 0;
+}
+
+/* dir/name must equal the golden byte for byte (or becomes it when updating). */
+static void assert_golden(const char *dir, const char *name) {
+    char *p = path_in(dir, name), *g = path_in(GOLDEN, name);
+    size_t n = 0, gn = 0;
+    char *got = slurp(p, &n);
+    assert_non_null(got);
+    if (update_golden()) {
+        attn_err err;
+        assert_int_equal(attn_write_file_atomic(g, got, n, &err), ATTN_OK);
+    }
+    char *want = slurp(g, &gn);
+    if (!want) fail_msg("missing golden %s (run with ATTNVIZ_UPDATE_GOLDEN=1)", g);
+    if (n != gn || memcmp(got, want, n) != 0) {
+        size_t i = 0;
+        while (i < n && i < gn && got[i] == want[i]) i++;
+        fail_msg("%s differs from %s at byte %zu (sizes %zu, %zu)", p, g, i, n, gn);
+    }
+    free(got);
+    free(want);
+    free(p);
+    free(g);
+}
+
+static bool have_tool(const char *name) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
+    return system(cmd) == 0;
+}
+
+static SDL_Surface *load_png(const char *dir, const char *name) {
+    char *p = path_in(dir, name);
+    SDL_Surface *raw = IMG_Load(p);
+    free(p);
+    if (!raw) fail_msg("cannot load %s: %s", name, IMG_GetError());
+    SDL_Surface *s = SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_ARGB8888, 0);
+    SDL_FreeSurface(raw);
+    assert_non_null(s);
+    return s;
+}
+
+static Uint32 px(const SDL_Surface *s, int x, int y) {
+    return ((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x];
+}
+
+static int chan_diff(Uint32 a, Uint32 b) {
+    int d = 0;
+    for (int k = 0; k < 32; k += 8) {
+        int x = abs((int)((a >> k) & 255) - (int)((b >> k) & 255));
+        if (x > d) d = x;
+    }
+    return d;
+}
+
+/* ---- flag parsers ---- */
+
+static void parse_formats(void **state) {
+    (void)state;
+    unsigned f = 0;
+    attn_err err;
+    assert_int_equal(export_parse_formats(&f, "png,svg", &err), ATTN_OK);
+    assert_int_equal(f, EXPORT_PNG | EXPORT_SVG);
+    assert_int_equal(export_parse_formats(&f, " csv , md ", &err), ATTN_OK);
+    assert_int_equal(f, EXPORT_CSV | EXPORT_MD);
+    assert_int_equal(export_parse_formats(&f, "all", &err), ATTN_OK);
+    assert_int_equal(f, EXPORT_ALL_FORMATS);
+    assert_int_equal(export_parse_formats(&f, "png,gif", &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "\"gif\""));
+    assert_non_null(strstr(err.msg, "--format"));
+    assert_int_equal(export_parse_formats(&f, "", &err), ATTN_ERR_RANGE);
+    assert_int_equal(export_parse_formats(&f, "png,,svg", &err), ATTN_ERR_RANGE);
+}
+
+static void parse_steps_size_theme_view(void **state) {
+    (void)state;
+    unsigned s = 0;
+    int w, h;
+    viz_theme_id th;
+    export_view v;
+    attn_err err;
+    assert_int_equal(export_parse_steps(&s, "all", &err), ATTN_OK);
+    assert_int_equal(s, EXPORT_ALL_STEPS);
+    assert_int_equal(export_parse_steps(&s, "3,6", &err), ATTN_OK);
+    assert_int_equal(s, (1u << 2) | (1u << 5));
+    assert_int_equal(export_parse_steps(&s, "0", &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "--steps"));
+    assert_int_equal(export_parse_steps(&s, "9", &err), ATTN_ERR_RANGE);
+    assert_int_equal(export_parse_steps(&s, "3x", &err), ATTN_ERR_RANGE);
+    assert_int_equal(export_parse_size(&w, &h, "1280x800", &err), ATTN_OK);
+    assert_true(w == 1280 && h == 800);
+    assert_int_equal(export_parse_size(&w, &h, "12x800", &err), ATTN_ERR_RANGE);
+    assert_int_equal(export_parse_size(&w, &h, "1280x", &err), ATTN_ERR_RANGE);
+    assert_int_equal(export_parse_theme(&th, "high-contrast", &err), ATTN_OK);
+    assert_int_equal(th, VIZ_THEME_CONTRAST);
+    assert_int_equal(export_parse_theme(&th, "pink", &err), ATTN_ERR_RANGE);
+    assert_int_equal(export_parse_view(&v, "window", &err), ATTN_OK);
+    assert_int_equal(v, EXPORT_VIEW_WINDOW);
+    assert_int_equal(export_parse_view(&v, "page", &err), ATTN_ERR_RANGE);
+}
+
+/* The command line minus the export flags, quoted for a shell. */
+static void command_prefix(void **state) {
+    (void)state;
+    char *argv[] = {"attnviz", "--headless", "--sentence", "it's 它", "--export-dir", "out dir", "--format", "png",
+                    "--d-k", "2", "--caption", "--steps", "3", "--lesson", "a.lesson", "--lang", "zh", NULL};
+    char *p = export_command_prefix(17, argv);
+    assert_string_equal(p, "attnviz --headless --sentence 'it'\\''s 它' --d-k 2 --lesson a.lesson");
+    free(p);
+}
+
+/* ---- SVG ---- */
+
+static void svg_golden(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    small_opts(&o, dir, "svg");
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_golden(dir, "03-scores.svg");
+    assert_golden(dir, "06-softmax.svg");
+    if (have_tool("xmllint")) { // every figure is well-formed XML
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "xmllint --noout %s/*.svg", dir);
+        assert_int_equal(system(cmd), 0);
+    }
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+}
+
+static int count(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+/* Text is real <text>, escaped; the n×n weights are n² rects; no bitmaps. */
+static void svg_text_cells_escaped(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "<a> & \"b\"", 4, 2, 1, "none");
+    small_opts(&o, dir, "svg");
+    o.width = 1280;
+    o.height = 800;
+    o.steps = 1u << VIZ_STEP_SOFTMAX;
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *p = path_in(dir, "06-softmax.svg"), *svg = slurp(p, NULL);
+    assert_non_null(svg);
+    // tokens < a > & " b " label the rows, escaped; the repeated " gets its position
+    assert_non_null(strstr(svg, ">&lt;</text>"));
+    assert_non_null(strstr(svg, ">&gt;</text>"));
+    assert_non_null(strstr(svg, ">&amp;</text>"));
+    assert_non_null(strstr(svg, ">5:&quot;</text>"));
+    assert_non_null(strstr(svg, "Attention from “&lt;”"));
+    assert_null(strstr(svg, "<image"));
+    assert_non_null(strstr(svg, "WenQuanYi Micro Hei"));
+    assert_non_null(strstr(svg, "Noto Sans CJK SC"));
+    assert_int_equal(count(svg, "<text"), count(svg, "</text>"));
+    // the grid of A: 7 tokens → 49 cell rects in one crisp group
+    const char *g = strstr(svg, "<g shape-rendering=\"crispEdges\">");
+    assert_non_null(g);
+    const char *end = strstr(g, "</g>");
+    int cells = 0;
+    for (const char *r = strstr(g, "<rect"); r && r < end; r = strstr(r + 1, "<rect")) cells++;
+    assert_int_equal(cells, 49);
+    free(svg);
+    free(p);
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* The backend on a hand-made list: anchors, baselines, clip, hit ignored. */
+static void svg_primitives(void **state) {
+    (void)state;
+    viz_list l = {0};
+    viz_rgba ink = {10, 20, 30, 255}, half = {255, 0, 0, 128};
+    viz_fill(&l, 0, 0, 100, 50, ink);
+    viz_clip(&l, 10, 10, 80, 30);
+    viz_text(&l, 0, 0, 100, 20, "L", 10, VIZ_LEFT | VIZ_TOP, ink);
+    viz_text(&l, 0, 0, 100, 20, "C", 10, VIZ_CENTER | VIZ_MIDDLE, ink);
+    viz_text(&l, 0, 0, 100, 20, "R", 10, VIZ_RIGHT | VIZ_BOTTOM, half);
+    viz_clip(&l, 0, 0, 0, 0);
+    viz_hit_region(&l, 0, 0, 10, 10, (viz_hit){VIZ_HIT_TOKEN, 1, 0, 0, 0});
+    viz_line(&l, 0, 0, 10, 10, 2.5f, half);
+    viz_stroke(&l, 5, 5, 20, 20, 2, ink);
+    viz_rgba *c = viz_grid(&l, 0, 0, 30, 20, 2, 3);
+    for (int i = 0; i < 6; i++) c[i] = ink;
+    char *svg = export_svg(&l, 100, 50);
+    assert_non_null(svg);
+    // baselines: top + 0.94 em; middle: centre + 0.35 em; bottom: bottom − 0.24 em
+    assert_non_null(strstr(svg, "<text x=\"0\" y=\"9.4\" font-size=\"10\" fill=\"#0a141e\">L</text>"));
+    assert_non_null(strstr(svg, "<text x=\"50\" y=\"13.5\" font-size=\"10\" text-anchor=\"middle\" fill=\"#0a141e\">C</text>"));
+    assert_non_null(strstr(svg, "<text x=\"100\" y=\"17.6\" font-size=\"10\" text-anchor=\"end\" fill=\"#ff0000\" "
+                                "fill-opacity=\"0.5\">R</text>"));
+    assert_non_null(strstr(svg, "<clipPath id=\"clip1\"><rect x=\"10\" y=\"10\" width=\"80\" height=\"30\"/></clipPath>"));
+    assert_non_null(strstr(svg, "<line x1=\"0\" y1=\"0\" x2=\"10\" y2=\"10\" stroke=\"#ff0000\" stroke-opacity=\"0.5\" "
+                                "stroke-width=\"2.5\"/>"));
+    // a stroke lies inside its box: centred t/2 in
+    assert_non_null(strstr(svg, "<rect x=\"6\" y=\"6\" width=\"18\" height=\"18\" fill=\"none\" stroke=\"#0a141e\" "
+                                "stroke-width=\"2\"/>"));
+    assert_int_equal(count(svg, "<rect x=\"20\" y=\"10\" width=\"10\" height=\"10\""), 1); // last grid cell
+    assert_int_equal(count(svg, "<g clip-path"), 1);
+    assert_int_equal(count(svg, "<g"), count(svg, "</g>"));
+    free(svg);
+    viz_free(&l);
+}
+
+/* ---- CSV ---- */
+
+/* Splits one RFC 4180 record at *p (advanced past its CRLF) into fields. */
+static int csv_record(const char **p, char fields[][64], int cap) {
+    int n = 0;
+    const char *s = *p;
+    while (n < cap) {
+        char *f = fields[n++];
+        size_t k = 0;
+        if (*s == '"') {
+            for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+                if (*s == '"') s++; // a doubled quote
+                if (k < 63) f[k++] = *s;
+            }
+            if (*s == '"') s++;
+        } else {
+            while (*s && *s != ',' && *s != '\r') {
+                if (k < 63) f[k++] = *s;
+                s++;
+            }
+        }
+        f[k] = '\0';
+        if (*s != ',') break;
+        s++;
+    }
+    if (s[0] == '\r' && s[1] == '\n') s += 2;
+    *p = s;
+    return n;
+}
+
+static void csv_golden_quoting(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "a , \" b", 4, 2, 1, "causal");
+    small_opts(&o, dir, "csv");
+    assert_int_equal(export_parse_steps(&o.steps, "1,3,5", &err), ATTN_OK);
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_golden(dir, "01-embeddings-X.csv");
+    assert_golden(dir, "03-scores-S-head1.csv");
+    assert_golden(dir, "05-mask-S_masked-head1.csv");
+    assert_true(has_file(dir, "03-scores-Q-head1.csv") && has_file(dir, "03-scores-K-head1.csv"));
+    char *p = path_in(dir, "05-mask-S_masked-head1.csv"), *csv = slurp(p, NULL);
+    const char *q = csv;
+    char f[8][64];
+    assert_int_equal(csv_record(&q, f, 8), 5);
+    assert_string_equal(f[0], "S_masked");
+    assert_string_equal(f[1], "a");
+    assert_string_equal(f[2], ",");
+    assert_string_equal(f[3], "\"");
+    assert_string_equal(f[4], "b");
+    assert_int_equal(csv_record(&q, f, 8), 5); // row "a": it sees only itself
+    assert_string_equal(f[0], "a");
+    assert_string_equal(f[2], "-inf");
+    assert_string_equal(f[4], "-inf");
+    assert_int_equal(csv_record(&q, f, 8), 5);
+    assert_string_equal(f[0], ",");
+    free(csv);
+    free(p);
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* ---- LaTeX ---- */
+
+static void tex_escaping(void **state) {
+    (void)state;
+    attn_strbuf b;
+    attn_sb_init(&b);
+    export_tex_escape(&b, "# $ % & _ { } ~ ^ \\ 它");
+    assert_string_equal(b.data, "\\# \\$ \\% \\& \\_ \\{ \\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{} 它");
+    attn_sb_free(&b);
+    attn_sb_init(&b);
+    export_tex_escape(&b, "Scores QKᵀ ÷√dₖ");
+    assert_string_equal(b.data, "Scores QK$^{\\top}$ $\\div$$\\surd$d$_k$");
+    attn_sb_free(&b);
+    attn_trace t;
+    trace_of(&t, "50% & $x_1 {它}", 4, 2, 1, "causal");
+    char *doc = export_tex_document(&t, VIZ_STEP_MASK, 0, "Mask #5");
+    assert_non_null(doc);
+    assert_non_null(strstr(doc, "\\usepackage[UTF8]{ctex}"));
+    assert_non_null(strstr(doc, "\\section*{Mask \\#5}"));
+    assert_non_null(strstr(doc, "Sentence: 50\\% \\& \\$x\\_1 \\{它\\}"));
+    assert_non_null(strstr(doc, "\\begin{bmatrix}"));
+    assert_non_null(strstr(doc, "-\\infty"));
+    int depth = 0; // braces balance outside escapes
+    for (const char *p = doc; *p; p++) {
+        if (*p == '\\' && p[1]) p++;
+        else if (*p == '{') depth++;
+        else if (*p == '}') assert_true(--depth >= 0);
+    }
+    assert_int_equal(depth, 0);
+    assert_int_equal(count(doc, "\\begin{bmatrix}"), 2);
+    assert_int_equal(count(doc, "\\begin{"), count(doc, "\\end{"));
+    free(doc);
+    attn_trace_free(&t);
+}
+
+/* ---- PNG ---- */
+
+static void png_golden(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    small_opts(&o, dir, "png");
+    o.steps = 1u << VIZ_STEP_SOFTMAX;
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (update_golden()) assert_golden(dir, "06-softmax.png");
+    SDL_Surface *got = load_png(dir, "06-softmax.png"), *want = load_png(GOLDEN, "06-softmax.png");
+    assert_int_equal(got->w, GW);
+    assert_int_equal(got->h, GH);
+    assert_true(want->w == GW && want->h == GH);
+    int off = 0;
+    for (int y = 0; y < GH; y++)
+        for (int x = 0; x < GW; x++) off += chan_diff(px(got, x, y), px(want, x, y)) > 8;
+    if (off * 100 > GW * GH) fail_msg("%d of %d pixels differ by more than 8 (more than 1%%)", off, GW * GH);
+    SDL_FreeSurface(got);
+    SDL_FreeSurface(want);
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+}
+
+static bool in_set(const Uint32 *set, int n, Uint32 c) {
+    for (int i = 0; i < n; i++)
+        if (set[i] == c) return true;
+    return false;
+}
+
+/* Distinct colours of s (at most cap) into set; returns how many. */
+static int colours(const SDL_Surface *s, Uint32 *set, int cap) {
+    int n = 0;
+    for (int y = 0; y < s->h; y++)
+        for (int x = 0; x < s->w; x++)
+            if (n < cap && !in_set(set, n, px(s, x, y))) set[n++] = px(s, x, y);
+    return n;
+}
+
+/* Scale 2 is twice the size and drawn at that size: an upscaled bitmap would
+ * have uniform 2×2 blocks and no colour the 1× image lacks. */
+static void png_pixel_scale_2(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *d1 = temp_dir(), *d2 = temp_dir();
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    small_opts(&o, d1, "png");
+    o.steps = 1u << VIZ_STEP_SCORES;
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    o.dir = d2;
+    o.pixel_scale = 2;
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    SDL_Surface *a = load_png(d1, "03-scores.png"), *b = load_png(d2, "03-scores.png");
+    assert_true(b->w == 2 * a->w && b->h == 2 * a->h);
+    int mixed = 0, blocks = 0;
+    for (int y = 0; y + 1 < b->h; y += 2)
+        for (int x = 0; x + 1 < b->w; x += 2, blocks++) {
+            Uint32 c = px(b, x, y);
+            mixed += px(b, x + 1, y) != c || px(b, x, y + 1) != c || px(b, x + 1, y + 1) != c;
+        }
+    assert_true(mixed * 200 > blocks); // > 0.5% of the blocks hold an edge inside
+    static Uint32 ca[4096], cb[4096];
+    int na = colours(a, ca, 4096), nb = colours(b, cb, 4096), fresh = 0;
+    for (int i = 0; i < nb; i++) fresh += !in_set(ca, na, cb[i]);
+    assert_true(fresh * 10 > nb); // anti-aliasing at the new size makes new shades
+    // the same layout as UI scale 2 on a twice larger figure, pixel for pixel
+    char *d3 = temp_dir();
+    o.dir = d3;
+    o.pixel_scale = 1;
+    o.ui_scale = 2.0f;
+    o.width = 2 * GW;
+    o.height = 2 * GH;
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    char *p2 = path_in(d2, "03-scores.png"), *p3 = path_in(d3, "03-scores.png");
+    size_t n2 = 0, n3 = 0;
+    char *x2 = slurp(p2, &n2), *x3 = slurp(p3, &n3);
+    assert_true(x2 && x3 && n2 == n3 && memcmp(x2, x3, n2) == 0);
+    free(x2);
+    free(x3);
+    free(p2);
+    free(p3);
+    SDL_FreeSurface(a);
+    SDL_FreeSurface(b);
+    attn_trace_free(&t);
+    rm_rf(d1);
+    rm_rf(d2);
+    rm_rf(d3);
+    free(d1);
+    free(d2);
+    free(d3);
+}
+
+/* ---- the batch ---- */
+
+/* Compares every file of a with the same file of b. Returns how many. */
+static int same_files(const char *a, const char *b) {
+    int n = 0;
+    DIR *d = opendir(a);
+    struct dirent *e;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char *p1 = path_in(a, e->d_name), *p2 = path_in(b, e->d_name);
+        size_t l1 = 0, l2 = 0;
+        char *x = slurp(p1, &l1), *y = slurp(p2, &l2);
+        if (!x || !y || l1 != l2 || memcmp(x, y, l1) != 0) fail_msg("%s differs between two exports", e->d_name);
+        n++;
+        free(x);
+        free(y);
+        free(p1);
+        free(p2);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Same input twice → the same files, byte for byte (no times anywhere). */
+static void deterministic(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *base = temp_dir(), *d1 = path_in(base, "out"), *keep = path_in(base, "first");
+    trace_of(&t, "这只 动物 a , \"", 4, 2, 2, "causal");
+    small_opts(&o, d1, "all");
+    o.caption = true;
+    o.lang = VIZ_LANG_ZH;
+    assert_int_equal(export_parse_steps(&o.steps, "2,6,8", &err), ATTN_OK);
+    assert_int_equal(export_sentence(&o, &t, 1, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    assert_int_equal(rename(d1, keep), 0);
+    assert_int_equal(export_sentence(&o, &t, 1, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    int n = same_files(keep, d1);
+    assert_true(n > 10);
+    assert_int_equal(entries(d1, NULL), n);
+    attn_trace_free(&t);
+    rm_rf(base);
+    free(base);
+    free(d1);
+    free(keep);
+}
+
+/* The handout has every page with its figure; the index every file with a
+ * command, the version, and the SHA-256 of the weights file. */
+static void handout_and_index(void **state) {
+    (void)state;
+    attn_trace t1, t2;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir(), *wpath = path_in(dir, "w.json");
+    char *out = path_in(dir, "out");
+    write_file(wpath, "abc");
+    trace_of(&t1, "a b c", 4, 2, 1, "none");
+    trace_of(&t2, "它 飞 得", 4, 2, 1, "causal");
+    small_opts(&o, out, "md,csv");
+    o.weights_path = wpath;
+    o.title = "Lesson: attention";
+    export_item items[2] = {
+        {.trace = &t1, .step = VIZ_STEP_SCORES, .id = "intro", .title = "First page", .text = "Look at *row 1*.",
+         .query = -1, .remake_flags = "--page intro"},
+        {.trace = &t2, .step = VIZ_STEP_SOFTMAX, .id = "it-looks", .title = "它 looks back", .query = -1},
+    };
+    if (export_run(&o, items, 2, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_true(has_file(out, "01-intro.png") && has_file(out, "02-it-looks.png")); // md brings its figures
+    assert_true(has_file(out, "01-intro-S-head1.csv") && has_file(out, "02-it-looks-A-head1.csv"));
+    char *p = path_in(out, "handout.md"), *md = slurp(p, NULL);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "# Lesson: attention\n"));
+    assert_non_null(strstr(md, "## 1 · First page\n"));
+    assert_non_null(strstr(md, "Look at *row 1*.\n"));
+    assert_non_null(strstr(md, "![First page](01-intro.png)"));
+    assert_non_null(strstr(md, "## 2 · 它 looks back\n"));
+    assert_non_null(strstr(md, "![它 looks back](02-it-looks.png)"));
+    free(md);
+    free(p);
+    p = path_in(out, "index.md");
+    char *ix = slurp(p, NULL);
+    assert_non_null(ix);
+    assert_non_null(strstr(ix, "attnviz " ATTN_VERSION));
+    assert_non_null(strstr(ix, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")); // SHA-256("abc")
+    assert_non_null(strstr(ix, "`01-intro.png` (480×300 px):"));
+    assert_non_null(strstr(ix, "--format png --page intro --pixel-scale 1 --size 480x300 --theme light --view figure"));
+    assert_non_null(strstr(ix, "`01-intro-Q-head1.csv`, `01-intro-K-head1.csv`, `01-intro-S-head1.csv`"));
+    assert_non_null(strstr(ix, "mask=causal"));
+    assert_non_null(strstr(ix, "- Seed: 1\n"));
+    assert_non_null(strstr(ix, "--format md"));
+    free(ix);
+    free(p);
+    attn_trace_free(&t1);
+    attn_trace_free(&t2);
+    rm_rf(dir);
+    free(dir);
+    free(wpath);
+    free(out);
+}
+
+/* The small lesson of lessons/README.md. */
+static const char TINY_LESSON[] =
+    "# lesson: tiny\ntitle: A tiny lesson\nlang: en\n\n"
+    "@config: d_k=2 heads=1\n@sentence: the cat saw a bird\n\n"
+    "@vocab\n      noun animate can-fly verb\nthe:  0 0 0 0\ncat:  1 1 0 0\nsaw:  0 0 0 1\na:    0 0 0 0\n"
+    "bird: 1 1 1 0\n@end\n\n"
+    "@weights head 0 W_Q\nnoun:    0 0\nanimate: 0 0\ncan-fly: 0 0\nverb:    2 2\n@end\n\n"
+    "@weights head 0 W_K\nnoun:    0 0\nanimate: 1 0\ncan-fly: 0 1\nverb:    0 0\n@end\n\n"
+    "@weights head 0 W_V\nnoun:    1 0\nanimate: 0 1\ncan-fly: 0 0\nverb:    0 0\n@end\n\n"
+    "@weights W_O\n1 0 0 0\n0 1 0 0\n@end\n\n"
+    "=== page: look\ntitle: Who does \"saw\" look at?\n@step: softmax\n@highlight: row saw\n"
+    "@predict: query=saw head=0 answer=bird\n\n"
+    "The verb *saw* was built to look for something alive that can fly:\n- its query is (2, 2);\n"
+    "- the key of `bird` is (1, 1), the key of `cat` is (1, 0).\n\nClick the word you think *saw* attends to most.\n\n"
+    "=== page: intro\ntitle: Plain\n\nNo step here: d_k and 2\\*3.\n\n"
+    "=== page: x\ntitle: Features\n@step: tokens\n\nX's columns are the vocabulary's features.\n";
+
+/* A lesson: one figure per page named NN-<id>, its text in the handout as
+ * Markdown, a page without a step showing the step before it. */
+static void lesson_export(void **state) {
+    (void)state;
+    lesson *l = NULL;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    if (lesson_parse(&l, TINY_LESSON, sizeof TINY_LESSON - 1, "tiny.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    small_opts(&o, dir, "svg,csv,md");
+    o.command_prefix = "attnviz --headless --lesson tiny.lesson";
+    if (export_lesson(&o, l, NULL, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_true(has_file(dir, "01-look.svg") && has_file(dir, "02-intro.svg") && !has_file(dir, "01-look.png"));
+    assert_true(has_file(dir, "01-look-A-head1.csv") && has_file(dir, "02-intro-A-head1.csv"));
+    char *xp = path_in(dir, "03-x-X.csv"), *xcsv = slurp(xp, NULL); // the vocabulary names X's columns
+    assert_non_null(xcsv);
+    const char want[] = "X,noun,animate,can-fly,verb\r\nthe,0,0,0,0\r\ncat,1,1,0,0\r\n";
+    assert_memory_equal(xcsv, want, sizeof want - 1);
+    free(xcsv);
+    free(xp);
+    char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "# A tiny lesson\n"));
+    assert_non_null(strstr(md, "## 1 · Who does \"saw\" look at?\n"));
+    assert_non_null(strstr(md, "The verb *saw* was built"));
+    assert_non_null(strstr(md, "- the key of `bird` is (1, 1), the key of `cat` is (1, 0).\n\nClick"));
+    assert_non_null(strstr(md, "No step here: d\\_k and 2\\*3.\n"));
+    assert_non_null(strstr(md, "![Plain](02-intro.svg)")); // no PNG asked for: the SVG
+    free(md);
+    free(p);
+    p = path_in(dir, "01-look.svg");
+    char *svg = slurp(p, NULL);
+    assert_non_null(strstr(svg, "hand-designed (lesson)"));
+    assert_non_null(strstr(svg, "Attention from “saw”")); // the page's query
+    free(svg);
+    free(p);
+    p = path_in(dir, "index.md");
+    char *ix = slurp(p, NULL);
+    assert_non_null(strstr(ix, "attnviz --headless --lesson tiny.lesson --export-dir"));
+    assert_non_null(strstr(ix, "--format svg --page look"));
+    free(ix);
+    free(p);
+    // one page alone keeps its number and name
+    rm_rf(dir);
+    if (export_lesson(&o, l, "intro", &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_true(has_file(dir, "02-intro.svg") && !has_file(dir, "01-look.svg"));
+    p = path_in(dir, "index.md");
+    ix = slurp(p, NULL);
+    assert_non_null(strstr(ix, "attnviz --headless --lesson tiny.lesson --page intro --export-dir"));
+    assert_null(strstr(ix, "--page intro --page"));
+    free(ix);
+    free(p);
+    assert_int_equal(export_lesson(&o, l, "nope", &g_ui, g_fonts, &err), ATTN_ERR_RANGE);
+    lesson_free(l);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* A batch that fails at its k-th file, for every k: the old file is intact,
+ * nothing new appears, and no staging folder is left. */
+static void failure_leaves_nothing(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir(), *old = path_in(dir, "03-scores.png");
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    small_opts(&o, dir, "png,svg,csv,tex,md");
+    o.width = 320;
+    o.height = 200;
+    assert_int_equal(export_parse_steps(&o.steps, "3,6", &err), ATTN_OK);
+    write_file(old, "old contents");
+    const int files = 2 + 2 + 4 + 2 + 2; // png, svg, csv, tex, handout + index
+    for (int k = 1; k <= files; k++) {
+        export_test_fail_at_file = k;
+        attn_status st = export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err);
+        if (st != ATTN_ERR_IO) fail_msg("failing file %d: status %d (%s)", k, st, err.msg);
+        assert_non_null(strstr(err.msg, "No space left on device"));
+        assert_non_null(strstr(err.msg, dir));
+        int staging;
+        assert_int_equal(entries(dir, &staging), 1);
+        assert_int_equal(staging, 0);
+        char *now = slurp(old, NULL);
+        assert_string_equal(now, "old contents");
+        free(now);
+    }
+    export_test_fail_at_file = 0;
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK); // then it works, replacing it
+    assert_int_equal(entries(dir, NULL), files);
+    SDL_Surface *s = load_png(dir, "03-scores.png");
+    SDL_FreeSurface(s);
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+    free(old);
+}
+
+/* A missing folder is created; when the batch fails it is removed again. */
+static void missing_dir(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *base = temp_dir(), *top = path_in(base, "new"), *dir = path_in(top, "sub");
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    small_opts(&o, dir, "csv");
+    export_test_fail_at_file = 2;
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_ERR_IO);
+    export_test_fail_at_file = 0;
+    assert_int_equal(entries(base, NULL), 0);
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    assert_true(has_file(dir, "index.md") && has_file(dir, "08-multi-head-out.csv"));
+    attn_trace_free(&t);
+    rm_rf(base);
+    free(base);
+    free(top);
+    free(dir);
+}
+
+/* A path through a regular file, or a folder where a file must go. */
+static void bad_targets(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *base = temp_dir(), *file = path_in(base, "notes.txt"), *dir = path_in(file, "figs");
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    write_file(file, "x");
+    small_opts(&o, dir, "csv");
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_ERR_IO);
+    assert_non_null(strstr(err.msg, "is a file, not a folder"));
+    assert_non_null(strstr(err.msg, file));
+    assert_int_equal(entries(base, NULL), 1);
+    // index.md is a folder: refused before any file is moved into place
+    char *idx = path_in(base, "index.md");
+    assert_int_equal(mkdir(idx, 0755), 0);
+    o.dir = base;
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_ERR_IO);
+    assert_non_null(strstr(err.msg, "index.md"));
+    int staging;
+    assert_int_equal(entries(base, &staging), 2);
+    assert_int_equal(staging, 0);
+    o.dir = NULL;
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_ERR_RANGE);
+    attn_trace_free(&t);
+    rm_rf(base);
+    free(base);
+    free(file);
+    free(dir);
+    free(idx);
+}
+
+/* ---- real file systems: a full and a read-only tmpfs in a private mount
+ * namespace (root ignores permission bits, not a full or read-only disk) ---- */
+
+/* In a child: mounts a tmpfs with opts on dir and exports into it. Exit codes:
+ * 0 the export failed cleanly, 1 it did not, 77 no mount namespace here. */
+static int tmpfs_child(const char *dir, unsigned long flags, const char *opts) {
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return 77;
+    if (mount("tmpfs", dir, "tmpfs", 0, opts) != 0) return 77;
+    char *old = path_in(dir, "06-softmax.png");
+    write_file(old, "old contents");
+    if (flags && mount(NULL, dir, NULL, MS_REMOUNT | flags, opts) != 0) return 77;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    trace_of(&t, "这只动物没看见那只鸟，因为它飞得太快了。", 8, 4, 2, "none");
+    small_opts(&o, dir, "png,svg,csv");
+    o.pixel_scale = 2;
+    attn_status st = export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err);
+    int staging, n = entries(dir, &staging);
+    char *now = slurp(old, NULL);
+    bool ok = st == ATTN_ERR_IO && n == 1 && staging == 0 && now && strcmp(now, "old contents") == 0;
+    if (!ok) fprintf(stderr, "tmpfs %s: status %d (%s), %d entries, %d staging\n", opts, st, err.msg, n, staging);
+    else fprintf(stderr, "tmpfs %s: %s\n", opts, err.msg);
+    return ok ? 0 : 1;
+}
+
+static void real_tmpfs(unsigned long flags, const char *opts) {
+    char *dir = temp_dir();
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) _exit(tmpfs_child(dir, flags, opts));
+    int status = 0;
+    waitpid(pid, &status, 0);
+    rm_rf(dir);
+    free(dir);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77) skip(); // not root, or no mount namespaces
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void full_disk(void **state) {
+    (void)state;
+    real_tmpfs(0, "size=96k");
+}
+
+static void read_only_folder(void **state) {
+    (void)state;
+    real_tmpfs(MS_RDONLY, "size=1m");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parse_formats),
+        cmocka_unit_test(parse_steps_size_theme_view),
+        cmocka_unit_test(command_prefix),
+        cmocka_unit_test(svg_golden),
+        cmocka_unit_test(svg_text_cells_escaped),
+        cmocka_unit_test(svg_primitives),
+        cmocka_unit_test(csv_golden_quoting),
+        cmocka_unit_test(tex_escaping),
+        cmocka_unit_test(png_golden),
+        cmocka_unit_test(png_pixel_scale_2),
+        cmocka_unit_test(deterministic),
+        cmocka_unit_test(handout_and_index),
+        cmocka_unit_test(lesson_export),
+        cmocka_unit_test(failure_leaves_nothing),
+        cmocka_unit_test(missing_dir),
+        cmocka_unit_test(bad_targets),
+        cmocka_unit_test(full_disk),
+        cmocka_unit_test(read_only_folder),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,575 @@
+/* test_lesson.c — the lesson parser (valid lessons, every kind of error with
+ * its line and column), the shipped lessons' designed example, their
+ * saturation and cost figures, and the zh/en page pairing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_common.h"
+#include "fileio.h"
+#include "lesson.h"
+
+#define ZH_LESSON ATTN_SOURCE_DIR "/lessons/zh/self-attention.lesson"
+#define EN_LESSON ATTN_SOURCE_DIR "/lessons/en/self-attention.lesson"
+
+/* A small valid lesson head: lines 1-15; a case's own lines start at 16. */
+/* A page that makes a lesson complete, for cases about the lesson's head. */
+#define PAGE_TAIL "=== page: a\ntitle: A\n@sentence: cat\n"
+
+#define HEAD                                  \
+    "# lesson: t\n"                  /* 1 */  \
+    "title: T\n"                     /* 2 */  \
+    "lang: en\n"                     /* 3 */  \
+    "@config: d_k=2 heads=1\n"       /* 4 */  \
+    "@sentence: the cat saw a bird\n"/* 5 */  \
+    "@vocab\n"                       /* 6 */  \
+    "      noun animate can-fly\n"   /* 7 */  \
+    "the:  0 0 0\n"                  /* 8 */  \
+    "cat:  1 1 0\n"                  /* 9 */  \
+    "saw:  0 0 0\n"                  /* 10 */ \
+    "a:    0 0 0\n"                  /* 11 */ \
+    "bird: 1 1 1\n"                  /* 12 */ \
+    "@end\n"                         /* 13 */ \
+    "=== page: p1\n"                 /* 14 */ \
+    "title: P1\n"                    /* 15 */
+
+static lesson *parse_ok(const char *text) {
+    lesson *l = NULL;
+    attn_err err;
+    attn_err_clear(&err);
+    if (lesson_parse(&l, text, strlen(text), "t.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    return l;
+}
+
+static lesson *load_ok(const char *path) {
+    lesson *l = NULL;
+    attn_err err;
+    if (lesson_load(&l, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    return l;
+}
+
+/* The first error of text must be at line:col and mention want. */
+static void expect_err_len(const char *text, size_t len, int line, int col, const char *want) {
+    lesson *l = NULL;
+    attn_err err;
+    attn_err_clear(&err);
+    attn_status st = lesson_parse(&l, text, len, "t.lesson", &err);
+    if (st == ATTN_OK) fail_msg("accepted, expected %d:%d: %s", line, col, want);
+    assert_null(l);
+    assert_int_equal(st, ATTN_ERR_PARSE);
+    char where[64];
+    snprintf(where, sizeof where, "t.lesson:%d:%d: ", line, col);
+    if (strncmp(err.msg, where, strlen(where)) != 0 || !strstr(err.msg, want))
+        fail_msg("got \"%s\", expected \"%s%s\"", err.msg, where, want);
+}
+
+static void expect_err(const char *text, int line, int col, const char *want) {
+    expect_err_len(text, strlen(text), line, col, want);
+}
+
+static const char *para_text(const lesson_page *pg, int i) {
+    assert_true(i < pg->n_paras);
+    return pg->paras[i].text;
+}
+
+/* ---- valid lessons ---------------------------------------------------- */
+
+static void test_valid_lesson(void **state) {
+    (void)state;
+    lesson *l = parse_ok(HEAD
+                         "// a comment line is ignored\n"
+                         "Some *stressed* words and `code`, written\n"
+                         "on two lines.\n"
+                         "\n"
+                         "- an item\n"
+                         "  that continues\n"
+                         "- \\*not emphasis\\*\n"
+                         "\n"
+                         "中文一行\n"
+                         "接着一行 and English\n"
+                         "@step: softmax\n"
+                         "@highlight: cell saw bird\n"
+                         "@predict: query=saw head=0\n"
+                         "@compare: scale off\n"
+                         "```python\n"
+                         "  x = 1  # kept as is\n"
+                         "\n"
+                         "y = *x*\n"
+                         "```\n"
+                         "=== page: p2\n"
+                         "title: P2\n"
+                         "@sentence: a cat\n"
+                         "@config: d_k=3 mask=window:1 seed=7\n"
+                         "@step: 3\n"
+                         "@highlight: token 2:cat\n"
+                         "@compare: head 0 | head 0\n");
+    assert_string_equal(lesson_id(l), "t");
+    assert_string_equal(lesson_title(l), "T");
+    assert_string_equal(lesson_lang(l), "en");
+    assert_int_equal(lesson_page_count(l), 2);
+    assert_int_equal(lesson_find_page(l, "p2"), 1);
+    assert_int_equal(lesson_find_page(l, "nope"), -1);
+    assert_null(lesson_page_at(l, 2));
+    const lesson_page *p1 = lesson_page_at(l, 0);
+    assert_string_equal(p1->id, "p1");
+    assert_string_equal(p1->title, "P1");
+    assert_int_equal(p1->line, 14);
+    assert_int_equal(p1->n_paras, 5);
+    assert_string_equal(para_text(p1, 0), "Some stressed words and code, written on two lines.");
+    assert_int_equal(p1->paras[0].kind, LESSON_PARA_TEXT);
+    assert_int_equal(p1->paras[0].line, 17);
+    assert_int_equal(p1->paras[0].n_spans, 2);
+    assert_int_equal(p1->paras[0].spans[0].kind, LESSON_SPAN_EMPH);
+    assert_int_equal(p1->paras[0].spans[0].start, 5);
+    assert_int_equal(p1->paras[0].spans[0].len, 8);
+    assert_int_equal(p1->paras[0].spans[1].kind, LESSON_SPAN_CODE);
+    assert_int_equal(p1->paras[0].spans[1].start, 24);
+    assert_int_equal(p1->paras[1].kind, LESSON_PARA_ITEM);
+    assert_string_equal(para_text(p1, 1), "an item that continues");
+    assert_string_equal(para_text(p1, 2), "*not emphasis*");
+    assert_int_equal(p1->paras[2].n_spans, 0);
+    // CJK lines join without a space; Latin ones with one
+    assert_string_equal(para_text(p1, 3), "中文一行接着一行 and English");
+    assert_int_equal(p1->paras[4].kind, LESSON_PARA_CODE);
+    assert_string_equal(p1->paras[4].code_lang, "python");
+    assert_string_equal(para_text(p1, 4), "  x = 1  # kept as is\n\ny = *x*");
+    assert_string_equal(p1->sentence, "the cat saw a bird");
+    assert_int_equal(p1->n_tokens, 5);
+    assert_int_equal(p1->cfg.d_model, 3); // from the vocabulary
+    assert_int_equal(p1->cfg.d_k, 2);
+    assert_int_equal(p1->cfg.heads, 1);
+    assert_int_equal(p1->step, LESSON_STEP_SOFTMAX);
+    assert_int_equal(p1->highlight.kind, LESSON_HL_CELL);
+    assert_int_equal(p1->highlight.a.index, 2);
+    assert_string_equal(p1->highlight.b.text, "bird");
+    assert_true(p1->predict.on);
+    assert_int_equal(p1->predict.query.index, 2);
+    assert_int_equal(p1->predict.answer.index, -1);
+    assert_int_equal(p1->compare.kind, LESSON_CMP_CONFIG);
+    assert_false(p1->compare.cfg.scale);
+    assert_true(p1->cfg.scale);
+    assert_string_equal(p1->compare.label, "scale off");
+    const lesson_page *p2 = lesson_page_at(l, 1);
+    assert_string_equal(p2->sentence, "a cat");
+    assert_int_equal(p2->cfg.d_k, 3);
+    assert_int_equal(p2->cfg.seed, 7);
+    assert_int_equal(p2->cfg.mask.kind, ATTN_MASK_WINDOW);
+    assert_int_equal(p2->step, 3);
+    assert_int_equal(p2->highlight.kind, LESSON_HL_TOKEN);
+    assert_int_equal(p2->highlight.a.index, 1);
+    assert_int_equal(p2->compare.kind, LESSON_CMP_HEADS);
+    assert_false(p2->predict.on);
+    const attn_vocab *v = lesson_vocab(l);
+    assert_non_null(v);
+    assert_int_equal(v->dim, 3);
+    assert_int_equal(v->count, 5);
+    assert_string_equal(v->features[2], "can-fly");
+    assert_close(v->vectors[4 * 3 + 2], 1.0); // bird, can-fly
+    lesson_free(l);
+}
+
+static void test_numbers_and_designs(void **state) {
+    (void)state;
+    lesson *l = parse_ok(HEAD
+                         "@weights head 0 W_Q\n"
+                         "noun:    −0.5  1e-1\n"
+                         "animate: .25   +2\n"
+                         "can-fly: 3     -4E1\n"
+                         "@end\n"
+                         "=== page: p2\n"
+                         "title: P2\n"
+                         "@random-weights: gain=1.5\n");
+    attn_weights w;
+    const lesson_page *p1 = lesson_page_at(l, 0);
+    assert_int_equal(lesson_page_weights(l, 0, &p1->cfg, &w), 1);
+    assert_non_null(w.w_q[0]);
+    assert_null(w.w_k[0]);
+    assert_close(w.w_q[0][0], -0.5);
+    assert_close(w.w_q[0][1], 0.1);
+    assert_close(w.w_q[0][2], 0.25);
+    assert_close(w.w_q[0][5], -40.0);
+    attn_config other = p1->cfg;
+    other.d_k = 3; // the design no longer fits
+    assert_int_equal(lesson_page_weights(l, 0, &other, &w), 0);
+    assert_null(w.w_q[0]);
+    // @random-weights: the seeded weights times the gain, only for the page's own sizes and seed
+    const lesson_page *p2 = lesson_page_at(l, 1);
+    assert_true(p2->random_weights);
+    assert_close(p2->gain, 1.5);
+    assert_int_equal(lesson_page_weights(l, 1, &p2->cfg, &w), 4);
+    double plain[6];
+    attn_xavier_uniform(plain, 3, 2, p2->cfg.seed, attn_weight_stream(0, 1));
+    assert_close(w.w_k[0][4], 1.5 * plain[4]);
+    other = p2->cfg;
+    other.seed = 99;
+    assert_int_equal(lesson_page_weights(l, 1, &other, &w), 0);
+    lesson_free(l);
+}
+
+static void test_find_token_after_edit(void **state) {
+    (void)state;
+    lesson *l = parse_ok(HEAD "@highlight: token bird\n");
+    const lesson_page *pg = lesson_page_at(l, 0);
+    attn_tokens t = {0};
+    assert_int_equal(attn_tokenize(&t, "a bird saw the cat", 18, NULL, NULL), ATTN_OK);
+    assert_int_equal(lesson_find_token(&t, &pg->highlight.a), 1);
+    lesson_tokref none = {-1, NULL};
+    assert_int_equal(lesson_find_token(&t, &none), -1);
+    attn_tokens_free(&t);
+    lesson_free(l);
+    lesson_free(NULL); // a no-op
+}
+
+/* ---- errors: each kind, with its line and column ------------------------ */
+
+static void test_errors_directives(void **state) {
+    (void)state;
+    expect_err(HEAD "@frobnicate: x\n", 16, 1, "unknown directive @frobnicate");
+    expect_err(HEAD "@step: 9\n", 16, 8, "there is no step “9”");
+    expect_err(HEAD "@step: 1\n@step: 2\n", 17, 1, "@step is given twice");
+    expect_err(HEAD "@highlight: token dog\n", 16, 19, "has no token “dog” (its tokens: the cat saw a bird)");
+    expect_err(HEAD "@highlight: ring cat\n", 16, 13, "write @highlight: token T");
+    expect_err(HEAD "@sentence: the cat saw the bird\n@highlight: row the\n", 17, 17,
+               "“the” occurs 2 times in the sentence; name one by position: 1:the or 4:the");
+    expect_err(HEAD "@highlight: cell saw 2:bird\n", 16, 22, "token 2 of the sentence is “cat”, not “bird”");
+    expect_err(HEAD "@predict: query=saw head=1\n", 16, 26, "head “1” does not exist: this page has 1 head");
+    expect_err(HEAD "@predict: head=0\n", 16, 11, "@predict needs the query token");
+    expect_err(HEAD "@predict: query=saw head=0 answer=bird\n", 16, 11,
+               "the answer is “bird”, but with this page's weights “saw” attends most to “the”");
+    expect_err(HEAD "@compare: colour=red\n", 16, 11, "unknown setting “colour”");
+    expect_err(HEAD "@compare: head 0 | head\n", 16, 11, "compare two heads as @compare: head 0 | head 1");
+    expect_err(HEAD "@config: heads=1 colour=red\n", 16, 18, "unknown setting “colour”");
+    expect_err(HEAD "@config: d_k=0\n", 16, 14, "d_k needs a whole number from 1 to 128, not “0”");
+    expect_err(HEAD "@config: mask=diagonal\n", 16, 15, "Unknown mask \"diagonal\"");
+    expect_err(HEAD "@config: scale=maybe\n", 16, 16, "scale is on or off");
+    expect_err(HEAD "@random-weights: gain=0\n", 16, 18, "gain=G with G above 0");
+    expect_err(HEAD "@end\n", 16, 1, "@end without a block");
+    expect_err(HEAD "@vocab\nx\n@end\n", 16, 1, "@vocab belongs before the first page");
+    expect_err("# lesson: t\ntitle: T\nlang: en\n@step: 1\n" PAGE_TAIL, 4, 1, "@step belongs inside a page");
+    expect_err(HEAD "@sentence:    \n", 16, 11, "this sentence cannot be used: The sentence is empty");
+}
+
+static void test_errors_structure(void **state) {
+    (void)state;
+    expect_err("", 1, 1, "the file is empty");
+    expect_err("title: T\nlang: en\n=== page: a\ntitle: A\n@sentence: x\n", 1, 1, "# lesson: ID");
+    expect_err("# lesson: t\ntitle: T\nlang: en\nHello\n" PAGE_TAIL, 4, 1, "text before the first page");
+    expect_err("# lesson: t\ntitle: T\nlang: en\n@sentence: a\n", 1, 1, "the lesson has no pages");
+    expect_err("# lesson: t\ntitle: T\nlang: en\n=== page: a\ntitle: A\n", 4, 1, "this page has no sentence");
+    expect_err("# lesson: b@d\ntitle: T\nlang: en\n" PAGE_TAIL, 1, 11, "a lesson id is letters, digits");
+    expect_err(HEAD "=== page: p1\ntitle: again\n", 16, 11, "page id “p1” is already used at line 14");
+    expect_err(HEAD "=== page: two words\ntitle: X\n", 16, 11, "a page id is letters, digits");
+    expect_err(HEAD "=== page: p2\n@step: 1\n", 16, 1, "this page has no title");
+    expect_err(HEAD "=== page: p2\nHello\n", 17, 1, "a page starts with its title");
+    expect_err(HEAD "==== pages\n", 16, 1, "a page starts with “=== page: ID”");
+    expect_err(HEAD "Some *text\n", 16, 6, "emphasis opened with * is not closed on this line");
+    expect_err(HEAD "Use `code\n", 16, 5, "code opened with ` is not closed on this line");
+    expect_err(HEAD "Say **this**\n", 16, 5, "empty emphasis **");
+    expect_err(HEAD "```c\nint x;\n", 16, 1, "this code block is not closed");
+    expect_err(HEAD "```c\nint x;\n=== page: p2\ntitle: P2\n", 16, 1, "this code block is not closed");
+}
+
+static void test_errors_encoding(void **state) {
+    (void)state;
+    expect_err(HEAD "ab\xff\n", 16, 3, "invalid UTF-8 (a byte that never appears in UTF-8)");
+    expect_err(HEAD "中\xe6\x96\n", 16, 2, "invalid UTF-8 (a truncated sequence)");
+    expect_err(HEAD "\xed\xa0\x80\n", 16, 1, "invalid UTF-8 (a UTF-16 surrogate)");
+    static const char nul[] = "# lesson: t\nx\0y\n";
+    expect_err_len(nul, sizeof nul - 1, 2, 2, "byte 0x00 is not text: this looks like a binary file");
+    expect_err("\x7f" "ELF\x02\x01\x01", 1, 1, "byte 0x7F is not text");
+    // a byte order mark and CRLF line ends are fine
+    lesson *l = parse_ok("\xEF\xBB\xBF# lesson: t\r\ntitle: T\r\nlang: en\r\n=== page: a\r\ntitle: A\r\n@sentence: x y\r\n");
+    assert_string_equal(lesson_page_at(l, 0)->title, "A");
+    lesson_free(l);
+}
+
+static void test_errors_blocks(void **state) {
+    (void)state;
+    static const char vocab_head[] = "# lesson: t\ntitle: T\nlang: en\n@vocab\n  noun animate\n";
+    char buf[512];
+    snprintf(buf, sizeof buf, "%scat: 1 1 0\n@end\n" PAGE_TAIL, vocab_head);
+    expect_err(buf, 6, 6, "“cat” has 3 numbers but the vocabulary has 2 features");
+    snprintf(buf, sizeof buf, "%scat: 1\n@end\n" PAGE_TAIL, vocab_head);
+    expect_err(buf, 6, 6, "“cat” has 1 number but the vocabulary has 2 features");
+    snprintf(buf, sizeof buf, "%scat: 1 x\n@end\n" PAGE_TAIL, vocab_head);
+    expect_err(buf, 6, 8, "“x” is not a number");
+    snprintf(buf, sizeof buf, "%s1 1\n@end\n" PAGE_TAIL, vocab_head);
+    expect_err(buf, 6, 1, "a vocabulary row is \"word: numbers\"");
+    snprintf(buf, sizeof buf, "%scat: 1 1\ncat: 0 1\n@end\n" PAGE_TAIL, vocab_head);
+    expect_err(buf, 7, 1, "“cat” is listed twice (first at line 6)");
+    snprintf(buf, sizeof buf, "%sice cream: 1 1\n@end\n" PAGE_TAIL, vocab_head);
+    expect_err(buf, 6, 1, "“ice cream” is not a single token (the tokenizer reads it as: ice cream)");
+    snprintf(buf, sizeof buf, "%scat: 1 1\n=== page: a\ntitle: A\n@sentence: cat\n", vocab_head);
+    expect_err(buf, 4, 1, "this @vocab block has no @end");
+    expect_err("# lesson: t\ntitle: T\nlang: en\n@vocab\nnoun: x\n@end\n" PAGE_TAIL, 5, 1,
+               "the first line of @vocab names the features");
+    expect_err("# lesson: t\ntitle: T\nlang: en\n@config: d_model=4\n@vocab\nnoun\ncat: 1\n@end\n" PAGE_TAIL, 4, 10,
+               "d_model=4 but the vocabulary has 1 feature;");
+    expect_err(HEAD "@weights head 0 W_Q\n1 2\n", 16, 1, "this @weights block has no @end");
+    expect_err(HEAD "@weights head 0 W_Q\n1 2\n1 2\n@end\n", 16, 10,
+               "W_Q must be 3 rows of 2 numbers (d_model × d_k, with d_model=3 d_k=2 heads=1), but it has 2 rows");
+    expect_err(HEAD "@weights head 0 W_Q\n1 2\n1 2 3\n1 2\n1 2\n@end\n", 18, 1,
+               "this row of W_Q has 3 numbers but its first row has 2");
+    expect_err(HEAD "@weights head 0 W_Q\nnoun: 1 0\ncan-fly: 0 1\nanimate: 0 0\n@end\n", 18, 1,
+               "row 2 of W_Q is labelled “can-fly” but dimension 2 is “animate”");
+    expect_err(HEAD "@weights head 1 W_K\n1 2\n1 2\n1 2\n@end\n", 16, 10, "this page has 1 head, so W_K of head 1");
+    expect_err(HEAD "@weights W_Q\n@end\n", 16, 10, "say which head W_Q belongs to");
+    expect_err(HEAD "@weights head 0 W_O\n@end\n", 16, 17, "W_O is shared by all heads");
+    expect_err(HEAD "@weights head 9 W_Q\n@end\n", 16, 15, "@weights head needs a head number from 0 to 7");
+    expect_err(HEAD "@weights head 0 W_X\n@end\n", 16, 17, "@weights needs a matrix");
+    expect_err(HEAD "@weights b_O\n@end\n", 16, 10, "@weights b_O has no rows of numbers");
+    expect_err(HEAD "@weights W_O\n1 2 3\n1 2 3\n@end\n@weights W_O\n@end\n", 20, 10, "W_O is already given at line 16");
+}
+
+static void test_check_collects_every_error(void **state) {
+    (void)state;
+    static const char text[] = HEAD "@step: 0\n@nope\n@highlight: token dog\n=== page: p1\n";
+    char *report = NULL;
+    int pages = -1;
+    int n = lesson_check(text, sizeof text - 1, "t.lesson", &report, &pages);
+    assert_int_equal(n, 5);
+    assert_int_equal(pages, 0);
+    assert_non_null(report);
+    // in file order, one per line
+    const char *want[] = {"t.lesson:16:8: there is no step", "t.lesson:17:1: unknown directive @nope",
+                          "t.lesson:18:19: the page's sentence has no token", "t.lesson:19:11: page id “p1”",
+                          "t.lesson:19:1: this page has no title"};
+    const char *line = report;
+    for (int i = 0; i < 5; i++) {
+        if (i == 3) { // same line: column 1 sorts first
+            assert_int_equal(strncmp(line, want[4], strlen(want[4])), 0);
+        } else if (i == 4) {
+            assert_int_equal(strncmp(line, want[3], strlen(want[3])), 0);
+        } else if (strncmp(line, want[i], strlen(want[i])) != 0) {
+            fail_msg("line %d of the report is \"%.80s\", expected \"%s\"", i, line, want[i]);
+        }
+        line = strchr(line, '\n') + 1;
+    }
+    assert_string_equal(line, "");
+    free(report);
+    report = NULL;
+    assert_int_equal(lesson_check(HEAD, strlen(HEAD), "t.lesson", &report, &pages), 0);
+    assert_null(report);
+    assert_int_equal(pages, 1);
+}
+
+static void test_load_errors(void **state) {
+    (void)state;
+    lesson *l = (lesson *)1;
+    attn_err err;
+    assert_int_equal(lesson_load(&l, "/nonexistent/x.lesson", &err), ATTN_ERR_IO);
+    assert_null(l);
+}
+
+/* ---- the shipped lessons ---------------------------------------------------- */
+
+/* Runs a page through attn_trace_run with the lesson's vocabulary and the
+ * page's designed weights, as the GUI and the CLI do. */
+static void run_page(attn_trace *t, const lesson *l, int page, const attn_config *cfg) {
+    const lesson_page *pg = lesson_page_at(l, page);
+    attn_weights w;
+    lesson_page_weights(l, page, cfg, &w);
+    attn_err err;
+    memset(t, 0, sizeof *t);
+    if (attn_trace_run(t, pg->sentence, strlen(pg->sentence), cfg, lesson_vocab(l), &w, &err) != ATTN_OK)
+        fail_msg("%s", err.msg);
+}
+
+static int argmax_row(const attn_trace *t, int head, int row) {
+    const double *a = attn_trace_stage(t, ATTN_ST_WEIGHTS, head) + (size_t)row * t->n;
+    int best = 0;
+    for (int j = 1; j < t->n; j++)
+        if (a[j] > a[best]) best = j;
+    return best;
+}
+
+static int token_index(const attn_trace *t, const char *text) {
+    for (int i = 0; i < t->n; i++) {
+        int len;
+        const char *tok = attn_token_text(&t->tokens, i, &len);
+        if ((size_t)len == strlen(text) && memcmp(tok, text, (size_t)len) == 0) return i;
+    }
+    fail_msg("no token %s", text);
+    return -1;
+}
+
+/* The page's query attends most to `want`, through designed weights only. */
+static void check_designed(const char *path, const char *page_id, const char *query, const char *want,
+                           double min_weight) {
+    lesson *l = load_ok(path);
+    int page = lesson_find_page(l, page_id);
+    assert_true(page >= 0);
+    const lesson_page *pg = lesson_page_at(l, page);
+    assert_true(pg->predict.on);
+    assert_string_equal(pg->predict.query.text, query);
+    attn_trace t;
+    run_page(&t, l, page, &pg->cfg);
+    assert_int_equal(t.source, ATTN_SRC_EXPLICIT);
+    assert_int_equal(t.vocab_rows, t.n); // every token of the sentence is in the vocabulary
+    int q = token_index(&t, query), a = token_index(&t, want);
+    assert_int_equal(pg->predict.query.index, q);
+    assert_int_equal(pg->predict.answer.index, a);
+    assert_int_equal(argmax_row(&t, pg->predict.head, q), a);
+    double w = attn_trace_stage(&t, ATTN_ST_WEIGHTS, pg->predict.head)[(size_t)q * t.n + a];
+    if (w < min_weight) fail_msg("%s -> %s has weight %.4f, below %.2f", query, want, w, min_weight);
+    print_message("%s page %s: %s -> %s weight %.4f (head %d)\n", path, page_id, query, want, w, pg->predict.head);
+    attn_trace_free(&t);
+    lesson_free(l);
+}
+
+static void test_designed_example(void **state) {
+    (void)state;
+    check_designed(ZH_LESSON, "intro", "它", "鸟", 0.5);
+    check_designed(EN_LESSON, "intro", "it", "animal", 0.5);
+    // the multi-head page: the meaning head still resolves the pronoun, the position head looks back one word
+    check_designed(ZH_LESSON, "multi-head", "快", "太", 0.5);
+    check_designed(EN_LESSON, "multi-head", "tired", "too", 0.5);
+    lesson *l = load_ok(ZH_LESSON);
+    int page = lesson_find_page(l, "multi-head");
+    attn_trace t;
+    run_page(&t, l, page, &lesson_page_at(l, page)->cfg);
+    assert_int_equal(argmax_row(&t, 0, token_index(&t, "它")), token_index(&t, "鸟"));
+    for (int i = 1; i < t.n; i++) assert_int_equal(argmax_row(&t, 1, i), i - 1);
+    attn_trace_free(&t);
+    lesson_free(l);
+}
+
+static bool page_mentions(const lesson_page *pg, const char *needle) {
+    for (int i = 0; i < pg->n_paras; i++)
+        if (strstr(pg->paras[i].text, needle)) return true;
+    return false;
+}
+
+static double mean_row_max(const attn_trace *t) {
+    const double *a = attn_trace_stage(t, ATTN_ST_WEIGHTS, 0);
+    double sum = 0;
+    for (int i = 0; i < t->n; i++) {
+        double m = 0;
+        for (int j = 0; j < t->n; j++)
+            if (a[(size_t)i * t->n + j] > m) m = a[(size_t)i * t->n + j];
+        sum += m;
+    }
+    return sum / t->n;
+}
+
+/* d_k 64: scaling off saturates (mean row max >= 0.9), on does not (< 0.5);
+ * the page quotes both figures as measured. */
+static void check_saturation(const char *path) {
+    lesson *l = load_ok(path);
+    int page = lesson_find_page(l, "scale");
+    const lesson_page *pg = lesson_page_at(l, page);
+    assert_int_equal(pg->cfg.d_k, 64);
+    assert_true(pg->cfg.scale);
+    assert_int_equal(pg->compare.kind, LESSON_CMP_CONFIG);
+    assert_false(pg->compare.cfg.scale);
+    attn_trace t;
+    run_page(&t, l, page, &pg->compare.cfg);
+    double off = mean_row_max(&t);
+    attn_trace_free(&t);
+    run_page(&t, l, page, &pg->cfg);
+    double on = mean_row_max(&t);
+    attn_trace_free(&t);
+    print_message("%s: mean row max %.4f without scaling, %.4f with\n", path, off, on);
+    assert_true(off >= 0.9);
+    assert_true(on < 0.5);
+    char buf[16];
+    snprintf(buf, sizeof buf, "%.2f", off);
+    if (!page_mentions(pg, buf)) fail_msg("the scale page does not quote %s", buf);
+    snprintf(buf, sizeof buf, "%.2f", on);
+    if (!page_mentions(pg, buf)) fail_msg("the scale page does not quote %s", buf);
+    lesson_free(l);
+}
+
+static void test_saturation(void **state) {
+    (void)state;
+    check_saturation(ZH_LESSON);
+    check_saturation(EN_LESSON);
+}
+
+/* The cost page quotes the core's multiply-add counts for its own sentence. */
+static void check_costs(const char *path) {
+    lesson *l = load_ok(path);
+    int page = lesson_find_page(l, "cost");
+    const lesson_page *pg = lesson_page_at(l, page);
+    assert_int_equal(pg->cfg.mask.kind, ATTN_MASK_WINDOW);
+    attn_trace t;
+    run_page(&t, l, page, &pg->cfg);
+    const attn_stage stages[] = {ATTN_ST_Q, ATTN_ST_SCORES, ATTN_ST_SCALED, ATTN_ST_WEIGHTS, ATTN_ST_Z,
+                                 ATTN_ST_OUTPUT};
+    char buf[32];
+    for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
+        snprintf(buf, sizeof buf, "%lld", t.macs[stages[i]]);
+        if (!page_mentions(pg, buf)) fail_msg("%s: the cost page does not quote %s for %s", path, buf,
+                                              attn_stage_name(stages[i]));
+    }
+    snprintf(buf, sizeof buf, "%lld", 4 * t.macs[ATTN_ST_SCORES]); // twice the tokens, four times the scores
+    assert_true(page_mentions(pg, buf));
+    snprintf(buf, sizeof buf, "n = %d", t.n);
+    assert_true(page_mentions(pg, buf));
+    attn_trace_free(&t);
+    lesson_free(l);
+}
+
+static void test_cost_figures(void **state) {
+    (void)state;
+    check_costs(ZH_LESSON);
+    check_costs(EN_LESSON);
+}
+
+static void test_pages_paired(void **state) {
+    (void)state;
+    lesson *zh = load_ok(ZH_LESSON), *en = load_ok(EN_LESSON);
+    assert_string_equal(lesson_lang(zh), "zh");
+    assert_string_equal(lesson_lang(en), "en");
+    assert_string_equal(lesson_id(zh), lesson_id(en));
+    assert_true(lesson_page_count(zh) >= 11);
+    assert_int_equal(lesson_page_count(zh), lesson_page_count(en));
+    for (int i = 0; i < lesson_page_count(zh); i++) {
+        const lesson_page *a = lesson_page_at(zh, i), *b = lesson_page_at(en, i);
+        assert_string_equal(a->id, b->id);
+        assert_int_equal(a->step, b->step);
+        assert_int_equal(a->cfg.heads, b->cfg.heads);
+        assert_true(a->n_paras > 0 && b->n_paras > 0);
+    }
+    lesson_free(zh);
+    lesson_free(en);
+}
+
+/* The complete example in lessons/README.md is a valid lesson. */
+static void test_readme_example(void **state) {
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    attn_err err;
+    assert_int_equal(attn_read_file(ATTN_SOURCE_DIR "/lessons/README.md", 1 << 20, &text, &len, &err), ATTN_OK);
+    const char *start = strstr(text, "```text\n# lesson:");
+    assert_non_null(start);
+    start += strlen("```text\n");
+    const char *end = strstr(start, "\n```\n");
+    assert_non_null(end);
+    lesson *l = NULL;
+    if (lesson_parse(&l, start, (size_t)(end - start) + 1, "README.md example", &err) != ATTN_OK)
+        fail_msg("%s", err.msg);
+    assert_true(lesson_page_count(l) >= 2);
+    lesson_free(l);
+    free(text);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid_lesson),
+        cmocka_unit_test(test_numbers_and_designs),
+        cmocka_unit_test(test_find_token_after_edit),
+        cmocka_unit_test(test_errors_directives),
+        cmocka_unit_test(test_errors_structure),
+        cmocka_unit_test(test_errors_encoding),
+        cmocka_unit_test(test_errors_blocks),
+        cmocka_unit_test(test_check_collects_every_error),
+        cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_designed_example),
+        cmocka_unit_test(test_saturation),
+        cmocka_unit_test(test_cost_figures),
+        cmocka_unit_test(test_pages_paired),
+        cmocka_unit_test(test_readme_example),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
