@@ -5,13 +5,145 @@
 #include <fontconfig/fontconfig.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "app_bench.h"
 #include "app_paths.h"
 #include "app_sdl.h"
 #include "app_settings.h"
 #include "cli_args.h"
+#include "cli_complexity.h"
 #include "cli_run.h"
+#include "export.h"
 #include "fileio.h"
+
+/* What drawing text needs: the UI strings, SDL, SDL_ttf, SDL_image and fonts. */
+typedef struct {
+    viz_strings strings; /* UI strings in both languages */
+    viz_fonts *fonts;    /* fontconfig's fonts (or --font) */
+    bool sdl;            /* SDL_Init succeeded: SDL_Quit at the end */
+} ui_env;
+
+static void env_close(ui_env *e) {
+    viz_fonts_close(e->fonts);
+    if (e->sdl) {
+        IMG_Quit();
+        TTF_Quit();
+        SDL_Quit();
+        FcFini(); // fontconfig keeps its configuration until told to let go
+    }
+    viz_strings_free(&e->strings);
+    memset(e, 0, sizeof *e);
+}
+
+/* Opens everything text needs; sdl_flags 0 needs no display. Returns 0, or 1
+ * after printing why (and closing what was opened). */
+static int env_open(ui_env *e, const cli_opts *o, Uint32 sdl_flags) {
+    char path[1024], msg[1024];
+    attn_err err;
+    memset(e, 0, sizeof *e);
+    if (!app_find_data("assets/ui_strings.tsv", path, sizeof path)) {
+        fprintf(stderr, "attnviz: cannot find assets/ui_strings.tsv beside the program or in ../share/attnviz.\n");
+        return 1;
+    }
+    if (viz_strings_load(&e->strings, path, &err) != ATTN_OK) {
+        fprintf(stderr, "attnviz: %s\n", err.msg);
+        return 1;
+    }
+    const char *driver = SDL_getenv("SDL_RENDER_DRIVER");
+    if (driver && SDL_strcasecmp(driver, "software") == 0) // else SDL presents through OpenGL: +100 MB
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
+    if (SDL_Init(sdl_flags) != 0) {
+        fprintf(stderr, "attnviz: cannot open a display (%s). Without a screen, use attnviz --headless.\n",
+                SDL_GetError());
+        env_close(e);
+        return 1;
+    }
+    e->sdl = true;
+    if (TTF_Init() != 0 || !(IMG_Init(IMG_INIT_PNG) & IMG_INIT_PNG)) {
+        fprintf(stderr, "attnviz: cannot start the text or image library: %s\n", SDL_GetError());
+        env_close(e);
+        return 1;
+    }
+    e->fonts = viz_fonts_open(o->font_path, msg, sizeof msg);
+    if (!e->fonts) {
+        fprintf(stderr, "attnviz: %s\n", msg);
+        env_close(e);
+        return 1;
+    }
+    return 0;
+}
+
+/* --lang, else the system locale (LANG / LC_ALL / LC_MESSAGES starting "zh"). */
+static viz_lang pick_lang(const cli_opts *o) {
+    if (o->lang) return strcmp(o->lang, "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
+    const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return strncmp(v, "zh", 2) == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
+    }
+    return VIZ_LANG_EN;
+}
+
+/* Export options from the flags; returns 0, or 2 after printing a bad flag. */
+static int export_options(export_opts *eo, const cli_opts *o, int argc, char **argv) {
+    attn_err err;
+    attn_status st = ATTN_OK;
+    export_opts_default(eo);
+    eo->dir = o->export_dir;
+    if (o->formats) st = export_parse_formats(&eo->formats, o->formats, &err);
+    if (st == ATTN_OK && o->steps) st = export_parse_steps(&eo->steps, o->steps, &err);
+    if (st == ATTN_OK && o->view) st = export_parse_view(&eo->view, o->view, &err);
+    if (st == ATTN_OK && o->theme) st = export_parse_theme(&eo->theme, o->theme, &err);
+    if (st != ATTN_OK) {
+        fprintf(stderr, "attnviz: %s\n", err.msg);
+        return 2;
+    }
+    if (o->pixel_scale) eo->pixel_scale = o->pixel_scale;
+    if (o->width) {
+        eo->width = o->width;
+        eo->height = o->height;
+    }
+    if (o->ui_scale > 0) eo->ui_scale = (float)o->ui_scale;
+    eo->caption = o->caption;
+    eo->lang = pick_lang(o);
+    eo->weights_path = o->weights_path;
+    eo->lesson_path = o->lesson_path;
+    eo->command_prefix = export_command_prefix(argc, argv);
+    return 0;
+}
+
+/* --export-dir: every step of the sentence, or every page of the lesson. */
+static int run_export(const cli_opts *o, int argc, char **argv) {
+    export_opts eo;
+    int code = export_options(&eo, o, argc, argv);
+    if (code) return code;
+    ui_env env;
+    cli_state r;
+    memset(&r, 0, sizeof r);
+    attn_err err;
+    attn_status st = cli_state_compute(&r, o, &err); // validates the input before anything opens
+    if (st == ATTN_OK && env_open(&env, o, 0) != 0) {
+        code = 1;
+        goto cleanup;
+    }
+    if (st == ATTN_OK) {
+        if (!o->lang && r.lesson) eo.lang = strcmp(lesson_lang(r.lesson), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
+        if (r.lesson && !o->sentence && !o->sentence_file)
+            st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
+        else
+            st = export_sentence(&eo, &r.trace, 0, -1, &env.strings, env.fonts, &err);
+        env_close(&env);
+    }
+    if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);
+    else if (o->print || o->dump_path || o->explain) st = cli_run_headless(o, stdout, stderr) ? ATTN_ERR_IO : ATTN_OK;
+    else printf("attnviz: exported to %s (see index.md there)\n", o->export_dir);
+    code = st == ATTN_OK ? 0 : 1;
+cleanup:
+    cli_state_free(&r);
+    free((char *)eo.command_prefix);
+    return code;
+}
 
 /* Loads the --script file into u. Returns 0, or 2 after printing why. */
 static int load_script(app_ui *u, const char *path) {
@@ -29,64 +161,71 @@ static int load_script(app_ui *u, const char *path) {
     return 0;
 }
 
+/* The same lesson in the other language: lessons/zh/X.lesson <-> lessons/en/X.lesson. */
+static void pair_path(const char *path, char *out, size_t cap) {
+    const char *zh = strstr(path, "/zh/"), *en = strstr(path, "/en/");
+    const char *at = zh ? zh : en;
+    out[0] = '\0';
+    if (!at) return;
+    snprintf(out, cap, "%.*s/%s/%s", (int)(at - path), path, zh ? "en" : "zh", at + 4);
+}
+
+/* What the window opens: --lesson, else (without a sentence or weights of
+ * its own) the shipped lesson in the UI language, at the remembered page. */
+static attn_status open_lesson(app_state *st, const cli_opts *o, const app_settings *saved, attn_err *err) {
+    char path[1024], pair[1024], rel[64];
+    if (o->lesson_path) {
+        pair_path(o->lesson_path, pair, sizeof pair);
+        return app_lesson_open(st, o->lesson_path, pair[0] ? pair : NULL, o->page_id, err);
+    }
+    if (o->sentence || o->sentence_file || o->weights_path) return ATTN_OK;
+    snprintf(rel, sizeof rel, "lessons/%s/self-attention.lesson", st->lang == VIZ_LANG_ZH ? "zh" : "en");
+    if (!app_find_data(rel, path, sizeof path)) return ATTN_OK; // no lessons installed: a plain sentence
+    pair_path(path, pair, sizeof pair);
+    attn_status rc = app_lesson_open(st, path, pair, saved->page[0] ? saved->page : NULL, err);
+    if (rc != ATTN_OK && saved->page[0]) rc = app_lesson_open(st, path, pair, NULL, err); // page since removed
+    if (rc == ATTN_OK && saved->sentence && strcmp(saved->sentence, st->sentence) != 0) {
+        attn_err ignored; // the learner's last sentence, on the page they left
+        app_set_sentence(st, saved->sentence, &st->cfg, &ignored);
+    }
+    return rc;
+}
+
 /* Everything the window needs, created in order and released in reverse. */
 static int run_gui(const cli_opts *o) {
     int code = 1;
-    char msg[1024], path[1024];
+    char msg[1024];
     attn_err err;
-    viz_strings strings = {0};
+    ui_env env;
     app_state st;
     app_ui ui = {0};
-    viz_fonts *fonts = NULL;
-    if (!app_find_data("assets/ui_strings.tsv", path, sizeof path)) {
-        fprintf(stderr, "attnviz: cannot find assets/ui_strings.tsv beside the program or in ../share/attnviz.\n");
-        return 1;
-    }
-    if (viz_strings_load(&strings, path, &err) != ATTN_OK) {
-        fprintf(stderr, "attnviz: %s\n", err.msg);
-        return 1;
-    }
+    app_settings saved;
     SDL_SetHint(SDL_HINT_IME_SUPPORT_EXTENDED_TEXT, "1"); // long compositions are not cut at 32 bytes
     SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
-    const char *driver = SDL_getenv("SDL_RENDER_DRIVER");
-    if (driver && SDL_strcasecmp(driver, "software") == 0) // else SDL presents through OpenGL: +100 MB
-        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        fprintf(stderr, "attnviz: cannot open a display (%s). Without a screen, use attnviz --headless.\n", SDL_GetError());
-        goto cleanup_strings;
-    }
-    if (TTF_Init() != 0 || !(IMG_Init(IMG_INIT_PNG) & IMG_INIT_PNG)) {
-        fprintf(stderr, "attnviz: cannot start the text or image library: %s\n", SDL_GetError());
-        goto cleanup_sdl;
-    }
-    fonts = viz_fonts_open(o->font_path, msg, sizeof msg);
-    if (!fonts) {
-        fprintf(stderr, "attnviz: %s\n", msg);
-        goto cleanup_sdl;
-    }
-    app_state probe = {0};
-    char *saved = app_settings_load(&probe);
-    const char *sentence = o->sentence ? o->sentence : saved;
-    if (app_init(&st, sentence, &o->cfg, &strings, &err) != ATTN_OK && // a bad saved sentence is not fatal
-        (o->sentence || app_init(&st, NULL, &o->cfg, &strings, &err) != ATTN_OK)) {
+    if (env_open(&env, o, SDL_INIT_VIDEO) != 0) return 1;
+    app_settings_load(&saved);
+    const char *sentence = o->sentence ? o->sentence : o->lesson_path ? NULL : saved.sentence;
+    if (app_init(&st, sentence, &o->cfg, &env.strings, &err) != ATTN_OK && // a bad saved sentence is not fatal
+        (o->sentence || app_init(&st, NULL, &o->cfg, &env.strings, &err) != ATTN_OK)) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
-        free(saved);
-        goto cleanup_fonts;
+        goto cleanup;
     }
-    free(saved);
-    st.theme = probe.theme;
-    st.lang = probe.lang;
-    st.zoom = probe.zoom > 0 ? probe.zoom : 1.0f;
-    if (o->weights_path && app_use_weights_file(&st, o->weights_path, &err) != ATTN_OK) {
+    app_settings_apply(&saved, &st);
+    st.lang = o->lang || !saved.has_lang ? pick_lang(o) : st.lang;
+    if (o->theme && export_parse_theme(&st.theme, o->theme, &err) != ATTN_OK) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
-        app_free(&st);
-        goto cleanup_fonts;
+        code = 2;
+        goto cleanup_state;
     }
-    if (app_ui_open(&ui, &st, fonts, o->width ? o->width : 1280, o->height ? o->height : 800,
+    if ((o->weights_path && app_use_weights_file(&st, o->weights_path, &err) != ATTN_OK) ||
+        open_lesson(&st, o, &saved, &err) != ATTN_OK) {
+        fprintf(stderr, "attnviz: %s\n", err.msg);
+        goto cleanup_state;
+    }
+    if (app_ui_open(&ui, &st, env.fonts, o->width ? o->width : 1280, o->height ? o->height : 800,
                     (float)o->ui_scale, msg, sizeof msg) != 0) {
         fprintf(stderr, "attnviz: %s\n", msg);
-        app_free(&st);
-        goto cleanup_fonts;
+        goto cleanup_state;
     }
     ui.shots_dir = o->shots_dir;
     code = o->script_path ? load_script(&ui, o->script_path) : 0;
@@ -95,19 +234,27 @@ static int run_gui(const cli_opts *o) {
         if (!o->script_path) app_settings_save(&ui.st); // scripted runs leave the user's settings alone
     }
     app_ui_close(&ui);
-cleanup_fonts:
-    viz_fonts_close(fonts);
-cleanup_sdl:
-    IMG_Quit();
-    TTF_Quit();
-    SDL_Quit();
-    FcFini(); // fontconfig keeps its configuration until told to let go
-cleanup_strings:
-    viz_strings_free(&strings);
+cleanup_state:
+    app_free(&st);
+cleanup:
+    app_settings_free(&saved);
+    env_close(&env);
+    return code;
+}
+
+/* --bench: the app loop offscreen (no display needed), software rendering. */
+static int run_bench(const cli_opts *o, double start_s) {
+    setenv("SDL_VIDEODRIVER", "offscreen", 0);
+    setenv("SDL_RENDER_DRIVER", "software", 0);
+    ui_env env;
+    if (env_open(&env, o, SDL_INIT_VIDEO) != 0) return 1;
+    int code = app_bench_run(&env.strings, env.fonts, start_s);
+    env_close(&env);
     return code;
 }
 
 int main(int argc, char **argv) {
+    double start_s = (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
     cli_opts opts;
     attn_err err;
     attn_err_clear(&err);
@@ -124,6 +271,12 @@ int main(int argc, char **argv) {
         return 0;
     case CLI_MODE_HEADLESS:
         return cli_run_headless(&opts, stdout, stderr);
+    case CLI_MODE_EXPORT:
+        return run_export(&opts, argc, argv);
+    case CLI_MODE_COMPLEXITY:
+        return cli_run_complexity(opts.max_n, stdout, stderr);
+    case CLI_MODE_BENCH:
+        return run_bench(&opts, start_s);
     case CLI_MODE_GUI:
         break;
     }

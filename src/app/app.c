@@ -29,7 +29,7 @@ void app_status(app_state *st, const char *fmt, ...) {
 
 static void update_badge(app_state *st) {
     const attn_trace *t = &st->trace;
-    if (st->weights == APP_WEIGHTS_DESIGN)
+    if (st->weights == APP_WEIGHTS_DESIGN && !st->design_random)
         snprintf(st->badge, sizeof st->badge, "%s", app_str(st, VIZ_S_BADGE_LESSON));
     else if (st->weights == APP_WEIGHTS_FILE && t->source == ATTN_SRC_EXPLICIT)
         snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_FILE), st->weights_name);
@@ -95,6 +95,28 @@ static bool recompute(app_state *st, const attn_config *cfg) {
     return false;
 }
 
+void app_recompute(app_state *st) {
+    recompute(st, &st->cfg);
+}
+
+void app_refresh_texts(app_state *st) {
+    update_badge(st);
+    st->dirty = true;
+}
+
+attn_status app_set_sentence(app_state *st, const char *sentence, const attn_config *cfg, attn_err *err) {
+    char *copy = strdup(sentence);
+    if (!copy) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the sentence.");
+    attn_status rc = compute(st, copy, cfg, err);
+    if (rc != ATTN_OK) {
+        free(copy);
+        return rc;
+    }
+    free(st->sentence);
+    st->sentence = copy;
+    return ATTN_OK;
+}
+
 /* The token a pronoun question is about, as a sensible first query. */
 static int default_query(const attn_trace *t) {
     static const char *const pronouns[] = {"它", "it", "It"};
@@ -137,6 +159,11 @@ attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg
 
 void app_free(app_state *st) {
     if (!st) return;
+    for (int i = 0; i < VIZ_LANG_COUNT; i++) {
+        lesson_free(st->lessons[i]);
+        free(st->lesson_paths[i]);
+    }
+    free(st->narrative);
     attn_trace_free(&st->trace);
     attn_trace_free(&st->alt);
     attn_weights_file_free(&st->wfile);
@@ -190,6 +217,10 @@ void app_step(app_state *st, int delta) {
 }
 
 void app_select_query(app_state *st, int token) {
+    if (st->predict_pending) { // a click answers the question; the query stays
+        app_lesson_guess(st, token);
+        return;
+    }
     if (token >= 0 && token < st->trace.n) st->query = token;
     st->dirty = true;
 }
@@ -318,8 +349,7 @@ void app_widget(app_state *st, viz_widget w, int delta) {
         st->theme = (viz_theme_id)wrap((int)st->theme + (delta ? delta : 1), VIZ_THEME_COUNT);
         break;
     case VIZ_W_LANG:
-        st->lang = (viz_lang)wrap((int)st->lang + 1, VIZ_LANG_COUNT);
-        update_badge(st);
+        app_switch_lang(st);
         break;
     default:
         break;
@@ -328,6 +358,11 @@ void app_widget(app_state *st, viz_widget w, int delta) {
 }
 
 void app_reset(app_state *st) {
+    if (app_lesson(st)) { // the lesson's page as designed
+        app_lesson_goto(st, st->page);
+        app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
+        return;
+    }
     st->weights = st->design ? APP_WEIGHTS_DESIGN : st->wfile.heads || st->wfile.x.v ? APP_WEIGHTS_FILE : APP_WEIGHTS_RANDOM;
     st->compare = VIZ_COMPARE_OFF;
     st->head = 0;
@@ -500,6 +535,12 @@ void app_scene(const app_state *st, viz_scene *s) {
     s->badge = st->badge;
     s->status = st->status[0] ? st->status : NULL;
     s->show_help = st->show_help;
+    s->hide_weights = st->predict_pending;
+    s->narrative = st->narrative;
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->page) : NULL;
+    s->narrative_title = pg ? pg->title : NULL;
+    s->page_label = st->page_label[0] ? st->page_label : NULL;
     s->theme = st->theme;
     s->scale = st->dpi_scale * st->zoom;
     s->width = st->width;

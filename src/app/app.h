@@ -9,7 +9,9 @@
 #include "viz_strings.h"
 #include "attn.h"
 #include "attn_json.h"
+#include "lesson.h"
 #include "viz_scene.h"
+#include "viz_strings.h"
 
 #define APP_STATUS_CAP 512
 
@@ -59,6 +61,17 @@ typedef struct {
     char status[APP_STATUS_CAP];/* status line */
     char badge[320];            /* weights badge text */
     const viz_strings *strings; /* UI strings (borrowed) */
+    /* lessons */
+    lesson *lessons[VIZ_LANG_COUNT]; /* the open lesson in each language, paired by page id (owned; NULL: none) */
+    char *lesson_paths[VIZ_LANG_COUNT]; /* their files (owned), for reloading */
+    long long lesson_mtimes[VIZ_LANG_COUNT]; /* modification times seen at load (ns) */
+    int page;                   /* current page of the current language's lesson */
+    attn_weights design_storage;/* the page's designed weights (views into the lesson) */
+    bool design_random;         /* the page asks for seeded random weights (badge says random) */
+    char *narrative;            /* the page's text as paragraphs (owned), or NULL */
+    char page_label[96];        /* "3 / 12" for the status line, or "" */
+    bool predict_pending;       /* predict before reveal: weights hidden until a guess */
+    int predict_head;           /* the question's head */
     /* bookkeeping */
     bool dirty;                 /* something visible changed: rebuild the display list */
     bool quit;                  /* leave the main loop */
@@ -70,6 +83,13 @@ typedef struct {
 attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg,
                      const viz_strings *strings, attn_err *err);
 void app_free(app_state *st); /* NULL is a no-op */
+
+/* Computes sentence under cfg and makes both current; on error nothing changes. */
+attn_status app_set_sentence(app_state *st, const char *sentence, const attn_config *cfg, attn_err *err);
+/* Recomputes the current sentence and settings (e.g. after the view changed what is compared). */
+void app_recompute(app_state *st);
+/* Re-derives texts that depend on the language (the badge). */
+void app_refresh_texts(app_state *st);
 
 /* Reads --weights; the app then shows "from FILE". */
 attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err);
@@ -105,6 +125,27 @@ void app_edit_delete(app_state *st);
 void app_edit_move(app_state *st, int delta);      /* by code points; INT_MIN/INT_MAX for Home/End */
 void app_edit_commit(app_state *st);               /* Enter */
 void app_edit_cancel(app_state *st);               /* Esc: restore the sentence */
+
+/* ---- lessons (app_lesson.c) ---- */
+/* Opens path (and pair_path, the same lesson in the other language, when not
+ * NULL) and shows the first page, or page_id. The language follows the lesson. */
+attn_status app_lesson_open(app_state *st, const char *path, const char *pair_path, const char *page_id,
+                            attn_err *err);
+/* The lesson in the current language, or NULL. */
+const lesson *app_lesson(const app_state *st);
+/* Shows page i: its sentence, settings, weights, step, highlight, question. */
+void app_lesson_goto(app_state *st, int page);
+/* N / P: next or previous page (no-op at the ends or without a lesson). */
+void app_lesson_turn(app_state *st, int delta);
+/* Clicker keys: the next step, and at the ends of the steps the next page. */
+void app_clicker(app_state *st, int delta);
+/* L: the other language, on the paired page. */
+void app_switch_lang(app_state *st);
+/* A click on token during a question: records the guess and reveals. */
+void app_lesson_guess(app_state *st, int token);
+/* Reloads a lesson whose file changed on disk, keeping the page. Returns true
+ * when something was reloaded. */
+bool app_lesson_reload(app_state *st);
 
 /* ---- derived ---- */
 /* Fills s from st (all pointers borrowed from st). */

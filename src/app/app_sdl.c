@@ -10,6 +10,7 @@
 #include <SDL_image.h>
 
 #include "app_paths.h"
+#include "export.h"
 
 int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float ui_scale,
                 char *err, size_t cap) {
@@ -91,10 +92,7 @@ void app_ui_frame(app_ui *u, bool want_capture) {
     bool shot = u->pending_shot[0] != '\0';
     app_ui_layout(u);
     if (!u->stale && !want_capture && !shot) return; // nothing changed: no redraw
-    const viz_theme *th = viz_theme_get(u->st.theme);
-    SDL_SetRenderDrawColor(u->ren, th->bg.r, th->bg.g, th->bg.b, 255);
-    SDL_RenderClear(u->ren);
-    viz_sdl_draw(u->ren, u->fonts, &u->list);
+    viz_sdl_draw(u->ren, u->fonts, &u->list); // the list's first command fills the whole window
     if (want_capture || shot) capture(u); // read back before present: the frame as shown
     SDL_RenderPresent(u->ren);
     u->stale = false;
@@ -140,6 +138,47 @@ static void screenshot(app_ui *u) {
     strftime(name, sizeof name, "attnviz-%Y%m%d-%H%M%S.png", &tm);
     snprintf(u->pending_shot, sizeof u->pending_shot, "%s/%s", dir, name);
     u->st.dirty = true;
+}
+
+/* Ctrl+Shift+S: the figure of every step, PNG and SVG, into a new folder. */
+static void export_all(app_ui *u) {
+    app_state *st = &u->st;
+    char dir[900], base[768], stamp[64];
+    if (u->shots_dir) snprintf(base, sizeof base, "%s", u->shots_dir);
+    else app_pictures_dir(base, sizeof base);
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "attnviz-%Y%m%d-%H%M%S", &tm);
+    snprintf(dir, sizeof dir, "%s/%s", base, stamp);
+    export_opts o;
+    export_opts_default(&o);
+    o.dir = dir;
+    o.formats = EXPORT_PNG | EXPORT_SVG;
+    o.width = st->width < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->width;
+    o.height = st->height < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->height;
+    float scale = st->dpi_scale * st->zoom;
+    o.ui_scale = scale < 0.5f ? 0.5f : scale > 4.0f ? 4.0f : scale;
+    o.theme = st->theme;
+    o.lang = st->lang;
+    o.weights_path = st->weights == APP_WEIGHTS_FILE ? st->weights_name : NULL;
+    char *cmd = app_command_line(st), *cut = cmd ? strstr(cmd, " --print ") : NULL;
+    if (cut) *cut = '\0'; // the index adds each file's own flags
+    o.command_prefix = cmd;
+    export_item items[VIZ_STEP_COUNT];
+    viz_scene sc;
+    app_scene(st, &sc);
+    int n = export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
+    for (int i = 0; i < n; i++) {
+        items[i].badge = st->badge;
+        items[i].feature_names = sc.feature_names;
+    }
+    attn_err err;
+    if (export_run(&o, items, n, st->strings, u->fonts, &err) == ATTN_OK)
+        app_status(st, app_str(st, VIZ_S_STATUS_EXPORTED), dir);
+    else
+        app_status(st, app_str(st, VIZ_S_STATUS_SAVE_FAILED), err.msg);
+    free(cmd);
 }
 
 /* ---- keys ---- */
@@ -196,7 +235,7 @@ static bool key_ctrl(app_ui *u, const SDL_Keysym *k) {
     bool shift = k->mod & KMOD_SHIFT;
     switch (k->sym) {
     case SDLK_c: if (shift) copy_command(u); else copy_matrix(u); return true;
-    case SDLK_s: screenshot(u); return true;
+    case SDLK_s: if (shift) export_all(u); else screenshot(u); return true;
     case SDLK_EQUALS: case SDLK_PLUS: case SDLK_KP_PLUS: set_zoom(u, u->st.zoom * 1.1f); return true;
     case SDLK_MINUS: case SDLK_KP_MINUS: set_zoom(u, u->st.zoom / 1.1f); return true;
     case SDLK_0: case SDLK_KP_0: set_zoom(u, 1.0f); return true;
@@ -248,8 +287,10 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_F1: app_toggle_help(st); return;
     case SDLK_F11: toggle_fullscreen(u, !st->fullscreen); return;
     case SDLK_TAB: app_toggle_focus(st); return;
-    case SDLK_PAGEUP: app_step(st, -1); return;
-    case SDLK_PAGEDOWN: case SDLK_SPACE: app_step(st, shift ? -1 : 1); return;
+    case SDLK_PAGEUP: app_clicker(st, -1); return;
+    case SDLK_PAGEDOWN: case SDLK_SPACE: app_clicker(st, shift ? -1 : 1); return;
+    case SDLK_n: app_lesson_turn(st, +1); return;
+    case SDLK_p: app_lesson_turn(st, -1); return;
     case SDLK_LEFT: case SDLK_RIGHT: case SDLK_UP: case SDLK_DOWN: key_arrows(u, k->sym); return;
     case SDLK_HOME: app_goto_step(st, 0); return;
     case SDLK_END: app_goto_step(st, VIZ_STEP_COUNT - 1); return;
@@ -363,7 +404,12 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
 
 int app_ui_run(app_ui *u) {
     bool scripted = u->script.count > 0;
+    Uint32 next_reload_check = 0;
     while (!u->st.quit) {
+        if (SDL_TICKS_PASSED(SDL_GetTicks(), next_reload_check)) { // authors edit lessons beside the app
+            app_lesson_reload(&u->st);
+            next_reload_check = SDL_GetTicks() + 1000;
+        }
         SDL_Event e;
         // sleep until something happens: an idle app uses no CPU
         int timeout = scripted ? 1 : (u->st.dirty ? 0 : 500);

@@ -72,6 +72,13 @@ static attn_status parse_scale(cli_opts *o, const char *val, attn_err *err) {
     return ATTN_OK;
 }
 
+static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
+    if (strcmp(val, "en") != 0 && strcmp(val, "zh") != 0)
+        return attn_fail(err, ATTN_ERR_RANGE, "--lang is en or zh (not \"%s\").", val);
+    o->lang = val;
+    return ATTN_OK;
+}
+
 /* Flags that take a value; the value is argv[i + 1]. */
 static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, attn_err *err) {
     long long v = 0;
@@ -89,7 +96,19 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
     else if (strcmp(flag, "--font") == 0) o->font_path = val;
     else if (strcmp(flag, "--script") == 0) o->script_path = val;
     else if (strcmp(flag, "--shots-dir") == 0) o->shots_dir = val;
-    else if (strcmp(flag, "--seed") == 0) {
+    else if (strcmp(flag, "--export-dir") == 0) o->export_dir = val;
+    else if (strcmp(flag, "--format") == 0) o->formats = val;
+    else if (strcmp(flag, "--steps") == 0) o->steps = val;
+    else if (strcmp(flag, "--view") == 0) o->view = val;
+    else if (strcmp(flag, "--theme") == 0) o->theme = val;
+    else if (strcmp(flag, "--lang") == 0) st = parse_lang(o, val, err);
+    else if (strcmp(flag, "--pixel-scale") == 0) {
+        st = parse_int(&v, flag, val, 1, 3, err);
+        o->pixel_scale = (int)v;
+    } else if (strcmp(flag, "--max-n") == 0) {
+        st = parse_int(&v, flag, val, 16, 65536, err);
+        o->max_n = (int)v;
+    } else if (strcmp(flag, "--seed") == 0) {
         st = parse_int(&v, flag, val, 0, 4294967295LL, err);
         o->cfg.seed = (uint32_t)v;
         o->set_seed = true;
@@ -118,6 +137,7 @@ static bool takes_value(const char *flag) {
         "--mask", "--seed", "--d-model", "--d-k", "--heads",
         "--size", "--ui-scale", "--font", "--script", "--shots-dir",
         "--lesson", "--page", "--check-lesson",
+        "--export-dir", "--format", "--steps", "--view", "--theme", "--lang", "--pixel-scale", "--max-n",
     };
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         if (strcmp(flag, valued[i]) == 0) return true;
@@ -143,6 +163,9 @@ static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn
     else if (strcmp(a, "--no-scale") == 0) o->cfg.scale = false, o->set_scale = true;
     else if (strcmp(a, "--pos-enc") == 0) o->cfg.pos_enc = true, o->set_pos_enc = true;
     else if (strcmp(a, "--bias") == 0) o->cfg.bias = true, o->set_bias = true;
+    else if (strcmp(a, "--caption") == 0) o->caption = true;
+    else if (strcmp(a, "--complexity") == 0) o->complexity = true;
+    else if (strcmp(a, "--bench") == 0) o->bench = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) o->mode = CLI_MODE_HELP;
     else if (strcmp(a, "--version") == 0) o->mode = CLI_MODE_VERSION;
     else return attn_fail(err, ATTN_ERR_RANGE, "Unknown option \"%s\"; see attnviz --help.", a);
@@ -191,6 +214,17 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
         o->mode = CLI_MODE_HEADLESS;
         return ATTN_OK;
     }
+    if (o->export_dir) { // exports are headless; printing and dumping can come along
+        o->mode = CLI_MODE_EXPORT;
+        return ATTN_OK;
+    }
+    if (o->complexity || o->bench) {
+        o->mode = o->complexity ? CLI_MODE_COMPLEXITY : CLI_MODE_BENCH;
+        return ATTN_OK;
+    }
+    if (o->max_n) return attn_fail(err, ATTN_ERR_RANGE, "--max-n goes with --complexity.");
+    if (o->formats || o->steps || o->view || o->pixel_scale || o->caption)
+        return attn_fail(err, ATTN_ERR_RANGE, "--format, --steps, --view, --pixel-scale and --caption go with --export-dir DIR.");
     // any headless action implies --headless; --headless alone prints everything
     if (headless || o->print || o->dump_path || o->explain) {
         o->mode = CLI_MODE_HEADLESS;
@@ -237,8 +271,21 @@ const char *cli_help_text(void) {
         "                        --sentence and the settings flags override the page)\n"
         "  --page ID             which page of the lesson (default: the first)\n"
         "  --check-lesson FILE   check a lesson and report every error as file:line:column\n"
+        "Export (course notes; no display needed):\n"
+        "  --export-dir DIR      write every step (or every lesson page) into DIR\n"
+        "  --format LIST         png,svg,csv,tex,md (default png)\n"
+        "  --pixel-scale N       1-3: render text and lines N times larger, for print\n"
+        "  --steps LIST          all, or step numbers such as 3,6\n"
+        "  --view figure|window  the step's figure (default) or the whole window\n"
+        "  --caption             burn the step, equation, sentence and settings in\n"
+        "  --theme NAME          light, dark, presenter or high-contrast (also the window's)\n"
+        "  --lang en|zh          UI language (also the window's)\n"
+        "Measuring:\n"
+        "  --complexity [--max-n N]  time full, sliding-window and linear attention for\n"
+        "                        n = 16 ... N and fit the slopes (N 16-65536, default 4096)\n"
+        "  --bench               replay a classroom session offscreen and print timings\n"
         "Window:\n"
-        "  --size WxH            window size, e.g. 1280x800\n"
+        "  --size WxH            window size, e.g. 1280x800 (also the export size)\n"
         "  --ui-scale S          UI scale 0.5-4 (default: from the display's DPI)\n"
         "  --font FILE           use this font instead of WenQuanYi Micro Hei\n"
         "  --script FILE         drive the window from a script (see the README)\n"

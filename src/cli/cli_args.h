@@ -14,6 +14,9 @@
 typedef enum {
     CLI_MODE_GUI,      /* no headless action: open the window */
     CLI_MODE_HEADLESS, /* compute and print / dump / explain */
+    CLI_MODE_EXPORT,   /* --export-dir: write figures and tables (main.c, needs fonts) */
+    CLI_MODE_COMPLEXITY, /* --complexity: time the core at growing n */
+    CLI_MODE_BENCH,    /* --bench: replay a classroom session offscreen and time it */
     CLI_MODE_HELP,     /* --help */
     CLI_MODE_VERSION   /* --version */
 } cli_mode;
@@ -39,6 +42,17 @@ typedef struct {
     const char *lesson_path;   /* --lesson FILE (GUI: open it; headless: compute its page); NULL otherwise */
     const char *page_id;       /* --page ID of the lesson; NULL: the first page */
     const char *check_lesson;  /* --check-lesson FILE: validate it and do nothing else; NULL otherwise */
+    const char *export_dir;    /* --export-dir DIR; NULL otherwise */
+    const char *formats;       /* --format list as given ("png,svg"); NULL: the export default */
+    const char *steps;         /* --steps "all" or "3,6"; NULL: all */
+    const char *view;          /* --view figure|window; NULL: figure */
+    const char *theme;         /* --theme NAME (GUI and export); NULL: saved or light */
+    const char *lang;          /* --lang en|zh (GUI and export); NULL: from the lesson, settings or LANG */
+    int pixel_scale;           /* --pixel-scale 1..3 (0: 1) */
+    bool caption;              /* --caption */
+    int max_n;                 /* --max-n for --complexity (0: default) */
+    bool complexity;           /* --complexity */
+    bool bench;                /* --bench */
     bool explain;              /* --explain given */
     int explain_stage, explain_head, explain_row, explain_col; /* its cell */
 } cli_opts;

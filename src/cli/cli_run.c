@@ -9,20 +9,9 @@
 #include "fileio.h"
 #include "lesson.h"
 
-typedef struct {
-    char *sentence_buf;     /* owned --sentence-file contents, or NULL */
-    const char *sentence;   /* the sentence to use (borrowed or sentence_buf) */
-    size_t sentence_len;    /* its length in bytes */
-    attn_weights_file file; /* parsed --weights file (empty when not given) */
-    attn_weights weights;   /* views into file, bound to the final config */
-    attn_config cfg;        /* o->cfg with dimensions taken from the weights file */
-    attn_trace trace;       /* the computed trace */
-    lesson *lesson;         /* --lesson, or NULL */
-    int page;               /* its page */
-    char weights_name[512]; /* "the lesson FILE, page ID" for the tokens line */
-} run_state;
 
-static attn_status load_sentence(run_state *r, const cli_opts *o, attn_err *err) {
+
+static attn_status load_sentence(cli_state *r, const cli_opts *o, attn_err *err) {
     if (o->sentence_file) {
         attn_status st = attn_read_file(o->sentence_file, CLI_MAX_SENTENCE_FILE,
                                         &r->sentence_buf, &r->sentence_len, err);
@@ -36,7 +25,7 @@ static attn_status load_sentence(run_state *r, const cli_opts *o, attn_err *err)
 }
 
 /* Reads --weights and takes d_model, d_k and heads from it where no flag set them. */
-static attn_status load_weights(run_state *r, const cli_opts *o, attn_err *err) {
+static attn_status load_weights(cli_state *r, const cli_opts *o, attn_err *err) {
     char *text = NULL;
     size_t len = 0;
     attn_status st = attn_read_file(o->weights_path, CLI_MAX_WEIGHTS_FILE, &text, &len, err);
@@ -63,7 +52,7 @@ static attn_status unknown_page(const lesson *l, const cli_opts *o, attn_err *er
 }
 
 /* --lesson: the page's configuration, with the settings flags given on top. */
-static attn_status load_lesson(run_state *r, const cli_opts *o, attn_err *err) {
+static attn_status load_lesson(cli_state *r, const cli_opts *o, attn_err *err) {
     attn_status st = lesson_load(&r->lesson, o->lesson_path, err);
     if (st != ATTN_OK) return st;
     r->page = o->page_id ? lesson_find_page(r->lesson, o->page_id) : 0;
@@ -84,7 +73,7 @@ static attn_status load_lesson(run_state *r, const cli_opts *o, attn_err *err) {
     return ATTN_OK;
 }
 
-static attn_status compute(run_state *r, const cli_opts *o, attn_err *err) {
+attn_status cli_state_compute(cli_state *r, const cli_opts *o, attn_err *err) {
     r->cfg = o->cfg;
     attn_status st = o->lesson_path ? load_lesson(r, o, err) : ATTN_OK;
     if (st == ATTN_OK) st = load_sentence(r, o, err);
@@ -109,7 +98,7 @@ static attn_status compute(run_state *r, const cli_opts *o, attn_err *err) {
 }
 
 /* The --explain cell as text (*text is the caller's to free). */
-static attn_status explain(const run_state *r, const cli_opts *o, char **text, attn_err *err) {
+static attn_status explain(const cli_state *r, const cli_opts *o, char **text, attn_err *err) {
     attn_explanation *e = malloc(sizeof *e);
     if (!e) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to explain a cell.");
     attn_status st = attn_explain(e, &r->trace, (attn_stage)o->explain_stage, o->explain_head,
@@ -124,7 +113,7 @@ static attn_status explain(const run_state *r, const cli_opts *o, char **text, a
     return st;
 }
 
-static attn_status act(const run_state *r, const cli_opts *o, FILE *out, attn_err *err) {
+static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_err *err) {
     attn_status st = ATTN_OK;
     char *why = NULL;
     // a cell that does not exist is refused before anything is written or printed
@@ -173,17 +162,23 @@ static int check_lesson(const cli_opts *o, FILE *out, FILE *errf) {
 
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     if (o->check_lesson) return check_lesson(o, out, errf);
-    run_state r;
+    cli_state r;
     memset(&r, 0, sizeof r);
     attn_err err;
     attn_err_clear(&err);
-    attn_status st = compute(&r, o, &err);
+    attn_status st = cli_state_compute(&r, o, &err);
     if (st == ATTN_OK) st = act(&r, o, out, &err);
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
-    attn_trace_free(&r.trace);
-    attn_weights_file_free(&r.file);
-    lesson_free(r.lesson);
-    free(r.sentence_buf);
+    cli_state_free(&r);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;
+}
+
+void cli_state_free(cli_state *r) {
+    if (!r) return;
+    attn_trace_free(&r->trace);
+    attn_weights_file_free(&r->file);
+    lesson_free(r->lesson);
+    free(r->sentence_buf);
+    memset(r, 0, sizeof *r);
 }

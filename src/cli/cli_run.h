@@ -4,10 +4,33 @@
 
 #include <stdio.h>
 
+#include "attn_json.h"
 #include "cli_args.h"
+#include "lesson.h"
 
 #define CLI_MAX_SENTENCE_FILE (16u << 20) /* bytes read from --sentence-file */
 #define CLI_MAX_WEIGHTS_FILE (64u << 20)  /* bytes read from --weights */
+
+/* One headless computation: the sentence, weights or lesson page of o, and the trace. */
+typedef struct {
+    char *sentence_buf;     /* owned --sentence-file contents, or NULL */
+    const char *sentence;   /* the sentence to use (borrowed or sentence_buf) */
+    size_t sentence_len;    /* its length in bytes */
+    attn_weights_file file; /* parsed --weights file (empty when not given) */
+    attn_weights weights;   /* views into file or the lesson, bound to the final config */
+    attn_config cfg;        /* o->cfg with dimensions from the weights file or the lesson page */
+    attn_trace trace;       /* the computed trace */
+    lesson *lesson;         /* --lesson, or NULL (owned) */
+    int page;               /* its page */
+    char weights_name[512]; /* "the lesson FILE, page ID" for the tokens line */
+} cli_state;
+
+/* Computes o's trace into *r (zeroed first by the caller). On error r may hold
+ * partial results: free it with cli_state_free either way. */
+attn_status cli_state_compute(cli_state *r, const cli_opts *o, attn_err *err);
+
+/* Frees what r owns and zeroes it. NULL is a no-op. */
+void cli_state_free(cli_state *r);
 
 /* Runs the headless actions in o. Results go to out, errors to errf (one line,
  * prefixed "attnviz: "). Returns the process exit code: 0 on success, 1 when

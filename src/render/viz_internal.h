@@ -70,6 +70,8 @@ double viz_abs_max(const double *v, size_t count);
 /* Draws the operands and result of the scene's step for head of t in b,
  * every signed matrix on the scale ±range; subtitle (compare) may be NULL. */
 void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range);
+/* The cell size the step's matrices get in b (with a subtitle line). */
+float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head);
 /* The ±range the step's signed matrices need for head of t. */
 double viz_step_range(const viz_ctx *c, const attn_trace *t, int head);
 

@@ -122,8 +122,8 @@ static void draw_cells(const viz_ctx *c, const viz_mat *m, float x, float y, flo
             px[r * m->cols + k] = cell_color(c, m, v, cell_masked(m, r, k, v));
         }
     // thin separators keep neighbouring cells of similar colour apart
-    if (cs >= 10) {
-        viz_rgba sep = viz_alpha(c->th->panel, 160);
+    if (cs >= 10) { // opaque: blending a few thousand separators costs a frame
+        viz_rgba sep = viz_mix(c->th->panel, c->th->line, 0.35f);
         for (int k = 1; k < m->cols; k++) viz_fill(c->l, x + k * cs - 0.5f, y, 1, cs * m->rows, sep);
         for (int r = 1; r < m->rows; r++) viz_fill(c->l, x, y + r * cs - 0.5f, cs * m->cols, 1, sep);
     }
@@ -137,7 +137,7 @@ static void draw_cells(const viz_ctx *c, const viz_mat *m, float x, float y, flo
             bool masked = cell_masked(m, r, k, v);
             float cx = x + k * cs, cy = y + r * cs;
             if (masked && !m->hidden && cs >= 6) // hatch: masked is never a colour of the scale
-                viz_line(c->l, cx + 1, cy + cs - 1, cx + cs - 1, cy + 1, cs >= 20 ? 1.5f : 1.0f, c->th->masked_hatch);
+                viz_line(c->l, cx + 1, cy + cs - 1, cx + cs - 1, cy + 1, 1.0f, c->th->masked_hatch);
             if (!values) continue;
             viz_format_value(buf, sizeof buf, v);
             viz_text(c->l, cx, cy, cs, cs, buf, vpx, VIZ_CENTER | VIZ_MIDDLE, viz_text_on(cell_color(c, m, v, masked)));

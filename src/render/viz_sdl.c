@@ -61,17 +61,10 @@ static int draw_stroke(SDL_Renderer *r, const viz_cmd *c) {
     return SDL_RenderFillRects(r, band, 4);
 }
 
-/* Thin opaque lines are plain lines; others a quad of width thick around the
- * segment, blended. */
-static int draw_line(SDL_Renderer *r, const viz_cmd *c) {
-    if (!(c->thick > 0)) return 0;
-    if (c->thick <= 1.0f && c->color.a == 255) {
-        set_color(r, c->color);
-        return SDL_RenderDrawLineF(r, c->x, c->y, c->x2, c->y2);
-    }
-    float dx = c->x2 - c->x, dy = c->y2 - c->y, len = sqrtf(dx * dx + dy * dy);
-    if (!(len > 0)) return 0;
-    float nx = -dy / len * c->thick / 2, ny = dx / len * c->thick / 2;
+/* Translucent thick lines: a quad of width thick, blended once per pixel. */
+static int draw_quad_line(SDL_Renderer *r, const viz_cmd *c, float nx, float ny) {
+    nx *= c->thick / 2;
+    ny *= c->thick / 2;
     SDL_Color col = {c->color.r, c->color.g, c->color.b, c->color.a};
     SDL_Vertex v[4] = {
         {{c->x + nx, c->y + ny}, col, {0, 0}},
@@ -82,6 +75,28 @@ static int draw_line(SDL_Renderer *r, const viz_cmd *c) {
     static const int idx[6] = {0, 1, 2, 0, 2, 3};
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND); // geometry without texture uses it
     return SDL_RenderGeometry(r, NULL, v, 4, idx, 6);
+}
+
+/* Opaque thick lines as parallel one-pixel lines half a pixel apart along the
+ * normal: SDL's software renderer draws lines fast but fills triangles slowly,
+ * and overdrawing an opaque colour changes nothing. */
+static int draw_line(SDL_Renderer *r, const viz_cmd *c) {
+    if (!(c->thick > 0)) return 0;
+    set_color(r, c->color);
+    int n = iround(c->thick) > 1 ? iround(c->thick) : 1;
+    if (n == 1 && c->color.a == 255) return SDL_RenderDrawLine(r, iround(c->x), iround(c->y), iround(c->x2), iround(c->y2));
+    float dx = c->x2 - c->x, dy = c->y2 - c->y, len = sqrtf(dx * dx + dy * dy);
+    if (!(len > 0)) return 0;
+    float nx = -dy / len, ny = dx / len;
+    if (c->color.a != 255) return draw_quad_line(r, c, nx, ny);
+    int rc = 0;
+    for (int i = 0; i < 2 * n - 1 && rc == 0; i++) {
+        float o = 0.5f * (float)i - (float)(n - 1) / 2.0f;
+        // whole pixels: the window and offscreen renderers then draw the very same pixels
+        rc = SDL_RenderDrawLine(r, iround(c->x + nx * o), iround(c->y + ny * o), iround(c->x2 + nx * o),
+                                iround(c->y2 + ny * o));
+    }
+    return rc;
 }
 
 /* Left and top of a w-wide line of height lh placed in the command's box. */

@@ -103,7 +103,9 @@ float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float sc
             if (shown > sizeof line - 1) shown = sizeof line - 1;
             memcpy(line, p, shown);
             line[shown] = '\0';
-            if (y + lh > b.y && y < b.y + b.h) viz_text(c->l, b.x, y, b.w, lh, line, px, VIZ_LEFT | VIZ_MIDDLE, col);
+            // only whole lines: a line cut by the panel's edge would cut its glyphs
+            if (y >= b.y - 0.5f && y + lh <= b.y + b.h + 0.5f)
+                viz_text(c->l, b.x, y, b.w, lh, line, px, VIZ_LEFT | VIZ_MIDDLE, col);
             y += lh;
             p += n;
             plen -= n;

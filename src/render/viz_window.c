@@ -239,7 +239,10 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
         int h2 = s->compare == VIZ_COMPARE_SCALE ? s->head : s->head_b;
         double r2 = viz_step_range(c, t2, h2);
         if (r2 > range) range = r2;
-        float half = (in.w - 20 * c->u) / 2;
+        // side by side or one above the other: whichever gives larger cells
+        bool stacked = viz_step_fit(c, (viz_box){0, 0, in.w, (in.h - 20 * c->u) / 2}, t, s->head) >
+                       viz_step_fit(c, (viz_box){0, 0, (in.w - 20 * c->u) / 2, in.h}, t, s->head);
+        float half = (in.w - 20 * c->u) / 2, halfh = (in.h - 20 * c->u) / 2;
         char s1[96], s2[96];
         if (s->compare == VIZ_COMPARE_SCALE) {
             snprintf(s1, sizeof s1, "%s", viz_s(c, t->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
@@ -248,9 +251,15 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
             snprintf(s1, sizeof s1, "%s %d", viz_s(c, VIZ_S_HEAD), s->head + 1);
             snprintf(s2, sizeof s2, "%s %d", viz_s(c, VIZ_S_HEAD), h2 + 1);
         }
-        viz_draw_step(c, (viz_box){in.x, in.y, half, in.h}, t, s->head, s1, range);
-        viz_fill(c->l, in.x + half + 10 * c->u, in.y, 1, in.h, c->th->line);
-        viz_draw_step(c, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, range);
+        if (stacked) {
+            viz_draw_step(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, range);
+            viz_fill(c->l, in.x, in.y + halfh + 10 * c->u, in.w, 1, c->th->line);
+            viz_draw_step(c, (viz_box){in.x, in.y + halfh + 20 * c->u, in.w, halfh}, t2, h2, s2, range);
+        } else {
+            viz_draw_step(c, (viz_box){in.x, in.y, half, in.h}, t, s->head, s1, range);
+            viz_fill(c->l, in.x + half + 10 * c->u, in.y, 1, in.h, c->th->line);
+            viz_draw_step(c, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, range);
+        }
     }
     viz_clip(c->l, 0, 0, 0, 0);
     if (c->s->focus == VIZ_FOCUS_CANVAS && c->s->hover.kind == VIZ_HIT_CELL)
@@ -277,9 +286,12 @@ static void narrative(const viz_ctx *c, viz_box b) {
     in.y += th + 4 * c->u;
     in.h -= th + 4 * c->u;
     const char *text = s->narrative ? s->narrative : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
-    viz_clip(c->l, in.x, in.y, in.w, in.h);
-    viz_wrap(c, in, text, c->body, s->narrative_scroll, c->th->text);
-    viz_clip(c->l, 0, 0, 0, 0);
+    float more_h = c->small * 1.5f;
+    viz_box tb = {in.x, in.y, in.w, in.h - more_h};
+    float total = viz_wrap(c, tb, text, c->body, s->narrative_scroll, c->th->text);
+    if (total - s->narrative_scroll > tb.h) // say there is more rather than cutting silently
+        viz_text(c->l, in.x, in.y + in.h - more_h, in.w, more_h, viz_s(c, VIZ_S_MORE_BELOW), c->small,
+                 VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
     viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){VIZ_HIT_PANEL, VIZ_PANEL_NARRATIVE, 0, 0, 0});
 }
 
@@ -355,7 +367,6 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     ctx_init(&c, l, s, m);
     viz_clear(l);
     float W = (float)s->width, H = (float)s->height, u = c.u;
-    viz_fill(l, 0, 0, W, H, c.th->bg);
     float top = 54 * u, status = 28 * u;
     float rail_w = fmaxf(200 * u, fminf(W * 0.19f, 270 * u));
     float side_w = fmaxf(250 * u, fminf(W * 0.27f, 440 * u));
@@ -365,6 +376,8 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
         side_w *= k;
     }
     float body_h = H - top - status;
+    // every pixel is covered once: the panels paint themselves, the canvas its background
+    viz_fill(l, rail_w, top, W - rail_w - side_w, body_h, c.th->bg);
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
     canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);

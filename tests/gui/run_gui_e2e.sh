@@ -11,11 +11,18 @@ command -v xvfb-run >/dev/null || { echo "FAIL: xvfb-run is missing (Debian pack
 sed "s|@OUT@|$out|g" "$here/e2e.script" >"$out/e2e.script"
 export XDG_CONFIG_HOME="$out/config" SDL_RENDER_DRIVER=software
 fail=0
-run() { # size
-    xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --size "$1" --shots-dir "$out/shots" --script "$out/e2e.script"
-}
-if ! run 1280x800; then echo "FAIL: the scripted session failed"; fail=1; fi
-for f in compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help; do
+seed="这只动物没看见那只鸟，因为它飞得太快了。"
+xvfb() { xvfb-run -a -s "-screen 0 1920x1200x24" "$@"; }
+# a sentence of its own: random weights, no lesson
+if ! xvfb "$bin" --sentence "$seed" --size 1280x800 --shots-dir "$out/shots" --script "$out/e2e.script"; then
+    echo "FAIL: the scripted session failed"; fail=1
+fi
+# the default launch: the lesson in the system's language, pages, questions, the pair
+sed "s|@OUT@|$out|g" "$here/lesson.script" >"$out/lesson.script"
+if ! LANG=zh_CN.UTF-8 xvfb "$bin" --size 1280x800 --script "$out/lesson.script"; then
+    echo "FAIL: the lesson session failed"; fail=1
+fi
+for f in lesson-intro-zh lesson-scale-zh lesson-intro-en predict-hidden predict-revealed compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help; do
     [ -s "$out/$f.png" ] || { echo "FAIL: $f.png was not saved"; fail=1; }
 done
 ls "$out"/shots/attnviz-*.png >/dev/null 2>&1 || { echo "FAIL: Ctrl+S saved no screenshot"; fail=1; }

@@ -1,0 +1,15 @@
+/* app_bench.h — `attnviz --bench`: the real app loop, offscreen, replaying a
+ * fixed classroom session, timed. A benchmark that prints figures, not a test. */
+#ifndef APP_BENCH_H
+#define APP_BENCH_H
+
+#include "viz_sdl.h"
+#include "viz_strings.h"
+
+/* Runs the session (SDL video must be initialised, ideally with the offscreen
+ * driver and the software renderer) and prints the figures to stdout, ending
+ * with one "bench: key=value ..." line. start_s is the process start on the
+ * SDL performance clock (for the first-frame time). Returns the exit code. */
+int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s);
+
+#endif

@@ -1,0 +1,206 @@
+/* app_lesson.c — lessons in the window: pages, their settings and designed
+ * weights, the language pair, predict-before-reveal, reloading on change. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app.h"
+#include "strbuf.h"
+
+const lesson *app_lesson(const app_state *st) {
+    return st->lessons[st->lang] ? st->lessons[st->lang] : st->lessons[!st->lang];
+}
+
+static long long mtime_ns(const char *path) {
+    struct stat sb;
+    if (!path || stat(path, &sb) != 0) return -1;
+    return (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+}
+
+/* The page's paragraphs as the narrative panel shows them. */
+static char *page_text(const lesson_page *pg) {
+    attn_strbuf b;
+    attn_sb_init(&b);
+    for (int i = 0; i < pg->n_paras; i++) {
+        const lesson_para *p = &pg->paras[i];
+        bool item = p->kind == LESSON_PARA_ITEM, next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM;
+        if (item) attn_sb_puts(&b, "• ");
+        attn_sb_puts(&b, p->text);
+        attn_sb_puts(&b, item && next_item ? "\n" : "\n\n"); // list items stay together
+    }
+    return attn_sb_take(&b);
+}
+
+static void set_question(app_state *st, const lesson_page *pg) {
+    st->predict_pending = pg->predict.on;
+    if (!pg->predict.on) return;
+    int q = lesson_find_token(&st->trace.tokens, &pg->predict.query);
+    if (q >= 0) st->query = q;
+    st->predict_head = pg->predict.head;
+    st->head = pg->predict.head < st->cfg.heads ? pg->predict.head : 0;
+    if (st->step < VIZ_STEP_SOFTMAX) st->step = VIZ_STEP_SOFTMAX; // the question is about the weights
+}
+
+static void set_view(app_state *st, const lesson_page *pg) {
+    if (pg->step != LESSON_STEP_NONE) st->step = (viz_step)(pg->step - 1);
+    const lesson_highlight *hl = &pg->highlight;
+    if (hl->kind == LESSON_HL_TOKEN || hl->kind == LESSON_HL_ROW || hl->kind == LESSON_HL_CELL) {
+        int q = lesson_find_token(&st->trace.tokens, &hl->a);
+        if (q >= 0) st->query = q;
+    }
+    st->compare = VIZ_COMPARE_OFF;
+    if (pg->compare.kind == LESSON_CMP_HEADS) {
+        st->compare = VIZ_COMPARE_HEADS;
+        st->head = pg->compare.head_a;
+        st->head_b = pg->compare.head_b;
+    } else if (pg->compare.kind == LESSON_CMP_CONFIG && pg->compare.cfg.scale != pg->cfg.scale) {
+        st->compare = VIZ_COMPARE_SCALE; // the window compares scaling; other settings stay single
+    }
+}
+
+void app_lesson_goto(app_state *st, int page) {
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, page) : NULL;
+    if (!pg) return;
+    st->page = page;
+    st->status[0] = '\0'; // the last page's message does not belong to this one
+    st->vocab = lesson_vocab(l);
+    st->design_cfg = pg->cfg;
+    memset(&st->design_storage, 0, sizeof st->design_storage);
+    lesson_page_weights(l, page, &pg->cfg, &st->design_storage);
+    st->design = &st->design_storage;
+    st->design_random = pg->random_weights;
+    st->weights = APP_WEIGHTS_DESIGN;
+    st->head = 0;
+    st->compare = VIZ_COMPARE_OFF;
+    st->canvas_zoom = 1.0f;
+    st->pan_x = st->pan_y = st->narrative_scroll = 0;
+    char *copy = strdup(pg->sentence);
+    attn_err err;
+    if (copy && app_set_sentence(st, copy, &pg->cfg, &err) == ATTN_OK) {
+        st->query = 0;
+        for (int i = 0; i < st->trace.n; i++) { // 它/it when present: the classic question
+            int len;
+            const char *t = attn_token_text(&st->trace.tokens, i, &len);
+            if ((len == 3 && !memcmp(t, "它", 3)) || (len == 2 && !memcmp(t, "it", 2))) st->query = i;
+        }
+        set_view(st, pg);
+        set_question(st, pg);
+        app_recompute(st);
+    } else {
+        app_status(st, "%s", copy ? err.msg : "Not enough memory for the page.");
+    }
+    free(copy);
+    free(st->narrative);
+    st->narrative = page_text(pg);
+    snprintf(st->page_label, sizeof st->page_label, "%d / %d · %s", page + 1, lesson_page_count(l), pg->id);
+    st->dirty = true;
+}
+
+/* Loads path into slot lang (replacing what was there on success). */
+static attn_status load_slot(app_state *st, int lang, const char *path, attn_err *err) {
+    lesson *l = NULL;
+    attn_status rc = lesson_load(&l, path, err);
+    if (rc != ATTN_OK) return rc;
+    char *copy = strdup(path);
+    if (!copy) {
+        lesson_free(l);
+        return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to open %s.", path);
+    }
+    lesson_free(st->lessons[lang]);
+    free(st->lesson_paths[lang]);
+    st->lessons[lang] = l;
+    st->lesson_paths[lang] = copy;
+    st->lesson_mtimes[lang] = mtime_ns(path);
+    return ATTN_OK;
+}
+
+attn_status app_lesson_open(app_state *st, const char *path, const char *pair_path, const char *page_id,
+                            attn_err *err) {
+    lesson *probe = NULL;
+    attn_status rc = lesson_load(&probe, path, err);
+    if (rc != ATTN_OK) return rc;
+    int lang = strcmp(lesson_lang(probe), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
+    lesson_free(probe);
+    rc = load_slot(st, lang, path, err);
+    if (rc != ATTN_OK) return rc;
+    if (pair_path) { // the other language is optional: without it L only changes the UI
+        attn_err ignored;
+        load_slot(st, !lang, pair_path, &ignored);
+    }
+    st->lang = (viz_lang)lang;
+    int page = page_id ? lesson_find_page(st->lessons[lang], page_id) : 0;
+    if (page < 0) return attn_fail(err, ATTN_ERR_INPUT, "The lesson %s has no page \"%s\".", path, page_id);
+    app_lesson_goto(st, page);
+    return ATTN_OK;
+}
+
+void app_lesson_turn(app_state *st, int delta) {
+    const lesson *l = app_lesson(st);
+    if (!l) return;
+    int p = st->page + delta;
+    if (p >= 0 && p < lesson_page_count(l)) app_lesson_goto(st, p);
+}
+
+void app_clicker(app_state *st, int delta) {
+    bool at_end = delta > 0 ? (int)st->step == VIZ_STEP_COUNT - 1 : st->step == 0;
+    if (!app_lesson(st) || !at_end) {
+        app_step(st, delta);
+        return;
+    }
+    int before = st->page;
+    app_lesson_turn(st, delta);
+    if (delta < 0 && st->page != before) app_goto_step(st, VIZ_STEP_COUNT - 1); // back: arrive at its last step
+}
+
+void app_switch_lang(app_state *st) {
+    const lesson *from = app_lesson(st);
+    const lesson_page *pg = from ? lesson_page_at(from, st->page) : NULL;
+    st->lang = (viz_lang)!st->lang;
+    const lesson *to = st->lessons[st->lang];
+    if (pg && to && to != from) {
+        int p = lesson_find_page(to, pg->id);
+        app_lesson_goto(st, p >= 0 ? p : 0);
+    }
+    app_refresh_texts(st);
+}
+
+void app_lesson_guess(app_state *st, int token) {
+    if (!st->predict_pending || token < 0 || token >= st->trace.n) return;
+    st->predict_pending = false;
+    int h = st->predict_head < st->cfg.heads ? st->predict_head : 0;
+    const double *row = st->trace.head[h].weights + (size_t)st->query * st->trace.n;
+    int best = 0;
+    for (int j = 1; j < st->trace.n; j++)
+        if (row[j] > row[best]) best = j;
+    char guess[96], answer[96];
+    attn_token_label(&st->trace.tokens, token, 16, guess, sizeof guess);
+    attn_token_label(&st->trace.tokens, best, 16, answer, sizeof answer);
+    if (best == token)
+        app_status(st, app_str(st, VIZ_S_PREDICT_RIGHT), guess, row[best]);
+    else
+        app_status(st, app_str(st, VIZ_S_PREDICT_WRONG), guess, answer, row[best]);
+    st->dirty = true;
+}
+
+bool app_lesson_reload(app_state *st) {
+    bool changed = false;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        const char *path = st->lesson_paths[lang];
+        long long m = mtime_ns(path);
+        if (!path || m == st->lesson_mtimes[lang]) continue;
+        st->lesson_mtimes[lang] = m; // report a broken file once, not every second
+        attn_err err;
+        char *copy = strdup(path);
+        if (copy && load_slot(st, lang, copy, &err) != ATTN_OK) app_status(st, "%s", err.msg);
+        else if (copy) changed = true;
+        free(copy);
+    }
+    if (!changed) return false;
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->page) : NULL;
+    app_lesson_goto(st, pg ? st->page : 0); // the page stays, with the file's new content
+    app_status(st, "%s", app_str(st, VIZ_S_STATUS_RELOADED));
+    return true;
+}
