@@ -5,6 +5,8 @@
 
 #include "test_common.h"
 #include "app.h"
+#include "fileio.h"
+#include <unistd.h>
 #include "viz_strings.h"
 
 static viz_strings strings;
@@ -232,6 +234,72 @@ static void test_strings_errors(void **state) {
     }
 }
 
+/* Copies a shipped lesson into a temporary file; returns its path (static). */
+static const char *copy_lesson(const char *lang, char *path, size_t cap) {
+    char src[512], *text = NULL;
+    size_t len = 0;
+    snprintf(src, sizeof src, ATTN_SOURCE_DIR "/lessons/%s/self-attention.lesson", lang);
+    assert_int_equal(attn_read_file(src, 1u << 20, &text, &len, NULL), ATTN_OK);
+    snprintf(path, cap, "/tmp/attnviz-test-lesson-%s-%d.lesson", lang, (int)getpid());
+    assert_int_equal(attn_write_file_atomic(path, text, len, NULL), ATTN_OK);
+    free(text);
+    return path;
+}
+
+static void test_lesson_pages_lang_reload(void **state) {
+    (void)state;
+    char en[256], zh[256];
+    copy_lesson("en", en, sizeof en);
+    copy_lesson("zh", zh, sizeof zh);
+    app_state st;
+    start(&st, NULL);
+    attn_err err;
+    if (app_lesson_open(&st, en, zh, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_int_equal(st.lang, VIZ_LANG_EN);
+    assert_int_equal(st.weights, APP_WEIGHTS_DESIGN);
+    assert_true(st.predict_pending); // the first page asks before it shows
+    app_select_query(&st, 1); // the guess: "animal"
+    assert_false(st.predict_pending);
+    assert_non_null(strstr(st.status, "animal"));
+    app_lesson_turn(&st, +1);
+    app_lesson_turn(&st, +1);
+    assert_int_equal(st.page, 2);
+    const char *id = lesson_page_at(app_lesson(&st), 2)->id;
+    // L keeps the page: the Chinese lesson's page with the same id
+    app_switch_lang(&st);
+    assert_int_equal(st.lang, VIZ_LANG_ZH);
+    assert_string_equal(lesson_page_at(app_lesson(&st), st.page)->id, id);
+    app_switch_lang(&st);
+    // an author edits the file: the app reloads it on the same page
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(attn_read_file(en, 1u << 20, &text, &len, NULL), ATTN_OK);
+    const char *needle = "title: ", *at = strstr(strstr(text, "=== page: why"), needle);
+    assert_non_null(at);
+    size_t pre = (size_t)(at - text) + strlen(needle);
+    char *edited = malloc(len + 32);
+    memcpy(edited, text, pre);
+    memcpy(edited + pre, "EDITED ", 7);
+    memcpy(edited + pre + 7, text + pre, len - pre);
+    sleep(1); // a new modification time, whatever the file system's resolution
+    assert_int_equal(attn_write_file_atomic(en, edited, len + 7, NULL), ATTN_OK);
+    assert_true(app_lesson_reload(&st));
+    assert_int_equal(st.page, 2);
+    assert_non_null(strstr(lesson_page_at(app_lesson(&st), 2)->title, "EDITED"));
+    assert_false(app_lesson_reload(&st)); // nothing changed since
+    // a broken edit keeps the last good lesson and says why
+    sleep(1);
+    assert_int_equal(attn_write_file_atomic(en, "=== page: x\n@nonsense\n", 22, NULL), ATTN_OK);
+    assert_false(app_lesson_reload(&st));
+    assert_non_null(strstr(st.status, en));
+    assert_int_equal(st.page, 2);
+    free(text);
+    free(edited);
+    unlink(en);
+    unlink(zh);
+    app_free(&st);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_defaults),
@@ -242,6 +310,7 @@ int main(void) {
         cmocka_unit_test(test_copy_texts),
         cmocka_unit_test(test_scene),
         cmocka_unit_test(test_strings_errors),
+        cmocka_unit_test(test_lesson_pages_lang_reload),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -521,6 +521,7 @@ void app_scene(const app_state *st, viz_scene *s) {
     s->hover = st->hover;
     s->explain = st->explain_valid ? st->explain : NULL;
     s->compare = st->compare;
+    s->lines_all_heads = st->lines_all;
     s->focus = st->focus;
     s->canvas_zoom = st->canvas_zoom;
     s->canvas_pan_x = st->pan_x;

@@ -39,6 +39,7 @@ typedef struct {
     viz_hit hover;              /* hovered or keyboard-cursor cell/token */
     viz_focus focus;            /* keyboard focus */
     viz_compare compare;        /* split view */
+    bool lines_all;             /* A: the attention lines of every head */
     bool show_help;             /* help overlay */
     float canvas_zoom;          /* canvas zoom (1 = fit) */
     float pan_x, pan_y;         /* canvas pan in pixels */

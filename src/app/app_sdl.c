@@ -290,6 +290,10 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_PAGEUP: app_clicker(st, -1); return;
     case SDLK_PAGEDOWN: case SDLK_SPACE: app_clicker(st, shift ? -1 : 1); return;
     case SDLK_n: app_lesson_turn(st, +1); return;
+    case SDLK_a:
+        st->lines_all = !st->lines_all;
+        st->dirty = true;
+        return;
     case SDLK_p: app_lesson_turn(st, -1); return;
     case SDLK_LEFT: case SDLK_RIGHT: case SDLK_UP: case SDLK_DOWN: key_arrows(u, k->sym); return;
     case SDLK_HOME: app_goto_step(st, 0); return;

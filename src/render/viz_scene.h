@@ -74,6 +74,7 @@ typedef struct {
     viz_hit hover;                  /* hovered or cursor cell (VIZ_HIT_NONE when none) */
     const attn_explanation *explain;/* explanation of hover when it is a cell, else NULL */
     viz_compare compare;            /* split view */
+    bool lines_all_heads;           /* the attention-lines view shows every head, one colour each */
     bool hide_weights;              /* predict-before-reveal: weights, outputs and lines hidden */
     viz_focus focus;                /* keyboard focus (drawn as an outline) */
     float canvas_zoom;              /* 1 = fit; > 1 zooms into the canvas */

@@ -143,6 +143,10 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
     if (q < 0 || q >= n) q = 0;
     attn_token_label(&t->tokens, q, 12, lab, sizeof lab);
     snprintf(buf, sizeof buf, viz_s(c, VIZ_S_LINES_TITLE), lab);
+    if (c->s->compare == VIZ_COMPARE_OFF && c->s->lines_all_heads) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, sizeof buf - used, " · %s", viz_s(c, VIZ_S_LINES_ALL_HEADS));
+    }
     viz_label(c, b.x, b.y, b.w, c->small * 1.6f, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     float top = b.y + c->small * 2.0f, rh = (b.h - (top - b.y)) / n;
     if (rh > 30 * c->u) rh = 30 * c->u;
@@ -161,7 +165,7 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
         viz_hit_region(c->l, b.x, y, lw, rh, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
     }
     if (c->s->hide_weights) return;
-    bool all = c->s->compare == VIZ_COMPARE_OFF && head < 0;
+    bool all = c->s->compare == VIZ_COMPARE_OFF && c->s->lines_all_heads;
     for (int h = all ? 0 : head; h < (all ? t->cfg.heads : head + 1); h++)
         for (int j = 0; j < n; j++) {
             double a = t->head[h].weights[(size_t)q * n + j];
@@ -327,7 +331,7 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
     product_draw(c, &p, x, y, cs);
     if (lines) {
         viz_box lb = {b.x + mb.w + gap(c), b.y, b.w - mb.w - gap(c), b.h};
-        lines_view(c, lb, t, c->s->compare == VIZ_COMPARE_OFF && c->s->head < 0 ? -1 : head);
+        lines_view(c, lb, t, head);
     }
 }
 
