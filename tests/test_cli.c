@@ -168,7 +168,7 @@ static void test_explain_output(void **state) {
     char *out, *errtext;
     char *argv[] = {"attnviz", "--explain", "scores:0:13:9"};
     assert_int_equal(run(&out, &errtext, 3, argv), 0);
-    assert_non_null(strstr(out, "scores (head 0) [13][9]"));
+    assert_non_null(strstr(out, "scores (head 1 of 2) [13][9]"));
     assert_non_null(strstr(out, "\"它\""));
     assert_non_null(strstr(out, "total = "));
     free(out);

@@ -38,8 +38,8 @@ static void set_question(app_state *st, const lesson_page *pg) {
     int q = lesson_find_token(&st->trace.tokens, &pg->predict.query);
     if (q >= 0) st->query = q;
     st->predict_head = pg->predict.head;
-    st->head = pg->predict.head < st->cfg.heads ? pg->predict.head : 0;
-    if (st->step < VIZ_STEP_SOFTMAX) st->step = VIZ_STEP_SOFTMAX; // the question is about the weights
+    if (st->compare != VIZ_COMPARE_HEADS) st->head = pg->predict.head < st->cfg.heads ? pg->predict.head : 0;
+    st->step = VIZ_STEP_SOFTMAX; // the question is about the weights: show them (once revealed)
 }
 
 static void set_view(app_state *st, const lesson_page *pg) {

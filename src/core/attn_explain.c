@@ -173,7 +173,7 @@ static const char *padded_label(const attn_trace *t, int i, int cols, char *buf,
 static void format_header(sbuf *b, const attn_explanation *e, const attn_trace *t) {
     char rl[96], cl[96];
     sb_printf(b, "%s", attn_stage_name(e->stage));
-    if (attn_stage_per_head(e->stage)) sb_printf(b, " (head %d)", e->head);
+    if (attn_stage_per_head(e->stage)) sb_printf(b, " (head %d of %d)", e->head + 1, t->cfg.heads); // heads counted from 1, like tokens
     sb_printf(b, " [%d][%d]: row %d is token %d \"%s\"", e->row, e->col, e->row, e->row + 1,
               label(t, e->row, rl, sizeof rl));
     int rows, cols;

@@ -23,13 +23,13 @@ size_t attn_stage_equation(const attn_trace *t, attn_stage s, char *out, size_t 
         break;
     case ATTN_ST_SCALED:
         if (t->cfg.scale) r = snprintf(out, cap, "S / √dₖ = S / √%d   %d×%d", dk, n, n);
-        else r = snprintf(out, cap, "S (scaling off)   %d×%d", n, n);
+        else r = snprintf(out, cap, "S ÷ 1 = S   %d×%d", n, n);
         break;
     case ATTN_ST_MASKED:
         r = snprintf(out, cap, "mask(S), mask = %s   %d×%d", mask, n, n);
         break;
     case ATTN_ST_WEIGHTS:
-        r = snprintf(out, cap, "A = softmax(%s) per row   %d×%d", t->cfg.scale ? "QKᵀ/√dₖ" : "QKᵀ", n, n);
+        r = snprintf(out, cap, "A = softmax(%s)   %d×%d", t->cfg.scale ? "QKᵀ/√dₖ" : "QKᵀ", n, n);
         break;
     case ATTN_ST_Z:
         r = snprintf(out, cap, "Z = A·V   (%d×%d)·(%d×%d) → %d×%d", n, n, n, dk, n, dk);

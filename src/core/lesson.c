@@ -16,6 +16,7 @@
 
 #include "fileio.h"
 #include "tokenize.h"
+#include "utf8.h"
 
 /* Column of a position inside a directive's args. */
 static int dir_col(const raw_dir *d, const char *at) {
@@ -132,7 +133,9 @@ static void tokens_list(const attn_tokens *t, char *buf, size_t cap) {
         const char *tok = attn_token_text(t, i, &len);
         int w = snprintf(buf + used, cap - used, "%s%.*s", i ? " " : "", len, tok);
         if (w < 0 || (size_t)w >= cap - used) {
-            snprintf(buf + (used < cap - 5 ? used : cap - 5), 5, " …");
+            size_t at = used < cap - 5 ? used : cap - 5;
+            while (at > 0 && ((unsigned char)buf[at] & 0xC0) == 0x80) at--; // not inside a character
+            snprintf(buf + at, 5, " …");
             return;
         }
         used += (size_t)w;
@@ -607,6 +610,10 @@ attn_status lesson_parse(lesson **out, const char *text, size_t len, const char 
     else if (p.errs.n)
         st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: %s", filename, p.errs.v[0].line, p.errs.v[0].col,
                        p.errs.v[0].msg);
+    if (st != ATTN_OK && err) { // a long path may push the end out, maybe inside a character
+        size_t bad = utf8_find_invalid(err->msg, strlen(err->msg));
+        if (bad != (size_t)-1) err->msg[bad] = '\0';
+    }
     free(p.errs.v);
     if (st != ATTN_OK) lesson_free(l);
     else *out = l;

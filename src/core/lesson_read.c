@@ -94,6 +94,9 @@ void lsn_add_err(parser *p, int line, int col, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(r->msg, sizeof r->msg, fmt, ap);
     va_end(ap);
+    // a long quote may be cut inside a character: drop the partial one, so the message stays UTF-8
+    size_t bad = utf8_find_invalid(r->msg, strlen(r->msg));
+    if (bad != (size_t)-1) r->msg[bad] = '\0';
 }
 
 /* Columns count characters: one per UTF-8 lead byte from start to at. */

@@ -61,8 +61,9 @@ float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs);
 float viz_mat_top(const viz_ctx *c, const viz_mat *m, float cs);
 /* Draws m with its cells' top-left at (x, y) and cell size cs. */
 void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs);
-/* Draws a legend bar for map in b (range for SIGNED), with a masked swatch when with_masked. */
-void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool with_masked);
+/* Draws a legend bar for map in b (range for SIGNED), with a masked swatch when
+ * with_masked, after caption (which matrices it is for) when not NULL. */
+void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool with_masked, const char *caption);
 /* Largest |v| of the finite entries (at least 1e-9). */
 double viz_abs_max(const double *v, size_t count);
 

@@ -1,6 +1,7 @@
 /* viz_matrix.c — a matrix as a labelled heatmap with hit regions, and legends. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "viz_internal.h"
@@ -136,7 +137,7 @@ static void draw_cells(const viz_ctx *c, const viz_mat *m, float x, float y, flo
             double v = cell_value(m, r, k);
             bool masked = cell_masked(m, r, k, v);
             float cx = x + k * cs, cy = y + r * cs;
-            if (masked && !m->hidden && cs >= 6) // hatch: masked is never a colour of the scale
+            if (masked && !m->hidden && cs >= 6 && !values) // hatch (or "−∞"): masked is never a colour of the scale
                 viz_line(c->l, cx + 1, cy + cs - 1, cx + cs - 1, cy + 1, 1.0f, c->th->masked_hatch);
             if (!values) continue;
             viz_format_value(buf, sizeof buf, v);
@@ -150,9 +151,11 @@ static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, fl
     char buf[128];
     if (m->row_labels != VIZ_LABEL_NONE) {
         int step = label_step(cs, px);
+        bool forced = m->row_labels == VIZ_LABEL_TOKENS && q >= 0 && q < m->rows && q % step != 0;
         for (int i = 0; i < m->rows; i++) {
             bool sel = m->row_labels == VIZ_LABEL_TOKENS && i == q;
             if (i % step != 0 && !sel) continue;
+            if (!sel && forced && abs(i - q) < step) continue; // the query's label takes this room
             row_label(c, m, i, buf, sizeof buf, false);
             viz_label(c, x - left, y + i * cs, left - 5 * c->u, cs, buf, px, VIZ_RIGHT | VIZ_MIDDLE,
                       sel ? c->th->highlight : c->th->muted);
@@ -171,9 +174,11 @@ static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, fl
     // staggered labels alternate between two rows, so each may use two cells
     int step = stagger ? (int)ceilf((widest + 4 * c->u) / (2 * cs)) : 1;
     if (step < 1) step = 1;
+    bool forced = m->col_labels == VIZ_LABEL_TOKENS && q >= 0 && q < m->cols && q % step != 0;
     for (int j = 0; j < m->cols; j++) {
         bool sel = m->col_labels == VIZ_LABEL_TOKENS && j == q;
         if (j % step != 0 && !sel) continue;
+        if (!sel && forced && abs(j - q) < (stagger ? 2 * step : step)) continue;
         row_label(c, m, j, buf, sizeof buf, true);
         float w = stagger ? 2 * cs * step - 2 : cs;
         float ly = y - lh * (stagger && (j / step) % 2 == 0 ? 2 : 1);
@@ -220,10 +225,18 @@ void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs
         }
 }
 
-void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool with_masked) {
+void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool with_masked, const char *caption) {
     enum { STEPS = 64 };
     float px = c->small, bar_h = 10 * c->u, bar_w = b.w;
-    float sw = with_masked ? viz_text_w(c, viz_s(c, VIZ_S_LEGEND_MASKED), px) + 30 * c->u : 0;
+    // weights of masked keys are exactly 0 after softmax; before it they are −∞
+    const char *masked = viz_s(c, map == VIZ_MAP_WEIGHTS ? VIZ_S_LEGEND_MASKED_ZERO : VIZ_S_LEGEND_MASKED);
+    if (caption) { // which matrices this scale belongs to
+        float cw = viz_text_w(c, caption, px) + 8 * c->u;
+        viz_text(c->l, b.x, b.y - 2 * c->u, cw, bar_h + 4 * c->u, caption, px, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+        b.x += cw;
+        b.w -= cw;
+    }
+    float sw = with_masked ? viz_text_w(c, masked, px) + 30 * c->u : 0;
     bar_w = b.w - sw - 16 * c->u;
     if (bar_w > 320 * c->u) bar_w = 320 * c->u;
     if (bar_w < 60 * c->u) bar_w = 60 * c->u;
@@ -251,6 +264,6 @@ void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool wit
     float sx = b.x + bar_w + 16 * c->u, s = bar_h + 4 * c->u;
     viz_fill(c->l, sx, b.y - 2 * c->u, s, s, c->th->masked);
     viz_line(c->l, sx + 1, b.y - 2 * c->u + s - 1, sx + s - 1, b.y - 2 * c->u + 1, 1.5f, c->th->masked_hatch);
-    viz_text(c->l, sx + s + 6 * c->u, b.y - 2 * c->u, sw, s, viz_s(c, VIZ_S_LEGEND_MASKED), px,
+    viz_text(c->l, sx + s + 6 * c->u, b.y - 2 * c->u, sw, s, masked, px,
              VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
 }

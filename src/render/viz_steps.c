@@ -171,7 +171,7 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
             double a = t->head[h].weights[(size_t)q * n + j];
             if (a < 0.005) continue;
             // opaque, pre-mixed with the background: fast to draw, and crossing lines stay legible
-            viz_rgba col = viz_mix(c->th->bg, all ? palette[h] : c->th->accent, (float)(0.25 + 0.75 * a));
+            viz_rgba col = viz_mix(c->th->bg, all ? palette[h] : c->th->accent, (float)(0.4 + 0.6 * a));
             viz_line(c->l, lx, top + (q + 0.5f) * rh, rx, top + (j + 0.5f) * rh, 1.0f + 9.0f * (float)a * c->u, col);
         }
 }

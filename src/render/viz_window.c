@@ -12,6 +12,11 @@ static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m)
     c->m = m;
     c->th = viz_theme_get(s->theme);
     c->u = (s->scale > 0 ? s->scale : 1.0f) * c->th->body_px / 15.0f;
+    // the layout needs about 1024×578 units: a big theme or zoom in a small
+    // window shrinks to fit rather than overlap (presenter: 28 px at 1920×1080)
+    float fit = fminf((float)s->width / 1024.0f, (float)s->height / 578.0f);
+    if (fit < 1.0f) fit = 1.0f;
+    if (c->u > fit) c->u = fit;
     c->body = 15.0f * c->u;
     c->small = 13.0f * c->u;
     c->big = 20.0f * c->u;
@@ -107,7 +112,7 @@ static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px) {
     bool numeric = w <= VIZ_W_SEED || w == VIZ_W_WINDOW;
     char val[64];
     control_value(c, w, val, sizeof val);
-    float bw = r.h, lw = r.w * 0.44f;
+    float bw = r.h, lw = r.w * 0.38f;
     viz_label(c, r.x, r.y, lw - 4 * c->u, r.h, viz_s(c, names[w]), px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     float bx = r.x + lw, vw = r.w - lw - 2 * bw - 4 * c->u;
     viz_fill(c->l, bx, r.y + 2, bw, r.h - 4, c->th->panel2);
@@ -266,11 +271,13 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
         viz_stroke(c->l, b.x + 2, in.y - 2, b.w - 4, in.h + 4, 1, viz_alpha(c->th->highlight, 90));
     viz_box lg = {in.x, b.y + b.h - pad - legend_h + 6 * c->u, in.w, legend_h};
     bool weights_step = s->step == VIZ_STEP_SOFTMAX;
-    if (s->step == VIZ_STEP_WEIGHTED) lg.w = in.w / 2 - 10 * c->u;
-    viz_legend(c, lg, weights_step ? VIZ_MAP_WEIGHTS : VIZ_MAP_SIGNED, range, step_has_masked(c));
     if (s->step == VIZ_STEP_WEIGHTED) { // A on the weights scale, V and Z signed: two true legends
+        lg.w = in.w / 2 - 10 * c->u;
+        viz_legend(c, lg, VIZ_MAP_WEIGHTS, 1.0, step_has_masked(c), "A");
         viz_box lg2 = {in.x + in.w / 2, lg.y, in.w / 2, legend_h};
-        viz_legend(c, lg2, VIZ_MAP_WEIGHTS, 1.0, false);
+        viz_legend(c, lg2, VIZ_MAP_SIGNED, range, false, "V, Z");
+    } else {
+        viz_legend(c, lg, weights_step ? VIZ_MAP_WEIGHTS : VIZ_MAP_SIGNED, range, step_has_masked(c), NULL);
     }
 }
 
@@ -281,8 +288,7 @@ static void narrative(const viz_ctx *c, viz_box b) {
     float pad = 14 * c->u;
     const char *title = s->narrative_title ? s->narrative_title : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
     viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
-    float th = c->big * 1.5f;
-    viz_label(c, in.x, in.y, in.w, th, title, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    float th = viz_wrap(c, (viz_box){in.x, in.y, in.w, c->big * 4.5f}, title, c->big, 0, c->th->text); // long titles wrap
     in.y += th + 4 * c->u;
     in.h -= th + 4 * c->u;
     const char *text = s->narrative ? s->narrative : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
@@ -308,24 +314,27 @@ static void detail(const viz_ctx *c, viz_box b) {
     }
     char text[16384];
     attn_explain_format_ex(c->s->explain, c->s->trace, true, text, sizeof text);
-    int max_lines = (int)(in.h / lh), line = 0, total = 0;
-    for (const char *p = text; *p; p++) total += *p == '\n';
-    const char *p = text;
-    while (*p && line < max_lines) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char buf[512];
-        if (len > sizeof buf - 1) len = sizeof buf - 1;
-        memcpy(buf, p, len);
-        buf[len] = '\0';
-        bool last_room = line == max_lines - 1 && total > max_lines;
-        if (last_room) { // say how much is left rather than cutting silently
-            snprintf(buf, sizeof buf, viz_s(c, VIZ_S_MORE_TERMS), total - line);
-        }
-        viz_label(c, in.x, in.y + line * lh, in.w, lh, buf, c->small, VIZ_LEFT | VIZ_MIDDLE,
-                  line == 0 ? c->th->accent : c->th->text);
-        line++;
-        p = nl ? nl + 1 : p + len;
+    const char *lines[512];
+    int total = 0;
+    for (char *p = text; *p && total < 512;) { // split in place
+        lines[total++] = p;
+        char *nl = strchr(p, '\n');
+        if (!nl) break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+    int max_lines = (int)(in.h / lh), y = 0;
+    // too many terms: the first ones, how many are left out, and the result
+    int head = total <= max_lines ? total : max_lines - 3, tail = total <= max_lines ? 0 : 2;
+    for (int i = 0; i < head; i++, y++)
+        viz_label(c, in.x, in.y + y * lh, in.w, lh, lines[i], c->small, VIZ_LEFT | VIZ_MIDDLE,
+                  i == 0 ? c->th->accent : c->th->text);
+    if (tail) {
+        char more[96];
+        snprintf(more, sizeof more, viz_s(c, VIZ_S_MORE_TERMS), total - head - tail);
+        viz_label(c, in.x, in.y + y++ * lh, in.w, lh, more, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+        for (int i = total - tail; i < total; i++, y++)
+            viz_label(c, in.x, in.y + y * lh, in.w, lh, lines[i], c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     }
 }
 
