@@ -11,17 +11,20 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build-fuzz
 seconds=${FUZZ_SECONDS:-30}
-all=(tokenize weights_json cli_args)
+all=(tokenize weights_json cli_args lesson script)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
 # the largest input each harness needs: a sentence is at most 64 KiB, but
-# shorter inputs mutate faster; argument lists and weights files stay small
+# shorter inputs mutate faster; argument lists and weights files stay small;
+# 8 KiB holds a lesson's head, its vocabulary, a few matrices and pages
 max_len() {
     case $1 in
     tokenize) echo 4096 ;;
     weights_json) echo 16384 ;;
     cli_args) echo 1024 ;;
+    lesson) echo 8192 ;;
+    script) echo 4096 ;;
     *) echo 4096 ;;
     esac
 }
@@ -35,16 +38,17 @@ fi
 flags=(-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-omit-frame-pointer
        -fsanitize=address,undefined -fno-sanitize-recover=undefined
        -Wall -Wextra -Werror
-       -I"$root/src/core" -I"$root/src/cli" -I"$root/tests/fuzz")
+       -I"$root/src/core" -I"$root/src/cli" -I"$root/src/app" -I"$root/tests/fuzz")
 mkdir -p "$out/obj"
 
 echo "== building the library with $cc"
 objs=()
-for src in "$root"/src/core/*.c "$root"/src/cli/*.c; do
+# of src/app only the script parser: it is pure C, and the fuzz build links no SDL
+for src in "$root"/src/core/*.c "$root"/src/cli/*.c "$root"/src/app/app_script.c; do
     obj=$out/obj/$(basename "$(dirname "$src")")_$(basename "${src%.c}").o
     # fuzzer-no-link: coverage instrumentation without a second main()
     if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || [ "$0" -nt "$obj" ] ||
-       [ -n "$(find "$root/src/core" "$root/src/cli" -name '*.h' -newer "$obj" -print -quit)" ]; then
+       [ -n "$(find "$root/src/core" "$root/src/cli" "$root/src/app/app_script.h" -name '*.h' -newer "$obj" -print -quit)" ]; then
         "$cc" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$src" -o "$obj"
     fi
     objs+=("$obj")

@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds attnviz and runs every test: the normal
-# build, then the whole suite again under AddressSanitizer + UBSan.
+# Installs what is missing, builds attnviz and runs every test:
+#   1. the whole CTest suite in a normal build (RelWithDebInfo);
+#   2. valgrind memcheck on a headless export of a lesson;
+#   3. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   4. every libFuzzer harness for FUZZ_SECONDS (default 30) each.
 # Usage: scripts/test.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
+start=$(date +%s)
 "$root/scripts/install-deps.sh" --test
+stamp() { echo "== [$(( $(date +%s) - start )) s] $*"; }
 
-echo "== build and test (RelWithDebInfo)"
+stamp "build and test (RelWithDebInfo)"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$jobs"
 ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
 
-echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
+stamp "valgrind memcheck: headless export of the English lesson"
+bash "$root/tests/valgrind/run_valgrind_export.sh" "$root/build/attnviz" "$root/lessons/en/self-attention.lesson"
+
+stamp "build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DATTNVIZ_SANITIZE=ON >/dev/null
 cmake --build "$root/build-asan" -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+LSAN_OPTIONS=suppressions="$root/tests/sanitizers/lsan.supp" \
     ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs"
+
+stamp "fuzzing every harness for ${FUZZ_SECONDS:-30} s"
+FUZZ_SECONDS=${FUZZ_SECONDS:-30} bash "$root/scripts/fuzz.sh"
+stamp "all tests passed"

@@ -145,20 +145,29 @@ cleanup:
     return code;
 }
 
-/* Loads the --script file into u. Returns 0, or 2 after printing why. */
-static int load_script(app_ui *u, const char *path) {
+/* Reads the --script file (before any window opens). Returns 0, or 1 after
+ * printing why: a bad script is a bad input file, like a bad lesson. */
+static int load_script(app_script *script, const char *path) {
     char *text = NULL;
     size_t len = 0;
     attn_err err;
     attn_status st = attn_read_file(path, 16u << 20, &text, &len, &err);
-    if (st == ATTN_OK) st = app_script_parse(&u->script, text, len, path, &err);
+    if (st == ATTN_OK) st = app_script_parse(script, text, len, path, &err);
     free(text);
     if (st != ATTN_OK) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
-        return 2;
+        return 1;
     }
-    u->script_name = path;
     return 0;
+}
+
+/* Without X11 or Wayland, SDL falls back to its invisible offscreen driver:
+ * the window would wait, unseen, forever. Only an explicit SDL_VIDEODRIVER
+ * (tests, --bench) may choose such a driver. */
+static bool no_real_display(void) {
+    const char *drv = SDL_GetCurrentVideoDriver(), *asked = SDL_getenv("SDL_VIDEODRIVER");
+    if ((asked && *asked) || !drv) return false;
+    return SDL_strcmp(drv, "offscreen") == 0 || SDL_strcmp(drv, "dummy") == 0;
 }
 
 /* The same lesson in the other language: lessons/zh/X.lesson <-> lessons/en/X.lesson. */
@@ -200,9 +209,21 @@ static int run_gui(const cli_opts *o) {
     app_state st;
     app_ui ui = {0};
     app_settings saved;
+    app_script script = {0};
+    if (o->script_path && load_script(&script, o->script_path) != 0) return 1;
     SDL_SetHint(SDL_HINT_IME_SUPPORT_EXTENDED_TEXT, "1"); // long compositions are not cut at 32 bytes
     SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
-    if (env_open(&env, o, SDL_INIT_VIDEO) != 0) return 1;
+    if (env_open(&env, o, SDL_INIT_VIDEO) != 0) {
+        app_script_free(&script);
+        return 1;
+    }
+    if (no_real_display()) {
+        fprintf(stderr, "attnviz: cannot open a display (no X11 or Wayland display was found). "
+                        "Without a screen, use attnviz --headless.\n");
+        app_script_free(&script);
+        env_close(&env);
+        return 1;
+    }
     app_settings_load(&saved);
     const char *sentence = o->sentence ? o->sentence : o->lesson_path ? NULL : saved.sentence;
     if (app_init(&st, sentence, &o->cfg, &env.strings, &err) != ATTN_OK && // a bad saved sentence is not fatal
@@ -228,15 +249,16 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     ui.shots_dir = o->shots_dir;
-    code = o->script_path ? load_script(&ui, o->script_path) : 0;
-    if (code == 0) {
-        code = app_ui_run(&ui);
-        if (!o->script_path) app_settings_save(&ui.st); // scripted runs leave the user's settings alone
-    }
+    ui.script = script; // the window owns it now
+    ui.script_name = o->script_path;
+    memset(&script, 0, sizeof script);
+    code = app_ui_run(&ui);
+    if (!o->script_path) app_settings_save(&ui.st); // scripted runs leave the user's settings alone
     app_ui_close(&ui);
 cleanup_state:
     app_free(&st);
 cleanup:
+    app_script_free(&script);
     app_settings_free(&saved);
     env_close(&env);
     return code;

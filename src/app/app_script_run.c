@@ -70,9 +70,11 @@ static bool pointer(app_ui *u, const app_script_cmd *c) {
         return fail(u, c, "the %s to %s is not on screen.", c->target == APP_SC_AT_TOKEN ? "token" :
                     c->target == APP_SC_AT_STEP ? "step" : "cell", app_script_kind_name(c->kind));
     if (x >= u->st.width || y >= u->st.height) {
-        char at[64];
+        char at[64], size[64];
         snprintf(at, sizeof at, "(%d, %d)", x, y);
-        return fail(u, c, "%s is outside the window%s.", at, "");
+        snprintf(size, sizeof size, " (%dx%d: x from 0 to %d, y from 0 to %d)", u->st.width, u->st.height,
+                 u->st.width - 1, u->st.height - 1);
+        return fail(u, c, "%s is outside the window%s.", at, size);
     }
     if (c->kind == APP_SC_CLICK) click_at(u, x, y);
     else move_to(u, x, y);

@@ -220,7 +220,7 @@ static bool check_mats(parser *p, const scope *sc, const attn_config *c, bool he
     int before = p->errs.n;
     for (int i = 0; i < sc->n_mats; i++) {
         const design_mat *m = &sc->mats[i];
-        if (m->rows == 0) continue; // already reported
+        if (m->rows == 0 || m->broken) continue; // already reported
         if (heads_strict && m->head >= c->heads) {
             lsn_add_err(p, m->line, m->col, "this page has %d head%s, so %s of head %d would never be used",
                         c->heads, c->heads == 1 ? "" : "s", lsn_mat_names[m->kind], m->head);

@@ -57,6 +57,7 @@ typedef struct {
     row_note *notes; /* one per row */
     int cap_notes;
     int line, col; /* the @weights line, column of its arguments */
+    bool broken;   /* a row was refused (and reported): its shape and labels are not checked */
 } design_mat;
 
 typedef enum { D_SENTENCE, D_CONFIG, D_STEP, D_HIGHLIGHT, D_PREDICT, D_COMPARE, D_RANDOM, D_KINDS } dir_kind;

@@ -372,7 +372,7 @@ static void unterminated(parser *p) {
 static void finish_block(parser *p) {
     if (p->blk == BLK_CODE) {
         end_para(p);
-    } else if (p->blk == BLK_WEIGHTS && !p->blk_discard && p->mat && p->mat->rows == 0) {
+    } else if (p->blk == BLK_WEIGHTS && !p->blk_discard && p->mat && p->mat->rows == 0 && !p->mat->broken) {
         lsn_add_err(p, p->mat->line, p->mat->col, "@weights %s has no rows of numbers",
                     lsn_mat_names[p->mat->kind]);
     } else if (p->blk == BLK_VOCAB && !p->blk_discard && !p->vocab_header) {
@@ -466,14 +466,19 @@ static void weights_row(parser *p, const char *s, const char *end) {
     const char *label_end;
     const char *nums = split_label(s, end, &label_end);
     int got = read_numbers(p, nums, end, &m->v, &m->n_v, &m->cap_v);
-    if (got < 0) return;
+    if (got < 0) {
+        m->broken = true; // a missing row would also be reported as a wrong shape and shifted labels
+        return;
+    }
     if (got == 0) {
         lsn_add_err(p, p->line, col_at(p, s), "a row of %s needs numbers after the label",
                     lsn_mat_names[m->kind]);
+        m->broken = true;
         return;
     }
     if (m->rows > 0 && got != m->cols) {
         m->n_v -= got;
+        m->broken = true;
         lsn_add_err(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
                     "this row of %s has %d number%s but its first row has %d", lsn_mat_names[m->kind], got,
                     got == 1 ? "" : "s", m->cols);
@@ -759,6 +764,11 @@ static void one_line(parser *p, const char *line, const char *end) {
 bool lsn_check_encoding(parser *p, const char *text, size_t len) {
     int line = 1;
     const char *ls = text;
+    if (len >= 2 && (memcmp(text, "\xFF\xFE", 2) == 0 || memcmp(text, "\xFE\xFF", 2) == 0)) {
+        lsn_add_err(p, 1, 1,
+                    "this file is UTF-16 (it starts with a UTF-16 byte order mark); save the lesson as UTF-8");
+        return false;
+    }
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)text[i];
         if (c == '\n') {

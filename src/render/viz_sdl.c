@@ -266,7 +266,8 @@ static void save_error(char *err, size_t cap, const char *path, const char *reas
 /* libpng reports errors by longjmp; the message goes here first. */
 static void png_error_fn(png_structp png, png_const_charp msg) {
     char *buf = png_get_error_ptr(png);
-    snprintf(buf, 256, "%s", msg);
+    int e = errno; // libpng's "Write Error" follows a failed fwrite, whose errno says why (a full disk)
+    snprintf(buf, 256, "%s", strcmp(msg, "Write Error") == 0 && e ? strerror(e) : msg);
     png_longjmp(png, 1);
 }
 
