@@ -25,6 +25,15 @@ click step 7
 shot $out/weighted-sum-zh.png
 quit
 SCRIPT
-XDG_CONFIG_HOME="$tmp/config" SDL_RENDER_DRIVER=software \
-    xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --script "$tmp/shots.script"
+cat >"$tmp/lesson.script" <<SCRIPT
+size 1280 800
+shot $out/lesson-predict-zh.png
+click token 7
+shot $out/lesson-revealed-zh.png
+quit
+SCRIPT
+export XDG_CONFIG_HOME="$tmp/config" SDL_RENDER_DRIVER=software
+xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --sentence "这只动物没看见那只鸟，因为它飞得太快了。" \
+    --script "$tmp/shots.script"
+LANG=zh_CN.UTF-8 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --script "$tmp/lesson.script"
 echo "screenshots written to $out"

@@ -191,8 +191,9 @@ static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, flo
     float t = 2.0f * c->u, w = cs * m->cols, h = cs * m->rows;
     int q = c->s->query;
     // the query's row, wherever rows are queries (K and V rows are keys)
-    bool query_rows = m->stage != ATTN_ST_K && m->stage != ATTN_ST_V;
-    if (q >= 0 && q < m->rows && m->row_labels == VIZ_LABEL_TOKENS && query_rows)
+    // (in every matrix whose rows are the queries, labelled or not)
+    bool query_rows = m->stage != ATTN_ST_K && m->stage != ATTN_ST_V && m->weight_of < 0 && !m->transposed;
+    if (q >= 0 && q < m->rows && query_rows)
         viz_stroke(c->l, x - t, y + q * cs - t, w + 2 * t, cs + 2 * t, t, c->th->highlight);
     int orow, ocol;
     operand_of(c, m, &orow, &ocol);
