@@ -207,6 +207,7 @@ static void test_trace_seed_sentence(void **state) {
     attn_trace_shape(&t, ATTN_ST_CONCAT, &rows, &cols);
     assert_int_equal(rows, 20); assert_int_equal(cols, 8);
     assert_null(attn_trace_stage(&t, ATTN_ST_Q, 2));
+    assert_int_equal(attn_trace_pronoun(&t), 13); // 它
     // deterministic: a second run gives identical bits
     attn_trace t2 = {0};
     assert_int_equal(attn_trace_run(&t2, seed_sentence, strlen(seed_sentence), &c, NULL, NULL, &err), ATTN_OK);

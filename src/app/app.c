@@ -117,16 +117,10 @@ attn_status app_set_sentence(app_state *st, const char *sentence, const attn_con
     return ATTN_OK;
 }
 
-/* The token a pronoun question is about, as a sensible first query. */
+/* The pronoun of the classic question when there is one, else the first token. */
 static int default_query(const attn_trace *t) {
-    static const char *const pronouns[] = {"它", "it", "It"};
-    for (int i = 0; i < t->n; i++) {
-        int len;
-        const char *tok = attn_token_text(&t->tokens, i, &len);
-        for (size_t k = 0; k < sizeof pronouns / sizeof *pronouns; k++)
-            if ((size_t)len == strlen(pronouns[k]) && memcmp(tok, pronouns[k], (size_t)len) == 0) return i;
-    }
-    return 0;
+    int p = attn_trace_pronoun(t);
+    return p >= 0 ? p : 0;
 }
 
 attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg,

@@ -79,12 +79,8 @@ void app_lesson_goto(app_state *st, int page) {
     char *copy = strdup(pg->sentence);
     attn_err err;
     if (copy && app_set_sentence(st, copy, &pg->cfg, &err) == ATTN_OK) {
-        st->query = 0;
-        for (int i = 0; i < st->trace.n; i++) { // 它/it when present: the classic question
-            int len;
-            const char *t = attn_token_text(&st->trace.tokens, i, &len);
-            if ((len == 3 && !memcmp(t, "它", 3)) || (len == 2 && !memcmp(t, "it", 2))) st->query = i;
-        }
+        int p = attn_trace_pronoun(&st->trace); // 它/it when present: the classic question
+        st->query = p >= 0 ? p : 0;
         set_view(st, pg);
         set_question(st, pg);
         app_recompute(st);

@@ -207,6 +207,10 @@ attn_status attn_trace_run(attn_trace *out, const char *sentence, size_t len,
 /* Frees everything *t owns and zeroes it. NULL is a no-op. */
 void attn_trace_free(attn_trace *t);
 
+/* Index of the first token that is the pronoun of the classic question (它,
+ * "it", "It"), or -1: the sensible first query of a sentence. */
+int attn_trace_pronoun(const attn_trace *t);
+
 /* Rows and columns of a stage's matrix in t (per-head stages are per head). */
 void attn_trace_shape(const attn_trace *t, attn_stage s, int *rows, int *cols);
 

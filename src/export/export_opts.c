@@ -192,14 +192,8 @@ const char *export_step_slug(viz_step s) {
 }
 
 int export_default_query(const attn_trace *t) {
-    static const char *const pronouns[] = {"它", "it", "It"};
-    for (int i = 0; i < t->n; i++) {
-        int len;
-        const char *tok = attn_token_text(&t->tokens, i, &len);
-        for (size_t k = 0; k < sizeof pronouns / sizeof *pronouns; k++)
-            if ((size_t)len == strlen(pronouns[k]) && memcmp(tok, pronouns[k], (size_t)len) == 0) return i;
-    }
-    return 0;
+    int p = attn_trace_pronoun(t);
+    return p >= 0 ? p : 0;
 }
 
 int export_items_for_trace(export_item out[VIZ_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
