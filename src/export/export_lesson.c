@@ -17,7 +17,8 @@ static void md_plain(attn_strbuf *b, const char *s, int len, bool para_start) {
     }
 }
 
-/* A paragraph's text with its spans as *emphasis* and `code`. */
+/* A paragraph's text with its spans as <em>emphasis</em> and `code`: HTML
+ * tags, because Markdown's * does not close after CJK punctuation (“）*因”). */
 static void md_spans(attn_strbuf *b, const lesson_para *p) {
     int at = 0, len = (int)strlen(p->text);
     for (int k = 0; k < p->n_spans; k++) {
@@ -27,9 +28,9 @@ static void md_spans(attn_strbuf *b, const lesson_para *p) {
         if (sp->kind == LESSON_SPAN_CODE && inner) {
             ex_md_code(b, inner);
         } else {
-            attn_sb_puts(b, "*");
+            attn_sb_puts(b, "<em>");
             md_plain(b, p->text + sp->start, sp->len, false);
-            attn_sb_puts(b, "*");
+            attn_sb_puts(b, "</em>");
         }
         free(inner);
         at = sp->start + sp->len;
