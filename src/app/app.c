@@ -530,6 +530,9 @@ void app_scene(const app_state *st, viz_scene *s) {
     s->badge = st->badge;
     s->status = st->status[0] ? st->status : NULL;
     s->show_help = st->show_help;
+    s->show_lab = st->show_lab;
+    s->lab = st->lab;
+    s->lab_elapsed = st->lab_elapsed;
     s->hide_weights = st->predict_pending;
     s->narrative = st->narrative;
     const lesson *l = app_lesson(st);

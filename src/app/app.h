@@ -41,6 +41,9 @@ typedef struct {
     viz_compare compare;        /* split view */
     bool lines_all;             /* A: the attention lines of every head */
     bool show_help;             /* help overlay */
+    bool show_lab;              /* complexity lab overlay */
+    const attn_cx_result *lab;  /* its measurements once done (owned by the window), else NULL */
+    float lab_elapsed;          /* seconds the measurement has run */
     float canvas_zoom;          /* canvas zoom (1 = fit) */
     float pan_x, pan_y;         /* canvas pan in pixels */
     float narrative_scroll;     /* narrative panel scroll */

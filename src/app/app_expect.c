@@ -55,6 +55,7 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
         static const char *const modes[] = {"random", "design", "file"};
         snprintf(out, cap, "%s", modes[st->weights]);
     } else if (!strcmp(name, "predict")) snprintf(out, cap, "%d", st->predict_pending);
+    else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->show_lab ? "off" : st->lab ? "done" : "running");
     else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->lines_all);
     else if (!strcmp(name, "narrative")) snprintf(out, cap, "%s", st->narrative ? st->narrative : "");
     else if (!strcmp(name, "hover")) {

@@ -51,6 +51,8 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
 
 void app_ui_close(app_ui *u) {
     if (!u) return;
+    if (u->lab_thread) SDL_WaitThread(u->lab_thread, NULL); // it stops within its time budget
+    free(u->lab_result);
     app_script_free(&u->script);
     viz_free(&u->list);
     free(u->pixels);
@@ -181,6 +183,51 @@ static void export_all(app_ui *u) {
     free(cmd);
 }
 
+/* ---- the complexity lab: measured in a thread so the window stays live ---- */
+
+static int lab_worker(void *arg) {
+    app_ui *u = arg;
+    attn_cx_options o;
+    attn_cx_default_options(&o);
+    o.max_n = 2048;   // a classroom-sized run: a few seconds, slopes already clear
+    o.dims[0] = 64;
+    o.n_dims = 1;
+    o.budget_s = 8.0;
+    attn_err err;
+    if (attn_cx_run(u->lab_result, &o, &err) != ATTN_OK) u->lab_result->n_series = 0;
+    SDL_AtomicSet(&u->lab_done, 1);
+    return 0;
+}
+
+static void toggle_lab(app_ui *u) {
+    app_state *st = &u->st;
+    st->show_lab = !st->show_lab;
+    st->dirty = true;
+    if (!st->show_lab || u->lab_thread || u->lab_result) return;
+    u->lab_result = calloc(1, sizeof *u->lab_result);
+    if (!u->lab_result) return;
+    SDL_AtomicSet(&u->lab_done, 0);
+    u->lab_started = SDL_GetTicks();
+    u->lab_thread = SDL_CreateThread(lab_worker, "attnviz-lab", u);
+    if (!u->lab_thread) {
+        free(u->lab_result);
+        u->lab_result = NULL;
+    }
+}
+
+/* Collects the lab's result when the thread is done, else updates its clock. */
+static void lab_poll(app_ui *u) {
+    if (!u->lab_thread) return;
+    if (SDL_AtomicGet(&u->lab_done)) {
+        SDL_WaitThread(u->lab_thread, NULL);
+        u->lab_thread = NULL;
+        u->st.lab = u->lab_result;
+    } else {
+        u->st.lab_elapsed = (float)(SDL_GetTicks() - u->lab_started) / 1000.0f;
+    }
+    if (u->st.show_lab) u->st.dirty = true;
+}
+
 /* ---- keys ---- */
 
 static void copy_matrix(app_ui *u) {
@@ -280,8 +327,10 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     if (k->mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) return;
     switch (k->sym) {
     case SDLK_e: app_edit_begin(st); u->skip_text = true; return;
+    case SDLK_F2: toggle_lab(u); return;
     case SDLK_ESCAPE:
-        if (st->show_help) app_toggle_help(st);
+        if (st->show_lab) toggle_lab(u);
+        else if (st->show_help) app_toggle_help(st);
         else if (st->fullscreen) toggle_fullscreen(u, false);
         return;
     case SDLK_F1: app_toggle_help(st); return;
@@ -416,7 +465,8 @@ int app_ui_run(app_ui *u) {
         }
         SDL_Event e;
         // sleep until something happens: an idle app uses no CPU
-        int timeout = scripted ? 1 : (u->st.dirty ? 0 : 500);
+        lab_poll(u);
+        int timeout = scripted ? 1 : (u->st.dirty ? 0 : u->lab_thread ? 250 : 500);
         if (SDL_WaitEventTimeout(&e, timeout)) {
             app_ui_event(u, &e);
             if (e.type == SDL_TEXTEDITING_EXT) SDL_free(e.editExt.text);

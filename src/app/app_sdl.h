@@ -30,6 +30,10 @@ typedef struct {
     bool stale;               /* the list changed since it was last drawn */
     long frames;              /* frames presented */
     long rss_mark_kb;         /* resident memory at the script's `expect rss_mark` */
+    SDL_Thread *lab_thread;   /* the complexity lab's measurement, while it runs */
+    SDL_atomic_t lab_done;    /* set by the thread when lab_result is complete */
+    attn_cx_result *lab_result; /* its result (owned) */
+    Uint32 lab_started;       /* SDL_GetTicks() when it started */
 } app_ui;
 
 /* Opens the window (w×h, resizable) and sets up u around an initialised

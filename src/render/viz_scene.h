@@ -5,6 +5,7 @@
 #define VIZ_SCENE_H
 
 #include "attn.h"
+#include "complexity.h"
 #include "viz.h"
 
 #define VIZ_STEP_COUNT 8
@@ -94,6 +95,9 @@ typedef struct {
     const char *status;             /* status line text */
     const char *page_label;         /* e.g. "3 / 14", or NULL without a lesson */
     bool show_help;                 /* the key help overlay */
+    bool show_lab;                  /* the complexity lab overlay */
+    const attn_cx_result *lab;      /* its measurements, or NULL while they run */
+    float lab_elapsed;              /* seconds the measurement has been running */
     /* look */
     viz_theme_id theme;
     float scale;                    /* UI scale (DPI × zoom) */
