@@ -50,9 +50,6 @@ static int env_open(ui_env *e, const cli_opts *o, Uint32 sdl_flags) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         return 1;
     }
-    const char *driver = SDL_getenv("SDL_RENDER_DRIVER");
-    if (driver && SDL_strcasecmp(driver, "software") == 0) // else SDL presents through OpenGL: +100 MB
-        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     if (SDL_Init(sdl_flags) != 0) {
         fprintf(stderr, "attnviz: cannot open a display (%s). Without a screen, use attnviz --headless.\n",
                 SDL_GetError());
@@ -60,6 +57,12 @@ static int env_open(ui_env *e, const cli_opts *o, Uint32 sdl_flags) {
         return 1;
     }
     e->sdl = true;
+    // attnviz draws every pixel itself; where the video driver can show a
+    // surface directly, SDL need not load OpenGL (+100 MB) just to copy it
+    // (SDL_FRAMEBUFFER_ACCELERATION in the environment still decides)
+    const char *video = SDL_GetCurrentVideoDriver();
+    if (video && (!SDL_strcmp(video, "x11") || !SDL_strcmp(video, "offscreen") || !SDL_strcmp(video, "dummy")))
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     if (TTF_Init() != 0 || !(IMG_Init(IMG_INIT_PNG) & IMG_INIT_PNG)) {
         fprintf(stderr, "attnviz: cannot start the text or image library: %s\n", SDL_GetError());
         env_close(e);
@@ -267,7 +270,6 @@ cleanup:
 /* --bench: the app loop offscreen (no display needed), software rendering. */
 static int run_bench(const cli_opts *o, double start_s) {
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
-    setenv("SDL_RENDER_DRIVER", "software", 0);
     ui_env env;
     if (env_open(&env, o, SDL_INIT_VIDEO) != 0) return 1;
     int code = app_bench_run(&env.strings, env.fonts, start_s);

@@ -192,7 +192,10 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s) {
     type_long_sentence(&u, &typing, &edits);
     for (int i = 0; i < 3; i++) key(&u, SDLK_d, 0, &typing); // d_model 8 -> 64
     for (int i = 0; i < 6; i++) key(&u, SDLK_h, 0, &typing); // 2 -> 8 heads
-    printf("attnviz %s bench: 1280x800, video driver %s, renderer software\n", ATTN_VERSION, SDL_GetCurrentVideoDriver());
+    const char *accel = SDL_GetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION);
+    printf("attnviz %s bench: 1280x800, video driver %s, software drawing (attnviz's rasteriser), "
+           "framebuffer acceleration %s\n",
+           ATTN_VERSION, SDL_GetCurrentVideoDriver(), accel && *accel == '0' ? "off" : "on");
     printf("64-token run: %d tokens, d_model %d, d_k %d, %d heads\n", u.st.trace.n, u.st.cfg.d_model, u.st.cfg.d_k,
            u.st.cfg.heads);
     session(&u, &big);

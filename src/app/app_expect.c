@@ -65,11 +65,9 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     return true;
 }
 
-/* The pixel at (x, y) of the last captured frame, as 0xRRGGBB. */
+/* The pixel at (x, y) of the frame on screen, as 0xRRGGBB. */
 static long pixel(const app_ui *u, float x, float y) {
-    int ix = (int)x, iy = (int)y;
-    if (!u->pixels || ix < 0 || iy < 0 || ix >= u->pix_w || iy >= u->pix_h) return -1;
-    return (long)(u->pixels[(size_t)iy * u->pix_w + ix] & 0xFFFFFF);
+    return app_ui_pixel(u, (int)x, (int)y);
 }
 
 static bool near(long px, viz_rgba c) {

@@ -142,11 +142,11 @@ static void resize(app_ui *u, int w, int h) {
         SDL_Event e;
         while (SDL_PollEvent(&e)) send(u, &e);
         int rw, rh;
-        SDL_GetRendererOutputSize(u->ren, &rw, &rh);
+        app_ui_output_size(u, &rw, &rh);
         if (rw == w && rh == h) break;
         SDL_Delay(10);
     }
-    SDL_GetRendererOutputSize(u->ren, &u->st.width, &u->st.height);
+    app_ui_output_size(u, &u->st.width, &u->st.height);
     u->st.dirty = true;
 }
 

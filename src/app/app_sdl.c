@@ -22,8 +22,7 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
         snprintf(err, cap, "Cannot open a window: %s. Without a display, use attnviz --headless.", SDL_GetError());
         return -1;
     }
-    u->ren = SDL_CreateRenderer(u->win, -1, 0);
-    if (!u->ren) {
+    if (!SDL_GetWindowSurface(u->win)) { // attnviz draws its own pixels; SDL only shows them
         snprintf(err, cap, "Cannot draw in the window: %s.", SDL_GetError());
         SDL_DestroyWindow(u->win);
         u->win = NULL;
@@ -39,7 +38,7 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
     }
     u->st = *st;
     memset(st, 0, sizeof *st); // moved
-    SDL_GetRendererOutputSize(u->ren, &u->st.width, &u->st.height);
+    app_ui_output_size(u, &u->st.width, &u->st.height);
     float ddpi = 0;
     if (ui_scale > 0) u->st.dpi_scale = ui_scale;
     else if (SDL_GetDisplayDPI(0, &ddpi, NULL, NULL) == 0 && ddpi > 110) // follow a dense display
@@ -55,31 +54,15 @@ void app_ui_close(app_ui *u) {
     free(u->lab_result);
     app_script_free(&u->script);
     viz_free(&u->list);
-    free(u->pixels);
-    if (u->ren) {
-        viz_fonts_forget_renderer(u->fonts, u->ren);
-        SDL_DestroyRenderer(u->ren);
-    }
+    viz_sig_free(&u->sig[0]);
+    viz_sig_free(&u->sig[1]);
+    SDL_FreeSurface(u->frame);
     if (u->win) SDL_DestroyWindow(u->win);
     app_free(&u->st);
     memset(u, 0, sizeof *u);
 }
 
 /* ---- frames ---- */
-
-static void capture(app_ui *u) {
-    int w = u->st.width, h = u->st.height;
-    Uint32 *px = malloc(sizeof(Uint32) * (size_t)w * (size_t)h);
-    if (!px) return;
-    if (SDL_RenderReadPixels(u->ren, NULL, SDL_PIXELFORMAT_ARGB8888, px, w * 4) != 0) {
-        free(px);
-        return;
-    }
-    free(u->pixels);
-    u->pixels = px;
-    u->pix_w = w;
-    u->pix_h = h;
-}
 
 void app_ui_layout(app_ui *u) {
     if (!u->st.dirty && u->list.count > 0) return;
@@ -90,13 +73,75 @@ void app_ui_layout(app_ui *u) {
     u->stale = true; // laid out but not yet on screen
 }
 
-void app_ui_frame(app_ui *u, bool want_capture) {
+void app_ui_output_size(app_ui *u, int *w, int *h) {
+    SDL_GetWindowSizeInPixels(u->win, w, h);
+}
+
+/* A frame surface of w×h in the window surface's format when the rasteriser
+ * draws that one (copying to the window is then a memcpy); false when SDL
+ * cannot make it (the frame is skipped, the last one stays on screen). */
+static bool frame_buffer(app_ui *u, int w, int h) {
+    if (u->frame && u->frame->w == w && u->frame->h == h) return true;
+    SDL_Surface *ws = SDL_GetWindowSurface(u->win);
+    Uint32 fmt = ws && ws->format->format == SDL_PIXELFORMAT_RGB888 ? SDL_PIXELFORMAT_RGB888 : SDL_PIXELFORMAT_ARGB8888;
+    SDL_FreeSurface(u->frame);
+    u->frame = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, fmt);
+    if (u->frame) SDL_SetSurfaceBlendMode(u->frame, SDL_BLENDMODE_NONE); // opaque: copied, never blended
+    u->full_redraw = true;
+    return u->frame != NULL;
+}
+
+/* Redraws what changed between the list on screen and the new one into the
+ * frame. The damaged rectangles are left in d; their count is returned. */
+static int redraw(app_ui *u, viz_irect *d) {
+    int w = u->st.width, h = u->st.height;
+    if (w <= 0 || h <= 0 || !frame_buffer(u, w, h)) return 0;
+    viz_sig *old = &u->sig[u->sig_cur], *now = &u->sig[!u->sig_cur];
+    int n = 1;
+    d[0] = (viz_irect){0, 0, w, h};
+    bool known = viz_sdl_signature(now, u->fonts, &u->list, w, h);
+    if (known && !u->full_redraw) n = viz_damage(old, now, d, VIZ_DAMAGE_MAX);
+    viz_rgba bg = viz_theme_get(u->st.theme)->bg;
+    u->drawn_px = 0;
+    for (int i = 0; i < n; i++) {
+        SDL_Rect r = {d[i].x, d[i].y, d[i].w, d[i].h};
+        if (viz_sdl_draw(u->frame, u->fonts, &u->list, &r, bg) != 0) known = false;
+        u->drawn_px += (long)r.w * r.h;
+    }
+    if (!known) now->count = 0; // not sure what is on screen: the next frame is drawn whole
+    u->sig_cur = !u->sig_cur;
+    u->full_redraw = false;
+    return n;
+}
+
+/* Copies the damaged rectangles of the frame to the window and shows them;
+ * all of it when the window surface is new (resized) or was exposed. */
+static void present(app_ui *u, const viz_irect *d, int n) {
+    SDL_Surface *ws = SDL_GetWindowSurface(u->win);
+    if (!ws || !u->frame) return;
+    SDL_Rect r[VIZ_DAMAGE_MAX];
+    if (ws != u->shown || u->repaint || ws->w != u->frame->w || ws->h != u->frame->h) {
+        d = &(viz_irect){0, 0, u->frame->w, u->frame->h};
+        n = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        r[i] = (SDL_Rect){d[i].x, d[i].y, d[i].w, d[i].h};
+        SDL_Rect dst = r[i]; // SDL_BlitSurface clips dst in place
+        SDL_BlitSurface(u->frame, &r[i], ws, &dst);
+    }
+    if (n > 0 && SDL_UpdateWindowSurfaceRects(u->win, r, n) == 0) {
+        u->shown = ws;
+        u->repaint = false;
+    }
+}
+
+void app_ui_frame(app_ui *u, bool force) {
     bool shot = u->pending_shot[0] != '\0';
     app_ui_layout(u);
-    if (!u->stale && !want_capture && !shot) return; // nothing changed: no redraw
-    viz_sdl_draw(u->ren, u->fonts, &u->list); // the list's first command fills the whole window
-    if (want_capture || shot) capture(u); // read back before present: the frame as shown
-    SDL_RenderPresent(u->ren);
+    if (!u->stale && !force && !shot && !u->repaint) return; // nothing changed: no redraw
+    viz_irect d[VIZ_DAMAGE_MAX];
+    int n = u->stale ? redraw(u, d) : 0;
+    present(u, d, n);
     u->stale = false;
     u->frames++;
     if (shot) {
@@ -106,25 +151,21 @@ void app_ui_frame(app_ui *u, bool want_capture) {
         else
             app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVE_FAILED), err);
         u->pending_shot[0] = '\0';
-        free(u->pixels); // a full-window copy is not worth keeping between shots
-        u->pixels = NULL;
     }
 }
 
+long app_ui_pixel(const app_ui *u, int x, int y) {
+    const SDL_Surface *s = u->frame;
+    if (!s || x < 0 || y < 0 || x >= s->w || y >= s->h) return -1;
+    return (long)(((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x] & 0xFFFFFF);
+}
+
 int app_ui_save_frame(app_ui *u, const char *path, char *err, size_t cap) {
-    if (!u->pixels) {
+    if (!u->frame) {
         snprintf(err, cap, "nothing has been drawn yet");
         return -1;
     }
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormatFrom(u->pixels, u->pix_w, u->pix_h, 32, u->pix_w * 4,
-                                                         SDL_PIXELFORMAT_ARGB8888);
-    if (!s) {
-        snprintf(err, cap, "%s", SDL_GetError());
-        return -1;
-    }
-    int rc = viz_save_png(s, path, err, cap);
-    SDL_FreeSurface(s);
-    return rc;
+    return viz_save_png(u->frame, path, err, cap);
 }
 
 /* Ctrl+S: a timestamped PNG in the shots folder. */
@@ -447,8 +488,9 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
     case SDL_MOUSEWHEEL: mouse_wheel(u, &e->wheel); break;
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED || e->window.event == SDL_WINDOWEVENT_RESIZED) {
-            SDL_GetRendererOutputSize(u->ren, &st->width, &st->height);
+            app_ui_output_size(u, &st->width, &st->height);
         }
+        if (e->window.event == SDL_WINDOWEVENT_EXPOSED) u->repaint = true; // uncovered: show it all again
         st->dirty = true;
         break;
     default: break;

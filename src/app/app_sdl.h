@@ -12,7 +12,13 @@
 
 typedef struct {
     SDL_Window *win;          /* the window (owned) */
-    SDL_Renderer *ren;        /* its renderer (owned) */
+    SDL_Surface *frame;       /* the frame as drawn, (A)RGB8888 (owned): screenshots and pixel checks */
+    SDL_Surface *shown;       /* the window surface the frame was last copied to (SDL's) */
+    viz_sig sig[2];           /* signatures of the last drawn list and of the next one (owned) */
+    int sig_cur;              /* which of sig belongs to the frame on screen */
+    bool full_redraw;         /* draw the next frame whole (new size, failed drawing) */
+    bool repaint;             /* copy the whole frame to the window again (it was exposed) */
+    long drawn_px;            /* pixels redrawn by the last frame (damage only), for --bench */
     viz_fonts *fonts;         /* UI fonts (borrowed) */
     viz_list list;            /* the display list of the current frame (owned) */
     app_state st;             /* app state (owned) */
@@ -24,8 +30,6 @@ typedef struct {
     int script_pos;           /* next command */
     Uint32 wait_until;        /* script: SDL_GetTicks() value to wait for */
     int exit_code;            /* 0, or 1 after a failed script expectation */
-    Uint32 *pixels;           /* last captured frame (ARGB8888, owned), for pixel checks */
-    int pix_w, pix_h;         /* its size */
     float mouse_x, mouse_y;   /* last mouse position */
     bool stale;               /* the list changed since it was last drawn */
     long frames;              /* frames presented */
@@ -35,6 +39,9 @@ typedef struct {
     attn_cx_result *lab_result; /* its result (owned) */
     Uint32 lab_started;       /* SDL_GetTicks() when it started */
 } app_ui;
+
+/* The window's size in pixels. */
+void app_ui_output_size(app_ui *u, int *w, int *h);
 
 /* Opens the window (w×h, resizable) and sets up u around an initialised
  * app state st (moved into u). Returns 0, or -1 with a message in err. */
@@ -53,13 +60,16 @@ void app_ui_event(app_ui *u, const SDL_Event *e);
 /* Rebuilds the display list if the state changed (hit tests need it). */
 void app_ui_layout(app_ui *u);
 
-/* Lays out if needed, then draws and presents when the list changed since the
- * last frame; when capture is set (or a screenshot is pending) it always
- * draws and keeps the frame's pixels. */
-void app_ui_frame(app_ui *u, bool capture);
+/* Lays out if needed, then, when the list changed since the last frame,
+ * redraws the pixels that changed (the damage between the two lists) and
+ * presents. force presents even when nothing changed. */
+void app_ui_frame(app_ui *u, bool force);
 
 /* Runs script commands due now. Returns false when the script has finished. */
 bool app_script_tick(app_ui *u);
+
+/* The pixel (x, y) of the frame on screen as 0xRRGGBB, or -1 outside it. */
+long app_ui_pixel(const app_ui *u, int x, int y);
 
 /* Saves the last drawn frame as PNG at path (a screenshot). 0 or -1 + err. */
 int app_ui_save_frame(app_ui *u, const char *path, char *err, size_t cap);

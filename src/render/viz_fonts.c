@@ -1,10 +1,15 @@
 /* viz_fonts.c — fonts found through fontconfig, opened per pixel size, with a
- * per-glyph fallback, plus the cache of rendered text textures. */
+ * per-glyph fallback, plus the cache of rendered lines of text (coverage). */
 #include "viz_fonts_internal.h"
 
 #include <SDL_ttf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fontconfig/fontconfig.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,8 +26,8 @@
 #define MAX_PX 512
 #define CHECK_PX 16       /* size opened at start to prove the files load */
 #define MAX_SIZES 8       /* open TTF_Font pairs; each holds FreeType caches */
-#define CACHE_MAX 1024    /* cached text textures */
-#define CACHE_BUDGET ((size_t)2 << 20) /* bytes of texels across them: bounded memory */
+#define CACHE_MAX 2048    /* cached lines of text */
+#define CACHE_BUDGET ((size_t)2 << 20) /* coverage bytes across them: bounded memory */
 #define MEASURE_SLOTS 8192 /* direct-mapped cache of text widths (layout measures a lot) */
 #define MEASURE_TEXT 40    /* longer strings are measured every time */
 #define CACHE_BUCKETS 4096 /* power of two */
@@ -35,18 +40,25 @@ typedef struct {
     unsigned long used; /* tick of last use, for eviction */
 } sized_fonts;
 
-/* One cached text texture; key is (r, text, px, c). */
-typedef struct tex_entry {
-    struct tex_entry *chain;        /* next in the hash bucket */
-    struct tex_entry *newer, *older; /* LRU list */
-    SDL_Renderer *r;
-    uint32_t hash;
-    int px;
-    viz_rgba c;
-    viz_text_tex img;
-    size_t bytes;
-    char text[];
-} tex_entry;
+/* One cached line of text as coverage; key is (text, px): colour is applied
+ * when drawing, so one entry serves every colour. */
+typedef struct text_entry {
+    struct text_entry *chain;         /* next in the hash bucket */
+    struct text_entry *newer, *older; /* LRU list */
+    uint32_t hash;                    /* key_hash(text, px) */
+    int px;                           /* font size in whole pixels */
+    uint8_t *cov;                     /* w×h coverage bytes (owned); NULL: nothing visible */
+    viz_text_img img;                 /* what viz_fonts_text returns */
+    size_t bytes;                     /* size of cov */
+    char text[];                      /* the key's text, NUL-terminated */
+} text_entry;
+
+/* A font file mapped read-only: FreeType then reads glyphs from memory instead
+ * of seeking in a stdio stream for each one (CJK text loads many). */
+typedef struct {
+    void *data; /* NULL: not mapped, open the file by name */
+    size_t size;
+} font_map;
 
 /* One remembered width: text (len bytes) at px is w pixels wide. */
 typedef struct {
@@ -58,17 +70,17 @@ typedef struct {
 
 struct viz_fonts {
     char *prim_path, *fall_path; /* fall_path NULL: no fallback */
+    font_map prim_map, fall_map; /* the files mapped into memory, shared by every size */
     measure_slot *measures;      /* MEASURE_SLOTS widths; NULL if it could not be allocated */
     int prim_index, fall_index;  /* face index inside a .ttc */
     sized_fonts sizes[MAX_SIZES];
     unsigned long tick;
-    tex_entry *bucket[CACHE_BUCKETS];
-    tex_entry *newest, *oldest;
-    int count;
-    size_t bytes;
+    text_entry *bucket[CACHE_BUCKETS]; /* hash chains of cached lines */
+    text_entry *newest, *oldest;       /* LRU order */
+    int count;                         /* cached lines */
+    size_t bytes;                      /* coverage bytes across them */
     char *scratch; /* NUL-terminated copy of a run for SDL_ttf */
     size_t scratch_cap;
-    viz_grid_pool grids;
 };
 
 static void set_err(char *err, size_t cap, const char *fmt, ...)
@@ -151,6 +163,33 @@ static sized_fonts *victim_slot(viz_fonts *f) {
     return v;
 }
 
+static void map_font(font_map *m, const char *path) {
+    m->data = NULL;
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    struct stat st;
+    if (fd < 0) return;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= INT_MAX) { // SDL_RWops sizes are ints
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            posix_madvise(p, (size_t)st.st_size, POSIX_MADV_RANDOM); // glyphs are read here and there, not in order
+            m->data = p;
+            m->size = (size_t)st.st_size;
+        }
+    }
+    close(fd);
+}
+
+static void unmap_font(font_map *m) {
+    if (m->data) munmap(m->data, m->size);
+    m->data = NULL;
+}
+
+static TTF_Font *open_font(const font_map *m, const char *path, int px, int index) {
+    if (!m->data) return TTF_OpenFontIndex(path, px, index);
+    SDL_RWops *rw = SDL_RWFromConstMem(m->data, (int)m->size);
+    return rw ? TTF_OpenFontIndexRW(rw, 1, px, index) : NULL; // closing the font closes rw, not the map
+}
+
 /* Both fonts at px, opened on first use. NULL with SDL_GetError set. */
 static sized_fonts *fonts_at(viz_fonts *f, int px) {
     f->tick++;
@@ -160,14 +199,14 @@ static sized_fonts *fonts_at(viz_fonts *f, int px) {
             return &f->sizes[i];
         }
     }
-    TTF_Font *prim = TTF_OpenFontIndex(f->prim_path, px, f->prim_index);
+    TTF_Font *prim = open_font(&f->prim_map, f->prim_path, px, f->prim_index);
     if (!prim) return NULL;
     sized_fonts *s = victim_slot(f);
     close_sized(s);
     s->px = px;
     s->prim = prim;
     // a fallback that fails to open only costs the rare glyphs, not the text
-    s->fall = f->fall_path ? TTF_OpenFontIndex(f->fall_path, px, f->fall_index) : NULL;
+    s->fall = f->fall_path ? open_font(&f->fall_map, f->fall_path, px, f->fall_index) : NULL;
     s->used = f->tick;
     return s;
 }
@@ -327,10 +366,9 @@ static int blit_run(viz_fonts *f, TTF_Font *font, const char *text, size_t n, SD
     return rc;
 }
 
-/* The whole line as one ARGB surface (colour c, opaque; alpha is applied as a
- * texture alpha mod). *out NULL when the text has no width. */
-static int render_line(viz_fonts *f, const sized_fonts *s, const char *text, viz_rgba c,
-                       SDL_Surface **out, int *asc) {
+/* The whole line as one ARGB surface whose alpha is the glyphs' coverage.
+ * *out NULL when the text has no width. */
+static int render_line(viz_fonts *f, const sized_fonts *s, const char *text, SDL_Surface **out, int *asc) {
     int w, above, below, x = 0, rc = -1;
     SDL_Surface *line = NULL;
     *out = NULL;
@@ -341,7 +379,7 @@ static int render_line(viz_fonts *f, const sized_fonts *s, const char *text, viz
     line = SDL_CreateRGBSurfaceWithFormat(0, w, above + below, 32, SDL_PIXELFORMAT_ARGB8888);
     if (!line) goto cleanup;
     SDL_FillRect(line, NULL, 0);
-    SDL_Color fg = {c.r, c.g, c.b, 255};
+    SDL_Color fg = {255, 255, 255, 255};
     for (size_t len = strlen(text); len > 0;) {
         TTF_Font *font;
         size_t n = next_run(s, text, len, &font);
@@ -358,28 +396,21 @@ cleanup:
     return rc;
 }
 
-/* ---- text texture cache ---- */
+/* ---- text coverage cache ---- */
 
-static uint32_t key_hash(SDL_Renderer *r, const char *text, int px, viz_rgba c) {
-    uint32_t h = 2166136261u; // FNV-1a
+static uint32_t key_hash(const char *text, int px) {
+    uint32_t h = 2166136261u ^ (uint32_t)px; // FNV-1a
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) h = (h ^ *p) * 16777619u;
-    uint32_t extra[3] = {(uint32_t)px, (uint32_t)c.r | (uint32_t)c.g << 8 | (uint32_t)c.b << 16 | (uint32_t)c.a << 24,
-                         (uint32_t)(uintptr_t)r};
-    for (int i = 0; i < 3; i++) h = (h ^ extra[i]) * 16777619u;
     return h;
 }
 
-static tex_entry *cache_find(viz_fonts *f, SDL_Renderer *r, const char *text, int px, viz_rgba c,
-                             uint32_t h) {
-    for (tex_entry *e = f->bucket[h & (CACHE_BUCKETS - 1)]; e; e = e->chain) {
-        if (e->hash == h && e->r == r && e->px == px && e->c.r == c.r && e->c.g == c.g &&
-            e->c.b == c.b && e->c.a == c.a && strcmp(e->text, text) == 0)
-            return e;
-    }
+static text_entry *cache_find(viz_fonts *f, const char *text, int px, uint32_t h) {
+    for (text_entry *e = f->bucket[h & (CACHE_BUCKETS - 1)]; e; e = e->chain)
+        if (e->hash == h && e->px == px && strcmp(e->text, text) == 0) return e;
     return NULL;
 }
 
-static void lru_unlink(viz_fonts *f, tex_entry *e) {
+static void lru_unlink(viz_fonts *f, text_entry *e) {
     if (e->newer) e->newer->older = e->older;
     else f->newest = e->older;
     if (e->older) e->older->newer = e->newer;
@@ -387,7 +418,7 @@ static void lru_unlink(viz_fonts *f, tex_entry *e) {
     e->newer = e->older = NULL;
 }
 
-static void lru_push_front(viz_fonts *f, tex_entry *e) {
+static void lru_push_front(viz_fonts *f, text_entry *e) {
     e->older = f->newest;
     e->newer = NULL;
     if (f->newest) f->newest->newer = e;
@@ -395,50 +426,51 @@ static void lru_push_front(viz_fonts *f, tex_entry *e) {
     if (!f->oldest) f->oldest = e;
 }
 
-static void cache_remove(viz_fonts *f, tex_entry *e) {
-    tex_entry **pp = &f->bucket[e->hash & (CACHE_BUCKETS - 1)];
+static void cache_remove(viz_fonts *f, text_entry *e) {
+    text_entry **pp = &f->bucket[e->hash & (CACHE_BUCKETS - 1)];
     while (*pp != e) pp = &(*pp)->chain;
     *pp = e->chain;
     lru_unlink(f, e);
     f->count--;
     f->bytes -= e->bytes;
-    if (e->img.tex) SDL_DestroyTexture(e->img.tex);
+    free(e->cov);
     free(e);
 }
 
 /* Evicts the least recently used entries, never keep, until under both caps. */
-static void cache_trim(viz_fonts *f, const tex_entry *keep) {
+static void cache_trim(viz_fonts *f, const text_entry *keep) {
     while ((f->count > CACHE_MAX || f->bytes > CACHE_BUDGET) && f->oldest && f->oldest != keep)
         cache_remove(f, f->oldest);
 }
 
-/* Renders text into a texture for r and fills e->img. */
-static int entry_render(viz_fonts *f, SDL_Renderer *r, tex_entry *e) {
+/* Renders e->text and keeps its alpha channel: the coverage of every pixel. */
+static int entry_render(viz_fonts *f, text_entry *e) {
     SDL_Surface *line = NULL;
     int rc = -1, asc = 0;
     sized_fonts *s = fonts_at(f, e->px);
-    if (!s || render_line(f, s, e->text, e->c, &line, &asc) != 0) goto cleanup;
+    if (!s || render_line(f, s, e->text, &line, &asc) != 0) goto cleanup;
     rc = 0;
     if (!line) goto cleanup; // nothing visible: cache the empty result too
-    SDL_Texture *tex = SDL_CreateTextureFromSurface(r, line);
-    if (!tex) {
-        rc = -1;
+    e->cov = malloc((size_t)line->w * (size_t)line->h);
+    if (!e->cov) {
+        rc = SDL_OutOfMemory();
         goto cleanup;
     }
-    SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_BLEND);
-    SDL_SetTextureAlphaMod(tex, e->c.a);
-    e->img = (viz_text_tex){tex, line->w, line->h, asc};
-    e->bytes = (size_t)line->w * (size_t)line->h * 4;
+    for (int y = 0; y < line->h; y++) {
+        const Uint32 *row = (const Uint32 *)((const Uint8 *)line->pixels + (size_t)y * (size_t)line->pitch);
+        for (int x = 0; x < line->w; x++) e->cov[(size_t)y * line->w + x] = (uint8_t)(row[x] >> 24);
+    }
+    e->img = (viz_text_img){e->cov, line->w, line->h, asc};
+    e->bytes = (size_t)line->w * (size_t)line->h;
 cleanup:
     SDL_FreeSurface(line);
     return rc;
 }
 
-int viz_fonts_text_texture(viz_fonts *f, SDL_Renderer *r, const char *text, float px,
-                           viz_rgba c, viz_text_tex *out) {
+int viz_fonts_text(viz_fonts *f, const char *text, float px, viz_text_img *out) {
     int ipx = px_of(px);
-    uint32_t h = key_hash(r, text, ipx, c);
-    tex_entry *e = cache_find(f, r, text, ipx, c, h);
+    uint32_t h = key_hash(text, ipx);
+    text_entry *e = cache_find(f, text, ipx, h);
     if (e) {
         lru_unlink(f, e);
         lru_push_front(f, e);
@@ -448,9 +480,9 @@ int viz_fonts_text_texture(viz_fonts *f, SDL_Renderer *r, const char *text, floa
     size_t len = strlen(text);
     e = calloc(1, sizeof *e + len + 1);
     if (!e) return SDL_OutOfMemory();
-    *e = (tex_entry){.r = r, .hash = h, .px = ipx, .c = c};
+    *e = (text_entry){.hash = h, .px = ipx};
     memcpy(e->text, text, len + 1);
-    if (entry_render(f, r, e) != 0) {
+    if (entry_render(f, e) != 0) {
         free(e);
         return -1;
     }
@@ -462,19 +494,6 @@ int viz_fonts_text_texture(viz_fonts *f, SDL_Renderer *r, const char *text, floa
     cache_trim(f, e);
     *out = e->img;
     return 0;
-}
-
-void viz_fonts_forget_renderer(viz_fonts *f, SDL_Renderer *r) {
-    if (!f) return;
-    for (tex_entry *e = f->newest, *next; e; e = next) {
-        next = e->older;
-        if (e->r == r) cache_remove(f, e);
-    }
-    viz_grid_pool_forget(&f->grids, r);
-}
-
-viz_grid_pool *viz_fonts_grid_pool(viz_fonts *f) {
-    return &f->grids;
 }
 
 /* ---- opening and closing ---- */
@@ -515,6 +534,8 @@ viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap) {
     int rc = override_path ? use_override(f, override_path, err, cap) : find_primary(f, err, cap);
     if (rc != 0) goto fail;
     f->fall_path = fc_find(FALLBACK_FAMILY, false, &f->fall_index);
+    map_font(&f->prim_map, f->prim_path);
+    map_font(&f->fall_map, f->fall_path);
     if (!fonts_at(f, CHECK_PX)) {
         set_err(err, cap, "Cannot use the font %s%s: SDL_ttf cannot read it (%s).", f->prim_path,
                 override_path ? " (--font)" : "", TTF_GetError());
@@ -529,8 +550,9 @@ fail:
 void viz_fonts_close(viz_fonts *f) {
     if (!f) return;
     while (f->newest) cache_remove(f, f->newest);
-    viz_grid_pool_forget(&f->grids, NULL);
     for (int i = 0; i < MAX_SIZES; i++) close_sized(&f->sizes[i]);
+    unmap_font(&f->prim_map);
+    unmap_font(&f->fall_map);
     free(f->prim_path);
     free(f->fall_path);
     free(f->scratch);

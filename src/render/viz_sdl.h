@@ -1,6 +1,7 @@
 /* viz_sdl.h — the SDL backend: fonts found through fontconfig, and display
- * lists replayed into an SDL_Renderer (a window, or an offscreen surface with
- * the software renderer). */
+ * lists rasterised into 32-bit SDL surfaces by attnviz's own software
+ * rasteriser (viz_raster.c). The window, screenshots and PNG exports all come
+ * from it, so they agree to the pixel; a window only presents the surface. */
 #ifndef VIZ_SDL_H
 #define VIZ_SDL_H
 
@@ -8,6 +9,7 @@
 #include <stddef.h>
 
 #include "viz.h"
+#include "viz_damage.h"
 
 typedef struct viz_fonts viz_fonts;
 
@@ -19,22 +21,27 @@ typedef struct viz_fonts viz_fonts;
  * names the Debian package fonts-wqy-microhei. TTF_Init must have been called. */
 viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap);
 
-/* Frees the fonts and every cached glyph texture. NULL is a no-op. */
+/* Frees the fonts and every cached line of text. NULL is a no-op. */
 void viz_fonts_close(viz_fonts *f);
 
 /* Measurement for the layout code (same fonts as drawing). */
 viz_measure viz_fonts_measure(viz_fonts *f);
 
-/* Replays l into r. Text textures are cached per renderer (keyed by text, size
- * and colour) across frames. Returns 0, or -1 with SDL_GetError set. */
-int viz_sdl_draw(SDL_Renderer *r, viz_fonts *f, const viz_list *l);
+/* Rasterises l into dst, a surface of format ARGB8888 or RGB888, touching only
+ * the pixels inside area (NULL: all of dst): they are first set to bg (made
+ * opaque), then every command is drawn over them in order, clipped to area.
+ * Drawing the same list into any set of areas that covers dst gives exactly
+ * the pixels of one whole drawing, which is what lets the window redraw only
+ * what changed. Text lines are cached in f across calls. Returns 0, or -1 with
+ * SDL_GetError set (every command is still tried: a partial frame beats none). */
+int viz_sdl_draw(SDL_Surface *dst, viz_fonts *f, const viz_list *l, const SDL_Rect *area, viz_rgba bg);
 
-/* Forgets cached textures that belong to r (call before destroying r). */
-void viz_fonts_forget_renderer(viz_fonts *f, SDL_Renderer *r);
+/* The signature of l for viz_damage: what each drawn command is and the
+ * pixels it may touch, with text measured by f. false when out of memory. */
+bool viz_sdl_signature(viz_sig *out, viz_fonts *f, const viz_list *l, int w, int h);
 
-/* Renders l offscreen into a new w×h 32-bit surface with SDL's software
- * renderer: no window or display needed. bg fills it first. The caller frees
- * the surface. NULL on failure (SDL_GetError). */
+/* Renders l into a new w×h ARGB8888 surface (opaque, bg first): no window or
+ * display needed. The caller frees the surface. NULL on failure (SDL_GetError). */
 SDL_Surface *viz_sdl_render_surface(viz_fonts *f, const viz_list *l, int w, int h, viz_rgba bg);
 
 /* Saves s as PNG through a temporary file and a rename. Returns 0, or -1 with
