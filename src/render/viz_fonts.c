@@ -29,7 +29,7 @@
 #define CACHE_MAX 2048    /* cached lines of text */
 #define CACHE_BUDGET ((size_t)2 << 20) /* coverage bytes across them: bounded memory */
 #define MEASURE_SLOTS 8192 /* direct-mapped cache of text widths (layout measures a lot) */
-#define MEASURE_TEXT 40    /* longer strings are measured every time */
+#define MEASURE_TEXT 120   /* longer strings are measured every time */
 #define CACHE_BUCKETS 4096 /* power of two */
 
 /* The primary and fallback font opened at one pixel size. */

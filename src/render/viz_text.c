@@ -15,18 +15,29 @@ const char *viz_s(const viz_ctx *c, viz_str id) {
     return s ? s : viz_str_key(id);
 }
 
-/* Byte length of the longest prefix of s that, followed by "…", fits in w. */
+static bool continuation(unsigned char b) {
+    return (b & 0xC0) == 0x80;
+}
+
+/* The code point boundary at or before i (never below lo). */
+static size_t boundary_before(const char *s, size_t lo, size_t i) {
+    while (i > lo && continuation((unsigned char)s[i])) i--;
+    return i;
+}
+
+/* Byte length of the longest prefix of s that, followed by "…", fits in w.
+ * Widths grow with the prefix, so a binary search over code point boundaries
+ * measures a handful of prefixes instead of every one. */
 static size_t fitting_prefix(const viz_ctx *c, const char *s, size_t len, float w, float px) {
     float ell = c->m.width(c->m.ctx, "…", strlen("…"), px);
-    size_t best = 0, i = 0;
-    while (i < len) {
-        uint32_t cp;
-        int k = utf8_decode(s + i, len - i, &cp);
-        i += k > 0 ? (size_t)k : 1;
-        if (c->m.width(c->m.ctx, s, i, px) + ell > w) break;
-        best = i;
+    size_t lo = 0, hi = len; // the prefix of lo bytes fits; none longer than hi does
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        while (mid < hi && continuation((unsigned char)s[mid])) mid++; // a whole code point
+        if (c->m.width(c->m.ctx, s, mid, px) + ell <= w) lo = mid;
+        else hi = boundary_before(s, lo, mid - 1);
     }
-    return best;
+    return lo;
 }
 
 float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px,
@@ -62,30 +73,39 @@ static bool break_before(const char *s, size_t i, size_t len) {
     return utf8_cp_width(cp) == 2 || utf8_cp_width(prev) == 2;
 }
 
-/* Length of the next line of s[0..len) that fits in w (at least one code point). */
+/* Length of the next line of s[0..len) that fits in w (at least one code point):
+ * the last break whose line fits, found by a binary search over the breaks
+ * (a longer line is never narrower). */
 static size_t next_line(const viz_ctx *c, const char *s, size_t len, float w, float px) {
-    size_t fit = 0, i = 0;
-    while (i < len) {
+    size_t breaks[1024], nb = 0; // positions after which the line may end
+    for (size_t i = 0; i < len && nb < sizeof breaks / sizeof *breaks;) {
         uint32_t cp;
         int k = utf8_decode(s + i, len - i, &cp);
         i += k > 0 ? (size_t)k : 1;
-        if (!break_before(s, i, len)) continue;
-        size_t end = i; // trailing spaces do not count against the width
-        while (end > 0 && s[end - 1] == ' ') end--;
-        if (c->m.width(c->m.ctx, s, end, px) > w) break;
-        fit = i;
+        if (break_before(s, i, len)) breaks[nb++] = i;
     }
-    if (fit > 0) return fit;
+    size_t lo = 0, hi = nb; // breaks[0 .. lo) fit; breaks[hi ..) do not
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2, end = breaks[mid];
+        while (end > 0 && s[end - 1] == ' ') end--; // trailing spaces do not count against the width
+        if (c->m.width(c->m.ctx, s, end, px) <= w) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo > 0) return breaks[lo - 1];
     // one word wider than the box: cut it at the last code point that fits
-    i = 0;
-    while (i < len) {
-        uint32_t cp;
-        int k = utf8_decode(s + i, len - i, &cp);
-        size_t next = i + (k > 0 ? (size_t)k : 1);
-        if (i > 0 && c->m.width(c->m.ctx, s, next, px) > w) break;
-        i = next;
+    size_t first = 0;
+    while (first < len) { // at least one code point, even if it alone is too wide
+        first++;
+        if (!continuation((unsigned char)s[first])) break;
     }
-    return i;
+    size_t a = first, b = nb ? breaks[0] : len; // prefix a fits (by fiat); b does not
+    while (a < b) {
+        size_t mid = a + (b - a + 1) / 2;
+        while (mid < b && continuation((unsigned char)s[mid])) mid++;
+        if (c->m.width(c->m.ctx, s, mid, px) <= w) a = mid;
+        else b = boundary_before(s, a, mid - 1);
+    }
+    return a;
 }
 
 float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, viz_rgba col) {
