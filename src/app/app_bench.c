@@ -15,6 +15,10 @@
 typedef struct {
     double ms[MAX_SAMPLES]; /* one duration per frame or edit */
     int n;
+    /* where frame time went, [0] frames that redrew part of the window, [1] all of it */
+    double phase[2][APP_T_COUNT + 1]; /* summed ms per phase; the last: the event and the app's state */
+    double share[2];                  /* summed share of the window's pixels redrawn */
+    int frames[2];
 } samples;
 
 static double now_s(void) {
@@ -39,13 +43,29 @@ static double quantile(samples *s, double q) {
 }
 
 /* One input event, then the frame it causes: the time a person waits. */
+/* Adds the phases of the frame just timed (total ms) to s. */
+static void add_phases(samples *s, const app_ui *u, double total) {
+    int whole = u->frame && u->drawn_px >= (long)u->frame->w * u->frame->h;
+    double rest = total;
+    for (int p = 0; p < APP_T_COUNT; p++) {
+        s->phase[whole][p] += u->phase_ms[p];
+        rest -= u->phase_ms[p];
+    }
+    s->phase[whole][APP_T_COUNT] += rest;
+    s->share[whole] += u->frame ? (double)u->drawn_px / ((double)u->frame->w * u->frame->h) : 0;
+    s->frames[whole]++;
+}
+
 static void frame(app_ui *u, SDL_Event *e, samples *frames, samples *edits) {
+    memset(u->phase_ms, 0, sizeof u->phase_ms);
+    u->drawn_px = 0;
     double t0 = now_s();
     if (e) app_ui_event(u, e);
     double t1 = now_s();
     app_ui_frame(u, false);
     double t2 = now_s();
     add(frames, (t2 - t0) * 1000.0);
+    add_phases(frames, u, (t2 - t0) * 1000.0);
     if (edits && e && e->type == SDL_TEXTINPUT) add(edits, (t1 - t0) * 1000.0);
 }
 
@@ -169,6 +189,19 @@ static void report(const char *what, samples *s) {
     printf("%-44s %5d frames  p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms\n", what, s->n, p50, p99, mx);
 }
 
+/* Mean ms per phase, for frames that redrew part of the window and all of it. */
+static void report_phases(const char *what, const samples *s) {
+    static const char *const kind[2] = {"part", "all"};
+    for (int w = 0; w < 2; w++) {
+        int n = s->frames[w] ? s->frames[w] : 1;
+        const double *ph = s->phase[w];
+        printf("  %s, redrawing %-4s (%4d frames, %5.1f%% of the pixels): event %.3f  layout %.3f  damage %.3f"
+               "  drawing %.3f  showing %.3f ms\n",
+               what, kind[w], s->frames[w], 100.0 * s->share[w] / n, ph[APP_T_COUNT] / n,
+               ph[APP_T_LAYOUT] / n, ph[APP_T_DAMAGE] / n, ph[APP_T_DRAW] / n, ph[APP_T_SHOW] / n);
+    }
+}
+
 int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s) {
     static samples seed, big, typing, edits; // large: not on the stack
     app_state st;
@@ -207,6 +240,9 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s) {
     report("seed sentence (20 tokens, d_model 8, 2 heads)", &seed);
     report("64 tokens, d_model 64, 8 heads", &big);
     report("typing the 64-token sentence", &typing);
+    printf("where the time goes (mean per frame):\n");
+    report_phases("seed sentence", &seed);
+    report_phases("64 tokens    ", &big);
     double e50 = quantile(&edits, 0.5), e99 = quantile(&edits, 0.99);
     printf("recompute per edit: p50 %.3f ms, p99 %.3f ms (%d edits)\n", e50, e99, edits.n);
     printf("first frame %.1f ms after start; export of 8 steps as PNG at pixel scale 2: %.1f ms; peak RSS %.1f MB\n",

@@ -64,13 +64,19 @@ void app_ui_close(app_ui *u) {
 
 /* ---- frames ---- */
 
+static double now_ms(void) {
+    return (double)SDL_GetPerformanceCounter() * 1000.0 / (double)SDL_GetPerformanceFrequency();
+}
+
 void app_ui_layout(app_ui *u) {
     if (!u->st.dirty && u->list.count > 0) return;
+    double t0 = now_ms();
     viz_scene s;
     app_scene(&u->st, &s);
     viz_build_window(&u->list, &s, viz_fonts_measure(u->fonts));
     u->st.dirty = false;
     u->stale = true; // laid out but not yet on screen
+    u->phase_ms[APP_T_LAYOUT] += now_ms() - t0;
 }
 
 void app_ui_output_size(app_ui *u, int *w, int *h) {
@@ -96,11 +102,13 @@ static bool frame_buffer(app_ui *u, int w, int h) {
 static int redraw(app_ui *u, viz_irect *d) {
     int w = u->st.width, h = u->st.height;
     if (w <= 0 || h <= 0 || !frame_buffer(u, w, h)) return 0;
+    double t0 = now_ms();
     viz_sig *old = &u->sig[u->sig_cur], *now = &u->sig[!u->sig_cur];
     int n = 1;
     d[0] = (viz_irect){0, 0, w, h};
     bool known = viz_sdl_signature(now, u->fonts, &u->list, w, h);
     if (known && !u->full_redraw) n = viz_damage(old, now, d, VIZ_DAMAGE_MAX);
+    double t1 = now_ms();
     viz_rgba bg = viz_theme_get(u->st.theme)->bg;
     u->drawn_px = 0;
     for (int i = 0; i < n; i++) {
@@ -111,6 +119,8 @@ static int redraw(app_ui *u, viz_irect *d) {
     if (!known) now->count = 0; // not sure what is on screen: the next frame is drawn whole
     u->sig_cur = !u->sig_cur;
     u->full_redraw = false;
+    u->phase_ms[APP_T_DAMAGE] += t1 - t0;
+    u->phase_ms[APP_T_DRAW] += now_ms() - t1;
     return n;
 }
 
@@ -141,7 +151,9 @@ void app_ui_frame(app_ui *u, bool force) {
     if (!u->stale && !force && !shot && !u->repaint) return; // nothing changed: no redraw
     viz_irect d[VIZ_DAMAGE_MAX];
     int n = u->stale ? redraw(u, d) : 0;
+    double t0 = now_ms();
     present(u, d, n);
+    u->phase_ms[APP_T_SHOW] += now_ms() - t0;
     u->stale = false;
     u->frames++;
     if (shot) {

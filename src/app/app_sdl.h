@@ -10,6 +10,9 @@
 #include "app_script.h"
 #include "viz_sdl.h"
 
+/* Where a frame's time goes, accumulated until reset (for --bench). */
+typedef enum { APP_T_LAYOUT, APP_T_DAMAGE, APP_T_DRAW, APP_T_SHOW, APP_T_COUNT } app_phase;
+
 typedef struct {
     SDL_Window *win;          /* the window (owned) */
     SDL_Surface *frame;       /* the frame as drawn, (A)RGB8888 (owned): screenshots and pixel checks */
@@ -19,6 +22,7 @@ typedef struct {
     bool full_redraw;         /* draw the next frame whole (new size, failed drawing) */
     bool repaint;             /* copy the whole frame to the window again (it was exposed) */
     long drawn_px;            /* pixels redrawn by the last frame (damage only), for --bench */
+    double phase_ms[APP_T_COUNT]; /* milliseconds per phase since the caller last zeroed them */
     viz_fonts *fonts;         /* UI fonts (borrowed) */
     viz_list list;            /* the display list of the current frame (owned) */
     app_state st;             /* app state (owned) */
