@@ -20,6 +20,7 @@ python=${PYTHON:-/usr/bin/python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+"$root/scripts/install-deps.sh" --bench
 echo "== building attn_bench_head (Release, -O2) in $build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
       -DATTNVIZ_TESTS=OFF >/dev/null

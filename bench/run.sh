@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# run.sh — every figure of the README's "Speed, measured", on this machine:
+#   1. attnviz --bench (Release build): frame times, first frame, export, RSS;
+#   2. bench/numpy_compare.sh: one full head at n = 2048, d = 64, C against numpy;
+#   3. bench/export_compare.sh: eight PNGs from attnviz against one matplotlib heatmap;
+#   4. attnviz --complexity --max-n 1024: the fitted slopes of full, window and linear attention.
+# Installs what is missing (scripts/install-deps.sh --bench) and builds in build-bench.
+# Usage: bench/run.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-bench}
+export BUILD_DIR=$build
+"$root/scripts/install-deps.sh" --bench
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
+      -DATTNVIZ_TESTS=OFF >/dev/null
+cmake --build "$build" -j"$(nproc)" >/dev/null
+echo "==== attnviz --bench"
+"$build/attnviz" --bench
+echo "==== bench/numpy_compare.sh"
+bash "$root/bench/numpy_compare.sh"
+echo "==== bench/export_compare.sh"
+bash "$root/bench/export_compare.sh"
+echo "==== attnviz --complexity --max-n 1024"
+"$build/attnviz" --complexity --max-n 1024
