@@ -2,6 +2,7 @@
  * matrix product (A left of the result, B above it), or side by side. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "viz_internal.h"
@@ -132,6 +133,32 @@ static void product_draw(const viz_ctx *c, const product *p, float x0, float y0,
     }
 }
 
+/* One line of the lines view: query to key, in a head's colour. */
+typedef struct {
+    double weight;
+    int head, key;
+} line_item;
+
+static int by_weight(const void *pa, const void *pb) {
+    const line_item *a = pa, *b = pb;
+    if (a->weight != b->weight) return a->weight < b->weight ? -1 : 1;
+    return a->head != b->head ? a->head - b->head : a->key - b->key; // a stable, total order
+}
+
+/* The colour of each head, in one row under the lines of every head. */
+static void lines_legend(const viz_ctx *c, float x, float y, float w, const viz_rgba *palette, int heads) {
+    float sw = c->small * 0.9f, gapw = c->small * 0.6f, lh = c->small * 1.6f, end = x + w;
+    for (int h = 0; h < heads; h++) {
+        char lab[48];
+        snprintf(lab, sizeof lab, "%s %d", viz_s(c, VIZ_S_HEAD), h + 1);
+        float tw = viz_text_w(c, lab, c->small);
+        if (x + sw + gapw * 0.5f + tw > end) break; // no room for more
+        viz_fill(c->l, x, y + (lh - sw) / 2, sw, sw, palette[h]);
+        viz_text(c->l, x + sw + gapw * 0.5f, y, tw, lh, lab, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+        x += sw + gapw * 0.5f + tw + gapw * 1.5f;
+    }
+}
+
 /* Token rows on the left, keys on the right, a line from the query to each key:
  * thickness and opacity follow the weight. */
 static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
@@ -166,14 +193,27 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
     }
     if (c->s->hide_weights) return;
     bool all = c->s->compare == VIZ_COMPARE_OFF && c->s->lines_all_heads;
-    for (int h = all ? 0 : head; h < (all ? t->cfg.heads : head + 1); h++)
+    int h0 = all ? 0 : head, h1 = all ? t->cfg.heads : head + 1, count = 0;
+    line_item items[ATTN_MAX_HEADS * ATTN_MAX_TOKENS];
+    for (int h = h0; h < h1; h++)
         for (int j = 0; j < n; j++) {
             double a = t->head[h].weights[(size_t)q * n + j];
-            if (a < 0.005) continue;
-            // opaque, pre-mixed with the background: fast to draw, and crossing lines stay legible
-            viz_rgba col = viz_mix(c->th->bg, all ? palette[h] : c->th->accent, (float)(0.4 + 0.6 * a));
-            viz_line(c->l, lx, top + (q + 0.5f) * rh, rx, top + (j + 0.5f) * rh, 1.0f + 9.0f * (float)a * c->u, col);
+            if (a >= 0.005) items[count++] = (line_item){a, h, j};
         }
+    // the strongest lines on top, whichever head they belong to
+    qsort(items, (size_t)count, sizeof *items, by_weight);
+    // with every head, each head's lines end side by side next to the key
+    float spread = all && h1 > 1 ? fminf(rh * 0.7f / (float)(h1 - 1), 4 * c->u) : 0;
+    for (int i = 0; i < count; i++) {
+        const line_item *it = &items[i];
+        float dy = spread * ((float)it->head - (float)(h1 - 1) / 2.0f);
+        // opaque, pre-mixed with the background: fast to draw, and crossing lines stay legible
+        viz_rgba col = viz_mix(c->th->bg, all ? palette[it->head] : c->th->accent, (float)(0.4 + 0.6 * it->weight));
+        viz_line(c->l, lx, top + (q + 0.5f) * rh, rx, top + (it->key + 0.5f) * rh + dy,
+                 1.0f + 9.0f * (float)it->weight * c->u, col);
+    }
+    if (all && h1 > 1) // right under the last token, inside the box
+        lines_legend(c, lx, fminf(top + n * rh + 6 * c->u, b.y + b.h - c->small * 1.6f), b.w - (lx - b.x), palette, h1);
 }
 
 /* Titles live in a small ring so several can be alive during one step. */
