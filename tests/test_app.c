@@ -223,6 +223,10 @@ static void test_strings_errors(void **state) {
     const char *short_line = "APP_NAME\tattnviz\n";
     assert_int_equal(viz_strings_parse(&t, short_line, strlen(short_line), "ui.tsv", &err), ATTN_ERR_PARSE);
     assert_non_null(strstr(err.msg, "ui.tsv:1: a line needs"));
+    const char *specs = "APP_NAME\tattnviz\tattnviz\nSTATUS_SAVED\tSaved %s (%d%%)\t已保存 %d（%s）\n";
+    assert_int_equal(viz_strings_parse(&t, specs, strlen(specs), "ui.tsv", &err), ATTN_ERR_PARSE);
+    assert_string_equal(err.msg, "ui.tsv:2: the English and the Chinese text of \"STATUS_SAVED\" must have the same "
+                                 "%-placeholders in the same order (English \"sd\", Chinese \"ds\").");
     const char *missing = "APP_NAME\tattnviz\tattnviz\n";
     assert_int_equal(viz_strings_parse(&t, missing, strlen(missing), "ui.tsv", &err), ATTN_ERR_PARSE);
     assert_non_null(strstr(err.msg, "is missing"));

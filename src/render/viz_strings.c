@@ -26,6 +26,23 @@ static void unescape(char *s) {
     *w = '\0';
 }
 
+/* The printf conversions of s in order, one letter each ("%.2f %d%%" gives
+ * "fd"), in out (cap bytes). Length modifiers count: "%ld" is "ld". */
+static void conversions(const char *s, char *out, size_t cap) {
+    size_t n = 0;
+    for (const char *p = strchr(s, '%'); p; p = strchr(p, '%')) {
+        p++;
+        if (*p == '%') { // a literal percent sign
+            p++;
+            continue;
+        }
+        p += strspn(p, "-+ #0123456789.*"); // flags, width, precision
+        while (*p && strchr("hlLqjzt", *p) && n + 1 < cap) out[n++] = *p++;
+        if (*p && n + 1 < cap) out[n++] = *p++;
+    }
+    out[n] = '\0';
+}
+
 /* Splits one line "key\ten\tzh" in place and stores it. */
 static attn_status take_line(viz_strings *t, char *line, int lineno, const char *name, attn_err *err) {
     char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
@@ -37,6 +54,14 @@ static attn_status take_line(viz_strings *t, char *line, int lineno, const char 
     if (id < 0) return attn_fail(err, ATTN_ERR_PARSE, "%s:%d: unknown string key \"%s\".", name, lineno, line);
     unescape(tab1 + 1);
     unescape(tab2 + 1);
+    // both texts go through the same printf call: they must take the same arguments
+    char en[32], zh[32];
+    conversions(tab1 + 1, en, sizeof en);
+    conversions(tab2 + 1, zh, sizeof zh);
+    if (strcmp(en, zh) != 0)
+        return attn_fail(err, ATTN_ERR_PARSE, "%s:%d: the English and the Chinese text of \"%s\" must have the same "
+                         "%%-placeholders in the same order (English \"%s\", Chinese \"%s\").", name, lineno, line,
+                         en, zh);
     t->s[VIZ_LANG_EN][id] = tab1 + 1;
     t->s[VIZ_LANG_ZH][id] = tab2 + 1;
     return ATTN_OK;
