@@ -130,8 +130,9 @@ static void present(app_ui *u, const viz_irect *d, int n) {
     SDL_Surface *ws = SDL_GetWindowSurface(u->win);
     if (!ws || !u->frame) return;
     SDL_Rect r[VIZ_DAMAGE_MAX];
-    if (ws != u->shown || u->repaint || ws->w != u->frame->w || ws->h != u->frame->h) {
-        d = &(viz_irect){0, 0, u->frame->w, u->frame->h};
+    viz_irect all = {0, 0, u->frame->w, u->frame->h};
+    if (ws != u->shown || u->repaint || ws->w != all.w || ws->h != all.h) {
+        d = &all;
         n = 1;
     }
     for (int i = 0; i < n; i++) {
