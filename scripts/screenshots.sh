@@ -32,7 +32,7 @@ click token 7
 shot $out/lesson-revealed-zh.png
 quit
 SCRIPT
-export XDG_CONFIG_HOME="$tmp/config" SDL_RENDER_DRIVER=software
+export XDG_CONFIG_HOME="$tmp/config"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --sentence "这只动物没看见那只鸟，因为它飞得太快了。" \
     --script "$tmp/shots.script"
 LANG=zh_CN.UTF-8 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --script "$tmp/lesson.script"

@@ -38,7 +38,6 @@ static viz_strings g_ui;
 static int group_setup(void **state) {
     (void)state;
     setenv("SDL_VIDEODRIVER", "dummy", 1);
-    setenv("SDL_RENDER_DRIVER", "software", 1);
     if (SDL_Init(SDL_INIT_VIDEO) != 0 || TTF_Init() != 0 || !(IMG_Init(IMG_INIT_PNG) & IMG_INIT_PNG)) return -1;
     char msg[512] = "";
     attn_err err;

@@ -33,9 +33,8 @@ static const viz_rgba DARK = {30, 30, 30, 255};
 
 static int group_setup(void **state) {
     (void)state;
-    // no display: the dummy video driver and the software renderer
+    // no display: the dummy video driver
     setenv("SDL_VIDEODRIVER", "dummy", 1);
-    setenv("SDL_RENDER_DRIVER", "software", 1);
     if (SDL_Init(SDL_INIT_VIDEO) != 0 || TTF_Init() != 0) return -1;
     char err[512] = "";
     g_fonts = viz_fonts_open(NULL, err, sizeof err);

@@ -147,10 +147,10 @@ else
     echo "skipped: xelatex with ctex is not installed"
 fi
 
-# ---- --view window is the window, pixel for pixel (software renderer, Xvfb) ----
+# ---- --view window is the window, pixel for pixel (Xvfb) ----
 if command -v xvfb-run >/dev/null; then
     printf 'size 1280 800\nwait 300\nshot %s\nquit\n' "$out/gui.png" >"$out/shot.script"
-    XDG_CONFIG_HOME="$out/config" SDL_RENDER_DRIVER=software xvfb-run -a -s "-screen 0 1920x1200x24" \
+    XDG_CONFIG_HOME="$out/config" xvfb-run -a -s "-screen 0 1920x1200x24" \
         "$bin" --sentence "$seed" --ui-scale 1 --size 1280x800 --script "$out/shot.script" >/dev/null 2>&1
     export_run --sentence "$seed" --export-dir "$out/win1" --steps 6 --format png --view window --size 1280x800
     check "--view window PNG equals the window's screenshot" cmp -s "$out/gui.png" "$out/win1/06-softmax.png"

@@ -9,7 +9,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 command -v xvfb-run >/dev/null || { echo "FAIL: xvfb-run is missing (Debian package xvfb)"; exit 1; }
 sed "s|@OUT@|$out|g" "$here/e2e.script" >"$out/e2e.script"
-export XDG_CONFIG_HOME="$out/config" SDL_RENDER_DRIVER=software
+export XDG_CONFIG_HOME="$out/config"
 fail=0
 seed="这只动物没看见那只鸟，因为它飞得太快了。"
 xvfb() { xvfb-run -a -s "-screen 0 1920x1200x24" "$@"; }

@@ -18,7 +18,7 @@ out=$("$prefix/bin/attnviz" --headless --print x 2>&1) && grep -q "tokens (20)" 
     || { echo "FAIL: installed headless run: $out"; fail=1; }
 # the default launch opens the shipped lesson (English under LANG=C.UTF-8)
 printf 'expect page intro\nexpect weights design\nexpect badge hand-designed (lesson)\nquit\n' >"$prefix/quit.script"
-LANG=C.UTF-8 XDG_CONFIG_HOME="$prefix/config" SDL_RENDER_DRIVER=software xvfb-run -a "$prefix/bin/attnviz" --script "$prefix/quit.script" \
+LANG=C.UTF-8 XDG_CONFIG_HOME="$prefix/config" xvfb-run -a "$prefix/bin/attnviz" --script "$prefix/quit.script" \
     || { echo "FAIL: the installed app did not start in a window"; fail=1; }
 if [ $fail -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 exit $fail

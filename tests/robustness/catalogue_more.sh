@@ -22,7 +22,7 @@ cfg=$tmp/config # XDG_CONFIG_HOME of every run: attnviz/settings.json must never
 xdg=$tmp/runtime # an empty XDG_RUNTIME_DIR: no Wayland socket to find
 mkdir -p "$in" "$cfg" "$xdg"
 chmod 700 "$xdg"
-export XDG_CONFIG_HOME=$cfg XDG_RUNTIME_DIR=$xdg SDL_RENDER_DRIVER=software LC_ALL=C.UTF-8
+export XDG_CONFIG_HOME=$cfg XDG_RUNTIME_DIR=$xdg LC_ALL=C.UTF-8
 unset SDL_VIDEODRIVER
 # In a sanitizer build: system libraries' leaks are suppressed (see the file),
 # quietly, so that standard error holds only what the user would see.
