@@ -12,19 +12,14 @@
 #   BUILD_DIR=…   where to build attnviz (default build-bench, Release with -O2)
 #   PYTHON=…      the interpreter (default Debian's /usr/bin/python3 + python3-matplotlib)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/common.sh"
 reps=${1:-5}
-build=${BUILD_DIR:-$root/build-bench}
 python=${PYTHON:-/usr/bin/python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$root/scripts/install-deps.sh" --bench
-echo "== building attnviz (Release, -O2) in $build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
-      -DATTNVIZ_TESTS=OFF >/dev/null
-cmake --build "$build" --target attnviz -j"$(nproc)" >/dev/null
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
+bench_build attnviz
+bench_machine
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 

@@ -13,21 +13,15 @@
 # old OpenBLAS builds; they slow a current one). Each run says which BLAS numpy
 # called. C runs on one thread; an OpenBLAS numpy may use every core.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/common.sh"
 n=${1:-2048} d=${2:-64} reps=${3:-10}
-build=${BUILD_DIR:-$root/build-bench}
 python=${PYTHON:-/usr/bin/python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$root/scripts/install-deps.sh" --bench
-echo "== building attn_bench_head (Release, -O2) in $build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
-      -DATTNVIZ_TESTS=OFF >/dev/null
-cmake --build "$build" --target attn_bench_head -j"$(nproc)" >/dev/null
-
+bench_build attn_bench_head
 echo "== one head, n = $n, d = $d, float64, best of $reps runs after a warm-up"
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
+bench_machine
 "$build/bench/attn_bench_head" "$n" "$d" "$reps" "$work/z_c.bin" | tee "$work/c.txt"
 c_ms=$(sed -n 's/^c: .*fast_best_ms=\([0-9.]*\).*/\1/p' "$work/c.txt")
 

@@ -7,13 +7,10 @@
 # Installs what is missing (scripts/install-deps.sh --bench) and builds in build-bench.
 # Usage: bench/run.sh
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD_DIR:-$root/build-bench}
+. "$(dirname "$0")/common.sh"
 export BUILD_DIR=$build
-"$root/scripts/install-deps.sh" --bench
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
-      -DATTNVIZ_TESTS=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" >/dev/null
+bench_build attnviz
+bench_machine
 echo "==== attnviz --bench"
 "$build/attnviz" --bench
 echo "==== bench/numpy_compare.sh"

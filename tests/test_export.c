@@ -9,7 +9,7 @@
  * in a channel (another FreeType build may anti-alias a little differently).
  * Fonts are pinned through fontconfig: WenQuanYi Micro Hei + DejaVu Sans. */
 #define _GNU_SOURCE /* unshare, mount */
-#include "test_common.h"
+#include "test_sdl_common.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
@@ -37,27 +37,21 @@ static viz_strings g_ui;
 
 static int group_setup(void **state) {
     (void)state;
-    setenv("SDL_VIDEODRIVER", "dummy", 1);
-    if (SDL_Init(SDL_INIT_VIDEO) != 0 || TTF_Init() != 0 || !(IMG_Init(IMG_INIT_PNG) & IMG_INIT_PNG)) return -1;
-    char msg[512] = "";
     attn_err err;
-    g_fonts = viz_fonts_open(NULL, msg, sizeof msg);
-    if (!g_fonts) print_error("%s\n", msg);
+    g_fonts = test_fonts_open();
+    if (!g_fonts || !(IMG_Init(IMG_INIT_PNG) & IMG_INIT_PNG)) return -1;
     if (viz_strings_load(&g_ui, ATTN_SOURCE_DIR "/assets/ui_strings.tsv", &err) != ATTN_OK) {
         print_error("%s\n", err.msg);
         return -1;
     }
-    return g_fonts ? 0 : -1;
+    return 0;
 }
 
 static int group_teardown(void **state) {
     (void)state;
     viz_strings_free(&g_ui);
-    viz_fonts_close(g_fonts);
     IMG_Quit();
-    TTF_Quit();
-    SDL_Quit();
-    FcFini();
+    test_fonts_close(g_fonts);
     return 0;
 }
 

@@ -1,12 +1,8 @@
 /* test_viz_damage.c — what the window redraws: signatures of display lists,
  * the damage between two, and the invariant that makes partial redraws safe:
  * drawing only the damage over the last frame gives exactly the new frame. */
-#include "test_common.h"
+#include "test_sdl_common.h"
 
-#include <SDL.h>
-#include <SDL_ttf.h>
-#include <fontconfig/fontconfig.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -27,23 +23,16 @@ static const viz_rgba BLUE = {10, 20, 200, 255};
 
 static int group_setup(void **state) {
     (void)state;
-    setenv("SDL_VIDEODRIVER", "dummy", 1);
     attn_err err;
-    if (SDL_Init(SDL_INIT_VIDEO) != 0 || TTF_Init() != 0) return -1;
     if (viz_strings_load(&g_ui, ATTN_SOURCE_DIR "/assets/ui_strings.tsv", &err) != ATTN_OK) return -1;
-    char msg[512] = "";
-    g_fonts = viz_fonts_open(NULL, msg, sizeof msg);
-    if (!g_fonts) print_error("%s\n", msg);
+    g_fonts = test_fonts_open();
     return g_fonts ? 0 : -1;
 }
 
 static int group_teardown(void **state) {
     (void)state;
-    viz_fonts_close(g_fonts);
+    test_fonts_close(g_fonts);
     viz_strings_free(&g_ui);
-    TTF_Quit();
-    SDL_Quit();
-    FcFini();
     return 0;
 }
 

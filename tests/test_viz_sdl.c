@@ -1,6 +1,6 @@
 /* test_viz_sdl.c — the SDL backend: fonts through fontconfig with a per-glyph
  * fallback, display lists rendered offscreen, screenshots saved atomically. */
-#include "test_common.h"
+#include "test_sdl_common.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
@@ -33,21 +33,13 @@ static const viz_rgba DARK = {30, 30, 30, 255};
 
 static int group_setup(void **state) {
     (void)state;
-    // no display: the dummy video driver
-    setenv("SDL_VIDEODRIVER", "dummy", 1);
-    if (SDL_Init(SDL_INIT_VIDEO) != 0 || TTF_Init() != 0) return -1;
-    char err[512] = "";
-    g_fonts = viz_fonts_open(NULL, err, sizeof err);
-    if (!g_fonts) print_error("%s\n", err);
+    g_fonts = test_fonts_open();
     return g_fonts ? 0 : -1;
 }
 
 static int group_teardown(void **state) {
     (void)state;
-    viz_fonts_close(g_fonts);
-    TTF_Quit();
-    SDL_Quit();
-    FcFini(); // releases fontconfig's global configuration for the leak checker
+    test_fonts_close(g_fonts);
     return 0;
 }
 
