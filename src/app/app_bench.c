@@ -62,7 +62,7 @@ static void frame(app_ui *u, SDL_Event *e, samples *frames, samples *edits) {
     double t0 = now_s();
     if (e) app_ui_event(u, e);
     double t1 = now_s();
-    app_ui_frame(u, false);
+    app_ui_frame(u);
     double t2 = now_s();
     add(frames, (t2 - t0) * 1000.0);
     add_phases(frames, u, (t2 - t0) * 1000.0);
@@ -219,7 +219,7 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s) {
         app_free(&st);
         return 1;
     }
-    app_ui_frame(&u, false);
+    app_ui_frame(&u);
     double first_ms = (now_s() - start_s) * 1000.0;
     session(&u, &seed);
     type_long_sentence(&u, &typing, &edits);

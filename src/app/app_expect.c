@@ -159,7 +159,7 @@ static bool expect_rss(app_ui *u, const app_script_cmd *c) {
 
 bool app_expect(app_ui *u, const app_script_cmd *c) {
     if (!strncmp(c->name, "rss_", 4)) return expect_rss(u, c);
-    app_ui_frame(u, true);
+    app_ui_frame(u);
     if (!strcmp(c->name, "cell_color")) return expect_cell_color(u, c);
     if (!strcmp(c->name, "row_highlight")) return expect_row_highlight(u, c);
     if (!strcmp(c->name, "text_drawn")) return expect_text(u, c);

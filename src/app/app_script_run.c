@@ -163,7 +163,7 @@ static bool run(app_ui *u, const app_script_cmd *c) {
     case APP_SC_WHEEL: wheel(u, c); return true;
     case APP_SC_WAIT: u->wait_until = SDL_GetTicks() + (Uint32)c->v[0]; return true;
     case APP_SC_SHOT:
-        app_ui_frame(u, true);
+        app_ui_frame(u);
         if (app_ui_save_frame(u, c->text, err, sizeof err) != 0) return fail(u, c, "%s%s", err, "");
         return true;
     case APP_SC_EXPECT: return app_expect(u, c);

@@ -146,10 +146,10 @@ static void present(app_ui *u, const viz_irect *d, int n) {
     }
 }
 
-void app_ui_frame(app_ui *u, bool force) {
+void app_ui_frame(app_ui *u) {
     bool shot = u->pending_shot[0] != '\0';
     app_ui_layout(u);
-    if (!u->stale && !force && !shot && !u->repaint) return; // nothing changed: no redraw
+    if (!u->stale && !shot && !u->repaint) return; // nothing changed: no redraw
     viz_irect d[VIZ_DAMAGE_MAX];
     int n = u->stale ? redraw(u, d) : 0;
     double t0 = now_ms();
@@ -530,7 +530,7 @@ int app_ui_run(app_ui *u) {
                 if (e.type == SDL_TEXTEDITING_EXT) SDL_free(e.editExt.text);
             }
         }
-        app_ui_frame(u, false);
+        app_ui_frame(u);
         if (scripted && !app_script_tick(u)) scripted = false;
     }
     return u->exit_code;

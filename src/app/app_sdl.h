@@ -66,8 +66,9 @@ void app_ui_layout(app_ui *u);
 
 /* Lays out if needed, then, when the list changed since the last frame,
  * redraws the pixels that changed (the damage between the two lists) and
- * presents. force presents even when nothing changed. */
-void app_ui_frame(app_ui *u, bool force);
+ * shows them; u->frame then holds what is on screen (screenshots and pixel
+ * checks read it). */
+void app_ui_frame(app_ui *u);
 
 /* Runs script commands due now. Returns false when the script has finished. */
 bool app_script_tick(app_ui *u);
