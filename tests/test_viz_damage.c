@@ -212,6 +212,9 @@ static void whole_canvas_when_size_changes_or_nothing_was_drawn(void **state) {
     assert_rect(r[0], 0, 0, W, H);
     assert_int_equal(viz_damage(NULL, &s1, r, VIZ_DAMAGE_MAX), 1);
     assert_rect(r[0], 0, 0, W, H);
+    assert_int_equal(viz_damage(&s1, &s1, r, 1), 1); // too little room for the pieces: all of it
+    assert_rect(r[0], 0, 0, W, H);
+    assert_int_equal(viz_damage(&s1, &s1, r, 0), 0); // no room at all
     viz_sig_free(&s1);
     viz_sig_free(&s2);
     viz_sig_free(NULL); // no-op

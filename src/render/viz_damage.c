@@ -210,7 +210,7 @@ static void match(const viz_sig *b, const viz_sig *a, rects *d) {
 
 int viz_damage(const viz_sig *before, const viz_sig *after, viz_irect *out, int cap) {
     viz_irect canvas = {0, 0, after->w, after->h};
-    if (empty(canvas)) return 0;
+    if (empty(canvas) || cap < 1) return 0; // nothing to draw, or nowhere to say so
     if (cap < VIZ_DAMAGE_MAX) cap = 1;
     bool full = cap == 1 || !before || before->w != after->w || before->h != after->h || before->count == 0;
     rects d = {out, 0, cap < VIZ_DAMAGE_MAX ? cap : VIZ_DAMAGE_MAX};

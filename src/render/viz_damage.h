@@ -44,11 +44,12 @@ void viz_sig_free(viz_sig *s);
 /* At most this many rectangles come out of viz_damage. */
 #define VIZ_DAMAGE_MAX 16
 
-/* The pixels that differ between the frames of before and after, as at most
- * VIZ_DAMAGE_MAX disjoint-or-overlapping rectangles inside after's canvas
- * (cap must be at least VIZ_DAMAGE_MAX). Returns their count: 0 when nothing
+/* The pixels that differ between the frames of before (NULL: nothing drawn
+ * yet) and after, as at most VIZ_DAMAGE_MAX rectangles, possibly overlapping,
+ * inside after's canvas, written to out. Returns their count: 0 when nothing
  * changed; one rectangle covering the whole canvas when the canvas size
- * changed, before is empty, or most of it changed anyway. */
+ * changed, before is empty, most of it changed anyway, or cap is below
+ * VIZ_DAMAGE_MAX (0 when cap < 1: there is nowhere to put it). */
 int viz_damage(const viz_sig *before, const viz_sig *after, viz_irect *out, int cap);
 
 /* The pixel box of a FILL, STROKE, GRID or LINE command (LINE: its ends and

@@ -170,7 +170,7 @@ static int draw_text(const canvas *cv, viz_fonts *f, const viz_list *l, const vi
  * cells line up with the separators drawn between them. */
 static void draw_grid(const canvas *cv, const viz_list *l, const viz_cmd *c) {
     if (c->rows <= 0 || c->cols <= 0) return;
-    viz_irect b = viz_irect_clip(viz_box_pixels(c->x, c->y, c->w, c->h), cv->clip);
+    viz_irect box = viz_box_pixels(c->x, c->y, c->w, c->h), b = viz_irect_clip(box, cv->clip);
     if (b.w <= 0) return;
     const viz_rgba *cells = viz_cmd_cells(l, c);
     float ch = c->h / (float)c->rows, cw = c->w / (float)c->cols;
@@ -180,7 +180,9 @@ static void draw_grid(const canvas *cv, const viz_list *l, const viz_cmd *c) {
         for (int k = 0; k < c->cols; k++) {
             int x0 = viz_iround(c->x + cw * (float)k), x1 = viz_iround(c->x + cw * (float)(k + 1));
             if (x1 <= b.x || x0 >= b.x + b.w) continue;
-            fill_rect(cv, (viz_irect){x0, y0, x1 - x0, y1 - y0}, cells[(size_t)r * (size_t)c->cols + (size_t)k]);
+            // never past the box (rounding of the last edge), which is what the damage knows
+            viz_irect cell = viz_irect_clip((viz_irect){x0, y0, x1 - x0, y1 - y0}, box);
+            fill_rect(cv, cell, cells[(size_t)r * (size_t)c->cols + (size_t)k]);
         }
     }
 }
