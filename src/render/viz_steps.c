@@ -145,18 +145,31 @@ static int by_weight(const void *pa, const void *pb) {
     return a->head != b->head ? a->head - b->head : a->key - b->key; // a stable, total order
 }
 
-/* The colour of each head, in one row under the lines of every head. */
-static void lines_legend(const viz_ctx *c, float x, float y, float w, const viz_rgba *palette, int heads) {
-    float sw = c->small * 0.9f, gapw = c->small * 0.6f, lh = c->small * 1.6f, end = x + w;
+/* The colour of each head under the lines of every head: "head ■1 ■2 …",
+ * wrapped onto as many rows as the width needs. Draws only when draw is set;
+ * returns its height either way, so the rows above can make room for it. */
+static float lines_legend(const viz_ctx *c, float x, float y, float w, const viz_rgba *palette, int heads,
+                          bool draw) {
+    float sw = c->small * 0.9f, gapw = c->small * 0.5f, lh = c->small * 1.6f, x0 = x, y0 = y, end = x + w;
+    const char *name = viz_s(c, VIZ_S_HEAD);
+    float nw = viz_text_w(c, name, c->small);
+    if (draw) viz_text(c->l, x, y, nw, lh, name, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    x += nw + gapw;
     for (int h = 0; h < heads; h++) {
-        char lab[48];
-        snprintf(lab, sizeof lab, "%s %d", viz_s(c, VIZ_S_HEAD), h + 1);
-        float tw = viz_text_w(c, lab, c->small);
-        if (x + sw + gapw * 0.5f + tw > end) break; // no room for more
-        viz_fill(c->l, x, y + (lh - sw) / 2, sw, sw, palette[h]);
-        viz_text(c->l, x + sw + gapw * 0.5f, y, tw, lh, lab, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
-        x += sw + gapw * 0.5f + tw + gapw * 1.5f;
+        char lab[16];
+        snprintf(lab, sizeof lab, "%d", h + 1);
+        float tw = viz_text_w(c, lab, c->small), item = sw + gapw * 0.5f + tw;
+        if (x + item > end && x > x0 + nw + gapw) { // a new row, aligned under the first swatch
+            x = x0 + nw + gapw;
+            y += lh;
+        }
+        if (draw) {
+            viz_fill(c->l, x, y + (lh - sw) / 2, sw, sw, palette[h]);
+            viz_text(c->l, x + sw + gapw * 0.5f, y, tw, lh, lab, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+        }
+        x += item + gapw * 1.5f;
     }
+    return y + lh - y0;
 }
 
 /* Token rows on the left, keys on the right, a line from the query to each key:
@@ -175,12 +188,16 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
         snprintf(buf + used, sizeof buf - used, " · %s", viz_s(c, VIZ_S_LINES_ALL_HEADS));
     }
     viz_label(c, b.x, b.y, b.w, c->small * 1.6f, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
-    float top = b.y + c->small * 2.0f, rh = (b.h - (top - b.y)) / n;
+    bool all = c->s->compare == VIZ_COMPARE_OFF && c->s->lines_all_heads;
+    int h0 = all ? 0 : head, h1 = all ? t->cfg.heads : head + 1;
+    float lw = b.w * 0.28f, lx = b.x + lw, rx = b.x + b.w - lw;
+    bool legend = all && h1 > 1 && !c->s->hide_weights;
+    float leg_h = legend ? lines_legend(c, lx, 0, b.w - lw, NULL, h1, false) + 6 * c->u : 0;
+    float top = b.y + c->small * 2.0f, rh = (b.h - (top - b.y) - leg_h) / n; // the legend has its own room
     if (rh > 30 * c->u) rh = 30 * c->u;
     float px = rh * 0.7f < c->small ? rh * 0.7f : c->small;
     if (px < 9) px = 9;
     int step = (int)ceilf(px * 1.1f / rh);
-    float lw = b.w * 0.28f, lx = b.x + lw, rx = b.x + b.w - lw;
     for (int i = 0; i < n; i++) {
         float y = top + i * rh;
         attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
@@ -192,8 +209,7 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
         viz_hit_region(c->l, b.x, y, lw, rh, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
     }
     if (c->s->hide_weights) return;
-    bool all = c->s->compare == VIZ_COMPARE_OFF && c->s->lines_all_heads;
-    int h0 = all ? 0 : head, h1 = all ? t->cfg.heads : head + 1, count = 0;
+    int count = 0;
     line_item items[ATTN_MAX_HEADS * ATTN_MAX_TOKENS];
     for (int h = h0; h < h1; h++)
         for (int j = 0; j < n; j++) {
@@ -212,8 +228,7 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
         viz_line(c->l, lx, top + (q + 0.5f) * rh, rx, top + (it->key + 0.5f) * rh + dy,
                  1.0f + 9.0f * (float)it->weight * c->u, col);
     }
-    if (all && h1 > 1) // right under the last token, inside the box
-        lines_legend(c, lx, fminf(top + n * rh + 6 * c->u, b.y + b.h - c->small * 1.6f), b.w - (lx - b.x), palette, h1);
+    if (legend) lines_legend(c, lx, top + n * rh + 6 * c->u, b.w - lw, palette, h1, true); // under the last token
 }
 
 /* Titles live in a small ring so several can be alive during one step. */
