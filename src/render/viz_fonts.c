@@ -45,7 +45,7 @@ typedef struct {
 typedef struct text_entry {
     struct text_entry *chain;         /* next in the hash bucket */
     struct text_entry *newer, *older; /* LRU list */
-    uint32_t hash;                    /* key_hash(text, px) */
+    uint32_t hash;                    /* text_hash(text, strlen(text), px) */
     int px;                           /* font size in whole pixels */
     uint8_t *cov;                     /* w×h coverage bytes (owned); NULL: nothing visible */
     viz_text_img img;                 /* what viz_fonts_text returns */
@@ -268,8 +268,8 @@ static int text_width(viz_fonts *f, const sized_fonts *s, const char *text, size
     return total;
 }
 
-/* FNV-1a over the text and the size. */
-static uint32_t measure_hash(const char *text, size_t len, int px) {
+/* FNV-1a over the text and the size: the key of both caches (widths, lines). */
+static uint32_t text_hash(const char *text, size_t len, int px) {
     uint32_t h = 2166136261u ^ (uint32_t)px;
     for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)text[i]) * 16777619u;
     return h;
@@ -281,7 +281,7 @@ static float measure_width(void *ctx, const char *text, size_t len, float px) {
     int ipx = px_of(px);
     measure_slot *slot = NULL;
     if (len <= MEASURE_TEXT && f->measures) { // the layout asks for the same labels over and over
-        slot = &f->measures[measure_hash(text, len, ipx) & (MEASURE_SLOTS - 1)];
+        slot = &f->measures[text_hash(text, len, ipx) & (MEASURE_SLOTS - 1)];
         if (slot->px == ipx && slot->len == len && memcmp(slot->text, text, len) == 0) return (float)slot->w;
     }
     sized_fonts *s = fonts_at(f, ipx);
@@ -398,12 +398,6 @@ cleanup:
 
 /* ---- text coverage cache ---- */
 
-static uint32_t key_hash(const char *text, int px) {
-    uint32_t h = 2166136261u ^ (uint32_t)px; // FNV-1a
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) h = (h ^ *p) * 16777619u;
-    return h;
-}
-
 static text_entry *cache_find(viz_fonts *f, const char *text, int px, uint32_t h) {
     for (text_entry *e = f->bucket[h & (CACHE_BUCKETS - 1)]; e; e = e->chain)
         if (e->hash == h && e->px == px && strcmp(e->text, text) == 0) return e;
@@ -469,7 +463,7 @@ cleanup:
 
 int viz_fonts_text(viz_fonts *f, const char *text, float px, viz_text_img *out) {
     int ipx = px_of(px);
-    uint32_t h = key_hash(text, ipx);
+    uint32_t h = text_hash(text, strlen(text), ipx);
     text_entry *e = cache_find(f, text, ipx, h);
     if (e) {
         lru_unlink(f, e);
