@@ -5,14 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COORD_LIMIT 1e7f /* keeps rounding of wild coordinates defined */
 #define LOOKAHEAD 64     /* how far the matcher looks for a moved command */
 #define MERGE_GAP 8      /* rectangles this close are redrawn as one */
 #define FULL_SHARE 0.5   /* beyond this share of the canvas, redraw all of it */
 
 int viz_iround(float v) {
-    if (!(v > -COORD_LIMIT)) return (int)-COORD_LIMIT; // also catches NaN
-    if (v > COORD_LIMIT) return (int)COORD_LIMIT;
+    if (!(v > -VIZ_COORD_LIMIT)) return (int)-VIZ_COORD_LIMIT; // also catches NaN
+    if (v > VIZ_COORD_LIMIT) return (int)VIZ_COORD_LIMIT;
     return (int)lroundf(v);
 }
 

@@ -19,6 +19,9 @@ typedef struct {
     int x, y, w, h;
 } viz_irect;
 
+/* Coordinates are clamped to ±this before rounding, so wild values stay defined. */
+#define VIZ_COORD_LIMIT 1e7f
+
 typedef struct {
     uint64_t hash; /* what the command draws, including the clip in force */
     viz_irect box; /* the pixels it may touch, inside the clip and the canvas; w 0: none */
@@ -57,8 +60,8 @@ int viz_damage(const viz_sig *before, const viz_sig *after, viz_irect *out, int 
 viz_irect viz_cmd_box(const viz_cmd *c);
 
 /* The pixels a box covers: each edge rounded on its own, so boxes that share
- * an edge neither overlap nor leave a gap. Coordinates are clamped to ±1e7 and
- * NaN counts as the lower bound. */
+ * an edge neither overlap nor leave a gap. Coordinates are clamped to
+ * ±VIZ_COORD_LIMIT and NaN counts as the lower bound. */
 viz_irect viz_box_pixels(float x, float y, float w, float h);
 
 /* Rounds v to the nearest integer like viz_box_pixels. */

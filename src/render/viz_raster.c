@@ -20,7 +20,6 @@ typedef struct {
 } canvas;
 
 #define OPAQUE 0xFF000000u
-#define COORD_LIMIT 1e7 /* as in viz_damage.c */
 
 static Uint32 pack(viz_rgba c) {
     return OPAQUE | (Uint32)c.r << 16 | (Uint32)c.g << 8 | (Uint32)c.b;
@@ -82,8 +81,8 @@ static double clamp01(double v) {
 
 /* v clamped like box edges (NaN to the lower bound), so wild lines stay defined. */
 static double coord(float v) {
-    if (!(v > -COORD_LIMIT)) return -COORD_LIMIT;
-    return v > COORD_LIMIT ? COORD_LIMIT : v;
+    if (!(v > -VIZ_COORD_LIMIT)) return -VIZ_COORD_LIMIT;
+    return v > VIZ_COORD_LIMIT ? VIZ_COORD_LIMIT : v;
 }
 
 /* A line of width max(thick, 1) with square-cut ends, antialiased: each

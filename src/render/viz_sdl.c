@@ -2,11 +2,9 @@
  * screenshots saved as PNG. Drawing: viz_raster.c; fonts: viz_fonts.c. */
 #include "viz_fonts_internal.h"
 
-#include <SDL_image.h>
 #include <png.h>
 #include <setjmp.h>
 #include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
