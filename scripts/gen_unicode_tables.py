@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generates src/core/unicode_tables.c: Unicode range tables for attnviz.
+"""Generates src/util/unicode_tables.c: Unicode range tables for attnviz.
 
 Run with Debian's interpreter so the Unicode version is the system's:
     /usr/bin/python3 scripts/gen_unicode_tables.py          # rewrite the file
@@ -133,7 +133,7 @@ def generate():
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    default_out = os.path.join(here, "..", "src", "core", "unicode_tables.c")
+    default_out = os.path.join(here, "..", "src", "util", "unicode_tables.c")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--output", default=default_out, help="file to write")
     ap.add_argument("--check", action="store_true",

@@ -40,7 +40,7 @@ static void test_init_defaults(void **state) {
     start(&st, NULL);
     assert_int_equal(st.trace.n, 20);
     assert_int_equal(st.query, 13); // 它
-    assert_int_equal(st.step, VIZ_STEP_SOFTMAX);
+    assert_int_equal(st.step, ATTN_STEP_SOFTMAX);
     assert_string_equal(st.badge, "random, untrained (seed 1)");
     app_free(&st);
     app_free(NULL);
@@ -55,7 +55,7 @@ static void test_steps_clamp(void **state) {
     app_step(&st, -1);
     assert_int_equal(st.step, 0);
     app_step(&st, 100);
-    assert_int_equal(st.step, VIZ_STEP_COUNT - 1);
+    assert_int_equal(st.step, ATTN_STEP_COUNT - 1);
     app_free(&st);
 }
 

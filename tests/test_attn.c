@@ -276,7 +276,7 @@ static void test_trace_nonfinite_names_stage(void **state) {
     attn_weights wt;
     memset(&wt, 0, sizeof wt);
     wt.x = x;
-    wt.w_q[0] = w;
+    wt.mat[ATTN_MAT_W_Q][0] = w;
     attn_trace t = {0};
     attn_err err;
     assert_int_equal(attn_trace_run(&t, "a b", 3, &c, NULL, &wt, &err), ATTN_ERR_NONFINITE);
@@ -294,7 +294,7 @@ static void test_trace_explicit_weights(void **state) {
     attn_weights wt;
     memset(&wt, 0, sizeof wt);
     wt.x = x;
-    wt.w_q[0] = wt.w_k[0] = wt.w_v[0] = wt.w_o = id;
+    wt.mat[ATTN_MAT_W_Q][0] = wt.mat[ATTN_MAT_W_K][0] = wt.mat[ATTN_MAT_W_V][0] = wt.mat[ATTN_MAT_W_O][0] = id;
     attn_trace t = {0};
     assert_int_equal(attn_trace_run(&t, "a b", 3, &c, NULL, &wt, NULL), ATTN_OK);
     assert_int_equal(t.source, ATTN_SRC_EXPLICIT);
@@ -304,7 +304,7 @@ static void test_trace_explicit_weights(void **state) {
     assert_close(t.head[0].weights[0], e / (e + 1.0));
     assert_close(t.output[0], e / (e + 1.0)); // identity W_V and W_O pass Z through
     attn_trace_free(&t);
-    wt.w_o = NULL;
+    wt.mat[ATTN_MAT_W_O][0] = NULL;
     assert_int_equal(attn_trace_run(&t, "a b", 3, &c, NULL, &wt, NULL), ATTN_OK);
     assert_int_equal(t.source, ATTN_SRC_MIXED);
     attn_trace_free(&t);

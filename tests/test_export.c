@@ -306,7 +306,7 @@ static void svg_text_cells_escaped(void **state) {
     small_opts(&o, dir, "svg");
     o.width = 1280;
     o.height = 800;
-    o.steps = 1u << VIZ_STEP_SOFTMAX;
+    o.steps = 1u << ATTN_STEP_SOFTMAX;
     if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
     char *p = path_in(dir, "06-softmax.svg"), *svg = slurp(p, NULL);
     assert_non_null(svg);
@@ -451,7 +451,7 @@ static void tex_escaping(void **state) {
     attn_sb_free(&b);
     attn_trace t;
     trace_of(&t, "50% & $x_1 {它}", 4, 2, 1, "causal");
-    char *doc = export_tex_document(&t, VIZ_STEP_MASK, 0, "Mask #5");
+    char *doc = export_tex_document(&t, ATTN_STEP_MASK, 0, "Mask #5");
     assert_non_null(doc);
     assert_non_null(strstr(doc, "\\usepackage[UTF8]{ctex}"));
     assert_non_null(strstr(doc, "\\section*{Mask \\#5}"));
@@ -481,7 +481,7 @@ static void png_golden(void **state) {
     char *dir = temp_dir();
     trace_of(&t, "a b c", 4, 2, 1, "none");
     small_opts(&o, dir, "png");
-    o.steps = 1u << VIZ_STEP_SOFTMAX;
+    o.steps = 1u << ATTN_STEP_SOFTMAX;
     if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
     if (update_golden()) assert_golden(dir, "06-softmax.png");
     SDL_Surface *got = load_png(dir, "06-softmax.png"), *want = load_png(GOLDEN, "06-softmax.png");
@@ -524,7 +524,7 @@ static void png_pixel_scale_2(void **state) {
     char *d1 = temp_dir(), *d2 = temp_dir();
     trace_of(&t, "a b c", 4, 2, 1, "none");
     small_opts(&o, d1, "png");
-    o.steps = 1u << VIZ_STEP_SCORES;
+    o.steps = 1u << ATTN_STEP_SCORES;
     assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
     o.dir = d2;
     o.pixel_scale = 2;
@@ -634,9 +634,9 @@ static void handout_and_index(void **state) {
     o.weights_path = wpath;
     o.title = "Lesson: attention";
     export_item items[2] = {
-        {.trace = &t1, .step = VIZ_STEP_SCORES, .id = "intro", .title = "First page", .text = "Look at *row 1*.",
+        {.trace = &t1, .step = ATTN_STEP_SCORES, .id = "intro", .title = "First page", .text = "Look at *row 1*.",
          .query = -1, .remake_flags = "--page intro"},
-        {.trace = &t2, .step = VIZ_STEP_SOFTMAX, .id = "it-looks", .title = "它 looks back", .query = -1},
+        {.trace = &t2, .step = ATTN_STEP_SOFTMAX, .id = "it-looks", .title = "它 looks back", .query = -1},
     };
     if (export_run(&o, items, 2, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
     assert_true(has_file(out, "01-intro.png") && has_file(out, "02-it-looks.png")); // md brings its figures

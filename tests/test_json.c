@@ -135,7 +135,7 @@ static void test_weights_bind_errors(void **state) {
     assert_non_null(strstr(err.msg, "X is 1x8 but needs to be 5x8 (5 tokens"));
     assert_int_equal(attn_weights_file_bind(&w, &f, &c, 1, "w.json", &err), ATTN_OK);
     assert_non_null(w.x);
-    assert_null(w.w_q[0]);
+    assert_null(w.mat[ATTN_MAT_W_Q][0]);
     attn_weights_file_free(&f);
     text = "{\"b_O\": [1, 2]}";
     assert_int_equal(attn_weights_file_parse(&f, text, strlen(text), "w.json", &err), ATTN_OK);

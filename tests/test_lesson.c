@@ -137,7 +137,7 @@ static void test_valid_lesson(void **state) {
     assert_int_equal(p1->cfg.d_model, 3); // from the vocabulary
     assert_int_equal(p1->cfg.d_k, 2);
     assert_int_equal(p1->cfg.heads, 1);
-    assert_int_equal(p1->step, LESSON_STEP_SOFTMAX);
+    assert_int_equal(p1->step, ATTN_STEP_SOFTMAX);
     assert_int_equal(p1->highlight.kind, LESSON_HL_CELL);
     assert_int_equal(p1->highlight.a.index, 2);
     assert_string_equal(p1->highlight.b.text, "bird");
@@ -153,7 +153,7 @@ static void test_valid_lesson(void **state) {
     assert_int_equal(p2->cfg.d_k, 3);
     assert_int_equal(p2->cfg.seed, 7);
     assert_int_equal(p2->cfg.mask.kind, ATTN_MASK_WINDOW);
-    assert_int_equal(p2->step, 3);
+    assert_int_equal(p2->step, ATTN_STEP_SCORES); // "@step: 3" counts from 1
     assert_int_equal(p2->highlight.kind, LESSON_HL_TOKEN);
     assert_int_equal(p2->highlight.a.index, 1);
     assert_int_equal(p2->compare.kind, LESSON_CMP_HEADS);
@@ -181,16 +181,16 @@ static void test_numbers_and_designs(void **state) {
     attn_weights w;
     const lesson_page *p1 = lesson_page_at(l, 0);
     assert_int_equal(lesson_page_weights(l, 0, &p1->cfg, &w), 1);
-    assert_non_null(w.w_q[0]);
-    assert_null(w.w_k[0]);
-    assert_close(w.w_q[0][0], -0.5);
-    assert_close(w.w_q[0][1], 0.1);
-    assert_close(w.w_q[0][2], 0.25);
-    assert_close(w.w_q[0][5], -40.0);
+    assert_non_null(w.mat[ATTN_MAT_W_Q][0]);
+    assert_null(w.mat[ATTN_MAT_W_K][0]);
+    assert_close(w.mat[ATTN_MAT_W_Q][0][0], -0.5);
+    assert_close(w.mat[ATTN_MAT_W_Q][0][1], 0.1);
+    assert_close(w.mat[ATTN_MAT_W_Q][0][2], 0.25);
+    assert_close(w.mat[ATTN_MAT_W_Q][0][5], -40.0);
     attn_config other = p1->cfg;
     other.d_k = 3; // the design no longer fits
     assert_int_equal(lesson_page_weights(l, 0, &other, &w), 0);
-    assert_null(w.w_q[0]);
+    assert_null(w.mat[ATTN_MAT_W_Q][0]);
     // @random-weights: the seeded weights times the gain, only for the page's own sizes and seed
     const lesson_page *p2 = lesson_page_at(l, 1);
     assert_true(p2->random_weights);
@@ -198,7 +198,7 @@ static void test_numbers_and_designs(void **state) {
     assert_int_equal(lesson_page_weights(l, 1, &p2->cfg, &w), 4);
     double plain[6];
     attn_xavier_uniform(plain, 3, 2, p2->cfg.seed, attn_weight_stream(0, 1));
-    assert_close(w.w_k[0][4], 1.5 * plain[4]);
+    assert_close(w.mat[ATTN_MAT_W_K][0][4], 1.5 * plain[4]);
     other = p2->cfg;
     other.seed = 99;
     assert_int_equal(lesson_page_weights(l, 1, &other, &w), 0);

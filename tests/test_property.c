@@ -195,15 +195,15 @@ static void make_case(pcase *pc, pmode mode) {
     overflow_top = 20.0 + 140.0 * rng_unit();
     if (rng_chance(p)) fill_given(given.x, pc->n * dm, mode), pc->w.x = given.x;
     for (int h = 0; h < c->heads; h++) {
-        const double **wp[3] = {&pc->w.w_q[h], &pc->w.w_k[h], &pc->w.w_v[h]};
-        const double **bp[3] = {&pc->w.b_q[h], &pc->w.b_k[h], &pc->w.b_v[h]};
+        const double **wp[3] = {&pc->w.mat[ATTN_MAT_W_Q][h], &pc->w.mat[ATTN_MAT_W_K][h], &pc->w.mat[ATTN_MAT_W_V][h]};
+        const double **bp[3] = {&pc->w.mat[ATTN_MAT_B_Q][h], &pc->w.mat[ATTN_MAT_B_K][h], &pc->w.mat[ATTN_MAT_B_V][h]};
         for (int m = 0; m < 3; m++) {
             if (rng_chance(p)) fill_given(given.w[h][m], dm * dk, mode), *wp[m] = given.w[h][m];
             if (rng_chance(p)) fill_given(given.b[h][m], dk, mode), *bp[m] = given.b[h][m];
         }
     }
-    if (rng_chance(p)) fill_given(given.wo, hk * dm, mode), pc->w.w_o = given.wo;
-    if (rng_chance(p)) fill_given(given.bo, dm, mode), pc->w.b_o = given.bo;
+    if (rng_chance(p)) fill_given(given.wo, hk * dm, mode), pc->w.mat[ATTN_MAT_W_O][0] = given.wo;
+    if (rng_chance(p)) fill_given(given.bo, dm, mode), pc->w.mat[ATTN_MAT_B_O][0] = given.bo;
 }
 
 /* ---- the reference implementation -------------------------------------- */
@@ -252,8 +252,8 @@ static void reference(const pcase *pc) {
             for (int k = 0; k < dm; k++) xi[k] += positional(i, k, dm);
     }
     for (int h = 0; h < c->heads; h++) {
-        const double *gw[3] = {pc->w.w_q[h], pc->w.w_k[h], pc->w.w_v[h]};
-        const double *gb[3] = {pc->w.b_q[h], pc->w.b_k[h], pc->w.b_v[h]};
+        const double *gw[3] = {pc->w.mat[ATTN_MAT_W_Q][h], pc->w.mat[ATTN_MAT_W_K][h], pc->w.mat[ATTN_MAT_W_V][h]};
+        const double *gb[3] = {pc->w.mat[ATTN_MAT_B_Q][h], pc->w.mat[ATTN_MAT_B_K][h], pc->w.mat[ATTN_MAT_B_V][h]};
         for (int m = 0; m < 3; m++) {
             ref_weight(R.w[h][m], gw[m], dm, dk, c->seed, (uint32_t)(8 * h + m));
             ref_bias(R.b[h][m], gb[m], dk, c->bias, c->seed, (uint32_t)(8 * h + 4 + m));
@@ -283,8 +283,8 @@ static void reference(const pcase *pc) {
         for (int i = 0; i < n; i++)
             for (int e = 0; e < dk; e++) R.concat[i * hk + h * dk + e] = R.z[h][i * dk + e];
     }
-    ref_weight(R.wo, pc->w.w_o, hk, dm, c->seed, 1000);
-    ref_bias(R.bo, pc->w.b_o, dm, c->bias, c->seed, 1001);
+    ref_weight(R.wo, pc->w.mat[ATTN_MAT_W_O][0], hk, dm, c->seed, 1000);
+    ref_bias(R.bo, pc->w.mat[ATTN_MAT_B_O][0], dm, c->bias, c->seed, 1001);
     ref_matmul(R.out, R.concat, R.wo, R.bo, n, hk, dm);
 }
 
@@ -345,9 +345,9 @@ static void check_trace(const pcase *pc, const attn_trace *t) {
             fail_msg("%s: token %d is \"%.*s\", expected \"%s\"", desc, i, len, tok, pc->words[i]);
     }
     assert_int_equal(t->x_given, pc->w.x != NULL);
-    int supplied = pc->w.w_o != NULL;
+    int supplied = pc->w.mat[ATTN_MAT_W_O][0] != NULL;
     for (int h = 0; h < c->heads; h++)
-        supplied += (pc->w.w_q[h] != NULL) + (pc->w.w_k[h] != NULL) + (pc->w.w_v[h] != NULL);
+        supplied += (pc->w.mat[ATTN_MAT_W_Q][h] != NULL) + (pc->w.mat[ATTN_MAT_W_K][h] != NULL) + (pc->w.mat[ATTN_MAT_W_V][h] != NULL);
     attn_weight_source src = supplied == 0 ? ATTN_SRC_RANDOM
                            : supplied == 3 * c->heads + 1 ? ATTN_SRC_EXPLICIT : ATTN_SRC_MIXED;
     assert_int_equal(t->source, src);

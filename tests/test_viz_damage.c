@@ -397,11 +397,11 @@ static void window_frames_from_damage_equal_whole_frames(void **state) {
     if (app_init(&st, NULL, &cfg, &g_ui, &err) != ATTN_OK) fail_msg("%s", err.msg);
     assert_int_equal(next_frame(&w, &st), (long)W * 4 * H * 4); // the first frame is drawn whole
     assert_int_equal(next_frame(&w, &st), 0);                   // nothing changed: nothing drawn
-    for (int step = 0; step < VIZ_STEP_COUNT; step++) {
+    for (int step = 0; step < ATTN_STEP_COUNT; step++) {
         app_goto_step(&st, step);
         next_frame(&w, &st);
     }
-    app_goto_step(&st, VIZ_STEP_SOFTMAX);
+    app_goto_step(&st, ATTN_STEP_SOFTMAX);
     next_frame(&w, &st);
     viz_hit cells[512];
     int n = cells_on_screen(&w, ATTN_ST_WEIGHTS, cells, 512);

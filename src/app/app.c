@@ -133,7 +133,7 @@ attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg
     st->width = 1280;
     st->height = 800;
     st->hover.kind = VIZ_HIT_NONE;
-    st->step = VIZ_STEP_SOFTMAX;
+    st->step = ATTN_STEP_SOFTMAX;
     st->head_b = cfg->heads > 1 ? 1 : 0;
     st->explain = malloc(sizeof *st->explain);
     st->sentence = strdup(sentence ? sentence : SEED_SENTENCE);
@@ -196,9 +196,9 @@ attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err)
 
 void app_goto_step(app_state *st, int step) {
     if (step < 0) step = 0;
-    if (step >= VIZ_STEP_COUNT) step = VIZ_STEP_COUNT - 1;
+    if (step >= ATTN_STEP_COUNT) step = ATTN_STEP_COUNT - 1;
     if ((int)st->step != step) {
-        st->step = (viz_step)step;
+        st->step = (attn_step)step;
         st->pan_x = st->pan_y = 0;
         st->narrative_scroll = 0;
         if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){VIZ_HIT_NONE, 0, 0, 0, 0});
@@ -228,15 +228,8 @@ void app_hover(app_state *st, viz_hit hit) {
     st->dirty = true;
 }
 
-/* The matrix a step's keyboard cursor walks: the step's result. */
-static attn_stage cursor_stage(viz_step s) {
-    static const attn_stage st[VIZ_STEP_COUNT] = {ATTN_ST_X, ATTN_ST_Q, ATTN_ST_SCORES, ATTN_ST_SCALED,
-                                                  ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_OUTPUT};
-    return st[s];
-}
-
 void app_move_cursor(app_state *st, int drow, int dcol) {
-    attn_stage s = cursor_stage(st->step);
+    attn_stage s = attn_step_result(st->step);
     int rows, cols;
     attn_trace_shape(&st->trace, s, &rows, &cols);
     viz_hit h = st->hover;
@@ -547,7 +540,7 @@ void app_scene(const app_state *st, viz_scene *s) {
 
 /* The stage the copy command takes: the hovered cell's, else the step's result. */
 static void copy_target(const app_state *st, attn_stage *s, int *h) {
-    *s = cursor_stage(st->step);
+    *s = attn_step_result(st->step);
     *h = st->head;
     if (st->hover.kind == VIZ_HIT_CELL) {
         *s = (attn_stage)st->hover.a;

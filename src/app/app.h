@@ -33,7 +33,7 @@ typedef struct {
     attn_explanation *explain;  /* explanation of the hovered cell (owned) */
     bool explain_valid;         /* explain describes hover */
     /* what is shown */
-    viz_step step;              /* rail step */
+    attn_step step;              /* rail step */
     int head, head_b;           /* head shown; second head when comparing heads */
     int query;                  /* selected query token */
     viz_hit hover;              /* hovered or keyboard-cursor cell/token */

@@ -39,11 +39,11 @@ static void set_question(app_state *st, const lesson_page *pg) {
     if (q >= 0) st->query = q;
     st->predict_head = pg->predict.head;
     if (st->compare != VIZ_COMPARE_HEADS) st->head = pg->predict.head < st->cfg.heads ? pg->predict.head : 0;
-    st->step = VIZ_STEP_SOFTMAX; // the question is about the weights: show them (once revealed)
+    st->step = ATTN_STEP_SOFTMAX; // the question is about the weights: show them (once revealed)
 }
 
 static void set_view(app_state *st, const lesson_page *pg) {
-    if (pg->step != LESSON_STEP_NONE) st->step = (viz_step)(pg->step - 1);
+    if (pg->step >= 0) st->step = (attn_step)pg->step;
     const lesson_highlight *hl = &pg->highlight;
     if (hl->kind == LESSON_HL_TOKEN || hl->kind == LESSON_HL_ROW || hl->kind == LESSON_HL_CELL) {
         int q = lesson_find_token(&st->trace.tokens, &hl->a);
@@ -140,14 +140,14 @@ void app_lesson_turn(app_state *st, int delta) {
 }
 
 void app_clicker(app_state *st, int delta) {
-    bool at_end = delta > 0 ? (int)st->step == VIZ_STEP_COUNT - 1 : st->step == 0;
+    bool at_end = delta > 0 ? (int)st->step == ATTN_STEP_COUNT - 1 : st->step == 0;
     if (!app_lesson(st) || !at_end) {
         app_step(st, delta);
         return;
     }
     int before = st->page;
     app_lesson_turn(st, delta);
-    if (delta < 0 && st->page != before) app_goto_step(st, VIZ_STEP_COUNT - 1); // back: arrive at its last step
+    if (delta < 0 && st->page != before) app_goto_step(st, ATTN_STEP_COUNT - 1); // back: arrive at its last step
 }
 
 void app_switch_lang(app_state *st) {

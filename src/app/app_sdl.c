@@ -221,7 +221,7 @@ static void export_all(app_ui *u) {
     char *cmd = app_command_line(st), *cut = cmd ? strstr(cmd, " --print ") : NULL;
     if (cut) *cut = '\0'; // the index adds each file's own flags
     o.command_prefix = cmd;
-    export_item items[VIZ_STEP_COUNT];
+    export_item items[ATTN_STEP_COUNT];
     viz_scene sc;
     app_scene(st, &sc);
     int n = export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
@@ -400,7 +400,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_p: app_lesson_turn(st, -1); return;
     case SDLK_LEFT: case SDLK_RIGHT: case SDLK_UP: case SDLK_DOWN: key_arrows(u, k->sym); return;
     case SDLK_HOME: app_goto_step(st, 0); return;
-    case SDLK_END: app_goto_step(st, VIZ_STEP_COUNT - 1); return;
+    case SDLK_END: app_goto_step(st, ATTN_STEP_COUNT - 1); return;
     case SDLK_r: app_reset(st); return;
     case SDLK_RETURN: case SDLK_KP_ENTER:
         if (st->hover.kind == VIZ_HIT_CELL) app_select_query(st, st->hover.c); // like clicking the row's token

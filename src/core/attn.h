@@ -52,6 +52,23 @@ typedef enum {
     ATTN_STAGE_COUNT
 } attn_stage;
 
+/* The eight steps of the walkthrough, in the rail's order. Every text a
+ * learner reads numbers them from 1 (step s is "s + 1"). */
+typedef enum {
+    ATTN_STEP_EMBED, ATTN_STEP_QKV, ATTN_STEP_SCORES, ATTN_STEP_SCALE,
+    ATTN_STEP_MASK, ATTN_STEP_SOFTMAX, ATTN_STEP_WEIGHTED, ATTN_STEP_MULTIHEAD,
+    ATTN_STEP_COUNT
+} attn_step;
+
+/* The matrices a layer is made of, each drawn from its own PRNG stream and
+ * named as the JSON files and lessons name them. The values are the stream
+ * numbers of attn_weight_stream (they fix every seeded weight: do not renumber). */
+typedef enum {
+    ATTN_MAT_W_Q = 0, ATTN_MAT_W_K = 1, ATTN_MAT_W_V = 2, ATTN_MAT_W_O = 3,
+    ATTN_MAT_B_Q = 4, ATTN_MAT_B_K = 5, ATTN_MAT_B_V = 6, ATTN_MAT_B_O = 7,
+    ATTN_MAT_COUNT
+} attn_matrix;
+
 /* ---- configuration ---------------------------------------------------- */
 
 /* Fills c with the defaults: d_model 8, d_k 4, heads 2, seed 1, no mask,
@@ -78,6 +95,38 @@ int attn_stage_from_name(const char *name);
 
 /* true for stages that exist once per head (q, k, v, scores ... z). */
 bool attn_stage_per_head(attn_stage s);
+
+/* ---- steps and matrices (one table each, attn_config.c) ----------------- */
+
+/* The stage step s computes: its result matrix (X, Q, S, S/√dₖ, masked, A, Z,
+ * output). */
+attn_stage attn_step_result(attn_step s);
+
+/* The word a lesson's @step names the step by: "tokens", "qkv", "scores",
+ * "scale", "mask", "softmax", "sum", "heads"; "" out of range. */
+const char *attn_step_name(attn_step s);
+
+/* The file stem of the step's exports: "embeddings", "qkv", "scores",
+ * "scale", "mask", "softmax", "weighted-sum", "multi-head"; "" out of range. */
+const char *attn_step_slug(attn_step s);
+
+/* The step attn_step_name gives the len bytes at name, or -1. */
+int attn_step_from_name(const char *name, size_t len);
+
+/* "W_Q" … "b_O": the matrix's key in JSON files and lessons. */
+const char *attn_matrix_name(attn_matrix m);
+
+/* The matrix named len bytes at name (as attn_matrix_name writes it), or -1. */
+int attn_matrix_from_name(const char *name, size_t len);
+
+/* true for b_Q … b_O (vectors), false for W_Q … W_O. */
+bool attn_matrix_is_bias(attn_matrix m);
+
+/* true for the per-head matrices (W_Q, W_K, W_V and their biases). */
+bool attn_matrix_per_head(attn_matrix m);
+
+/* Rows and columns of matrix m under c (a bias is 1 × cols). */
+void attn_matrix_shape(attn_matrix m, const attn_config *c, int *rows, int *cols);
 
 /* ---- per-stage functions (any n; no allocation) ----------------------- */
 
@@ -118,10 +167,14 @@ void attn_derived_embedding(double *v, const char *tok, size_t tok_len, int d_mo
  * sequence for each matrix (see attn_weight_stream). */
 void attn_xavier_uniform(double *w, int rows, int cols, uint32_t seed, uint32_t stream);
 
-/* Stream ids: matrix 0..2 = W_Q, W_K, W_V and 4..6 = b_Q, b_K, b_V of head h
- * -> h * 8 + matrix; matrix 3 = W_O -> 1000 and 7 = b_O -> 1001 (head ignored).
- * Biases are drawn uniformly in [-0.1, 0.1]. */
-uint32_t attn_weight_stream(int head, int matrix);
+/* The PRNG stream of matrix m of head h: h * 8 + m for the per-head
+ * matrices; 1000 for W_O and 1001 for b_O (h ignored). */
+uint32_t attn_weight_stream(int head, attn_matrix m);
+
+/* dst: attn_matrix_shape(m, c) = the seeded value of matrix m of head h under
+ * c: Xavier-uniform for W_*, uniform in [-0.1, 0.1] for b_* (zeros when c's
+ * biases are off). What every weight nobody supplied is. */
+void attn_seeded_matrix(double *dst, attn_matrix m, int head, const attn_config *c);
 
 /* Uniform value in [-limit, limit] for (seed, stream, index); the whole PRNG. */
 double attn_prng_uniform(uint32_t seed, uint32_t stream, uint64_t index, double limit);
@@ -133,17 +186,10 @@ attn_status attn_check_finite(const double *v, size_t count, const char *what, a
 /* ---- explicit weights -------------------------------------------------- */
 
 /* Weights the caller supplies instead of the PRNG; each NULL pointer falls back
- * to the normal source. All arrays are borrowed, shapes as in attn_head. */
+ * to the normal source. All arrays are borrowed, shapes as attn_matrix_shape. */
 typedef struct {
-    const double *x;                    /* (n, d_model): used as given, no positional encoding */
-    const double *w_q[ATTN_MAX_HEADS];  /* (d_model, d_k) */
-    const double *w_k[ATTN_MAX_HEADS];
-    const double *w_v[ATTN_MAX_HEADS];
-    const double *b_q[ATTN_MAX_HEADS];  /* (d_k) */
-    const double *b_k[ATTN_MAX_HEADS];
-    const double *b_v[ATTN_MAX_HEADS];
-    const double *w_o;                  /* (heads * d_k, d_model) */
-    const double *b_o;                  /* (d_model) */
+    const double *x;                                  /* (n, d_model): used as given, no positional encoding */
+    const double *mat[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* [m][h]; W_O and b_O at head 0 */
 } attn_weights;
 
 /* A vocabulary: named feature dimensions and one vector per listed word. */
@@ -194,6 +240,19 @@ typedef struct {
     long long macs[ATTN_STAGE_COUNT]; /* multiply-adds per stage, all heads */
     double *block_;           /* the one allocation behind every array above */
 } attn_trace;
+
+/* The trace's storage for matrix m of head h (W_O, b_O: h ignored). */
+double *attn_trace_matrix(attn_trace *t, attn_matrix m, int h);
+const double *attn_trace_matrix_const(const attn_trace *t, attn_matrix m, int h);
+
+/* One head's forward pass: from hd's weights (w_q … b_v, set by the caller)
+ * and x: (n, d_model), fills hd's q, k, v, scores, scaled, masked, weights
+ * and z under c (d_model, d_k, mask, scale). Returns ATTN_OK, or
+ * ATTN_ERR_NONFINITE naming the stage that overflowed. */
+attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_config *c, attn_err *err);
+
+/* concat: (n, heads·d_k), head h's z: (n, d_k) in columns [h·d_k, (h+1)·d_k). */
+void attn_concat_heads(double *concat, const attn_head *heads, int n_heads, int n, int d_k);
 
 /* Tokenizes sentence (len bytes) with vocab's words, then runs every stage.
  * Allocates (one block) into *out, which must be zeroed or freed; on error

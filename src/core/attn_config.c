@@ -109,3 +109,70 @@ int attn_stage_from_name(const char *name) {
 bool attn_stage_per_head(attn_stage s) {
     return s >= ATTN_ST_Q && s <= ATTN_ST_Z;
 }
+
+/* ---- steps and matrices -------------------------------------------------- */
+
+static const struct {
+    attn_stage result;
+    const char *name, *slug;
+} steps[ATTN_STEP_COUNT] = {
+    [ATTN_STEP_EMBED] = {ATTN_ST_X, "tokens", "embeddings"},
+    [ATTN_STEP_QKV] = {ATTN_ST_Q, "qkv", "qkv"},
+    [ATTN_STEP_SCORES] = {ATTN_ST_SCORES, "scores", "scores"},
+    [ATTN_STEP_SCALE] = {ATTN_ST_SCALED, "scale", "scale"},
+    [ATTN_STEP_MASK] = {ATTN_ST_MASKED, "mask", "mask"},
+    [ATTN_STEP_SOFTMAX] = {ATTN_ST_WEIGHTS, "softmax", "softmax"},
+    [ATTN_STEP_WEIGHTED] = {ATTN_ST_Z, "sum", "weighted-sum"},
+    [ATTN_STEP_MULTIHEAD] = {ATTN_ST_OUTPUT, "heads", "multi-head"},
+};
+
+static bool step_ok(attn_step s) {
+    return (int)s >= 0 && s < ATTN_STEP_COUNT;
+}
+
+attn_stage attn_step_result(attn_step s) {
+    return step_ok(s) ? steps[s].result : ATTN_ST_X;
+}
+
+const char *attn_step_name(attn_step s) {
+    return step_ok(s) ? steps[s].name : "";
+}
+
+const char *attn_step_slug(attn_step s) {
+    return step_ok(s) ? steps[s].slug : "";
+}
+
+int attn_step_from_name(const char *name, size_t len) {
+    for (int s = 0; s < ATTN_STEP_COUNT; s++)
+        if (strlen(steps[s].name) == len && memcmp(name, steps[s].name, len) == 0) return s;
+    return -1;
+}
+
+static const char *const matrix_names[ATTN_MAT_COUNT] = {
+    [ATTN_MAT_W_Q] = "W_Q", [ATTN_MAT_W_K] = "W_K", [ATTN_MAT_W_V] = "W_V", [ATTN_MAT_W_O] = "W_O",
+    [ATTN_MAT_B_Q] = "b_Q", [ATTN_MAT_B_K] = "b_K", [ATTN_MAT_B_V] = "b_V", [ATTN_MAT_B_O] = "b_O",
+};
+
+const char *attn_matrix_name(attn_matrix m) {
+    return (int)m >= 0 && m < ATTN_MAT_COUNT ? matrix_names[m] : "?";
+}
+
+int attn_matrix_from_name(const char *name, size_t len) {
+    for (int m = 0; m < ATTN_MAT_COUNT; m++)
+        if (strlen(matrix_names[m]) == len && memcmp(name, matrix_names[m], len) == 0) return m;
+    return -1;
+}
+
+bool attn_matrix_is_bias(attn_matrix m) {
+    return m >= ATTN_MAT_B_Q;
+}
+
+bool attn_matrix_per_head(attn_matrix m) {
+    return m != ATTN_MAT_W_O && m != ATTN_MAT_B_O;
+}
+
+void attn_matrix_shape(attn_matrix m, const attn_config *c, int *rows, int *cols) {
+    bool out = !attn_matrix_per_head(m);
+    *rows = attn_matrix_is_bias(m) ? 1 : out ? c->heads * c->d_k : c->d_model;
+    *cols = out ? c->d_model : c->d_k;
+}

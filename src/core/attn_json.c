@@ -96,7 +96,6 @@ char *attn_json_dump(const attn_trace *t) {
 
 /* ---- weights file ------------------------------------------------------ */
 
-static const char *const head_keys[6] = {"W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V"};
 /* Computed keys a dump holds; a weights file may carry them and they are ignored. */
 static const char *const head_ignored[] = {"Q", "K", "V", "scores", "scaled", "masked", "weights", "Z"};
 static const char *const top_ignored[] = {"tokens", "config", "concat", "output", "sentence"};
@@ -185,14 +184,13 @@ static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, cons
         snprintf(where, sizeof where, "%s: heads[%d].%.20s", name, h, it->string);
         attn_status st = check_unique(obj, it, where, err);
         if (st != ATTN_OK) return st;
-        int k = 0;
-        while (k < 6 && strcmp(it->string, head_keys[k]) != 0) k++;
-        if (k == 6) {
+        int k = attn_matrix_from_name(it->string, strlen(it->string));
+        if (k < 0 || !attn_matrix_per_head((attn_matrix)k)) {
             if (in_list(it->string, head_ignored, sizeof head_ignored / sizeof *head_ignored)) continue;
             return attn_fail(err, ATTN_ERR_PARSE,
                              "%s is not a key attnviz knows; a head has W_Q, W_K, W_V, b_Q, b_K, b_V.", where);
         }
-        st = read_mat(&f->w[h][k], it, where, k >= 3, err);
+        st = read_mat(&f->mat[k][h], it, where, attn_matrix_is_bias((attn_matrix)k), err);
         if (st != ATTN_OK) return st;
     }
     return ATTN_OK;
@@ -214,9 +212,10 @@ static attn_status read_top(attn_weights_file *f, const cJSON *root, const char 
         snprintf(where, sizeof where, "%s: %.20s", name, it->string);
         attn_status st = check_unique(root, it, where, err);
         if (st != ATTN_OK) return st;
+        int m = attn_matrix_from_name(it->string, strlen(it->string));
         if (strcmp(it->string, "X") == 0) st = read_mat(&f->x, it, where, false, err);
-        else if (strcmp(it->string, "W_O") == 0) st = read_mat(&f->w_o, it, where, false, err);
-        else if (strcmp(it->string, "b_O") == 0) st = read_mat(&f->b_o, it, where, true, err);
+        else if (m >= 0 && !attn_matrix_per_head((attn_matrix)m))
+            st = read_mat(&f->mat[m][0], it, where, attn_matrix_is_bias((attn_matrix)m), err);
         else if (strcmp(it->string, "heads") == 0) {
             if (!cJSON_IsArray(it))
                 return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an array of head objects.", where);
@@ -269,22 +268,21 @@ cleanup:
 void attn_weights_file_free(attn_weights_file *f) {
     if (!f) return;
     free(f->x.v);
-    for (int h = 0; h < ATTN_MAX_HEADS; h++)
-        for (int k = 0; k < 6; k++) free(f->w[h][k].v);
-    free(f->w_o.v);
-    free(f->b_o.v);
+    for (int m = 0; m < ATTN_MAT_COUNT; m++)
+        for (int h = 0; h < ATTN_MAX_HEADS; h++) free(f->mat[m][h].v);
     memset(f, 0, sizeof *f);
 }
 
 void attn_weights_file_dims(const attn_weights_file *f, int *d_model, int *d_k, int *heads) {
-    *d_model = f->x.v ? f->x.cols : f->w_o.v ? f->w_o.cols : f->b_o.v ? f->b_o.cols : 0;
+    const attn_json_mat *wo = &f->mat[ATTN_MAT_W_O][0], *bo = &f->mat[ATTN_MAT_B_O][0];
+    *d_model = f->x.v ? f->x.cols : wo->v ? wo->cols : bo->v ? bo->cols : 0;
     *d_k = 0;
     for (int h = 0; h < f->heads; h++)
-        for (int k = 0; k < 6; k++) {
-            const attn_json_mat *m = &f->w[h][k];
-            if (!m->v) continue;
-            if (!*d_k) *d_k = m->cols;
-            if (k < 3 && !*d_model) *d_model = m->rows;
+        for (int m = 0; m < ATTN_MAT_COUNT; m++) { // enum order: W_Q, W_K, W_V, then b_Q, b_K, b_V
+            const attn_json_mat *j = &f->mat[m][h];
+            if (!attn_matrix_per_head((attn_matrix)m) || !j->v) continue;
+            if (!*d_k) *d_k = j->cols;
+            if (!attn_matrix_is_bias((attn_matrix)m) && !*d_model) *d_model = j->rows;
         }
     *heads = f->heads;
 }
@@ -303,31 +301,35 @@ static attn_status bind_one(const double **dst, const attn_json_mat *m, int rows
     return ATTN_OK;
 }
 
+/* "d_model 8 x d_k 4": the sizes matrix m's shape comes from, for messages. */
+static void shape_words(char *why, size_t cap, attn_matrix m, const attn_config *c) {
+    if (m == ATTN_MAT_W_O) snprintf(why, cap, "heads %d * d_k %d x d_model %d", c->heads, c->d_k, c->d_model);
+    else if (m == ATTN_MAT_B_O) snprintf(why, cap, "d_model %d", c->d_model);
+    else if (attn_matrix_is_bias(m)) snprintf(why, cap, "d_k %d", c->d_k);
+    else snprintf(why, cap, "d_model %d x d_k %d", c->d_model, c->d_k);
+}
+
 attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,
                                    const attn_config *cfg, int n, const char *name,
                                    attn_err *err) {
     memset(w, 0, sizeof *w);
-    int dm = cfg->d_model, dk = cfg->d_k, hk = cfg->heads * dk;
     if (f->heads > cfg->heads)
         return attn_fail(err, ATTN_ERR_SHAPE, "%s has %d heads but --heads is %d.", name, f->heads, cfg->heads);
     char key[96], why[64];
     snprintf(key, sizeof key, "%s: X", name);
-    snprintf(why, sizeof why, "%d tokens x d_model %d", n, dm);
-    attn_status st = bind_one(&w->x, &f->x, n, dm, key, why, err);
-    for (int h = 0; h < f->heads && st == ATTN_OK; h++) {
-        const double **dst[6] = {&w->w_q[h], &w->w_k[h], &w->w_v[h], &w->b_q[h], &w->b_k[h], &w->b_v[h]};
-        for (int k = 0; k < 6 && st == ATTN_OK; k++) {
-            snprintf(key, sizeof key, "%s: heads[%d].%s", name, h, head_keys[k]);
-            snprintf(why, sizeof why, k < 3 ? "d_model %d x d_k %d" : "d_k %d", k < 3 ? dm : dk, dk);
-            st = bind_one(dst[k], &f->w[h][k], k < 3 ? dm : 1, dk, key, why, err);
+    snprintf(why, sizeof why, "%d tokens x d_model %d", n, cfg->d_model);
+    attn_status st = bind_one(&w->x, &f->x, n, cfg->d_model, key, why, err);
+    // in the dump's order: each head's W_Q … b_V, then W_O and b_O
+    for (int h = 0; h <= f->heads && st == ATTN_OK; h++)
+        for (int m = 0; m < ATTN_MAT_COUNT && st == ATTN_OK; m++) {
+            bool per_head = attn_matrix_per_head((attn_matrix)m);
+            if (per_head != (h < f->heads)) continue; // the last round binds W_O and b_O
+            int rows, cols, slot = per_head ? h : 0;
+            attn_matrix_shape((attn_matrix)m, cfg, &rows, &cols);
+            shape_words(why, sizeof why, (attn_matrix)m, cfg);
+            if (per_head) snprintf(key, sizeof key, "%s: heads[%d].%s", name, h, attn_matrix_name((attn_matrix)m));
+            else snprintf(key, sizeof key, "%s: %s", name, attn_matrix_name((attn_matrix)m));
+            st = bind_one(&w->mat[m][slot], &f->mat[m][slot], rows, cols, key, why, err);
         }
-    }
-    if (st != ATTN_OK) return st;
-    snprintf(key, sizeof key, "%s: W_O", name);
-    snprintf(why, sizeof why, "heads %d * d_k %d x d_model %d", cfg->heads, dk, dm);
-    st = bind_one(&w->w_o, &f->w_o, hk, dm, key, why, err);
-    if (st != ATTN_OK) return st;
-    snprintf(key, sizeof key, "%s: b_O", name);
-    snprintf(why, sizeof why, "d_model %d", dm);
-    return bind_one(&w->b_o, &f->b_o, 1, dm, key, why, err);
+    return st;
 }

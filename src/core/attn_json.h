@@ -24,10 +24,9 @@ typedef struct {
 } attn_json_mat;
 
 typedef struct {
-    attn_json_mat x;                        /* "X" */
-    int heads;                              /* entries in "heads" (0 when absent) */
-    attn_json_mat w[ATTN_MAX_HEADS][6];     /* W_Q, W_K, W_V, b_Q, b_K, b_V per head */
-    attn_json_mat w_o, b_o;                 /* "W_O", "b_O" */
+    attn_json_mat x;                                  /* "X" */
+    int heads;                                        /* entries in "heads" (0 when absent) */
+    attn_json_mat mat[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* [m][h]: "heads"[h]'s W_Q … b_V; "W_O", "b_O" at h 0 */
 } attn_weights_file;
 
 /* Parses a weights file (text of len bytes; name is used in messages). On

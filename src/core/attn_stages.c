@@ -1,9 +1,12 @@
 /* attn_stages.c — the per-stage functions: plain loops that the explain
  * function mirrors term by term, plus the PRNG and embeddings. */
 #include "attn.h"
+#include "hash.h"
 
 #include <math.h>
 #include <string.h>
+
+#define BIAS_LIMIT 0.1 /* seeded biases are uniform in [-0.1, 0.1] */
 
 void attn_matmul(double *out, const double *a, const double *b, const double *bias,
                  int n, int k, int m) {
@@ -117,10 +120,10 @@ double attn_prng_uniform(uint32_t seed, uint32_t stream, uint64_t index, double 
     return (2.0 * u - 1.0) * limit;
 }
 
-uint32_t attn_weight_stream(int head, int matrix) {
-    if (matrix == 3) return 1000u;
-    if (matrix == 7) return 1001u;
-    return (uint32_t)(head * 8 + matrix);
+uint32_t attn_weight_stream(int head, attn_matrix m) {
+    if (m == ATTN_MAT_W_O) return 1000u;
+    if (m == ATTN_MAT_B_O) return 1001u;
+    return (uint32_t)(head * 8 + (int)m);
 }
 
 void attn_xavier_uniform(double *w, int rows, int cols, uint32_t seed, uint32_t stream) {
@@ -130,13 +133,20 @@ void attn_xavier_uniform(double *w, int rows, int cols, uint32_t seed, uint32_t 
         w[i] = attn_prng_uniform(seed, stream, i, limit);
 }
 
+void attn_seeded_matrix(double *dst, attn_matrix m, int head, const attn_config *c) {
+    int rows, cols;
+    attn_matrix_shape(m, c, &rows, &cols);
+    uint32_t stream = attn_weight_stream(head, m);
+    if (!attn_matrix_is_bias(m)) {
+        attn_xavier_uniform(dst, rows, cols, c->seed, stream);
+        return;
+    }
+    for (int i = 0; i < cols; i++) dst[i] = c->bias ? attn_prng_uniform(c->seed, stream, (uint64_t)i, BIAS_LIMIT) : 0.0;
+}
+
 void attn_derived_embedding(double *v, const char *tok, size_t tok_len, int d_model) {
     // FNV-1a over the bytes picks the stream; the value depends on nothing else
-    uint64_t h = 0xCBF29CE484222325ull;
-    for (size_t i = 0; i < tok_len; i++) {
-        h ^= (unsigned char)tok[i];
-        h *= 0x100000001B3ull;
-    }
+    uint64_t h = attn_fnv1a(ATTN_FNV_OFFSET, tok, tok_len);
     for (int c = 0; c < d_model; c++)
         v[c] = 2.0 * unit_from_bits(splitmix64(h + (uint64_t)c * 0x9E3779B97F4A7C15ull)) - 1.0;
 }

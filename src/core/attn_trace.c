@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BIAS_LIMIT 0.1
-
 /* Carves the trace's arrays out of one block; returns the doubles needed when
  * base is NULL. */
 static size_t layout(attn_trace *t, double *base) {
@@ -32,28 +30,35 @@ static size_t layout(attn_trace *t, double *base) {
     return used;
 }
 
-static void fill_weight(double *dst, const double *given, int rows, int cols,
-                        uint32_t seed, uint32_t stream) {
-    if (given) memcpy(dst, given, sizeof(double) * (size_t)rows * cols);
-    else attn_xavier_uniform(dst, rows, cols, seed, stream);
+double *attn_trace_matrix(attn_trace *t, attn_matrix m, int h) {
+    attn_head *hd = &t->head[h >= 0 && h < ATTN_MAX_HEADS ? h : 0];
+    switch (m) {
+    case ATTN_MAT_W_Q: return hd->w_q;
+    case ATTN_MAT_W_K: return hd->w_k;
+    case ATTN_MAT_W_V: return hd->w_v;
+    case ATTN_MAT_B_Q: return hd->b_q;
+    case ATTN_MAT_B_K: return hd->b_k;
+    case ATTN_MAT_B_V: return hd->b_v;
+    case ATTN_MAT_W_O: return t->w_o;
+    case ATTN_MAT_B_O: return t->b_o;
+    default: return NULL;
+    }
 }
 
-static void fill_bias(double *dst, const double *given, int len, bool on,
-                      uint32_t seed, uint32_t stream) {
-    for (int i = 0; i < len; i++)
-        dst[i] = !on ? 0.0 : given ? given[i] : attn_prng_uniform(seed, stream, (uint64_t)i, BIAS_LIMIT);
+const double *attn_trace_matrix_const(const attn_trace *t, attn_matrix m, int h) {
+    return attn_trace_matrix((attn_trace *)t, m, h); // the same slots, read only
 }
 
-/* Counts supplied vs generated projection weights to name the source. */
+/* Counts supplied vs generated projection weights (W_*, not biases) to name the source. */
 static attn_weight_source weight_source(const attn_weights *w, int heads) {
     if (!w) return ATTN_SRC_RANDOM;
     int given = 0, total = 0;
-    for (int h = 0; h < heads; h++) {
-        given += (w->w_q[h] != NULL) + (w->w_k[h] != NULL) + (w->w_v[h] != NULL);
-        total += 3;
+    for (int m = 0; m < ATTN_MAT_COUNT; m++) {
+        if (attn_matrix_is_bias((attn_matrix)m)) continue;
+        int nh = attn_matrix_per_head((attn_matrix)m) ? heads : 1;
+        for (int h = 0; h < nh; h++) given += w->mat[m][h] != NULL;
+        total += nh;
     }
-    given += w->w_o != NULL;
-    total += 1;
     return given == 0 ? ATTN_SRC_RANDOM : given == total ? ATTN_SRC_EXPLICIT : ATTN_SRC_MIXED;
 }
 
@@ -86,20 +91,21 @@ static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w)
     }
 }
 
+/* Every matrix: the caller's where given (a bias only while biases are on),
+ * else the seeded one. */
 static void init_weights(attn_trace *t, const attn_weights *w) {
     const attn_config *c = &t->cfg;
-    int dm = c->d_model, dk = c->d_k;
-    for (int h = 0; h < c->heads; h++) {
-        attn_head *hd = &t->head[h];
-        fill_weight(hd->w_q, w ? w->w_q[h] : NULL, dm, dk, c->seed, attn_weight_stream(h, 0));
-        fill_weight(hd->w_k, w ? w->w_k[h] : NULL, dm, dk, c->seed, attn_weight_stream(h, 1));
-        fill_weight(hd->w_v, w ? w->w_v[h] : NULL, dm, dk, c->seed, attn_weight_stream(h, 2));
-        fill_bias(hd->b_q, w ? w->b_q[h] : NULL, dk, c->bias, c->seed, attn_weight_stream(h, 4));
-        fill_bias(hd->b_k, w ? w->b_k[h] : NULL, dk, c->bias, c->seed, attn_weight_stream(h, 5));
-        fill_bias(hd->b_v, w ? w->b_v[h] : NULL, dk, c->bias, c->seed, attn_weight_stream(h, 6));
+    for (int m = 0; m < ATTN_MAT_COUNT; m++) {
+        int rows, cols, nh = attn_matrix_per_head((attn_matrix)m) ? c->heads : 1;
+        attn_matrix_shape((attn_matrix)m, c, &rows, &cols);
+        bool off = attn_matrix_is_bias((attn_matrix)m) && !c->bias;
+        for (int h = 0; h < nh; h++) {
+            const double *given = w && !off ? w->mat[m][h] : NULL;
+            double *dst = attn_trace_matrix(t, (attn_matrix)m, h);
+            if (given) memcpy(dst, given, sizeof(double) * (size_t)rows * cols);
+            else attn_seeded_matrix(dst, (attn_matrix)m, h, c);
+        }
     }
-    fill_weight(t->w_o, w ? w->w_o : NULL, c->heads * dk, dm, c->seed, attn_weight_stream(0, 3));
-    fill_bias(t->b_o, w ? w->b_o : NULL, dm, c->bias, c->seed, attn_weight_stream(0, 7));
 }
 
 /* Checks a stage's result; the message names the stage as the CLI spells it. */
@@ -108,15 +114,13 @@ static void init_weights(attn_trace *t, const attn_weights *w) {
         if (st_ != ATTN_OK) return st_; \
     } while (0)
 
-static attn_status run_head(attn_trace *t, int h, attn_err *err) {
-    const attn_config *c = &t->cfg;
-    attn_head *hd = &t->head[h];
-    int n = t->n, dm = c->d_model, dk = c->d_k;
+attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_config *c, attn_err *err) {
+    int dm = c->d_model, dk = c->d_k;
     size_t nn = (size_t)n * n, ndk = (size_t)n * dk;
     // pass 1: projections Q, K, V = X·W (+ b): (n, d_model)·(d_model, d_k) -> (n, d_k)
-    attn_matmul(hd->q, t->x, hd->w_q, hd->b_q, n, dm, dk);
-    attn_matmul(hd->k, t->x, hd->w_k, hd->b_k, n, dm, dk);
-    attn_matmul(hd->v, t->x, hd->w_v, hd->b_v, n, dm, dk);
+    attn_matmul(hd->q, x, hd->w_q, hd->b_q, n, dm, dk);
+    attn_matmul(hd->k, x, hd->w_k, hd->b_k, n, dm, dk);
+    attn_matmul(hd->v, x, hd->w_v, hd->b_v, n, dm, dk);
     CHECK(hd->q, ndk, ATTN_ST_Q);
     CHECK(hd->k, ndk, ATTN_ST_K);
     CHECK(hd->v, ndk, ATTN_ST_V);
@@ -132,6 +136,13 @@ static attn_status run_head(attn_trace *t, int h, attn_err *err) {
     attn_weighted_sum(hd->z, hd->weights, hd->v, n, dk);
     CHECK(hd->z, ndk, ATTN_ST_Z);
     return ATTN_OK;
+}
+
+void attn_concat_heads(double *concat, const attn_head *heads, int n_heads, int n, int d_k) {
+    size_t hk = (size_t)n_heads * d_k;
+    for (int h = 0; h < n_heads; h++)
+        for (int i = 0; i < n; i++)
+            memcpy(concat + (size_t)i * hk + (size_t)h * d_k, heads[h].z + (size_t)i * d_k, sizeof(double) * (size_t)d_k);
 }
 
 static void count_macs(attn_trace *t) {
@@ -154,12 +165,10 @@ static attn_status run_stages(attn_trace *t, const attn_vocab *vocab,
     CHECK(t->x, (size_t)n * dm, ATTN_ST_X);
     init_weights(t, w);
     for (int h = 0; h < c->heads; h++) {
-        attn_status st = run_head(t, h, err);
+        attn_status st = attn_head_forward(&t->head[h], t->x, n, c, err);
         if (st != ATTN_OK) return st;
-        for (int i = 0; i < n; i++) // concat: head h fills columns h·d_k .. h·d_k + d_k - 1
-            memcpy(t->concat + (size_t)i * hk + (size_t)h * dk, t->head[h].z + (size_t)i * dk,
-                   sizeof(double) * (size_t)dk);
     }
+    attn_concat_heads(t->concat, t->head, c->heads, n, dk);
     attn_matmul(t->output, t->concat, t->w_o, t->b_o, n, hk, dm);
     CHECK(t->output, (size_t)n * dm, ATTN_ST_OUTPUT);
     count_macs(t);

@@ -58,7 +58,7 @@ static attn_status check_items(const export_item *items, int n, attn_err *err) {
     for (int i = 0; i < n; i++) {
         const export_item *it = &items[i];
         if (!it->trace || it->trace->n <= 0) return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export has no computed sentence.", i + 1);
-        if (it->step < 0 || it->step >= VIZ_STEP_COUNT) return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export has no step 1–8.", i + 1);
+        if (it->step < 0 || it->step >= ATTN_STEP_COUNT) return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export has no step 1–8.", i + 1);
         if (it->id && !valid_id(it->id))
             return attn_fail(err, ATTN_ERR_RANGE, "The page id \"%s\" cannot name a file: use letters, digits, _ and -.", it->id);
     }
@@ -79,7 +79,7 @@ static void format_list(attn_strbuf *b, unsigned f) {
 
 static void steps_list(attn_strbuf *b, unsigned steps) {
     bool first = true;
-    for (int s = 0; s < VIZ_STEP_COUNT; s++)
+    for (int s = 0; s < ATTN_STEP_COUNT; s++)
         if (steps & (1u << s)) {
             attn_sb_printf(b, "%s%d", first ? "" : ",", s + 1);
             first = false;
@@ -205,7 +205,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     attn_status st = ATTN_OK;
     int number = it->number > 0 ? it->number : pos + 1;
     // NN has two digits at least: a page keeps its name when exported alone
-    snprintf(stem, sizeof stem, "%02d-%s", number, it->id ? it->id : export_step_slug(it->step));
+    snprintf(stem, sizeof stem, "%02d-%s", number, it->id ? it->id : attn_step_slug(it->step));
     snprintf(name, sizeof name, "%s.png", stem);
     if (o->formats & EXPORT_PNG) st = write_png(j, it, name, err);
     snprintf(name, sizeof name, "%s.svg", stem);
@@ -321,7 +321,7 @@ attn_status export_run(const export_opts *o, const export_item *items, int n_ite
 
 attn_status export_sentence(const export_opts *o, const attn_trace *t, int head, int query, const viz_strings *ui,
                             viz_fonts *fonts, attn_err *err) {
-    export_item items[VIZ_STEP_COUNT];
+    export_item items[ATTN_STEP_COUNT];
     if (!t) return attn_fail(err, ATTN_ERR_RANGE, "There is no computed sentence to export.");
     int n = export_items_for_trace(items, t, o->steps, head, query);
     return export_run(o, items, n, ui, fonts, err);

@@ -67,7 +67,7 @@ enum {
     EXPORT_ALL_FORMATS = 0x1fu
 };
 
-#define EXPORT_ALL_STEPS 0xffu /* bit s selects viz_step s */
+#define EXPORT_ALL_STEPS 0xffu /* bit s selects attn_step s */
 #define EXPORT_MAX_SCALE 3
 #define EXPORT_MIN_SIZE 160   /* logical px, each side */
 #define EXPORT_MAX_SIZE 8192
@@ -99,7 +99,7 @@ typedef struct {
 
 typedef struct {
     const attn_trace *trace;    /* what to show (borrowed, never NULL) */
-    viz_step step;              /* which of the eight steps */
+    attn_step step;              /* which of the eight steps */
     int number;                 /* NN in file names; <= 0: its position in the list, from 1 */
     int head;                   /* head shown in the figure and the .tex, 0-based */
     int query;                  /* query token of the softmax lines; -1: 它/it if present, else 0 */
@@ -132,10 +132,10 @@ attn_status export_parse_view(export_view *out, const char *s, attn_err *err);  
  * values). Caller frees; NULL when memory ran out. */
 char *export_command_prefix(int argc, char *const *argv);
 
-/* Fills out (VIZ_STEP_COUNT entries) with one item per step selected by
+/* Fills out (ATTN_STEP_COUNT entries) with one item per step selected by
  * steps, numbered by step (03-scores), each with remake flags "--steps N".
  * Returns how many. The items borrow t. */
-int export_items_for_trace(export_item out[VIZ_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
+int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
                            int query);
 
 /* Writes every file of every item, the handout and the index into o->dir:
@@ -165,9 +165,6 @@ attn_status export_lesson(const export_opts *o, const lesson *l, const char *pag
 char *export_lesson_text(const lesson_page *pg);
 
 /* ---- building blocks (used by export_run; public for tests and the GUI) ---- */
-
-/* "embeddings" … "multi-head"; "" out of range. */
-const char *export_step_slug(viz_step s);
 
 /* The first token that is 它, it or It, else 0 (the GUI's first query). */
 int export_default_query(const attn_trace *t);
@@ -204,7 +201,7 @@ typedef struct {
 
 /* The matrices a step shows, for head (or every head when head < 0), in
  * figure order. Returns how many (at most cap). */
-int export_step_matrices(const attn_trace *t, viz_step step, int head, export_matrix *out, int cap);
+int export_step_matrices(const attn_trace *t, attn_step step, int head, export_matrix *out, int cap);
 
 /* One matrix as CSV (RFC 4180, CRLF line ends): a header row of column labels
  * after the matrix name, then one row per matrix row starting with its label.
@@ -225,7 +222,7 @@ void export_tex_bmatrix(attn_strbuf *b, const export_matrix *m);
 
 /* A standalone document (xelatex + ctex) for step of t, head: the title, the
  * sentence, the configuration, the equation and a bmatrix per matrix. */
-char *export_tex_document(const attn_trace *t, viz_step step, int head, const char *title);
+char *export_tex_document(const attn_trace *t, attn_step step, int head, const char *title);
 
 /* Test hook: when > 0, the Nth file export_run writes from now on fails as if
  * the disk were full, leaving a partial file in the staging folder (so the

@@ -93,15 +93,13 @@ static void caption(viz_list *l, viz_measure m, const export_opts *o, const expo
                     const char *badge, int scale, float top, float w) {
     const viz_theme *th = viz_theme_get(o->theme);
     const attn_trace *t = it->trace;
-    static const attn_stage result[VIZ_STEP_COUNT] = {ATTN_ST_X, ATTN_ST_Q, ATTN_ST_SCORES, ATTN_ST_SCALED,
-                                                      ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_OUTPUT};
     float u = unit(o, scale), px = CAPTION_PX * u, lh = CAPTION_LINE * px, pad = CAPTION_PAD * u;
     char eq[256], line[1024]; // a longer sentence is cut (then shortened with "…" anyway)
     attn_strbuf cfg;
     attn_sb_init(&cfg);
     viz_fill(l, 0, top, w, (float)caption_px(o, scale), th->panel);
     viz_fill(l, 0, top, w, fmaxf(1.0f, roundf(u)), th->line);
-    attn_stage_equation(t, result[it->step], eq, sizeof eq);
+    attn_stage_equation(t, attn_step_result(it->step), eq, sizeof eq);
     snprintf(line, sizeof line, "%d · %s   %s", (int)it->step + 1, ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it->step)), eq);
     caption_line(l, m, line, pad * 2, top + pad, w - 4 * pad, lh, px, th->text);
     snprintf(line, sizeof line, o->lang == VIZ_LANG_ZH ? "%s：%s" : "%s: %s", ex_str(ui, o->lang, VIZ_S_SENTENCE),

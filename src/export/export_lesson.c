@@ -101,12 +101,12 @@ static int page_query(const lesson_page *pg, const attn_trace *t) {
 
 /* The step page i shows: its own, else the last one named before it, else
  * the app's first step (softmax), as a learner paging through would see. */
-static viz_step page_step(const lesson *l, int i) {
+static attn_step page_step(const lesson *l, int i) {
     for (; i >= 0; i--) {
         int s = lesson_page_at(l, i)->step;
-        if (s >= 1 && s <= LESSON_STEP_COUNT) return (viz_step)(s - 1);
+        if (s >= 0) return (attn_step)s;
     }
-    return VIZ_STEP_SOFTMAX;
+    return ATTN_STEP_SOFTMAX;
 }
 
 static void page_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const attn_trace *t,

@@ -73,7 +73,7 @@ attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err) {
     while (next_item(&p, item, sizeof item)) {
         char *end;
         long v = strtol(item, &end, 10);
-        if (!*item || *end || v < 1 || v > VIZ_STEP_COUNT)
+        if (!*item || *end || v < 1 || v > ATTN_STEP_COUNT)
             return attn_fail(err, ATTN_ERR_RANGE, "--steps: \"%s\" is not a step; use numbers from 1 to 8 "
                              "separated by commas (for example 3,6), or all.", item);
         bits |= 1u << (v - 1);
@@ -185,27 +185,21 @@ void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui
 
 /* ---- steps and their matrices ---- */
 
-const char *export_step_slug(viz_step s) {
-    static const char *const slugs[VIZ_STEP_COUNT] = {"embeddings", "qkv", "scores", "scale",
-                                                      "mask", "softmax", "weighted-sum", "multi-head"};
-    return s >= 0 && s < VIZ_STEP_COUNT ? slugs[s] : "";
-}
-
 int export_default_query(const attn_trace *t) {
     int p = attn_trace_pronoun(t);
     return p >= 0 ? p : 0;
 }
 
-int export_items_for_trace(export_item out[VIZ_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
+int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
                            int query) {
-    static const char *const flags[VIZ_STEP_COUNT] = {"--steps 1", "--steps 2", "--steps 3", "--steps 4",
+    static const char *const flags[ATTN_STEP_COUNT] = {"--steps 1", "--steps 2", "--steps 3", "--steps 4",
                                                       "--steps 5", "--steps 6", "--steps 7", "--steps 8"};
     int n = 0;
-    for (int s = 0; s < VIZ_STEP_COUNT; s++) {
+    for (int s = 0; s < ATTN_STEP_COUNT; s++) {
         if (!(steps & (1u << s))) continue;
         memset(&out[n], 0, sizeof out[n]);
         out[n].trace = t;
-        out[n].step = (viz_step)s;
+        out[n].step = (attn_step)s;
         out[n].number = s + 1;
         out[n].head = head;
         out[n].query = query;
@@ -222,14 +216,14 @@ static export_matrix matrix(const char *name, const char *tex, const double *v, 
 }
 
 /* The per-head matrices of step for head h, appended at out[n]; returns the new n. */
-static int head_matrices(const attn_trace *t, viz_step step, int h, export_matrix *out, int n, int cap) {
+static int head_matrices(const attn_trace *t, attn_step step, int h, export_matrix *out, int n, int cap) {
     const attn_head *hd = &t->head[h];
     int nt = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k;
     const export_axis T = EXPORT_AXIS_TOKENS, D = EXPORT_AXIS_DIMS;
     export_matrix m[6];
     int k = 0;
     switch (step) {
-    case VIZ_STEP_QKV:
+    case ATTN_STEP_QKV:
         m[k++] = matrix("W_Q", "W_Q", hd->w_q, dm, dk, h, D, D);
         m[k++] = matrix("W_K", "W_K", hd->w_k, dm, dk, h, D, D);
         m[k++] = matrix("W_V", "W_V", hd->w_v, dm, dk, h, D, D);
@@ -237,23 +231,23 @@ static int head_matrices(const attn_trace *t, viz_step step, int h, export_matri
         m[k++] = matrix("K", "K", hd->k, nt, dk, h, T, D);
         m[k++] = matrix("V", "V", hd->v, nt, dk, h, T, D);
         break;
-    case VIZ_STEP_SCORES:
+    case ATTN_STEP_SCORES:
         m[k++] = matrix("Q", "Q", hd->q, nt, dk, h, T, D);
         m[k++] = matrix("K", "K", hd->k, nt, dk, h, T, D);
         m[k++] = matrix("S", "S", hd->scores, nt, nt, h, T, T);
         break;
-    case VIZ_STEP_SCALE:
+    case ATTN_STEP_SCALE:
         m[k++] = matrix("S", "S", hd->scores, nt, nt, h, T, T);
         m[k++] = matrix("S_scaled", "S'", hd->scaled, nt, nt, h, T, T);
         break;
-    case VIZ_STEP_MASK:
+    case ATTN_STEP_MASK:
         m[k++] = matrix("S_scaled", "S'", hd->scaled, nt, nt, h, T, T);
         m[k++] = matrix("S_masked", "\\tilde{S}", hd->masked, nt, nt, h, T, T);
         break;
-    case VIZ_STEP_SOFTMAX:
+    case ATTN_STEP_SOFTMAX:
         m[k++] = matrix("A", "A", hd->weights, nt, nt, h, T, T);
         break;
-    case VIZ_STEP_WEIGHTED:
+    case ATTN_STEP_WEIGHTED:
         m[k++] = matrix("A", "A", hd->weights, nt, nt, h, T, T);
         m[k++] = matrix("V", "V", hd->v, nt, dk, h, T, D);
         m[k++] = matrix("Z", "Z", hd->z, nt, dk, h, T, D);
@@ -265,12 +259,12 @@ static int head_matrices(const attn_trace *t, viz_step step, int h, export_matri
     return n;
 }
 
-int export_step_matrices(const attn_trace *t, viz_step step, int head, export_matrix *out, int cap) {
+int export_step_matrices(const attn_trace *t, attn_step step, int head, export_matrix *out, int cap) {
     int n = 0, nt = t->n, dm = t->cfg.d_model, hk = t->cfg.heads * t->cfg.d_k;
-    if (step == VIZ_STEP_EMBED && cap > 0) {
+    if (step == ATTN_STEP_EMBED && cap > 0) {
         out[n] = matrix("X", "X", t->x, nt, dm, -1, EXPORT_AXIS_TOKENS, EXPORT_AXIS_DIMS);
         out[n++].features = true;
-    } else if (step == VIZ_STEP_MULTIHEAD) {
+    } else if (step == ATTN_STEP_MULTIHEAD) {
         export_matrix m[3] = {
             matrix("concat", "\\operatorname{concat}(Z)", t->concat, nt, hk, -1, EXPORT_AXIS_TOKENS, EXPORT_AXIS_CONCAT),
             matrix("W_O", "W_O", t->w_o, hk, dm, -1, EXPORT_AXIS_CONCAT, EXPORT_AXIS_DIMS),

@@ -77,45 +77,47 @@ static void shapes(attn_strbuf *b, int r1, int c1, int r2, int c2) {
 }
 
 /* The step's equation in LaTeX, with its shapes. */
-static void equation(attn_strbuf *b, const attn_trace *t, viz_step step) {
+static void equation(attn_strbuf *b, const attn_trace *t, attn_step step) {
     int n = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k, hk = t->cfg.heads * dk;
     const char *bias = t->cfg.bias ? " + b" : "";
     char mask[32];
     switch (step) {
-    case VIZ_STEP_EMBED:
+    case ATTN_STEP_EMBED:
         attn_sb_printf(b, "%s \\qquad %d\\times %d", t->cfg.pos_enc && !t->x_given ? "X = E + PE" : "X", n, dm);
         break;
-    case VIZ_STEP_QKV:
+    case ATTN_STEP_QKV:
         attn_sb_printf(b, "Q = X W_Q%s_Q,\\; K = X W_K%s_K,\\; V = X W_V%s_V", bias, bias, bias);
         shapes(b, n, dm, dm, dk);
         break;
-    case VIZ_STEP_SCORES:
+    case ATTN_STEP_SCORES:
         attn_sb_puts(b, "S = Q K^{\\top}");
         shapes(b, n, dk, dk, n);
         break;
-    case VIZ_STEP_SCALE:
+    case ATTN_STEP_SCALE:
         if (t->cfg.scale) attn_sb_printf(b, "S' = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{\\sqrt{%d}}", dk);
         else attn_sb_puts(b, "S' = S \\quad \\text{(scaling off)}");
         attn_sb_printf(b, " \\qquad %d\\times %d", n, n);
         break;
-    case VIZ_STEP_MASK:
+    case ATTN_STEP_MASK:
         attn_sb_puts(b, "\\tilde{S}_{ij} = \\begin{cases} S'_{ij} & \\text{if query } i \\text{ may see key } j\\\\"
                         " -\\infty & \\text{otherwise} \\end{cases}");
         attn_mask_format(mask, sizeof mask, t->cfg.mask);
         attn_sb_printf(b, " \\qquad \\text{mask: %s} \\qquad %d\\times %d", mask, n, n);
         break;
-    case VIZ_STEP_SOFTMAX:
+    case ATTN_STEP_SOFTMAX:
         attn_sb_puts(b, "A_{ij} = \\frac{e^{\\tilde{S}_{ij}}}{\\sum_{k} e^{\\tilde{S}_{ik}}}");
         attn_sb_printf(b, " \\qquad %d\\times %d", n, n);
         break;
-    case VIZ_STEP_WEIGHTED:
+    case ATTN_STEP_WEIGHTED:
         attn_sb_puts(b, "Z = A V");
         shapes(b, n, n, n, dk);
         break;
-    case VIZ_STEP_MULTIHEAD:
+    case ATTN_STEP_MULTIHEAD:
         attn_sb_printf(b, "\\mathrm{out} = \\operatorname{concat}(Z_1, \\dots, Z_{%d})\\, W_O%s", t->cfg.heads,
                        t->cfg.bias ? " + b_O" : "");
         shapes(b, n, hk, hk, dm);
+        break;
+    case ATTN_STEP_COUNT:
         break;
     }
 }
@@ -160,7 +162,7 @@ static void matrix_display(attn_strbuf *b, const export_matrix *m, int heads) {
     attn_sb_puts(b, " \\]\n\\endgroup\n");
 }
 
-char *export_tex_document(const attn_trace *t, viz_step step, int head, const char *title) {
+char *export_tex_document(const attn_trace *t, attn_step step, int head, const char *title) {
     export_matrix ms[EXPORT_MAX_MATRICES];
     int n = export_step_matrices(t, step, head, ms, EXPORT_MAX_MATRICES);
     attn_strbuf b;

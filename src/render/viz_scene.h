@@ -8,14 +8,6 @@
 #include "complexity.h"
 #include "viz.h"
 
-#define VIZ_STEP_COUNT 8
-
-/* The eight steps of the rail, in order. */
-typedef enum {
-    VIZ_STEP_EMBED, VIZ_STEP_QKV, VIZ_STEP_SCORES, VIZ_STEP_SCALE,
-    VIZ_STEP_MASK, VIZ_STEP_SOFTMAX, VIZ_STEP_WEIGHTED, VIZ_STEP_MULTIHEAD
-} viz_step;
-
 /* Every UI string, in one table per language (assets/ui_strings.tsv). */
 typedef enum {
 #define VIZ_STR(id) VIZ_S_##id,
@@ -68,7 +60,7 @@ typedef struct {
     const attn_trace *alt_trace;    /* compare = scale: the same input with scaling toggled */
     const char *const *feature_names; /* d_model names for X's columns, or NULL */
     /* what is shown */
-    viz_step step;                  /* rail step */
+    attn_step step;                  /* rail step */
     int head;                       /* head shown, 0-based */
     int head_b;                     /* compare = heads: the second head */
     int query;                      /* selected query token, or -1 */

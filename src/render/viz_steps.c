@@ -9,13 +9,19 @@
 
 #define MAX_BLOCKS 3
 
-/* A product layout: left · top[k] = res[k]; left may be NULL (a plain row). */
+#define MAX_MATS 8
+
+/* A product layout: left · top[k] = res[k]; left may be NULL (a plain row).
+ * It holds its matrices and their texts, so a product on the stack is whole. */
 typedef struct {
     viz_mat *left;
     viz_mat *top[MAX_BLOCKS];  /* may be NULL per block */
     viz_mat *res[MAX_BLOCKS];
     const char *op[MAX_BLOCKS];/* text drawn before block k when there is no left, e.g. "÷ √dₖ" */
     int blocks;
+    viz_mat mats[MAX_MATS];    /* what left, top and res point at */
+    char titles[MAX_MATS][96]; /* mats[i].title when it names a head */
+    char op_text[64];          /* an op that holds numbers */
 } product;
 
 static viz_mat mat(const attn_trace *t, attn_stage st, int head, const char *title, viz_map map,
@@ -231,95 +237,94 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
     if (legend) lines_legend(c, lx, top + n * rh + 6 * c->u, b.w - lw, palette, h1, true); // under the last token
 }
 
-/* Titles live in a small ring so several can be alive during one step. */
-static const char *title(const viz_ctx *c, const char *name, int head) {
-    static char ring[12][96];
-    static int next;
-    char *buf = ring[next++ % 12];
+/* "Q (head 2)" into buf when the trace has several heads, else the name. */
+static const char *title(const viz_ctx *c, char *buf, size_t cap, const char *name, int head) {
     if (head >= 0 && c->s->trace->cfg.heads > 1)
-        snprintf(buf, sizeof ring[0], "%s (%s %d)", name, viz_s(c, VIZ_S_HEAD), head + 1);
+        snprintf(buf, cap, "%s (%s %d)", name, viz_s(c, VIZ_S_HEAD), head + 1);
     else
-        snprintf(buf, sizeof ring[0], "%s", name);
+        snprintf(buf, cap, "%s", name);
     return buf;
 }
 
 /* Fills p with the matrices of step s for head h of t (mats is storage). */
-static void build_product(const viz_ctx *c, product *p, viz_mat *mats, const attn_trace *t, int h) {
+static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int h) {
     const attn_head *hd = &t->head[h];
     int dm = t->cfg.d_model, dk = t->cfg.d_k, hk = t->cfg.heads * dk;
     viz_labels xcols = c->s->feature_names && dm <= 64 ? VIZ_LABEL_FEATURES : VIZ_LABEL_DIMS;
     bool hide = c->s->hide_weights;
     memset(p, 0, sizeof *p);
+    viz_mat *mats = p->mats;
+    char (*tt)[96] = p->titles;
     switch (c->s->step) {
-    case VIZ_STEP_EMBED:
+    case ATTN_STEP_EMBED:
         mats[0] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, xcols);
         p->res[0] = &mats[0];
         p->blocks = 1;
         break;
-    case VIZ_STEP_QKV: {
+    case ATTN_STEP_QKV: {
         static const char *const wn[3] = {"W_Q", "W_K", "W_V"}, *const rn[3] = {"Q", "K", "V"};
         const double *w[3] = {hd->w_q, hd->w_k, hd->w_v};
         mats[0] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_NONE);
         p->left = &mats[0];
         for (int k = 0; k < 3; k++) {
-            mats[1 + k] = weight(w[k], dm, dk, ATTN_ST_Q + k, h, title(c, wn[k], h));
-            mats[4 + k] = mat(t, ATTN_ST_Q + k, h, title(c, rn[k], h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+            mats[1 + k] = weight(w[k], dm, dk, ATTN_ST_Q + k, h, title(c, tt[1 + k], sizeof tt[0], wn[k], h));
+            mats[4 + k] = mat(t, ATTN_ST_Q + k, h, title(c, tt[4 + k], sizeof tt[0], rn[k], h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
             p->top[k] = &mats[1 + k];
             p->res[k] = &mats[4 + k];
         }
         p->blocks = 3;
         break;
     }
-    case VIZ_STEP_SCORES:
-        mats[0] = mat(t, ATTN_ST_Q, h, title(c, "Q", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
-        mats[1] = mat(t, ATTN_ST_K, h, title(c, "Kᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_TOKENS);
+    case ATTN_STEP_SCORES:
+        mats[0] = mat(t, ATTN_ST_Q, h, title(c, tt[0], sizeof tt[0], "Q", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
+        mats[1] = mat(t, ATTN_ST_K, h, title(c, tt[1], sizeof tt[0], "Kᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_TOKENS);
         mats[1].transposed = true;
         mats[1].rows = dk;
         mats[1].cols = t->n;
-        mats[2] = mat(t, ATTN_ST_SCORES, h, title(c, "S = QKᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+        mats[2] = mat(t, ATTN_ST_SCORES, h, title(c, tt[2], sizeof tt[0], "S = QKᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
         p->left = &mats[0];
         p->top[0] = &mats[1];
         p->res[0] = &mats[2];
         p->blocks = 1;
         break;
-    case VIZ_STEP_SCALE:
-    case VIZ_STEP_MASK: {
-        bool scale = c->s->step == VIZ_STEP_SCALE;
-        mats[0] = mat(t, scale ? ATTN_ST_SCORES : ATTN_ST_SCALED, h, title(c, scale ? "S" : (t->cfg.scale ? "S/√dₖ" : "S"), h),
+    case ATTN_STEP_SCALE:
+    case ATTN_STEP_MASK: {
+        bool scale = c->s->step == ATTN_STEP_SCALE;
+        mats[0] = mat(t, scale ? ATTN_ST_SCORES : ATTN_ST_SCALED, h, title(c, tt[0], sizeof tt[0], scale ? "S" : (t->cfg.scale ? "S/√dₖ" : "S"), h),
                       VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
         mats[1] = mat(t, scale ? ATTN_ST_SCALED : ATTN_ST_MASKED, h,
-                      title(c, scale ? (t->cfg.scale ? "S/√dₖ" : "S") : "mask(S)", h),
+                      title(c, tt[1], sizeof tt[0], scale ? (t->cfg.scale ? "S/√dₖ" : "S") : "mask(S)", h),
                       VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
-        static char opbuf[64];
-        if (scale && t->cfg.scale) snprintf(opbuf, sizeof opbuf, "÷ √%d = %.3g", dk, sqrt((double)dk));
-        else if (scale) snprintf(opbuf, sizeof opbuf, "= (%s)", viz_s(c, VIZ_S_SCALE_OFF_LABEL));
-        else snprintf(opbuf, sizeof opbuf, "→");
+        char *opbuf = p->op_text;
+        if (scale && t->cfg.scale) snprintf(opbuf, sizeof p->op_text, "÷ √%d = %.3g", dk, sqrt((double)dk));
+        else if (scale) snprintf(opbuf, sizeof p->op_text, "= (%s)", viz_s(c, VIZ_S_SCALE_OFF_LABEL));
+        else snprintf(opbuf, sizeof p->op_text, "→");
         p->res[0] = &mats[0];
         p->res[1] = &mats[1];
         p->op[1] = opbuf;
         p->blocks = 2;
         break;
     }
-    case VIZ_STEP_SOFTMAX:
-        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, "A = softmax", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
+    case ATTN_STEP_SOFTMAX:
+        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, tt[0], sizeof tt[0], "A = softmax", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
         mats[0].mask = &t->cfg.mask;
         mats[0].hidden = hide;
         p->res[0] = &mats[0];
         p->blocks = 1;
         break;
-    case VIZ_STEP_WEIGHTED: // side by side: V is as tall as A, so stacking it would halve every cell
-        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, "A", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
+    case ATTN_STEP_WEIGHTED: // side by side: V is as tall as A, so stacking it would halve every cell
+        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, tt[0], sizeof tt[0], "A", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
         mats[0].mask = &t->cfg.mask;
         mats[0].hidden = hide;
-        mats[1] = mat(t, ATTN_ST_V, h, title(c, "V", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
-        mats[2] = mat(t, ATTN_ST_Z, h, title(c, "Z = A·V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
+        mats[1] = mat(t, ATTN_ST_V, h, title(c, tt[1], sizeof tt[0], "V", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
+        mats[2] = mat(t, ATTN_ST_Z, h, title(c, tt[2], sizeof tt[0], "Z = A·V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
         mats[2].hidden = hide;
         for (int k = 0; k < 3; k++) p->res[k] = &mats[k];
         p->op[1] = "·";
         p->op[2] = "=";
         p->blocks = 3;
         break;
-    case VIZ_STEP_MULTIHEAD:
+    case ATTN_STEP_MULTIHEAD:
         mats[0] = mat(t, ATTN_ST_CONCAT, 0, "concat(Z)", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_CONCAT);
         mats[0].hidden = hide;
         mats[1] = weight(t->w_o, hk, dm, ATTN_ST_OUTPUT, 0, "W_O");
@@ -329,6 +334,8 @@ static void build_product(const viz_ctx *c, product *p, viz_mat *mats, const att
         p->top[0] = &mats[1];
         p->res[0] = &mats[2];
         p->blocks = 1;
+        break;
+    case ATTN_STEP_COUNT:
         break;
     }
 }
@@ -360,15 +367,13 @@ static void set_range(product *p, double r) {
 
 double viz_step_range(const viz_ctx *c, const attn_trace *t, int head) {
     product p;
-    viz_mat mats[8];
-    build_product(c, &p, mats, t, head);
+    build_product(c, &p, t, head);
     return product_range(&p);
 }
 
 void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range) {
     product p;
-    viz_mat mats[8];
-    build_product(c, &p, mats, t, head);
+    build_product(c, &p, t, head);
     set_range(&p, range);
     if (subtitle) {
         viz_label(c, b.x, b.y, b.w, c->body * 1.5f, subtitle, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
@@ -376,7 +381,7 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
         b.h -= c->body * 1.7f;
     }
     viz_box mb = b;
-    bool lines = c->s->step == VIZ_STEP_SOFTMAX;
+    bool lines = c->s->step == ATTN_STEP_SOFTMAX;
     if (lines) mb.w = b.w * 0.58f;
     float cs = fit_cell(c, &p, mb.w, mb.h, 46 * c->u) * c->s->canvas_zoom;
     float pw, ph;
@@ -392,8 +397,7 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     product p;
-    viz_mat mats[8];
-    build_product(c, &p, mats, t, head);
-    float w = c->s->step == VIZ_STEP_SOFTMAX ? b.w * 0.58f : b.w; // the lines view takes the rest
+    build_product(c, &p, t, head);
+    float w = c->s->step == ATTN_STEP_SOFTMAX ? b.w * 0.58f : b.w; // the lines view takes the rest
     return fit_cell(c, &p, w, b.h - c->body * 1.7f, 46 * c->u);
 }

@@ -131,14 +131,14 @@ static void rail(const viz_ctx *c, viz_box b) {
     viz_fill(c->l, b.x, b.y, b.w, b.h, th->panel);
     viz_fill(c->l, b.x + b.w - 1, b.y, 1, b.h, th->line);
     float pad = 10 * c->u;
-    int rows = VIZ_STEP_COUNT + VIZ_W_COUNT + 2;
+    int rows = ATTN_STEP_COUNT + VIZ_W_COUNT + 2;
     float rh = (b.h - 2 * pad) / rows;
     if (rh > 30 * c->u) rh = 30 * c->u;
     float px = rh * 0.58f < c->body ? rh * 0.58f : c->body;
     float x = b.x + pad, w = b.w - 2 * pad, y = b.y + pad;
     viz_label(c, x, y, w, rh, viz_s(c, VIZ_S_STEPS), px * 0.9f, VIZ_LEFT | VIZ_MIDDLE, th->muted);
     y += rh;
-    for (int i = 0; i < VIZ_STEP_COUNT; i++, y += rh) {
+    for (int i = 0; i < ATTN_STEP_COUNT; i++, y += rh) {
         bool cur = (int)c->s->step == i;
         if (cur) viz_fill(c->l, b.x + 4 * c->u, y + 1, b.w - 8 * c->u, rh - 2, th->accent);
         char buf[96];
@@ -147,7 +147,7 @@ static void rail(const viz_ctx *c, viz_box b) {
         viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){VIZ_HIT_STEP, i, 0, 0, 0});
     }
     if (c->s->focus == VIZ_FOCUS_RAIL)
-        viz_stroke(c->l, b.x + 2 * c->u, b.y + pad + rh - 2 * c->u, b.w - 4 * c->u, rh * VIZ_STEP_COUNT + 4 * c->u,
+        viz_stroke(c->l, b.x + 2 * c->u, b.y + pad + rh - 2 * c->u, b.w - 4 * c->u, rh * ATTN_STEP_COUNT + 4 * c->u,
                    2 * c->u, th->highlight);
     viz_label(c, x, y, w, rh, viz_s(c, VIZ_S_CONTROLS), px * 0.9f, VIZ_LEFT | VIZ_MIDDLE, th->muted);
     y += rh;
@@ -156,12 +156,6 @@ static void rail(const viz_ctx *c, viz_box b) {
 }
 
 /* ---- canvas ---- */
-
-static attn_stage step_stage(viz_step s) {
-    static const attn_stage st[VIZ_STEP_COUNT] = {ATTN_ST_X, ATTN_ST_Q, ATTN_ST_SCORES, ATTN_ST_SCALED,
-                                                  ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_OUTPUT};
-    return st[s];
-}
 
 /* Lays out (draw = false) or draws token chips at text size px in width w;
  * returns the number of rows they need. */
@@ -204,7 +198,7 @@ static float token_chips(const viz_ctx *c, viz_box b) {
 
 static bool step_has_masked(const viz_ctx *c) {
     return c->s->trace->cfg.mask.kind != ATTN_MASK_NONE &&
-           (c->s->step == VIZ_STEP_MASK || c->s->step == VIZ_STEP_SOFTMAX || c->s->step == VIZ_STEP_WEIGHTED);
+           (c->s->step == ATTN_STEP_MASK || c->s->step == ATTN_STEP_SOFTMAX || c->s->step == ATTN_STEP_WEIGHTED);
 }
 
 /* Title, equation, token chips, the step (split when comparing), legend. */
@@ -217,7 +211,7 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     snprintf(buf, sizeof buf, "%d · %s", (int)s->step + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
     viz_label(c, in.x, in.y, in.w, c->big * 1.4f, buf, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     in.y += c->big * 1.5f;
-    attn_stage_equation(t, step_stage(s->step), eq, sizeof eq);
+    attn_stage_equation(t, attn_step_result(s->step), eq, sizeof eq);
     viz_label(c, in.x, in.y, in.w, c->body * 1.5f, eq, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     in.y += c->body * 1.8f;
     if (chips) {
@@ -226,7 +220,7 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     }
     float legend_h = c->small * 3.2f;
     in.h = b.y + b.h - pad - legend_h - in.y;
-    if (s->hide_weights && (s->step >= VIZ_STEP_SOFTMAX)) {
+    if (s->hide_weights && (s->step >= ATTN_STEP_SOFTMAX)) {
         char q[96], msg[256];
         attn_token_label(&t->tokens, s->query >= 0 ? s->query : 0, 12, q, sizeof q);
         snprintf(msg, sizeof msg, viz_s(c, VIZ_S_HIDDEN_PREDICT), q);
@@ -270,8 +264,8 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     if (c->s->focus == VIZ_FOCUS_CANVAS && c->s->hover.kind == VIZ_HIT_CELL)
         viz_stroke(c->l, b.x + 2, in.y - 2, b.w - 4, in.h + 4, 1, viz_alpha(c->th->highlight, 90));
     viz_box lg = {in.x, b.y + b.h - pad - legend_h + 6 * c->u, in.w, legend_h};
-    bool weights_step = s->step == VIZ_STEP_SOFTMAX;
-    if (s->step == VIZ_STEP_WEIGHTED) { // A on the weights scale, V and Z signed: two true legends
+    bool weights_step = s->step == ATTN_STEP_SOFTMAX;
+    if (s->step == ATTN_STEP_WEIGHTED) { // A on the weights scale, V and Z signed: two true legends
         lg.w = in.w / 2 - 10 * c->u;
         viz_legend(c, lg, VIZ_MAP_WEIGHTS, 1.0, step_has_masked(c), "A");
         viz_box lg2 = {in.x + in.w / 2, lg.y, in.w / 2, legend_h};

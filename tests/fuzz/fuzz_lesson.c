@@ -60,10 +60,10 @@ static void check_tokref(const lesson_tokref *r, const attn_tokens *t) {
 static void check_weights(const lesson *l, int i, const attn_config *c) {
     attn_weights w;
     memset(&w, 0xA5, sizeof w); // lesson_page_weights must clear every slot itself
-    int n = lesson_page_weights(l, i, c, &w), set = (w.x != NULL) + (w.w_o != NULL) + (w.b_o != NULL);
+    int n = lesson_page_weights(l, i, c, &w), set = (w.x != NULL) + (w.mat[ATTN_MAT_W_O][0] != NULL) + (w.mat[ATTN_MAT_B_O][0] != NULL);
     FUZZ_CHECK(w.x == NULL);
     for (int h = 0; h < ATTN_MAX_HEADS; h++) {
-        const double *const m[6] = {w.w_q[h], w.w_k[h], w.w_v[h], w.b_q[h], w.b_k[h], w.b_v[h]};
+        const double *const m[6] = {w.mat[ATTN_MAT_W_Q][h], w.mat[ATTN_MAT_W_K][h], w.mat[ATTN_MAT_W_V][h], w.mat[ATTN_MAT_B_Q][h], w.mat[ATTN_MAT_B_K][h], w.mat[ATTN_MAT_B_V][h]};
         for (int k = 0; k < 6; k++) {
             if (!m[k]) continue;
             FUZZ_CHECK(h < c->heads);
@@ -106,7 +106,7 @@ static void check_page(const lesson *l, int i) {
     }
 
     FUZZ_CHECK(attn_config_check(&pg->cfg, NULL) == ATTN_OK);
-    FUZZ_CHECK(pg->step >= LESSON_STEP_NONE && pg->step <= LESSON_STEP_COUNT);
+    FUZZ_CHECK(pg->step >= -1 && pg->step < ATTN_STEP_COUNT);
     FUZZ_CHECK(pg->gain > 0 && pg->gain <= 100);
     FUZZ_CHECK(pg->sentence != NULL && pg->n_tokens >= 1 && pg->n_tokens <= ATTN_MAX_TOKENS);
 

@@ -22,16 +22,15 @@ static char *sentence_of(int n, size_t *len) {
 /* Every bound matrix has exactly the shape the config asks for. */
 static void check_bound(const attn_weights *w, const attn_weights_file *f, const attn_config *c, int n) {
     if (w->x) FUZZ_CHECK(w->x == f->x.v && f->x.rows == n && f->x.cols == c->d_model);
-    for (int h = 0; h < ATTN_MAX_HEADS; h++) {
-        const double *const got[6] = {w->w_q[h], w->w_k[h], w->w_v[h], w->b_q[h], w->b_k[h], w->b_v[h]};
-        for (int k = 0; k < 6; k++) {
-            if (!got[k]) continue;
-            FUZZ_CHECK(h < f->heads && h < c->heads && got[k] == f->w[h][k].v);
-            FUZZ_CHECK(f->w[h][k].rows == (k < 3 ? c->d_model : 1) && f->w[h][k].cols == c->d_k);
+    for (int m = 0; m < ATTN_MAT_COUNT; m++)
+        for (int h = 0; h < ATTN_MAX_HEADS; h++) {
+            const double *got = w->mat[m][h];
+            int rows, cols;
+            if (!got) continue;
+            attn_matrix_shape((attn_matrix)m, c, &rows, &cols);
+            FUZZ_CHECK(got == f->mat[m][h].v && f->mat[m][h].rows == rows && f->mat[m][h].cols == cols);
+            FUZZ_CHECK(attn_matrix_per_head((attn_matrix)m) ? h < f->heads && h < c->heads : h == 0);
         }
-    }
-    if (w->w_o) FUZZ_CHECK(f->w_o.rows == c->heads * c->d_k && f->w_o.cols == c->d_model);
-    if (w->b_o) FUZZ_CHECK(f->b_o.rows == 1 && f->b_o.cols == c->d_model);
 }
 
 /* Binds f to c for n tokens; on success runs the trace if it is small. */

@@ -66,7 +66,6 @@ void *lsn_arena_grow(arena *a, void *arr, int count, int *cap, size_t elem) {
     return n;
 }
 
-const char *const lsn_mat_names[MAT_KINDS] = {"W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "W_O", "b_O"};
 const char *const lsn_dir_names[D_KINDS] = {
     "sentence", "config", "step", "highlight", "predict", "compare", "random-weights",
 };
@@ -374,7 +373,7 @@ static void finish_block(parser *p) {
         end_para(p);
     } else if (p->blk == BLK_WEIGHTS && !p->blk_discard && p->mat && p->mat->rows == 0 && !p->mat->broken) {
         lsn_add_err(p, p->mat->line, p->mat->col, "@weights %s has no rows of numbers",
-                    lsn_mat_names[p->mat->kind]);
+                    attn_matrix_name(p->mat->kind));
     } else if (p->blk == BLK_VOCAB && !p->blk_discard && !p->vocab_header) {
         lsn_add_err(p, p->blk_line, p->blk_col,
                     "@vocab is empty; its first line names the features, e.g. 名词 有生命 会飞");
@@ -472,7 +471,7 @@ static void weights_row(parser *p, const char *s, const char *end) {
     }
     if (got == 0) {
         lsn_add_err(p, p->line, col_at(p, s), "a row of %s needs numbers after the label",
-                    lsn_mat_names[m->kind]);
+                    attn_matrix_name(m->kind));
         m->broken = true;
         return;
     }
@@ -480,7 +479,7 @@ static void weights_row(parser *p, const char *s, const char *end) {
         m->n_v -= got;
         m->broken = true;
         lsn_add_err(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
-                    "this row of %s has %d number%s but its first row has %d", lsn_mat_names[m->kind], got,
+                    "this row of %s has %d number%s but its first row has %d", attn_matrix_name(m->kind), got,
                     got == 1 ? "" : "s", m->cols);
         return;
     }
@@ -532,9 +531,7 @@ static void open_weights(parser *p, const char *args, const char *end) {
         have = lsn_next_word(&s, end, &w, &wn);
         if (!have) w = end;
     }
-    int kind = -1;
-    for (int k = 0; k < MAT_KINDS && have; k++)
-        if (lsn_word_is(w, wn, lsn_mat_names[k])) kind = k;
+    int kind = have ? attn_matrix_from_name(w, wn) : -1;
     const char *extra = lsn_skip_spaces(s, end);
     if (kind < 0 || extra != end) {
         lsn_add_err(p, p->line, col_at(p, kind < 0 ? w : extra),
@@ -542,24 +539,24 @@ static void open_weights(parser *p, const char *args, const char *end) {
                     "W_Q), or W_O or b_O without one");
         return;
     }
-    bool per_head = kind < MAT_WO;
+    bool per_head = attn_matrix_per_head((attn_matrix)kind);
     if (per_head != (head >= 0)) {
         lsn_add_err(p, p->line, col_at(p, w),
                     per_head ? "say which head %s belongs to, e.g. @weights head 0 %s"
                              : "%s is shared by all heads; write @weights %s without a head",
-                    lsn_mat_names[kind], lsn_mat_names[kind]);
+                    attn_matrix_name((attn_matrix)kind), attn_matrix_name((attn_matrix)kind));
         return;
     }
     scope *sc = cur_scope(p);
     for (int i = 0; i < sc->n_mats; i++)
-        if (sc->mats[i].kind == kind && sc->mats[i].head == (int)head) {
-            lsn_add_err(p, p->line, col_at(p, args), "%s%s is already given at line %d", lsn_mat_names[kind],
+        if ((int)sc->mats[i].kind == kind && sc->mats[i].head == (int)head) {
+            lsn_add_err(p, p->line, col_at(p, args), "%s%s is already given at line %d", attn_matrix_name((attn_matrix)kind),
                         per_head ? " of this head" : "", sc->mats[i].line);
             return;
         }
     design_mat *m = lsn_nomem_check(p, PUSH(&p->l->mem, sc->mats, sc->n_mats, sc->cap_mats));
     if (!m) return;
-    *m = (design_mat){.kind = kind, .head = (int)head, .line = p->line, .col = col_at(p, args)};
+    *m = (design_mat){.kind = (attn_matrix)kind, .head = (int)head, .line = p->line, .col = col_at(p, args)};
     p->mat = m;
     p->blk_discard = false;
 }
@@ -653,6 +650,7 @@ static void start_page(parser *p, const char *s, const char *end) {
     pg->pub.title = "";
     pg->pub.line = p->line;
     pg->pub.gain = 1.0;
+    pg->pub.step = -1; // the page names no step: the app keeps the learner's
     p->page = pg;
     p->page_titled = false;
 }

@@ -40,8 +40,6 @@ void *lsn_arena_grow(arena *a, void *arr, int count, int *cap, size_t elem);
 
 /* ---- the lesson as stored ------------------------------------------------ */
 
-enum { MAT_WQ, MAT_WK, MAT_WV, MAT_BQ, MAT_BK, MAT_BV, MAT_WO, MAT_BO, MAT_KINDS };
-extern const char *const lsn_mat_names[MAT_KINDS]; /* "W_Q" … "b_O" */
 
 typedef struct {
     const char *label; /* the row's "label:" as written, or NULL */
@@ -50,7 +48,8 @@ typedef struct {
 
 /* One designed matrix from a @weights block. */
 typedef struct {
-    int kind, head; /* MAT_*; head is -1 for W_O and b_O */
+    attn_matrix kind; /* which matrix (attn.h) */
+    int head;         /* -1 for W_O and b_O */
     int rows, cols;
     double *v; /* rows × cols */
     int n_v, cap_v;
@@ -83,8 +82,7 @@ typedef struct {
     scope sc;
     lesson_para *paras; /* pub.paras */
     int cap_paras;
-    double *gained[ATTN_MAX_HEADS][3]; /* @random-weights with a gain: W_Q, W_K, W_V */
-    double *gained_wo;
+    double *gained[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* @random-weights with a gain: W_Q, W_K, W_V, W_O */
     bool title_reported; /* pass 1 already said the title is missing */
 } page_rec;
 

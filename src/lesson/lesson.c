@@ -183,34 +183,28 @@ static void resolve_vocab(parser *p) {
         (attn_vocab){l->n_features, l->n_words, l->word_ptrs, l->vectors, (const char *const *)l->features};
 }
 
-static int mat_rows(int kind, const attn_config *c) {
-    return kind <= MAT_WV ? c->d_model : kind == MAT_WO ? c->heads * c->d_k : 1;
-}
-
-static int mat_cols(int kind, const attn_config *c) {
-    return kind == MAT_WO || kind == MAT_BO ? c->d_model : c->d_k;
-}
-
-static const char *mat_shape_words(int kind) {
-    return kind <= MAT_WV   ? "d_model × d_k"
-           : kind == MAT_WO ? "heads·d_k × d_model"
-           : kind == MAT_BO ? "1 × d_model"
-                            : "1 × d_k";
+static const char *mat_shape_words(attn_matrix kind) {
+    return kind == ATTN_MAT_W_O   ? "heads·d_k × d_model"
+           : kind == ATTN_MAT_B_O ? "1 × d_model"
+           : attn_matrix_is_bias(kind) ? "1 × d_k"
+                                       : "d_model × d_k";
 }
 
 static bool mat_fits(const design_mat *m, const attn_config *c) {
-    return m->rows == mat_rows(m->kind, c) && m->cols == mat_cols(m->kind, c);
+    int rows, cols;
+    attn_matrix_shape(m->kind, c, &rows, &cols);
+    return m->rows == rows && m->cols == cols;
 }
 
 /* Row labels of W_Q/W_K/W_V, when given, must name the vocabulary's features. */
 static void check_labels(parser *p, const design_mat *m) {
     lesson *l = p->l;
-    if (m->kind > MAT_WV || !l->has_vocab) return;
+    if (attn_matrix_is_bias(m->kind) || !attn_matrix_per_head(m->kind) || !l->has_vocab) return;
     for (int r = 0; r < m->rows && r < l->n_features; r++) {
         const row_note *n = &m->notes[r];
         if (n->label && strcmp(n->label, l->features[r]) != 0)
             lsn_add_err(p, n->line, n->col, "row %d of %s is labelled “%s” but dimension %d is “%s”", r + 1,
-                        lsn_mat_names[m->kind], n->label, r + 1, l->features[r]);
+                        attn_matrix_name(m->kind), n->label, r + 1, l->features[r]);
     }
 }
 
@@ -223,14 +217,15 @@ static bool check_mats(parser *p, const scope *sc, const attn_config *c, bool he
         if (m->rows == 0 || m->broken) continue; // already reported
         if (heads_strict && m->head >= c->heads) {
             lsn_add_err(p, m->line, m->col, "this page has %d head%s, so %s of head %d would never be used",
-                        c->heads, c->heads == 1 ? "" : "s", lsn_mat_names[m->kind], m->head);
+                        c->heads, c->heads == 1 ? "" : "s", attn_matrix_name(m->kind), m->head);
         } else if (!mat_fits(m, c)) {
+            int rows, cols;
+            attn_matrix_shape(m->kind, c, &rows, &cols);
             lsn_add_err(
                 p, m->line, m->col,
                 "%s must be %d row%s of %d numbers (%s, with d_model=%d d_k=%d heads=%d), but it has %d "
                 "row%s of %d",
-                lsn_mat_names[m->kind], mat_rows(m->kind, c), mat_rows(m->kind, c) == 1 ? "" : "s",
-                mat_cols(m->kind, c), mat_shape_words(m->kind), c->d_model, c->d_k, c->heads, m->rows,
+                attn_matrix_name(m->kind), rows, rows == 1 ? "" : "s", cols, mat_shape_words(m->kind), c->d_model, c->d_k, c->heads, m->rows,
                 m->rows == 1 ? "" : "s", m->cols);
         }
         check_labels(p, m);
@@ -342,13 +337,11 @@ static bool resolve_tokref(parser *p, const raw_dir *d, const char *w, size_t n,
     return false;
 }
 
-/* "1".."8" or a step name. */
+/* "1".."8" or a step name (attn_step_name). */
 static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
     size_t n = strlen(d->args);
-    long long v = 0;
-    for (int s = 1; s <= LESSON_STEP_COUNT; s++)
-        if (lsn_word_is(d->args, n, lesson_step_name(s))) v = s;
-    if (v == 0 && !lsn_parse_int(d->args, n, 1, LESSON_STEP_COUNT, &v)) {
+    long long v = attn_step_from_name(d->args, n) + 1;
+    if (v == 0 && !lsn_parse_int(d->args, n, 1, ATTN_STEP_COUNT, &v)) {
         lsn_add_err(
             p, d->line, d->col,
             "there is no step “%s”; the steps are 1 tokens, 2 qkv, 3 scores, 4 scale, 5 mask, 6 softmax, "
@@ -356,7 +349,7 @@ static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
             d->args);
         return;
     }
-    c->rec->pub.step = (int)v;
+    c->rec->pub.step = (int)v - 1;
 }
 
 static void resolve_highlight(parser *p, page_ctx *c, const raw_dir *d) {
@@ -474,21 +467,19 @@ static bool resolve_random(parser *p, const raw_dir *d, double *gain) {
 /* The seeded random weights times the page's gain, for its own sizes. */
 static void make_gained(parser *p, page_rec *r) {
     const attn_config *c = &r->pub.cfg;
-    size_t wsz = (size_t)c->d_model * (size_t)c->d_k;
-    for (int h = 0; h < c->heads; h++)
-        for (int m = 0; m < 3; m++) {
-            double *w = lsn_nomem_check(p, lsn_arena_alloc(&p->l->mem, sizeof *w * wsz));
+    for (int m = 0; m < ATTN_MAT_COUNT; m++) {
+        if (attn_matrix_is_bias((attn_matrix)m)) continue; // biases keep their size: gain is for the spread of scores
+        int rows, cols, nh = attn_matrix_per_head((attn_matrix)m) ? c->heads : 1;
+        attn_matrix_shape((attn_matrix)m, c, &rows, &cols);
+        size_t size = (size_t)rows * cols;
+        for (int h = 0; h < nh; h++) {
+            double *w = lsn_nomem_check(p, lsn_arena_alloc(&p->l->mem, sizeof *w * size));
             if (!w) return;
-            attn_xavier_uniform(w, c->d_model, c->d_k, c->seed, attn_weight_stream(h, m));
-            for (size_t i = 0; i < wsz; i++) w[i] *= r->pub.gain;
-            r->gained[h][m] = w;
+            attn_seeded_matrix(w, (attn_matrix)m, h, c);
+            for (size_t i = 0; i < size; i++) w[i] *= r->pub.gain;
+            r->gained[m][h] = w;
         }
-    size_t osz = (size_t)c->heads * (size_t)c->d_k * (size_t)c->d_model;
-    double *wo = lsn_nomem_check(p, lsn_arena_alloc(&p->l->mem, sizeof *wo * osz));
-    if (!wo) return;
-    attn_xavier_uniform(wo, c->heads * c->d_k, c->d_model, c->seed, attn_weight_stream(0, 3));
-    for (size_t i = 0; i < osz; i++) wo[i] *= r->pub.gain;
-    r->gained_wo = wo;
+    }
 }
 
 /* With answer=, the page's own weights must make it the query's top token. */
@@ -655,12 +646,6 @@ void lesson_free(lesson *l) {
 
 /* ---- accessors ------------------------------------------------------------ */
 
-const char *lesson_step_name(int step) {
-    static const char *const names[] = {"",     "tokens",  "qkv", "scores", "scale",
-                                        "mask", "softmax", "sum", "heads"};
-    return step >= 1 && step <= LESSON_STEP_COUNT ? names[step] : "";
-}
-
 const char *lesson_id(const lesson *l) {
     return l->id;
 }
@@ -688,35 +673,13 @@ const attn_vocab *lesson_vocab(const lesson *l) {
     return l->has_vocab ? &l->vocab : NULL;
 }
 
-/* The slot in w for a matrix kind and head. */
-static const double **weight_slot(attn_weights *w, int kind, int head) {
-    switch (kind) {
-    case MAT_WQ:
-        return &w->w_q[head];
-    case MAT_WK:
-        return &w->w_k[head];
-    case MAT_WV:
-        return &w->w_v[head];
-    case MAT_BQ:
-        return &w->b_q[head];
-    case MAT_BK:
-        return &w->b_k[head];
-    case MAT_BV:
-        return &w->b_v[head];
-    case MAT_WO:
-        return &w->w_o;
-    default:
-        return &w->b_o;
-    }
-}
-
 /* Fills the empty slots of w with sc's matrices that fit c. */
 static int bind_scope(const scope *sc, const attn_config *c, attn_weights *w) {
     int n = 0;
     for (int i = 0; i < sc->n_mats; i++) {
         const design_mat *m = &sc->mats[i];
         if (m->head >= c->heads || !mat_fits(m, c)) continue;
-        const double **slot = weight_slot(w, m->kind, m->head < 0 ? 0 : m->head);
+        const double **slot = &w->mat[m->kind][m->head < 0 ? 0 : m->head];
         if (!*slot) *slot = m->v, n++;
     }
     return n;
@@ -724,16 +687,15 @@ static int bind_scope(const scope *sc, const attn_config *c, attn_weights *w) {
 
 static int bind_gained(const page_rec *r, const attn_config *c, attn_weights *w) {
     const attn_config *pc = &r->pub.cfg;
-    if (!r->gained_wo || c->d_model != pc->d_model || c->d_k != pc->d_k || c->heads != pc->heads ||
+    if (!r->gained[ATTN_MAT_W_O][0] || c->d_model != pc->d_model || c->d_k != pc->d_k || c->heads != pc->heads ||
         c->seed != pc->seed)
         return 0;
     int n = 0;
-    for (int h = 0; h < c->heads; h++)
-        for (int m = 0; m < 3; m++) {
-            const double **slot = weight_slot(w, m, h);
-            if (!*slot) *slot = r->gained[h][m], n++;
+    for (int m = 0; m < ATTN_MAT_COUNT; m++)
+        for (int h = 0; h < ATTN_MAX_HEADS; h++) {
+            const double **slot = &w->mat[m][h];
+            if (r->gained[m][h] && !*slot) *slot = r->gained[m][h], n++;
         }
-    if (!w->w_o) w->w_o = r->gained_wo, n++;
     return n;
 }
 

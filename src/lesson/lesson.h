@@ -23,24 +23,6 @@
 #define LESSON_MAX_FEATURES ATTN_MAX_D_MODEL
 #define LESSON_MAX_ERRORS 100 /* lesson_check stops collecting after this many */
 
-/* The app's eight steps, as @step numbers them. */
-typedef enum {
-    LESSON_STEP_NONE = 0, /* the page names no step: the app keeps the learner's */
-    LESSON_STEP_TOKENS,   /* 1: tokens and the embeddings X */
-    LESSON_STEP_QKV,      /* 2: Q, K, V = X·W */
-    LESSON_STEP_SCORES,   /* 3: Q·Kᵀ */
-    LESSON_STEP_SCALE,    /* 4: ÷ √d_k */
-    LESSON_STEP_MASK,     /* 5: the mask */
-    LESSON_STEP_SOFTMAX,  /* 6: row softmax */
-    LESSON_STEP_SUM,      /* 7: weighted sum A·V */
-    LESSON_STEP_HEADS,    /* 8: multi-head concat · W_O */
-    LESSON_STEP_COUNT = 8
-} lesson_step;
-
-/* "tokens", "qkv", "scores", "scale", "mask", "softmax", "sum", "heads" (the
- * names @step accepts besides 1-8); "" for LESSON_STEP_NONE or out of range. */
-const char *lesson_step_name(int step);
-
 /* ---- narrative text ---------------------------------------------------- */
 
 typedef enum {
@@ -127,7 +109,7 @@ typedef struct {
     const char *sentence; /* the page's @sentence, else the lesson's */
     int n_tokens;         /* tokens of sentence with the lesson's vocabulary */
     attn_config cfg;      /* the lesson's @config with the page's on top */
-    int step;             /* lesson_step; LESSON_STEP_NONE when not given */
+    int step;             /* attn_step (@step: 1–8 or a name), or -1 when not given */
     lesson_highlight highlight;
     lesson_predict predict;
     lesson_compare compare;
