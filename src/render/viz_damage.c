@@ -1,6 +1,8 @@
 /* viz_damage.c — signatures of display lists and the damage between two. */
 #include "viz_damage.h"
 
+#include "hash.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +56,7 @@ viz_irect viz_cmd_box(const viz_cmd *c) {
 /* ---- hashing: FNV-1a over the fields that decide a command's pixels ---- */
 
 static uint64_t mix(uint64_t h, const void *p, size_t n) {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-    return h;
+    return attn_fnv1a(h, p, n);
 }
 
 static uint64_t mix_f(uint64_t h, float v) {
@@ -66,7 +66,7 @@ static uint64_t mix_f(uint64_t h, float v) {
 }
 
 static uint64_t cmd_hash(const viz_list *l, const viz_cmd *c, viz_irect clip) {
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = ATTN_FNV_OFFSET;
     int ints[7] = {(int)c->kind, c->align, clip.x, clip.y, clip.w, clip.h, 0};
     h = mix(h, ints, sizeof ints);
     const float fs[8] = {c->x, c->y, c->w, c->h, c->x2, c->y2, c->thick, c->size};

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "utf8.h"
 
 #define PRIMARY_FAMILY "WenQuanYi Micro Hei"
@@ -270,9 +271,9 @@ static int text_width(viz_fonts *f, const sized_fonts *s, const char *text, size
 
 /* FNV-1a over the text and the size: the key of both caches (widths, lines). */
 static uint32_t text_hash(const char *text, size_t len, int px) {
-    uint32_t h = 2166136261u ^ (uint32_t)px;
-    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)text[i]) * 16777619u;
-    return h;
+    uint64_t h = attn_fnv1a(ATTN_FNV_OFFSET, &px, sizeof px);
+    h = attn_fnv1a(h, text, len);
+    return (uint32_t)(h ^ (h >> 32)); // fold: both halves reach the bucket index
 }
 
 static float measure_width(void *ctx, const char *text, size_t len, float px) {
