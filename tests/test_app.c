@@ -245,7 +245,7 @@ static const char *copy_lesson(const char *lang, char *path, size_t cap) {
     snprintf(src, sizeof src, ATTN_SOURCE_DIR "/lessons/%s/self-attention.lesson", lang);
     assert_int_equal(attn_read_file(src, 1u << 20, &text, &len, NULL), ATTN_OK);
     snprintf(path, cap, "/tmp/attnviz-test-lesson-%s-%d.lesson", lang, (int)getpid());
-    assert_int_equal(attn_write_file_atomic(path, text, len, NULL), ATTN_OK);
+    assert_int_equal(attn_write_file(path, text, len, NULL, NULL), ATTN_OK);
     free(text);
     return path;
 }
@@ -286,14 +286,14 @@ static void test_lesson_pages_lang_reload(void **state) {
     memcpy(edited + pre, "EDITED ", 7);
     memcpy(edited + pre + 7, text + pre, len - pre);
     sleep(1); // a new modification time, whatever the file system's resolution
-    assert_int_equal(attn_write_file_atomic(en, edited, len + 7, NULL), ATTN_OK);
+    assert_int_equal(attn_write_file(en, edited, len + 7, NULL, NULL), ATTN_OK);
     assert_true(app_lesson_reload(&st));
     assert_int_equal(st.page, 2);
     assert_non_null(strstr(lesson_page_at(app_lesson(&st), 2)->title, "EDITED"));
     assert_false(app_lesson_reload(&st)); // nothing changed since
     // a broken edit keeps the last good lesson and says why
     sleep(1);
-    assert_int_equal(attn_write_file_atomic(en, "=== page: x\n@nonsense\n", 22, NULL), ATTN_OK);
+    assert_int_equal(attn_write_file(en, "=== page: x\n@nonsense\n", 22, NULL, NULL), ATTN_OK);
     assert_false(app_lesson_reload(&st));
     assert_non_null(strstr(st.status, en));
     assert_int_equal(st.page, 2);

@@ -153,7 +153,7 @@ static void resize(app_ui *u, int w, int h) {
 bool app_expect(app_ui *u, const app_script_cmd *c);
 
 static bool run(app_ui *u, const app_script_cmd *c) {
-    char err[512];
+    attn_err err;
     switch (c->kind) {
     case APP_SC_SIZE: resize(u, c->v[0], c->v[1]); return true;
     case APP_SC_TYPE: case APP_SC_COMMIT: text_events(u, c->text); return true;
@@ -164,7 +164,7 @@ static bool run(app_ui *u, const app_script_cmd *c) {
     case APP_SC_WAIT: u->wait_until = SDL_GetTicks() + (Uint32)c->v[0]; return true;
     case APP_SC_SHOT:
         app_ui_frame(u);
-        if (app_ui_save_frame(u, c->text, err, sizeof err) != 0) return fail(u, c, "%s%s", err, "");
+        if (app_ui_save_frame(u, c->text, &err) != ATTN_OK) return fail(u, c, "%s%s", err.msg, "");
         return true;
     case APP_SC_EXPECT: return app_expect(u, c);
     case APP_SC_QUIT: u->st.quit = true; return true;

@@ -158,11 +158,11 @@ void app_ui_frame(app_ui *u) {
     u->stale = false;
     u->frames++;
     if (shot) {
-        char err[512];
-        if (app_ui_save_frame(u, u->pending_shot, err, sizeof err) == 0)
+        attn_err err;
+        if (app_ui_save_frame(u, u->pending_shot, &err) == ATTN_OK)
             app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVED), u->pending_shot);
         else
-            app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVE_FAILED), err);
+            app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVE_FAILED), err.msg);
         u->pending_shot[0] = '\0';
     }
 }
@@ -173,12 +173,8 @@ long app_ui_pixel(const app_ui *u, int x, int y) {
     return (long)(((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x] & 0xFFFFFF);
 }
 
-int app_ui_save_frame(app_ui *u, const char *path, char *err, size_t cap) {
-    if (!u->frame) {
-        snprintf(err, cap, "nothing has been drawn yet");
-        return -1;
-    }
-    return viz_save_png(u->frame, path, err, cap);
+attn_status app_ui_save_frame(app_ui *u, const char *path, attn_err *err) {
+    return viz_save_png(u->frame, path, NULL, err);
 }
 
 /* Ctrl+S: a timestamped PNG in the shots folder. */

@@ -76,7 +76,8 @@ bool app_script_tick(app_ui *u);
 /* The pixel (x, y) of the frame on screen as 0xRRGGBB, or -1 outside it. */
 long app_ui_pixel(const app_ui *u, int x, int y);
 
-/* Saves the last drawn frame as PNG at path (a screenshot). 0 or -1 + err. */
-int app_ui_save_frame(app_ui *u, const char *path, char *err, size_t cap);
+/* Saves the last drawn frame as PNG at path (a screenshot): ATTN_OK, or an
+ * error saying why. */
+attn_status app_ui_save_frame(app_ui *u, const char *path, attn_err *err);
 
 #endif

@@ -74,7 +74,7 @@ int app_settings_save(const app_state *st) {
     attn_sb_puts(&b, ",\n  \"sentence\": ");
     attn_sb_json_string(&b, st->sentence, strlen(st->sentence));
     attn_sb_puts(&b, "\n}\n");
-    int rc = attn_sb_ok(&b) && attn_write_file_atomic(path, b.data, b.len, NULL) == ATTN_OK ? 0 : -1;
+    int rc = attn_sb_ok(&b) && attn_write_file(path, b.data, b.len, NULL, NULL) == ATTN_OK ? 0 : -1;
     attn_sb_free(&b);
     return rc;
 }

@@ -121,7 +121,7 @@ static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_er
     if (o->dump_path) { // first, so a failed dump leaves no half-printed tables
         char *json = attn_json_dump(&r->trace);
         if (!json) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
-        else st = attn_write_file_atomic(o->dump_path, json, strlen(json), err);
+        else st = attn_write_file(o->dump_path, json, strlen(json), NULL, err);
         free(json);
         if (st != ATTN_OK) {
             free(why);

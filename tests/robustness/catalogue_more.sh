@@ -480,7 +480,7 @@ if [ $have_xvfb -eq 1 ]; then
         "FILE:1: this line is not valid UTF-8: at byte 9 (counting from 1) there is a truncated sequence."
     script script-expect-fails 'click 20 20\nexpect sentence the cat\nquit\n' 1 'FILE:2: expected sentence = "the cat", got "它 look"'
     script script-expect-unknown 'expect colour red\nquit\n' 1 'FILE:1: unknown expectation "colour"'
-    script script-shot-nowhere "shot $in/none/shot.png\nquit\n" 1 "FILE:1: Cannot save the screenshot to $in/none/shot.png: No such file or directory."
+    script script-shot-nowhere "shot $in/none/shot.png\nquit\n" 1 "FILE:1: Cannot write $in/none/shot.png: No such file or directory."
     row=script-missing
     pre=("${xvfb[@]}")
     run "${S[@]}" --script "$in/none.script"
