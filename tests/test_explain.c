@@ -11,19 +11,19 @@ static attn_explanation ex; /* large: keep it off the stack */
 static double rebuild(const attn_explanation *e) {
     double sum = 0;
     switch (e->kind) {
-    case ATTN_EXPLAIN_INPUT: return e->raw + e->extra;
+    case ATTN_EXPLAIN_INPUT: return e->input.embedding + e->input.position;
     case ATTN_EXPLAIN_DOT:
         for (int k = 0; k < e->n_terms; k++) {
             assert_close(e->terms[k].value, e->terms[k].a * e->terms[k].b);
             sum += e->terms[k].value;
         }
-        return sum + (e->has_bias ? e->extra : 0.0);
-    case ATTN_EXPLAIN_SCALE: return e->raw / e->extra;
-    case ATTN_EXPLAIN_MASK: return e->masked ? -INFINITY : e->raw;
+        return sum + (e->dot.has_bias ? e->dot.bias : 0.0);
+    case ATTN_EXPLAIN_SCALE: return e->scale.score / e->scale.divisor;
+    case ATTN_EXPLAIN_MASK: return e->mask.masked ? -INFINITY : e->mask.score;
     case ATTN_EXPLAIN_SOFTMAX:
         for (int k = 0; k < e->n_terms; k++) sum += e->terms[k].value;
-        assert_close(sum, e->denom);
-        return e->masked ? 0.0 : e->terms[e->col].value / e->denom;
+        assert_close(sum, e->softmax.denom);
+        return e->softmax.masked ? 0.0 : e->terms[e->col].value / e->softmax.denom;
     case ATTN_EXPLAIN_COPY: return e->value;
     }
     return NAN;
@@ -42,7 +42,7 @@ static void check_all_cells(const attn_trace *t) {
                     if (v == -INFINITY) assert_true(r == -INFINITY);
                     else assert_close_tol(r, v, 1e-12);
                     if (s == ATTN_ST_CONCAT)
-                        assert_close(v, t->head[ex.src_head].z[i * t->cfg.d_k + ex.src_col]);
+                        assert_close(v, t->head[ex.copy.head].z[i * t->cfg.d_k + ex.copy.col]);
                 }
     }
 }

@@ -117,12 +117,6 @@ attn_status app_set_sentence(app_state *st, const char *sentence, const attn_con
     return ATTN_OK;
 }
 
-/* The pronoun of the classic question when there is one, else the first token. */
-static int default_query(const attn_trace *t) {
-    int p = attn_trace_pronoun(t);
-    return p >= 0 ? p : 0;
-}
-
 attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg,
                      const viz_strings *strings, attn_err *err) {
     memset(st, 0, sizeof *st);
@@ -146,7 +140,7 @@ attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg
         app_free(st);
         return rc;
     }
-    st->query = default_query(&st->trace);
+    st->query = attn_trace_default_query(&st->trace);
     st->dirty = true;
     return ATTN_OK;
 }
@@ -356,7 +350,7 @@ void app_reset(app_state *st) {
     st->canvas_zoom = 1.0f;
     st->pan_x = st->pan_y = 0;
     if (recompute(st, &st->design_cfg)) {
-        st->query = default_query(&st->trace);
+        st->query = attn_trace_default_query(&st->trace);
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
     }
     st->dirty = true;
@@ -580,16 +574,6 @@ char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
     return attn_sb_take(&b);
 }
 
-/* Appends s single-quoted for a POSIX shell. */
-static void shell_quote(attn_strbuf *b, const char *s) {
-    attn_sb_puts(b, "'");
-    for (; *s; s++) {
-        if (*s == '\'') attn_sb_puts(b, "'\\''");
-        else attn_sb_append(b, s, 1);
-    }
-    attn_sb_puts(b, "'");
-}
-
 char *app_command_line(const app_state *st) {
     const attn_config *c = &st->cfg;
     attn_strbuf b;
@@ -597,13 +581,13 @@ char *app_command_line(const app_state *st) {
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
     attn_sb_puts(&b, "attnviz --headless --sentence ");
-    shell_quote(&b, st->sentence);
+    attn_sb_shell_word(&b, st->sentence);
     attn_sb_printf(&b, " --d-model %d --d-k %d --heads %d --seed %lu --mask %s%s%s%s", c->d_model, c->d_k, c->heads,
                    (unsigned long)c->seed, mask, c->scale ? "" : " --no-scale", c->pos_enc ? " --pos-enc" : "",
                    c->bias ? " --bias" : "");
     if (st->weights == APP_WEIGHTS_FILE) {
         attn_sb_puts(&b, " --weights ");
-        shell_quote(&b, st->weights_name);
+        attn_sb_shell_word(&b, st->weights_name);
     }
     attn_stage s;
     int h;

@@ -79,8 +79,7 @@ void app_lesson_goto(app_state *st, int page) {
     char *copy = strdup(pg->sentence);
     attn_err err;
     if (copy && app_set_sentence(st, copy, &pg->cfg, &err) == ATTN_OK) {
-        int p = attn_trace_pronoun(&st->trace); // 它/it when present: the classic question
-        st->query = p >= 0 ? p : 0;
+        st->query = attn_trace_default_query(&st->trace); // 它/it when present: the classic question
         set_view(st, pg);
         set_question(st, pg);
         app_recompute(st);

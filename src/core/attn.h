@@ -270,6 +270,9 @@ void attn_trace_free(attn_trace *t);
  * "it", "It"), or -1: the sensible first query of a sentence. */
 int attn_trace_pronoun(const attn_trace *t);
 
+/* The query a view of t starts on: the pronoun when there is one, else token 0. */
+int attn_trace_default_query(const attn_trace *t);
+
 /* Rows and columns of a stage's matrix in t (per-head stages are per head). */
 void attn_trace_shape(const attn_trace *t, attn_stage s, int *rows, int *cols);
 
@@ -306,12 +309,14 @@ typedef struct {
     int head, row, col;       /* which cell (head ignored for whole-layer stages) */
     attn_explain_kind kind;   /* which formula applies */
     double value;             /* the cell as stored in the trace */
-    double raw;               /* SCALE/MASK/SOFTMAX: the input entry; INPUT: embedding part */
-    double extra;             /* DOT: bias; SCALE: divisor; SOFTMAX: row max; INPUT: PE part */
-    double denom;             /* SOFTMAX: Σ_j exp(s_ij - max) */
-    bool masked;              /* MASK/SOFTMAX: this entry is masked */
-    bool has_bias;            /* DOT: a bias was added */
-    int src_head, src_col;    /* COPY: where in Z the value came from */
+    union {                   /* the inputs of kind's formula besides the terms */
+        struct { double embedding, position; } input;     /* INPUT: value = embedding + position */
+        struct { double bias; bool has_bias; } dot;       /* DOT: value = Σ terms (+ bias when has_bias) */
+        struct { double score, divisor; } scale;          /* SCALE: value = score / divisor */
+        struct { double score; bool masked; } mask;       /* MASK: value = score, or -inf when masked */
+        struct { double score, row_max, denom; bool masked; } softmax; /* SOFTMAX: value = terms[col] / denom */
+        struct { int head, col; } copy;                   /* COPY: value = Z of head, column col */
+    };
     int n_terms;              /* valid entries in terms */
     attn_term terms[ATTN_EXPLAIN_MAX_TERMS];
 } attn_explanation;

@@ -271,3 +271,8 @@ int attn_trace_pronoun(const attn_trace *t) {
     }
     return -1;
 }
+
+int attn_trace_default_query(const attn_trace *t) {
+    int p = attn_trace_pronoun(t);
+    return p >= 0 ? p : 0;
+}

@@ -67,16 +67,6 @@ static attn_status check_items(const export_item *items, int n, attn_err *err) {
 
 /* ---- naming and commands ---- */
 
-static void format_list(attn_strbuf *b, unsigned f) {
-    static const char *const names[] = {"png", "svg", "csv", "tex", "md"};
-    bool first = true;
-    for (int i = 0; i < 5; i++)
-        if (f & (1u << i)) {
-            attn_sb_printf(b, "%s%s", first ? "" : ",", names[i]);
-            first = false;
-        }
-}
-
 static void steps_list(attn_strbuf *b, unsigned steps) {
     bool first = true;
     for (int s = 0; s < ATTN_STEP_COUNT; s++)
@@ -91,9 +81,9 @@ static void steps_list(attn_strbuf *b, unsigned steps) {
 static void command(attn_strbuf *b, const export_opts *o, unsigned formats, const char *remake) {
     attn_sb_puts(b, o->command_prefix ? o->command_prefix : "attnviz --headless");
     attn_sb_puts(b, " --export-dir ");
-    ex_shell_quote(b, o->dir);
+    attn_sb_shell_word(b, o->dir);
     attn_sb_puts(b, " --format ");
-    format_list(b, formats);
+    ex_format_list(b, formats);
     if (remake) {
         attn_sb_printf(b, " %s", remake);
     } else if ((o->steps & EXPORT_ALL_STEPS) != EXPORT_ALL_STEPS) {

@@ -166,9 +166,6 @@ char *export_lesson_text(const lesson_page *pg);
 
 /* ---- building blocks (used by export_run; public for tests and the GUI) ---- */
 
-/* The first token that is 它, it or It, else 0 (the GUI's first query). */
-int export_default_query(const attn_trace *t);
-
 /* The display list of one figure (or the window) of (width·pixel_scale) ×
  * (height·pixel_scale) px at UI scale o->ui_scale × pixel_scale, with the
  * caption band when o->caption. Returns false when memory ran out. */

@@ -12,8 +12,8 @@
  * "-0.25", "12"), whatever the locale. Non-finite values append "0". */
 void ex_num(attn_strbuf *b, double v);
 
-/* Appends s single-quoted for a POSIX shell. */
-void ex_shell_quote(attn_strbuf *b, const char *s);
+/* "png,svg": the --format list of the EXPORT_* bits in formats. */
+void ex_format_list(attn_strbuf *b, unsigned formats);
 
 /* "d_model=8 d_k=4 heads=2 seed=1 mask=none scale=on pos-enc=off bias=off". */
 void ex_config_text(attn_strbuf *b, const attn_config *c);

@@ -150,7 +150,7 @@ static char *page_prefix(const export_opts *o, const char *page_id) {
     attn_strbuf b;
     attn_sb_init(&b);
     attn_sb_printf(&b, "%s --page ", o->command_prefix ? o->command_prefix : "attnviz --headless");
-    ex_shell_quote(&b, page_id);
+    attn_sb_shell_word(&b, page_id);
     return attn_sb_take(&b);
 }
 

@@ -38,8 +38,20 @@ static bool next_item(const char **p, char *buf, size_t cap) {
     return true;
 }
 
+/* The formats as --format names them, bit i for EXPORT_* bit 1u << i. */
+static const char *const format_names[] = {"png", "svg", "csv", "tex", "md"};
+#define N_FORMATS ((int)(sizeof format_names / sizeof *format_names))
+
+void ex_format_list(attn_strbuf *b, unsigned formats) {
+    bool first = true;
+    for (int i = 0; i < N_FORMATS; i++)
+        if (formats & (1u << i)) {
+            attn_sb_printf(b, "%s%s", first ? "" : ",", format_names[i]);
+            first = false;
+        }
+}
+
 attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
-    static const char *const names[] = {"png", "svg", "csv", "tex", "md"};
     const char *p = list ? list : "";
     char item[32];
     unsigned bits = 0;
@@ -49,8 +61,8 @@ attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err)
     }
     while (next_item(&p, item, sizeof item)) {
         unsigned b = 0;
-        for (int i = 0; i < 5; i++)
-            if (strcmp(item, names[i]) == 0) b = 1u << i;
+        for (int i = 0; i < N_FORMATS; i++)
+            if (strcmp(item, format_names[i]) == 0) b = 1u << i;
         if (!b)
             return attn_fail(err, ATTN_ERR_RANGE, "--format: \"%s\" is not a format; use png, svg, csv, tex and md, "
                              "separated by commas (for example png,svg), or all.", item);
@@ -135,22 +147,6 @@ void ex_num(attn_strbuf *b, double v) {
     attn_sb_printf(b, "%s%llu%s", q < 0 ? "-" : "", a / 100, frac);
 }
 
-void ex_shell_quote(attn_strbuf *b, const char *s) {
-    bool plain = *s != '\0';
-    for (const char *p = s; *p && plain; p++)
-        plain = isalnum((unsigned char)*p) || strchr("_./-=,:+@%", *p);
-    if (plain) {
-        attn_sb_puts(b, s);
-        return;
-    }
-    attn_sb_puts(b, "'");
-    for (; *s; s++) {
-        if (*s == '\'') attn_sb_puts(b, "'\\''");
-        else attn_sb_append(b, s, 1);
-    }
-    attn_sb_puts(b, "'");
-}
-
 void ex_config_text(attn_strbuf *b, const attn_config *c) {
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
@@ -184,11 +180,6 @@ void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui
 }
 
 /* ---- steps and their matrices ---- */
-
-int export_default_query(const attn_trace *t) {
-    int p = attn_trace_pronoun(t);
-    return p >= 0 ? p : 0;
-}
 
 int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
                            int query) {
@@ -299,7 +290,7 @@ char *export_command_prefix(int argc, char *const *argv) {
             continue;
         }
         attn_sb_puts(&b, " ");
-        ex_shell_quote(&b, argv[i]);
+        attn_sb_shell_word(&b, argv[i]);
     }
     return attn_sb_take(&b);
 }
