@@ -157,18 +157,18 @@ static void test_hover_and_cursor(void **state) {
     (void)state;
     app_state st;
     start(&st, NULL);
-    app_hover(&st, (viz_hit){VIZ_HIT_CELL, ATTN_ST_SCORES, 1, 13, 9});
+    app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = ATTN_ST_SCORES, .head = 1, .row = 13, .col = 9});
     assert_true(st.explain_valid);
     assert_close(st.explain->value, st.trace.head[1].scores[13 * 20 + 9]);
-    app_hover(&st, (viz_hit){VIZ_HIT_CELL, ATTN_ST_SCORES, 5, 0, 0}); // no head 5
+    app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = ATTN_ST_SCORES, .head = 5, .row = 0, .col = 0}); // no head 5
     assert_false(st.explain_valid);
     assert_int_equal(st.hover.kind, VIZ_HIT_NONE);
     app_move_cursor(&st, 0, 0); // starts at the query's row of the step's result
-    assert_int_equal(st.hover.a, ATTN_ST_WEIGHTS);
-    assert_int_equal(st.hover.c, 13);
+    assert_int_equal(st.hover.stage, ATTN_ST_WEIGHTS);
+    assert_int_equal(st.hover.row, 13);
     app_move_cursor(&st, 100, -5);
-    assert_int_equal(st.hover.c, 19);
-    assert_int_equal(st.hover.d, 0);
+    assert_int_equal(st.hover.row, 19);
+    assert_int_equal(st.hover.col, 0);
     // a recompute that shrinks the sentence drops a cursor that no longer exists
     app_edit_begin(&st);
     for (int i = 0; i < 15; i++) app_edit_backspace(&st);

@@ -345,7 +345,7 @@ static void svg_primitives(void **state) {
     viz_text(&l, 0, 0, 100, 20, "C", 10, VIZ_CENTER | VIZ_MIDDLE, ink);
     viz_text(&l, 0, 0, 100, 20, "R", 10, VIZ_RIGHT | VIZ_BOTTOM, half);
     viz_clip(&l, 0, 0, 0, 0);
-    viz_hit_region(&l, 0, 0, 10, 10, (viz_hit){VIZ_HIT_TOKEN, 1, 0, 0, 0});
+    viz_hit_region(&l, 0, 0, 10, 10, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = 1});
     viz_line(&l, 0, 0, 10, 10, 2.5f, half);
     viz_stroke(&l, 5, 5, 20, 20, 2, ink);
     viz_rgba *c = viz_grid(&l, 0, 0, 30, 20, 2, 3);

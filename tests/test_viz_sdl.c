@@ -144,7 +144,7 @@ static void sample_list(viz_list *l) {
     cells[3] = PURPLE;
     viz_line(l, 110, 20, 190, 20, 4, DARK);
     viz_text(l, 10, 55, 180, 40, "它 QKᵀ/√dₖ", 20, VIZ_LEFT | VIZ_MIDDLE, BLACK);
-    viz_hit_region(l, 0, 0, W, H, (viz_hit){VIZ_HIT_PANEL, 1, 0, 0, 0});
+    viz_hit_region(l, 0, 0, W, H, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = 1});
 }
 
 /* A directory with exactly one entry? */

@@ -195,7 +195,7 @@ void app_goto_step(app_state *st, int step) {
         st->step = (attn_step)step;
         st->pan_x = st->pan_y = 0;
         st->narrative_scroll = 0;
-        if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){VIZ_HIT_NONE, 0, 0, 0, 0});
+        if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
     }
     st->dirty = true;
 }
@@ -217,7 +217,7 @@ void app_hover(app_state *st, viz_hit hit) {
     st->hover = hit;
     st->explain_valid = false;
     if (hit.kind == VIZ_HIT_CELL)
-        st->explain_valid = attn_explain(st->explain, &st->trace, (attn_stage)hit.a, hit.b, hit.c, hit.d, NULL) == ATTN_OK;
+        st->explain_valid = attn_explain(st->explain, &st->trace, (attn_stage)hit.stage, hit.head, hit.row, hit.col, NULL) == ATTN_OK;
     if (hit.kind == VIZ_HIT_CELL && !st->explain_valid) st->hover.kind = VIZ_HIT_NONE;
     st->dirty = true;
 }
@@ -227,14 +227,14 @@ void app_move_cursor(app_state *st, int drow, int dcol) {
     int rows, cols;
     attn_trace_shape(&st->trace, s, &rows, &cols);
     viz_hit h = st->hover;
-    if (h.kind != VIZ_HIT_CELL || h.a != (int)s) h = (viz_hit){VIZ_HIT_CELL, s, st->head, st->query, 0};
+    if (h.kind != VIZ_HIT_CELL || h.stage != (int)s) h = (viz_hit){.kind = VIZ_HIT_CELL, .stage = s, .row = st->query};
     else {
-        h.c += drow;
-        h.d += dcol;
+        h.row += drow;
+        h.col += dcol;
     }
-    h.b = attn_stage_per_head(s) ? st->head : 0;
-    h.c = h.c < 0 ? 0 : h.c >= rows ? rows - 1 : h.c;
-    h.d = h.d < 0 ? 0 : h.d >= cols ? cols - 1 : h.d;
+    h.head = attn_stage_per_head(s) ? st->head : 0;
+    h.row = h.row < 0 ? 0 : h.row >= rows ? rows - 1 : h.row;
+    h.col = h.col < 0 ? 0 : h.col >= cols ? cols - 1 : h.col;
     app_hover(st, h);
 }
 
@@ -537,8 +537,8 @@ static void copy_target(const app_state *st, attn_stage *s, int *h) {
     *s = attn_step_result(st->step);
     *h = st->head;
     if (st->hover.kind == VIZ_HIT_CELL) {
-        *s = (attn_stage)st->hover.a;
-        *h = st->hover.b;
+        *s = (attn_stage)st->hover.stage;
+        *h = st->hover.head;
     }
 }
 

@@ -107,7 +107,7 @@ static void hover_and_click(app_ui *u, samples *f) {
     float(*pts)[3] = malloc(sizeof *pts * (size_t)(n > 0 ? n : 1));
     for (int i = 0; pts && i < n; i++) {
         const viz_cmd *c = &u->list.cmds[i];
-        bool cell = c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_CELL && c->hit.a == ATTN_ST_WEIGHTS;
+        bool cell = c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_CELL && c->hit.stage == ATTN_ST_WEIGHTS;
         bool token = c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_TOKEN;
         if (cell || token) {
             pts[k][0] = c->x + c->w / 2;

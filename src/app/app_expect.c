@@ -60,7 +60,7 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "narrative")) snprintf(out, cap, "%s", st->narrative ? st->narrative : "");
     else if (!strcmp(name, "hover")) {
         if (st->hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
-        else snprintf(out, cap, "%s %d %d %d", attn_stage_name((attn_stage)st->hover.a), st->hover.b, st->hover.c, st->hover.d);
+        else snprintf(out, cap, "%s %d %d %d", attn_stage_name((attn_stage)st->hover.stage), st->hover.head, st->hover.row, st->hover.col);
     } else return false;
     return true;
 }
@@ -79,8 +79,8 @@ static bool near(long px, viz_rgba c) {
 static const viz_cmd *cell_region(const app_ui *u, int stage, int head, int row, int col) {
     for (int i = 0; i < u->list.count; i++) {
         const viz_cmd *r = &u->list.cmds[i];
-        if (r->kind == VIZ_HIT && r->hit.kind == VIZ_HIT_CELL && r->hit.a == stage && r->hit.b == head &&
-            r->hit.c == row && r->hit.d == col)
+        if (r->kind == VIZ_HIT && r->hit.kind == VIZ_HIT_CELL && r->hit.stage == stage && r->hit.head == head &&
+            r->hit.row == row && r->hit.col == col)
             return r;
     }
     return NULL;
@@ -110,7 +110,7 @@ static bool expect_row_highlight(app_ui *u, const app_script_cmd *c) {
     const viz_theme *th = viz_theme_get(u->st.theme);
     for (int i = 0; i < u->list.count; i++) { // the first cell of the query's row, leftmost
         const viz_cmd *r = &u->list.cmds[i];
-        if (r->kind != VIZ_HIT || r->hit.kind != VIZ_HIT_CELL || r->hit.c != u->st.query || r->hit.d != 0) continue;
+        if (r->kind != VIZ_HIT || r->hit.kind != VIZ_HIT_CELL || r->hit.row != u->st.query || r->hit.col != 0) continue;
         float t = 2.0f * u->st.dpi_scale * u->st.zoom;
         if (near(pixel(u, r->x - t * 0.5f, r->y + r->h / 2), th->highlight)) return true;
     }

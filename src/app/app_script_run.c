@@ -50,10 +50,10 @@ static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
         const viz_cmd *r = &u->list.cmds[i];
         if (r->kind != VIZ_HIT) continue;
         const viz_hit *h = &r->hit;
-        bool match = (c->target == APP_SC_AT_TOKEN && h->kind == VIZ_HIT_TOKEN && h->a == c->v[0]) ||
-                     (c->target == APP_SC_AT_STEP && h->kind == VIZ_HIT_STEP && h->a == c->v[0] - 1) ||
-                     (c->target == APP_SC_AT_CELL && h->kind == VIZ_HIT_CELL && h->a == c->v[0] &&
-                      h->b == c->v[1] && h->c == c->v[2] && h->d == c->v[3]);
+        bool match = (c->target == APP_SC_AT_TOKEN && h->kind == VIZ_HIT_TOKEN && h->token == c->v[0]) ||
+                     (c->target == APP_SC_AT_STEP && h->kind == VIZ_HIT_STEP && h->step == c->v[0] - 1) ||
+                     (c->target == APP_SC_AT_CELL && h->kind == VIZ_HIT_CELL && h->stage == c->v[0] &&
+                      h->head == c->v[1] && h->row == c->v[2] && h->col == c->v[3]);
         if (match && r->x + r->w / 2 >= 0 && r->y + r->h / 2 >= 0 && r->x + r->w / 2 < u->st.width &&
             r->y + r->h / 2 < u->st.height) {
             *x = (int)(r->x + r->w / 2);

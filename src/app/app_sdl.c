@@ -399,7 +399,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_END: app_goto_step(st, ATTN_STEP_COUNT - 1); return;
     case SDLK_r: app_reset(st); return;
     case SDLK_RETURN: case SDLK_KP_ENTER:
-        if (st->hover.kind == VIZ_HIT_CELL) app_select_query(st, st->hover.c); // like clicking the row's token
+        if (st->hover.kind == VIZ_HIT_CELL) app_select_query(st, st->hover.row); // like clicking the row's token
         return;
     default: break;
     }
@@ -421,12 +421,12 @@ static void mouse_down(app_ui *u, float x, float y) {
     if (st->editing && h.kind != VIZ_HIT_SENTENCE) app_edit_commit(st); // clicking away keeps the edit
     switch (h.kind) {
     case VIZ_HIT_SENTENCE: app_edit_begin(st); break;
-    case VIZ_HIT_TOKEN: app_select_query(st, h.a); break;
+    case VIZ_HIT_TOKEN: app_select_query(st, h.token); break;
     case VIZ_HIT_STEP:
-        app_goto_step(st, h.a);
+        app_goto_step(st, h.step);
         st->focus = VIZ_FOCUS_RAIL;
         break;
-    case VIZ_HIT_WIDGET: app_widget(st, (viz_widget)h.a, h.b); break;
+    case VIZ_HIT_WIDGET: app_widget(st, (viz_widget)h.widget, h.delta); break;
     case VIZ_HIT_CELL:
         st->focus = VIZ_FOCUS_CANVAS;
         app_hover(st, h);
@@ -440,7 +440,7 @@ static void mouse_wheel(app_ui *u, const SDL_MouseWheelEvent *w) {
     viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
     float dy = (float)w->y * 40.0f * st->dpi_scale * st->zoom;
     bool ctrl = SDL_GetModState() & KMOD_CTRL, shift = SDL_GetModState() & KMOD_SHIFT;
-    if (h.kind == VIZ_HIT_PANEL && h.a == VIZ_PANEL_NARRATIVE) {
+    if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) {
         st->narrative_scroll -= dy;
         if (st->narrative_scroll < 0) st->narrative_scroll = 0;
     } else if (ctrl) { // zoom the canvas: big sentences need it

@@ -44,7 +44,7 @@ static void sentence_bar(const viz_ctx *c, viz_box b) {
     viz_box f = {b.x + nw + pad, b.y + 8 * c->u, b.w - nw - bw - 3 * pad, b.h - 16 * c->u};
     viz_fill(c->l, f.x, f.y, f.w, f.h, c->s->editing ? th->panel : th->panel2);
     viz_stroke(c->l, f.x, f.y, f.w, f.h, c->s->editing ? 2 * c->u : 1, c->s->editing ? th->accent : th->line);
-    viz_hit_region(c->l, f.x, f.y, f.w, f.h, (viz_hit){VIZ_HIT_SENTENCE, 0, 0, 0, 0});
+    viz_hit_region(c->l, f.x, f.y, f.w, f.h, (viz_hit){.kind = VIZ_HIT_SENTENCE});
     const char *hint = c->s->edit_error ? c->s->edit_error
                        : viz_s(c, c->s->editing ? VIZ_S_EDITING_HINT : VIZ_S_SENTENCE_HINT);
     float hw = viz_text_w(c, hint, c->small) + pad;
@@ -117,13 +117,13 @@ static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px) {
     float bx = r.x + lw, vw = r.w - lw - 2 * bw - 4 * c->u;
     viz_fill(c->l, bx, r.y + 2, bw, r.h - 4, c->th->panel2);
     viz_text(c->l, bx, r.y, bw, r.h, numeric ? "−" : "‹", px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
-    viz_hit_region(c->l, bx, r.y, bw, r.h, (viz_hit){VIZ_HIT_WIDGET, w, -1, 0, 0});
+    viz_hit_region(c->l, bx, r.y, bw, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = w, .delta = -1});
     viz_label(c, bx + bw, r.y, vw, r.h, val, px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
-    viz_hit_region(c->l, bx + bw, r.y, vw, r.h, (viz_hit){VIZ_HIT_WIDGET, w, 0, 0, 0});
+    viz_hit_region(c->l, bx + bw, r.y, vw, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = w, .delta = 0});
     float px2 = bx + bw + vw;
     viz_fill(c->l, px2, r.y + 2, bw, r.h - 4, c->th->panel2);
     viz_text(c->l, px2, r.y, bw, r.h, numeric ? "+" : "›", px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
-    viz_hit_region(c->l, px2, r.y, bw, r.h, (viz_hit){VIZ_HIT_WIDGET, w, +1, 0, 0});
+    viz_hit_region(c->l, px2, r.y, bw, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = w, .delta = +1});
 }
 
 static void rail(const viz_ctx *c, viz_box b) {
@@ -144,7 +144,7 @@ static void rail(const viz_ctx *c, viz_box b) {
         char buf[96];
         snprintf(buf, sizeof buf, "%d  %s", i + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
         viz_label(c, x, y, w, rh, buf, px, VIZ_LEFT | VIZ_MIDDLE, cur ? th->accent_text : th->text);
-        viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){VIZ_HIT_STEP, i, 0, 0, 0});
+        viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){.kind = VIZ_HIT_STEP, .step = i});
     }
     if (c->s->focus == VIZ_FOCUS_RAIL)
         viz_stroke(c->l, b.x + 2 * c->u, b.y + pad + rh - 2 * c->u, b.w - 4 * c->u, rh * ATTN_STEP_COUNT + 4 * c->u,
@@ -176,7 +176,7 @@ static int chips_pass(const viz_ctx *c, viz_box b, float px, bool draw) {
             bool q = i == c->s->query;
             viz_fill(c->l, x, y, w, h, q ? c->th->highlight : c->th->panel2);
             viz_text(c->l, x, y, w, h, lab, px, VIZ_CENTER | VIZ_MIDDLE, q ? c->th->accent_text : c->th->text);
-            viz_hit_region(c->l, x, y, w, h, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
+            viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
         }
         x += w + 4 * c->u;
     }
@@ -230,7 +230,7 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     }
     double range = viz_step_range(c, t, s->head);
     viz_clip(c->l, b.x, in.y, b.w, in.h);
-    viz_hit_region(c->l, in.x, in.y, in.w, in.h, (viz_hit){VIZ_HIT_PANEL, VIZ_PANEL_CANVAS, 0, 0, 0});
+    viz_hit_region(c->l, in.x, in.y, in.w, in.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_CANVAS});
     if (s->compare == VIZ_COMPARE_OFF || (s->compare == VIZ_COMPARE_SCALE && !s->alt_trace)) {
         viz_draw_step(c, in, t, s->head, NULL, range);
     } else {
@@ -292,7 +292,7 @@ static void narrative(const viz_ctx *c, viz_box b) {
     if (total - s->narrative_scroll > tb.h) // say there is more rather than cutting silently
         viz_text(c->l, in.x, in.y + in.h - more_h, in.w, more_h, viz_s(c, VIZ_S_MORE_BELOW), c->small,
                  VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
-    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){VIZ_HIT_PANEL, VIZ_PANEL_NARRATIVE, 0, 0, 0});
+    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE});
 }
 
 static void detail(const viz_ctx *c, viz_box b) {
