@@ -261,18 +261,18 @@ static void test_lesson_pages_lang_reload(void **state) {
     if (app_lesson_open(&st, en, zh, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
     assert_int_equal(st.lang, VIZ_LANG_EN);
     assert_int_equal(st.weights, APP_WEIGHTS_DESIGN);
-    assert_true(st.predict_pending); // the first page asks before it shows
+    assert_true(st.lesson.predict_pending); // the first page asks before it shows
     app_select_query(&st, 1); // the guess: "animal"
-    assert_false(st.predict_pending);
+    assert_false(st.lesson.predict_pending);
     assert_non_null(strstr(st.status, "animal"));
     app_lesson_turn(&st, +1);
     app_lesson_turn(&st, +1);
-    assert_int_equal(st.page, 2);
+    assert_int_equal(st.lesson.page, 2);
     const char *id = lesson_page_at(app_lesson(&st), 2)->id;
     // L keeps the page: the Chinese lesson's page with the same id
     app_switch_lang(&st);
     assert_int_equal(st.lang, VIZ_LANG_ZH);
-    assert_string_equal(lesson_page_at(app_lesson(&st), st.page)->id, id);
+    assert_string_equal(lesson_page_at(app_lesson(&st), st.lesson.page)->id, id);
     app_switch_lang(&st);
     // an author edits the file: the app reloads it on the same page
     char *text = NULL;
@@ -288,7 +288,7 @@ static void test_lesson_pages_lang_reload(void **state) {
     sleep(1); // a new modification time, whatever the file system's resolution
     assert_int_equal(attn_write_file(en, edited, len + 7, NULL, NULL), ATTN_OK);
     assert_true(app_lesson_reload(&st));
-    assert_int_equal(st.page, 2);
+    assert_int_equal(st.lesson.page, 2);
     assert_non_null(strstr(lesson_page_at(app_lesson(&st), 2)->title, "EDITED"));
     assert_false(app_lesson_reload(&st)); // nothing changed since
     // a broken edit keeps the last good lesson and says why
@@ -296,7 +296,7 @@ static void test_lesson_pages_lang_reload(void **state) {
     assert_int_equal(attn_write_file(en, "=== page: x\n@nonsense\n", 22, NULL, NULL), ATTN_OK);
     assert_false(app_lesson_reload(&st));
     assert_non_null(strstr(st.status, en));
-    assert_int_equal(st.page, 2);
+    assert_int_equal(st.lesson.page, 2);
     free(text);
     free(edited);
     unlink(en);

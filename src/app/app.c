@@ -29,7 +29,7 @@ void app_status(app_state *st, const char *fmt, ...) {
 
 static void update_badge(app_state *st) {
     const attn_trace *t = &st->trace;
-    if (st->weights == APP_WEIGHTS_DESIGN && !st->design_random)
+    if (st->weights == APP_WEIGHTS_DESIGN && !st->lesson.design_random)
         snprintf(st->badge, sizeof st->badge, "%s", app_str(st, VIZ_S_BADGE_LESSON));
     else if (st->weights == APP_WEIGHTS_FILE && t->source == ATTN_SRC_EXPLICIT)
         snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_FILE), st->weights_name);
@@ -148,10 +148,10 @@ attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg
 void app_free(app_state *st) {
     if (!st) return;
     for (int i = 0; i < VIZ_LANG_COUNT; i++) {
-        lesson_free(st->lessons[i]);
-        free(st->lesson_paths[i]);
+        lesson_free(st->lesson.files[i]);
+        free(st->lesson.paths[i]);
     }
-    free(st->narrative);
+    free(st->lesson.narrative);
     attn_trace_free(&st->trace);
     attn_trace_free(&st->alt);
     attn_weights_file_free(&st->wfile);
@@ -205,7 +205,7 @@ void app_step(app_state *st, int delta) {
 }
 
 void app_select_query(app_state *st, int token) {
-    if (st->predict_pending) { // a click answers the question; the query stays
+    if (st->lesson.predict_pending) { // a click answers the question; the query stays
         app_lesson_guess(st, token);
         return;
     }
@@ -340,7 +340,7 @@ void app_widget(app_state *st, viz_widget w, int delta) {
 
 void app_reset(app_state *st) {
     if (app_lesson(st)) { // the lesson's page as designed
-        app_lesson_goto(st, st->page);
+        app_lesson_goto(st, st->lesson.page);
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
         return;
     }
@@ -520,12 +520,12 @@ void app_scene(const app_state *st, viz_scene *s) {
     s->show_lab = st->show_lab;
     s->lab = st->lab;
     s->lab_elapsed = st->lab_elapsed;
-    s->hide_weights = st->predict_pending;
-    s->narrative = st->narrative;
+    s->hide_weights = st->lesson.predict_pending;
+    s->narrative = st->lesson.narrative;
     const lesson *l = app_lesson(st);
-    const lesson_page *pg = l ? lesson_page_at(l, st->page) : NULL;
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
     s->narrative_title = pg ? pg->title : NULL;
-    s->page_label = st->page_label[0] ? st->page_label : NULL;
+    s->page_label = st->lesson.page_label[0] ? st->lesson.page_label : NULL;
     s->theme = st->theme;
     s->scale = st->dpi_scale * st->zoom;
     s->width = st->width;

@@ -17,6 +17,21 @@
 
 typedef enum { APP_WEIGHTS_RANDOM, APP_WEIGHTS_DESIGN, APP_WEIGHTS_FILE } app_weights_mode;
 
+/* A lesson in the window: the file in each language, the page shown, its
+ * designed weights and text, and its question. */
+typedef struct {
+    lesson *files[VIZ_LANG_COUNT];   /* the open lesson in each language, paired by page id (owned; NULL: none) */
+    char *paths[VIZ_LANG_COUNT];     /* their files (owned), for reloading */
+    long long mtimes[VIZ_LANG_COUNT];/* modification times seen at load (ns) */
+    int page;                        /* current page of the current language's lesson */
+    attn_weights design;             /* the page's designed weights (views into the lesson) */
+    bool design_random;              /* the page asks for seeded random weights (badge says random) */
+    char *narrative;                 /* the page's text as paragraphs (owned), or NULL */
+    char page_label[96];             /* "3 / 12" for the status line, or "" */
+    bool predict_pending;            /* predict before reveal: weights hidden until a guess */
+    int predict_head;                /* the question's head */
+} app_lesson_state;
+
 typedef struct {
     /* what is computed */
     char *sentence;             /* last valid sentence (owned, UTF-8) */
@@ -66,16 +81,7 @@ typedef struct {
     char badge[320];            /* weights badge text */
     const viz_strings *strings; /* UI strings (borrowed) */
     /* lessons */
-    lesson *lessons[VIZ_LANG_COUNT]; /* the open lesson in each language, paired by page id (owned; NULL: none) */
-    char *lesson_paths[VIZ_LANG_COUNT]; /* their files (owned), for reloading */
-    long long lesson_mtimes[VIZ_LANG_COUNT]; /* modification times seen at load (ns) */
-    int page;                   /* current page of the current language's lesson */
-    attn_weights design_storage;/* the page's designed weights (views into the lesson) */
-    bool design_random;         /* the page asks for seeded random weights (badge says random) */
-    char *narrative;            /* the page's text as paragraphs (owned), or NULL */
-    char page_label[96];        /* "3 / 12" for the status line, or "" */
-    bool predict_pending;       /* predict before reveal: weights hidden until a guess */
-    int predict_head;           /* the question's head */
+    app_lesson_state lesson;    /* the open lesson, its page and question */
     /* bookkeeping */
     bool dirty;                 /* something visible changed: rebuild the display list */
     bool quit;                  /* leave the main loop */

@@ -49,15 +49,15 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->composition);
     else if (!strcmp(name, "page")) {
         const lesson *l = app_lesson(st);
-        const lesson_page *pg = l ? lesson_page_at(l, st->page) : NULL;
+        const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
         snprintf(out, cap, "%s", pg ? pg->id : "none");
     } else if (!strcmp(name, "weights")) {
         static const char *const modes[] = {"random", "design", "file"};
         snprintf(out, cap, "%s", modes[st->weights]);
-    } else if (!strcmp(name, "predict")) snprintf(out, cap, "%d", st->predict_pending);
+    } else if (!strcmp(name, "predict")) snprintf(out, cap, "%d", st->lesson.predict_pending);
     else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->show_lab ? "off" : st->lab ? "done" : "running");
     else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->lines_all);
-    else if (!strcmp(name, "narrative")) snprintf(out, cap, "%s", st->narrative ? st->narrative : "");
+    else if (!strcmp(name, "narrative")) snprintf(out, cap, "%s", st->lesson.narrative ? st->lesson.narrative : "");
     else if (!strcmp(name, "hover")) {
         if (st->hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
         else snprintf(out, cap, "%s %d %d %d", attn_stage_name((attn_stage)st->hover.stage), st->hover.head, st->hover.row, st->hover.col);
