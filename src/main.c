@@ -9,6 +9,7 @@
 
 #include "app_bench.h"
 #include "app_paths.h"
+#include "app_script_run.h"
 #include "app_sdl.h"
 #include "app_settings.h"
 #include "cli_args.h"
@@ -252,10 +253,11 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     ui.shots_dir = o->shots_dir;
-    ui.script = script; // the window owns it now
-    ui.script_name = o->script_path;
-    memset(&script, 0, sizeof script);
-    code = app_ui_run(&ui);
+    app_script_runner runner;
+    app_runner_init(&runner, &script, o->script_path);
+    app_ui_run(&ui, o->script_path ? app_runner_tick : NULL, &runner);
+    code = runner.exit_code;
+    app_runner_free(&runner);
     if (!o->script_path) app_settings_save(&ui.st); // scripted runs leave the user's settings alone
     app_ui_close(&ui);
 cleanup_state:
