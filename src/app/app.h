@@ -1,6 +1,8 @@
 /* app.h — the app's state and the actions that change it. No SDL here:
  * events are translated into these actions elsewhere (app_sdl.c), so the
- * state can be tested with no window (tests/test_app.c). */
+ * state can be tested with no window (tests/test_app.c).
+ *
+ * Layer 7 (src/app): includes every layer below; only src/main.c is above it. */
 #ifndef APP_H
 #define APP_H
 

@@ -3,7 +3,9 @@
  *
  * Conventions: matrices are row-major arrays of double; each function states
  * its shapes once at the top; outputs come first and sizes last; nothing here
- * allocates except the attn_trace_* functions (which say so). */
+ * allocates except the attn_trace_* functions (which say so).
+ *
+ * Layer 2 (src/core): includes src/util only. No SDL, no printing, no exit. */
 #ifndef ATTN_H
 #define ATTN_H
 

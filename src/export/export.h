@@ -42,7 +42,9 @@
  * file is renamed into DIR (replacing any file of that name atomically). A
  * folder in the way of a file is refused before the first rename; a rename
  * failing later (almost impossible within one folder) leaves whole files
- * only, some from this export. Other files in DIR are left alone. */
+ * only, some from this export. Other files in DIR are left alone.
+ *
+ * Layer 6 (src/export, beside src/cli): includes src/util … src/render, never src/cli. */
 #ifndef ATTN_EXPORT_H
 #define ATTN_EXPORT_H
 

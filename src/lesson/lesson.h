@@ -8,7 +8,9 @@
  * Everything the accessors return is borrowed and lives until lesson_free.
  * Nothing here prints, exits or uses SDL; errors come back as attn_status with
  * the message "file:line:column: message" (lines and columns count from 1,
- * columns in characters). */
+ * columns in characters).
+ *
+ * Layer 4 (src/lesson): includes src/util, src/core and src/model. */
 #ifndef ATTN_LESSON_H
 #define ATTN_LESSON_H
 

@@ -4,7 +4,9 @@
  * primitives (filled and outlined rects, lines, text, cell grids) plus
  * invisible hit regions. Backends replay the list into an SDL window, an
  * offscreen surface or an SVG file, so the window, screenshots and exports
- * cannot disagree. Coordinates are pixels, origin top-left, y down. */
+ * cannot disagree. Coordinates are pixels, origin top-left, y down.
+ *
+ * Layer 5 (src/render): includes src/util and src/core; no input, no app state. */
 #ifndef VIZ_H
 #define VIZ_H
 
