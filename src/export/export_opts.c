@@ -51,49 +51,55 @@ void ex_format_list(attn_strbuf *b, unsigned formats) {
         }
 }
 
-attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
+/* An item of a comma list as its bit, or 0 when it names nothing. */
+typedef unsigned (*item_bit)(const char *item);
+
+/* "all" (every bit of all), or items separated by commas, each named by bit.
+ * bad: the message for an unknown item (%s: the item); empty: for none. */
+static attn_status parse_bits(unsigned *out, const char *list, unsigned all, item_bit bit, const char *bad,
+                              const char *empty, attn_err *err) {
     const char *p = list ? list : "";
     char item[32];
     unsigned bits = 0;
     if (strcmp(p, "all") == 0) {
-        *out = EXPORT_ALL_FORMATS;
+        *out = all;
         return ATTN_OK;
     }
     while (next_item(&p, item, sizeof item)) {
-        unsigned b = 0;
-        for (int i = 0; i < N_FORMATS; i++)
-            if (strcmp(item, format_names[i]) == 0) b = 1u << i;
-        if (!b)
-            return attn_fail(err, ATTN_ERR_RANGE, "--format: \"%s\" is not a format; use png, svg, csv, tex and md, "
-                             "separated by commas (for example png,svg), or all.", item);
+        unsigned b = bit(item);
+        if (!b) return attn_fail(err, ATTN_ERR_RANGE, bad, item);
         bits |= b;
         if (!p) break;
     }
-    if (!bits) return attn_fail(err, ATTN_ERR_RANGE, "--format needs at least one of png, svg, csv, tex, md.");
+    if (!bits) return attn_fail(err, ATTN_ERR_RANGE, "%s", empty);
     *out = bits;
     return ATTN_OK;
 }
 
+static unsigned format_bit(const char *item) {
+    for (int i = 0; i < N_FORMATS; i++)
+        if (strcmp(item, format_names[i]) == 0) return 1u << i;
+    return 0;
+}
+
+static unsigned step_bit(const char *item) {
+    char *end;
+    long v = strtol(item, &end, 10);
+    return *item && !*end && v >= 1 && v <= ATTN_STEP_COUNT ? 1u << (v - 1) : 0;
+}
+
+attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
+    return parse_bits(out, list, EXPORT_ALL_FORMATS, format_bit,
+                      "--format: \"%s\" is not a format; use png, svg, csv, tex and md, separated by commas "
+                      "(for example png,svg), or all.",
+                      "--format needs at least one of png, svg, csv, tex, md.", err);
+}
+
 attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err) {
-    const char *p = list ? list : "";
-    char item[32];
-    unsigned bits = 0;
-    if (strcmp(p, "all") == 0) {
-        *out = EXPORT_ALL_STEPS;
-        return ATTN_OK;
-    }
-    while (next_item(&p, item, sizeof item)) {
-        char *end;
-        long v = strtol(item, &end, 10);
-        if (!*item || *end || v < 1 || v > ATTN_STEP_COUNT)
-            return attn_fail(err, ATTN_ERR_RANGE, "--steps: \"%s\" is not a step; use numbers from 1 to 8 "
-                             "separated by commas (for example 3,6), or all.", item);
-        bits |= 1u << (v - 1);
-        if (!p) break;
-    }
-    if (!bits) return attn_fail(err, ATTN_ERR_RANGE, "--steps needs at least one step from 1 to 8, or all.");
-    *out = bits;
-    return ATTN_OK;
+    return parse_bits(out, list, EXPORT_ALL_STEPS, step_bit,
+                      "--steps: \"%s\" is not a step; use numbers from 1 to 8 separated by commas (for example "
+                      "3,6), or all.",
+                      "--steps needs at least one step from 1 to 8, or all.", err);
 }
 
 attn_status export_parse_size(int *w, int *h, const char *s, attn_err *err) {
