@@ -4,6 +4,7 @@
 
 #include "test_common.h"
 #include "attn.h"
+#include "cli_explain.h"
 
 static attn_explanation ex; /* large: keep it off the stack */
 
@@ -116,17 +117,17 @@ static void test_format_mentions_values(void **state) {
     assert_int_equal(attn_trace_run(&t, s, strlen(s), &c, NULL, NULL, NULL), ATTN_OK);
     char buf[8192];
     assert_int_equal(attn_explain(&ex, &t, ATTN_ST_WEIGHTS, 0, 13, 9, NULL), ATTN_OK);
-    size_t need = attn_explain_format(&ex, &t, buf, sizeof buf);
+    size_t need = cli_explain_format(&ex, &t, buf, sizeof buf);
     assert_true(need < sizeof buf);
     assert_non_null(strstr(buf, "\"它\""));
     assert_non_null(strstr(buf, "9:只"));   // repeated tokens carry their 1-based position
     assert_non_null(strstr(buf, "masked -> 0")); // later tokens are masked for 它
     char small[16];
-    size_t need2 = attn_explain_format(&ex, &t, small, sizeof small);
+    size_t need2 = cli_explain_format(&ex, &t, small, sizeof small);
     assert_int_equal(need2, need); // reports the full size when cut
     assert_int_equal(strlen(small), sizeof small - 1);
     assert_int_equal(attn_explain(&ex, &t, ATTN_ST_MASKED, 0, 0, 5, NULL), ATTN_OK);
-    attn_explain_format(&ex, &t, buf, sizeof buf);
+    cli_explain_format(&ex, &t, buf, sizeof buf);
     assert_non_null(strstr(buf, "-inf"));
     attn_trace_free(&t);
 }

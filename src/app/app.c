@@ -214,6 +214,7 @@ void app_select_query(app_state *st, int token) {
 }
 
 void app_hover(app_state *st, viz_hit hit) {
+    if (memcmp(&hit, &st->hover, sizeof hit) != 0) st->detail_scroll = 0; // a new cell starts at its own term
     st->hover = hit;
     st->explain_valid = false;
     if (hit.kind == VIZ_HIT_CELL)
@@ -508,6 +509,7 @@ void app_scene(const app_state *st, viz_scene *s) {
     s->canvas_pan_x = st->pan_x;
     s->canvas_pan_y = st->pan_y;
     s->narrative_scroll = st->narrative_scroll;
+    s->detail_scroll = st->detail_scroll;
     s->sentence = st->editing ? st->edit : st->sentence;
     s->editing = st->editing;
     s->cursor = st->cursor;

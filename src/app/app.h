@@ -64,6 +64,7 @@ typedef struct {
     float canvas_zoom;          /* canvas zoom (1 = fit) */
     float pan_x, pan_y;         /* canvas pan in pixels */
     float narrative_scroll;     /* narrative panel scroll */
+    int detail_scroll;          /* terms the cell arithmetic is scrolled by (0: around the cell's own) */
     /* editing the sentence */
     bool editing;               /* keys are text while true */
     char *edit;                 /* edit buffer (owned) */

@@ -415,6 +415,10 @@ static void mouse_wheel(app_ui *u, const SDL_MouseWheelEvent *w) {
     if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) {
         st->narrative_scroll -= dy;
         if (st->narrative_scroll < 0) st->narrative_scroll = 0;
+    } else if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_DETAIL) {
+        int n = st->explain_valid ? st->explain->n_terms : 0; // one term a notch, within the terms
+        st->detail_scroll -= w->y > 0 ? 1 : w->y < 0 ? -1 : 0;
+        st->detail_scroll = st->detail_scroll < -n ? -n : st->detail_scroll > n ? n : st->detail_scroll;
     } else if (ctrl) { // zoom the canvas: big sentences need it
         st->canvas_zoom *= w->y > 0 ? 1.15f : 1 / 1.15f;
         if (st->canvas_zoom < 1.0f) st->canvas_zoom = 1.0f;

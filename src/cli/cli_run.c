@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "attn_json.h"
+#include "cli_explain.h"
 #include "cli_print.h"
 #include "fileio.h"
 #include "lesson.h"
@@ -104,9 +105,9 @@ static attn_status explain(const cli_state *r, const cli_opts *o, char **text, a
     attn_status st = attn_explain(e, &r->trace, (attn_stage)o->explain_stage, o->explain_head,
                                   o->explain_row, o->explain_col, err);
     if (st == ATTN_OK) {
-        size_t need = attn_explain_format(e, &r->trace, NULL, 0) + 1;
+        size_t need = cli_explain_format(e, &r->trace, NULL, 0) + 1;
         *text = malloc(need);
-        if (*text) attn_explain_format(e, &r->trace, *text, need);
+        if (*text) cli_explain_format(e, &r->trace, *text, need);
         else st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to explain a cell.");
     }
     free(e);

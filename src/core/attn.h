@@ -231,6 +231,8 @@ typedef struct {
     attn_tokens tokens;       /* owned tokens of the sentence */
     int n;                    /* tokens.n, for brevity */
     int vocab_rows;           /* tokens whose embedding came from the vocabulary */
+    bool vocab_used;          /* a vocabulary of d_model features was given (its words make X's rows) */
+    int vocab_index[ATTN_MAX_TOKENS]; /* token i's vocabulary word, or -1 (X given, or derived from its bytes) */
     bool x_given;             /* X came from attn_weights.x */
     attn_weight_source source;/* where the projection weights came from */
     double *x;                /* (n, d_model), positional encoding included */
@@ -327,14 +329,5 @@ typedef struct {
  * ATTN_OK, or ATTN_ERR_RANGE naming the index that is out of range. */
 attn_status attn_explain(attn_explanation *e, const attn_trace *t, attn_stage s,
                          int h, int row, int col, attn_err *err);
-
-/* Writes a plain-text, multi-line account of e (language-neutral math, token
- * labels from t) into out, NUL-terminated. Returns bytes needed (like
- * snprintf), so a return >= cap means it was cut. */
-size_t attn_explain_format(const attn_explanation *e, const attn_trace *t, char *out, size_t cap);
-
-/* The same; compact (for narrow panels) prints 4 significant digits and pads
- * nothing. attn_explain_format is attn_explain_format_ex(..., false, ...). */
-size_t attn_explain_format_ex(const attn_explanation *e, const attn_trace *t, bool compact, char *out, size_t cap);
 
 #endif

@@ -64,16 +64,19 @@ static attn_weight_source weight_source(const attn_weights *w, int heads) {
 
 static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w) {
     int n = t->n, dm = t->cfg.d_model;
+    for (int i = 0; i < n; i++) t->vocab_index[i] = -1;
     if (w && w->x) {
         memcpy(t->x, w->x, sizeof(double) * (size_t)n * dm);
         t->x_given = true;
         return;
     }
+    t->vocab_used = vocab && vocab->dim == dm;
     for (int i = 0; i < n; i++) {
         int len;
         const char *tok = attn_token_text(&t->tokens, i, &len);
-        int row = (vocab && vocab->dim == dm) ? attn_vocab_find(vocab, tok, (size_t)len) : -1;
+        int row = t->vocab_used ? attn_vocab_find(vocab, tok, (size_t)len) : -1;
         double *xi = t->x + (size_t)i * dm;
+        t->vocab_index[i] = row;
         if (row >= 0) {
             memcpy(xi, vocab->vectors + (size_t)row * dm, sizeof(double) * (size_t)dm);
             t->vocab_rows++;

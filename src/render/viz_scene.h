@@ -52,7 +52,7 @@ typedef enum { VIZ_COMPARE_OFF, VIZ_COMPARE_SCALE, VIZ_COMPARE_HEADS, VIZ_COMPAR
 typedef enum { VIZ_FOCUS_CANVAS, VIZ_FOCUS_RAIL } viz_focus;
 
 /* Panels that scroll (hit regions carry these ids). */
-enum { VIZ_PANEL_NARRATIVE = 1, VIZ_PANEL_CANVAS = 2 };
+enum { VIZ_PANEL_NARRATIVE = 1, VIZ_PANEL_CANVAS = 2, VIZ_PANEL_DETAIL = 3 };
 
 typedef struct {
     /* what is computed */
@@ -73,6 +73,7 @@ typedef struct {
     float canvas_zoom;              /* 1 = fit; > 1 zooms into the canvas */
     float canvas_pan_x, canvas_pan_y; /* canvas scroll in pixels at the current zoom */
     float narrative_scroll;         /* narrative panel scroll in pixels */
+    int detail_scroll;              /* terms the cell arithmetic is scrolled by (0: around the cell's own term) */
     /* the sentence bar */
     const char *sentence;           /* text shown in the bar (the edit buffer while editing) */
     bool editing;                   /* edit mode: draw a cursor */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "viz_explain.h"
 #include "viz_internal.h"
 
 static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m) {
@@ -295,41 +296,80 @@ static void narrative(const viz_ctx *c, viz_box b) {
     viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE});
 }
 
+/* A line of the cell arithmetic, wrapped with a hanging indent: its height,
+ * drawn when draw. */
+static float xline(const viz_ctx *c, const viz_xline *l, float x, float y, float w, float px, bool draw) {
+    const viz_theme *th = c->th;
+    viz_rgba col = l->kind == VIZ_XL_TITLE ? th->accent : l->focus ? th->highlight
+                   : l->kind == VIZ_XL_FORMULA || l->kind == VIZ_XL_NOTE ? th->muted : th->text;
+    return viz_wrap_ex(c, (viz_box){x, y, w, 1e6f}, l->text, px, 0, 1.5f * px, col, draw);
+}
+
+/* Which terms of x fit in h pixels (with a line for each "more" marker):
+ * [*from, *to), grown around the focus term, then moved by the scene's
+ * detail_scroll (terms scrolled past that window). */
+static void term_window(const viz_ctx *c, const viz_xtext *x, float w, float px, float h, int *from, int *to) {
+    int n = x->n_terms, first = x->first_term;
+    float used = 0;
+#define TERM_H(k) xline(c, &x->lines[first + (k)], 0, 0, w, px, false)
+    for (int k = 0; k < n; k++) used += TERM_H(k);
+    *from = 0;
+    *to = n;
+    if (used <= h || n == 0) return; // all of them
+    float room = h - 2 * px * 1.45f;
+    int a = x->focus < n ? x->focus : 0, b = a + 1;
+    room -= TERM_H(a);
+    for (bool grew = true; grew;) { // one after, one before, while they fit
+        grew = false;
+        if (b < n && TERM_H(b) <= room) room -= TERM_H(b++), grew = true;
+        if (a > 0 && TERM_H(a - 1) <= room) room -= TERM_H(--a), grew = true;
+    }
+    if (c->s->detail_scroll) { // the learner scrolled: the window starts elsewhere and fills down
+        a += c->s->detail_scroll;
+        a = a < 0 ? 0 : a >= n ? n - 1 : a;
+        room = h - 2 * px * 1.45f - TERM_H(a);
+        for (b = a + 1; b < n && TERM_H(b) <= room; b++) room -= TERM_H(b);
+        while (a > 0 && TERM_H(a - 1) <= room) room -= TERM_H(--a); // at the end: show the last ones whole
+    }
+#undef TERM_H
+    *from = a;
+    *to = b;
+}
+
 static void detail(const viz_ctx *c, viz_box b) {
-    float pad = 14 * c->u, lh = c->small * 1.45f;
+    float pad = 14 * c->u, px = c->small;
     viz_fill(c->l, b.x, b.y, b.w, 1, c->th->line);
+    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_DETAIL});
     viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
     viz_label(c, in.x, in.y, in.w, c->body * 1.5f, viz_s(c, VIZ_S_DETAIL), c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     in.y += c->body * 1.7f;
     in.h -= c->body * 1.7f;
-    if (!c->s->explain) {
+    viz_xtext x;
+    if (!c->s->explain || !viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)) {
         viz_wrap(c, in, viz_s(c, VIZ_S_DETAIL_EMPTY), c->small, 0, c->th->muted);
         return;
     }
-    char text[16384];
-    attn_explain_format_ex(c->s->explain, c->s->trace, true, text, sizeof text);
-    const char *lines[512];
-    int total = 0;
-    for (char *p = text; *p && total < 512;) { // split in place
-        lines[total++] = p;
-        char *nl = strchr(p, '\n');
-        if (!nl) break;
-        *nl = '\0';
-        p = nl + 1;
+    // everything but the terms always shows; the terms get the room left, around the one in focus
+    float fixed = 0, y = in.y;
+    for (int i = 0; i < x.n; i++)
+        if (i < x.first_term || i >= x.first_term + x.n_terms) fixed += xline(c, &x.lines[i], 0, 0, in.w, px, false);
+    int from, to;
+    term_window(c, &x, in.w, px, in.h - fixed, &from, &to);
+    char more[96];
+    for (int i = 0; i < x.n; i++) {
+        bool term = i >= x.first_term && i < x.first_term + x.n_terms;
+        int k = i - x.first_term;
+        if (term && k == from && from > 0) {
+            snprintf(more, sizeof more, viz_s(c, VIZ_S_XP_MORE_ABOVE), from);
+            y += viz_wrap(c, (viz_box){in.x, y, in.w, px * 1.45f}, more, px, 0, c->th->muted);
+        }
+        if (!term || (k >= from && k < to)) y += xline(c, &x.lines[i], in.x, y, in.w, px, true);
+        if (term && k == to - 1 && to < x.n_terms) {
+            snprintf(more, sizeof more, viz_s(c, VIZ_S_XP_MORE_BELOW), x.n_terms - to);
+            y += viz_wrap(c, (viz_box){in.x, y, in.w, px * 1.45f}, more, px, 0, c->th->muted);
+        }
     }
-    int max_lines = (int)(in.h / lh), y = 0;
-    // too many terms: the first ones, how many are left out, and the result
-    int head = total <= max_lines ? total : max_lines - 3, tail = total <= max_lines ? 0 : 2;
-    for (int i = 0; i < head; i++, y++)
-        viz_label(c, in.x, in.y + y * lh, in.w, lh, lines[i], c->small, VIZ_LEFT | VIZ_MIDDLE,
-                  i == 0 ? c->th->accent : c->th->text);
-    if (tail) {
-        char more[96];
-        snprintf(more, sizeof more, viz_s(c, VIZ_S_MORE_TERMS), total - head - tail);
-        viz_label(c, in.x, in.y + y++ * lh, in.w, lh, more, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
-        for (int i = total - tail; i < total; i++, y++)
-            viz_label(c, in.x, in.y + y * lh, in.w, lh, lines[i], c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
-    }
+    viz_xtext_free(&x);
 }
 
 static void status_line(const viz_ctx *c, viz_box b) {
