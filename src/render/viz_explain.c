@@ -95,8 +95,8 @@ static void title(wording *w, const attn_explanation *e) {
     char row[96], col[96], head[64] = "";
     const attn_config *c = &w->t->cfg;
     if (attn_stage_per_head(e->stage) && c->heads > 1) {
-        snprintf(head, sizeof head, " · ");
-        snprintf(head + 3, sizeof head - 3, word(w, VIZ_S_XP_HEAD), e->head + 1, c->heads);
+        size_t at = (size_t)snprintf(head, sizeof head, " · ");
+        snprintf(head + at, sizeof head - at, word(w, VIZ_S_XP_HEAD), e->head + 1, c->heads);
     }
     add(w, VIZ_XL_TITLE, false, "%s[%s, %s]%s", viz_stage_symbol(e->stage, c->scale), token(w, e->row, row, sizeof row),
         axis_label(w, col_axis(w, e->stage), e->col, col, sizeof col), head);
