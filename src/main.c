@@ -133,6 +133,9 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
     }
     if (st == ATTN_OK) {
         if (!o->lang && r.lesson) eo.lang = strcmp(lesson_lang(r.lesson), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
+        const lesson_page *pg = r.lesson ? lesson_page_at(r.lesson, r.page) : NULL;
+        if (pg) eo.origin = (viz_origin){VIZ_FROM_LESSON, o->lesson_path, pg->random_weights ? pg->gain : 0};
+        else if (o->weights_path) eo.origin = (viz_origin){VIZ_FROM_FILE, o->weights_path, 0};
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
         else

@@ -41,7 +41,9 @@ static void test_init_defaults(void **state) {
     assert_int_equal(st.trace.n, 20);
     assert_int_equal(st.query, 13); // 它
     assert_int_equal(st.step, ATTN_STEP_SOFTMAX);
-    assert_string_equal(st.badge, "random, untrained (seed 1)");
+    char badge[320];
+    app_badge(&st, badge, sizeof badge);
+    assert_string_equal(badge, "random, untrained (seed 1)");
     app_free(&st);
     app_free(NULL);
 }
@@ -142,7 +144,9 @@ static void test_widgets(void **state) {
     assert_int_equal(st.head, 2);
     app_widget(&st, VIZ_W_LANG, 0);
     assert_int_equal(st.lang, VIZ_LANG_ZH);
-    assert_non_null(strstr(st.badge, "随机"));
+    char badge[320];
+    app_badge(&st, badge, sizeof badge);
+    assert_non_null(strstr(badge, "随机"));
     app_widget(&st, VIZ_W_THEME, -1);
     assert_int_equal(st.theme, VIZ_THEME_CONTRAST);
     app_reset(&st);
@@ -203,12 +207,13 @@ static void test_scene(void **state) {
     app_state st;
     start(&st, NULL);
     viz_scene s;
-    app_scene(&st, &s);
+    char badge[320];
+    app_scene(&st, &s, badge, sizeof badge);
     assert_ptr_equal(s.trace, &st.trace);
     assert_int_equal(s.query, 13);
     assert_string_equal(s.ui[VIZ_S_STEP_1], "Tokens & embeddings X");
     st.lang = VIZ_LANG_ZH;
-    app_scene(&st, &s);
+    app_scene(&st, &s, badge, sizeof badge);
     assert_string_equal(s.ui[VIZ_S_STEP_1], "词元与嵌入 X");
     app_free(&st);
 }

@@ -350,7 +350,8 @@ typedef struct {
  * pixels redrawn. */
 static long next_frame(window *w, const app_state *st) {
     viz_scene sc;
-    app_scene(st, &sc);
+    char badge[320];
+    app_scene(st, &sc, badge, sizeof badge);
     sc.width = W * 4, sc.height = H * 4;
     viz_build_window(&w->list, &sc, viz_fonts_measure(g_fonts));
     viz_sig *now = &w->sig[!w->cur];

@@ -26,8 +26,6 @@ typedef struct {
     char *paths[VIZ_LANG_COUNT];     /* their files (owned), for reloading */
     long long mtimes[VIZ_LANG_COUNT];/* modification times seen at load (ns) */
     int page;                        /* current page of the current language's lesson */
-    attn_weights design;             /* the page's designed weights (views into the lesson) */
-    bool design_random;              /* the page asks for seeded random weights (badge says random) */
     char *narrative;                 /* the page's text as paragraphs (owned), or NULL */
     char page_label[96];             /* "3 / 12" for the status line, or "" */
     bool predict_pending;            /* predict before reveal: weights hidden until a guess */
@@ -39,12 +37,14 @@ typedef struct {
     char *sentence;             /* last valid sentence (owned, UTF-8) */
     attn_config cfg;            /* current configuration */
     attn_config design_cfg;     /* configuration the lesson's design needs (R returns to it) */
-    app_weights_mode weights;   /* where the weights come from */
+    app_weights_mode weights;   /* where supplied weights come from (the trace says which it took) */
     const attn_vocab *vocab;    /* lesson vocabulary or NULL (borrowed) */
-    const attn_weights *design; /* lesson's designed weights or NULL (borrowed) */
     attn_weights_file wfile;    /* --weights file contents (owned; empty when unused) */
-    attn_weights file_weights;  /* views into wfile bound to cfg */
     char weights_name[256];     /* --weights path as given, for the badge */
+    char notice[APP_STATUS_CAP];/* over the canvas: the design or file no longer fits the settings, or "" */
+    attn_config compare_base;   /* compare = config: the page's settings … */
+    attn_config compare_cfg;    /* … and its @compare's; the second view applies their difference */
+    char compare_labels[2][96]; /* compare = config: the settings in which the two views differ, each view's */
     attn_trace trace;           /* trace of sentence under cfg (always valid after app_init) */
     attn_trace alt;             /* compare = scale: the same with scaling toggled */
     attn_explanation *explain;  /* explanation of the hovered cell (owned) */
@@ -81,7 +81,6 @@ typedef struct {
     bool fullscreen;            /* F11 */
     int width, height;          /* window size in pixels */
     char status[APP_STATUS_CAP];/* status line */
-    char badge[320];            /* weights badge text */
     const viz_strings *strings; /* UI strings (borrowed) */
     /* lessons */
     app_lesson_state lesson;    /* the open lesson, its page and question */
@@ -106,6 +105,12 @@ void app_refresh_texts(app_state *st);
 
 /* Reads --weights; the app then shows "from FILE". */
 attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err);
+
+/* Where the weights the trace was given came from. */
+viz_origin app_origin(const app_state *st);
+
+/* The weights badge of the current trace, in the current language. */
+void app_badge(const app_state *st, char *out, size_t cap);
 
 /* A UI string in the current language. */
 const char *app_str(const app_state *st, viz_str id);
@@ -154,6 +159,8 @@ void app_lesson_turn(app_state *st, int delta);
 void app_clicker(app_state *st, int delta);
 /* L: the other language, on the paired page. */
 void app_switch_lang(app_state *st);
+/* true when the page offers its own comparison (@compare with settings). */
+bool app_page_compares_config(const app_state *st);
 /* A click on token during a question: records the guess and reveals. */
 void app_lesson_guess(app_state *st, int token);
 /* Reloads a lesson whose file changed on disk, keeping the page. Returns true
@@ -161,8 +168,9 @@ void app_lesson_guess(app_state *st, int token);
 bool app_lesson_reload(app_state *st);
 
 /* ---- derived ---- */
-/* Fills s from st (all pointers borrowed from st). */
-void app_scene(const app_state *st, viz_scene *s);
+/* Fills s from st (pointers borrowed from st; the badge text is written to
+ * badge, cap bytes, which s points at). */
+void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap);
 /* The TSV of the matrix under the hover (or the step's result), caller frees. */
 char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap);
 /* The attnviz command line that reproduces the current view, caller frees. */

@@ -41,7 +41,7 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "help")) snprintf(out, cap, "%d", st->show_help);
     else if (!strcmp(name, "fullscreen")) snprintf(out, cap, "%d", st->fullscreen);
     else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->width, st->height);
-    else if (!strcmp(name, "badge")) snprintf(out, cap, "%s", st->badge);
+    else if (!strcmp(name, "badge")) app_badge(st, out, cap);
     else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->status);
     else if (!strcmp(name, "edit_error")) snprintf(out, cap, "%s", st->edit_error);
     else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->composition);
@@ -49,9 +49,13 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
         const lesson *l = app_lesson(st);
         const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
         snprintf(out, cap, "%s", pg ? pg->id : "none");
-    } else if (!strcmp(name, "weights")) {
-        static const char *const modes[] = {"random", "design", "file"};
-        snprintf(out, cap, "%s", modes[st->weights]);
+    } else if (!strcmp(name, "weights")) { // what the trace took, not what the app meant to give it
+        viz_origin o = app_origin(st);
+        const char *what = viz_weights_random(&st->trace, o) ? "random"
+                           : st->trace.source == ATTN_SRC_MIXED ? "mixed"
+                           : o.kind == VIZ_FROM_FILE         ? "file"
+                                                             : "design";
+        snprintf(out, cap, "%s", what);
     } else if (!strcmp(name, "predict")) snprintf(out, cap, "%d", st->lesson.predict_pending);
     else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->show_lab ? "off" : st->lab ? "done" : "running");
     else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->lines_all);

@@ -42,16 +42,32 @@ static void set_question(app_state *st, const lesson_page *pg) {
     st->step = ATTN_STEP_SOFTMAX; // the question is about the weights: show them (once revealed)
 }
 
-/* The page's split view: before computing, which the scale comparison needs. */
+/* true when a page's @compare changes the scaling and nothing else (the C key's own view). */
+static bool compares_scale_only(const lesson_page *pg) {
+    attn_config c = pg->cfg;
+    char diff[160];
+    c.scale = pg->compare.cfg.scale;
+    return attn_config_diff_text(diff, sizeof diff, &c, &pg->compare.cfg) == 0;
+}
+
+/* The page's split view: before computing, which the comparisons need. */
 static void set_compare(app_state *st, const lesson_page *pg) {
     st->compare = VIZ_COMPARE_OFF;
     if (pg->compare.kind == LESSON_CMP_HEADS) {
         st->compare = VIZ_COMPARE_HEADS;
         st->head = pg->compare.head_a;
         st->head_b = pg->compare.head_b;
-    } else if (pg->compare.kind == LESSON_CMP_CONFIG && pg->compare.cfg.scale != pg->cfg.scale) {
-        st->compare = VIZ_COMPARE_SCALE; // the window compares scaling; other settings stay single
+    } else if (pg->compare.kind == LESSON_CMP_CONFIG) {
+        st->compare = compares_scale_only(pg) ? VIZ_COMPARE_SCALE : VIZ_COMPARE_CONFIG;
+        st->compare_base = pg->cfg;
+        st->compare_cfg = pg->compare.cfg;
     }
+}
+
+bool app_page_compares_config(const app_state *st) {
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    return pg && pg->compare.kind == LESSON_CMP_CONFIG && !compares_scale_only(pg);
 }
 
 /* The page's step and highlighted token, found in the computed sentence. */
@@ -72,11 +88,8 @@ void app_lesson_goto(app_state *st, int page) {
     st->status[0] = '\0'; // the last page's message does not belong to this one
     st->vocab = lesson_vocab(l);
     st->design_cfg = pg->cfg;
-    memset(&st->lesson.design, 0, sizeof st->lesson.design);
-    lesson_page_weights(l, page, &pg->cfg, &st->lesson.design);
-    st->design = &st->lesson.design;
-    st->lesson.design_random = pg->random_weights;
-    st->weights = APP_WEIGHTS_DESIGN;
+    st->weights = APP_WEIGHTS_DESIGN; // bound to the settings at each computation (weights_for)
+    st->notice[0] = '\0';
     st->head = 0;
     st->canvas_zoom = 1.0f;
     st->pan_x = st->pan_y = st->narrative_scroll = 0;

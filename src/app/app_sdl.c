@@ -70,7 +70,8 @@ void app_ui_layout(app_ui *u) {
     if (!u->st.dirty && u->list.count > 0) return;
     double t0 = now_ms();
     viz_scene s;
-    app_scene(&u->st, &s);
+    char badge[320];
+    app_scene(&u->st, &s, badge, sizeof badge);
     viz_build_window(&u->list, &s, viz_fonts_measure(u->fonts));
     u->st.dirty = false;
     u->stale = true; // laid out but not yet on screen
@@ -220,10 +221,11 @@ static void export_all(app_ui *u) {
     o.command_prefix = cmd;
     export_item items[ATTN_STEP_COUNT];
     viz_scene sc;
-    app_scene(st, &sc);
+    char badge[320];
+    app_scene(st, &sc, badge, sizeof badge);
     int n = export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
     for (int i = 0; i < n; i++) {
-        items[i].badge = st->badge;
+        items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
     }
     attn_err err;

@@ -81,6 +81,16 @@ void attn_config_default(attn_config *c);
  * option (as the command line spells it) and its range. */
 attn_status attn_config_check(const attn_config *c, attn_err *err);
 
+/* Sets in c every setting in which changed differs from base: "base with
+ * changed's changes, applied to c" (a comparison keeps the learner's other
+ * settings). */
+void attn_config_apply_changes(attn_config *c, const attn_config *base, const attn_config *changed);
+
+/* The settings in which b differs from a, as b has them ("mask=none
+ * scale=off"; "" when none differ), in the words lessons use. Returns bytes
+ * written (snprintf semantics). */
+size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const attn_config *b);
+
 /* Parses "none", "causal", "window:W" or "causal-window:W". */
 attn_status attn_mask_parse(attn_mask *out, const char *s, attn_err *err);
 
@@ -234,7 +244,8 @@ typedef struct {
     bool vocab_used;          /* a vocabulary of d_model features was given (its words make X's rows) */
     int vocab_index[ATTN_MAX_TOKENS]; /* token i's vocabulary word, or -1 (X given, or derived from its bytes) */
     bool x_given;             /* X came from attn_weights.x */
-    attn_weight_source source;/* where the projection weights came from */
+    attn_weight_source source;/* where the projection weights came from (W_*: derived from given) */
+    bool given[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* matrix m of head h (W_O, b_O: h 0) was supplied, not seeded */
     double *x;                /* (n, d_model), positional encoding included */
     attn_head head[ATTN_MAX_HEADS]; /* cfg.heads entries are valid */
     double *concat;           /* (n, heads * d_k) */
@@ -273,6 +284,11 @@ void attn_trace_free(attn_trace *t);
 /* Index of the first token that is the pronoun of the classic question (它,
  * "it", "It"), or -1: the sensible first query of a sentence. */
 int attn_trace_pronoun(const attn_trace *t);
+
+/* The mean over the query rows of head h of t of each row's largest weight:
+ * 1 when every query attends to one key only, 1/n when evenly spread. Rows
+ * with every key masked count as 0. */
+double attn_mean_row_max(const attn_trace *t, int h);
 
 /* The query a view of t starts on: the pronoun when there is one, else token 0. */
 int attn_trace_default_query(const attn_trace *t);

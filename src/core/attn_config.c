@@ -34,6 +34,41 @@ attn_status attn_config_check(const attn_config *c, attn_err *err) {
     return ATTN_OK;
 }
 
+void attn_config_apply_changes(attn_config *c, const attn_config *base, const attn_config *changed) {
+    if (changed->d_model != base->d_model) c->d_model = changed->d_model;
+    if (changed->d_k != base->d_k) c->d_k = changed->d_k;
+    if (changed->heads != base->heads) c->heads = changed->heads;
+    if (changed->seed != base->seed) c->seed = changed->seed;
+    if (changed->mask.kind != base->mask.kind || changed->mask.window != base->mask.window) c->mask = changed->mask;
+    if (changed->scale != base->scale) c->scale = changed->scale;
+    if (changed->pos_enc != base->pos_enc) c->pos_enc = changed->pos_enc;
+    if (changed->bias != base->bias) c->bias = changed->bias;
+}
+
+size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const attn_config *b) {
+    char mask[32];
+    size_t used = 0;
+    if (cap) out[0] = '\0';
+#define PART(...) do { \
+        int r_ = snprintf(out + (used < cap ? used : cap ? cap - 1 : 0), used < cap ? cap - used : 0, \
+                          "%s" __VA_ARGS__); \
+        if (r_ > 0) used += (size_t)r_; \
+    } while (0)
+    if (b->d_model != a->d_model) PART("d_model=%d", used ? " " : "", b->d_model);
+    if (b->d_k != a->d_k) PART("d_k=%d", used ? " " : "", b->d_k);
+    if (b->heads != a->heads) PART("heads=%d", used ? " " : "", b->heads);
+    if (b->seed != a->seed) PART("seed=%lu", used ? " " : "", (unsigned long)b->seed);
+    if (b->mask.kind != a->mask.kind || b->mask.window != a->mask.window) {
+        attn_mask_format(mask, sizeof mask, b->mask);
+        PART("mask=%s", used ? " " : "", mask);
+    }
+    if (b->scale != a->scale) PART("scale=%s", used ? " " : "", b->scale ? "on" : "off");
+    if (b->pos_enc != a->pos_enc) PART("pos_enc=%s", used ? " " : "", b->pos_enc ? "on" : "off");
+    if (b->bias != a->bias) PART("bias=%s", used ? " " : "", b->bias ? "on" : "off");
+#undef PART
+    return used;
+}
+
 static attn_status parse_window(int *w, const char *s, const char *whole, attn_err *err) {
     char *end = NULL;
     if (*s < '0' || *s > '9')

@@ -49,14 +49,13 @@ const double *attn_trace_matrix_const(const attn_trace *t, attn_matrix m, int h)
     return attn_trace_matrix((attn_trace *)t, m, h); // the same slots, read only
 }
 
-/* Counts supplied vs generated projection weights (W_*, not biases) to name the source. */
-static attn_weight_source weight_source(const attn_weights *w, int heads) {
-    if (!w) return ATTN_SRC_RANDOM;
+/* Names the source from what init_weights took: every W_* supplied, none, or some. */
+static attn_weight_source weight_source(const attn_trace *t) {
     int given = 0, total = 0;
     for (int m = 0; m < ATTN_MAT_COUNT; m++) {
         if (attn_matrix_is_bias((attn_matrix)m)) continue;
-        int nh = attn_matrix_per_head((attn_matrix)m) ? heads : 1;
-        for (int h = 0; h < nh; h++) given += w->mat[m][h] != NULL;
+        int nh = attn_matrix_per_head((attn_matrix)m) ? t->cfg.heads : 1;
+        for (int h = 0; h < nh; h++) given += t->given[m][h];
         total += nh;
     }
     return given == 0 ? ATTN_SRC_RANDOM : given == total ? ATTN_SRC_EXPLICIT : ATTN_SRC_MIXED;
@@ -107,6 +106,7 @@ static void init_weights(attn_trace *t, const attn_weights *w) {
             double *dst = attn_trace_matrix(t, (attn_matrix)m, h);
             if (given) memcpy(dst, given, sizeof(double) * (size_t)rows * cols);
             else attn_seeded_matrix(dst, (attn_matrix)m, h, c);
+            t->given[m][h] = given != NULL;
         }
     }
 }
@@ -167,6 +167,7 @@ static attn_status run_stages(attn_trace *t, const attn_vocab *vocab,
     embed(t, vocab, w);
     CHECK(t->x, (size_t)n * dm, ATTN_ST_X);
     init_weights(t, w);
+    t->source = weight_source(t);
     for (int h = 0; h < c->heads; h++) {
         attn_status st = attn_head_forward(&t->head[h], t->x, n, c, err);
         if (st != ATTN_OK) return st;
@@ -191,7 +192,6 @@ attn_status attn_trace_run(attn_trace *out, const char *sentence, size_t len,
     st = attn_tokenize(&t.tokens, sentence, len, vocab ? &words : NULL, err);
     if (st != ATTN_OK) goto cleanup;
     t.n = t.tokens.n;
-    t.source = weight_source(weights, cfg->heads);
     t.block_ = malloc(sizeof(double) * layout(&t, NULL));
     if (!t.block_) {
         st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for a %d-token trace.", t.n);
@@ -278,4 +278,17 @@ int attn_trace_pronoun(const attn_trace *t) {
 int attn_trace_default_query(const attn_trace *t) {
     int p = attn_trace_pronoun(t);
     return p >= 0 ? p : 0;
+}
+
+double attn_mean_row_max(const attn_trace *t, int h) {
+    const double *a = attn_trace_stage(t, ATTN_ST_WEIGHTS, h);
+    if (!a || t->n == 0) return 0;
+    double sum = 0;
+    for (int i = 0; i < t->n; i++) {
+        double mx = 0;
+        for (int j = 0; j < t->n; j++)
+            if (a[(size_t)i * t->n + j] > mx) mx = a[(size_t)i * t->n + j];
+        sum += mx;
+    }
+    return sum / t->n;
 }

@@ -97,6 +97,7 @@ typedef struct {
     const char *weights_path;   /* --weights file: named and hashed in the index; NULL: none */
     const char *lesson_path;    /* lesson file: named and hashed in the index; NULL: none */
     const char *title;          /* handout and index heading; NULL: a default */
+    viz_origin origin;          /* export_sentence: where the trace's given weights came from */
 } export_opts;
 
 typedef struct {
@@ -109,7 +110,7 @@ typedef struct {
     const char *title;          /* page title (handout, index); NULL: the step's name */
     const char *text;           /* page text for the handout (Markdown, blank-line paragraphs);
                                    NULL: the step's hint from the UI strings */
-    const char *badge;          /* weights badge on the figure; NULL: from trace->source */
+    viz_origin origin;          /* where the trace's given weights came from (the figure's badge) */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
     const char *remake_flags;   /* flags that make only this item again, e.g. "--steps 3" or
                                    "--page intro"; NULL: none (the whole batch is remade) */

@@ -24,8 +24,8 @@ const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id);
 /* Cuts s back to whole UTF-8 characters (after a truncating snprintf). */
 void ex_utf8_trim(char *s);
 
-/* The weights badge for t in lang (as the GUI words it). */
-void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const attn_trace *t);
+/* The weights badge of the item in the export's language (as the GUI words it). */
+void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const export_item *it);
 
 /* ---- files (export_fs.c) ---- */
 

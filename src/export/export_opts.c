@@ -172,17 +172,8 @@ const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id) {
     return s ? s : viz_str_key(id);
 }
 
-void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const attn_trace *t) {
-    const char *file = o->weights_path ? o->weights_path : o->lesson_path ? o->lesson_path : "?";
-    unsigned seed = (unsigned)t->cfg.seed;
-    if (t->source == ATTN_SRC_EXPLICIT && !o->weights_path && o->lesson_path)
-        snprintf(out, cap, "%s", ex_str(ui, o->lang, VIZ_S_BADGE_LESSON));
-    else if (t->source == ATTN_SRC_EXPLICIT)
-        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_FILE), file);
-    else if (t->source == ATTN_SRC_MIXED)
-        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_MIXED), file, seed);
-    else
-        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_RANDOM), seed);
+void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const export_item *it) {
+    viz_badge(out, cap, ui && o->lang >= 0 && o->lang < VIZ_LANG_COUNT ? ui->s[o->lang] : NULL, it->trace, it->origin);
 }
 
 /* ---- steps and their matrices ---- */
@@ -201,6 +192,7 @@ int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t
         out[n].head = head;
         out[n].query = query;
         out[n].remake_flags = flags[s];
+        out[n].origin = (viz_origin){VIZ_FROM_NONE, NULL, 0}; // the caller says where given weights came from
         n++;
     }
     return n;
