@@ -18,7 +18,7 @@ static bool mismatch(app_script_runner *r, const app_script_cmd *c, const char *
 static bool state_value(const app_ui *u, const char *name, char *out, size_t cap) {
     const app_state *st = &u->st;
     const attn_config *cfg = &st->trace.cfg;
-    static const char *const compares[] = {"off", "scale", "heads"};
+    static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page"};
     char mask[32];
     attn_mask_format(mask, sizeof mask, cfg->mask);
     if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->step + 1);

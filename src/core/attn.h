@@ -256,6 +256,10 @@ typedef struct {
     double *block_;           /* the one allocation behind every array above */
 } attn_trace;
 
+/* The multiply-adds (divisions and exponentials counted as one) the core
+ * counted for the stages step s computes (QKV: Q, K and V), all heads. */
+long long attn_step_macs(const attn_trace *t, attn_step s);
+
 /* The trace's storage for matrix m of head h (W_O, b_O: h ignored). */
 double *attn_trace_matrix(attn_trace *t, attn_matrix m, int h);
 const double *attn_trace_matrix_const(const attn_trace *t, attn_matrix m, int h);

@@ -82,7 +82,8 @@ static void sentence_bar(const viz_ctx *c, viz_box b) {
 static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap) {
     const attn_config *cfg = &c->s->trace->cfg;
     static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
-    static const viz_str cmp[] = {VIZ_S_COMPARE_OFF, VIZ_S_COMPARE_SCALE, VIZ_S_COMPARE_HEADS};
+    static const viz_str cmp[VIZ_COMPARE_COUNT] = {VIZ_S_COMPARE_OFF, VIZ_S_COMPARE_SCALE, VIZ_S_COMPARE_HEADS,
+                                                   VIZ_S_COMPARE_PAGE};
     static const viz_str themes[] = {VIZ_S_THEME_LIGHT, VIZ_S_THEME_DARK, VIZ_S_THEME_PRESENTER, VIZ_S_THEME_CONTRAST};
     switch (w) {
     case VIZ_W_HEADS: snprintf(buf, cap, "%d", cfg->heads); break;
@@ -176,6 +177,8 @@ static int chips_pass(const viz_ctx *c, viz_box b, float px, bool draw) {
         if (draw) {
             bool q = i == c->s->query;
             viz_fill(c->l, x, y, w, h, q ? c->th->highlight : c->th->panel2);
+            if (t->vocab_used && t->vocab_index[i] < 0) // not in the lesson's vocabulary: the narrative says what it is
+                viz_stroke(c->l, x, y, w, h, 2 * c->u, c->th->error);
             viz_text(c->l, x, y, w, h, lab, px, VIZ_CENTER | VIZ_MIDDLE, q ? c->th->accent_text : c->th->text);
             viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
         }
@@ -202,6 +205,34 @@ static bool step_has_masked(const viz_ctx *c) {
            (c->s->step == ATTN_STEP_MASK || c->s->step == ATTN_STEP_SOFTMAX || c->s->step == ATTN_STEP_WEIGHTED);
 }
 
+/* The step's equation with its shapes, and what the core counted for it. */
+static void equation_line(const viz_ctx *c, const attn_trace *t, char *out, size_t cap) {
+    size_t n = attn_stage_equation(t, attn_step_result(c->s->step), out, cap);
+    long long macs = attn_step_macs(t, c->s->step);
+    if (macs <= 0 || n >= cap) return;
+    char count[32], words[64];
+    snprintf(count, sizeof count, "%lld", macs);
+    snprintf(words, sizeof words, viz_s(c, VIZ_S_MACS), count);
+    snprintf(out + n, cap - n, "   · %s", words);
+}
+
+/* What one view of a comparison shows: its scaling, its head, or its
+ * settings; on the softmax step also how peaked its rows are. */
+static void view_label(const viz_ctx *c, char *out, size_t cap, const attn_trace *t, int head, int which) {
+    const viz_scene *s = c->s;
+    size_t n;
+    if (s->compare == VIZ_COMPARE_SCALE)
+        n = (size_t)snprintf(out, cap, "%s", viz_s(c, t->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
+    else if (s->compare == VIZ_COMPARE_CONFIG && s->compare_labels[which])
+        n = (size_t)snprintf(out, cap, "%s", s->compare_labels[which]);
+    else n = (size_t)snprintf(out, cap, "%s %d", viz_s(c, VIZ_S_HEAD), head + 1);
+    if (s->step == ATTN_STEP_SOFTMAX && s->compare != VIZ_COMPARE_HEADS && n + 4 < cap && !s->hide_weights) {
+        snprintf(out + n, cap - n, " · ");
+        n += strlen(out + n);
+        snprintf(out + n, cap - n, viz_s(c, VIZ_S_MEAN_ROW_MAX), attn_mean_row_max(t, head));
+    }
+}
+
 /* Title, equation, token chips, the step (split when comparing), legend. */
 static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     const viz_scene *s = c->s;
@@ -212,9 +243,15 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     snprintf(buf, sizeof buf, "%d · %s", (int)s->step + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
     viz_label(c, in.x, in.y, in.w, c->big * 1.4f, buf, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     in.y += c->big * 1.5f;
-    attn_stage_equation(t, attn_step_result(s->step), eq, sizeof eq);
+    equation_line(c, t, eq, sizeof eq);
     viz_label(c, in.x, in.y, in.w, c->body * 1.5f, eq, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     in.y += c->body * 1.8f;
+    const char *notice = s->notice ? s->notice : viz_weights_random(t, s->origin) ? viz_s(c, VIZ_S_NOTICE_RANDOM) : NULL;
+    if (notice) { // once, plainly: where the weights stand
+        float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 4.4f}, notice, c->small, 0, 0,
+                               s->notice ? c->th->error : c->th->muted, true);
+        in.y += fminf(nh, c->small * 4.4f) + 4 * c->u;
+    }
     if (chips) {
         float ch = token_chips(c, (viz_box){in.x, in.y, in.w, 0}) + 10 * c->u;
         in.y += ch;
@@ -232,25 +269,21 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     double range = viz_step_range(c, t, s->head);
     viz_clip(c->l, b.x, in.y, b.w, in.h);
     viz_hit_region(c->l, in.x, in.y, in.w, in.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_CANVAS});
-    if (s->compare == VIZ_COMPARE_OFF || (s->compare == VIZ_COMPARE_SCALE && !s->alt_trace)) {
+    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG;
+    if (s->compare == VIZ_COMPARE_OFF || (second_trace && !s->alt_trace)) {
         viz_draw_step(c, in, t, s->head, NULL, range);
     } else {
-        const attn_trace *t2 = s->compare == VIZ_COMPARE_SCALE ? s->alt_trace : t;
-        int h2 = s->compare == VIZ_COMPARE_SCALE ? s->head : s->head_b;
+        const attn_trace *t2 = second_trace ? s->alt_trace : t;
+        int h2 = second_trace ? s->head : s->head_b;
         double r2 = viz_step_range(c, t2, h2);
         if (r2 > range) range = r2;
         // side by side or one above the other: whichever gives larger cells
         bool stacked = viz_step_fit(c, (viz_box){0, 0, in.w, (in.h - 20 * c->u) / 2}, t, s->head) >
                        viz_step_fit(c, (viz_box){0, 0, (in.w - 20 * c->u) / 2, in.h}, t, s->head);
         float half = (in.w - 20 * c->u) / 2, halfh = (in.h - 20 * c->u) / 2;
-        char s1[96], s2[96];
-        if (s->compare == VIZ_COMPARE_SCALE) {
-            snprintf(s1, sizeof s1, "%s", viz_s(c, t->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
-            snprintf(s2, sizeof s2, "%s", viz_s(c, t2->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
-        } else {
-            snprintf(s1, sizeof s1, "%s %d", viz_s(c, VIZ_S_HEAD), s->head + 1);
-            snprintf(s2, sizeof s2, "%s %d", viz_s(c, VIZ_S_HEAD), h2 + 1);
-        }
+        char s1[192], s2[192];
+        view_label(c, s1, sizeof s1, t, s->head, 0);
+        view_label(c, s2, sizeof s2, t2, h2, 1);
         if (stacked) {
             viz_draw_step(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, range);
             viz_fill(c->l, in.x, in.y + halfh + 10 * c->u, in.w, 1, c->th->line);
