@@ -68,6 +68,7 @@ static attn_status load_lesson(cli_state *r, const cli_opts *o, attn_err *err) {
     if (o->set_mask) c.mask = f->mask;
     if (o->set_scale) c.scale = f->scale;
     if (o->set_pos_enc) c.pos_enc = f->pos_enc;
+    if (o->set_pos_dims) c.pos_first = f->pos_first, c.pos_count = f->pos_count;
     if (o->set_bias) c.bias = f->bias;
     r->cfg = c;
     snprintf(r->weights_name, sizeof r->weights_name, "the lesson %s, page %s", o->lesson_path, pg->id);

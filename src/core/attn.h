@@ -44,6 +44,8 @@ typedef struct {
     attn_mask mask; /* which scores are hidden before softmax */
     bool scale;     /* divide scores by sqrt(d_k) */
     bool pos_enc;   /* add sinusoidal positional encoding into X */
+    int pos_first;  /* … into the columns [pos_first, pos_first + pos_count) of X, as an encoding */
+    int pos_count;  /*   of width pos_count; pos_count 0: every column (the default) */
     bool bias;      /* add b_Q, b_K, b_V and b_O */
 } attn_config;
 
@@ -104,6 +106,7 @@ bool attn_mask_allows(attn_mask m, int i, int j);
  * (returns -1 for an unknown name). */
 const char *attn_stage_name(attn_stage s);
 int attn_stage_from_name(const char *name);
+int attn_stage_from_name_n(const char *name, size_t len); /* the same, for len bytes */
 
 /* true for stages that exist once per head (q, k, v, scores ... z). */
 bool attn_stage_per_head(attn_stage s);
@@ -168,6 +171,10 @@ void attn_positional_encoding(double *pe, int n, int d_model);
 
 /* One row (position p) of the same encoding: row: (d_model). */
 void attn_positional_row(double *row, int p, int d_model);
+
+/* The columns c's positional encoding fills: *first, and *width of them (an
+ * encoding of that width: every column unless pos_count says otherwise). */
+void attn_positional_columns(const attn_config *c, int *first, int *width);
 
 /* The vector a token gets when no vocabulary lists it: v: (d_model), values in
  * [-1, 1], derived only from the token's bytes (same token, same vector, at any

@@ -14,6 +14,7 @@ void attn_config_default(attn_config *c) {
     c->mask.window = 1;
     c->scale = true;
     c->pos_enc = false;
+    c->pos_first = c->pos_count = 0;
     c->bias = false;
 }
 
@@ -29,6 +30,10 @@ attn_status attn_config_check(const attn_config *c, attn_err *err) {
     if ((st = check_range("--d-model", c->d_model, 1, ATTN_MAX_D_MODEL, err))) return st;
     if ((st = check_range("--d-k", c->d_k, 1, ATTN_MAX_D_K, err))) return st;
     if ((st = check_range("--heads", c->heads, 1, ATTN_MAX_HEADS, err))) return st;
+    if (c->pos_count < 0 || c->pos_first < 0 || (c->pos_count && c->pos_first + c->pos_count > c->d_model))
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "The positional encoding's columns %d to %d do not fit d_model %d (they count from 0).",
+                         c->pos_first, c->pos_first + c->pos_count - 1, c->d_model);
     if (c->mask.kind == ATTN_MASK_WINDOW || c->mask.kind == ATTN_MASK_CAUSAL_WINDOW)
         return check_range("The mask window W", c->mask.window, 1, ATTN_MAX_WINDOW, err);
     return ATTN_OK;
@@ -42,6 +47,8 @@ void attn_config_apply_changes(attn_config *c, const attn_config *base, const at
     if (changed->mask.kind != base->mask.kind || changed->mask.window != base->mask.window) c->mask = changed->mask;
     if (changed->scale != base->scale) c->scale = changed->scale;
     if (changed->pos_enc != base->pos_enc) c->pos_enc = changed->pos_enc;
+    if (changed->pos_first != base->pos_first || changed->pos_count != base->pos_count)
+        c->pos_first = changed->pos_first, c->pos_count = changed->pos_count;
     if (changed->bias != base->bias) c->bias = changed->bias;
 }
 
@@ -64,6 +71,8 @@ size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const 
     }
     if (b->scale != a->scale) PART("scale=%s", used ? " " : "", b->scale ? "on" : "off");
     if (b->pos_enc != a->pos_enc) PART("pos_enc=%s", used ? " " : "", b->pos_enc ? "on" : "off");
+    if (b->pos_first != a->pos_first || b->pos_count != a->pos_count)
+        PART("pos_dims=%d-%d", used ? " " : "", b->pos_first, b->pos_first + b->pos_count - 1);
     if (b->bias != a->bias) PART("bias=%s", used ? " " : "", b->bias ? "on" : "off");
 #undef PART
     return used;
@@ -136,8 +145,12 @@ const char *attn_stage_name(attn_stage s) {
 }
 
 int attn_stage_from_name(const char *name) {
+    return attn_stage_from_name_n(name, strlen(name));
+}
+
+int attn_stage_from_name_n(const char *name, size_t len) {
     for (int s = 0; s < ATTN_STAGE_COUNT; s++)
-        if (strcmp(name, stage_names[s]) == 0) return s;
+        if (strlen(stage_names[s]) == len && memcmp(name, stage_names[s], len) == 0) return s;
     return -1;
 }
 

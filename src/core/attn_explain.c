@@ -24,9 +24,11 @@ static void explain_input(attn_explanation *e, const attn_trace *t) {
     double pe[ATTN_MAX_D_MODEL];
     e->kind = ATTN_EXPLAIN_INPUT;
     e->input.position = 0.0;
-    if (t->cfg.pos_enc && !t->x_given) {
-        attn_positional_row(pe, e->row, t->cfg.d_model);
-        e->input.position = pe[e->col];
+    int first, width;
+    attn_positional_columns(&t->cfg, &first, &width);
+    if (t->cfg.pos_enc && !t->x_given && e->col >= first && e->col < first + width) {
+        attn_positional_row(pe, e->row, width);
+        e->input.position = pe[e->col - first];
     }
     e->input.embedding = e->value - e->input.position;
 }

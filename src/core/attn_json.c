@@ -37,10 +37,13 @@ static void dump_config(attn_strbuf *b, const attn_config *c) {
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
     attn_sb_printf(b, "  \"config\": {\"d_model\": %d, \"d_k\": %d, \"heads\": %d, \"seed\": %lu, "
-                      "\"mask\": \"%s\", \"scale\": %s, \"pos_enc\": %s, \"bias\": %s},\n",
+                      "\"mask\": \"%s\", \"scale\": %s, \"pos_enc\": %s, \"bias\": %s",
                    c->d_model, c->d_k, c->heads, (unsigned long)c->seed, mask,
                    c->scale ? "true" : "false", c->pos_enc ? "true" : "false",
                    c->bias ? "true" : "false");
+    if (c->pos_count) // only where a lesson keeps the encoding to some columns
+        attn_sb_printf(b, ", \"pos_dims\": \"%d-%d\"", c->pos_first, c->pos_first + c->pos_count - 1);
+    attn_sb_puts(b, "},\n");
 }
 
 static void dump_key(attn_strbuf *b, const char *key, const double *m, int rows, int cols, bool first) {

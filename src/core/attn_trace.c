@@ -84,11 +84,14 @@ static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w)
         }
     }
     if (t->cfg.pos_enc) {
-        // add the encoding row by row so no scratch buffer is needed
+        // add the encoding row by row so no scratch buffer is needed; a lesson
+        // may keep it to the columns it set aside for positions
         double pe[ATTN_MAX_D_MODEL];
+        int first, width;
+        attn_positional_columns(&t->cfg, &first, &width);
         for (int p = 0; p < n; p++) {
-            attn_positional_row(pe, p, dm);
-            for (int c = 0; c < dm; c++) t->x[(size_t)p * dm + c] += pe[c];
+            attn_positional_row(pe, p, width);
+            for (int c = 0; c < width; c++) t->x[(size_t)p * dm + first + c] += pe[c];
         }
     }
 }
