@@ -315,7 +315,7 @@ static void svg_text_cells_escaped(void **state) {
     assert_non_null(strstr(svg, ">&gt;</text>"));
     assert_non_null(strstr(svg, ">&amp;</text>"));
     assert_non_null(strstr(svg, ">5:&quot;</text>"));
-    assert_non_null(strstr(svg, "Attention from “&lt;”"));
+    assert_non_null(strstr(svg, "Attention from &quot;&lt;&quot;"));
     assert_null(strstr(svg, "<image"));
     assert_non_null(strstr(svg, "WenQuanYi Micro Hei"));
     assert_non_null(strstr(svg, "Noto Sans CJK SC"));
@@ -722,7 +722,7 @@ static void lesson_export(void **state) {
     p = path_in(dir, "01-look.svg");
     char *svg = slurp(p, NULL);
     assert_non_null(strstr(svg, "hand-designed (lesson)"));
-    assert_non_null(strstr(svg, "Attention from “saw”")); // the page's query
+    assert_non_null(strstr(svg, "Attention from &quot;saw&quot;")); // the page's query
     free(svg);
     free(p);
     p = path_in(dir, "index.md");
