@@ -644,10 +644,10 @@ static void handout_and_index(void **state) {
     char *p = path_in(out, "handout.md"), *md = slurp(p, NULL);
     assert_non_null(md);
     assert_non_null(strstr(md, "# Lesson: attention\n"));
-    assert_non_null(strstr(md, "## 1 · First page\n"));
+    assert_non_null(strstr(md, "## Page 1 · First page\n")); // a page, not step 1
     assert_non_null(strstr(md, "Look at *row 1*.\n"));
     assert_non_null(strstr(md, "![First page](01-intro.png)"));
-    assert_non_null(strstr(md, "## 2 · 它 looks back\n"));
+    assert_non_null(strstr(md, "## Page 2 · 它 looks back\n"));
     assert_non_null(strstr(md, "![它 looks back](02-it-looks.png)"));
     free(md);
     free(p);
@@ -712,7 +712,7 @@ static void lesson_export(void **state) {
     char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
     assert_non_null(md);
     assert_non_null(strstr(md, "# A tiny lesson\n"));
-    assert_non_null(strstr(md, "## 1 · Who does \"saw\" look at?\n"));
+    assert_non_null(strstr(md, "## Page 1 · Who does \"saw\" look at?\n"));
     assert_non_null(strstr(md, "The verb <em>saw</em> was built"));
     assert_non_null(strstr(md, "- the key of `bird` is (1, 1), the key of `cat` is (1, 0).\n\nClick"));
     assert_non_null(strstr(md, "No step here: d\\_k and 2\\*3.\n"));

@@ -138,6 +138,7 @@ static attn_status compute(app_state *st, const char *text, const attn_config *c
     if (st->head_b >= cfg->heads) st->head_b = cfg->heads - 1;
     if (st->compare == VIZ_COMPARE_HEADS && cfg->heads < 2) st->compare = VIZ_COMPARE_OFF; // one head: nothing to compare
     update_notice(st);
+    app_lesson_refresh_narrative(st); // its numbers are the new trace's
     app_hover(st, st->hover); // the hovered cell may have moved or vanished
     st->dirty = true;
     return ATTN_OK;
@@ -157,6 +158,7 @@ void app_recompute(app_state *st) {
 
 void app_refresh_texts(app_state *st) {
     update_notice(st); // in the new language
+    app_lesson_refresh_narrative(st);
     st->dirty = true;
 }
 

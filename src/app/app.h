@@ -159,6 +159,10 @@ void app_lesson_turn(app_state *st, int delta);
 void app_clicker(app_state *st, int delta);
 /* L: the other language, on the paired page. */
 void app_switch_lang(app_state *st);
+/* Rebuilds the narrative of the page from its text, its {references} on the
+ * current trace, what the learner has answered and the tokens outside the
+ * vocabulary. */
+void app_lesson_refresh_narrative(app_state *st);
 /* true when the page offers its own comparison (@compare with settings). */
 bool app_page_compares_config(const app_state *st);
 /* A click on token during a question: records the guess and reveals. */
