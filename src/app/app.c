@@ -31,7 +31,7 @@ viz_origin app_origin(const app_state *st) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
     if (st->weights == APP_WEIGHTS_DESIGN && pg)
-        return (viz_origin){VIZ_FROM_LESSON, st->lesson.paths[st->lang], pg->random_weights ? pg->gain : 0};
+        return (viz_origin){VIZ_FROM_LESSON, app_lesson_path(st), pg->random_weights ? pg->gain : 0};
     if (st->weights == APP_WEIGHTS_FILE) return (viz_origin){VIZ_FROM_FILE, st->weights_name, 0};
     return (viz_origin){VIZ_FROM_NONE, NULL, 0};
 }
@@ -647,6 +647,7 @@ char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
     attn_sb_init(&b);
     char lab[128];
     bool token_cols = s >= ATTN_ST_SCORES && s <= ATTN_ST_WEIGHTS;
+    attn_sb_puts(&b, what); // the corner names the matrix: a table pasted anywhere says what it is
     for (int j = 0; j < cols; j++) { // header row: tokens or dimension numbers
         if (token_cols) attn_token_label(&t->tokens, j, 0, lab, sizeof lab);
         else snprintf(lab, sizeof lab, "d%d", j);
@@ -673,11 +674,21 @@ char *app_command_line(const app_state *st) {
     attn_sb_init(&b);
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
-    attn_sb_puts(&b, "attnviz --headless --sentence ");
+    attn_sb_puts(&b, "attnviz --headless");
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    if (pg) { // its vocabulary and designs, with every setting of the view said explicitly
+        attn_sb_puts(&b, " --lesson ");
+        attn_sb_shell_word(&b, app_lesson_path(st));
+        attn_sb_puts(&b, " --page ");
+        attn_sb_shell_word(&b, pg->id);
+    }
+    attn_sb_puts(&b, " --sentence ");
     attn_sb_shell_word(&b, st->sentence);
-    attn_sb_printf(&b, " --d-model %d --d-k %d --heads %d --seed %lu --mask %s%s%s%s", c->d_model, c->d_k, c->heads,
-                   (unsigned long)c->seed, mask, c->scale ? "" : " --no-scale", c->pos_enc ? " --pos-enc" : "",
-                   c->bias ? " --bias" : "");
+    attn_sb_printf(&b, " --d-model %d --d-k %d --heads %d --seed %lu --mask %s %s %s %s", c->d_model, c->d_k,
+                   c->heads, (unsigned long)c->seed, mask, c->scale ? "--scale" : "--no-scale",
+                   c->pos_enc ? "--pos-enc" : "--no-pos-enc", c->bias ? "--bias" : "--no-bias");
+    if (c->pos_count) attn_sb_printf(&b, " --pos-dims %d-%d", c->pos_first, c->pos_first + c->pos_count - 1);
     if (st->weights == APP_WEIGHTS_FILE) {
         attn_sb_puts(&b, " --weights ");
         attn_sb_shell_word(&b, st->weights_name);

@@ -149,8 +149,9 @@ void app_edit_cancel(app_state *st);               /* Esc: restore the sentence 
  * NULL) and shows the first page, or page_id. The language follows the lesson. */
 attn_status app_lesson_open(app_state *st, const char *path, const char *pair_path, const char *page_id,
                             attn_err *err);
-/* The lesson in the current language, or NULL. */
+/* The lesson in the current language (else the other's), or NULL; its file. */
 const lesson *app_lesson(const app_state *st);
+const char *app_lesson_path(const app_state *st);
 /* Shows page i: its sentence, settings, weights, step, highlight, question. */
 void app_lesson_goto(app_state *st, int page);
 /* N / P: next or previous page (no-op at the ends or without a lesson). */

@@ -9,8 +9,17 @@
 #include "strbuf.h"
 #include "viz_lesson.h"
 
+/* The slot of the lesson shown: the current language's, else the other. */
+static int lesson_slot(const app_state *st) {
+    return st->lesson.files[st->lang] ? (int)st->lang : !st->lang;
+}
+
 const lesson *app_lesson(const app_state *st) {
-    return st->lesson.files[st->lang] ? st->lesson.files[st->lang] : st->lesson.files[!st->lang];
+    return st->lesson.files[lesson_slot(st)];
+}
+
+const char *app_lesson_path(const app_state *st) {
+    return st->lesson.paths[lesson_slot(st)];
 }
 
 static long long mtime_ns(const char *path) {
