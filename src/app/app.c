@@ -133,6 +133,7 @@ static attn_status compute(app_state *st, const char *text, const attn_config *c
     st->trace = t;
     st->alt = alt;
     st->cfg = *cfg;
+    st->status[0] = '\0'; // what it said was about the state before (an action may say something new)
     if (st->query >= t.n) st->query = t.n - 1;
     if (st->head >= cfg->heads) st->head = cfg->heads - 1;
     if (st->head_b >= cfg->heads) st->head_b = cfg->heads - 1;
@@ -481,6 +482,7 @@ void app_edit_begin(app_state *st) {
     memcpy(st->edit, st->sentence, len + 1);
     st->edit_len = len;
     st->cursor = (int)len;
+    st->sel_anchor = -1;
     free(st->edit_backup);
     st->edit_backup = strdup(st->sentence);
     st->composition[0] = '\0';
@@ -489,10 +491,29 @@ void app_edit_begin(app_state *st) {
     st->dirty = true;
 }
 
+/* Removes the selected text, if any, leaving the cursor where it was. */
+static void edit_erase_selection(app_state *st) {
+    if (st->sel_anchor < 0) return;
+    int a = st->sel_anchor < st->cursor ? st->sel_anchor : st->cursor;
+    int b = st->sel_anchor < st->cursor ? st->cursor : st->sel_anchor;
+    st->sel_anchor = -1;
+    memmove(st->edit + a, st->edit + b, st->edit_len - (size_t)b + 1);
+    st->edit_len -= (size_t)(b - a);
+    st->cursor = a;
+}
+
+void app_edit_select_all(app_state *st) {
+    if (!st->editing) return;
+    st->sel_anchor = 0;
+    st->cursor = (int)st->edit_len;
+    st->dirty = true;
+}
+
 void app_edit_insert(app_state *st, const char *utf8) {
     size_t n = strlen(utf8);
     st->composition[0] = '\0';
     if (!st->editing || n == 0 || utf8_find_invalid(utf8, n) != (size_t)-1) return;
+    edit_erase_selection(st); // typing over a selection replaces it
     if (st->edit_len + n > ATTN_MAX_SENTENCE_BYTES) {
         snprintf(st->edit_error, sizeof st->edit_error, "The sentence is full (%d bytes at most).", ATTN_MAX_SENTENCE_BYTES);
         st->dirty = true;
@@ -534,15 +555,22 @@ static void edit_erase(app_state *st, int from, int to) {
 }
 
 void app_edit_backspace(app_state *st) {
-    if (st->editing && st->cursor > 0) edit_erase(st, prev_cp(st->edit, st->cursor), st->cursor);
+    if (st->editing && st->sel_anchor >= 0) {
+        edit_erase_selection(st);
+        edit_apply(st);
+    } else if (st->editing && st->cursor > 0) {
+        edit_erase(st, prev_cp(st->edit, st->cursor), st->cursor);
+    }
 }
 
 void app_edit_delete(app_state *st) {
-    if (st->editing) edit_erase(st, st->cursor, next_cp(st->edit, (int)st->edit_len, st->cursor));
+    if (st->editing && st->sel_anchor >= 0) app_edit_backspace(st); // the selection, either way
+    else if (st->editing) edit_erase(st, st->cursor, next_cp(st->edit, (int)st->edit_len, st->cursor));
 }
 
 void app_edit_move(app_state *st, int delta) {
     if (!st->editing) return;
+    st->sel_anchor = -1;
     if (delta == INT_MIN) st->cursor = 0;
     else if (delta == INT_MAX) st->cursor = (int)st->edit_len;
     for (; delta < 0 && delta != INT_MIN && st->cursor > 0; delta++) st->cursor = prev_cp(st->edit, st->cursor);
@@ -552,16 +580,23 @@ void app_edit_move(app_state *st, int delta) {
 
 void app_edit_commit(app_state *st) {
     if (!st->editing) return;
+    if (st->edit_error[0]) { // what is typed is no sentence: the one from before editing comes back, not a fragment
+        char why[sizeof st->edit_error];
+        snprintf(why, sizeof why, "%s", st->edit_error);
+        app_edit_cancel(st);
+        app_status(st, app_str(st, VIZ_S_STATUS_EDIT_REVERTED), why);
+        return;
+    }
     st->editing = false;
+    st->sel_anchor = -1;
     st->composition[0] = '\0';
-    if (st->edit_error[0]) app_status(st, "%s", st->edit_error); // kept: the last valid sentence
-    st->edit_error[0] = '\0';
     st->dirty = true;
 }
 
 void app_edit_cancel(app_state *st) {
     if (!st->editing) return;
     st->editing = false;
+    st->sel_anchor = -1;
     st->composition[0] = '\0';
     st->edit_error[0] = '\0';
     if (st->edit_backup && strcmp(st->edit_backup, st->sentence) != 0) {
@@ -603,6 +638,7 @@ void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->sentence = st->editing ? st->edit : st->sentence;
     s->editing = st->editing;
     s->cursor = st->cursor;
+    s->sel_anchor = st->editing ? st->sel_anchor : -1;
     s->composition = st->composition;
     s->edit_error = st->editing && st->edit_error[0] ? st->edit_error : NULL;
     s->ui = st->strings ? st->strings->s[st->lang] : NULL;

@@ -70,6 +70,7 @@ typedef struct {
     char *edit;                 /* edit buffer (owned) */
     size_t edit_len, edit_cap;  /* bytes used / allocated in edit */
     int cursor;                 /* byte offset in edit */
+    int sel_anchor;             /* the other end of the selection (Ctrl+A), or -1 when nothing is selected */
     char composition[256];      /* IME pre-edit text */
     char *edit_backup;          /* sentence before editing, restored by Esc (owned) */
     char edit_error[512];       /* why the edit buffer is not a valid sentence, or "" */
@@ -143,6 +144,7 @@ void app_edit_delete(app_state *st);
 void app_edit_move(app_state *st, int delta);      /* by code points; INT_MIN/INT_MAX for Home/End */
 void app_edit_commit(app_state *st);               /* Enter */
 void app_edit_cancel(app_state *st);               /* Esc: restore the sentence */
+void app_edit_select_all(app_state *st);           /* Ctrl+A: typing replaces it, Backspace removes it */
 
 /* ---- lessons (app_lesson.c) ---- */
 /* Opens path (and pair_path, the same lesson in the other language, when not

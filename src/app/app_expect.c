@@ -43,7 +43,7 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "fullscreen")) snprintf(out, cap, "%d", st->fullscreen);
     else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->width, st->height);
     else if (!strcmp(name, "badge")) app_badge(st, out, cap);
-    else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->status);
+    else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->status[0] ? st->status : "(none)");
     else if (!strcmp(name, "edit_error")) snprintf(out, cap, "%s", st->edit_error);
     else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->composition);
     else if (!strcmp(name, "page")) {

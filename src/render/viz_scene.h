@@ -102,6 +102,7 @@ typedef struct {
     const char *sentence;           /* text shown in the bar (the edit buffer while editing) */
     bool editing;                   /* edit mode: draw a cursor */
     int cursor;                     /* byte offset of the cursor in sentence */
+    int sel_anchor;                 /* the selection runs from here to the cursor, or -1: none */
     const char *composition;        /* IME pre-edit text shown at the cursor, or "" */
     const char *edit_error;         /* why the last edit was rejected, or NULL */
     /* texts */
