@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "strbuf.h"
 #include "utf8.h"
+#include "viz_lesson.h"
 
 #define SEED_SENTENCE "这只动物没看见那只鸟，因为它飞得太快了。"
 
@@ -654,6 +655,7 @@ void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
     s->narrative_title = pg ? pg->title : NULL;
+    s->mark = pg ? viz_lesson_mark(&pg->highlight, &st->trace.tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
     s->page_label = st->lesson.page_label[0] ? st->lesson.page_label : NULL;
     s->theme = st->theme;
     s->scale = st->dpi_scale * st->zoom;

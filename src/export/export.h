@@ -112,6 +112,7 @@ typedef struct {
                                    NULL: the step's hint from the UI strings */
     const char *text_after;     /* the page's text after its @reveal: after the figure; NULL: none */
     viz_origin origin;          /* where the trace's given weights came from (the figure's badge) */
+    viz_mark mark;              /* what the figure points at besides the query (a lesson's @highlight) */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
     const char *remake_flags;   /* flags that make only this item again, e.g. "--steps 3" or
                                    "--page intro"; NULL: none (the whole batch is remade) */

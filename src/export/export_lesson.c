@@ -137,6 +137,7 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->number = i + 1; // NN is the page's place in the lesson, also when one page is remade
     it->head = pg->predict.on ? pg->predict.head : pg->compare.kind == LESSON_CMP_HEADS ? pg->compare.head_a : 0;
     it->query = page_query(pg, t);
+    it->mark = viz_lesson_mark(&pg->highlight, &t->tokens);
     it->id = pg->id;
     it->title = pg->title;
     export_text_ctx x = {t, j->alts[k].n ? &j->alts[k] : NULL, ui ? ui->s[o->lang] : NULL};

@@ -56,3 +56,13 @@ size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const attn_tra
     }
     return 0;
 }
+
+viz_mark viz_lesson_mark(const lesson_highlight *hl, const attn_tokens *t) {
+    viz_mark m = {VIZ_MARK_NONE, -1, -1};
+    int a = hl->kind != LESSON_HL_NONE ? lesson_find_token(t, &hl->a) : -1;
+    int b = hl->kind == LESSON_HL_CELL ? lesson_find_token(t, &hl->b) : -1;
+    if (hl->kind == LESSON_HL_TOKEN && a >= 0) m = (viz_mark){VIZ_MARK_TOKEN, a, -1};
+    else if (hl->kind == LESSON_HL_COLUMN && a >= 0) m = (viz_mark){VIZ_MARK_COLUMN, -1, a};
+    else if (hl->kind == LESSON_HL_CELL && a >= 0 && b >= 0) m = (viz_mark){VIZ_MARK_CELL, a, b};
+    return m;
+}
