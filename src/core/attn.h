@@ -44,8 +44,8 @@ typedef struct {
     attn_mask mask; /* which scores are hidden before softmax */
     bool scale;     /* divide scores by sqrt(d_k) */
     bool pos_enc;   /* add sinusoidal positional encoding into X */
-    int pos_first;  /* … into the columns [pos_first, pos_first + pos_count) of X, as an encoding */
-    int pos_count;  /*   of width pos_count; pos_count 0: every column (the default) */
+    int pos_first;  /* … but only into the columns [pos_first, pos_first + pos_count) of X */
+    int pos_count;  /*   (pos_count 0: every column, the default) */
     bool bias;      /* add b_Q, b_K, b_V and b_O */
 } attn_config;
 
@@ -172,8 +172,9 @@ void attn_positional_encoding(double *pe, int n, int d_model);
 /* One row (position p) of the same encoding: row: (d_model). */
 void attn_positional_row(double *row, int p, int d_model);
 
-/* The columns c's positional encoding fills: *first, and *width of them (an
- * encoding of that width: every column unless pos_count says otherwise). */
+/* The columns of X c's positional encoding fills: *first, and *width of them
+ * (every column unless pos_count says otherwise). The encoding is always the
+ * d_model-wide one; a lesson only keeps it to some of its columns. */
 void attn_positional_columns(const attn_config *c, int *first, int *width);
 
 /* The vector a token gets when no vocabulary lists it: v: (d_model), values in

@@ -27,8 +27,8 @@ static void explain_input(attn_explanation *e, const attn_trace *t) {
     int first, width;
     attn_positional_columns(&t->cfg, &first, &width);
     if (t->cfg.pos_enc && !t->x_given && e->col >= first && e->col < first + width) {
-        attn_positional_row(pe, e->row, width);
-        e->input.position = pe[e->col - first];
+        attn_positional_row(pe, e->row, t->cfg.d_model);
+        e->input.position = pe[e->col];
     }
     e->input.embedding = e->value - e->input.position;
 }

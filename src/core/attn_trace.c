@@ -90,8 +90,8 @@ static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w)
         int first, width;
         attn_positional_columns(&t->cfg, &first, &width);
         for (int p = 0; p < n; p++) {
-            attn_positional_row(pe, p, width);
-            for (int c = 0; c < width; c++) t->x[(size_t)p * dm + first + c] += pe[c];
+            attn_positional_row(pe, p, dm);
+            for (int c = first; c < first + width; c++) t->x[(size_t)p * dm + c] += pe[c];
         }
     }
 }
