@@ -27,6 +27,33 @@ void ex_utf8_trim(char *s);
 /* The weights badge for t in lang (as the GUI words it). */
 void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const attn_trace *t);
 
+/* ---- SVG (export_svg.c) ---- */
+
+/* CJK-capable families first: a viewer without WenQuanYi still shows 它. */
+#define EX_SVG_FONTS "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Source Han Sans SC', 'DejaVu Sans', sans-serif"
+
+/* A display list being replayed as SVG, one command at a time (zero it, then
+ * set b). A clip lasts until the next CLIP command: each opens a group. */
+typedef struct ex_svg {
+    attn_strbuf *b;   /* where the markup goes */
+    const char *ids;  /* prefix of every id written ("f1-"), NULL: none */
+    int clips;        /* clipPaths written so far (their ids count on) */
+    bool clipped;     /* a clip group is open */
+    void (*hit)(struct ex_svg *o, const viz_cmd *c); /* writes a HIT command; NULL: HITs are not written */
+    void *ctx;        /* for hit */
+} ex_svg;
+
+/* The <svg> start tag of a w×h drawing with the fonts; attrs (NULL: none) are
+ * written into it as they are. */
+void ex_svg_open(attn_strbuf *b, int w, int h, const char *attrs);
+/* Appends one command of l. */
+void ex_svg_cmd(ex_svg *o, const viz_list *l, const viz_cmd *c);
+/* Closes the clip group left open, if any. */
+void ex_svg_close(ex_svg *o);
+/* Appends text with XML's five entities escaped and characters XML forbids
+ * replaced by U+FFFD. */
+void ex_xml_text(attn_strbuf *b, const char *s);
+
 /* ---- files (export_fs.c) ---- */
 
 /* A staged batch: a hidden folder inside dir and the names written there. */
