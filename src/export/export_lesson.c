@@ -135,6 +135,7 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->query = page_query(pg, t);
     it->id = pg->id;
     it->title = pg->title;
+    it->page = pg;
     it->text = j->texts[k] = export_lesson_text(pg);
     page_badge(j->badges[k], sizeof j->badges[k], o, ui, t, o->lesson_path ? o->lesson_path : lesson_id(l));
     it->badge = j->badges[k];
