@@ -178,7 +178,7 @@ static void data_json(attn_strbuf *b, const ex_html_fig *f, bool question) {
 static bool drawing(attn_strbuf *b, ex_html_fig *f, bool question, const char *label) {
     attn_strbuf attrs;
     attn_sb_init(&attrs);
-    attn_sb_puts(&attrs, "class=\"attnviz-svg\" role=\"group\" aria-label=\"");
+    attn_sb_puts(&attrs, "class=\"attnviz-svg\" role=\"group\" tabindex=\"-1\" aria-label=\""); // a tab stop only at its cells and tokens
     ex_xml_text(&attrs, label);
     attn_sb_puts(&attrs, "\"");
     ex_svg_open(b, f->o->width, f->o->height, attrs.data);
@@ -188,7 +188,7 @@ static bool drawing(attn_strbuf *b, ex_html_fig *f, bool question, const char *l
         char ids[96];
         snprintf(ids, sizeof ids, "%sh-", f->ids);
         if (!ex_build_view(&f->list, f->o, f->it, f->ui, f->fonts, 1, &v)) return false;
-        ex_svg o = {.b = b, .ids = ids, .hit = ex_html_hit};
+        ex_svg o = {.b = b, .ids = ids, .hit = ex_html_hit, .fonts = f->fonts};
         for (int i = 0; i < f->list.count; i++) ex_svg_cmd(&o, &f->list, &f->list.cmds[i]);
         ex_svg_close(&o);
     } else {

@@ -104,7 +104,7 @@ static int fragment(ex_html_fig *f, const viz_list *l, int from, int to, int q) 
     char ids[96];
     attn_sb_init(&b);
     snprintf(ids, sizeof ids, "%sq%d-", f->ids, q); // clips inside a fragment stay unique per view
-    ex_svg o = {.b = &b, .ids = ids, .hit = ex_html_hit};
+    ex_svg o = {.b = &b, .ids = ids, .hit = ex_html_hit, .fonts = f->fonts};
     for (int i = from; i < to; i++) ex_svg_cmd(&o, l, &l->cmds[i]);
     ex_svg_close(&o);
     int at = attn_sb_ok(&b) ? ex_strtab_add(&f->frags, b.data ? b.data : "", b.len) : -1;
@@ -191,7 +191,7 @@ static bool find_slots(ex_html_fig *f, shared *sh) {
  * every base command, those in a slot inside a <g data-s>. */
 static bool write_slots(ex_html_fig *f, shared *sh) {
     int nb = sh->base.count, k = 0;
-    ex_svg o = {.b = &f->svg, .ids = f->ids, .hit = ex_html_hit};
+    ex_svg o = {.b = &f->svg, .ids = f->ids, .hit = ex_html_hit, .fonts = f->fonts};
     sh->base_frag = malloc(sizeof(int) * (size_t)(2 * nb + 2));
     if (!sh->base_frag) return false;
     for (int i = 0; i <= nb; i++) {

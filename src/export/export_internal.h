@@ -53,6 +53,8 @@ typedef struct ex_svg {
     int clips;        /* clipPaths written so far (their ids count on) */
     bool clipped;     /* a clip group is open */
     void (*hit)(struct ex_svg *o, const viz_cmd *c); /* writes a HIT command; NULL: HITs are not written */
+    viz_fonts *fonts; /* set: text starts where the rasteriser puts it (a page's figure matches the PNG to the
+                         pixel); NULL: anchored in its box, for any viewer's fonts (SVG files) */
     void *ctx;        /* for hit */
 } ex_svg;
 

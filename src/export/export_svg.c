@@ -105,14 +105,19 @@ static void svg_line(svg_out *o, const viz_cmd *c) {
 static void svg_text(svg_out *o, const viz_list *l, const viz_cmd *c) {
     const char *s = viz_cmd_text(l, c);
     if (!*s) return;
-    int h = c->align & (VIZ_CENTER | VIZ_RIGHT), v = c->align & (VIZ_MIDDLE | VIZ_BOTTOM);
+    int h = c->align & (VIZ_CENTER | VIZ_RIGHT), v = c->align & (VIZ_MIDDLE | VIZ_BOTTOM), px, base;
     double x = h == VIZ_RIGHT ? c->x + c->w : h == VIZ_CENTER ? c->x + c->w / 2 : c->x;
     double top = v == VIZ_BOTTOM ? c->y + c->h - LINE_EM * c->size
-                 : v == VIZ_MIDDLE ? c->y + (c->h - LINE_EM * c->size) / 2 : c->y;
+                 : v == VIZ_MIDDLE ? c->y + (c->h - LINE_EM * c->size) / 2 : c->y, y = top + ASCENT_EM * c->size;
+    if (o->fonts && viz_sdl_text_origin(o->fonts, l, c, &px, &base) == 0) {
+        x = px;
+        y = base;
+        h = 0; // placed from its start
+    }
     attn_sb_puts(o->b, "<text x=\"");
     num(o, x);
     attn_sb_puts(o->b, "\" y=\"");
-    num(o, top + ASCENT_EM * c->size);
+    num(o, y);
     attn_sb_puts(o->b, "\" font-size=\"");
     num(o, c->size);
     attn_sb_puts(o->b, "\"");

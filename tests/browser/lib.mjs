@@ -3,7 +3,8 @@
 // aborted, and console errors and page errors are collected.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
@@ -12,10 +13,11 @@ export const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
 export async function launch() {
   const profile = mkdtempSync(join(tmpdir(), 'attnviz-chromium-'));
   const args = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--no-first-run', '--disable-quic', '--font-render-hinting=none'];
+    '--no-first-run', '--disable-quic'];
+  const env = { ...process.env, FONTCONFIG_FILE: join(dirname(fileURLToPath(import.meta.url)), 'fonts.conf') };
   if (process.getuid && process.getuid() === 0) args.push('--no-sandbox'); // chromium refuses its sandbox as root
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args, viewport: { width: 1720, height: 1000 }, deviceScaleFactor: 1,
+    executablePath: CHROMIUM, headless: true, args, env, viewport: { width: 1720, height: 1000 }, deviceScaleFactor: 1,
   });
   const outside = [], errors = [];
   await context.route('**/*', (route) => {
