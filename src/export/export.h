@@ -1,5 +1,6 @@
-/* export.h — figures and data for course notes: PNG, SVG, CSV, LaTeX and a
- * Markdown handout, written as one batch that lands whole or not at all.
+/* export.h — figures and data for course notes: PNG, SVG, CSV, LaTeX, a
+ * Markdown handout and interactive HTML pages, written as one batch that
+ * lands whole or not at all.
  *
  * A job is a list of export_item: one (trace, step, page title, page text)
  * per figure. A plain sentence is the eight steps of one trace

@@ -218,7 +218,6 @@ static bool write_slots(ex_html_fig *f, shared *sh) {
 
 /* One view's content where it differs from the base: "k,frag" pairs. */
 static bool put_run(ex_html_fig *f, shared *sh, int q, int point, int from, int to) {
-    (void)sh;
     int at = fragment(f, &f->list, from, to, q);
     if (at == -2) return false;
     attn_sb_printf(&f->views, "%s%d,%d", f->views.data[f->views.len - 1] == '[' ? "" : ",", sh->ins_slot[point], at);
