@@ -1036,6 +1036,19 @@ static void html_pages(void **state) {
     cJSON_Delete(d);
     free(page);
     free(p);
+    char *dir2 = temp_dir(); // the same input, the same bytes
+    o.dir = dir2;
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *p1 = path_in(dir, "06-softmax.html"), *p2 = path_in(dir2, "06-softmax.html");
+    size_t n1 = 0, n2 = 1;
+    char *a1 = slurp(p1, &n1), *a2 = slurp(p2, &n2);
+    assert_true(n1 == n2 && memcmp(a1, a2, n1) == 0);
+    free(a1);
+    free(a2);
+    free(p1);
+    free(p2);
+    rm_rf(dir2);
+    free(dir2);
     p = path_in(dir, "index.md");
     char *ix = slurp(p, NULL);
     assert_non_null(strstr(ix, "`06-softmax.html`"));
