@@ -31,6 +31,7 @@ before(async () => {
   exp('zh', '--lesson', zhLesson, '--format', 'html');
   exp('causal', '--sentence', enSentence, '--mask', 'causal', '--steps', '6', '--format', 'html', '--lang', 'en');
   writeFileSync(join(out, 'blank.html'), '<!DOCTYPE html><title>blank</title>');
+  writeFileSync(join(out, 'probe.html'), '<!DOCTYPE html><title>probe</title><img src="http://127.0.0.1:9/probe.png">');
   writeFileSync(join(out, 'host.html'), '<!DOCTYPE html><title>host</title>' +
     '<iframe id="f" src="seed/06-softmax.html" style="width:1700px;height:1000px;border:0"></iframe>');
   browser = await launch();
@@ -49,6 +50,11 @@ function clean() {
 }
 
 test('pages load from file:// with nothing fetched, no console error and no globals', async () => {
+  await page.goto('file://' + join(out, 'probe.html')); // the guard itself: a request out is caught (and aborted)
+  await page.waitForLoadState('load');
+  assert.deepEqual(browser.outside, ['http://127.0.0.1:9/probe.png']);
+  browser.outside.length = 0;
+  browser.errors.length = 0; // the aborted image's console error
   await open(page, join(out, 'blank.html'));
   const blank = new Set(await page.evaluate(() => Object.getOwnPropertyNames(window)));
   const pages = [...STEPS.map((s) => `seed/${s}.html`), 'seed/handout.html', 'zh/01-intro.html', 'zh/handout.html'];

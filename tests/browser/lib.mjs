@@ -1,6 +1,6 @@
 // lib.mjs — Debian's chromium through playwright-core, with nothing leaving
-// the machine: every request that is not file: or data: is recorded and
-// aborted, and console errors and page errors are collected.
+// the machine: every request that is not file: is recorded and aborted, and
+// console errors and page errors are collected.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,7 +22,7 @@ export async function launch() {
   const outside = [], errors = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith('file:') || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    if (url.startsWith('file:')) return route.continue();
     outside.push(url);
     return route.abort();
   });
