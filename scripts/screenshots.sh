@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the README's screenshots with attnviz itself: the real window
-# under Xvfb, driven by a script, saved by its own `shot` command.
+# under Xvfb, driven by a script, saved by its own `shot` command; and two
+# --format html pages in Debian's chromium (tests/browser/screenshots.mjs,
+# after `npm ci --prefix tests/browser`).
 # Usage: scripts/screenshots.sh   (after a build in build/)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,4 +38,9 @@ export XDG_CONFIG_HOME="$tmp/config"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --sentence "这只动物没看见那只鸟，因为它飞得太快了。" \
     --script "$tmp/shots.script"
 LANG=zh_CN.UTF-8 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --script "$tmp/lesson.script"
+"$bin" --headless --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --lang en --steps 6 --format html \
+    --export-dir "$tmp/html-en" >/dev/null
+"$bin" --headless --lesson "$root/lessons/zh/self-attention.lesson" --page intro --format html \
+    --export-dir "$tmp/html-zh" >/dev/null
+node "$root/tests/browser/screenshots.mjs" "$tmp/html-en" "$tmp/html-zh" "$out"
 echo "screenshots written to $out"

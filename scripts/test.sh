@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds attnviz and runs every test:
-#   1. the whole CTest suite in a normal build (RelWithDebInfo);
+#   1. the whole CTest suite in a normal build (RelWithDebInfo), with the
+#      browser tests' playwright-core installed first (npm ci, tests/browser);
 #   2. valgrind memcheck on a headless export of a lesson;
 #   3. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   4. every libFuzzer harness for FUZZ_SECONDS (default 30) each.
@@ -11,6 +12,9 @@ jobs=$(nproc)
 start=$(date +%s)
 "$root/scripts/install-deps.sh" --test
 stamp() { echo "== [$(( $(date +%s) - start )) s] $*"; }
+
+stamp "npm ci: playwright-core for the browser tests (no browser is downloaded: Debian's chromium is used)"
+PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$root/tests/browser" --no-audit --no-fund
 
 stamp "build and test (RelWithDebInfo)"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

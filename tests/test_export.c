@@ -25,7 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+#include <zlib.h>
+
 #include "export.h"
+#include "export_internal.h"
 #include "fileio.h"
 
 #define GOLDEN ATTN_SOURCE_DIR "/tests/golden/export/"
@@ -948,6 +952,213 @@ static void read_only_folder(void **state) {
     real_tmpfs(MS_RDONLY, "size=1m");
 }
 
+
+/* ---- --format html ---- */
+
+/* view q of f's figure rebuilt from its markup: every slot's content swapped
+ * for the fragments f->views names for q. */
+static char *rebuild_view(const ex_html_fig *f, const cJSON *views, const cJSON *base, int q) {
+    const cJSON *v = cJSON_GetArrayItem(views, q);
+    int n = cJSON_GetArraySize(v), *want = malloc(sizeof(int) * (size_t)(f->n_slots + 1));
+    for (int k = 0; k < f->n_slots; k++) want[k] = cJSON_GetArrayItem(base, k)->valueint;
+    for (int i = 0; i + 1 < n; i += 2) want[cJSON_GetArrayItem(v, i)->valueint] = cJSON_GetArrayItem(v, i + 1)->valueint;
+    attn_strbuf b;
+    attn_sb_init(&b);
+    const char *s = f->svg.data, *open = "<g data-s=\"\">";
+    for (int k = 0; k < f->n_slots; k++) { // a fragment holds no </g>: no view changes a clip
+        const char *at = strstr(s, open), *end = strstr(at, "</g>\n");
+        attn_sb_append(&b, s, (size_t)(at - s));
+        if (want[k] >= 0) attn_sb_puts(&b, f->frags.s[want[k]]);
+        s = end + strlen("</g>\n");
+    }
+    attn_sb_puts(&b, s);
+    free(want);
+    return attn_sb_take(&b);
+}
+
+/* Every query's view, put together from the shared commands and its slots,
+ * is byte for byte the SVG of the figure built for that query. */
+static void html_views_rebuild_every_query(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    trace_of(&t, "这只 猫 看见 了 它", 8, 4, 2, "causal");
+    small_opts(&o, "/unused", "html");
+    const attn_step steps[] = {ATTN_STEP_EMBED, ATTN_STEP_SCORES, ATTN_STEP_MASK, ATTN_STEP_SOFTMAX, ATTN_STEP_WEIGHTED,
+                               ATTN_STEP_MULTIHEAD};
+    for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+        export_item it = {.trace = &t, .step = steps[k], .query = -1, .head = 1};
+        ex_html_fig f = {.o = &o, .it = &it, .ui = &g_ui, .fonts = g_fonts, .n = t.n, .q0 = attn_trace_default_query(&t)};
+        snprintf(f.ids, sizeof f.ids, "t-");
+        assert_true(ex_html_views(&f));
+        cJSON *views = cJSON_Parse(f.views.data), *base = cJSON_Parse(f.base_frags.data);
+        assert_non_null(views);
+        assert_int_equal(cJSON_GetArraySize(views), t.n);
+        assert_int_equal(cJSON_GetArraySize(base), f.n_slots);
+        for (int q = 0; q < t.n; q++) {
+            export_item iq = it;
+            iq.query = q;
+            viz_list l = {0};
+            ex_view v = {.hover.kind = VIZ_HIT_NONE};
+            assert_true(ex_build_view(&l, &o, &iq, &g_ui, g_fonts, 1, &v));
+            attn_strbuf want;
+            attn_sb_init(&want);
+            ex_svg w = {.b = &want, .ids = "t-", .hit = ex_html_hit, .fonts = g_fonts};
+            for (int i = 0; i < l.count; i++) ex_svg_cmd(&w, &l, &l.cmds[i]);
+            ex_svg_close(&w);
+            char *got = rebuild_view(&f, views, base, q);
+            if (strcmp(got, want.data) != 0) fail_msg("step %d, query %d: the page's view is not the figure", (int)steps[k], q);
+            free(got);
+            attn_sb_free(&want);
+            viz_free(&l);
+        }
+        if (steps[k] == ATTN_STEP_SOFTMAX) {
+            assert_true(f.n_slots > 0); // a query changes the row, labels, lines
+            assert_non_null(strstr(f.cells.data, "\"weights:1:0:0\":[")); // head 2's cells, as --explain names them
+        }
+        cJSON_Delete(views);
+        cJSON_Delete(base);
+        ex_html_fig_free(&f);
+    }
+    attn_trace_free(&t);
+}
+
+/* The data block of the first figure in page: base64, then zlib, then JSON. */
+static cJSON *page_data(const char *page) {
+    const char *at = strstr(page, "data-encoding=\"zlib+base64\">");
+    assert_non_null(at);
+    at = strchr(at, '>') + 1;
+    const char *end = strstr(at, "</script>");
+    unsigned char *bin = malloc((size_t)(end - at)), v[4];
+    size_t n = 0;
+    int k = 0;
+    for (const char *p = at; p < end; p++) {
+        const char *d = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", *p);
+        if (!d || !*p) continue;
+        v[k++] = (unsigned char)(d - "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+        if (k == 4) {
+            bin[n++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
+            bin[n++] = (unsigned char)(v[1] << 4 | v[2] >> 2);
+            bin[n++] = (unsigned char)(v[2] << 6 | v[3]);
+            k = 0;
+        }
+    }
+    if (k >= 2) bin[n++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
+    if (k == 3) bin[n++] = (unsigned char)(v[1] << 4 | v[2] >> 2);
+    uLongf len = 64u << 20;
+    char *json = malloc(len + 1);
+    assert_int_equal(uncompress((Bytef *)json, &len, bin, (uLong)n), Z_OK);
+    json[len] = '\0';
+    cJSON *d = cJSON_Parse(json);
+    free(json);
+    free(bin);
+    return d;
+}
+
+/* A page is whole in itself: no address outside it, ids under its prefix, the
+ * markup the issue names, the panel's lines in the page's language. */
+static void html_pages(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    small_opts(&o, dir, "html");
+    o.steps = 1u << ATTN_STEP_SOFTMAX | 1u << ATTN_STEP_QKV;
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_true(has_file(dir, "06-softmax.html") && has_file(dir, "02-qkv.html") && has_file(dir, "handout.html"));
+    char *p = path_in(dir, "06-softmax.html"), *page = slurp(p, NULL);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "<!DOCTYPE html>"));
+    assert_non_null(strstr(page, "data-query=\"0\""));
+    assert_non_null(strstr(page, "data-panel=\"explain\""));
+    assert_non_null(strstr(page, "data-cell=\"weights:0:2:1\""));
+    assert_non_null(strstr(page, "data-token=\"2\""));
+    for (const char *s = page; (s = strstr(s, "http")) != NULL; s++) // nothing to fetch: only the SVG namespace
+        assert_true(strncmp(s, "http://www.w3.org/2000/svg\"", 27) == 0);
+    assert_null(strstr(page, "<link"));
+    assert_null(strstr(page, " src="));
+    assert_null(strstr(page, "url(http"));
+    for (const char *s = page; (s = strstr(s, " id=\"")) != NULL; s++) assert_memory_equal(s + 5, "av-06-softmax-", 14);
+    cJSON *d = page_data(page);
+    assert_non_null(d);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(d, "c")), 9 + 0); // A's 3×3 cells
+    const cJSON *lines = cJSON_GetObjectItem(d, "l");
+    bool denominator = false;
+    for (int i = 0; i < cJSON_GetArraySize(lines); i++)
+        denominator = denominator || strstr(cJSON_GetArrayItem(lines, i)->valuestring, "denominator = ");
+    assert_true(denominator);
+    cJSON_Delete(d);
+    free(page);
+    free(p);
+    char *dir2 = temp_dir(); // the same input, the same bytes
+    o.dir = dir2;
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *p1 = path_in(dir, "06-softmax.html"), *p2 = path_in(dir2, "06-softmax.html");
+    size_t n1 = 0, n2 = 1;
+    char *a1 = slurp(p1, &n1), *a2 = slurp(p2, &n2);
+    assert_true(n1 == n2 && memcmp(a1, a2, n1) == 0);
+    free(a1);
+    free(a2);
+    free(p1);
+    free(p2);
+    rm_rf(dir2);
+    free(dir2);
+    p = path_in(dir, "index.md");
+    char *ix = slurp(p, NULL);
+    assert_non_null(strstr(ix, "`06-softmax.html`"));
+    assert_non_null(strstr(ix, "## handout.html"));
+    assert_non_null(strstr(ix, "--format html --steps 6"));
+    free(ix);
+    free(p);
+    rm_rf(dir);
+    free(dir);
+    attn_trace_free(&t);
+}
+
+/* A lesson's question: the figure as written has the answer hidden (no
+ * weights cells, no values), the revealed figure waits in the data; the
+ * handout holds every page, each figure under its own prefix. */
+static void html_lesson_question(void **state) {
+    (void)state;
+    lesson *l = NULL;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    if (lesson_parse(&l, TINY_LESSON, sizeof TINY_LESSON - 1, "tiny.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    small_opts(&o, dir, "html");
+    if (export_lesson(&o, l, NULL, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *p = path_in(dir, "01-look.html"), *page = slurp(p, NULL);
+    assert_non_null(page);
+    char *data = strstr(page, "<script type=\"application/octet-stream\"");
+    assert_non_null(data);
+    *data = '\0'; // what the reader sees before answering
+    assert_null(strstr(page, "data-cell=\"weights:"));
+    assert_non_null(strstr(page, "Click your guess"));
+    assert_non_null(strstr(page, "<em>saw</em>"));
+    assert_non_null(strstr(page, "<code>bird</code>"));
+    *data = '<';
+    cJSON *d = page_data(page);
+    const cJSON *g = cJSON_GetObjectItem(d, "g"), *r = cJSON_GetObjectItem(d, "r");
+    assert_int_equal(cJSON_GetArraySize(g), 5);
+    assert_non_null(strstr(cJSON_GetArrayItem(g, 4)->valuestring, "Right")); // bird
+    assert_non_null(strstr(r->valuestring, "data-cell=\"weights:0:2:4\""));
+    cJSON_Delete(d);
+    free(page);
+    free(p);
+    p = path_in(dir, "handout.html");
+    page = slurp(p, NULL);
+    assert_non_null(strstr(page, "<h1>A tiny lesson</h1>"));
+    assert_non_null(strstr(page, "id=\"av-01-look-"));
+    assert_non_null(strstr(page, "id=\"av-03-x-"));
+    free(page);
+    free(p);
+    rm_rf(dir);
+    free(dir);
+    lesson_free(l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_formats),
@@ -964,6 +1175,9 @@ int main(void) {
         cmocka_unit_test(handout_and_index),
         cmocka_unit_test(lesson_export),
         cmocka_unit_test(highlight_variants_differ),
+        cmocka_unit_test(html_views_rebuild_every_query),
+        cmocka_unit_test(html_pages),
+        cmocka_unit_test(html_lesson_question),
         cmocka_unit_test(failure_leaves_nothing),
         cmocka_unit_test(missing_dir),
         cmocka_unit_test(bad_targets),

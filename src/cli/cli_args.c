@@ -299,7 +299,7 @@ const char *cli_help_text(void) {
         "  --check-lesson FILE   check a lesson and report every error as file:line:column\n"
         "Export (course notes; no display needed):\n"
         "  --export-dir DIR      write every step (or every lesson page) into DIR\n"
-        "  --format LIST         png,svg,csv,tex,md (default png,svg)\n"
+        "  --format LIST         png,svg,csv,tex,md,html (default png,svg)\n"
         "  --pixel-scale N       1-3: render text and lines N times larger, for print\n"
         "  --steps LIST          all, or step numbers such as 3,6\n"
         "  --view figure|window  the step's figure (default) or the whole window\n"

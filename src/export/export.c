@@ -19,6 +19,7 @@ typedef struct {
     ex_stage st;
     viz_list list;
     attn_strbuf index, handout;
+    attn_strbuf html;       /* handout.html's sections so far */
 } job;
 
 /* ---- checks ---- */
@@ -33,7 +34,7 @@ static bool valid_id(const char *id) {
 
 static attn_status check_opts(const export_opts *o, viz_fonts *fonts, attn_err *err) {
     if (!o->dir || !*o->dir) return attn_fail(err, ATTN_ERR_RANGE, "Say which folder to export to (--export-dir DIR).");
-    if (!(o->formats & EXPORT_ALL_FORMATS)) return attn_fail(err, ATTN_ERR_RANGE, "--format needs at least one of png, svg, csv, tex, md.");
+    if (!(o->formats & EXPORT_ALL_FORMATS)) return attn_fail(err, ATTN_ERR_RANGE, "--format needs at least one of png, svg, csv, tex, md, html.");
     if (o->pixel_scale < 1 || o->pixel_scale > EXPORT_MAX_SCALE)
         return attn_fail(err, ATTN_ERR_RANGE, "--pixel-scale must be 1, 2 or 3 (got %d).", o->pixel_scale);
     if (o->width < EXPORT_MIN_SIZE || o->width > EXPORT_MAX_SIZE || o->height < EXPORT_MIN_SIZE || o->height > EXPORT_MAX_SIZE)
@@ -48,8 +49,8 @@ static attn_status check_opts(const export_opts *o, viz_fonts *fonts, attn_err *
         return attn_fail(err, ATTN_ERR_RANGE, "The UI scale of an export must be from 0.5 to 4.");
     if (o->theme < 0 || o->theme >= VIZ_THEME_COUNT || o->lang < 0 || o->lang >= VIZ_LANG_COUNT)
         return attn_fail(err, ATTN_ERR_RANGE, "Unknown theme or language for the export.");
-    if ((o->formats & (EXPORT_PNG | EXPORT_SVG)) && !fonts)
-        return attn_fail(err, ATTN_ERR_RANGE, "PNG and SVG figures need the fonts, which are not open.");
+    if ((o->formats & (EXPORT_PNG | EXPORT_SVG | EXPORT_HTML)) && !fonts)
+        return attn_fail(err, ATTN_ERR_RANGE, "PNG, SVG and HTML figures need the fonts, which are not open.");
     return ATTN_OK;
 }
 
@@ -90,7 +91,7 @@ static void command(attn_strbuf *b, const export_opts *o, unsigned formats, cons
         attn_sb_puts(b, " --steps ");
         steps_list(b, o->steps);
     }
-    if (formats & (EXPORT_PNG | EXPORT_SVG | EXPORT_MD)) {
+    if (formats & (EXPORT_PNG | EXPORT_SVG | EXPORT_MD | EXPORT_HTML)) {
         attn_sb_printf(b, " --pixel-scale %d --size %dx%d --theme %s --view %s%s", o->pixel_scale, o->width,
                        o->height, viz_theme_name(o->theme), o->view == EXPORT_VIEW_WINDOW ? "window" : "figure",
                        o->caption ? " --caption" : "");
@@ -204,6 +205,9 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     snprintf(name, sizeof name, "%s.tex", stem);
     if (st == ATTN_OK && (o->formats & EXPORT_TEX))
         st = write_text(j, name, export_tex_document(it->trace, it->step, it->head, item_title(j, it)), err);
+    if (st == ATTN_OK && (o->formats & EXPORT_HTML))
+        st = ex_html_write(&j->st, &j->html, o, it, number, stem, item_title(j, it), item_text(j, it), j->ui, j->fonts,
+                           err);
     if (st != ATTN_OK) return st;
     ex_badge(badge, sizeof badge, o, j->ui, it);
     index_item_head(j, it, stem, badge);
@@ -212,6 +216,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     index_files(j, first, "svg", EXPORT_SVG, it->remake_flags, NULL);
     index_files(j, first, "csv", EXPORT_CSV, it->remake_flags, NULL);
     index_files(j, first, "tex", EXPORT_TEX, it->remake_flags, NULL);
+    index_files(j, first, "html", EXPORT_HTML, it->remake_flags, NULL);
     if (o->formats & EXPORT_MD) {
         snprintf(name, sizeof name, "%s.%s", stem, (o->formats & EXPORT_PNG) ? "png" : "svg");
         ex_md_page(&j->handout, it, number, item_title(j, it), item_text(j, it), name,
@@ -262,6 +267,12 @@ static attn_status finish(job *j, attn_err *err) {
         attn_sb_puts(&j->index, "## handout.md\n\nEvery page with its text and figure.\n\n");
         index_files(j, first, "md", EXPORT_MD, NULL, NULL);
     }
+    if (st == ATTN_OK && (j->o.formats & EXPORT_HTML)) {
+        int first = j->st.n;
+        st = ex_html_handout(&j->st, &j->html, &j->o, j->o.title ? j->o.title : "attnviz", err);
+        attn_sb_puts(&j->index, "## handout.html\n\nEvery page in order, each figure interactive.\n\n");
+        index_files(j, first, "html", EXPORT_HTML, NULL, NULL);
+    }
     if (!attn_sb_ok(&j->index) || !attn_sb_ok(&j->handout))
         return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to write the index.");
     if (st == ATTN_OK) st = ex_stage_write(&j->st, "index.md", j->index.data, j->index.len, err);
@@ -284,6 +295,7 @@ static void job_init(job *j, const export_opts *o, const viz_strings *ui, viz_fo
     j->fonts = fonts;
     attn_sb_init(&j->index);
     attn_sb_init(&j->handout);
+    attn_sb_init(&j->html);
 }
 
 static void job_free(job *j) {
@@ -291,6 +303,7 @@ static void job_free(job *j) {
     viz_free(&j->list);
     attn_sb_free(&j->index);
     attn_sb_free(&j->handout);
+    attn_sb_free(&j->html);
 }
 
 attn_status export_run(const export_opts *o, const export_item *items, int n_items, const viz_strings *ui,

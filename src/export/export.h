@@ -1,5 +1,6 @@
-/* export.h — figures and data for course notes: PNG, SVG, CSV, LaTeX and a
- * Markdown handout, written as one batch that lands whole or not at all.
+/* export.h — figures and data for course notes: PNG, SVG, CSV, LaTeX, a
+ * Markdown handout and interactive HTML pages, written as one batch that
+ * lands whole or not at all.
  *
  * A job is a list of export_item: one (trace, step, page title, page text)
  * per figure. A plain sentence is the eight steps of one trace
@@ -22,6 +23,8 @@
  *   NN-<id>-<M>[-headH].csv one per matrix M of the step (every head)
  *   NN-<id>.tex             a standalone LaTeX document (xelatex + ctex)
  *   handout.md              md: every page's title, text and figure
+ *   NN-<id>.html            html: the page, its figure interactive (export_html.c)
+ *   handout.html            html: every page in order
  *   index.md                always: each file with the command that makes it
  *                           again, sentence, configuration, seed, SHA-256 of
  *                           the weights / lesson file, the attnviz version.
@@ -66,7 +69,8 @@ enum {
     EXPORT_CSV = 1u << 2,
     EXPORT_TEX = 1u << 3,
     EXPORT_MD = 1u << 4,
-    EXPORT_ALL_FORMATS = 0x1fu
+    EXPORT_HTML = 1u << 5,
+    EXPORT_ALL_FORMATS = 0x3fu
 };
 
 #define EXPORT_ALL_STEPS 0xffu /* bit s selects attn_step s */
@@ -113,9 +117,11 @@ typedef struct {
     const char *text_after;     /* the page's text after its @reveal: after the figure; NULL: none */
     viz_origin origin;          /* where the trace's given weights came from (the figure's badge) */
     viz_mark mark;              /* what the figure points at besides the query (a lesson's @highlight) */
+    const attn_trace *alt;      /* a lesson page's @compare view (for its {references}), or NULL */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
     const char *remake_flags;   /* flags that make only this item again, e.g. "--steps 3" or
                                    "--page intro"; NULL: none (the whole batch is remade) */
+    const lesson_page *page;    /* the lesson page it shows (html: its paragraphs, its question), or NULL */
 } export_item;
 
 /* o gets the defaults: formats png+svg, pixel and UI scale 1, 1280×800, light, English,
@@ -124,7 +130,7 @@ void export_opts_default(export_opts *o);
 
 /* Flag parsers for the command line. Errors (ATTN_ERR_RANGE) name the flag
  * and the accepted values. */
-attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err); /* "png,svg,csv,tex,md" or "all" */
+attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err); /* "png,svg,csv,tex,md,html" or "all" */
 attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err);   /* "all" or "3,6" (1..8) */
 attn_status export_parse_size(int *w, int *h, const char *s, attn_err *err);      /* "1280x800" */
 attn_status export_parse_theme(viz_theme_id *out, const char *s, attn_err *err);  /* light|dark|presenter|high-contrast */

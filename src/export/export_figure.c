@@ -115,12 +115,21 @@ static void caption(viz_list *l, viz_measure m, const export_opts *o, const expo
 
 bool export_build_list(viz_list *l, const export_opts *o, const export_item *it, const viz_strings *ui,
                        viz_fonts *fonts, int pixel_scale) {
+    return ex_build_view(l, o, it, ui, fonts, pixel_scale, NULL);
+}
+
+bool ex_build_view(viz_list *l, const export_opts *o, const export_item *it, const viz_strings *ui, viz_fonts *fonts,
+                   int pixel_scale, const ex_view *v) {
     char badge[320];
     viz_scene s;
     viz_measure m = viz_fonts_measure(fonts);
     int w = o->width * pixel_scale, h = o->height * pixel_scale, body_h = h - caption_px(o, pixel_scale);
     ex_badge(badge, sizeof badge, o, ui, it);
     item_scene(&s, o, it, ui, badge, scene_scale(o, pixel_scale), w, body_h);
+    if (v) { // what a reader of a page has chosen
+        s.hover = v->hover;
+        s.hide_weights = v->hide_weights;
+    }
     if (o->view == EXPORT_VIEW_WINDOW) viz_build_window(l, &s, m);
     else viz_build_figure(l, &s, m, w, body_h);
     if (o->caption) caption(l, m, o, it, ui, badge, pixel_scale, (float)body_h, (float)w);

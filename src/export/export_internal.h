@@ -27,6 +27,75 @@ void ex_utf8_trim(char *s);
 /* The weights badge of the item in the export's language (as the GUI words it). */
 void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const export_item *it);
 
+/* ---- figures (export_figure.c) ---- */
+
+/* What a page's reader may change in a figure besides the query (an item's
+ * own field): the hovered or focused cell, and a question still open. */
+typedef struct {
+    viz_hit hover;     /* a CELL hit, or kind VIZ_HIT_NONE */
+    bool hide_weights; /* predict-before-reveal: the answer hidden, as in the window */
+} ex_view;
+
+/* export_build_list with the view v on top (NULL: none). */
+bool ex_build_view(viz_list *l, const export_opts *o, const export_item *it, const viz_strings *ui, viz_fonts *fonts,
+                   int pixel_scale, const ex_view *v);
+
+/* ---- SVG (export_svg.c) ---- */
+
+/* CJK-capable families first: a viewer without WenQuanYi still shows 它. */
+#define EX_SVG_FONTS "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Source Han Sans SC', 'DejaVu Sans', sans-serif"
+
+/* A display list being replayed as SVG, one command at a time (zero it, then
+ * set b). A clip lasts until the next CLIP command: each opens a group. */
+typedef struct ex_svg {
+    attn_strbuf *b;   /* where the markup goes */
+    const char *ids;  /* prefix of every id written ("f1-"), NULL: none */
+    int clips;        /* clipPaths written so far (their ids count on) */
+    bool clipped;     /* a clip group is open */
+    void (*hit)(struct ex_svg *o, const viz_cmd *c); /* writes a HIT command; NULL: HITs are not written */
+    viz_fonts *fonts; /* set: text starts where the rasteriser puts it (a page's figure matches the PNG to the
+                         pixel); NULL: anchored in its box, for any viewer's fonts (SVG files) */
+    void *ctx;        /* for hit */
+} ex_svg;
+
+/* The <svg> start tag of a w×h drawing with the fonts; attrs (NULL: none) are
+ * written into it as they are. */
+void ex_svg_open(attn_strbuf *b, int w, int h, const char *attrs);
+/* Appends one command of l. */
+void ex_svg_cmd(ex_svg *o, const viz_list *l, const viz_cmd *c);
+/* Closes the clip group left open, if any. */
+void ex_svg_close(ex_svg *o);
+/* Appends text with XML's five entities escaped and characters XML forbids
+ * replaced by U+FFFD. */
+void ex_xml_text(attn_strbuf *b, const char *s);
+
+/* ---- matching display lists (export_diff.c) ---- */
+
+/* A hash of what c draws or means (text and cells by content). */
+uint64_t ex_cmd_hash(const viz_list *l, const viz_cmd *c);
+/* true when a of la and b of lb draw (or, for HIT, mean) the same. */
+bool ex_cmd_equal(const viz_list *la, const viz_cmd *a, const viz_list *lb, const viz_cmd *b);
+/* match[i] (a->count entries): the index in b of a's command i in a longest
+ * common subsequence of the two lists, or -1. Returns false (every match -1)
+ * when memory ran out or the lists differ in more than a few thousand
+ * commands. */
+bool ex_diff(const viz_list *a, const viz_list *b, int *match);
+
+/* ---- interned strings (export_html_views.c) ---- */
+
+/* Distinct strings in the order first added, each once. */
+typedef struct {
+    char **s;        /* n strings (owned) */
+    int n, cap;
+    int *index;      /* open addressing: 1 + position in s, 0 empty; `slots` entries */
+    int slots;
+} ex_strtab;
+
+/* The position of s (len bytes) in t, added when new; -1 when memory ran out. */
+int ex_strtab_add(ex_strtab *t, const char *s, size_t len);
+/* Frees what t owns and zeroes it. NULL is a no-op. */
+void ex_strtab_free(ex_strtab *t);
+
 /* ---- files (export_fs.c) ---- */
 
 /* A staged batch: a hidden folder inside dir and the names written there. */
@@ -74,5 +143,51 @@ void ex_md_block(attn_strbuf *b, const char *lang, const char *s);
  * page's @reveal. */
 void ex_md_page(attn_strbuf *b, const export_item *it, int number, const char *title, const char *text,
                 const char *image, const char *page_word);
+
+/* ---- interactive pages (export_html.c, export_html_views.c) ---- */
+
+/* One figure of a page being made: what every view of it shares and what
+ * each query, hovered cell and panel adds. */
+typedef struct {
+    const export_opts *o;
+    const export_item *it;   /* the item as the page shows it (predict: the softmax step) */
+    const viz_strings *ui;
+    viz_fonts *fonts;
+    char ids[80];            /* prefix of every id in the figure: "av-06-softmax-1a2b3c4d-" */
+    int n, q0;               /* tokens, and the query the figure starts on */
+    attn_strbuf svg;         /* the figure's markup inside <svg>, with a <g data-s> per slot */
+    ex_strtab frags;         /* SVG fragments that views put into slots */
+    int n_slots;             /* slots: what some view changes (<g data-s>, in drawing order) */
+    attn_strbuf base_frags;  /* JSON: each slot's fragment in the figure as written (-1: empty) */
+    attn_strbuf views;       /* JSON: per query, "slot, fragment" pairs where it differs from that */
+    ex_strtab lines;         /* panel lines as JSON strings "KF…": viz_xline_kind, focus 0/1, the text */
+    attn_strbuf cells;       /* JSON members "STAGE:HEAD:ROW:COL": [[lines], [hover fragments], focus] */
+    viz_list list;           /* scratch */
+} ex_html_fig;
+
+/* Fills the fields of f after q0 (the ones before are set) for the revealed
+ * figure: slots and views per query, hover overlays and panel lines per
+ * cell. Returns false when memory ran out. */
+bool ex_html_views(ex_html_fig *f);
+/* Appends the markup of a HIT command (CELL and TOKEN kinds) as a transparent
+ * rect with data-cell or data-token: ex_svg's hit hook. */
+void ex_html_hit(ex_svg *o, const viz_cmd *c);
+/* "weights:0:13:9": a cell as --explain names it (STAGE:HEAD:ROW:COL). */
+void ex_html_cell_name(char *out, size_t cap, const viz_hit *h);
+/* Frees what f owns (not what it borrows). NULL is a no-op. */
+void ex_html_fig_free(ex_html_fig *f);
+
+/* Writes STEM.html for it into the stage and appends its section (heading,
+ * text, figure) to sections, for the handout. title and text: the page's. */
+attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts *o, const export_item *it,
+                          int number, const char *stem, const char *title, const char *text, const viz_strings *ui,
+                          viz_fonts *fonts, attn_err *err);
+/* Writes handout.html: every section in order, under title. */
+attn_status ex_html_handout(ex_stage *st, const attn_strbuf *sections, const export_opts *o, const char *title,
+                            attn_err *err);
+
+/* The page's script and style (src/export/export_html.js, .css), embedded by
+ * the build (cmake/embed.cmake). */
+extern const unsigned char ex_html_js[], ex_html_css[];
 
 #endif

@@ -39,7 +39,7 @@ static bool next_item(const char **p, char *buf, size_t cap) {
 }
 
 /* The formats as --format names them, bit i for EXPORT_* bit 1u << i. */
-static const char *const format_names[] = {"png", "svg", "csv", "tex", "md"};
+static const char *const format_names[] = {"png", "svg", "csv", "tex", "md", "html"};
 #define N_FORMATS ((int)(sizeof format_names / sizeof *format_names))
 
 void ex_format_list(attn_strbuf *b, unsigned formats) {
@@ -90,9 +90,9 @@ static unsigned step_bit(const char *item) {
 
 attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
     return parse_bits(out, list, EXPORT_ALL_FORMATS, format_bit,
-                      "--format: \"%s\" is not a format; use png, svg, csv, tex and md, separated by commas "
+                      "--format: \"%s\" is not a format; use png, svg, csv, tex, md and html, separated by commas "
                       "(for example png,svg), or all.",
-                      "--format needs at least one of png, svg, csv, tex, md.", err);
+                      "--format needs at least one of png, svg, csv, tex, md, html.", err);
 }
 
 attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err) {

@@ -8,9 +8,6 @@
 #include "export_internal.h"
 #include "utf8.h"
 
-/* CJK-capable families first: a viewer without WenQuanYi still shows 它. */
-#define SVG_FONTS "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Source Han Sans SC', 'DejaVu Sans', sans-serif"
-
 /* WenQuanYi Micro Hei's ascent and line height in em, as SDL_ttf reports
  * them. The SDL backend puts a line's baseline at the ascent below the line's
  * top; the SVG computes the same baseline, because dominant-baseline (middle,
@@ -18,17 +15,13 @@
 #define ASCENT_EM 0.94f
 #define LINE_EM 1.18f
 
-typedef struct {
-    attn_strbuf *b;
-    int clips;     /* clipPaths emitted so far (their ids) */
-    bool clipped;  /* a clip group is open */
-} svg_out;
+typedef ex_svg svg_out;
 
 static void num(svg_out *o, double v) { ex_num(o->b, v); }
 
 /* Appends text with XML's five entities escaped and characters XML forbids
  * (controls, U+FFFE/FFFF, malformed bytes) replaced by U+FFFD. */
-static void xml_text(attn_strbuf *b, const char *s) {
+void ex_xml_text(attn_strbuf *b, const char *s) {
     size_t len = strlen(s);
     for (size_t i = 0; i < len;) {
         uint32_t cp;
@@ -112,21 +105,26 @@ static void svg_line(svg_out *o, const viz_cmd *c) {
 static void svg_text(svg_out *o, const viz_list *l, const viz_cmd *c) {
     const char *s = viz_cmd_text(l, c);
     if (!*s) return;
-    int h = c->align & (VIZ_CENTER | VIZ_RIGHT), v = c->align & (VIZ_MIDDLE | VIZ_BOTTOM);
+    int h = c->align & (VIZ_CENTER | VIZ_RIGHT), v = c->align & (VIZ_MIDDLE | VIZ_BOTTOM), px, base;
     double x = h == VIZ_RIGHT ? c->x + c->w : h == VIZ_CENTER ? c->x + c->w / 2 : c->x;
     double top = v == VIZ_BOTTOM ? c->y + c->h - LINE_EM * c->size
-                 : v == VIZ_MIDDLE ? c->y + (c->h - LINE_EM * c->size) / 2 : c->y;
+                 : v == VIZ_MIDDLE ? c->y + (c->h - LINE_EM * c->size) / 2 : c->y, y = top + ASCENT_EM * c->size;
+    if (o->fonts && viz_sdl_text_origin(o->fonts, l, c, &px, &base) == 0) {
+        x = px;
+        y = base;
+        h = 0; // placed from its start
+    }
     attn_sb_puts(o->b, "<text x=\"");
     num(o, x);
     attn_sb_puts(o->b, "\" y=\"");
-    num(o, top + ASCENT_EM * c->size);
+    num(o, y);
     attn_sb_puts(o->b, "\" font-size=\"");
     num(o, c->size);
     attn_sb_puts(o->b, "\"");
     if (h) attn_sb_puts(o->b, h == VIZ_RIGHT ? " text-anchor=\"end\"" : " text-anchor=\"middle\"");
     paint(o, "fill", c->color);
     attn_sb_puts(o->b, ">");
-    xml_text(o->b, s);
+    ex_xml_text(o->b, s);
     attn_sb_puts(o->b, "</text>\n");
 }
 
@@ -153,32 +151,45 @@ static void svg_clip(svg_out *o, const viz_cmd *c) {
     o->clipped = c->w > 0;
     if (!o->clipped) return;
     int id = ++o->clips;
-    attn_sb_printf(o->b, "<clipPath id=\"clip%d\">", id);
+    const char *p = o->ids ? o->ids : "";
+    attn_sb_printf(o->b, "<clipPath id=\"%sclip%d\">", p, id);
     rect(o, c->x, c->y, c->w, c->h > 0 ? c->h : 0);
-    attn_sb_printf(o->b, "/></clipPath>\n<g clip-path=\"url(#clip%d)\">\n", id);
+    attn_sb_printf(o->b, "/></clipPath>\n<g clip-path=\"url(#%sclip%d)\">\n", p, id);
+}
+
+void ex_svg_open(attn_strbuf *b, int w, int h, const char *attrs) {
+    attn_sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
+                      "viewBox=\"0 0 %d %d\" font-family=\"%s\" dominant-baseline=\"alphabetic\" "
+                      "xml:space=\"preserve\"%s%s>\n", w, h, w, h, EX_SVG_FONTS, attrs ? " " : "", attrs ? attrs : "");
+}
+
+void ex_svg_cmd(ex_svg *o, const viz_list *l, const viz_cmd *c) {
+    switch (c->kind) {
+    case VIZ_FILL: svg_fill(o, c); break;
+    case VIZ_STROKE: svg_stroke(o, c); break;
+    case VIZ_LINE: svg_line(o, c); break;
+    case VIZ_TEXT: svg_text(o, l, c); break;
+    case VIZ_GRID: svg_grid(o, l, c); break;
+    case VIZ_CLIP: svg_clip(o, c); break;
+    case VIZ_HIT: // regions for the mouse, not drawn; a page may give them a meaning
+        if (o->hit) o->hit(o, c);
+        break;
+    }
+}
+
+void ex_svg_close(ex_svg *o) {
+    if (o->clipped) attn_sb_puts(o->b, "</g>\n");
+    o->clipped = false;
 }
 
 char *export_svg(const viz_list *l, int w, int h) {
     attn_strbuf b;
     attn_sb_init(&b);
-    svg_out o = {&b, 0, false};
+    ex_svg o = {.b = &b};
     attn_sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- attnviz %s -->\n", ATTN_VERSION);
-    attn_sb_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
-                       "viewBox=\"0 0 %d %d\" font-family=\"%s\" dominant-baseline=\"alphabetic\" "
-                       "xml:space=\"preserve\">\n", w, h, w, h, SVG_FONTS);
-    for (int i = 0; i < l->count; i++) {
-        const viz_cmd *c = &l->cmds[i];
-        switch (c->kind) {
-        case VIZ_FILL: svg_fill(&o, c); break;
-        case VIZ_STROKE: svg_stroke(&o, c); break;
-        case VIZ_LINE: svg_line(&o, c); break;
-        case VIZ_TEXT: svg_text(&o, l, c); break;
-        case VIZ_GRID: svg_grid(&o, l, c); break;
-        case VIZ_CLIP: svg_clip(&o, c); break;
-        case VIZ_HIT: break; // regions for the mouse, not drawn
-        }
-    }
-    if (o.clipped) attn_sb_puts(&b, "</g>\n");
+    ex_svg_open(&b, w, h, NULL);
+    for (int i = 0; i < l->count; i++) ex_svg_cmd(&o, l, &l->cmds[i]);
+    ex_svg_close(&o);
     attn_sb_puts(&b, "</svg>\n");
     return attn_sb_take(&b);
 }

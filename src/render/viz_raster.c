@@ -144,6 +144,15 @@ static int place_text(viz_fonts *f, const viz_list *l, const viz_cmd *c, viz_tex
     return 0;
 }
 
+int viz_sdl_text_origin(viz_fonts *f, const viz_list *l, const viz_cmd *c, int *x, int *baseline) {
+    viz_text_img t;
+    viz_irect box;
+    if (c->kind != VIZ_TEXT || place_text(f, l, c, &t, &box) != 0 || !t.cov) return -1;
+    *x = box.x;
+    *baseline = box.y + t.asc;
+    return 0;
+}
+
 static int draw_text(const canvas *cv, viz_fonts *f, const viz_list *l, const viz_cmd *c) {
     viz_text_img t;
     viz_irect box;

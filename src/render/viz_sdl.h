@@ -45,6 +45,11 @@ bool viz_sdl_signature(viz_sig *out, viz_fonts *f, const viz_list *l, int w, int
  * display needed. The caller frees the surface. NULL on failure (SDL_GetError). */
 SDL_Surface *viz_sdl_render_surface(viz_fonts *f, const viz_list *l, int w, int h, viz_rgba bg);
 
+/* Where the rasteriser puts TEXT command c of l: the pen's start and the
+ * baseline, in whole pixels (so another renderer can put the text on the
+ * same pixels). Returns 0, or -1 (no fonts, empty text, a font error). */
+int viz_sdl_text_origin(viz_fonts *f, const viz_list *l, const viz_cmd *c, int *x, int *baseline);
+
 /* Saves s as PNG at path through the one file writer (util/fileio.h; shown
  * names the file in messages, NULL: the path). Returns ATTN_OK or
  * ATTN_ERR_IO with "Cannot write NAME: reason.". */

@@ -1,0 +1,359 @@
+/* export_html.c — --format html: one self-contained page per item and a
+ * handout with every page in order. A page is the item's heading and text,
+ * the figure as inline SVG (the SVG writer's, from the same display list),
+ * its cell-arithmetic panel, and one small script; nothing is fetched. The
+ * data the script needs sits in a block inside each figure, JSON compressed
+ * with zlib and written in base64 (the browser's DecompressionStream reads
+ * it; a seed-sentence page's data shrinks from ~220 KB to ~40 KB): the slots'
+ * fragments per query, each cell's hover overlay and panel lines, and for a
+ * question still open the revealed figure. Ids carry the figure's prefix;
+ * the script defines no globals, so figures can share a document. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "export_internal.h"
+#include "viz_lesson.h"
+#include "hash.h"
+
+/* ---- small pieces ---- */
+
+static void theme_vars(attn_strbuf *b, viz_theme_id id) {
+    const viz_theme *th = viz_theme_get(id);
+    const struct { const char *name; viz_rgba c; } v[] = {
+        {"bg", th->bg}, {"panel", th->panel}, {"text", th->text}, {"muted", th->muted},
+        {"accent", th->accent}, {"hl", th->highlight}, {"line", th->line}};
+    attn_sb_puts(b, " style=\"");
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        attn_sb_printf(b, "--av-%s:#%02x%02x%02x;", v[i].name, v[i].c.r, v[i].c.g, v[i].c.b);
+    attn_sb_printf(b, "--av-font:%s\"", EX_SVG_FONTS);
+}
+
+/* A lesson paragraph's text with its spans as <em> and <code>, and its
+ * {references} computed on the page's traces. */
+static void para_spans(attn_strbuf *b, const export_item *it, const char *const *ui, const lesson_para *p) {
+    int at = 0, len = (int)strlen(p->text);
+    char *copy = strdup(p->text), val[128];
+    if (!copy) return;
+    for (int k = 0; k <= p->n_spans; k++) {
+        const lesson_span *sp = k < p->n_spans ? &p->spans[k] : NULL;
+        int end = sp ? sp->start : len;
+        char keep = copy[end];
+        copy[end] = '\0';
+        ex_xml_text(b, copy + at);
+        copy[end] = keep;
+        if (!sp) break;
+        keep = copy[sp->start + sp->len];
+        copy[sp->start + sp->len] = '\0';
+        if (sp->kind == LESSON_SPAN_REF && sp->ref >= 0) {
+            viz_lesson_ref(val, sizeof val, &it->page->refs[sp->ref], it->trace, it->alt, ui);
+            ex_xml_text(b, val);
+        } else {
+            const char *tag = sp->kind == LESSON_SPAN_CODE ? "code" : "em";
+            attn_sb_printf(b, "<%s>", tag);
+            ex_xml_text(b, copy + sp->start);
+            attn_sb_printf(b, "</%s>", tag);
+        }
+        copy[sp->start + sp->len] = keep;
+        at = sp->start + sp->len;
+    }
+    free(copy);
+}
+
+/* The page's text: a lesson page's paragraphs, items and code (those before
+ * its @reveal, or with after_reveal those after it, hidden until the reader
+ * answers), else plain paragraphs split at blank lines (a step's hint). */
+static void text_html(attn_strbuf *b, const export_item *it, const char *text, const char *const *ui, bool after_reveal) {
+    const lesson_page *pg = it->page;
+    if (after_reveal && !(pg && pg->has_reveal)) return;
+    attn_sb_puts(b, after_reveal ? "<div class=\"attnviz-text\" data-reveal=\"\" hidden>\n" : "<div class=\"attnviz-text\">\n");
+    for (int i = 0; pg && i < pg->n_paras; i++) {
+        const lesson_para *p = &pg->paras[i];
+        if (pg->has_reveal && p->after_reveal != after_reveal) continue;
+        bool prev_item = i > 0 && pg->paras[i - 1].kind == LESSON_PARA_ITEM && pg->paras[i - 1].after_reveal == p->after_reveal;
+        bool next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM &&
+                         pg->paras[i + 1].after_reveal == p->after_reveal;
+        if (p->kind == LESSON_PARA_CODE) {
+            attn_sb_puts(b, "<pre><code>");
+            ex_xml_text(b, p->text);
+            attn_sb_puts(b, "</code></pre>\n");
+            continue;
+        }
+        attn_sb_puts(b, p->kind == LESSON_PARA_ITEM ? (prev_item ? "<li>" : "<ul>\n<li>") : "<p>");
+        para_spans(b, it, ui, p);
+        attn_sb_puts(b, p->kind == LESSON_PARA_ITEM ? (next_item ? "</li>\n" : "</li>\n</ul>\n") : "</p>\n");
+    }
+    for (const char *s = pg ? "" : text; *s;) { // blank lines part paragraphs
+        const char *end = strstr(s, "\n\n");
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        char *para = strndup(s, len);
+        if (para && *para) {
+            attn_sb_puts(b, "<p>");
+            ex_xml_text(b, para);
+            attn_sb_puts(b, "</p>\n");
+        }
+        free(para);
+        s += len;
+        while (*s == '\n') s++;
+    }
+    attn_sb_puts(b, "</div>\n");
+}
+
+/* Appends json compressed with zlib, in base64: text a <script> block holds
+ * as it is. False when memory ran out. */
+static bool script_data(attn_strbuf *b, const attn_strbuf *json) {
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uLongf len = compressBound((uLong)json->len);
+    unsigned char *z = malloc(len + 2);
+    bool ok = z && compress2(z, &len, (const Bytef *)json->data, (uLong)json->len, 9) == Z_OK;
+    for (uLongf i = 0; ok && i < len; i += 3) {
+        unsigned v = (unsigned)z[i] << 16 | (i + 1 < len ? z[i + 1] : 0) << 8 | (i + 2 < len ? z[i + 2] : 0);
+        char q[4] = {digits[v >> 18], digits[v >> 12 & 63], i + 1 < len ? digits[v >> 6 & 63] : '=',
+                     i + 2 < len ? digits[v & 63] : '='};
+        attn_sb_append(b, q, 4);
+        if (i % 57 == 54) attn_sb_puts(b, "\n"); // 76 characters a line
+    }
+    free(z);
+    return ok;
+}
+
+static void json_str(attn_strbuf *b, const char *s) { attn_sb_json_string(b, s, strlen(s)); }
+
+/* ---- the figure ---- */
+
+/* "av-06-softmax-1a2b3c4d-": the stem and a hash of what the figure shows, so
+ * figures of two exports on one page do not share ids. */
+static void id_prefix(char *out, size_t cap, const export_item *it, const export_opts *o, const char *stem) {
+    uint64_t h = attn_fnv1a(ATTN_FNV_OFFSET, it->trace->tokens.text, strlen(it->trace->tokens.text));
+    int extra[4] = {(int)it->step, it->head, (int)o->lang, (int)o->theme};
+    h = attn_fnv1a(h, &it->trace->cfg, sizeof it->trace->cfg);
+    h = attn_fnv1a(h, extra, sizeof extra);
+    snprintf(out, cap, "av-%s-%08x-", stem, (unsigned)(h ^ (h >> 32)));
+}
+
+/* The guesses' answers of a question: what the window's status line says. */
+static void guesses(attn_strbuf *b, const ex_html_fig *f) {
+    const attn_trace *t = f->it->trace;
+    int h = f->it->head >= 0 && f->it->head < t->cfg.heads ? f->it->head : 0, best = 0;
+    const double *row = t->head[h].weights + (size_t)f->q0 * t->n;
+    for (int j = 1; j < t->n; j++)
+        if (row[j] > row[best]) best = j;
+    char guess[96], answer[96], msg[512];
+    attn_token_label(&t->tokens, best, 16, answer, sizeof answer);
+    attn_sb_puts(b, ",\"g\":[");
+    for (int j = 0; j < t->n; j++) {
+        attn_token_label(&t->tokens, j, 16, guess, sizeof guess);
+        if (j == best) snprintf(msg, sizeof msg, ex_str(f->ui, f->o->lang, VIZ_S_PREDICT_RIGHT), guess, row[best]);
+        else snprintf(msg, sizeof msg, ex_str(f->ui, f->o->lang, VIZ_S_PREDICT_WRONG), guess, answer, row[best]);
+        ex_utf8_trim(msg);
+        attn_sb_puts(b, j ? "," : "");
+        json_str(b, msg);
+    }
+    attn_sb_puts(b, "]");
+}
+
+/* The figure's data block (see export_html.js for how it is read). */
+static void data_json(attn_strbuf *b, const ex_html_fig *f, bool question) {
+    const attn_trace *t = f->it->trace;
+    char lab[96], name[256];
+    attn_sb_printf(b, "{\"q\":%d,\"n\":%d,\"empty\":", f->q0, f->n);
+    json_str(b, ex_str(f->ui, f->o->lang, VIZ_S_DETAIL_EMPTY));
+    attn_sb_puts(b, ",\"tl\":[");
+    for (int i = 0; i < t->n; i++) {
+        attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
+        snprintf(name, sizeof name, ex_str(f->ui, f->o->lang, VIZ_S_HTML_TOKEN), i + 1, lab); // people count from 1
+        ex_utf8_trim(name);
+        attn_sb_puts(b, i ? "," : "");
+        json_str(b, name);
+    }
+    attn_sb_puts(b, "],\n\"f\":[");
+    for (int i = 0; i < f->frags.n; i++) {
+        attn_sb_puts(b, i ? ",\n" : "");
+        json_str(b, f->frags.s[i]);
+    }
+    attn_sb_printf(b, "],\n\"b\":%s,\n\"v\":%s,\n\"l\":[", f->base_frags.data ? f->base_frags.data : "[]",
+                   f->views.data ? f->views.data : "[]");
+    for (int i = 0; i < f->lines.n; i++) attn_sb_printf(b, "%s%s", i ? ",\n" : "", f->lines.s[i]);
+    attn_sb_printf(b, "],\n\"c\":{%s}", f->cells.data ? f->cells.data : "");
+    if (question) {
+        guesses(b, f);
+        attn_sb_puts(b, ",\n\"r\":");
+        json_str(b, f->svg.data ? f->svg.data : "");
+    }
+    attn_sb_puts(b, "}");
+}
+
+/* The figure's drawing: the revealed figure with its slots, or for an open
+ * question the figure with the answer hidden (the revealed one waits in the
+ * data). */
+static bool drawing(attn_strbuf *b, ex_html_fig *f, bool question, const char *label) {
+    attn_strbuf attrs;
+    attn_sb_init(&attrs);
+    attn_sb_puts(&attrs, "class=\"attnviz-svg\" role=\"group\" tabindex=\"-1\" aria-label=\""); // a tab stop only at its cells and tokens
+    ex_xml_text(&attrs, label);
+    attn_sb_puts(&attrs, "\"");
+    ex_svg_open(b, f->o->width, f->o->height, attrs.data);
+    attn_sb_free(&attrs);
+    if (question) {
+        ex_view v = {.hover.kind = VIZ_HIT_NONE, .hide_weights = true};
+        char ids[96];
+        snprintf(ids, sizeof ids, "%sh-", f->ids);
+        if (!ex_build_view(&f->list, f->o, f->it, f->ui, f->fonts, 1, &v)) return false;
+        ex_svg o = {.b = b, .ids = ids, .hit = ex_html_hit, .fonts = f->fonts};
+        for (int i = 0; i < f->list.count; i++) ex_svg_cmd(&o, &f->list, &f->list.cmds[i]);
+        ex_svg_close(&o);
+    } else {
+        attn_sb_puts(b, f->svg.data ? f->svg.data : "");
+    }
+    attn_sb_puts(b, "<g data-hover=\"\"></g>\n</svg>\n");
+    return true;
+}
+
+static void caption(attn_strbuf *b, const ex_html_fig *f, const char *badge) {
+    attn_strbuf cfg;
+    attn_sb_init(&cfg);
+    ex_config_text(&cfg, &f->it->trace->cfg);
+    attn_sb_puts(b, "<figcaption>");
+    ex_xml_text(b, f->it->trace->tokens.text);
+    attn_sb_puts(b, " — <code>");
+    ex_xml_text(b, cfg.data ? cfg.data : "");
+    attn_sb_puts(b, "</code> · ");
+    ex_xml_text(b, badge);
+    attn_sb_printf(b, " · attnviz %s</figcaption>\n", ATTN_VERSION);
+    attn_sb_free(&cfg);
+}
+
+/* The side column: the cell-arithmetic panel, the status line, the keys. */
+static void side(attn_strbuf *b, const ex_html_fig *f) {
+    attn_sb_printf(b, "<div class=\"attnviz-side\">\n<section class=\"attnviz-panel\" data-panel=\"explain\" "
+                      "aria-labelledby=\"%sph\">\n<h3 id=\"%sph\">", f->ids, f->ids);
+    ex_xml_text(b, ex_str(f->ui, f->o->lang, VIZ_S_DETAIL));
+    attn_sb_puts(b, "</h3>\n<div class=\"attnviz-lines\"><p class=\"attnviz-empty\">");
+    ex_xml_text(b, ex_str(f->ui, f->o->lang, VIZ_S_DETAIL_EMPTY));
+    attn_sb_puts(b, "</p></div>\n</section>\n<p class=\"attnviz-status\" data-status=\"\" role=\"status\"></p>\n"
+                    "<p class=\"attnviz-keys\">");
+    ex_xml_text(b, ex_str(f->ui, f->o->lang, VIZ_S_HTML_KEYS));
+    attn_sb_puts(b, "</p>\n</div>\n");
+}
+
+/* The item as a page shows it: a question is about the weights, so it is
+ * asked on the softmax step, in its head, as the window asks it. */
+static export_item page_item(const export_item *it, bool *question) {
+    export_item p = *it;
+    *question = it->page && it->page->predict.on;
+    if (*question) p.step = ATTN_STEP_SOFTMAX;
+    return p;
+}
+
+/* Appends the <figure> of it to b. */
+static attn_status figure(attn_strbuf *b, const export_opts *o, const export_item *item, const char *stem,
+                          const viz_strings *ui, viz_fonts *fonts, attn_err *err) {
+    bool question;
+    export_item it = page_item(item, &question);
+    ex_html_fig f;
+    memset(&f, 0, sizeof f);
+    f.o = o;
+    f.it = &it;
+    f.ui = ui;
+    f.fonts = fonts;
+    f.n = it.trace->n;
+    f.q0 = it.query >= 0 && it.query < f.n ? it.query : attn_trace_default_query(it.trace);
+    id_prefix(f.ids, sizeof f.ids, &it, o, stem);
+    char badge[320], label[256];
+    ex_badge(badge, sizeof badge, o, ui, &it);
+    snprintf(label, sizeof label, "%d · %s", (int)it.step + 1, ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it.step)));
+    attn_strbuf json;
+    attn_sb_init(&json);
+    bool ok = ex_html_views(&f);
+    attn_sb_printf(b, "<figure class=\"attnviz\" id=\"%sfig\" data-attnviz=\"\" data-query=\"%d\" data-step=\"%s\" "
+                      "lang=\"%s\"", f.ids, f.q0, attn_step_slug(it.step), o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
+    theme_vars(b, o->theme);
+    attn_sb_puts(b, ">\n<div class=\"attnviz-fig\">\n");
+    ok = ok && drawing(b, &f, question, label);
+    attn_sb_puts(b, "</div>\n");
+    side(b, &f);
+    caption(b, &f, badge);
+    if (ok) data_json(&json, &f, question);
+    ok = ok && attn_sb_ok(&json);
+    attn_sb_puts(b, "<script type=\"application/octet-stream\" class=\"attnviz-data\" data-encoding=\"zlib+base64\">\n");
+    ok = ok && script_data(b, &json);
+    attn_sb_puts(b, "\n</script>\n</figure>\n");
+    ok = ok && attn_sb_ok(b);
+    attn_sb_free(&json);
+    ex_html_fig_free(&f);
+    return ok ? ATTN_OK : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make the page %s.html.", stem);
+}
+
+/* ---- pages ---- */
+
+static void page_begin(attn_strbuf *b, const export_opts *o, const char *title) {
+    const viz_theme *th = viz_theme_get(o->theme);
+    attn_sb_printf(b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                      "<meta name=\"generator\" content=\"attnviz %s\">\n<title>",
+                   o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en", ATTN_VERSION);
+    ex_xml_text(b, title);
+    attn_sb_printf(b, "</title>\n<style>\n%s</style>\n</head>\n<body style=\"margin:0;background:#%02x%02x%02x\">\n"
+                      "<main class=\"attnviz-page\"", (const char *)ex_html_css, th->bg.r, th->bg.g, th->bg.b);
+    theme_vars(b, o->theme);
+    attn_sb_puts(b, ">\n");
+}
+
+static void page_end(attn_strbuf *b) {
+    attn_sb_printf(b, "</main>\n<script>\n%s</script>\n</body>\n</html>\n", (const char *)ex_html_js);
+}
+
+/* "<hN>number · title</hN>", the text and the figure; number worded by
+ * page_word ("Page %d") for a lesson's page, so it does not read as a step. */
+static void section(attn_strbuf *b, int level, int number, const char *page_word, const char *title,
+                    const attn_strbuf *body) {
+    attn_sb_printf(b, "<section class=\"attnviz-section\">\n<h%d>", level);
+    if (page_word) attn_sb_printf(b, page_word, number);
+    else attn_sb_printf(b, "%d", number);
+    attn_sb_puts(b, " · ");
+    ex_xml_text(b, title);
+    attn_sb_printf(b, "</h%d>\n%s</section>\n", level, body->data ? body->data : "");
+}
+
+attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts *o, const export_item *it,
+                          int number, const char *stem, const char *title, const char *text, const viz_strings *ui,
+                          viz_fonts *fonts, attn_err *err) {
+    attn_strbuf body, page;
+    attn_sb_init(&body);
+    attn_sb_init(&page);
+    const char *const *words = ui ? ui->s[o->lang] : NULL;
+    text_html(&body, it, text, words, false);
+    attn_status rc = figure(&body, o, it, stem, ui, fonts, err);
+    text_html(&body, it, text, words, true); // the answer after the figure, hidden until the reader answers
+    char name[200];
+    snprintf(name, sizeof name, "%s.html", stem);
+    if (rc == ATTN_OK) {
+        page_begin(&page, o, title);
+        const char *page_word = it->page ? ex_str(ui, o->lang, VIZ_S_HANDOUT_PAGE) : NULL;
+        section(&page, 1, number, page_word, title, &body);
+        page_end(&page);
+        section(sections, 2, number, page_word, title, &body);
+        if (!attn_sb_ok(&page) || !attn_sb_ok(sections))
+            rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make the page %s.", name);
+    }
+    if (rc == ATTN_OK) rc = ex_stage_write(st, name, page.data, page.len, err);
+    attn_sb_free(&body);
+    attn_sb_free(&page);
+    return rc;
+}
+
+attn_status ex_html_handout(ex_stage *st, const attn_strbuf *sections, const export_opts *o, const char *title,
+                            attn_err *err) {
+    attn_strbuf page;
+    attn_sb_init(&page);
+    page_begin(&page, o, title);
+    attn_sb_puts(&page, "<h1>");
+    ex_xml_text(&page, title);
+    attn_sb_printf(&page, "</h1>\n%s", sections->data ? sections->data : "");
+    page_end(&page);
+    attn_status rc = attn_sb_ok(&page) ? ex_stage_write(st, "handout.html", page.data, page.len, err)
+                                       : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make handout.html.");
+    attn_sb_free(&page);
+    return rc;
+}
