@@ -87,7 +87,7 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
     else if (strcmp(flag, "--sentence-file") == 0) o->sentence_file = val;
     else if (strcmp(flag, "--weights") == 0) o->weights_path = val;
     else if (strcmp(flag, "--dump-json") == 0) o->dump_path = val;
-    else if (strcmp(flag, "--explain") == 0) st = parse_explain(o, val, err);
+    else if (strcmp(flag, "--explain") == 0) o->explain_spec = val, o->explain = true; // parsed once --model is known
     else if (strcmp(flag, "--lesson") == 0) o->lesson_path = val;
     else if (strcmp(flag, "--page") == 0) o->page_id = val;
     else if (strcmp(flag, "--check-lesson") == 0) o->check_lesson = val;
@@ -194,7 +194,14 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         attn_status st;
-        if (takes_value(a)) {
+        if (cli_model_takes_value(a)) {
+            if (i + 1 >= argc)
+                return attn_fail(err, ATTN_ERR_RANGE, "%s needs a value; see attnviz --help.", a);
+            st = cli_model_parse_valued(&o->model, a, argv[++i], err);
+        } else if (strcmp(a, "--tasks") == 0) {
+            o->model.tasks = true;
+            st = ATTN_OK;
+        } else if (takes_value(a)) {
             if (i + 1 >= argc)
                 return attn_fail(err, ATTN_ERR_RANGE, "%s needs a value; see attnviz --help.", a);
             st = parse_valued(o, a, argv[++i], err);
@@ -208,7 +215,10 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (o->sentence && o->sentence_file)
         return attn_fail(err, ATTN_ERR_RANGE, "Give either --sentence or --sentence-file, not both.");
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION) return ATTN_OK;
-    attn_status st = check_lesson_flags(o, err);
+    attn_status st = cli_model_finish(o, err);
+    if (st != ATTN_OK || o->mode == CLI_MODE_TRAIN || o->mode == CLI_MODE_TASKS) return st;
+    if (o->explain && !o->model.model_path && (st = parse_explain(o, o->explain_spec, err)) != ATTN_OK) return st;
+    st = check_lesson_flags(o, err);
     if (st != ATTN_OK) return st;
     if (o->check_lesson) { // validating a lesson is a headless action of its own
         o->mode = CLI_MODE_HEADLESS;
