@@ -6,30 +6,40 @@
 #include <math.h>
 #include <string.h>
 
+/* true when all m entries of g are exactly 0. */
+static bool all_zero(const double *g, int m) {
+    for (int j = 0; j < m; j++)
+        if (g[j] != 0.0) return false;
+    return true;
+}
+
 void attn_matmul_backward(double *da, double *db, double *dbias, const double *dout,
                           const double *a, const double *b, int n, int k, int m) {
     // a: (n, k), b: (k, m), dout: (n, m); out[i][j] = bias[j] + Σ_c a[i][c]·b[c][j]
     for (int i = 0; i < n; i++) {
         const double *gi = dout + (size_t)i * m;
         const double *ai = a + (size_t)i * k;
+        // a loss that reads a few rows (the pronoun's) leaves the other rows' gradients
+        // exactly 0; skipping them changes no bit (a sum plus 0·x is the same sum)
+        if (all_zero(gi, m)) continue;
         // pass 1: the bias is added to every row, so its gradient is the column sum
         if (dbias)
             for (int j = 0; j < m; j++) dbias[j] += gi[j];
-        for (int c = 0; c < k; c++) {
-            const double *bc = b + (size_t)c * m;
-            // pass 2: da[i][c] = Σ_j dout[i][j]·b[c][j] (row i of dout · row c of b)
-            if (da) {
-                double acc = 0.0;
-                for (int j = 0; j < m; j++) acc += gi[j] * bc[j];
-                da[(size_t)i * k + c] += acc;
+        // pass 2: da[i][c] += Σ_j dout[i][j]·b[c][j], accumulated j by j into the
+        // row of da so that no add waits for the previous one
+        if (da)
+            for (int j = 0; j < m; j++) {
+                double g = gi[j];
+                double *dai = da + (size_t)i * k;
+                for (int c = 0; c < k; c++) dai[c] += g * b[(size_t)c * m + j];
             }
-            // pass 3: db[c][j] += a[i][c]·dout[i][j], walking db row by row like the forward
-            if (db) {
+        // pass 3: db[c][j] += a[i][c]·dout[i][j], walking db row by row like the forward
+        if (db)
+            for (int c = 0; c < k; c++) {
                 double *dbc = db + (size_t)c * m;
                 double aic = ai[c];
                 for (int j = 0; j < m; j++) dbc[j] += aic * gi[j];
             }
-        }
     }
 }
 
@@ -41,6 +51,7 @@ void attn_scores_backward(double *dq, double *dk, const double *ds, const double
         double *dqi = dq + (size_t)i * d;
         for (int j = 0; j < n; j++) {
             double g = ds[(size_t)i * n + j];
+            if (g == 0.0) continue; // masked, or a row the loss does not read: adds nothing
             const double *kj = k + (size_t)j * d;
             double *dkj = dk + (size_t)j * d;
             // s[i][j] touches row i of q and row j of k, each weighted by the other
