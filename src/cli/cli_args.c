@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_run.h"
+
 /* Reads a whole decimal number in [lo, hi] for flag; rejects signs, fractions,
  * trailing junk and overflow with a message that names the flag. */
 static attn_status parse_int(long long *out, const char *flag, const char *s,
@@ -150,7 +152,7 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
     o->print_stage = -1;
     if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) return ATTN_OK;
     const char *name = argv[++*i];
-    o->print_stage = attn_stage_from_name(name);
+    o->print_stage = model_stage_from_name(name); // a model's stages too (checked once --model is known)
     if (o->print_stage < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--print: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
@@ -218,6 +220,9 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     attn_status st = cli_model_finish(o, err);
     if (st != ATTN_OK || o->mode == CLI_MODE_TRAIN || o->mode == CLI_MODE_TASKS) return st;
     if (o->explain && !o->model.model_path && (st = parse_explain(o, o->explain_spec, err)) != ATTN_OK) return st;
+    if (o->print_stage >= ATTN_STAGE_COUNT && !o->model.model_path)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; it goes with --model FILE.json.",
+                         model_stage_name(o->print_stage));
     st = check_lesson_flags(o, err);
     if (st != ATTN_OK) return st;
     if (o->check_lesson) { // validating a lesson is a headless action of its own

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_run.h"
 #include "task.h"
 
 static const char *const valued[] = {
@@ -92,6 +93,10 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
                          "With --model, --explain needs STAGE:LAYER:HEAD:ROW:COL, e.g. weights:1:0:10:7 (all from 0).");
     memcpy(m->explain_stage, spec, n);
     m->explain_stage[n] = '\0';
+    if (model_stage_from_name(m->explain_stage) < 0)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, concat, "
+                         "output, residual, logits, probs, d_weights or d_scaled.", m->explain_stage);
     m->explain_layer = l;
     m->explain_head = h;
     m->explain_row = r;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "attn_json.h"
+#include "cli_model.h"
 #include "cli_print.h"
 #include "fileio.h"
 #include "lesson.h"
@@ -162,6 +163,7 @@ static int check_lesson(const cli_opts *o, FILE *out, FILE *errf) {
 
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     if (o->check_lesson) return check_lesson(o, out, errf);
+    if (o->model.model_path) return cli_model_run(o, out, errf);
     cli_state r;
     memset(&r, 0, sizeof r);
     attn_err err;
