@@ -17,7 +17,7 @@ static const char *const letter_vocab[] = {"a", "b", "c", "d", "e", "f", "g", "h
 
 /* The sequence as a number (base 17 fits every vocabulary here), to find repeats. */
 static unsigned long long code_of(const int *ids, int n) {
-    unsigned long long c = 0;
+    unsigned long long c = (unsigned long long)n; // wraps for long ones: equal sequences still give equal codes
     for (int i = 0; i < n; i++) c = c * 17 + (unsigned long long)ids[i];
     return c;
 }
@@ -27,16 +27,18 @@ static int cmp_code(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Draws sequence k of a task into ids (n tokens) and fills its targets. */
-typedef int (*draw_fn)(int *ids, task_target *tg, uint64_t *counter, const task_info *t);
+/* Draws the next sequence of a task into ids and its targets into tg;
+ * returns the token count and sets *count to the target count. */
+typedef int (*draw_fn)(int *ids, task_target *tg, int *count, uint64_t *counter, const task_info *t);
 
-static int draw_reverse(int *ids, task_target *tg, uint64_t *counter, const task_info *t) {
+static int draw_reverse(int *ids, task_target *tg, int *count, uint64_t *counter, const task_info *t) {
     for (int i = 0; i < SEQ_LEN; i++) ids[i] = task_draw(STREAM_REVERSE, counter, t->vocab_count);
     for (int i = 0; i < SEQ_LEN; i++) tg[i] = (task_target){i, SEQ_LEN - 1 - i, ids[SEQ_LEN - 1 - i]};
+    *count = SEQ_LEN;
     return SEQ_LEN;
 }
 
-static int draw_sort(int *ids, task_target *tg, uint64_t *counter, const task_info *t) {
+static int draw_sort(int *ids, task_target *tg, int *count, uint64_t *counter, const task_info *t) {
     // a shuffle of 1 … 8 (Fisher–Yates); row i answers where i + 1 stands
     for (int i = 0; i < SEQ_LEN; i++) ids[i] = task_word_id(t, digit_vocab[i + 1]);
     for (int i = SEQ_LEN - 1; i > 0; i--) {
@@ -49,21 +51,25 @@ static int draw_sort(int *ids, task_target *tg, uint64_t *counter, const task_in
         while (ids[at] != want) at++;
         tg[i] = (task_target){i, at, want};
     }
+    *count = SEQ_LEN;
     return SEQ_LEN;
 }
 
-static int draw_induction(int *ids, task_target *tg, uint64_t *counter, const task_info *t) {
-    // 8 distinct letters, then the same 8; in the second copy, row i answers the next
-    // letter, which stands in the first copy right after the earlier occurrence of row i's
-    int used[16] = {0};
-    for (int i = 0; i < SEQ_LEN; i++) {
-        int k;
-        do k = task_draw(STREAM_INDUCTION, counter, t->vocab_count); while (used[k]);
-        used[k] = 1;
-        ids[i] = ids[i + SEQ_LEN] = k;
+static int draw_induction(int *ids, task_target *tg, int *count, uint64_t *counter, const task_info *t) {
+    // 4 to 8 distinct letters, then the same again; in the second copy, row i answers the
+    // next letter, which stands in the first copy right after the earlier occurrence of
+    // row i's. The length varies so that no fixed offset finds it: the model has to look
+    // for the earlier copy of its own letter (the induction head, Olsson et al. 2022).
+    int used[16] = {0}, k = 4 + task_draw(STREAM_INDUCTION, counter, SEQ_LEN - 3);
+    for (int i = 0; i < k; i++) {
+        int w;
+        do w = task_draw(STREAM_INDUCTION, counter, t->vocab_count); while (used[w]);
+        used[w] = 1;
+        ids[i] = ids[i + k] = w;
     }
-    for (int i = SEQ_LEN; i < 2 * SEQ_LEN - 1; i++) tg[i - SEQ_LEN] = (task_target){i, i - SEQ_LEN + 1, ids[i + 1]};
-    return 2 * SEQ_LEN;
+    for (int i = k; i < 2 * k - 1; i++) tg[i - k] = (task_target){i, i - k + 1, ids[i + 1]};
+    *count = k - 1;
+    return 2 * k;
 }
 
 static void text_of(char *out, const int *ids, int n, const task_info *t) {
@@ -78,11 +84,6 @@ static void text_of(char *out, const int *ids, int n, const task_info *t) {
     out[used] = '\0';
 }
 
-static int draw_targets(draw_fn draw, int *ids, task_target *tg, uint64_t *counter, const task_info *t, int *n) {
-    *n = draw(ids, tg, counter, t);
-    return strcmp(t->name, "induction") == 0 ? SEQ_LEN - 1 : SEQ_LEN;
-}
-
 static attn_status generate(task_dataset *d, const task_info *t, draw_fn draw, attn_err *err) {
     task_part train = {0}, held = {0};
     unsigned long long *codes = malloc(sizeof *codes * SEQ_TRAIN);
@@ -92,14 +93,16 @@ static attn_status generate(task_dataset *d, const task_info *t, draw_fn draw, a
     task_target tg[2 * SEQ_LEN];
     char text[4 * 2 * SEQ_LEN + 1];
     for (int k = 0; k < SEQ_TRAIN && st == ATTN_OK; k++) {
-        int count = draw_targets(draw, ids, tg, &counter, t, &n);
+        int count;
+        n = draw(ids, tg, &count, &counter, t);
         codes[k] = code_of(ids, n);
         text_of(text, ids, n, t);
         st = task_part_add(&train, t, text, ids, n, tg, count, err);
     }
     if (st == ATTN_OK) qsort(codes, SEQ_TRAIN, sizeof *codes, cmp_code);
     while (st == ATTN_OK && held.count < SEQ_HELDOUT) { // new sequences only
-        int count = draw_targets(draw, ids, tg, &counter, t, &n);
+        int count;
+        n = draw(ids, tg, &count, &counter, t);
         unsigned long long c = code_of(ids, n);
         if (bsearch(&c, codes, SEQ_TRAIN, sizeof *codes, cmp_code)) continue;
         text_of(text, ids, n, t);
@@ -173,12 +176,12 @@ const task_info task_sort = {
 
 const task_info task_induction = {
     "induction", "two layers make an induction head: find the earlier copy, read what followed it",
-    "16 tokens",
-    "8 distinct letters a-p, then the same 8, e.g. k c h a n e p f k c h a n e p f; rows 8-14 are targets, "
-    "answered by the next letter",
+    "8-16 tokens",
+    "4-8 distinct letters a-p, then the same again, e.g. k c h a n e k c h a n e; the rows of the second copy "
+    "but its last are targets, answered by the next letter",
     "k c h a n e p f k c h a n e p f",
     sizeof letter_vocab / sizeof *letter_vocab, letter_vocab,
-    {.d_model = 32, .d_k = 16, .heads = 1, .layers = 2, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_CAUSAL, 1},
+    {.d_model = 16, .d_k = 8, .heads = 1, .layers = 2, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_CAUSAL, 1},
      .scale = true, .bias = false, .objective = MODEL_OBJ_TOKEN},
-    {.steps = 1000, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.9, false, gen_induction,
+    {.steps = 600, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_induction,
 };
