@@ -78,6 +78,10 @@ const task_info *task_at(int i);
 /* The task named name, or NULL. */
 const task_info *task_find(const char *name);
 
+/* Index of word in t's vocabulary (exact, then ASCII case-insensitive: "The"
+ * is "the"), or -1. */
+int task_word_id(const task_info *t, const char *word);
+
 /* "referent-zh, referent-en, reverse, sort, induction": for messages. */
 const char *task_names(void);
 

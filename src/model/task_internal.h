@@ -27,9 +27,6 @@ attn_status task_part_add(task_part *p, const task_info *t, const char *text, co
 
 void task_part_free(task_part *p);
 
-/* Index of word in t's vocabulary (ASCII case folded), or -1. */
-int task_word_id(const task_info *t, const char *word);
-
 /* A whole number in [0, range) from the dataset's PRNG stream; *counter advances. */
 int task_draw(uint32_t stream, uint64_t *counter, int range);
 
