@@ -155,9 +155,9 @@ attn_status cli_model_finish(cli_opts *o, attn_err *err) {
     }
     if (m->train_task) return check_train(o, err);
     if (m->save_path) return attn_fail(err, ATTN_ERR_RANGE, "--save goes with --train TASK.");
+    if (m->model_path) return check_model(o, err);
     if (training_flag(m))
         return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --train TASK.", training_flag(m));
-    if (m->model_path) return check_model(o, err);
     if (m->n_targets) return attn_fail(err, ATTN_ERR_RANGE, "--target goes with --model FILE.json.");
     return ATTN_OK;
 }
