@@ -71,6 +71,7 @@ void attn_scale_backward(double *ds, const double *dout, int n, int d_k) {
 
 void attn_mask_backward(double *d, attn_mask m, int n) {
     // d: (n, n)
+    if (m.kind == ATTN_MASK_NONE) return; // nothing is hidden
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
             if (!attn_mask_allows(m, i, j)) d[(size_t)i * n + j] = 0.0;
