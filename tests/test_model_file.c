@@ -105,7 +105,7 @@ static void test_bad_files_are_refused(void **state) {
     expect_error("\"probe\": \"x y\",", "\"probe\": \"x y\", \"probe\": \"y\",", ATTN_ERR_PARSE, "probe appears more than once");
     expect_error("\"vocab\": [\"x\", \"y\"]", "\"vocab\": [\"x\", \"y\", \"z\"]", ATTN_ERR_SHAPE,
                  "m.json: E has 2 rows but vocab has 3 words (one row per word)");
-    expect_error("\"vocab\": [\"x\", \"y\"]", "\"vocab\": [\"x\", \"x\"]", ATTN_ERR_PARSE, "vocab[1] \"x\" repeats vocab[0]");
+    expect_error("\"vocab\": [\"x\", \"y\"]", "\"vocab\": [\"x\", \"x\"]", ATTN_ERR_PARSE, "m.json: vocab[1] \"x\" repeats vocab[0]");
     expect_error("\"E\": [\n    [0.5, 0.5],\n    [0.5, 0.5]", "\"E\": [\n    [0.5, 0.5],\n    [0.5]", ATTN_ERR_SHAPE,
                  "m.json: E is ragged: row 1 has 1 entries, row 0 has 2");
     expect_error("\"d_k\": 1", "\"d_k\": 2", ATTN_ERR_SHAPE,
@@ -121,7 +121,10 @@ static void test_bad_files_are_refused(void **state) {
                  "U is only in a model whose config.objective is token");
     expect_error("\"E\":", "\"P\": [[0.5, 0.5]], \"E\":", ATTN_ERR_PARSE, "P is only in a model whose config.pos is learned");
     expect_error("\"layers\": 1", "\"layers\": 2", ATTN_ERR_SHAPE, "layers must be an array of 2 layer objects (config.layers), not 1");
-    expect_error("\"mask\": \"none\"", "\"mask\": \"diagonal\"", ATTN_ERR_RANGE, "Unknown mask \"diagonal\"");
+    expect_error("\"mask\": \"none\"", "\"mask\": \"diagonal\"", ATTN_ERR_RANGE,
+                 "m.json: config.mask is \"diagonal\"; it is none, causal, window:W or causal-window:W");
+    expect_error("\"pos\": \"none\"", "\"pos\": \"rope\"", ATTN_ERR_RANGE, "m.json: config.pos is \"rope\"");
+    expect_error("\"vocab\": [\"x\", \"y\"]", "\"vocab\": [\"x\", \"\"]", ATTN_ERR_RANGE, "m.json: vocab[1] must have 1 to 63 bytes");
     expect_error("\"scale\": true", "\"scale\": 1", ATTN_ERR_PARSE, "config.scale must be true or false");
     expect_error("\"heads\": 1,", "\"heads\": 9,", ATTN_ERR_RANGE, "config.heads must be a whole number from 1 to 8");
     expect_error(", \"heldout_accuracy\": 0.75", "", ATTN_ERR_PARSE, "training has no \"heldout_accuracy\"");

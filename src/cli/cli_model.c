@@ -225,12 +225,9 @@ static void explain_dot(FILE *out, const attn_explanation *e, const char *what, 
 }
 
 static void print_explanation(FILE *out, const model_explanation *e, const model_result *r, const model *m) {
-    char cell[96];
-    snprintf(cell, sizeof cell, "%s of layer %d%s [%d][%d]", model_stage_name(e->stage), e->layer,
-             e->kind == MODEL_EX_D_SCALED || e->kind == MODEL_EX_D_WEIGHTS ? ", head" : "", e->row, e->col);
-    if (e->kind == MODEL_EX_D_SCALED || e->kind == MODEL_EX_D_WEIGHTS)
-        snprintf(cell, sizeof cell, "%s of layer %d, head %d [%d][%d]", model_stage_name(e->stage), e->layer, e->head,
-                 e->row, e->col);
+    char cell[96], head[24] = "";
+    if (e->kind == MODEL_EX_D_SCALED || e->kind == MODEL_EX_D_WEIGHTS) snprintf(head, sizeof head, ", head %d", e->head);
+    snprintf(cell, sizeof cell, "%s of layer %d%s [%d][%d]", model_stage_name(e->stage), e->layer, head, e->row, e->col);
     switch (e->kind) {
     case MODEL_EX_CORE: {
         size_t need = attn_explain_format(&e->core, &r->layer[e->layer], NULL, 0) + 1;
@@ -286,7 +283,7 @@ static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
     model m;
     model_result r;
     memset(&r, 0, sizeof r);
-    char *sentence_buf = NULL, *json = NULL, *why = NULL;
+    char *sentence_buf = NULL, *json = NULL;
     size_t len = 0;
     model_explanation *e = NULL;
     attn_status st = model_file_load(&m, mo->model_path, err);
@@ -315,7 +312,6 @@ static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
     if (st == ATTN_OK && o->print) print_all(out, &r, &m, mo->model_path, o->print_stage);
     if (st == ATTN_OK && e) print_explanation(out, e, &r, &m);
     free(e);
-    free(why);
     free(json);
     free(sentence_buf);
     model_result_free(&r);

@@ -210,12 +210,16 @@ static attn_status read_config(model_config *c, const cJSON *obj, const char *na
     if (st == ATTN_OK) st = read_int(&c->max_len, obj, "max_len", where, 1, MODEL_MAX_LEN, err);
     if (st == ATTN_OK) st = read_bool(&c->scale, obj, "scale", where, err);
     if (st == ATTN_OK) st = read_bool(&c->bias, obj, "bias", where, err);
-    const char *s;
-    if (st == ATTN_OK) st = (s = read_string(obj, "pos", where, err)) ? model_pos_parse(&c->pos, s, err) : ATTN_ERR_PARSE;
-    if (st == ATTN_OK) st = (s = read_string(obj, "mask", where, err)) ? attn_mask_parse(&c->mask, s, err) : ATTN_ERR_PARSE;
-    if (st == ATTN_OK)
-        st = (s = read_string(obj, "objective", where, err)) ? model_objective_parse(&c->objective, s, err) : ATTN_ERR_PARSE;
-    return st;
+    const char *s = NULL;
+    if (st == ATTN_OK && (s = read_string(obj, "pos", where, err)) && model_pos_parse(&c->pos, s, NULL) != ATTN_OK)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s.pos is \"%.40s\"; it is sinusoidal, learned or none.", where, s);
+    if (st == ATTN_OK && s && (s = read_string(obj, "mask", where, err)) && attn_mask_parse(&c->mask, s, NULL) != ATTN_OK)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s.mask is \"%.40s\"; it is none, causal, window:W or causal-window:W "
+                                              "(W 1-%d).", where, s, ATTN_MAX_WINDOW);
+    if (st == ATTN_OK && s && (s = read_string(obj, "objective", where, err)) &&
+        model_objective_parse(&c->objective, s, NULL) != ATTN_OK)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s.objective is \"%.40s\"; it is pointer or token.", where, s);
+    return st != ATTN_OK ? st : s ? ATTN_OK : ATTN_ERR_PARSE;
 }
 
 /* Reads a (rows, cols) matrix, or a flat array of cols numbers when vector. */
@@ -365,6 +369,14 @@ static void json_position(const char *text, const char *at, int *line, int *col)
     }
 }
 
+/* Puts "name: " before a message that came from a function that knows no file. */
+static void name_the_file(attn_err *err, const char *name) {
+    if (!err) return;
+    char msg[sizeof err->msg];
+    memcpy(msg, err->msg, sizeof msg);
+    snprintf(err->msg, sizeof err->msg, "%.200s: %.300s", name, msg);
+}
+
 /* Everything after the JSON syntax: the header, the config, the model. */
 static attn_status read_model(model *out, const cJSON *root, const char *name, attn_err *err) {
     static const char *const keys[] = {"format", "version", "task", "probe", "vocab", "config", "E", "P",
@@ -391,7 +403,8 @@ static attn_status read_model(model *out, const cJSON *root, const char *name, a
     char **words = NULL;
     int count = 0;
     st = vocab ? read_vocab(&words, &count, vocab, name, err) : ATTN_ERR_PARSE;
-    if (st == ATTN_OK) st = model_create(out, &c, (const char *const *)words, count, task, probe, err);
+    if (st == ATTN_OK && (st = model_create(out, &c, (const char *const *)words, count, task, probe, err)) != ATTN_OK)
+        name_the_file(err, name);
     free(words);
     if (st != ATTN_OK) return st;
     // the parts that exist only with learned positions or the token objective

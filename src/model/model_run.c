@@ -8,8 +8,8 @@
 #include <string.h>
 
 /* The targets as rows and answers (vocabulary indices or positions). */
-static attn_status resolve_targets(model_result *r, const model *m, const attn_tokens *toks,
-                                   const model_target_spec *spec, int count, attn_err *err) {
+static attn_status resolve_targets(model_result *r, const model *m, const model_target_spec *spec, int count,
+                                   attn_err *err) {
     for (int k = 0; k < count; k++) {
         int row = spec[k].pos;
         if (row < 0 || row >= r->n)
@@ -35,7 +35,6 @@ static attn_status resolve_targets(model_result *r, const model *m, const attn_t
         r->targets[k] = (model_target){row, answer};
     }
     r->n_targets = count;
-    (void)toks;
     return ATTN_OK;
 }
 
@@ -77,8 +76,8 @@ static attn_status run(model_result *r, const model *m, const char *sentence, si
     attn_status st = model_tokenize(m, sentence, len, &toks, r->ids, err);
     if (st != ATTN_OK) return st;
     r->n = toks.n;
-    st = resolve_targets(r, m, &toks, targets, count, err);
-    attn_tokens_free(&toks);
+    attn_tokens_free(&toks); // the layers' traces keep their own
+    st = resolve_targets(r, m, targets, count, err);
     if (st != ATTN_OK) return st;
     r->grad_block_ = calloc(m->n_params, sizeof(double));
     if (!r->grad_block_) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to run the model.");
