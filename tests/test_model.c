@@ -8,6 +8,7 @@
 
 #include "test_common.h"
 #include "model.h"
+#include "model_run.h"
 
 #define FD_H 1e-5
 #define FD_TOL 1e-6
@@ -182,12 +183,81 @@ static void test_layout_and_vocabulary(void **state) {
     assert_non_null(strstr(err.msg, "--layers must be between 1 and 4"));
 }
 
+/* A run for showing: the traces hold the workspace's numbers, and every
+ * explanation adds up to the cell it explains. */
+static void test_run_and_explain(void **state) {
+    (void)state;
+    const char *masks[] = {"causal", "none"};
+    for (int obj = 0; obj <= MODEL_OBJ_TOKEN; obj++) {
+        fd_case fc = {2, 2, MODEL_POS_LEARNED, (model_objective)obj, masks[obj], true, true};
+        model m;
+        make_model(&m, &fc, 9);
+        model_target_spec spec[] = {{3, obj == MODEL_OBJ_TOKEN ? "e" : "a"}, {5, obj == MODEL_OBJ_TOKEN ? "b" : "c"}};
+        model_result r = {0};
+        attn_err err;
+        if (model_run(&r, &m, "a b c d e f", 11, spec, 2, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        int n = r.n, dm = 4;
+        assert_int_equal(n, 6);
+        for (int l = 0; l < 2; l++) {
+            assert_memory_equal(r.layer[l].head[1].weights, r.ws_.head[l][1].weights, sizeof(double) * 36);
+            assert_memory_equal(r.layer[l].x, r.ws_.x[l], sizeof(double) * 24);
+            for (int k = 0; k < n * dm; k++) assert_true(r.residual[l][k] == r.layer[l].x[k] + r.layer[l].output[k]);
+        }
+        model_explanation *e = malloc(sizeof *e);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                assert_int_equal(model_explain(e, &r, &m, MODEL_ST_D_SCALED, 1, 1, i, j, NULL), ATTN_OK);
+                assert_true(e->value == model_result_head_grad(&r, 1, 1)->d_scaled[i * n + j]);
+                assert_true(e->grad.masked || e->value == 0.0 + e->grad.a * (e->grad.da - e->grad.dot));
+                assert_int_equal(model_explain(e, &r, &m, MODEL_ST_D_WEIGHTS, 1, 0, i, j, NULL), ATTN_OK);
+                double sum = e->a;
+                for (int c = 0; c < e->core.n_terms; c++) sum += e->core.terms[c].value;
+                assert_close(sum, e->value);
+            }
+        assert_int_equal(model_explain(e, &r, &m, MODEL_ST_RESIDUAL, 0, 0, 2, 3, NULL), ATTN_OK);
+        assert_true(e->value == e->a + e->b);
+        assert_int_equal(model_explain(e, &r, &m, ATTN_ST_X, 0, 0, 2, 3, NULL), ATTN_OK);
+        assert_int_equal(e->kind, MODEL_EX_EMBED);
+        assert_true(e->value == e->a + e->b);
+        assert_int_equal(model_explain(e, &r, &m, ATTN_ST_WEIGHTS, 1, 1, 4, 2, NULL), ATTN_OK);
+        assert_int_equal(e->core.kind, ATTN_EXPLAIN_SOFTMAX);
+        if (obj == MODEL_OBJ_TOKEN) {
+            assert_int_equal(model_explain(e, &r, &m, MODEL_ST_LOGITS, 0, 0, 3, 4, NULL), ATTN_OK);
+            double sum = e->core.extra;
+            for (int c = 0; c < e->core.n_terms; c++) sum += e->core.terms[c].value;
+            assert_close(sum, e->value);
+            assert_int_equal(model_explain(e, &r, &m, MODEL_ST_PROBS, 0, 0, 3, 4, NULL), ATTN_OK);
+            assert_close(exp(e->core.raw - e->core.extra) / e->core.denom, e->value);
+            assert_int_equal(r.predicted[3], model_predict_row(&r.ws_, 3));
+        } else {
+            assert_int_equal(model_explain(e, &r, &m, MODEL_ST_LOGITS, 0, 0, 3, 4, &err), ATTN_ERR_RANGE);
+            assert_non_null(strstr(err.msg, "exist only for a token model"));
+        }
+        assert_int_equal(model_explain(e, &r, &m, ATTN_ST_Q, 2, 0, 0, 0, &err), ATTN_ERR_RANGE);
+        assert_non_null(strstr(err.msg, "Layer 2 does not exist"));
+        assert_int_equal(model_explain(e, &r, &m, ATTN_ST_Q, 0, 2, 0, 0, &err), ATTN_ERR_RANGE);
+        assert_non_null(strstr(err.msg, "Head 2 does not exist"));
+        free(e);
+        model_result_free(&r);
+        // a run without targets has no gradients to explain
+        assert_int_equal(model_run(&r, &m, "a b", 3, NULL, 0, NULL), ATTN_OK);
+        e = malloc(sizeof *e);
+        assert_int_equal(model_explain(e, &r, &m, MODEL_ST_D_SCALED, 1, 0, 0, 0, &err), ATTN_ERR_RANGE);
+        assert_non_null(strstr(err.msg, "give the loss a target"));
+        free(e);
+        model_result_free(&r);
+        model_result_free(NULL);
+        model_free(&m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout_and_vocabulary),
         cmocka_unit_test(test_layer_is_the_core_attention),
         cmocka_unit_test(test_gradients_layers_positions_objectives),
         cmocka_unit_test(test_gradients_masks_scaling_bias),
+        cmocka_unit_test(test_run_and_explain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
