@@ -9,6 +9,7 @@
 
 #include "app_bench.h"
 #include "app_paths.h"
+#include "app_script_run.h"
 #include "app_sdl.h"
 #include "app_settings.h"
 #include "cli_args.h"
@@ -133,6 +134,9 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
     }
     if (st == ATTN_OK) {
         if (!o->lang && r.lesson) eo.lang = strcmp(lesson_lang(r.lesson), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
+        const lesson_page *pg = r.lesson ? lesson_page_at(r.lesson, r.page) : NULL;
+        if (pg) eo.origin = (viz_origin){VIZ_FROM_LESSON, o->lesson_path, pg->random_weights ? pg->gain : 0};
+        else if (o->weights_path) eo.origin = (viz_origin){VIZ_FROM_FILE, o->weights_path, 0};
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
         else
@@ -253,10 +257,11 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     ui.shots_dir = o->shots_dir;
-    ui.script = script; // the window owns it now
-    ui.script_name = o->script_path;
-    memset(&script, 0, sizeof script);
-    code = app_ui_run(&ui);
+    app_script_runner runner;
+    app_runner_init(&runner, &script, o->script_path);
+    app_ui_run(&ui, o->script_path ? app_runner_tick : NULL, &runner);
+    code = runner.exit_code;
+    app_runner_free(&runner);
     if (!o->script_path) app_settings_save(&ui.st); // scripted runs leave the user's settings alone
     app_ui_close(&ui);
 cleanup_state:

@@ -41,7 +41,9 @@ static void test_init_defaults(void **state) {
     assert_int_equal(st.trace.n, 20);
     assert_int_equal(st.query, 13); // 它
     assert_int_equal(st.step, ATTN_STEP_SOFTMAX);
-    assert_string_equal(st.badge, "random, untrained (seed 1)");
+    char badge[320];
+    app_badge(&st, badge, sizeof badge);
+    assert_string_equal(badge, "random, untrained (seed 1)");
     app_free(&st);
     app_free(NULL);
 }
@@ -142,7 +144,9 @@ static void test_widgets(void **state) {
     assert_int_equal(st.head, 2);
     app_widget(&st, VIZ_W_LANG, 0);
     assert_int_equal(st.lang, VIZ_LANG_ZH);
-    assert_non_null(strstr(st.badge, "随机"));
+    char badge[320];
+    app_badge(&st, badge, sizeof badge);
+    assert_non_null(strstr(badge, "随机"));
     app_widget(&st, VIZ_W_THEME, -1);
     assert_int_equal(st.theme, VIZ_THEME_CONTRAST);
     app_reset(&st);
@@ -157,18 +161,18 @@ static void test_hover_and_cursor(void **state) {
     (void)state;
     app_state st;
     start(&st, NULL);
-    app_hover(&st, (viz_hit){VIZ_HIT_CELL, ATTN_ST_SCORES, 1, 13, 9});
+    app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = ATTN_ST_SCORES, .head = 1, .row = 13, .col = 9});
     assert_true(st.explain_valid);
     assert_close(st.explain->value, st.trace.head[1].scores[13 * 20 + 9]);
-    app_hover(&st, (viz_hit){VIZ_HIT_CELL, ATTN_ST_SCORES, 5, 0, 0}); // no head 5
+    app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = ATTN_ST_SCORES, .head = 5, .row = 0, .col = 0}); // no head 5
     assert_false(st.explain_valid);
     assert_int_equal(st.hover.kind, VIZ_HIT_NONE);
     app_move_cursor(&st, 0, 0); // starts at the query's row of the step's result
-    assert_int_equal(st.hover.a, ATTN_ST_WEIGHTS);
-    assert_int_equal(st.hover.c, 13);
+    assert_int_equal(st.hover.stage, ATTN_ST_WEIGHTS);
+    assert_int_equal(st.hover.row, 13);
     app_move_cursor(&st, 100, -5);
-    assert_int_equal(st.hover.c, 19);
-    assert_int_equal(st.hover.d, 0);
+    assert_int_equal(st.hover.row, 19);
+    assert_int_equal(st.hover.col, 0);
     // a recompute that shrinks the sentence drops a cursor that no longer exists
     app_edit_begin(&st);
     for (int i = 0; i < 15; i++) app_edit_backspace(&st);
@@ -203,12 +207,13 @@ static void test_scene(void **state) {
     app_state st;
     start(&st, NULL);
     viz_scene s;
-    app_scene(&st, &s);
+    char badge[320];
+    app_scene(&st, &s, badge, sizeof badge);
     assert_ptr_equal(s.trace, &st.trace);
     assert_int_equal(s.query, 13);
     assert_string_equal(s.ui[VIZ_S_STEP_1], "Tokens & embeddings X");
     st.lang = VIZ_LANG_ZH;
-    app_scene(&st, &s);
+    app_scene(&st, &s, badge, sizeof badge);
     assert_string_equal(s.ui[VIZ_S_STEP_1], "词元与嵌入 X");
     app_free(&st);
 }
@@ -245,7 +250,7 @@ static const char *copy_lesson(const char *lang, char *path, size_t cap) {
     snprintf(src, sizeof src, ATTN_SOURCE_DIR "/lessons/%s/self-attention.lesson", lang);
     assert_int_equal(attn_read_file(src, 1u << 20, &text, &len, NULL), ATTN_OK);
     snprintf(path, cap, "/tmp/attnviz-test-lesson-%s-%d.lesson", lang, (int)getpid());
-    assert_int_equal(attn_write_file_atomic(path, text, len, NULL), ATTN_OK);
+    assert_int_equal(attn_write_file(path, text, len, NULL, NULL), ATTN_OK);
     free(text);
     return path;
 }
@@ -261,18 +266,18 @@ static void test_lesson_pages_lang_reload(void **state) {
     if (app_lesson_open(&st, en, zh, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
     assert_int_equal(st.lang, VIZ_LANG_EN);
     assert_int_equal(st.weights, APP_WEIGHTS_DESIGN);
-    assert_true(st.predict_pending); // the first page asks before it shows
+    assert_true(st.lesson.predict_pending); // the first page asks before it shows
     app_select_query(&st, 1); // the guess: "animal"
-    assert_false(st.predict_pending);
+    assert_false(st.lesson.predict_pending);
     assert_non_null(strstr(st.status, "animal"));
     app_lesson_turn(&st, +1);
     app_lesson_turn(&st, +1);
-    assert_int_equal(st.page, 2);
+    assert_int_equal(st.lesson.page, 2);
     const char *id = lesson_page_at(app_lesson(&st), 2)->id;
     // L keeps the page: the Chinese lesson's page with the same id
     app_switch_lang(&st);
     assert_int_equal(st.lang, VIZ_LANG_ZH);
-    assert_string_equal(lesson_page_at(app_lesson(&st), st.page)->id, id);
+    assert_string_equal(lesson_page_at(app_lesson(&st), st.lesson.page)->id, id);
     app_switch_lang(&st);
     // an author edits the file: the app reloads it on the same page
     char *text = NULL;
@@ -286,17 +291,17 @@ static void test_lesson_pages_lang_reload(void **state) {
     memcpy(edited + pre, "EDITED ", 7);
     memcpy(edited + pre + 7, text + pre, len - pre);
     sleep(1); // a new modification time, whatever the file system's resolution
-    assert_int_equal(attn_write_file_atomic(en, edited, len + 7, NULL), ATTN_OK);
+    assert_int_equal(attn_write_file(en, edited, len + 7, NULL, NULL), ATTN_OK);
     assert_true(app_lesson_reload(&st));
-    assert_int_equal(st.page, 2);
+    assert_int_equal(st.lesson.page, 2);
     assert_non_null(strstr(lesson_page_at(app_lesson(&st), 2)->title, "EDITED"));
     assert_false(app_lesson_reload(&st)); // nothing changed since
     // a broken edit keeps the last good lesson and says why
     sleep(1);
-    assert_int_equal(attn_write_file_atomic(en, "=== page: x\n@nonsense\n", 22, NULL), ATTN_OK);
+    assert_int_equal(attn_write_file(en, "=== page: x\n@nonsense\n", 22, NULL, NULL), ATTN_OK);
     assert_false(app_lesson_reload(&st));
     assert_non_null(strstr(st.status, en));
-    assert_int_equal(st.page, 2);
+    assert_int_equal(st.lesson.page, 2);
     free(text);
     free(edited);
     unlink(en);

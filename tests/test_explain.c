@@ -4,6 +4,7 @@
 
 #include "test_common.h"
 #include "attn.h"
+#include "cli_explain.h"
 
 static attn_explanation ex; /* large: keep it off the stack */
 
@@ -11,19 +12,19 @@ static attn_explanation ex; /* large: keep it off the stack */
 static double rebuild(const attn_explanation *e) {
     double sum = 0;
     switch (e->kind) {
-    case ATTN_EXPLAIN_INPUT: return e->raw + e->extra;
+    case ATTN_EXPLAIN_INPUT: return e->input.embedding + e->input.position;
     case ATTN_EXPLAIN_DOT:
         for (int k = 0; k < e->n_terms; k++) {
             assert_close(e->terms[k].value, e->terms[k].a * e->terms[k].b);
             sum += e->terms[k].value;
         }
-        return sum + (e->has_bias ? e->extra : 0.0);
-    case ATTN_EXPLAIN_SCALE: return e->raw / e->extra;
-    case ATTN_EXPLAIN_MASK: return e->masked ? -INFINITY : e->raw;
+        return sum + (e->dot.has_bias ? e->dot.bias : 0.0);
+    case ATTN_EXPLAIN_SCALE: return e->scale.score / e->scale.divisor;
+    case ATTN_EXPLAIN_MASK: return e->mask.masked ? -INFINITY : e->mask.score;
     case ATTN_EXPLAIN_SOFTMAX:
         for (int k = 0; k < e->n_terms; k++) sum += e->terms[k].value;
-        assert_close(sum, e->denom);
-        return e->masked ? 0.0 : e->terms[e->col].value / e->denom;
+        assert_close(sum, e->softmax.denom);
+        return e->softmax.masked ? 0.0 : e->terms[e->col].value / e->softmax.denom;
     case ATTN_EXPLAIN_COPY: return e->value;
     }
     return NAN;
@@ -42,7 +43,7 @@ static void check_all_cells(const attn_trace *t) {
                     if (v == -INFINITY) assert_true(r == -INFINITY);
                     else assert_close_tol(r, v, 1e-12);
                     if (s == ATTN_ST_CONCAT)
-                        assert_close(v, t->head[ex.src_head].z[i * t->cfg.d_k + ex.src_col]);
+                        assert_close(v, t->head[ex.copy.head].z[i * t->cfg.d_k + ex.copy.col]);
                 }
     }
 }
@@ -116,17 +117,17 @@ static void test_format_mentions_values(void **state) {
     assert_int_equal(attn_trace_run(&t, s, strlen(s), &c, NULL, NULL, NULL), ATTN_OK);
     char buf[8192];
     assert_int_equal(attn_explain(&ex, &t, ATTN_ST_WEIGHTS, 0, 13, 9, NULL), ATTN_OK);
-    size_t need = attn_explain_format(&ex, &t, buf, sizeof buf);
+    size_t need = cli_explain_format(&ex, &t, buf, sizeof buf);
     assert_true(need < sizeof buf);
     assert_non_null(strstr(buf, "\"它\""));
     assert_non_null(strstr(buf, "9:只"));   // repeated tokens carry their 1-based position
     assert_non_null(strstr(buf, "masked -> 0")); // later tokens are masked for 它
     char small[16];
-    size_t need2 = attn_explain_format(&ex, &t, small, sizeof small);
+    size_t need2 = cli_explain_format(&ex, &t, small, sizeof small);
     assert_int_equal(need2, need); // reports the full size when cut
     assert_int_equal(strlen(small), sizeof small - 1);
     assert_int_equal(attn_explain(&ex, &t, ATTN_ST_MASKED, 0, 0, 5, NULL), ATTN_OK);
-    attn_explain_format(&ex, &t, buf, sizeof buf);
+    cli_explain_format(&ex, &t, buf, sizeof buf);
     assert_non_null(strstr(buf, "-inf"));
     attn_trace_free(&t);
 }

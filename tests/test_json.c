@@ -165,12 +165,12 @@ static void test_read_file_errors(void **state) {
     assert_string_equal(buf, "0123456789");
     free(buf);
     // atomic write replaces the file whole and leaves no temporary behind
-    assert_int_equal(attn_write_file_atomic(path, "new", 3, &err), ATTN_OK);
+    assert_int_equal(attn_write_file(path, "new", 3, NULL, &err), ATTN_OK);
     assert_int_equal(attn_read_file(path, 100, &buf, &len, &err), ATTN_OK);
     assert_string_equal(buf, "new");
     free(buf);
     unlink(path);
-    assert_int_equal(attn_write_file_atomic("/nonexistent/dir/out.json", "x", 1, &err), ATTN_ERR_IO);
+    assert_int_equal(attn_write_file("/nonexistent/dir/out.json", "x", 1, NULL, &err), ATTN_ERR_IO);
     assert_non_null(strstr(err.msg, "Cannot write /nonexistent/dir/out.json"));
 }
 

@@ -223,11 +223,11 @@ static void test_run_and_explain(void **state) {
         assert_int_equal(e->core.kind, ATTN_EXPLAIN_SOFTMAX);
         if (obj == MODEL_OBJ_TOKEN) {
             assert_int_equal(model_explain(e, &r, &m, MODEL_ST_LOGITS, 0, 0, 3, 4, NULL), ATTN_OK);
-            double sum = e->core.extra;
+            double sum = e->core.dot.bias;
             for (int c = 0; c < e->core.n_terms; c++) sum += e->core.terms[c].value;
             assert_close(sum, e->value);
             assert_int_equal(model_explain(e, &r, &m, MODEL_ST_PROBS, 0, 0, 3, 4, NULL), ATTN_OK);
-            assert_close(exp(e->core.raw - e->core.extra) / e->core.denom, e->value);
+            assert_close(exp(e->core.softmax.score - e->core.softmax.row_max) / e->core.softmax.denom, e->value);
             assert_int_equal(r.predicted[3], model_predict_row(&r.ws_, 3));
         } else {
             assert_int_equal(model_explain(e, &r, &m, MODEL_ST_LOGITS, 0, 0, 3, 4, &err), ATTN_ERR_RANGE);

@@ -432,10 +432,10 @@ static double check_dot(attn_stage s, int h, int i, int j, const double *a, int 
         EXPECT_CLOSE(tm->value, tm->a * tm->b, "a term");
         sum += tm->value;
     }
-    if (ex.has_bias != bias) fail_msg("%s: explain %s: has_bias %d", desc, attn_stage_name(s), ex.has_bias);
+    if (ex.dot.has_bias != bias) fail_msg("%s: explain %s: has_bias %d", desc, attn_stage_name(s), ex.dot.has_bias);
     if (bias) {
-        EXPECT_CLOSE(ex.extra, bias_value, "the bias");
-        sum += ex.extra;
+        EXPECT_CLOSE(ex.dot.bias, bias_value, "the bias");
+        sum += ex.dot.bias;
     }
     return sum;
 }
@@ -452,8 +452,8 @@ static void check_explain_cell(const pcase *pc, const attn_trace *t, attn_stage 
     switch (s) {
     case ATTN_ST_X:
         if (ex.kind != ATTN_EXPLAIN_INPUT) fail_msg("%s: explain x: kind %d", desc, ex.kind);
-        EXPECT_CLOSE(ex.extra, c->pos_enc && !pc->w.x ? positional(i, j, dm) : 0.0, "the encoding");
-        rebuilt = ex.raw + ex.extra;
+        EXPECT_CLOSE(ex.input.position, c->pos_enc && !pc->w.x ? positional(i, j, dm) : 0.0, "the encoding");
+        rebuilt = ex.input.embedding + ex.input.position;
         break;
     case ATTN_ST_Q: case ATTN_ST_K: case ATTN_ST_V: {
         int m = s - ATTN_ST_Q;
@@ -465,42 +465,42 @@ static void check_explain_cell(const pcase *pc, const attn_trace *t, attn_stage 
         break;
     case ATTN_ST_SCALED:
         if (ex.kind != ATTN_EXPLAIN_SCALE) fail_msg("%s: explain scaled: kind %d", desc, ex.kind);
-        EXPECT_CLOSE(ex.raw, R.s[h][i * n + j], "the raw score");
-        EXPECT_CLOSE(ex.extra, c->scale ? sqrt((double)dk) : 1.0, "the divisor");
-        rebuilt = ex.raw / ex.extra;
+        EXPECT_CLOSE(ex.scale.score, R.s[h][i * n + j], "the raw score");
+        EXPECT_CLOSE(ex.scale.divisor, c->scale ? sqrt((double)dk) : 1.0, "the divisor");
+        rebuilt = ex.scale.score / ex.scale.divisor;
         break;
     case ATTN_ST_MASKED:
-        if (ex.kind != ATTN_EXPLAIN_MASK || ex.masked != !ref_allows(&c->mask, i, j))
-            fail_msg("%s: explain masked [%d][%d]: kind %d, masked %d", desc, i, j, ex.kind, ex.masked);
-        EXPECT_CLOSE(ex.raw, R.sc[h][i * n + j], "the scaled score");
-        rebuilt = ex.masked ? -INFINITY : ex.raw;
+        if (ex.kind != ATTN_EXPLAIN_MASK || ex.mask.masked != !ref_allows(&c->mask, i, j))
+            fail_msg("%s: explain masked [%d][%d]: kind %d, masked %d", desc, i, j, ex.kind, ex.mask.masked);
+        EXPECT_CLOSE(ex.mask.score, R.sc[h][i * n + j], "the scaled score");
+        rebuilt = ex.mask.masked ? -INFINITY : ex.mask.score;
         break;
     case ATTN_ST_WEIGHTS: {
-        if (ex.kind != ATTN_EXPLAIN_SOFTMAX || ex.n_terms != n || ex.masked != !ref_allows(&c->mask, i, j))
+        if (ex.kind != ATTN_EXPLAIN_SOFTMAX || ex.n_terms != n || ex.softmax.masked != !ref_allows(&c->mask, i, j))
             fail_msg("%s: explain weights [%d][%d]: kind %d, %d terms, masked %d", desc, i, j, ex.kind,
-                     ex.n_terms, ex.masked);
+                     ex.n_terms, ex.softmax.masked);
         double mx = -INFINITY, sum = 0.0;
         for (int k = 0; k < n; k++)
             if (ref_allows(&c->mask, i, k) && R.m[h][i * n + k] > mx) mx = R.m[h][i * n + k];
-        EXPECT_CLOSE(ex.extra, mx, "the row maximum");
+        EXPECT_CLOSE(ex.softmax.row_max, mx, "the row maximum");
         for (int k = 0; k < n; k++) {
             const attn_term *tm = &ex.terms[k];
             EXPECT_CLOSE(tm->a, R.m[h][i * n + k], "a softmax input");
             EXPECT_CLOSE(tm->value, ref_allows(&c->mask, i, k) ? exp(tm->a - tm->b) : 0.0, "an exponential");
             sum += tm->value;
         }
-        EXPECT_CLOSE(ex.denom, sum, "the denominator");
-        rebuilt = ex.masked ? 0.0 : ex.terms[j].value / ex.denom;
+        EXPECT_CLOSE(ex.softmax.denom, sum, "the denominator");
+        rebuilt = ex.softmax.masked ? 0.0 : ex.terms[j].value / ex.softmax.denom;
         break;
     }
     case ATTN_ST_Z:
         rebuilt = check_dot(s, h, i, j, R.a[h] + i * n, 1, R.qkv[h][2] + j, dk, n, false, 0);
         break;
     case ATTN_ST_CONCAT:
-        if (ex.kind != ATTN_EXPLAIN_COPY || ex.src_head != j / dk || ex.src_col != j % dk)
+        if (ex.kind != ATTN_EXPLAIN_COPY || ex.copy.head != j / dk || ex.copy.col != j % dk)
             fail_msg("%s: explain concat col %d: kind %d from head %d col %d", desc, j, ex.kind,
-                     ex.src_head, ex.src_col);
-        rebuilt = R.z[ex.src_head][i * dk + ex.src_col];
+                     ex.copy.head, ex.copy.col);
+        rebuilt = R.z[ex.copy.head][i * dk + ex.copy.col];
         break;
     default:
         rebuilt = check_dot(s, h, i, j, R.concat + i * hk, 1, R.wo + j, dm, hk, c->bias, R.bo[j]);

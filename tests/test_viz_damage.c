@@ -90,7 +90,7 @@ static void base(viz_list *l) {
     viz_rgba *c = viz_grid(l, 200, 100, 40, 40, 2, 2);
     c[0] = RED, c[1] = BLUE, c[2] = BLUE, c[3] = RED;
     viz_line(l, 10, 190, 300, 150, 2, BLUE);
-    viz_hit_region(l, 0, 0, W, H, (viz_hit){VIZ_HIT_PANEL, 1, 0, 0, 0});
+    viz_hit_region(l, 0, 0, W, H, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = 1});
 }
 
 /* ---- the pure matcher ---- */
@@ -102,7 +102,7 @@ static void identical_lists_have_no_damage(void **state) {
     base(&b);
     viz_irect r[VIZ_DAMAGE_MAX];
     assert_int_equal(damage(&a, &b, r), 0);
-    viz_hit_region(&b, 5, 5, 10, 10, (viz_hit){VIZ_HIT_TOKEN, 3, 0, 0, 0}); // hits draw nothing
+    viz_hit_region(&b, 5, 5, 10, 10, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = 3}); // hits draw nothing
     viz_fill(&b, 50, 50, 0, 10, RED);                                      // nor do empty boxes
     viz_fill(&b, 500, 500, 10, 10, RED);                                   // nor boxes off the canvas
     assert_int_equal(damage(&a, &b, r), 0);
@@ -350,7 +350,8 @@ typedef struct {
  * pixels redrawn. */
 static long next_frame(window *w, const app_state *st) {
     viz_scene sc;
-    app_scene(st, &sc);
+    char badge[320];
+    app_scene(st, &sc, badge, sizeof badge);
     sc.width = W * 4, sc.height = H * 4;
     viz_build_window(&w->list, &sc, viz_fonts_measure(g_fonts));
     viz_sig *now = &w->sig[!w->cur];
@@ -378,7 +379,7 @@ static int cells_on_screen(const window *w, int stage, viz_hit *out, int cap) {
     int n = 0;
     for (int i = 0; i < w->list.count && n < cap; i++) {
         const viz_cmd *c = &w->list.cmds[i];
-        if (c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_CELL && c->hit.a == stage) out[n++] = c->hit;
+        if (c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_CELL && c->hit.stage == stage) out[n++] = c->hit;
     }
     return n;
 }

@@ -27,24 +27,28 @@ void app_status(app_state *st, const char *fmt, ...) {
     st->dirty = true;
 }
 
-static void update_badge(app_state *st) {
-    const attn_trace *t = &st->trace;
-    if (st->weights == APP_WEIGHTS_DESIGN && !st->design_random)
-        snprintf(st->badge, sizeof st->badge, "%s", app_str(st, VIZ_S_BADGE_LESSON));
-    else if (st->weights == APP_WEIGHTS_FILE && t->source == ATTN_SRC_EXPLICIT)
-        snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_FILE), st->weights_name);
-    else if (st->weights == APP_WEIGHTS_FILE)
-        snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_MIXED), st->weights_name, (unsigned)t->cfg.seed);
-    else
-        snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_RANDOM), (unsigned)t->cfg.seed);
+viz_origin app_origin(const app_state *st) {
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    if (st->weights == APP_WEIGHTS_DESIGN && pg)
+        return (viz_origin){VIZ_FROM_LESSON, st->lesson.paths[st->lang], pg->random_weights ? pg->gain : 0};
+    if (st->weights == APP_WEIGHTS_FILE) return (viz_origin){VIZ_FROM_FILE, st->weights_name, 0};
+    return (viz_origin){VIZ_FROM_NONE, NULL, 0};
 }
 
-/* The weights for text under cfg, or NULL for random; may fail to bind a file. */
-static attn_status weights_for(app_state *st, const char *text, const attn_config *cfg,
+void app_badge(const app_state *st, char *out, size_t cap) {
+    viz_badge(out, cap, st->strings ? st->strings->s[st->lang] : NULL, &st->trace, app_origin(st));
+}
+
+/* The weights for text under cfg: the lesson page's designs that fit cfg, the
+ * file's matrices (an error when they do not fit), or none (*out NULL). */
+static attn_status weights_for(app_state *st, const char *text, const attn_config *cfg, attn_weights *storage,
                                const attn_weights **out, attn_err *err) {
     *out = NULL;
-    if (st->weights == APP_WEIGHTS_DESIGN) {
-        *out = st->design;
+    const lesson *l = app_lesson(st);
+    if (st->weights == APP_WEIGHTS_DESIGN && l) {
+        lesson_page_weights(l, st->lesson.page, cfg, storage);
+        *out = storage;
         return ATTN_OK;
     }
     if (st->weights != APP_WEIGHTS_FILE) return ATTN_OK;
@@ -53,24 +57,75 @@ static attn_status weights_for(app_state *st, const char *text, const attn_confi
     attn_status rc = attn_tokenize(&toks, text, strlen(text), st->vocab ? &words : NULL, err);
     int n = toks.n;
     attn_tokens_free(&toks);
-    if (rc == ATTN_OK) rc = attn_weights_file_bind(&st->file_weights, &st->wfile, cfg, n, st->weights_name, err);
-    if (rc == ATTN_OK) *out = &st->file_weights;
+    if (rc == ATTN_OK) rc = attn_weights_file_bind(storage, &st->wfile, cfg, n, st->weights_name, err);
+    if (rc == ATTN_OK) *out = storage;
     return rc;
+}
+
+/* text under cfg into *out, with the weights of the current source. */
+static attn_status run(app_state *st, attn_trace *out, const char *text, const attn_config *cfg, attn_err *err) {
+    attn_weights storage;
+    const attn_weights *w;
+    attn_status rc = weights_for(st, text, cfg, &storage, &w, err);
+    return rc == ATTN_OK ? attn_trace_run(out, text, strlen(text), cfg, st->vocab, w, err) : rc;
+}
+
+/* The configuration the second view of a comparison shows, or NULL. */
+static bool compare_config(const app_state *st, const attn_config *cfg, attn_config *out) {
+    *out = *cfg;
+    if (st->compare == VIZ_COMPARE_SCALE) out->scale = !cfg->scale;
+    else if (st->compare == VIZ_COMPARE_CONFIG) attn_config_apply_changes(out, &st->compare_base, &st->compare_cfg);
+    else return false;
+    return true;
+}
+
+/* Matrices of t that were supplied (not seeded). */
+static int given_count(const attn_trace *t) {
+    int n = 0;
+    for (int m = 0; m < ATTN_MAT_COUNT; m++)
+        for (int h = 0; h < ATTN_MAX_HEADS; h++) n += t->given[m][h];
+    return n;
+}
+
+/* true when t seeded nothing: every weight (and bias, when on) was supplied. */
+static bool every_matrix_given(const attn_trace *t) {
+    for (int m = 0; m < ATTN_MAT_COUNT; m++) {
+        if (attn_matrix_is_bias((attn_matrix)m) && !t->cfg.bias) continue;
+        int nh = attn_matrix_per_head((attn_matrix)m) ? t->cfg.heads : 1;
+        for (int h = 0; h < nh; h++)
+            if (!t->given[m][h]) return false;
+    }
+    return true;
+}
+
+/* The canvas notice: the page's design no longer fits the settings. */
+static void update_notice(app_state *st) {
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    if (st->weights == APP_WEIGHTS_FILE) st->notice[0] = '\0';
+    if (st->weights != APP_WEIGHTS_DESIGN || !pg) return;
+    st->notice[0] = '\0';
+    if (pg->random_weights) return; // seeded weights × a gain: nothing designed to lose
+    attn_weights w;
+    int designed = lesson_page_weights(l, st->lesson.page, &pg->cfg, &w), used = given_count(&st->trace);
+    if (used < designed)
+        snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_DESIGN_DROPPED), pg->cfg.d_model, pg->cfg.d_k,
+                 pg->cfg.heads, designed - used, designed, (unsigned)st->cfg.seed);
 }
 
 /* Computes text under cfg; on success replaces the traces, else keeps them. */
 static attn_status compute(app_state *st, const char *text, const attn_config *cfg, attn_err *err) {
-    const attn_weights *w;
     attn_trace t = {0}, alt = {0};
-    attn_status rc = weights_for(st, text, cfg, &w, err);
-    if (rc == ATTN_OK) rc = attn_trace_run(&t, text, strlen(text), cfg, st->vocab, w, err);
-    if (rc == ATTN_OK && st->compare == VIZ_COMPARE_SCALE) {
-        attn_config c2 = *cfg;
-        c2.scale = !c2.scale;
-        rc = attn_trace_run(&alt, text, strlen(text), &c2, st->vocab, w, err);
+    attn_config c2;
+    attn_status rc = run(st, &t, text, cfg, err);
+    if (rc == ATTN_OK && compare_config(st, cfg, &c2)) {
+        rc = run(st, &alt, text, &c2, err);
+        attn_config_diff_text(st->compare_labels[0], sizeof st->compare_labels[0], &c2, cfg); // what each view sets
+        attn_config_diff_text(st->compare_labels[1], sizeof st->compare_labels[1], cfg, &c2);
     }
     if (rc != ATTN_OK) {
         attn_trace_free(&t);
+        attn_trace_free(&alt);
         return rc;
     }
     attn_trace_free(&st->trace);
@@ -81,7 +136,8 @@ static attn_status compute(app_state *st, const char *text, const attn_config *c
     if (st->query >= t.n) st->query = t.n - 1;
     if (st->head >= cfg->heads) st->head = cfg->heads - 1;
     if (st->head_b >= cfg->heads) st->head_b = cfg->heads - 1;
-    update_badge(st);
+    if (st->compare == VIZ_COMPARE_HEADS && cfg->heads < 2) st->compare = VIZ_COMPARE_OFF; // one head: nothing to compare
+    update_notice(st);
     app_hover(st, st->hover); // the hovered cell may have moved or vanished
     st->dirty = true;
     return ATTN_OK;
@@ -100,7 +156,7 @@ void app_recompute(app_state *st) {
 }
 
 void app_refresh_texts(app_state *st) {
-    update_badge(st);
+    update_notice(st); // in the new language
     st->dirty = true;
 }
 
@@ -115,12 +171,6 @@ attn_status app_set_sentence(app_state *st, const char *sentence, const attn_con
     free(st->sentence);
     st->sentence = copy;
     return ATTN_OK;
-}
-
-/* The pronoun of the classic question when there is one, else the first token. */
-static int default_query(const attn_trace *t) {
-    int p = attn_trace_pronoun(t);
-    return p >= 0 ? p : 0;
 }
 
 attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg,
@@ -146,7 +196,7 @@ attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg
         app_free(st);
         return rc;
     }
-    st->query = default_query(&st->trace);
+    st->query = attn_trace_default_query(&st->trace);
     st->dirty = true;
     return ATTN_OK;
 }
@@ -154,10 +204,10 @@ attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg
 void app_free(app_state *st) {
     if (!st) return;
     for (int i = 0; i < VIZ_LANG_COUNT; i++) {
-        lesson_free(st->lessons[i]);
-        free(st->lesson_paths[i]);
+        lesson_free(st->lesson.files[i]);
+        free(st->lesson.paths[i]);
     }
-    free(st->narrative);
+    free(st->lesson.narrative);
     attn_trace_free(&st->trace);
     attn_trace_free(&st->alt);
     attn_weights_file_free(&st->wfile);
@@ -201,7 +251,7 @@ void app_goto_step(app_state *st, int step) {
         st->step = (attn_step)step;
         st->pan_x = st->pan_y = 0;
         st->narrative_scroll = 0;
-        if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){VIZ_HIT_NONE, 0, 0, 0, 0});
+        if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
     }
     st->dirty = true;
 }
@@ -211,7 +261,7 @@ void app_step(app_state *st, int delta) {
 }
 
 void app_select_query(app_state *st, int token) {
-    if (st->predict_pending) { // a click answers the question; the query stays
+    if (st->lesson.predict_pending) { // a click answers the question; the query stays
         app_lesson_guess(st, token);
         return;
     }
@@ -220,10 +270,11 @@ void app_select_query(app_state *st, int token) {
 }
 
 void app_hover(app_state *st, viz_hit hit) {
+    if (memcmp(&hit, &st->hover, sizeof hit) != 0) st->detail_scroll = 0; // a new cell starts at its own term
     st->hover = hit;
     st->explain_valid = false;
     if (hit.kind == VIZ_HIT_CELL)
-        st->explain_valid = attn_explain(st->explain, &st->trace, (attn_stage)hit.a, hit.b, hit.c, hit.d, NULL) == ATTN_OK;
+        st->explain_valid = attn_explain(st->explain, &st->trace, (attn_stage)hit.stage, hit.head, hit.row, hit.col, NULL) == ATTN_OK;
     if (hit.kind == VIZ_HIT_CELL && !st->explain_valid) st->hover.kind = VIZ_HIT_NONE;
     st->dirty = true;
 }
@@ -233,14 +284,14 @@ void app_move_cursor(app_state *st, int drow, int dcol) {
     int rows, cols;
     attn_trace_shape(&st->trace, s, &rows, &cols);
     viz_hit h = st->hover;
-    if (h.kind != VIZ_HIT_CELL || h.a != (int)s) h = (viz_hit){VIZ_HIT_CELL, s, st->head, st->query, 0};
+    if (h.kind != VIZ_HIT_CELL || h.stage != (int)s) h = (viz_hit){.kind = VIZ_HIT_CELL, .stage = s, .row = st->query};
     else {
-        h.c += drow;
-        h.d += dcol;
+        h.row += drow;
+        h.col += dcol;
     }
-    h.b = attn_stage_per_head(s) ? st->head : 0;
-    h.c = h.c < 0 ? 0 : h.c >= rows ? rows - 1 : h.c;
-    h.d = h.d < 0 ? 0 : h.d >= cols ? cols - 1 : h.d;
+    h.head = attn_stage_per_head(s) ? st->head : 0;
+    h.row = h.row < 0 ? 0 : h.row >= rows ? rows - 1 : h.row;
+    h.col = h.col < 0 ? 0 : h.col >= cols ? cols - 1 : h.col;
     app_hover(st, h);
 }
 
@@ -273,15 +324,38 @@ static int wrap(int v, int n) {
     return ((v % n) + n) % n;
 }
 
-/* Changes that break a designed or loaded set of weights switch to random ones. */
+/* A new shape or seed: the page's designs that still fit stay (the notice
+ * says what could not), a file that no longer fits gives way to random weights. */
 static void apply_shape_change(app_state *st, attn_config cfg) {
-    app_weights_mode old = st->weights;
-    if (old != APP_WEIGHTS_RANDOM) st->weights = APP_WEIGHTS_RANDOM;
-    if (!recompute(st, &cfg)) {
-        st->weights = old;
-        return;
+    attn_err err;
+    if (compute(st, st->sentence, &cfg, &err) != ATTN_OK) {
+        if (st->weights != APP_WEIGHTS_FILE) {
+            app_status(st, "%s", err.msg);
+            return;
+        }
+        st->weights = APP_WEIGHTS_RANDOM;
+        if (!recompute(st, &cfg)) {
+            st->weights = APP_WEIGHTS_FILE;
+            return;
+        }
+        snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_FILE_DROPPED), st->weights_name, cfg.d_model,
+                 cfg.d_k, cfg.heads, (unsigned)cfg.seed);
     }
-    if (old == APP_WEIGHTS_DESIGN) app_status(st, app_str(st, VIZ_S_STATUS_RANDOM), (unsigned)cfg.seed);
+    if (st->notice[0]) app_status(st, "%s", st->notice); // said where the eye is, and in the status line
+    else st->status[0] = '\0';
+}
+
+/* The next split view the controls offer: heads only with two of them, the
+ * page's own comparison only on a page that has one. */
+static viz_compare next_compare(const app_state *st, int dir) {
+    viz_compare c = st->compare;
+    for (int k = 0; k < VIZ_COMPARE_COUNT; k++) {
+        c = (viz_compare)wrap((int)c + dir, VIZ_COMPARE_COUNT);
+        if (c == VIZ_COMPARE_HEADS && st->cfg.heads < 2) continue;
+        if (c == VIZ_COMPARE_CONFIG && !app_page_compares_config(st)) continue;
+        return c;
+    }
+    return VIZ_COMPARE_OFF;
 }
 
 static void widget_config(app_state *st, viz_widget w, int delta) {
@@ -296,8 +370,12 @@ static void widget_config(app_state *st, viz_widget w, int delta) {
         break;
     default: break;
     }
+    bool seed_only = c.seed != st->cfg.seed && c.heads == st->cfg.heads && c.d_k == st->cfg.d_k &&
+                     c.d_model == st->cfg.d_model;
     if (c.heads != st->cfg.heads || c.d_k != st->cfg.d_k || c.d_model != st->cfg.d_model || c.seed != st->cfg.seed)
         apply_shape_change(st, c);
+    if (seed_only && every_matrix_given(&st->trace) && !st->notice[0])
+        app_status(st, app_str(st, VIZ_S_STATUS_SEED_UNUSED), (unsigned)c.seed); // nothing here is seeded
 }
 
 static void widget_mask(app_state *st, viz_widget w, int delta) {
@@ -328,9 +406,9 @@ void app_widget(app_state *st, viz_widget w, int delta) {
         app_hover(st, st->hover);
         break;
     case VIZ_W_COMPARE:
-        st->compare = (viz_compare)wrap((int)st->compare + (delta ? delta : 1), VIZ_COMPARE_COUNT);
+        st->compare = next_compare(st, delta ? delta : 1);
         if (st->compare == VIZ_COMPARE_HEADS && st->head_b == st->head) st->head_b = wrap(st->head + 1, st->cfg.heads);
-        recompute(st, &st->cfg); // the scale comparison needs its second trace
+        recompute(st, &st->cfg); // the scale and config comparisons need their second trace
         break;
     case VIZ_W_THEME:
         st->theme = (viz_theme_id)wrap((int)st->theme + (delta ? delta : 1), VIZ_THEME_COUNT);
@@ -346,17 +424,18 @@ void app_widget(app_state *st, viz_widget w, int delta) {
 
 void app_reset(app_state *st) {
     if (app_lesson(st)) { // the lesson's page as designed
-        app_lesson_goto(st, st->page);
+        app_lesson_goto(st, st->lesson.page);
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
         return;
     }
-    st->weights = st->design ? APP_WEIGHTS_DESIGN : st->wfile.heads || st->wfile.x.v ? APP_WEIGHTS_FILE : APP_WEIGHTS_RANDOM;
+    st->weights = st->weights_name[0] ? APP_WEIGHTS_FILE : APP_WEIGHTS_RANDOM;
+    st->notice[0] = '\0';
     st->compare = VIZ_COMPARE_OFF;
     st->head = 0;
     st->canvas_zoom = 1.0f;
     st->pan_x = st->pan_y = 0;
     if (recompute(st, &st->design_cfg)) {
-        st->query = default_query(&st->trace);
+        st->query = attn_trace_default_query(&st->trace);
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
     }
     st->dirty = true;
@@ -496,10 +575,14 @@ void app_edit_cancel(app_state *st) {
 
 /* ---- derived views ---- */
 
-void app_scene(const app_state *st, viz_scene *s) {
+void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     memset(s, 0, sizeof *s);
     s->trace = &st->trace;
-    s->alt_trace = st->compare == VIZ_COMPARE_SCALE && st->alt.n ? &st->alt : NULL;
+    s->alt_trace = st->alt.n ? &st->alt : NULL;
+    s->compare_labels[0] = st->compare_labels[0];
+    s->compare_labels[1] = st->compare_labels[1];
+    s->notice = st->notice[0] ? st->notice : NULL;
+    s->origin = app_origin(st);
     s->feature_names = st->vocab && st->vocab->dim == st->cfg.d_model && st->trace.vocab_rows ? st->vocab->features : NULL;
     s->step = st->step;
     s->head = st->head;
@@ -514,24 +597,26 @@ void app_scene(const app_state *st, viz_scene *s) {
     s->canvas_pan_x = st->pan_x;
     s->canvas_pan_y = st->pan_y;
     s->narrative_scroll = st->narrative_scroll;
+    s->detail_scroll = st->detail_scroll;
     s->sentence = st->editing ? st->edit : st->sentence;
     s->editing = st->editing;
     s->cursor = st->cursor;
     s->composition = st->composition;
     s->edit_error = st->editing && st->edit_error[0] ? st->edit_error : NULL;
     s->ui = st->strings ? st->strings->s[st->lang] : NULL;
-    s->badge = st->badge;
+    app_badge(st, badge, cap);
+    s->badge = badge;
     s->status = st->status[0] ? st->status : NULL;
     s->show_help = st->show_help;
     s->show_lab = st->show_lab;
     s->lab = st->lab;
     s->lab_elapsed = st->lab_elapsed;
-    s->hide_weights = st->predict_pending;
-    s->narrative = st->narrative;
+    s->hide_weights = st->lesson.predict_pending;
+    s->narrative = st->lesson.narrative;
     const lesson *l = app_lesson(st);
-    const lesson_page *pg = l ? lesson_page_at(l, st->page) : NULL;
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
     s->narrative_title = pg ? pg->title : NULL;
-    s->page_label = st->page_label[0] ? st->page_label : NULL;
+    s->page_label = st->lesson.page_label[0] ? st->lesson.page_label : NULL;
     s->theme = st->theme;
     s->scale = st->dpi_scale * st->zoom;
     s->width = st->width;
@@ -543,8 +628,8 @@ static void copy_target(const app_state *st, attn_stage *s, int *h) {
     *s = attn_step_result(st->step);
     *h = st->head;
     if (st->hover.kind == VIZ_HIT_CELL) {
-        *s = (attn_stage)st->hover.a;
-        *h = st->hover.b;
+        *s = (attn_stage)st->hover.stage;
+        *h = st->hover.head;
     }
 }
 
@@ -580,16 +665,6 @@ char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
     return attn_sb_take(&b);
 }
 
-/* Appends s single-quoted for a POSIX shell. */
-static void shell_quote(attn_strbuf *b, const char *s) {
-    attn_sb_puts(b, "'");
-    for (; *s; s++) {
-        if (*s == '\'') attn_sb_puts(b, "'\\''");
-        else attn_sb_append(b, s, 1);
-    }
-    attn_sb_puts(b, "'");
-}
-
 char *app_command_line(const app_state *st) {
     const attn_config *c = &st->cfg;
     attn_strbuf b;
@@ -597,13 +672,13 @@ char *app_command_line(const app_state *st) {
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
     attn_sb_puts(&b, "attnviz --headless --sentence ");
-    shell_quote(&b, st->sentence);
+    attn_sb_shell_word(&b, st->sentence);
     attn_sb_printf(&b, " --d-model %d --d-k %d --heads %d --seed %lu --mask %s%s%s%s", c->d_model, c->d_k, c->heads,
                    (unsigned long)c->seed, mask, c->scale ? "" : " --no-scale", c->pos_enc ? " --pos-enc" : "",
                    c->bias ? " --bias" : "");
     if (st->weights == APP_WEIGHTS_FILE) {
         attn_sb_puts(&b, " --weights ");
-        shell_quote(&b, st->weights_name);
+        attn_sb_shell_word(&b, st->weights_name);
     }
     attn_stage s;
     int h;

@@ -1,6 +1,8 @@
 /* app.h — the app's state and the actions that change it. No SDL here:
  * events are translated into these actions elsewhere (app_sdl.c), so the
- * state can be tested with no window (tests/test_app.c). */
+ * state can be tested with no window (tests/test_app.c).
+ *
+ * Layer 7 (src/app): includes every layer below; only src/main.c is above it. */
 #ifndef APP_H
 #define APP_H
 
@@ -17,17 +19,32 @@
 
 typedef enum { APP_WEIGHTS_RANDOM, APP_WEIGHTS_DESIGN, APP_WEIGHTS_FILE } app_weights_mode;
 
+/* A lesson in the window: the file in each language, the page shown, its
+ * designed weights and text, and its question. */
+typedef struct {
+    lesson *files[VIZ_LANG_COUNT];   /* the open lesson in each language, paired by page id (owned; NULL: none) */
+    char *paths[VIZ_LANG_COUNT];     /* their files (owned), for reloading */
+    long long mtimes[VIZ_LANG_COUNT];/* modification times seen at load (ns) */
+    int page;                        /* current page of the current language's lesson */
+    char *narrative;                 /* the page's text as paragraphs (owned), or NULL */
+    char page_label[96];             /* "3 / 12" for the status line, or "" */
+    bool predict_pending;            /* predict before reveal: weights hidden until a guess */
+    int predict_head;                /* the question's head */
+} app_lesson_state;
+
 typedef struct {
     /* what is computed */
     char *sentence;             /* last valid sentence (owned, UTF-8) */
     attn_config cfg;            /* current configuration */
     attn_config design_cfg;     /* configuration the lesson's design needs (R returns to it) */
-    app_weights_mode weights;   /* where the weights come from */
+    app_weights_mode weights;   /* where supplied weights come from (the trace says which it took) */
     const attn_vocab *vocab;    /* lesson vocabulary or NULL (borrowed) */
-    const attn_weights *design; /* lesson's designed weights or NULL (borrowed) */
     attn_weights_file wfile;    /* --weights file contents (owned; empty when unused) */
-    attn_weights file_weights;  /* views into wfile bound to cfg */
     char weights_name[256];     /* --weights path as given, for the badge */
+    char notice[APP_STATUS_CAP];/* over the canvas: the design or file no longer fits the settings, or "" */
+    attn_config compare_base;   /* compare = config: the page's settings … */
+    attn_config compare_cfg;    /* … and its @compare's; the second view applies their difference */
+    char compare_labels[2][96]; /* compare = config: the settings in which the two views differ, each view's */
     attn_trace trace;           /* trace of sentence under cfg (always valid after app_init) */
     attn_trace alt;             /* compare = scale: the same with scaling toggled */
     attn_explanation *explain;  /* explanation of the hovered cell (owned) */
@@ -47,6 +64,7 @@ typedef struct {
     float canvas_zoom;          /* canvas zoom (1 = fit) */
     float pan_x, pan_y;         /* canvas pan in pixels */
     float narrative_scroll;     /* narrative panel scroll */
+    int detail_scroll;          /* terms the cell arithmetic is scrolled by (0: around the cell's own) */
     /* editing the sentence */
     bool editing;               /* keys are text while true */
     char *edit;                 /* edit buffer (owned) */
@@ -63,19 +81,9 @@ typedef struct {
     bool fullscreen;            /* F11 */
     int width, height;          /* window size in pixels */
     char status[APP_STATUS_CAP];/* status line */
-    char badge[320];            /* weights badge text */
     const viz_strings *strings; /* UI strings (borrowed) */
     /* lessons */
-    lesson *lessons[VIZ_LANG_COUNT]; /* the open lesson in each language, paired by page id (owned; NULL: none) */
-    char *lesson_paths[VIZ_LANG_COUNT]; /* their files (owned), for reloading */
-    long long lesson_mtimes[VIZ_LANG_COUNT]; /* modification times seen at load (ns) */
-    int page;                   /* current page of the current language's lesson */
-    attn_weights design_storage;/* the page's designed weights (views into the lesson) */
-    bool design_random;         /* the page asks for seeded random weights (badge says random) */
-    char *narrative;            /* the page's text as paragraphs (owned), or NULL */
-    char page_label[96];        /* "3 / 12" for the status line, or "" */
-    bool predict_pending;       /* predict before reveal: weights hidden until a guess */
-    int predict_head;           /* the question's head */
+    app_lesson_state lesson;    /* the open lesson, its page and question */
     /* bookkeeping */
     bool dirty;                 /* something visible changed: rebuild the display list */
     bool quit;                  /* leave the main loop */
@@ -97,6 +105,12 @@ void app_refresh_texts(app_state *st);
 
 /* Reads --weights; the app then shows "from FILE". */
 attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err);
+
+/* Where the weights the trace was given came from. */
+viz_origin app_origin(const app_state *st);
+
+/* The weights badge of the current trace, in the current language. */
+void app_badge(const app_state *st, char *out, size_t cap);
 
 /* A UI string in the current language. */
 const char *app_str(const app_state *st, viz_str id);
@@ -145,6 +159,8 @@ void app_lesson_turn(app_state *st, int delta);
 void app_clicker(app_state *st, int delta);
 /* L: the other language, on the paired page. */
 void app_switch_lang(app_state *st);
+/* true when the page offers its own comparison (@compare with settings). */
+bool app_page_compares_config(const app_state *st);
 /* A click on token during a question: records the guess and reveals. */
 void app_lesson_guess(app_state *st, int token);
 /* Reloads a lesson whose file changed on disk, keeping the page. Returns true
@@ -152,8 +168,9 @@ void app_lesson_guess(app_state *st, int token);
 bool app_lesson_reload(app_state *st);
 
 /* ---- derived ---- */
-/* Fills s from st (all pointers borrowed from st). */
-void app_scene(const app_state *st, viz_scene *s);
+/* Fills s from st (pointers borrowed from st; the badge text is written to
+ * badge, cap bytes, which s points at). */
+void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap);
 /* The TSV of the matrix under the hover (or the step's result), caller frees. */
 char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap);
 /* The attnviz command line that reproduces the current view, caller frees. */

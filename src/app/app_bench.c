@@ -45,20 +45,20 @@ static double quantile(samples *s, double q) {
 /* One input event, then the frame it causes: the time a person waits. */
 /* Adds the phases of the frame just timed (total ms) to s. */
 static void add_phases(samples *s, const app_ui *u, double total) {
-    int whole = u->frame && u->drawn_px >= (long)u->frame->w * u->frame->h;
+    const app_frame_stats *fs = u->stats;
+    int whole = u->frame && fs->drawn_px >= (long)u->frame->w * u->frame->h;
     double rest = total;
     for (int p = 0; p < APP_T_COUNT; p++) {
-        s->phase[whole][p] += u->phase_ms[p];
-        rest -= u->phase_ms[p];
+        s->phase[whole][p] += fs->phase_ms[p];
+        rest -= fs->phase_ms[p];
     }
     s->phase[whole][APP_T_COUNT] += rest;
-    s->share[whole] += u->frame ? (double)u->drawn_px / ((double)u->frame->w * u->frame->h) : 0;
+    s->share[whole] += u->frame ? (double)fs->drawn_px / ((double)u->frame->w * u->frame->h) : 0;
     s->frames[whole]++;
 }
 
 static void frame(app_ui *u, SDL_Event *e, samples *frames, samples *edits) {
-    memset(u->phase_ms, 0, sizeof u->phase_ms);
-    u->drawn_px = 0;
+    memset(u->stats, 0, sizeof *u->stats);
     double t0 = now_s();
     if (e) app_ui_event(u, e);
     double t1 = now_s();
@@ -107,7 +107,7 @@ static void hover_and_click(app_ui *u, samples *f) {
     float(*pts)[3] = malloc(sizeof *pts * (size_t)(n > 0 ? n : 1));
     for (int i = 0; pts && i < n; i++) {
         const viz_cmd *c = &u->list.cmds[i];
-        bool cell = c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_CELL && c->hit.a == ATTN_ST_WEIGHTS;
+        bool cell = c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_CELL && c->hit.stage == ATTN_ST_WEIGHTS;
         bool token = c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_TOKEN;
         if (cell || token) {
             pts[k][0] = c->x + c->w / 2;
@@ -219,6 +219,8 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s) {
         app_free(&st);
         return 1;
     }
+    app_frame_stats stats = {0}; // the window reports each frame's phases here
+    u.stats = &stats;
     app_ui_frame(&u);
     double first_ms = (now_s() - start_s) * 1000.0;
     session(&u, &seed);

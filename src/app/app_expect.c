@@ -6,13 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app_sdl.h"
+#include "app_script_run.h"
 
-bool app_expect(app_ui *u, const app_script_cmd *c);
-
-static bool mismatch(app_ui *u, const app_script_cmd *c, const char *got) {
-    fprintf(stderr, "attnviz: %s:%d: expected %s = \"%s\", got \"%s\"\n", u->script_name, c->line, c->name, c->text, got);
-    u->exit_code = 1;
+static bool mismatch(app_script_runner *r, const app_script_cmd *c, const char *got) {
+    fprintf(stderr, "attnviz: %s:%d: expected %s = \"%s\", got \"%s\"\n", r->name, c->line, c->name, c->text, got);
+    r->exit_code = 1;
     return true; // keep going: report every failed expectation of the run
 }
 
@@ -20,7 +18,7 @@ static bool mismatch(app_ui *u, const app_script_cmd *c, const char *got) {
 static bool state_value(const app_ui *u, const char *name, char *out, size_t cap) {
     const app_state *st = &u->st;
     const attn_config *cfg = &st->trace.cfg;
-    static const char *const compares[] = {"off", "scale", "heads"};
+    static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page"};
     char mask[32];
     attn_mask_format(mask, sizeof mask, cfg->mask);
     if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->step + 1);
@@ -43,24 +41,28 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "help")) snprintf(out, cap, "%d", st->show_help);
     else if (!strcmp(name, "fullscreen")) snprintf(out, cap, "%d", st->fullscreen);
     else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->width, st->height);
-    else if (!strcmp(name, "badge")) snprintf(out, cap, "%s", st->badge);
+    else if (!strcmp(name, "badge")) app_badge(st, out, cap);
     else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->status);
     else if (!strcmp(name, "edit_error")) snprintf(out, cap, "%s", st->edit_error);
     else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->composition);
     else if (!strcmp(name, "page")) {
         const lesson *l = app_lesson(st);
-        const lesson_page *pg = l ? lesson_page_at(l, st->page) : NULL;
+        const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
         snprintf(out, cap, "%s", pg ? pg->id : "none");
-    } else if (!strcmp(name, "weights")) {
-        static const char *const modes[] = {"random", "design", "file"};
-        snprintf(out, cap, "%s", modes[st->weights]);
-    } else if (!strcmp(name, "predict")) snprintf(out, cap, "%d", st->predict_pending);
+    } else if (!strcmp(name, "weights")) { // what the trace took, not what the app meant to give it
+        viz_origin o = app_origin(st);
+        const char *what = viz_weights_random(&st->trace, o) ? "random"
+                           : st->trace.source == ATTN_SRC_MIXED ? "mixed"
+                           : o.kind == VIZ_FROM_FILE         ? "file"
+                                                             : "design";
+        snprintf(out, cap, "%s", what);
+    } else if (!strcmp(name, "predict")) snprintf(out, cap, "%d", st->lesson.predict_pending);
     else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->show_lab ? "off" : st->lab ? "done" : "running");
     else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->lines_all);
-    else if (!strcmp(name, "narrative")) snprintf(out, cap, "%s", st->narrative ? st->narrative : "");
+    else if (!strcmp(name, "narrative")) snprintf(out, cap, "%s", st->lesson.narrative ? st->lesson.narrative : "");
     else if (!strcmp(name, "hover")) {
         if (st->hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
-        else snprintf(out, cap, "%s %d %d %d", attn_stage_name((attn_stage)st->hover.a), st->hover.b, st->hover.c, st->hover.d);
+        else snprintf(out, cap, "%s %d %d %d", attn_stage_name((attn_stage)st->hover.stage), st->hover.head, st->hover.row, st->hover.col);
     } else return false;
     return true;
 }
@@ -79,57 +81,58 @@ static bool near(long px, viz_rgba c) {
 static const viz_cmd *cell_region(const app_ui *u, int stage, int head, int row, int col) {
     for (int i = 0; i < u->list.count; i++) {
         const viz_cmd *r = &u->list.cmds[i];
-        if (r->kind == VIZ_HIT && r->hit.kind == VIZ_HIT_CELL && r->hit.a == stage && r->hit.b == head &&
-            r->hit.c == row && r->hit.d == col)
+        if (r->kind == VIZ_HIT && r->hit.kind == VIZ_HIT_CELL && r->hit.stage == stage && r->hit.head == head &&
+            r->hit.row == row && r->hit.col == col)
             return r;
     }
     return NULL;
 }
 
 /* cell_color STAGE HEAD ROW COL: the drawn cell has the colour its value maps to. */
-static bool expect_cell_color(app_ui *u, const app_script_cmd *c) {
+static bool expect_cell_color(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     char stage[16];
     int head, row, col;
-    if (sscanf(c->text, "%15s %d %d %d", stage, &head, &row, &col) != 4) return mismatch(u, c, "bad arguments");
+    if (sscanf(c->text, "%15s %d %d %d", stage, &head, &row, &col) != 4) return mismatch(r, c, "bad arguments");
     int s = attn_stage_from_name(stage);
-    if (s != ATTN_ST_WEIGHTS) return mismatch(u, c, "cell_color checks cells of weights");
-    const viz_cmd *r = cell_region(u, s, head, row, col);
-    if (!r) return mismatch(u, c, "the cell is not on screen");
+    if (s != ATTN_ST_WEIGHTS) return mismatch(r, c, "cell_color checks cells of weights");
+    const viz_cmd *reg = cell_region(u, s, head, row, col);
+    if (!reg) return mismatch(r, c, "the cell is not on screen");
     int rows, cols;
     attn_trace_shape(&u->st.trace, (attn_stage)s, &rows, &cols);
     double v = attn_trace_stage(&u->st.trace, (attn_stage)s, head)[(size_t)row * cols + col];
     viz_rgba want = viz_sequential(v);
-    long got = pixel(u, r->x + r->w * 0.2f, r->y + r->h * 0.2f); // off-centre: away from the value text
+    long got = pixel(u, reg->x + reg->w * 0.2f, reg->y + reg->h * 0.2f); // off-centre: away from the value text
     char buf[64];
     snprintf(buf, sizeof buf, "#%06lx (want #%02x%02x%02x)", got, want.r, want.g, want.b);
-    return near(got, want) ? true : mismatch(u, c, buf);
+    return near(got, want) ? true : mismatch(r, c, buf);
 }
 
 /* row_highlight: the query's row of the step's matrix is outlined. */
-static bool expect_row_highlight(app_ui *u, const app_script_cmd *c) {
+static bool expect_row_highlight(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     const viz_theme *th = viz_theme_get(u->st.theme);
     for (int i = 0; i < u->list.count; i++) { // the first cell of the query's row, leftmost
-        const viz_cmd *r = &u->list.cmds[i];
-        if (r->kind != VIZ_HIT || r->hit.kind != VIZ_HIT_CELL || r->hit.c != u->st.query || r->hit.d != 0) continue;
+        const viz_cmd *reg = &u->list.cmds[i];
+        if (reg->kind != VIZ_HIT || reg->hit.kind != VIZ_HIT_CELL || reg->hit.row != u->st.query || reg->hit.col != 0)
+            continue;
         float t = 2.0f * u->st.dpi_scale * u->st.zoom;
-        if (near(pixel(u, r->x - t * 0.5f, r->y + r->h / 2), th->highlight)) return true;
+        if (near(pixel(u, reg->x - t * 0.5f, reg->y + reg->h / 2), th->highlight)) return true;
     }
-    return mismatch(u, c, "no highlighted row found");
+    return mismatch(r, c, "no highlighted row found");
 }
 
 /* detail_shows TEXT: a drawn text contains TEXT and its box is not blank. */
-static bool expect_text(app_ui *u, const app_script_cmd *c) {
+static bool expect_text(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     const viz_theme *th = viz_theme_get(u->st.theme);
     for (int i = 0; i < u->list.count; i++) {
-        const viz_cmd *r = &u->list.cmds[i];
-        if (r->kind != VIZ_TEXT || !strstr(viz_cmd_text(&u->list, r), c->text)) continue;
-        for (float y = r->y; y < r->y + r->h; y += 1)
-            for (float x = r->x; x < r->x + r->w && x < r->x + 400; x += 1) {
+        const viz_cmd *reg = &u->list.cmds[i];
+        if (reg->kind != VIZ_TEXT || !strstr(viz_cmd_text(&u->list, reg), c->text)) continue;
+        for (float y = reg->y; y < reg->y + reg->h; y += 1)
+            for (float x = reg->x; x < reg->x + reg->w && x < reg->x + 400; x += 1) {
                 long p = pixel(u, x, y);
                 if (p >= 0 && !near(p, th->panel) && !near(p, th->bg)) return true;
             }
     }
-    return mismatch(u, c, "not drawn");
+    return mismatch(r, c, "not drawn");
 }
 
 /* Resident memory in KiB (/proc/self/statm), or -1. */
@@ -143,36 +146,34 @@ static long rss_kb(void) {
 }
 
 /* rss_mark now / rss_growth_below KIB: memory must not creep during a soak. */
-static bool expect_rss(app_ui *u, const app_script_cmd *c) {
+static bool expect_rss(app_script_runner *r, const app_script_cmd *c) {
     long now = rss_kb();
     if (!strcmp(c->name, "rss_mark")) {
-        u->rss_mark_kb = now;
+        r->rss_mark_kb = now;
         return true;
     }
-    long limit = atol(c->text), grew = now - u->rss_mark_kb;
+    long limit = atol(c->text), grew = now - r->rss_mark_kb;
     fprintf(stderr, "attnviz: resident memory %ld KiB, %+ld KiB since the mark\n", now, grew);
     if (now >= 0 && grew <= limit) return true;
     char buf[64];
     snprintf(buf, sizeof buf, "%ld KiB more", grew);
-    return mismatch(u, c, buf);
+    return mismatch(r, c, buf);
 }
 
-bool app_expect(app_ui *u, const app_script_cmd *c) {
-    if (!strncmp(c->name, "rss_", 4)) return expect_rss(u, c);
+bool app_expect(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
+    if (!strncmp(c->name, "rss_", 4)) return expect_rss(r, c);
     app_ui_frame(u);
-    if (!strcmp(c->name, "cell_color")) return expect_cell_color(u, c);
-    if (!strcmp(c->name, "row_highlight")) return expect_row_highlight(u, c);
-    if (!strcmp(c->name, "text_drawn")) return expect_text(u, c);
+    if (!strcmp(c->name, "cell_color")) return expect_cell_color(r, u, c);
+    if (!strcmp(c->name, "row_highlight")) return expect_row_highlight(r, u, c);
+    if (!strcmp(c->name, "text_drawn")) return expect_text(r, u, c);
     char got[2048];
     size_t n = strlen(c->name);
     bool contains = n > 9 && !strcmp(c->name + n - 9, "_contains");
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)(contains ? n - 9 : n), c->name);
     if (!state_value(u, name, got, sizeof got)) {
-        fprintf(stderr, "attnviz: %s:%d: unknown expectation \"%s\"\n", u->script_name, c->line, c->name);
-        u->exit_code = 1;
-        return false;
+        return app_runner_fail(r, u, c, "unknown expectation \"%s\"", c->name);
     }
     if (contains ? strstr(got, c->text) != NULL : strcmp(got, c->text) == 0) return true;
-    return mismatch(u, c, got);
+    return mismatch(r, c, got);
 }

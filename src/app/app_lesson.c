@@ -9,7 +9,7 @@
 #include "strbuf.h"
 
 const lesson *app_lesson(const app_state *st) {
-    return st->lessons[st->lang] ? st->lessons[st->lang] : st->lessons[!st->lang];
+    return st->lesson.files[st->lang] ? st->lesson.files[st->lang] : st->lesson.files[!st->lang];
 }
 
 static long long mtime_ns(const char *path) {
@@ -33,15 +33,44 @@ static char *page_text(const lesson_page *pg) {
 }
 
 static void set_question(app_state *st, const lesson_page *pg) {
-    st->predict_pending = pg->predict.on;
+    st->lesson.predict_pending = pg->predict.on;
     if (!pg->predict.on) return;
     int q = lesson_find_token(&st->trace.tokens, &pg->predict.query);
     if (q >= 0) st->query = q;
-    st->predict_head = pg->predict.head;
+    st->lesson.predict_head = pg->predict.head;
     if (st->compare != VIZ_COMPARE_HEADS) st->head = pg->predict.head < st->cfg.heads ? pg->predict.head : 0;
     st->step = ATTN_STEP_SOFTMAX; // the question is about the weights: show them (once revealed)
 }
 
+/* true when a page's @compare changes the scaling and nothing else (the C key's own view). */
+static bool compares_scale_only(const lesson_page *pg) {
+    attn_config c = pg->cfg;
+    char diff[160];
+    c.scale = pg->compare.cfg.scale;
+    return attn_config_diff_text(diff, sizeof diff, &c, &pg->compare.cfg) == 0;
+}
+
+/* The page's split view: before computing, which the comparisons need. */
+static void set_compare(app_state *st, const lesson_page *pg) {
+    st->compare = VIZ_COMPARE_OFF;
+    if (pg->compare.kind == LESSON_CMP_HEADS) {
+        st->compare = VIZ_COMPARE_HEADS;
+        st->head = pg->compare.head_a;
+        st->head_b = pg->compare.head_b;
+    } else if (pg->compare.kind == LESSON_CMP_CONFIG) {
+        st->compare = compares_scale_only(pg) ? VIZ_COMPARE_SCALE : VIZ_COMPARE_CONFIG;
+        st->compare_base = pg->cfg;
+        st->compare_cfg = pg->compare.cfg;
+    }
+}
+
+bool app_page_compares_config(const app_state *st) {
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    return pg && pg->compare.kind == LESSON_CMP_CONFIG && !compares_scale_only(pg);
+}
+
+/* The page's step and highlighted token, found in the computed sentence. */
 static void set_view(app_state *st, const lesson_page *pg) {
     if (pg->step >= 0) st->step = (attn_step)pg->step;
     const lesson_highlight *hl = &pg->highlight;
@@ -49,48 +78,35 @@ static void set_view(app_state *st, const lesson_page *pg) {
         int q = lesson_find_token(&st->trace.tokens, &hl->a);
         if (q >= 0) st->query = q;
     }
-    st->compare = VIZ_COMPARE_OFF;
-    if (pg->compare.kind == LESSON_CMP_HEADS) {
-        st->compare = VIZ_COMPARE_HEADS;
-        st->head = pg->compare.head_a;
-        st->head_b = pg->compare.head_b;
-    } else if (pg->compare.kind == LESSON_CMP_CONFIG && pg->compare.cfg.scale != pg->cfg.scale) {
-        st->compare = VIZ_COMPARE_SCALE; // the window compares scaling; other settings stay single
-    }
 }
 
 void app_lesson_goto(app_state *st, int page) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, page) : NULL;
     if (!pg) return;
-    st->page = page;
+    st->lesson.page = page;
     st->status[0] = '\0'; // the last page's message does not belong to this one
     st->vocab = lesson_vocab(l);
     st->design_cfg = pg->cfg;
-    memset(&st->design_storage, 0, sizeof st->design_storage);
-    lesson_page_weights(l, page, &pg->cfg, &st->design_storage);
-    st->design = &st->design_storage;
-    st->design_random = pg->random_weights;
-    st->weights = APP_WEIGHTS_DESIGN;
+    st->weights = APP_WEIGHTS_DESIGN; // bound to the settings at each computation (weights_for)
+    st->notice[0] = '\0';
     st->head = 0;
-    st->compare = VIZ_COMPARE_OFF;
     st->canvas_zoom = 1.0f;
     st->pan_x = st->pan_y = st->narrative_scroll = 0;
+    set_compare(st, pg);
     char *copy = strdup(pg->sentence);
     attn_err err;
-    if (copy && app_set_sentence(st, copy, &pg->cfg, &err) == ATTN_OK) {
-        int p = attn_trace_pronoun(&st->trace); // 它/it when present: the classic question
-        st->query = p >= 0 ? p : 0;
+    if (copy && app_set_sentence(st, copy, &pg->cfg, &err) == ATTN_OK) { // the page's one computation
+        st->query = attn_trace_default_query(&st->trace); // 它/it when present: the classic question
         set_view(st, pg);
         set_question(st, pg);
-        app_recompute(st);
     } else {
         app_status(st, "%s", copy ? err.msg : "Not enough memory for the page.");
     }
     free(copy);
-    free(st->narrative);
-    st->narrative = page_text(pg);
-    snprintf(st->page_label, sizeof st->page_label, "%d / %d · %s", page + 1, lesson_page_count(l), pg->id);
+    free(st->lesson.narrative);
+    st->lesson.narrative = page_text(pg);
+    snprintf(st->lesson.page_label, sizeof st->lesson.page_label, "%d / %d · %s", page + 1, lesson_page_count(l), pg->id);
     st->dirty = true;
 }
 
@@ -104,11 +120,11 @@ static attn_status load_slot(app_state *st, int lang, const char *path, attn_err
         lesson_free(l);
         return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to open %s.", path);
     }
-    lesson_free(st->lessons[lang]);
-    free(st->lesson_paths[lang]);
-    st->lessons[lang] = l;
-    st->lesson_paths[lang] = copy;
-    st->lesson_mtimes[lang] = mtime_ns(path);
+    lesson_free(st->lesson.files[lang]);
+    free(st->lesson.paths[lang]);
+    st->lesson.files[lang] = l;
+    st->lesson.paths[lang] = copy;
+    st->lesson.mtimes[lang] = mtime_ns(path);
     return ATTN_OK;
 }
 
@@ -126,7 +142,7 @@ attn_status app_lesson_open(app_state *st, const char *path, const char *pair_pa
         load_slot(st, !lang, pair_path, &ignored);
     }
     st->lang = (viz_lang)lang;
-    int page = page_id ? lesson_find_page(st->lessons[lang], page_id) : 0;
+    int page = page_id ? lesson_find_page(st->lesson.files[lang], page_id) : 0;
     if (page < 0) return attn_fail(err, ATTN_ERR_INPUT, "The lesson %s has no page \"%s\".", path, page_id);
     app_lesson_goto(st, page);
     return ATTN_OK;
@@ -135,7 +151,7 @@ attn_status app_lesson_open(app_state *st, const char *path, const char *pair_pa
 void app_lesson_turn(app_state *st, int delta) {
     const lesson *l = app_lesson(st);
     if (!l) return;
-    int p = st->page + delta;
+    int p = st->lesson.page + delta;
     if (p >= 0 && p < lesson_page_count(l)) app_lesson_goto(st, p);
 }
 
@@ -145,16 +161,16 @@ void app_clicker(app_state *st, int delta) {
         app_step(st, delta);
         return;
     }
-    int before = st->page;
+    int before = st->lesson.page;
     app_lesson_turn(st, delta);
-    if (delta < 0 && st->page != before) app_goto_step(st, ATTN_STEP_COUNT - 1); // back: arrive at its last step
+    if (delta < 0 && st->lesson.page != before) app_goto_step(st, ATTN_STEP_COUNT - 1); // back: arrive at its last step
 }
 
 void app_switch_lang(app_state *st) {
     const lesson *from = app_lesson(st);
-    const lesson_page *pg = from ? lesson_page_at(from, st->page) : NULL;
+    const lesson_page *pg = from ? lesson_page_at(from, st->lesson.page) : NULL;
     st->lang = (viz_lang)!st->lang;
-    const lesson *to = st->lessons[st->lang];
+    const lesson *to = st->lesson.files[st->lang];
     if (pg && to && to != from) {
         int p = lesson_find_page(to, pg->id);
         app_lesson_goto(st, p >= 0 ? p : 0);
@@ -163,9 +179,9 @@ void app_switch_lang(app_state *st) {
 }
 
 void app_lesson_guess(app_state *st, int token) {
-    if (!st->predict_pending || token < 0 || token >= st->trace.n) return;
-    st->predict_pending = false;
-    int h = st->predict_head < st->cfg.heads ? st->predict_head : 0;
+    if (!st->lesson.predict_pending || token < 0 || token >= st->trace.n) return;
+    st->lesson.predict_pending = false;
+    int h = st->lesson.predict_head < st->cfg.heads ? st->lesson.predict_head : 0;
     const double *row = st->trace.head[h].weights + (size_t)st->query * st->trace.n;
     int best = 0;
     for (int j = 1; j < st->trace.n; j++)
@@ -183,10 +199,10 @@ void app_lesson_guess(app_state *st, int token) {
 bool app_lesson_reload(app_state *st) {
     bool changed = false;
     for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
-        const char *path = st->lesson_paths[lang];
+        const char *path = st->lesson.paths[lang];
         long long m = mtime_ns(path);
-        if (!path || m == st->lesson_mtimes[lang]) continue;
-        st->lesson_mtimes[lang] = m; // report a broken file once, not every second
+        if (!path || m == st->lesson.mtimes[lang]) continue;
+        st->lesson.mtimes[lang] = m; // report a broken file once, not every second
         attn_err err;
         char *copy = strdup(path);
         if (copy && load_slot(st, lang, copy, &err) != ATTN_OK) app_status(st, "%s", err.msg);
@@ -195,8 +211,8 @@ bool app_lesson_reload(app_state *st) {
     }
     if (!changed) return false;
     const lesson *l = app_lesson(st);
-    const lesson_page *pg = l ? lesson_page_at(l, st->page) : NULL;
-    app_lesson_goto(st, pg ? st->page : 0); // the page stays, with the file's new content
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    app_lesson_goto(st, pg ? st->lesson.page : 0); // the page stays, with the file's new content
     app_status(st, "%s", app_str(st, VIZ_S_STATUS_RELOADED));
     return true;
 }

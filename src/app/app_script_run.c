@@ -1,20 +1,37 @@
-/* app_script_run.c — running --script commands against the real window: each
- * command becomes the SDL events a person would cause, handled by the same
- * code as real input. */
+/* app_script_run.c — running --script commands against the real window
+ * (app_script_run.h). */
+#include "app_script_run.h"
+
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app_sdl.h"
 #include "utf8.h"
 
-/* Reports a failed command; the script stops and the app exits with 1. */
-static bool fail(app_ui *u, const app_script_cmd *c, const char *fmt, const char *a, const char *b) {
-    fprintf(stderr, "attnviz: %s:%d: ", u->script_name, c->line);
-    fprintf(stderr, fmt, a, b);
+void app_runner_init(app_script_runner *r, app_script *script, const char *name) {
+    memset(r, 0, sizeof *r);
+    r->script = *script;
+    r->name = name ? name : "script";
+    memset(script, 0, sizeof *script);
+}
+
+void app_runner_free(app_script_runner *r) {
+    if (!r) return;
+    app_script_free(&r->script);
+    memset(r, 0, sizeof *r);
+}
+
+bool app_runner_fail(app_script_runner *r, app_ui *u, const app_script_cmd *c, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "attnviz: %s:%d: ", r->name, c->line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputc('\n', stderr);
-    u->exit_code = 1;
+    r->exit_code = 1;
     u->st.quit = true;
     return false;
 }
@@ -50,10 +67,10 @@ static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
         const viz_cmd *r = &u->list.cmds[i];
         if (r->kind != VIZ_HIT) continue;
         const viz_hit *h = &r->hit;
-        bool match = (c->target == APP_SC_AT_TOKEN && h->kind == VIZ_HIT_TOKEN && h->a == c->v[0]) ||
-                     (c->target == APP_SC_AT_STEP && h->kind == VIZ_HIT_STEP && h->a == c->v[0] - 1) ||
-                     (c->target == APP_SC_AT_CELL && h->kind == VIZ_HIT_CELL && h->a == c->v[0] &&
-                      h->b == c->v[1] && h->c == c->v[2] && h->d == c->v[3]);
+        bool match = (c->target == APP_SC_AT_TOKEN && h->kind == VIZ_HIT_TOKEN && h->token == c->v[0]) ||
+                     (c->target == APP_SC_AT_STEP && h->kind == VIZ_HIT_STEP && h->step == c->v[0] - 1) ||
+                     (c->target == APP_SC_AT_CELL && h->kind == VIZ_HIT_CELL && h->stage == c->v[0] &&
+                      h->head == c->v[1] && h->row == c->v[2] && h->col == c->v[3]);
         if (match && r->x + r->w / 2 >= 0 && r->y + r->h / 2 >= 0 && r->x + r->w / 2 < u->st.width &&
             r->y + r->h / 2 < u->st.height) {
             *x = (int)(r->x + r->w / 2);
@@ -64,18 +81,14 @@ static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
     return false;
 }
 
-static bool pointer(app_ui *u, const app_script_cmd *c) {
+static bool pointer(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     int x = c->v[0], y = c->v[1];
     if (c->target != APP_SC_AT_XY && !find_target(u, c, &x, &y))
-        return fail(u, c, "the %s to %s is not on screen.", c->target == APP_SC_AT_TOKEN ? "token" :
-                    c->target == APP_SC_AT_STEP ? "step" : "cell", app_script_kind_name(c->kind));
-    if (x >= u->st.width || y >= u->st.height) {
-        char at[64], size[64];
-        snprintf(at, sizeof at, "(%d, %d)", x, y);
-        snprintf(size, sizeof size, " (%dx%d: x from 0 to %d, y from 0 to %d)", u->st.width, u->st.height,
-                 u->st.width - 1, u->st.height - 1);
-        return fail(u, c, "%s is outside the window%s.", at, size);
-    }
+        return app_runner_fail(r, u, c, "the %s to %s is not on screen.", c->target == APP_SC_AT_TOKEN ? "token" :
+                               c->target == APP_SC_AT_STEP ? "step" : "cell", app_script_kind_name(c->kind));
+    if (x >= u->st.width || y >= u->st.height)
+        return app_runner_fail(r, u, c, "(%d, %d) is outside the window (%dx%d: x from 0 to %d, y from 0 to %d).",
+                               x, y, u->st.width, u->st.height, u->st.width - 1, u->st.height - 1);
     if (c->kind == APP_SC_CLICK) click_at(u, x, y);
     else move_to(u, x, y);
     return true;
@@ -95,10 +108,10 @@ static void text_events(app_ui *u, const char *s) {
     }
 }
 
-static bool key(app_ui *u, const app_script_cmd *c) {
+static bool key(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     SDL_Keycode sym = SDL_GetKeyFromName(c->text);
     if (sym == SDLK_UNKNOWN && strlen(c->text) == 1) sym = (SDL_Keycode)(unsigned char)c->text[0];
-    if (sym == SDLK_UNKNOWN) return fail(u, c, "unknown key \"%s\"%s.", c->text, "");
+    if (sym == SDLK_UNKNOWN) return app_runner_fail(r, u, c, "unknown key \"%s\".", c->text);
     SDL_Keymod mod = (c->mods & APP_MOD_CTRL ? KMOD_LCTRL : 0) | (c->mods & APP_MOD_SHIFT ? KMOD_LSHIFT : 0) |
                      (c->mods & APP_MOD_ALT ? KMOD_LALT : 0);
     SDL_SetModState(mod);
@@ -150,36 +163,35 @@ static void resize(app_ui *u, int w, int h) {
     u->st.dirty = true;
 }
 
-bool app_expect(app_ui *u, const app_script_cmd *c);
-
-static bool run(app_ui *u, const app_script_cmd *c) {
-    char err[512];
+static bool run(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
+    attn_err err;
     switch (c->kind) {
     case APP_SC_SIZE: resize(u, c->v[0], c->v[1]); return true;
     case APP_SC_TYPE: case APP_SC_COMMIT: text_events(u, c->text); return true;
     case APP_SC_COMPOSE: compose(u, c->text); return true;
-    case APP_SC_KEY: return key(u, c);
-    case APP_SC_CLICK: case APP_SC_HOVER: return pointer(u, c);
+    case APP_SC_KEY: return key(r, u, c);
+    case APP_SC_CLICK: case APP_SC_HOVER: return pointer(r, u, c);
     case APP_SC_WHEEL: wheel(u, c); return true;
-    case APP_SC_WAIT: u->wait_until = SDL_GetTicks() + (Uint32)c->v[0]; return true;
+    case APP_SC_WAIT: r->wait_until = SDL_GetTicks() + (Uint32)c->v[0]; return true;
     case APP_SC_SHOT:
         app_ui_frame(u);
-        if (app_ui_save_frame(u, c->text, err, sizeof err) != 0) return fail(u, c, "%s%s", err, "");
+        if (app_ui_save_frame(u, c->text, &err) != ATTN_OK) return app_runner_fail(r, u, c, "%s", err.msg);
         return true;
-    case APP_SC_EXPECT: return app_expect(u, c);
+    case APP_SC_EXPECT: return app_expect(r, u, c);
     case APP_SC_QUIT: u->st.quit = true; return true;
     }
     return true;
 }
 
-bool app_script_tick(app_ui *u) {
+bool app_runner_tick(void *runner, app_ui *u) {
+    app_script_runner *r = runner;
     // a batch of commands per frame: a person's events also arrive faster than
     // frames; a wait ends the batch so the frame before it is drawn
-    for (int k = 0; k < 16 && u->script_pos < u->script.count && !u->st.quit; k++) {
-        if (!SDL_TICKS_PASSED(SDL_GetTicks(), u->wait_until)) break;
-        const app_script_cmd *c = &u->script.cmds[u->script_pos++];
-        run(u, c);
+    for (int k = 0; k < 16 && r->pos < r->script.count && !u->st.quit; k++) {
+        if (!SDL_TICKS_PASSED(SDL_GetTicks(), r->wait_until)) break;
+        const app_script_cmd *c = &r->script.cmds[r->pos++];
+        run(r, u, c);
         if (c->kind == APP_SC_WAIT) break;
     }
-    return u->script_pos < u->script.count && !u->st.quit;
+    return r->pos < r->script.count && !u->st.quit;
 }

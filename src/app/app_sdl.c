@@ -50,9 +50,7 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
 
 void app_ui_close(app_ui *u) {
     if (!u) return;
-    if (u->lab_thread) SDL_WaitThread(u->lab_thread, NULL); // it stops within its time budget
-    free(u->lab_result);
-    app_script_free(&u->script);
+    app_lab_free(&u->lab);
     viz_free(&u->list);
     viz_sig_free(&u->sig[0]);
     viz_sig_free(&u->sig[1]);
@@ -72,11 +70,12 @@ void app_ui_layout(app_ui *u) {
     if (!u->st.dirty && u->list.count > 0) return;
     double t0 = now_ms();
     viz_scene s;
-    app_scene(&u->st, &s);
+    char badge[320];
+    app_scene(&u->st, &s, badge, sizeof badge);
     viz_build_window(&u->list, &s, viz_fonts_measure(u->fonts));
     u->st.dirty = false;
     u->stale = true; // laid out but not yet on screen
-    u->phase_ms[APP_T_LAYOUT] += now_ms() - t0;
+    if (u->stats) u->stats->phase_ms[APP_T_LAYOUT] += now_ms() - t0;
 }
 
 void app_ui_output_size(app_ui *u, int *w, int *h) {
@@ -110,17 +109,20 @@ static int redraw(app_ui *u, viz_irect *d) {
     if (known && !u->full_redraw) n = viz_damage(old, now, d, VIZ_DAMAGE_MAX);
     double t1 = now_ms();
     viz_rgba bg = viz_theme_get(u->st.theme)->bg;
-    u->drawn_px = 0;
+    long drawn = 0;
     for (int i = 0; i < n; i++) {
         SDL_Rect r = {d[i].x, d[i].y, d[i].w, d[i].h};
         if (viz_sdl_draw(u->frame, u->fonts, &u->list, &r, bg) != 0) known = false;
-        u->drawn_px += (long)r.w * r.h;
+        drawn += (long)r.w * r.h;
     }
     if (!known) now->count = 0; // not sure what is on screen: the next frame is drawn whole
     u->sig_cur = !u->sig_cur;
     u->full_redraw = false;
-    u->phase_ms[APP_T_DAMAGE] += t1 - t0;
-    u->phase_ms[APP_T_DRAW] += now_ms() - t1;
+    if (u->stats) {
+        u->stats->drawn_px = drawn;
+        u->stats->phase_ms[APP_T_DAMAGE] += t1 - t0;
+        u->stats->phase_ms[APP_T_DRAW] += now_ms() - t1;
+    }
     return n;
 }
 
@@ -154,15 +156,15 @@ void app_ui_frame(app_ui *u) {
     int n = u->stale ? redraw(u, d) : 0;
     double t0 = now_ms();
     present(u, d, n);
-    u->phase_ms[APP_T_SHOW] += now_ms() - t0;
+    if (u->stats) u->stats->phase_ms[APP_T_SHOW] += now_ms() - t0;
     u->stale = false;
     u->frames++;
     if (shot) {
-        char err[512];
-        if (app_ui_save_frame(u, u->pending_shot, err, sizeof err) == 0)
+        attn_err err;
+        if (app_ui_save_frame(u, u->pending_shot, &err) == ATTN_OK)
             app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVED), u->pending_shot);
         else
-            app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVE_FAILED), err);
+            app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVE_FAILED), err.msg);
         u->pending_shot[0] = '\0';
     }
 }
@@ -173,12 +175,8 @@ long app_ui_pixel(const app_ui *u, int x, int y) {
     return (long)(((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x] & 0xFFFFFF);
 }
 
-int app_ui_save_frame(app_ui *u, const char *path, char *err, size_t cap) {
-    if (!u->frame) {
-        snprintf(err, cap, "nothing has been drawn yet");
-        return -1;
-    }
-    return viz_save_png(u->frame, path, err, cap);
+attn_status app_ui_save_frame(app_ui *u, const char *path, attn_err *err) {
+    return viz_save_png(u->frame, path, NULL, err);
 }
 
 /* Ctrl+S: a timestamped PNG in the shots folder. */
@@ -223,10 +221,11 @@ static void export_all(app_ui *u) {
     o.command_prefix = cmd;
     export_item items[ATTN_STEP_COUNT];
     viz_scene sc;
-    app_scene(st, &sc);
+    char badge[320];
+    app_scene(st, &sc, badge, sizeof badge);
     int n = export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
     for (int i = 0; i < n; i++) {
-        items[i].badge = st->badge;
+        items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
     }
     attn_err err;
@@ -237,48 +236,19 @@ static void export_all(app_ui *u) {
     free(cmd);
 }
 
-/* ---- the complexity lab: measured in a thread so the window stays live ---- */
-
-static int lab_worker(void *arg) {
-    app_ui *u = arg;
-    attn_cx_options o;
-    attn_cx_default_options(&o);
-    o.max_n = 2048;   // a classroom-sized run: a few seconds, slopes already clear
-    o.dims[0] = 64;
-    o.n_dims = 1;
-    o.budget_s = 8.0;
-    attn_err err;
-    if (attn_cx_run(u->lab_result, &o, &err) != ATTN_OK) u->lab_result->n_series = 0;
-    SDL_AtomicSet(&u->lab_done, 1);
-    return 0;
-}
+/* ---- the complexity lab (F2): measured on its own thread ---- */
 
 static void toggle_lab(app_ui *u) {
     app_state *st = &u->st;
     st->show_lab = !st->show_lab;
     st->dirty = true;
-    if (!st->show_lab || u->lab_thread || u->lab_result) return;
-    u->lab_result = calloc(1, sizeof *u->lab_result);
-    if (!u->lab_result) return;
-    SDL_AtomicSet(&u->lab_done, 0);
-    u->lab_started = SDL_GetTicks();
-    u->lab_thread = SDL_CreateThread(lab_worker, "attnviz-lab", u);
-    if (!u->lab_thread) {
-        free(u->lab_result);
-        u->lab_result = NULL;
-    }
+    if (st->show_lab) app_lab_start(&u->lab);
 }
 
-/* Collects the lab's result when the thread is done, else updates its clock. */
+/* Shows the lab's result once it is done, else how long it has run. */
 static void lab_poll(app_ui *u) {
-    if (!u->lab_thread) return;
-    if (SDL_AtomicGet(&u->lab_done)) {
-        SDL_WaitThread(u->lab_thread, NULL);
-        u->lab_thread = NULL;
-        u->st.lab = u->lab_result;
-    } else {
-        u->st.lab_elapsed = (float)(SDL_GetTicks() - u->lab_started) / 1000.0f;
-    }
+    if (!app_lab_running(&u->lab)) return;
+    u->st.lab = app_lab_poll(&u->lab, &u->st.lab_elapsed);
     if (u->st.show_lab) u->st.dirty = true;
 }
 
@@ -403,7 +373,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_END: app_goto_step(st, ATTN_STEP_COUNT - 1); return;
     case SDLK_r: app_reset(st); return;
     case SDLK_RETURN: case SDLK_KP_ENTER:
-        if (st->hover.kind == VIZ_HIT_CELL) app_select_query(st, st->hover.c); // like clicking the row's token
+        if (st->hover.kind == VIZ_HIT_CELL) app_select_query(st, st->hover.row); // like clicking the row's token
         return;
     default: break;
     }
@@ -425,12 +395,12 @@ static void mouse_down(app_ui *u, float x, float y) {
     if (st->editing && h.kind != VIZ_HIT_SENTENCE) app_edit_commit(st); // clicking away keeps the edit
     switch (h.kind) {
     case VIZ_HIT_SENTENCE: app_edit_begin(st); break;
-    case VIZ_HIT_TOKEN: app_select_query(st, h.a); break;
+    case VIZ_HIT_TOKEN: app_select_query(st, h.token); break;
     case VIZ_HIT_STEP:
-        app_goto_step(st, h.a);
+        app_goto_step(st, h.step);
         st->focus = VIZ_FOCUS_RAIL;
         break;
-    case VIZ_HIT_WIDGET: app_widget(st, (viz_widget)h.a, h.b); break;
+    case VIZ_HIT_WIDGET: app_widget(st, (viz_widget)h.widget, h.delta); break;
     case VIZ_HIT_CELL:
         st->focus = VIZ_FOCUS_CANVAS;
         app_hover(st, h);
@@ -444,9 +414,13 @@ static void mouse_wheel(app_ui *u, const SDL_MouseWheelEvent *w) {
     viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
     float dy = (float)w->y * 40.0f * st->dpi_scale * st->zoom;
     bool ctrl = SDL_GetModState() & KMOD_CTRL, shift = SDL_GetModState() & KMOD_SHIFT;
-    if (h.kind == VIZ_HIT_PANEL && h.a == VIZ_PANEL_NARRATIVE) {
+    if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) {
         st->narrative_scroll -= dy;
         if (st->narrative_scroll < 0) st->narrative_scroll = 0;
+    } else if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_DETAIL) {
+        int n = st->explain_valid ? st->explain->n_terms : 0; // one term a notch, within the terms
+        st->detail_scroll -= w->y > 0 ? 1 : w->y < 0 ? -1 : 0;
+        st->detail_scroll = st->detail_scroll < -n ? -n : st->detail_scroll > n ? n : st->detail_scroll;
     } else if (ctrl) { // zoom the canvas: big sentences need it
         st->canvas_zoom *= w->y > 0 ? 1.15f : 1 / 1.15f;
         if (st->canvas_zoom < 1.0f) st->canvas_zoom = 1.0f;
@@ -510,8 +484,7 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
     }
 }
 
-int app_ui_run(app_ui *u) {
-    bool scripted = u->script.count > 0;
+void app_ui_run(app_ui *u, app_frame_hook hook, void *hook_ctx) {
     Uint32 next_reload_check = 0;
     while (!u->st.quit) {
         if (SDL_TICKS_PASSED(SDL_GetTicks(), next_reload_check)) { // authors edit lessons beside the app
@@ -521,7 +494,7 @@ int app_ui_run(app_ui *u) {
         SDL_Event e;
         // sleep until something happens: an idle app uses no CPU
         lab_poll(u);
-        int timeout = scripted ? 1 : (u->st.dirty ? 0 : u->lab_thread ? 250 : 500);
+        int timeout = hook ? 1 : (u->st.dirty ? 0 : app_lab_running(&u->lab) ? 250 : 500);
         if (SDL_WaitEventTimeout(&e, timeout)) {
             app_ui_event(u, &e);
             if (e.type == SDL_TEXTEDITING_EXT) SDL_free(e.editExt.text);
@@ -531,7 +504,6 @@ int app_ui_run(app_ui *u) {
             }
         }
         app_ui_frame(u);
-        if (scripted && !app_script_tick(u)) scripted = false;
+        if (hook && !hook(hook_ctx, u)) hook = NULL;
     }
-    return u->exit_code;
 }

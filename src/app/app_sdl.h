@@ -7,11 +7,16 @@
 #include <stdio.h>
 
 #include "app.h"
-#include "app_script.h"
+#include "app_lab.h"
 #include "viz_sdl.h"
 
-/* Where a frame's time goes, accumulated until reset (for --bench). */
+/* Where a frame's time goes (for --bench, which owns it). */
 typedef enum { APP_T_LAYOUT, APP_T_DAMAGE, APP_T_DRAW, APP_T_SHOW, APP_T_COUNT } app_phase;
+
+typedef struct {
+    double phase_ms[APP_T_COUNT]; /* milliseconds per phase since the owner last zeroed them */
+    long drawn_px;                /* pixels redrawn by the last frame (damage only) */
+} app_frame_stats;
 
 typedef struct {
     SDL_Window *win;          /* the window (owned) */
@@ -21,28 +26,22 @@ typedef struct {
     int sig_cur;              /* which of sig belongs to the frame on screen */
     bool full_redraw;         /* draw the next frame whole (new size, failed drawing) */
     bool repaint;             /* copy the whole frame to the window again (it was exposed) */
-    long drawn_px;            /* pixels redrawn by the last frame (damage only), for --bench */
-    double phase_ms[APP_T_COUNT]; /* milliseconds per phase since the caller last zeroed them */
+    app_frame_stats *stats;   /* where frame times go (borrowed), or NULL */
     viz_fonts *fonts;         /* UI fonts (borrowed) */
     viz_list list;            /* the display list of the current frame (owned) */
     app_state st;             /* app state (owned) */
     const char *shots_dir;    /* where Ctrl+S saves (borrowed); NULL: XDG pictures folder */
     bool skip_text;           /* swallow the text event of the key that entered edit mode */
     char pending_shot[1024];  /* save the next frame here, or "" */
-    app_script script;        /* --script commands (owned; empty without a script) */
-    const char *script_name;  /* --script path for messages */
-    int script_pos;           /* next command */
-    Uint32 wait_until;        /* script: SDL_GetTicks() value to wait for */
-    int exit_code;            /* 0, or 1 after a failed script expectation */
     float mouse_x, mouse_y;   /* last mouse position */
     bool stale;               /* the list changed since it was last drawn */
     long frames;              /* frames presented */
-    long rss_mark_kb;         /* resident memory at the script's `expect rss_mark` */
-    SDL_Thread *lab_thread;   /* the complexity lab's measurement, while it runs */
-    SDL_atomic_t lab_done;    /* set by the thread when lab_result is complete */
-    attn_cx_result *lab_result; /* its result (owned) */
-    Uint32 lab_started;       /* SDL_GetTicks() when it started */
+    app_lab lab;              /* the complexity lab's measurement (F2) */
 } app_ui;
+
+/* Called once after each frame of app_ui_run with the window; returns false
+ * when it wants no more calls. While it wants them the loop does not sleep. */
+typedef bool (*app_frame_hook)(void *ctx, app_ui *u);
 
 /* The window's size in pixels. */
 void app_ui_output_size(app_ui *u, int *w, int *h);
@@ -52,8 +51,8 @@ void app_ui_output_size(app_ui *u, int *w, int *h);
 int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float ui_scale,
                 char *err, size_t cap);
 
-/* Runs the main loop until quit. Returns the process exit code. */
-int app_ui_run(app_ui *u);
+/* Runs the main loop until quit, calling hook (may be NULL) after each frame. */
+void app_ui_run(app_ui *u, app_frame_hook hook, void *hook_ctx);
 
 /* Closes the window and frees everything u owns. NULL is a no-op. */
 void app_ui_close(app_ui *u);
@@ -70,13 +69,11 @@ void app_ui_layout(app_ui *u);
  * checks read it). */
 void app_ui_frame(app_ui *u);
 
-/* Runs script commands due now. Returns false when the script has finished. */
-bool app_script_tick(app_ui *u);
-
 /* The pixel (x, y) of the frame on screen as 0xRRGGBB, or -1 outside it. */
 long app_ui_pixel(const app_ui *u, int x, int y);
 
-/* Saves the last drawn frame as PNG at path (a screenshot). 0 or -1 + err. */
-int app_ui_save_frame(app_ui *u, const char *path, char *err, size_t cap);
+/* Saves the last drawn frame as PNG at path (a screenshot): ATTN_OK, or an
+ * error saying why. */
+attn_status app_ui_save_frame(app_ui *u, const char *path, attn_err *err);
 
 #endif

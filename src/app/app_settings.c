@@ -63,7 +63,7 @@ int app_settings_save(const app_state *st) {
     if (app_mkdirs(dir) != 0) return -1;
     settings_path(path, sizeof path);
     const lesson *l = app_lesson(st);
-    const lesson_page *pg = l ? lesson_page_at(l, st->page) : NULL;
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
     attn_strbuf b;
     attn_sb_init(&b);
     attn_sb_printf(&b, "{\n  \"theme\": \"%s\",\n  \"lang\": \"%s\",\n  \"zoom\": ", viz_theme_name(st->theme),
@@ -74,7 +74,7 @@ int app_settings_save(const app_state *st) {
     attn_sb_puts(&b, ",\n  \"sentence\": ");
     attn_sb_json_string(&b, st->sentence, strlen(st->sentence));
     attn_sb_puts(&b, "\n}\n");
-    int rc = attn_sb_ok(&b) && attn_write_file_atomic(path, b.data, b.len, NULL) == ATTN_OK ? 0 : -1;
+    int rc = attn_sb_ok(&b) && attn_write_file(path, b.data, b.len, NULL, NULL) == ATTN_OK ? 0 : -1;
     attn_sb_free(&b);
     return rc;
 }

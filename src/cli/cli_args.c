@@ -74,6 +74,24 @@ static attn_status parse_scale(cli_opts *o, const char *val, attn_err *err) {
     return ATTN_OK;
 }
 
+/* --pos-dims A-B: the columns of X the positional encoding fills (0-based), or all. */
+static attn_status parse_pos_dims(cli_opts *o, const char *val, attn_err *err) {
+    int a, b;
+    char tail;
+    o->set_pos_dims = true;
+    if (strcmp(val, "all") == 0) {
+        o->cfg.pos_first = o->cfg.pos_count = 0;
+        return ATTN_OK;
+    }
+    if (sscanf(val, "%d-%d%c", &a, &b, &tail) != 2 || a < 0 || b < a || b >= ATTN_MAX_D_MODEL)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--pos-dims needs FIRST-LAST, the columns of X the positional encoding fills counting "
+                         "from 0 (e.g. 0-3), or all (not \"%s\").", val);
+    o->cfg.pos_first = a;
+    o->cfg.pos_count = b - a + 1;
+    return ATTN_OK;
+}
+
 static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
     if (strcmp(val, "en") != 0 && strcmp(val, "zh") != 0)
         return attn_fail(err, ATTN_ERR_RANGE, "--lang is en or zh (not \"%s\").", val);
@@ -114,6 +132,8 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
         st = parse_int(&v, flag, val, 0, 4294967295LL, err);
         o->cfg.seed = (uint32_t)v;
         o->set_seed = true;
+    } else if (strcmp(flag, "--pos-dims") == 0) {
+        st = parse_pos_dims(o, val, err);
     } else if (strcmp(flag, "--mask") == 0) {
         st = attn_mask_parse(&o->cfg.mask, val, err);
         o->set_mask = true;
@@ -136,7 +156,7 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
 static bool takes_value(const char *flag) {
     static const char *const valued[] = {
         "--sentence", "--sentence-file", "--weights", "--dump-json", "--explain",
-        "--mask", "--seed", "--d-model", "--d-k", "--heads",
+        "--mask", "--seed", "--d-model", "--d-k", "--heads", "--pos-dims",
         "--size", "--ui-scale", "--font", "--script", "--shots-dir",
         "--lesson", "--page", "--check-lesson",
         "--export-dir", "--format", "--steps", "--view", "--theme", "--lang", "--pixel-scale", "--max-n",
@@ -278,6 +298,8 @@ const char *cli_help_text(void) {
         "  --no-scale            do not divide scores by sqrt(d_k)\n"
         "  --pos-enc             add sinusoidal positional encoding to X\n"
         "  --bias                add biases b_Q, b_K, b_V, b_O\n"
+        "  --pos-dims A-B        the positional encoding fills columns A to B of X (from 0;\n"
+        "                        default: all)\n"
         "Output:\n"
         "  --print [STAGE]       print the tokens and every stage, or one of:\n"
         "                        x q k v scores scaled masked weights z concat output\n"

@@ -30,7 +30,7 @@ typedef struct {
     bool set_d_model;          /* --d-model was given (a weights file may not override it) */
     bool set_d_k;              /* --d-k was given */
     bool set_heads;            /* --heads was given */
-    bool set_seed, set_mask, set_scale, set_pos_enc, set_bias; /* given as flags (they override a lesson page) */
+    bool set_seed, set_mask, set_scale, set_pos_enc, set_bias, set_pos_dims; /* given as flags (they override a lesson page) */
     const char *sentence;      /* --sentence, borrowed from argv; NULL when not given */
     const char *sentence_file; /* --sentence-file path or "-"; NULL when not given */
     const char *weights_path;  /* --weights FILE.json; NULL when not given */

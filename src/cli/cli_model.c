@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_explain.h"
 #include "cli_print.h"
 #include "fileio.h"
 #include "model_file.h"
@@ -218,10 +219,10 @@ static void print_all(FILE *out, const model_result *r, const model *m, const ch
 /* ---- explaining ------------------------------------------------------------------ */
 
 static void explain_dot(FILE *out, const attn_explanation *e, const char *what, const char *a, const char *b) {
-    fprintf(out, "%s = Σ_c %s·%s%s\n", what, a, b, e->has_bias ? " + bias" : "");
+    fprintf(out, "%s = Σ_c %s·%s%s\n", what, a, b, e->dot.has_bias ? " + bias" : "");
     for (int c = 0; c < e->n_terms; c++)
         fprintf(out, "  c=%d: %.6g × %.6g = %.6g\n", e->terms[c].index, e->terms[c].a, e->terms[c].b, e->terms[c].value);
-    if (e->has_bias) fprintf(out, "  bias: %.6g\n", e->extra);
+    if (e->dot.has_bias) fprintf(out, "  bias: %.6g\n", e->dot.bias);
 }
 
 static void print_explanation(FILE *out, const model_explanation *e, const model_result *r, const model *m) {
@@ -230,10 +231,10 @@ static void print_explanation(FILE *out, const model_explanation *e, const model
     snprintf(cell, sizeof cell, "%s of layer %d%s [%d][%d]", model_stage_name(e->stage), e->layer, head, e->row, e->col);
     switch (e->kind) {
     case MODEL_EX_CORE: {
-        size_t need = attn_explain_format(&e->core, &r->layer[e->layer], NULL, 0) + 1;
+        size_t need = cli_explain_format(&e->core, &r->layer[e->layer], NULL, 0) + 1;
         char *text = malloc(need);
         if (!text) return;
-        attn_explain_format(&e->core, &r->layer[e->layer], text, need);
+        cli_explain_format(&e->core, &r->layer[e->layer], text, need);
         fprintf(out, "layer %d: %s", e->layer, text);
         free(text);
         return;
@@ -254,7 +255,7 @@ static void print_explanation(FILE *out, const model_explanation *e, const model
         return;
     case MODEL_EX_PROBS:
         fprintf(out, "%s = exp(logit − max) / Σ_v exp(logit_v − max) = exp(%.6g − %.6g) / %.6g = %.6g (the word %s)\n",
-                cell, e->core.raw, e->core.extra, e->core.denom, e->value, m->vocab[e->col]);
+                cell, e->core.softmax.score, e->core.softmax.row_max, e->core.softmax.denom, e->value, m->vocab[e->col]);
         return;
     case MODEL_EX_D_WEIGHTS:
         explain_dot(out, &e->core, cell, "∂L/∂Z[i][c]", "V[j][c]");
@@ -306,7 +307,7 @@ static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
     }
     if (st == ATTN_OK && o->dump_path) {
         json = cli_model_dump(&r, &m);
-        st = json ? attn_write_file_atomic(o->dump_path, json, strlen(json), err)
+        st = json ? attn_write_file(o->dump_path, json, strlen(json), NULL, err)
                   : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
     }
     if (st == ATTN_OK && o->print) print_all(out, &r, &m, mo->model_path, o->print_stage);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "attn_json.h"
+#include "cli_explain.h"
 #include "cli_model.h"
 #include "cli_print.h"
 #include "fileio.h"
@@ -68,6 +69,7 @@ static attn_status load_lesson(cli_state *r, const cli_opts *o, attn_err *err) {
     if (o->set_mask) c.mask = f->mask;
     if (o->set_scale) c.scale = f->scale;
     if (o->set_pos_enc) c.pos_enc = f->pos_enc;
+    if (o->set_pos_dims) c.pos_first = f->pos_first, c.pos_count = f->pos_count;
     if (o->set_bias) c.bias = f->bias;
     r->cfg = c;
     snprintf(r->weights_name, sizeof r->weights_name, "the lesson %s, page %s", o->lesson_path, pg->id);
@@ -105,9 +107,9 @@ static attn_status explain(const cli_state *r, const cli_opts *o, char **text, a
     attn_status st = attn_explain(e, &r->trace, (attn_stage)o->explain_stage, o->explain_head,
                                   o->explain_row, o->explain_col, err);
     if (st == ATTN_OK) {
-        size_t need = attn_explain_format(e, &r->trace, NULL, 0) + 1;
+        size_t need = cli_explain_format(e, &r->trace, NULL, 0) + 1;
         *text = malloc(need);
-        if (*text) attn_explain_format(e, &r->trace, *text, need);
+        if (*text) cli_explain_format(e, &r->trace, *text, need);
         else st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to explain a cell.");
     }
     free(e);
@@ -122,7 +124,7 @@ static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_er
     if (o->dump_path) { // first, so a failed dump leaves no half-printed tables
         char *json = attn_json_dump(&r->trace);
         if (!json) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
-        else st = attn_write_file_atomic(o->dump_path, json, strlen(json), err);
+        else st = attn_write_file(o->dump_path, json, strlen(json), NULL, err);
         free(json);
         if (st != ATTN_OK) {
             free(why);

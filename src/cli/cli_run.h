@@ -1,4 +1,6 @@
-/* cli_run.h — the headless front end: compute a trace and print, dump or explain. */
+/* cli_run.h — the headless front end: compute a trace and print, dump or explain.
+ *
+ * Layer 6 (src/cli, beside src/export): includes src/util … src/lesson, never src/export. */
 #ifndef CLI_RUN_H
 #define CLI_RUN_H
 

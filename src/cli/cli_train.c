@@ -106,7 +106,7 @@ int cli_run_train(const cli_opts *o, FILE *out, FILE *errf) {
     attn_status st = train(&t, o, out, &step_s, &err);
     if (st == ATTN_OK) {
         json = model_file_write(&t.model);
-        st = json ? attn_write_file_atomic(o->model.save_path, json, strlen(json), &err)
+        st = json ? attn_write_file(o->model.save_path, json, strlen(json), NULL, &err)
                   : attn_fail(&err, ATTN_ERR_NOMEM, "Not enough memory to write the model.");
     }
     if (st == ATTN_OK) {

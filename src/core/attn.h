@@ -3,7 +3,9 @@
  *
  * Conventions: matrices are row-major arrays of double; each function states
  * its shapes once at the top; outputs come first and sizes last; nothing here
- * allocates except the attn_trace_* functions (which say so). */
+ * allocates except the attn_trace_* functions (which say so).
+ *
+ * Layer 2 (src/core): includes src/util only. No SDL, no printing, no exit. */
 #ifndef ATTN_H
 #define ATTN_H
 
@@ -42,6 +44,8 @@ typedef struct {
     attn_mask mask; /* which scores are hidden before softmax */
     bool scale;     /* divide scores by sqrt(d_k) */
     bool pos_enc;   /* add sinusoidal positional encoding into X */
+    int pos_first;  /* … into the columns [pos_first, pos_first + pos_count) of X, as an encoding */
+    int pos_count;  /*   of width pos_count; pos_count 0: every column (the default) */
     bool bias;      /* add b_Q, b_K, b_V and b_O */
 } attn_config;
 
@@ -79,6 +83,16 @@ void attn_config_default(attn_config *c);
  * option (as the command line spells it) and its range. */
 attn_status attn_config_check(const attn_config *c, attn_err *err);
 
+/* Sets in c every setting in which changed differs from base: "base with
+ * changed's changes, applied to c" (a comparison keeps the learner's other
+ * settings). */
+void attn_config_apply_changes(attn_config *c, const attn_config *base, const attn_config *changed);
+
+/* The settings in which b differs from a, as b has them ("mask=none
+ * scale=off"; "" when none differ), in the words lessons use. Returns bytes
+ * written (snprintf semantics). */
+size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const attn_config *b);
+
 /* Parses "none", "causal", "window:W" or "causal-window:W". */
 attn_status attn_mask_parse(attn_mask *out, const char *s, attn_err *err);
 
@@ -92,6 +106,7 @@ bool attn_mask_allows(attn_mask m, int i, int j);
  * (returns -1 for an unknown name). */
 const char *attn_stage_name(attn_stage s);
 int attn_stage_from_name(const char *name);
+int attn_stage_from_name_n(const char *name, size_t len); /* the same, for len bytes */
 
 /* true for stages that exist once per head (q, k, v, scores ... z). */
 bool attn_stage_per_head(attn_stage s);
@@ -156,6 +171,10 @@ void attn_positional_encoding(double *pe, int n, int d_model);
 
 /* One row (position p) of the same encoding: row: (d_model). */
 void attn_positional_row(double *row, int p, int d_model);
+
+/* The columns c's positional encoding fills: *first, and *width of them (an
+ * encoding of that width: every column unless pos_count says otherwise). */
+void attn_positional_columns(const attn_config *c, int *first, int *width);
 
 /* The vector a token gets when no vocabulary lists it: v: (d_model), values in
  * [-1, 1], derived only from the token's bytes (same token, same vector, at any
@@ -229,8 +248,11 @@ typedef struct {
     attn_tokens tokens;       /* owned tokens of the sentence */
     int n;                    /* tokens.n, for brevity */
     int vocab_rows;           /* tokens whose embedding came from the vocabulary */
+    bool vocab_used;          /* a vocabulary of d_model features was given (its words make X's rows) */
+    int vocab_index[ATTN_MAX_TOKENS]; /* token i's vocabulary word, or -1 (X given, or derived from its bytes) */
     bool x_given;             /* X came from attn_weights.x */
-    attn_weight_source source;/* where the projection weights came from */
+    attn_weight_source source;/* where the projection weights came from (W_*: derived from given) */
+    bool given[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* matrix m of head h (W_O, b_O: h 0) was supplied, not seeded */
     double *x;                /* (n, d_model), positional encoding included */
     attn_head head[ATTN_MAX_HEADS]; /* cfg.heads entries are valid */
     double *concat;           /* (n, heads * d_k) */
@@ -240,6 +262,10 @@ typedef struct {
     long long macs[ATTN_STAGE_COUNT]; /* multiply-adds per stage, all heads */
     double *block_;           /* the one allocation behind every array above */
 } attn_trace;
+
+/* The multiply-adds (divisions and exponentials counted as one) the core
+ * counted for the stages step s computes (QKV: Q, K and V), all heads. */
+long long attn_step_macs(const attn_trace *t, attn_step s);
 
 /* The trace's storage for matrix m of head h (W_O, b_O: h ignored). */
 double *attn_trace_matrix(attn_trace *t, attn_matrix m, int h);
@@ -269,6 +295,14 @@ void attn_trace_free(attn_trace *t);
 /* Index of the first token that is the pronoun of the classic question (它,
  * "it", "It"), or -1: the sensible first query of a sentence. */
 int attn_trace_pronoun(const attn_trace *t);
+
+/* The mean over the query rows of head h of t of each row's largest weight:
+ * 1 when every query attends to one key only, 1/n when evenly spread. Rows
+ * with every key masked count as 0. */
+double attn_mean_row_max(const attn_trace *t, int h);
+
+/* The query a view of t starts on: the pronoun when there is one, else token 0. */
+int attn_trace_default_query(const attn_trace *t);
 
 /* Rows and columns of a stage's matrix in t (per-head stages are per head). */
 void attn_trace_shape(const attn_trace *t, attn_stage s, int *rows, int *cols);
@@ -306,12 +340,14 @@ typedef struct {
     int head, row, col;       /* which cell (head ignored for whole-layer stages) */
     attn_explain_kind kind;   /* which formula applies */
     double value;             /* the cell as stored in the trace */
-    double raw;               /* SCALE/MASK/SOFTMAX: the input entry; INPUT: embedding part */
-    double extra;             /* DOT: bias; SCALE: divisor; SOFTMAX: row max; INPUT: PE part */
-    double denom;             /* SOFTMAX: Σ_j exp(s_ij - max) */
-    bool masked;              /* MASK/SOFTMAX: this entry is masked */
-    bool has_bias;            /* DOT: a bias was added */
-    int src_head, src_col;    /* COPY: where in Z the value came from */
+    union {                   /* the inputs of kind's formula besides the terms */
+        struct { double embedding, position; } input;     /* INPUT: value = embedding + position */
+        struct { double bias; bool has_bias; } dot;       /* DOT: value = Σ terms (+ bias when has_bias) */
+        struct { double score, divisor; } scale;          /* SCALE: value = score / divisor */
+        struct { double score; bool masked; } mask;       /* MASK: value = score, or -inf when masked */
+        struct { double score, row_max, denom; bool masked; } softmax; /* SOFTMAX: value = terms[col] / denom */
+        struct { int head, col; } copy;                   /* COPY: value = Z of head, column col */
+    };
     int n_terms;              /* valid entries in terms */
     attn_term terms[ATTN_EXPLAIN_MAX_TERMS];
 } attn_explanation;
@@ -320,14 +356,5 @@ typedef struct {
  * ATTN_OK, or ATTN_ERR_RANGE naming the index that is out of range. */
 attn_status attn_explain(attn_explanation *e, const attn_trace *t, attn_stage s,
                          int h, int row, int col, attn_err *err);
-
-/* Writes a plain-text, multi-line account of e (language-neutral math, token
- * labels from t) into out, NUL-terminated. Returns bytes needed (like
- * snprintf), so a return >= cap means it was cut. */
-size_t attn_explain_format(const attn_explanation *e, const attn_trace *t, char *out, size_t cap);
-
-/* The same; compact (for narrow panels) prints 4 significant digits and pads
- * nothing. attn_explain_format is attn_explain_format_ex(..., false, ...). */
-size_t attn_explain_format_ex(const attn_explanation *e, const attn_trace *t, bool compact, char *out, size_t cap);
 
 #endif

@@ -14,6 +14,7 @@ void attn_config_default(attn_config *c) {
     c->mask.window = 1;
     c->scale = true;
     c->pos_enc = false;
+    c->pos_first = c->pos_count = 0;
     c->bias = false;
 }
 
@@ -29,9 +30,52 @@ attn_status attn_config_check(const attn_config *c, attn_err *err) {
     if ((st = check_range("--d-model", c->d_model, 1, ATTN_MAX_D_MODEL, err))) return st;
     if ((st = check_range("--d-k", c->d_k, 1, ATTN_MAX_D_K, err))) return st;
     if ((st = check_range("--heads", c->heads, 1, ATTN_MAX_HEADS, err))) return st;
+    if (c->pos_count < 0 || c->pos_first < 0 || (c->pos_count && c->pos_first + c->pos_count > c->d_model))
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "The positional encoding's columns %d to %d do not fit d_model %d (they count from 0).",
+                         c->pos_first, c->pos_first + c->pos_count - 1, c->d_model);
     if (c->mask.kind == ATTN_MASK_WINDOW || c->mask.kind == ATTN_MASK_CAUSAL_WINDOW)
         return check_range("The mask window W", c->mask.window, 1, ATTN_MAX_WINDOW, err);
     return ATTN_OK;
+}
+
+void attn_config_apply_changes(attn_config *c, const attn_config *base, const attn_config *changed) {
+    if (changed->d_model != base->d_model) c->d_model = changed->d_model;
+    if (changed->d_k != base->d_k) c->d_k = changed->d_k;
+    if (changed->heads != base->heads) c->heads = changed->heads;
+    if (changed->seed != base->seed) c->seed = changed->seed;
+    if (changed->mask.kind != base->mask.kind || changed->mask.window != base->mask.window) c->mask = changed->mask;
+    if (changed->scale != base->scale) c->scale = changed->scale;
+    if (changed->pos_enc != base->pos_enc) c->pos_enc = changed->pos_enc;
+    if (changed->pos_first != base->pos_first || changed->pos_count != base->pos_count)
+        c->pos_first = changed->pos_first, c->pos_count = changed->pos_count;
+    if (changed->bias != base->bias) c->bias = changed->bias;
+}
+
+size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const attn_config *b) {
+    char mask[32];
+    size_t used = 0;
+    if (cap) out[0] = '\0';
+#define PART(...) do { \
+        int r_ = snprintf(out + (used < cap ? used : cap ? cap - 1 : 0), used < cap ? cap - used : 0, \
+                          "%s" __VA_ARGS__); \
+        if (r_ > 0) used += (size_t)r_; \
+    } while (0)
+    if (b->d_model != a->d_model) PART("d_model=%d", used ? " " : "", b->d_model);
+    if (b->d_k != a->d_k) PART("d_k=%d", used ? " " : "", b->d_k);
+    if (b->heads != a->heads) PART("heads=%d", used ? " " : "", b->heads);
+    if (b->seed != a->seed) PART("seed=%lu", used ? " " : "", (unsigned long)b->seed);
+    if (b->mask.kind != a->mask.kind || b->mask.window != a->mask.window) {
+        attn_mask_format(mask, sizeof mask, b->mask);
+        PART("mask=%s", used ? " " : "", mask);
+    }
+    if (b->scale != a->scale) PART("scale=%s", used ? " " : "", b->scale ? "on" : "off");
+    if (b->pos_enc != a->pos_enc) PART("pos_enc=%s", used ? " " : "", b->pos_enc ? "on" : "off");
+    if (b->pos_first != a->pos_first || b->pos_count != a->pos_count)
+        PART("pos_dims=%d-%d", used ? " " : "", b->pos_first, b->pos_first + b->pos_count - 1);
+    if (b->bias != a->bias) PART("bias=%s", used ? " " : "", b->bias ? "on" : "off");
+#undef PART
+    return used;
 }
 
 static attn_status parse_window(int *w, const char *s, const char *whole, attn_err *err) {
@@ -101,8 +145,12 @@ const char *attn_stage_name(attn_stage s) {
 }
 
 int attn_stage_from_name(const char *name) {
+    return attn_stage_from_name_n(name, strlen(name));
+}
+
+int attn_stage_from_name_n(const char *name, size_t len) {
     for (int s = 0; s < ATTN_STAGE_COUNT; s++)
-        if (strcmp(name, stage_names[s]) == 0) return s;
+        if (strlen(stage_names[s]) == len && memcmp(name, stage_names[s], len) == 0) return s;
     return -1;
 }
 
@@ -113,17 +161,18 @@ bool attn_stage_per_head(attn_stage s) {
 /* ---- steps and matrices -------------------------------------------------- */
 
 static const struct {
-    attn_stage result;
+    attn_stage result;     /* what the step shows as its result */
+    attn_stage last;       /* the stages it computes end here (QKV: V, multi-head: output) */
     const char *name, *slug;
 } steps[ATTN_STEP_COUNT] = {
-    [ATTN_STEP_EMBED] = {ATTN_ST_X, "tokens", "embeddings"},
-    [ATTN_STEP_QKV] = {ATTN_ST_Q, "qkv", "qkv"},
-    [ATTN_STEP_SCORES] = {ATTN_ST_SCORES, "scores", "scores"},
-    [ATTN_STEP_SCALE] = {ATTN_ST_SCALED, "scale", "scale"},
-    [ATTN_STEP_MASK] = {ATTN_ST_MASKED, "mask", "mask"},
-    [ATTN_STEP_SOFTMAX] = {ATTN_ST_WEIGHTS, "softmax", "softmax"},
-    [ATTN_STEP_WEIGHTED] = {ATTN_ST_Z, "sum", "weighted-sum"},
-    [ATTN_STEP_MULTIHEAD] = {ATTN_ST_OUTPUT, "heads", "multi-head"},
+    [ATTN_STEP_EMBED] = {ATTN_ST_X, ATTN_ST_X, "tokens", "embeddings"},
+    [ATTN_STEP_QKV] = {ATTN_ST_Q, ATTN_ST_V, "qkv", "qkv"},
+    [ATTN_STEP_SCORES] = {ATTN_ST_SCORES, ATTN_ST_SCORES, "scores", "scores"},
+    [ATTN_STEP_SCALE] = {ATTN_ST_SCALED, ATTN_ST_SCALED, "scale", "scale"},
+    [ATTN_STEP_MASK] = {ATTN_ST_MASKED, ATTN_ST_MASKED, "mask", "mask"},
+    [ATTN_STEP_SOFTMAX] = {ATTN_ST_WEIGHTS, ATTN_ST_WEIGHTS, "softmax", "softmax"},
+    [ATTN_STEP_WEIGHTED] = {ATTN_ST_Z, ATTN_ST_Z, "sum", "weighted-sum"},
+    [ATTN_STEP_MULTIHEAD] = {ATTN_ST_OUTPUT, ATTN_ST_OUTPUT, "heads", "multi-head"},
 };
 
 static bool step_ok(attn_step s) {
@@ -132,6 +181,14 @@ static bool step_ok(attn_step s) {
 
 attn_stage attn_step_result(attn_step s) {
     return step_ok(s) ? steps[s].result : ATTN_ST_X;
+}
+
+long long attn_step_macs(const attn_trace *t, attn_step s) {
+    if (!step_ok(s)) return 0;
+    int first = s == 0 ? 0 : (int)steps[s - 1].last + 1;
+    long long n = 0;
+    for (int k = first; k <= (int)steps[s].last; k++) n += t->macs[k];
+    return n;
 }
 
 const char *attn_step_name(attn_step s) {

@@ -1,10 +1,8 @@
 /* attn_explain.c — the arithmetic behind any one cell, term by term, mirroring
  * the loops in attn_stages.c so the shown terms add up to the stored value. */
 #include "attn.h"
-#include "utf8.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,12 +23,14 @@ static void dot_terms(attn_explanation *e, const double *a, const double *b,
 static void explain_input(attn_explanation *e, const attn_trace *t) {
     double pe[ATTN_MAX_D_MODEL];
     e->kind = ATTN_EXPLAIN_INPUT;
-    e->extra = 0.0;
-    if (t->cfg.pos_enc && !t->x_given) {
-        attn_positional_row(pe, e->row, t->cfg.d_model);
-        e->extra = pe[e->col];
+    e->input.position = 0.0;
+    int first, width;
+    attn_positional_columns(&t->cfg, &first, &width);
+    if (t->cfg.pos_enc && !t->x_given && e->col >= first && e->col < first + width) {
+        attn_positional_row(pe, e->row, width);
+        e->input.position = pe[e->col - first];
     }
-    e->raw = e->value - e->extra;
+    e->input.embedding = e->value - e->input.position;
 }
 
 static void explain_projection(attn_explanation *e, const attn_trace *t) {
@@ -39,16 +39,16 @@ static void explain_projection(attn_explanation *e, const attn_trace *t) {
     const double *w = e->stage == ATTN_ST_Q ? hd->w_q : e->stage == ATTN_ST_K ? hd->w_k : hd->w_v;
     const double *b = e->stage == ATTN_ST_Q ? hd->b_q : e->stage == ATTN_ST_K ? hd->b_k : hd->b_v;
     dot_terms(e, t->x + (size_t)e->row * dm, w + e->col, (size_t)dk, dm);
-    e->has_bias = t->cfg.bias;
-    e->extra = b[e->col];
+    e->dot.has_bias = t->cfg.bias;
+    e->dot.bias = b[e->col];
 }
 
 static void explain_softmax(attn_explanation *e, const attn_trace *t) {
     int n = t->n;
     const double *row = t->head[e->head].masked + (size_t)e->row * n;
     e->kind = ATTN_EXPLAIN_SOFTMAX;
-    e->raw = row[e->col];
-    e->masked = row[e->col] == -INFINITY;
+    e->softmax.score = row[e->col];
+    e->softmax.masked = row[e->col] == -INFINITY;
     double mx = -INFINITY, sum = 0.0;
     for (int j = 0; j < n; j++)
         if (row[j] > mx) mx = row[j];
@@ -61,8 +61,8 @@ static void explain_softmax(attn_explanation *e, const attn_trace *t) {
         tm->value = (row[j] == -INFINITY || mx == -INFINITY) ? 0.0 : exp(row[j] - mx);
         sum += tm->value;
     }
-    e->extra = mx;
-    e->denom = sum;
+    e->softmax.row_max = mx;
+    e->softmax.denom = sum;
 }
 
 static void explain_head_stage(attn_explanation *e, const attn_trace *t) {
@@ -78,13 +78,13 @@ static void explain_head_stage(attn_explanation *e, const attn_trace *t) {
         break;
     case ATTN_ST_SCALED:
         e->kind = ATTN_EXPLAIN_SCALE;
-        e->raw = hd->scores[ij];
-        e->extra = t->cfg.scale ? sqrt((double)dk) : 1.0;
+        e->scale.score = hd->scores[ij];
+        e->scale.divisor = t->cfg.scale ? sqrt((double)dk) : 1.0;
         break;
     case ATTN_ST_MASKED:
         e->kind = ATTN_EXPLAIN_MASK;
-        e->raw = hd->scaled[ij];
-        e->masked = !attn_mask_allows(t->cfg.mask, e->row, e->col);
+        e->mask.score = hd->scaled[ij];
+        e->mask.masked = !attn_mask_allows(t->cfg.mask, e->row, e->col);
         break;
     case ATTN_ST_WEIGHTS:
         explain_softmax(e, t);
@@ -124,147 +124,12 @@ attn_status attn_explain(attn_explanation *e, const attn_trace *t, attn_stage s,
         explain_head_stage(e, t);
     } else if (s == ATTN_ST_CONCAT) {
         e->kind = ATTN_EXPLAIN_COPY;
-        e->src_head = col / dk;
-        e->src_col = col % dk;
+        e->copy.head = col / dk;
+        e->copy.col = col % dk;
     } else { // output[i][c] = Σ_m concat[i][m]·W_O[m][c] + b_O[c]
         dot_terms(e, t->concat + (size_t)row * hk, t->w_o + col, (size_t)t->cfg.d_model, hk);
-        e->has_bias = t->cfg.bias;
-        e->extra = t->b_o[col];
+        e->dot.has_bias = t->cfg.bias;
+        e->dot.bias = t->b_o[col];
     }
     return ATTN_OK;
-}
-
-/* ---- formatting -------------------------------------------------------- */
-
-typedef struct {
-    char *out;    /* destination, may be NULL when cap == 0 */
-    size_t cap;   /* bytes available in out */
-    size_t len;   /* bytes that would have been written */
-    bool compact; /* narrow panels: 4 significant digits, no column padding */
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = b->len < b->cap ? b->cap - b->len : 0;
-    int r = vsnprintf(room ? b->out + b->len : NULL, room, fmt, ap);
-    va_end(ap);
-    if (r > 0) b->len += (size_t)r;
-}
-
-static const char *label(const attn_trace *t, int i, char *buf, size_t cap) {
-    attn_token_label(&t->tokens, i, 16, buf, cap);
-    return buf;
-}
-
-/* A token label padded with spaces to cols display columns (CJK is 2 wide). */
-static const char *padded_label(const attn_trace *t, int i, int cols, char *buf, size_t cap) {
-    size_t len = attn_token_label(&t->tokens, i, cols, buf, cap);
-    for (int w = utf8_width(buf, len); w < cols && len + 1 < cap; w++) buf[len++] = ' ';
-    buf[len] = '\0';
-    return buf;
-}
-
-static void format_header(sbuf *b, const attn_explanation *e, const attn_trace *t) {
-    char rl[96], cl[96];
-    sb_printf(b, "%s", attn_stage_name(e->stage));
-    if (attn_stage_per_head(e->stage)) sb_printf(b, " (head %d of %d)", e->head + 1, t->cfg.heads); // heads counted from 1, like tokens
-    sb_printf(b, " [%d][%d]: row %d is token %d \"%s\"", e->row, e->col, e->row, e->row + 1,
-              label(t, e->row, rl, sizeof rl));
-    int rows, cols;
-    attn_trace_shape(t, e->stage, &rows, &cols);
-    if (cols == t->n && e->stage >= ATTN_ST_SCORES && e->stage <= ATTN_ST_WEIGHTS)
-        sb_printf(b, ", column %d is token %d \"%s\"", e->col, e->col + 1, label(t, e->col, cl, sizeof cl));
-    sb_printf(b, "\n");
-}
-
-static void format_dot(sbuf *b, const attn_explanation *e, const attn_trace *t) {
-    static const char *const formula[ATTN_STAGE_COUNT] = {
-        [ATTN_ST_Q] = "Q[i][c] = sum over m of X[i][m] * W_Q[m][c]",
-        [ATTN_ST_K] = "K[i][c] = sum over m of X[i][m] * W_K[m][c]",
-        [ATTN_ST_V] = "V[i][c] = sum over m of X[i][m] * W_V[m][c]",
-        [ATTN_ST_SCORES] = "S[i][j] = sum over c of Q[i][c] * K[j][c]",
-        [ATTN_ST_Z] = "Z[i][c] = sum over j of A[i][j] * V[j][c]",
-        [ATTN_ST_OUTPUT] = "out[i][c] = sum over m of concat[i][m] * W_O[m][c]",
-    };
-    char tl[96];
-    sb_printf(b, "  %s%s\n", formula[e->stage] ? formula[e->stage] : "",
-              e->has_bias ? " + b[c]" : "");
-    double sum = 0.0;
-    int w = b->compact ? 1 : 10, p = b->compact ? 4 : 6;
-    for (int k = 0; k < e->n_terms; k++) {
-        const attn_term *tm = &e->terms[k];
-        sum += tm->value;
-        if (e->stage == ATTN_ST_Z)
-            sb_printf(b, "  j=%-3d %s %*.*g x %*.*g = %*.*g\n", tm->index,
-                      padded_label(t, tm->index, b->compact ? 6 : 12, tl, sizeof tl), w, p, tm->a, w, p, tm->b,
-                      w, p, tm->value);
-        else
-            sb_printf(b, "  %c=%-3d %*.*g x %*.*g = %*.*g\n", e->stage == ATTN_ST_SCORES ? 'c' : 'm', tm->index,
-                      w, p, tm->a, w, p, tm->b, w, p, tm->value);
-    }
-    if (e->has_bias) {
-        sb_printf(b, "  bias = %.*g\n", p, e->extra);
-        sum += e->extra;
-    }
-    sb_printf(b, "  total = %.10g\n", sum);
-}
-
-static void format_softmax(sbuf *b, const attn_explanation *e, const attn_trace *t) {
-    char tl[96];
-    int cols = b->compact ? 6 : 12, p = b->compact ? 4 : 6;
-    sb_printf(b, "  A[i][j] = exp(s[i][j] - max) / sum over j of exp(s[i][j] - max)\n");
-    sb_printf(b, "  row max = %.6g (subtracted so exp never overflows)\n", e->extra);
-    for (int k = 0; k < e->n_terms; k++) {
-        const attn_term *tm = &e->terms[k];
-        if (tm->a == -INFINITY)
-            sb_printf(b, "  j=%-3d %s masked -> 0\n", tm->index, padded_label(t, tm->index, cols, tl, sizeof tl));
-        else
-            sb_printf(b, "  j=%-3d %s exp(%.*g - %.*g) = %.*g%s\n", tm->index,
-                      padded_label(t, tm->index, cols, tl, sizeof tl), p, tm->a, p, tm->b, p, tm->value,
-                      tm->index == e->col ? "   <- this cell" : "");
-    }
-    sb_printf(b, "  denominator = %.10g\n", e->denom);
-    if (e->masked)
-        sb_printf(b, "  this key is masked, so its weight is exactly 0\n");
-    else
-        sb_printf(b, "  %.6g / %.6g = %.10g\n", e->terms[e->col].value, e->denom, e->value);
-}
-
-size_t attn_explain_format(const attn_explanation *e, const attn_trace *t, char *out, size_t cap) {
-    return attn_explain_format_ex(e, t, false, out, cap);
-}
-
-size_t attn_explain_format_ex(const attn_explanation *e, const attn_trace *t, bool compact, char *out, size_t cap) {
-    sbuf b = {out, cap, 0, compact};
-    if (cap) out[0] = '\0';
-    format_header(&b, e, t);
-    switch (e->kind) {
-    case ATTN_EXPLAIN_INPUT:
-        if (t->x_given) sb_printf(&b, "  X as given in the weights file = %.10g\n", e->value);
-        else if (t->cfg.pos_enc)
-            sb_printf(&b, "  embedding %.10g + positional encoding %.10g = %.10g\n", e->raw, e->extra, e->value);
-        else sb_printf(&b, "  embedding = %.10g\n", e->value);
-        break;
-    case ATTN_EXPLAIN_DOT: format_dot(&b, e, t); break;
-    case ATTN_EXPLAIN_SCALE:
-        if (t->cfg.scale)
-            sb_printf(&b, "  %.10g / sqrt(%d) = %.10g / %.6g = %.10g\n", e->raw, t->cfg.d_k, e->raw, e->extra, e->value);
-        else sb_printf(&b, "  scaling is off: %.10g is kept as it is\n", e->value);
-        break;
-    case ATTN_EXPLAIN_MASK:
-        if (e->masked) sb_printf(&b, "  the mask hides this key: -inf (weight 0 after softmax)\n");
-        else sb_printf(&b, "  the mask allows this key: %.10g is kept\n", e->raw);
-        break;
-    case ATTN_EXPLAIN_SOFTMAX: format_softmax(&b, e, t); break;
-    case ATTN_EXPLAIN_COPY:
-        sb_printf(&b, "  copied from Z of head %d, column %d: %.10g\n", e->src_head, e->src_col, e->value);
-        break;
-    }
-    return b.len;
 }

@@ -37,32 +37,42 @@ static void dump_config(attn_strbuf *b, const attn_config *c) {
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
     attn_sb_printf(b, "  \"config\": {\"d_model\": %d, \"d_k\": %d, \"heads\": %d, \"seed\": %lu, "
-                      "\"mask\": \"%s\", \"scale\": %s, \"pos_enc\": %s, \"bias\": %s},\n",
+                      "\"mask\": \"%s\", \"scale\": %s, \"pos_enc\": %s, \"bias\": %s",
                    c->d_model, c->d_k, c->heads, (unsigned long)c->seed, mask,
                    c->scale ? "true" : "false", c->pos_enc ? "true" : "false",
                    c->bias ? "true" : "false");
+    if (c->pos_count) // only where a lesson keeps the encoding to some columns
+        attn_sb_printf(b, ", \"pos_dims\": \"%d-%d\"", c->pos_first, c->pos_first + c->pos_count - 1);
+    attn_sb_puts(b, "},\n");
+}
+
+static void dump_key(attn_strbuf *b, const char *key, const double *m, int rows, int cols, bool first) {
+    const char *in = "      ";
+    attn_sb_printf(b, "%s%s\"%s\": ", first ? "" : ",\n", in, key);
+    if (rows == 0) dump_vector(b, m, cols);
+    else dump_matrix(b, in, m, rows, cols);
 }
 
 static void dump_head(attn_strbuf *b, const attn_trace *t, int h) {
     const attn_head *hd = &t->head[h];
-    int n = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k;
-    const char *in = "      ";
-    struct { const char *key; const double *m; int rows, cols; } mats[] = {
-        {"W_Q", hd->w_q, dm, dk}, {"W_K", hd->w_k, dm, dk}, {"W_V", hd->w_v, dm, dk},
-        {"b_Q", hd->b_q, 0, dk}, {"b_K", hd->b_k, 0, dk}, {"b_V", hd->b_v, 0, dk},
-        {"Q", hd->q, n, dk}, {"K", hd->k, n, dk}, {"V", hd->v, n, dk},
-        {"scores", hd->scores, n, n}, {"scaled", hd->scaled, n, n},
-        {"masked", hd->masked, n, n}, {"weights", hd->weights, n, n}, {"Z", hd->z, n, dk},
-    };
-    size_t count = sizeof mats / sizeof mats[0];
+    int n = t->n, dk = t->cfg.d_k;
+    bool first = true;
     attn_sb_puts(b, "    {\n");
-    for (size_t i = 0; i < count; i++) {
-        attn_sb_printf(b, "%s\"%s\": ", in, mats[i].key);
-        if (mats[i].rows == 0) dump_vector(b, mats[i].m, mats[i].cols);
-        else dump_matrix(b, in, mats[i].m, mats[i].rows, mats[i].cols);
-        attn_sb_puts(b, i + 1 < count ? ",\n" : "\n");
+    for (int m = 0; m < ATTN_MAT_COUNT; m++) { // the head's weights: W_Q, W_K, W_V, b_Q, b_K, b_V
+        if (!attn_matrix_per_head((attn_matrix)m)) continue;
+        int rows, cols;
+        attn_matrix_shape((attn_matrix)m, &t->cfg, &rows, &cols);
+        dump_key(b, attn_matrix_name((attn_matrix)m), attn_trace_matrix_const(t, (attn_matrix)m, h),
+                 attn_matrix_is_bias((attn_matrix)m) ? 0 : rows, cols, first);
+        first = false;
     }
-    attn_sb_puts(b, h + 1 < t->cfg.heads ? "    },\n" : "    }\n");
+    struct { const char *key; const double *m; int cols; } stages[] = { // what it computes, n rows each
+        {"Q", hd->q, dk}, {"K", hd->k, dk}, {"V", hd->v, dk}, {"scores", hd->scores, n}, {"scaled", hd->scaled, n},
+        {"masked", hd->masked, n}, {"weights", hd->weights, n}, {"Z", hd->z, dk},
+    };
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
+        dump_key(b, stages[i].key, stages[i].m, n, stages[i].cols, false);
+    attn_sb_puts(b, h + 1 < t->cfg.heads ? "\n    },\n" : "\n    }\n");
 }
 
 char *attn_json_dump(const attn_trace *t) {
@@ -84,9 +94,9 @@ char *attn_json_dump(const attn_trace *t) {
     for (int h = 0; h < t->cfg.heads; h++) dump_head(&b, t, h);
     attn_sb_puts(&b, "  ],\n  \"concat\": ");
     dump_matrix(&b, "  ", t->concat, n, hk);
-    attn_sb_puts(&b, ",\n  \"W_O\": ");
+    attn_sb_printf(&b, ",\n  \"%s\": ", attn_matrix_name(ATTN_MAT_W_O));
     dump_matrix(&b, "  ", t->w_o, hk, dm);
-    attn_sb_puts(&b, ",\n  \"b_O\": ");
+    attn_sb_printf(&b, ",\n  \"%s\": ", attn_matrix_name(ATTN_MAT_B_O));
     dump_vector(&b, t->b_o, dm);
     attn_sb_puts(&b, ",\n  \"output\": ");
     dump_matrix(&b, "  ", t->output, n, dm);

@@ -93,6 +93,11 @@ void attn_positional_row(double *row, int p, int d_model) {
     }
 }
 
+void attn_positional_columns(const attn_config *c, int *first, int *width) {
+    *first = c->pos_count ? c->pos_first : 0;
+    *width = c->pos_count ? c->pos_count : c->d_model;
+}
+
 void attn_positional_encoding(double *pe, int n, int d_model) {
     // pe: (n, d_model)
     for (int p = 0; p < n; p++) attn_positional_row(pe + (size_t)p * d_model, p, d_model);

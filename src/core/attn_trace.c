@@ -49,14 +49,13 @@ const double *attn_trace_matrix_const(const attn_trace *t, attn_matrix m, int h)
     return attn_trace_matrix((attn_trace *)t, m, h); // the same slots, read only
 }
 
-/* Counts supplied vs generated projection weights (W_*, not biases) to name the source. */
-static attn_weight_source weight_source(const attn_weights *w, int heads) {
-    if (!w) return ATTN_SRC_RANDOM;
+/* Names the source from what init_weights took: every W_* supplied, none, or some. */
+static attn_weight_source weight_source(const attn_trace *t) {
     int given = 0, total = 0;
     for (int m = 0; m < ATTN_MAT_COUNT; m++) {
         if (attn_matrix_is_bias((attn_matrix)m)) continue;
-        int nh = attn_matrix_per_head((attn_matrix)m) ? heads : 1;
-        for (int h = 0; h < nh; h++) given += w->mat[m][h] != NULL;
+        int nh = attn_matrix_per_head((attn_matrix)m) ? t->cfg.heads : 1;
+        for (int h = 0; h < nh; h++) given += t->given[m][h];
         total += nh;
     }
     return given == 0 ? ATTN_SRC_RANDOM : given == total ? ATTN_SRC_EXPLICIT : ATTN_SRC_MIXED;
@@ -64,16 +63,19 @@ static attn_weight_source weight_source(const attn_weights *w, int heads) {
 
 static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w) {
     int n = t->n, dm = t->cfg.d_model;
+    for (int i = 0; i < n; i++) t->vocab_index[i] = -1;
     if (w && w->x) {
         memcpy(t->x, w->x, sizeof(double) * (size_t)n * dm);
         t->x_given = true;
         return;
     }
+    t->vocab_used = vocab && vocab->dim == dm;
     for (int i = 0; i < n; i++) {
         int len;
         const char *tok = attn_token_text(&t->tokens, i, &len);
-        int row = (vocab && vocab->dim == dm) ? attn_vocab_find(vocab, tok, (size_t)len) : -1;
+        int row = t->vocab_used ? attn_vocab_find(vocab, tok, (size_t)len) : -1;
         double *xi = t->x + (size_t)i * dm;
+        t->vocab_index[i] = row;
         if (row >= 0) {
             memcpy(xi, vocab->vectors + (size_t)row * dm, sizeof(double) * (size_t)dm);
             t->vocab_rows++;
@@ -82,11 +84,14 @@ static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w)
         }
     }
     if (t->cfg.pos_enc) {
-        // add the encoding row by row so no scratch buffer is needed
+        // add the encoding row by row so no scratch buffer is needed; a lesson
+        // may keep it to the columns it set aside for positions
         double pe[ATTN_MAX_D_MODEL];
+        int first, width;
+        attn_positional_columns(&t->cfg, &first, &width);
         for (int p = 0; p < n; p++) {
-            attn_positional_row(pe, p, dm);
-            for (int c = 0; c < dm; c++) t->x[(size_t)p * dm + c] += pe[c];
+            attn_positional_row(pe, p, width);
+            for (int c = 0; c < width; c++) t->x[(size_t)p * dm + first + c] += pe[c];
         }
     }
 }
@@ -104,6 +109,7 @@ static void init_weights(attn_trace *t, const attn_weights *w) {
             double *dst = attn_trace_matrix(t, (attn_matrix)m, h);
             if (given) memcpy(dst, given, sizeof(double) * (size_t)rows * cols);
             else attn_seeded_matrix(dst, (attn_matrix)m, h, c);
+            t->given[m][h] = given != NULL;
         }
     }
 }
@@ -164,6 +170,7 @@ static attn_status run_stages(attn_trace *t, const attn_vocab *vocab,
     embed(t, vocab, w);
     CHECK(t->x, (size_t)n * dm, ATTN_ST_X);
     init_weights(t, w);
+    t->source = weight_source(t);
     for (int h = 0; h < c->heads; h++) {
         attn_status st = attn_head_forward(&t->head[h], t->x, n, c, err);
         if (st != ATTN_OK) return st;
@@ -188,7 +195,6 @@ attn_status attn_trace_run(attn_trace *out, const char *sentence, size_t len,
     st = attn_tokenize(&t.tokens, sentence, len, vocab ? &words : NULL, err);
     if (st != ATTN_OK) goto cleanup;
     t.n = t.tokens.n;
-    t.source = weight_source(weights, cfg->heads);
     t.block_ = malloc(sizeof(double) * layout(&t, NULL));
     if (!t.block_) {
         st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for a %d-token trace.", t.n);
@@ -270,4 +276,22 @@ int attn_trace_pronoun(const attn_trace *t) {
             if ((size_t)len == strlen(pronouns[k]) && memcmp(tok, pronouns[k], (size_t)len) == 0) return i;
     }
     return -1;
+}
+
+int attn_trace_default_query(const attn_trace *t) {
+    int p = attn_trace_pronoun(t);
+    return p >= 0 ? p : 0;
+}
+
+double attn_mean_row_max(const attn_trace *t, int h) {
+    const double *a = attn_trace_stage(t, ATTN_ST_WEIGHTS, h);
+    if (!a || t->n == 0) return 0;
+    double sum = 0;
+    for (int i = 0; i < t->n; i++) {
+        double mx = 0;
+        for (int j = 0; j < t->n; j++)
+            if (a[(size_t)i * t->n + j] > mx) mx = a[(size_t)i * t->n + j];
+        sum += mx;
+    }
+    return sum / t->n;
 }

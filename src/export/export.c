@@ -67,16 +67,6 @@ static attn_status check_items(const export_item *items, int n, attn_err *err) {
 
 /* ---- naming and commands ---- */
 
-static void format_list(attn_strbuf *b, unsigned f) {
-    static const char *const names[] = {"png", "svg", "csv", "tex", "md"};
-    bool first = true;
-    for (int i = 0; i < 5; i++)
-        if (f & (1u << i)) {
-            attn_sb_printf(b, "%s%s", first ? "" : ",", names[i]);
-            first = false;
-        }
-}
-
 static void steps_list(attn_strbuf *b, unsigned steps) {
     bool first = true;
     for (int s = 0; s < ATTN_STEP_COUNT; s++)
@@ -91,9 +81,9 @@ static void steps_list(attn_strbuf *b, unsigned steps) {
 static void command(attn_strbuf *b, const export_opts *o, unsigned formats, const char *remake) {
     attn_sb_puts(b, o->command_prefix ? o->command_prefix : "attnviz --headless");
     attn_sb_puts(b, " --export-dir ");
-    ex_shell_quote(b, o->dir);
+    attn_sb_shell_word(b, o->dir);
     attn_sb_puts(b, " --format ");
-    format_list(b, formats);
+    ex_format_list(b, formats);
     if (remake) {
         attn_sb_printf(b, " %s", remake);
     } else if ((o->steps & EXPORT_ALL_STEPS) != EXPORT_ALL_STEPS) {
@@ -215,8 +205,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     if (st == ATTN_OK && (o->formats & EXPORT_TEX))
         st = write_text(j, name, export_tex_document(it->trace, it->step, it->head, item_title(j, it)), err);
     if (st != ATTN_OK) return st;
-    if (it->badge) snprintf(badge, sizeof badge, "%s", it->badge);
-    else ex_badge(badge, sizeof badge, o, j->ui, it->trace);
+    ex_badge(badge, sizeof badge, o, j->ui, it);
     index_item_head(j, it, stem, badge);
     snprintf(size, sizeof size, " (%d×%d px)", o->width * o->pixel_scale, o->height * o->pixel_scale);
     index_files(j, first, "png", EXPORT_PNG, it->remake_flags, size);
@@ -324,5 +313,6 @@ attn_status export_sentence(const export_opts *o, const attn_trace *t, int head,
     export_item items[ATTN_STEP_COUNT];
     if (!t) return attn_fail(err, ATTN_ERR_RANGE, "There is no computed sentence to export.");
     int n = export_items_for_trace(items, t, o->steps, head, query);
+    for (int i = 0; i < n; i++) items[i].origin = o->origin;
     return export_run(o, items, n, ui, fonts, err);
 }

@@ -42,7 +42,9 @@
  * file is renamed into DIR (replacing any file of that name atomically). A
  * folder in the way of a file is refused before the first rename; a rename
  * failing later (almost impossible within one folder) leaves whole files
- * only, some from this export. Other files in DIR are left alone. */
+ * only, some from this export. Other files in DIR are left alone.
+ *
+ * Layer 6 (src/export, beside src/cli): includes src/util … src/render, never src/cli. */
 #ifndef ATTN_EXPORT_H
 #define ATTN_EXPORT_H
 
@@ -95,6 +97,7 @@ typedef struct {
     const char *weights_path;   /* --weights file: named and hashed in the index; NULL: none */
     const char *lesson_path;    /* lesson file: named and hashed in the index; NULL: none */
     const char *title;          /* handout and index heading; NULL: a default */
+    viz_origin origin;          /* export_sentence: where the trace's given weights came from */
 } export_opts;
 
 typedef struct {
@@ -107,7 +110,7 @@ typedef struct {
     const char *title;          /* page title (handout, index); NULL: the step's name */
     const char *text;           /* page text for the handout (Markdown, blank-line paragraphs);
                                    NULL: the step's hint from the UI strings */
-    const char *badge;          /* weights badge on the figure; NULL: from trace->source */
+    viz_origin origin;          /* where the trace's given weights came from (the figure's badge) */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
     const char *remake_flags;   /* flags that make only this item again, e.g. "--steps 3" or
                                    "--page intro"; NULL: none (the whole batch is remade) */
@@ -165,9 +168,6 @@ attn_status export_lesson(const export_opts *o, const lesson *l, const char *pag
 char *export_lesson_text(const lesson_page *pg);
 
 /* ---- building blocks (used by export_run; public for tests and the GUI) ---- */
-
-/* The first token that is 它, it or It, else 0 (the GUI's first query). */
-int export_default_query(const attn_trace *t);
 
 /* The display list of one figure (or the window) of (width·pixel_scale) ×
  * (height·pixel_scale) px at UI scale o->ui_scale × pixel_scale, with the

@@ -39,7 +39,7 @@ static void item_scene(viz_scene *s, const export_opts *o, const export_item *it
     s->step = it->step;
     s->head = it->head >= 0 && it->head < t->cfg.heads ? it->head : 0;
     s->head_b = t->cfg.heads > 1 ? 1 : 0;
-    s->query = it->query >= 0 && it->query < t->n ? it->query : export_default_query(t);
+    s->query = it->query >= 0 && it->query < t->n ? it->query : attn_trace_default_query(t);
     s->hover.kind = VIZ_HIT_NONE;
     s->compare = VIZ_COMPARE_OFF;
     s->focus = VIZ_FOCUS_CANVAS;
@@ -118,8 +118,7 @@ bool export_build_list(viz_list *l, const export_opts *o, const export_item *it,
     viz_scene s;
     viz_measure m = viz_fonts_measure(fonts);
     int w = o->width * pixel_scale, h = o->height * pixel_scale, body_h = h - caption_px(o, pixel_scale);
-    if (it->badge) snprintf(badge, sizeof badge, "%s", it->badge);
-    else ex_badge(badge, sizeof badge, o, ui, it->trace);
+    ex_badge(badge, sizeof badge, o, ui, it);
     item_scene(&s, o, it, ui, badge, scene_scale(o, pixel_scale), w, body_h);
     if (o->view == EXPORT_VIEW_WINDOW) viz_build_window(l, &s, m);
     else viz_build_figure(l, &s, m, w, body_h);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "export_internal.h"
+#include "fileio.h"
 
 int export_test_fail_at_file;
 
@@ -108,67 +109,37 @@ static bool hook_fires(const char *path, const char *data, size_t len) {
     return true;
 }
 
-static int write_all(int fd, const char *data, size_t len) {
-    for (size_t done = 0; done < len;) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            if (w == 0) errno = ENOSPC;
-            return -1;
-        }
-        done += (size_t)w;
-    }
-    return 0;
+/* "NAME in DIR": how messages name a staged file (the staging folder is ours, not the user's). */
+static char *shown_name(const ex_stage *s, const char *name) {
+    size_t n = strlen(name) + strlen(s->dir) + sizeof " in ";
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s in %s", name, s->dir);
+    return p;
 }
 
-/* The staging folder is private to this batch, so files go straight in. */
-attn_status ex_stage_write(ex_stage *s, const char *name, const char *data, size_t len, attn_err *err) {
-    char *path = join(s->stage, name);
-    if (!path) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
-    bool ok = false;
-    int fd = -1;
-    if (hook_fires(path, data, len)) goto cleanup;
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0) goto cleanup;
-    ok = close(fd) == 0; // a full disk may only show here (NFS, delayed allocation)
-    fd = -1;
-cleanup:
-    if (!ok && fd >= 0) {
-        int keep = errno;
-        close(fd);
-        errno = keep;
-    }
-    attn_status st = ok ? remember(s, name, err)
-                        : attn_fail(err, ATTN_ERR_IO, "Cannot write %s in %s: %s.", name, s->dir, strerror(errno));
+/* Writes name into the staging folder through the one file writer, data
+ * (len bytes) or, when surf is not NULL, surf as PNG. */
+static attn_status stage_file(ex_stage *s, const char *name, const char *data, size_t len, SDL_Surface *surf,
+                              attn_err *err) {
+    char *path = join(s->stage, name), *shown = shown_name(s, name);
+    attn_status st = ATTN_OK;
+    if (!path || !shown) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+    else if (hook_fires(path, surf ? "\x89PNG\r\n\x1a\n" : data, surf ? 8 : len))
+        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", shown, strerror(errno));
+    else if (surf) st = viz_save_png(surf, path, shown, err);
+    else st = attn_write_file(path, data, len, shown, err);
+    if (st == ATTN_OK) st = remember(s, name, err);
     free(path);
+    free(shown);
     return st;
 }
 
-/* viz_save_png's message names the staging path; keep only its reason. */
-static const char *png_reason(const char *msg, const char *path) {
-    const char *p = strstr(msg, path);
-    if (!p) return msg;
-    p += strlen(path);
-    return p[0] == ':' && p[1] == ' ' ? p + 2 : msg;
+attn_status ex_stage_write(ex_stage *s, const char *name, const char *data, size_t len, attn_err *err) {
+    return stage_file(s, name, data, len, NULL, err);
 }
 
 attn_status ex_stage_png(ex_stage *s, const char *name, SDL_Surface *surf, attn_err *err) {
-    char *path = join(s->stage, name);
-    if (!path) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
-    attn_status st;
-    char msg[512] = "";
-    if (hook_fires(path, "\x89PNG\r\n\x1a\n", 8)) {
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s in %s: %s.", name, s->dir, strerror(errno));
-    } else if (viz_save_png(surf, path, msg, sizeof msg) != 0) {
-        const char *why = png_reason(msg, path);
-        size_t n = strlen(why);
-        while (n > 0 && why[n - 1] == '.') n--;
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s in %s: %.*s.", name, s->dir, (int)n, why);
-    } else {
-        st = remember(s, name, err);
-    }
-    free(path);
-    return st;
+    return stage_file(s, name, NULL, 0, surf, err);
 }
 
 /* Every target must be replaceable before the first rename, so a folder in

@@ -12,8 +12,8 @@
  * "-0.25", "12"), whatever the locale. Non-finite values append "0". */
 void ex_num(attn_strbuf *b, double v);
 
-/* Appends s single-quoted for a POSIX shell. */
-void ex_shell_quote(attn_strbuf *b, const char *s);
+/* "png,svg": the --format list of the EXPORT_* bits in formats. */
+void ex_format_list(attn_strbuf *b, unsigned formats);
 
 /* "d_model=8 d_k=4 heads=2 seed=1 mask=none scale=on pos-enc=off bias=off". */
 void ex_config_text(attn_strbuf *b, const attn_config *c);
@@ -24,8 +24,8 @@ const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id);
 /* Cuts s back to whole UTF-8 characters (after a truncating snprintf). */
 void ex_utf8_trim(char *s);
 
-/* The weights badge for t in lang (as the GUI words it). */
-void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const attn_trace *t);
+/* The weights badge of the item in the export's language (as the GUI words it). */
+void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const export_item *it);
 
 /* ---- files (export_fs.c) ---- */
 

@@ -64,7 +64,6 @@ typedef struct {
     export_item *items;
     attn_trace *traces;
     char **texts, **flags;
-    char (*badges)[320];
     int n; /* items filled in */
 } lesson_job;
 
@@ -75,8 +74,7 @@ static bool lesson_job_alloc(lesson_job *j, int pages) {
     j->traces = calloc(n, sizeof *j->traces);
     j->texts = calloc(n, sizeof *j->texts);
     j->flags = calloc(n, sizeof *j->flags);
-    j->badges = calloc(n, sizeof *j->badges);
-    return j->items && j->traces && j->texts && j->flags && j->badges;
+    return j->items && j->traces && j->texts && j->flags;
 }
 
 static void lesson_job_free(lesson_job *j) {
@@ -89,7 +87,6 @@ static void lesson_job_free(lesson_job *j) {
     free(j->traces);
     free(j->texts);
     free(j->flags);
-    free(j->badges);
 }
 
 /* The query a page points at (prediction or highlight), else -1. */
@@ -109,16 +106,8 @@ static attn_step page_step(const lesson *l, int i) {
     return ATTN_STEP_SOFTMAX;
 }
 
-static void page_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const attn_trace *t,
-                       const char *lesson_name) {
-    if (t->source == ATTN_SRC_EXPLICIT) snprintf(out, cap, "%s", ex_str(ui, o->lang, VIZ_S_BADGE_LESSON));
-    else if (t->source == ATTN_SRC_MIXED)
-        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_MIXED), lesson_name, (unsigned)t->cfg.seed);
-    else snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_RANDOM), (unsigned)t->cfg.seed);
-}
-
 /* The next item from page i. */
-static attn_status page_item(lesson_job *j, const lesson *l, int i, const export_opts *o, const viz_strings *ui,
+static attn_status page_item(lesson_job *j, const lesson *l, int i, const export_opts *o,
                              attn_err *err) {
     const lesson_page *pg = lesson_page_at(l, i);
     int k = j->n;
@@ -136,8 +125,8 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->id = pg->id;
     it->title = pg->title;
     it->text = j->texts[k] = export_lesson_text(pg);
-    page_badge(j->badges[k], sizeof j->badges[k], o, ui, t, o->lesson_path ? o->lesson_path : lesson_id(l));
-    it->badge = j->badges[k];
+    it->origin = (viz_origin){VIZ_FROM_LESSON, o->lesson_path ? o->lesson_path : lesson_id(l),
+                              pg->random_weights ? pg->gain : 0};
     it->feature_names = v && v->dim == t->cfg.d_model && t->vocab_rows ? v->features : NULL;
     size_t fl = strlen(pg->id) + sizeof "--page ";
     if ((j->flags[k] = malloc(fl)) != NULL) snprintf(j->flags[k], fl, "--page %s", pg->id);
@@ -150,7 +139,7 @@ static char *page_prefix(const export_opts *o, const char *page_id) {
     attn_strbuf b;
     attn_sb_init(&b);
     attn_sb_printf(&b, "%s --page ", o->command_prefix ? o->command_prefix : "attnviz --headless");
-    ex_shell_quote(&b, page_id);
+    attn_sb_shell_word(&b, page_id);
     return attn_sb_take(&b);
 }
 
@@ -162,7 +151,7 @@ attn_status export_lesson(const export_opts *o, const lesson *l, const char *pag
     attn_status st = ATTN_OK;
     if (!lesson_job_alloc(&j, pages)) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export the lesson.");
     for (int i = 0; st == ATTN_OK && i < pages; i++)
-        if (only < 0 || i == only) st = page_item(&j, l, i, o, ui, err);
+        if (only < 0 || i == only) st = page_item(&j, l, i, o, err);
     export_opts lo = *o;
     char *prefix = NULL;
     if (st == ATTN_OK && page_id) { // every command of a one-page export names the page

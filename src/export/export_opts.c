@@ -38,50 +38,68 @@ static bool next_item(const char **p, char *buf, size_t cap) {
     return true;
 }
 
-attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
-    static const char *const names[] = {"png", "svg", "csv", "tex", "md"};
+/* The formats as --format names them, bit i for EXPORT_* bit 1u << i. */
+static const char *const format_names[] = {"png", "svg", "csv", "tex", "md"};
+#define N_FORMATS ((int)(sizeof format_names / sizeof *format_names))
+
+void ex_format_list(attn_strbuf *b, unsigned formats) {
+    bool first = true;
+    for (int i = 0; i < N_FORMATS; i++)
+        if (formats & (1u << i)) {
+            attn_sb_printf(b, "%s%s", first ? "" : ",", format_names[i]);
+            first = false;
+        }
+}
+
+/* An item of a comma list as its bit, or 0 when it names nothing. */
+typedef unsigned (*item_bit)(const char *item);
+
+/* "all" (every bit of all), or items separated by commas, each named by bit.
+ * bad: the message for an unknown item (%s: the item); empty: for none. */
+static attn_status parse_bits(unsigned *out, const char *list, unsigned all, item_bit bit, const char *bad,
+                              const char *empty, attn_err *err) {
     const char *p = list ? list : "";
     char item[32];
     unsigned bits = 0;
     if (strcmp(p, "all") == 0) {
-        *out = EXPORT_ALL_FORMATS;
+        *out = all;
         return ATTN_OK;
     }
     while (next_item(&p, item, sizeof item)) {
-        unsigned b = 0;
-        for (int i = 0; i < 5; i++)
-            if (strcmp(item, names[i]) == 0) b = 1u << i;
-        if (!b)
-            return attn_fail(err, ATTN_ERR_RANGE, "--format: \"%s\" is not a format; use png, svg, csv, tex and md, "
-                             "separated by commas (for example png,svg), or all.", item);
+        unsigned b = bit(item);
+        if (!b) return attn_fail(err, ATTN_ERR_RANGE, bad, item);
         bits |= b;
         if (!p) break;
     }
-    if (!bits) return attn_fail(err, ATTN_ERR_RANGE, "--format needs at least one of png, svg, csv, tex, md.");
+    if (!bits) return attn_fail(err, ATTN_ERR_RANGE, "%s", empty);
     *out = bits;
     return ATTN_OK;
 }
 
+static unsigned format_bit(const char *item) {
+    for (int i = 0; i < N_FORMATS; i++)
+        if (strcmp(item, format_names[i]) == 0) return 1u << i;
+    return 0;
+}
+
+static unsigned step_bit(const char *item) {
+    char *end;
+    long v = strtol(item, &end, 10);
+    return *item && !*end && v >= 1 && v <= ATTN_STEP_COUNT ? 1u << (v - 1) : 0;
+}
+
+attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
+    return parse_bits(out, list, EXPORT_ALL_FORMATS, format_bit,
+                      "--format: \"%s\" is not a format; use png, svg, csv, tex and md, separated by commas "
+                      "(for example png,svg), or all.",
+                      "--format needs at least one of png, svg, csv, tex, md.", err);
+}
+
 attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err) {
-    const char *p = list ? list : "";
-    char item[32];
-    unsigned bits = 0;
-    if (strcmp(p, "all") == 0) {
-        *out = EXPORT_ALL_STEPS;
-        return ATTN_OK;
-    }
-    while (next_item(&p, item, sizeof item)) {
-        char *end;
-        long v = strtol(item, &end, 10);
-        if (!*item || *end || v < 1 || v > ATTN_STEP_COUNT)
-            return attn_fail(err, ATTN_ERR_RANGE, "--steps: \"%s\" is not a step; use numbers from 1 to 8 "
-                             "separated by commas (for example 3,6), or all.", item);
-        bits |= 1u << (v - 1);
-        if (!p) break;
-    }
-    if (!bits) return attn_fail(err, ATTN_ERR_RANGE, "--steps needs at least one step from 1 to 8, or all.");
-    *out = bits;
-    return ATTN_OK;
+    return parse_bits(out, list, EXPORT_ALL_STEPS, step_bit,
+                      "--steps: \"%s\" is not a step; use numbers from 1 to 8 separated by commas (for example "
+                      "3,6), or all.",
+                      "--steps needs at least one step from 1 to 8, or all.", err);
 }
 
 attn_status export_parse_size(int *w, int *h, const char *s, attn_err *err) {
@@ -135,22 +153,6 @@ void ex_num(attn_strbuf *b, double v) {
     attn_sb_printf(b, "%s%llu%s", q < 0 ? "-" : "", a / 100, frac);
 }
 
-void ex_shell_quote(attn_strbuf *b, const char *s) {
-    bool plain = *s != '\0';
-    for (const char *p = s; *p && plain; p++)
-        plain = isalnum((unsigned char)*p) || strchr("_./-=,:+@%", *p);
-    if (plain) {
-        attn_sb_puts(b, s);
-        return;
-    }
-    attn_sb_puts(b, "'");
-    for (; *s; s++) {
-        if (*s == '\'') attn_sb_puts(b, "'\\''");
-        else attn_sb_append(b, s, 1);
-    }
-    attn_sb_puts(b, "'");
-}
-
 void ex_config_text(attn_strbuf *b, const attn_config *c) {
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
@@ -170,25 +172,11 @@ const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id) {
     return s ? s : viz_str_key(id);
 }
 
-void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const attn_trace *t) {
-    const char *file = o->weights_path ? o->weights_path : o->lesson_path ? o->lesson_path : "?";
-    unsigned seed = (unsigned)t->cfg.seed;
-    if (t->source == ATTN_SRC_EXPLICIT && !o->weights_path && o->lesson_path)
-        snprintf(out, cap, "%s", ex_str(ui, o->lang, VIZ_S_BADGE_LESSON));
-    else if (t->source == ATTN_SRC_EXPLICIT)
-        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_FILE), file);
-    else if (t->source == ATTN_SRC_MIXED)
-        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_MIXED), file, seed);
-    else
-        snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_RANDOM), seed);
+void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const export_item *it) {
+    viz_badge(out, cap, ui && o->lang >= 0 && o->lang < VIZ_LANG_COUNT ? ui->s[o->lang] : NULL, it->trace, it->origin);
 }
 
 /* ---- steps and their matrices ---- */
-
-int export_default_query(const attn_trace *t) {
-    int p = attn_trace_pronoun(t);
-    return p >= 0 ? p : 0;
-}
 
 int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
                            int query) {
@@ -204,6 +192,7 @@ int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t
         out[n].head = head;
         out[n].query = query;
         out[n].remake_flags = flags[s];
+        out[n].origin = (viz_origin){VIZ_FROM_NONE, NULL, 0}; // the caller says where given weights came from
         n++;
     }
     return n;
@@ -299,7 +288,7 @@ char *export_command_prefix(int argc, char *const *argv) {
             continue;
         }
         attn_sb_puts(&b, " ");
-        ex_shell_quote(&b, argv[i]);
+        attn_sb_shell_word(&b, argv[i]);
     }
     return attn_sb_take(&b);
 }

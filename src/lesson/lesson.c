@@ -25,8 +25,8 @@ static int dir_col(const raw_dir *d, const char *at) {
 
 /* ---- pass 2: the lesson's own settings -------------------------------------- */
 
-static const char *const config_keys[] = {"d_model", "d_k",   "heads",   "seed",
-                                          "mask",    "scale", "pos_enc", "bias"};
+static const char *const config_keys[] = {"d_model", "d_k",   "heads",   "seed",    "mask",
+                                          "scale",   "pos_enc", "bias", "pos_dims"};
 
 /* Key names may be written with - or _. */
 static int config_key(const char *k, size_t n) {
@@ -46,6 +46,26 @@ static bool parse_onoff(const char *v, size_t n, bool *out) {
     return true;
 }
 
+/* pos_dims=A-B (the columns A to B, from 0) or all: where the positional encoding goes. */
+static bool parse_pos_dims(parser *p, const raw_dir *d, const char *v, size_t vn, attn_config *c) {
+    const char *dash = memchr(v, '-', vn);
+    long long a, b;
+    if (lsn_word_is(v, vn, "all")) {
+        c->pos_first = c->pos_count = 0;
+        return true;
+    }
+    if (dash && lsn_parse_int(v, (size_t)(dash - v), 0, ATTN_MAX_D_MODEL - 1, &a) &&
+        lsn_parse_int(dash + 1, vn - (size_t)(dash + 1 - v), a, ATTN_MAX_D_MODEL - 1, &b)) {
+        c->pos_first = (int)a;
+        c->pos_count = (int)(b - a + 1);
+        return true;
+    }
+    lsn_add_err(p, d->line, dir_col(d, v),
+                "pos_dims is the first and last column of X the positional encoding fills, counting from 0, "
+                "e.g. pos_dims=0-3 (or all), not “%.*s”", (int)vn, v);
+    return false;
+}
+
 /* Applies one "key=value" to c; reports and returns false when wrong. */
 static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn, const char *v, size_t vn,
                           attn_config *c, bool *set_d_model) {
@@ -55,7 +75,7 @@ static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn,
     long long num;
     if (key < 0) {
         lsn_add_err(p, d->line, dir_col(d, k),
-                    "unknown setting “%.*s”; use d_model, d_k, heads, seed, mask, scale, pos_enc or bias",
+                    "unknown setting “%.*s”; use d_model, d_k, heads, seed, mask, scale, pos_enc, pos_dims or bias",
                     (int)kn, k);
         return false;
     }
@@ -77,6 +97,8 @@ static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn,
             lsn_add_err(p, d->line, dir_col(d, v), "%s", e.msg);
             return false;
         }
+    } else if (key == 8) {
+        return parse_pos_dims(p, d, v, vn, c);
     } else {
         bool *flag = key == 5 ? &c->scale : key == 6 ? &c->pos_enc : &c->bias;
         if (!parse_onoff(v, vn, flag)) {
@@ -415,6 +437,14 @@ static void resolve_predict(parser *p, page_ctx *c, const raw_dir *d) {
     c->rec->pub.predict = pr;
 }
 
+/* @reveal: the paragraphs after it wait for the answer to the page's @predict. */
+static void resolve_reveal(parser *p, page_ctx *c, const raw_dir *d) {
+    if (d->args[0]) lsn_add_err(p, d->line, d->col, "@reveal takes nothing after it");
+    else if (!c->seen[D_PREDICT])
+        lsn_add_err(p, d->line, 1, "@reveal goes with @predict: it hides the text after it until the learner answers");
+    else c->rec->pub.has_reveal = true;
+}
+
 /* "head A | head B", or settings for the second view ("scale=off", "scale off"). */
 static void resolve_compare(parser *p, page_ctx *c, const raw_dir *d) {
     lesson_compare *cmp = &c->rec->pub.compare;
@@ -478,6 +508,119 @@ static void make_gained(parser *p, page_rec *r) {
             attn_seeded_matrix(w, (attn_matrix)m, h, c);
             for (size_t i = 0; i < size; i++) w[i] *= r->pub.gain;
             r->gained[m][h] = w;
+        }
+    }
+}
+
+/* ---- {references} in the text ---------------------------------------------- */
+
+/* The column of a cell reference: a token for the token×token stages, else a
+ * dimension 0 … cols-1 (for X also a feature's name). */
+static bool resolve_ref_col(parser *p, page_ctx *c, const raw_dir *d, const char *w, size_t n, lesson_ref *r) {
+    const attn_config *cfg = &c->rec->pub.cfg;
+    if (r->stage >= ATTN_ST_SCORES && r->stage <= ATTN_ST_WEIGHTS) return resolve_tokref(p, d, w, n, &c->toks, &r->col);
+    int cols = r->stage == ATTN_ST_X || r->stage == ATTN_ST_OUTPUT ? cfg->d_model
+               : r->stage == ATTN_ST_CONCAT                     ? cfg->heads * cfg->d_k
+                                                                : cfg->d_k;
+    long long v;
+    const lesson *l = p->l;
+    for (int f = 0; r->stage == ATTN_ST_X && l->has_vocab && f < l->n_features; f++)
+        if (lsn_word_is(w, n, l->features[f])) return r->col_dim = f, true;
+    if (lsn_parse_int(w, n, 0, cols - 1, &v)) return r->col_dim = (int)v, true;
+    lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” is not a column of %s: its columns are 0 to %d%s", (int)n, w,
+                attn_stage_name(r->stage), cols - 1, r->stage == ATTN_ST_X && l->has_vocab ? " or a feature's name" : "");
+    return false;
+}
+
+/* The options after a reference's words: head=H and exact. */
+static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const char *w, size_t n, lesson_ref *r) {
+    if (lsn_word_is(w, n, "exact") && (r->kind == LESSON_REF_CELL || r->kind == LESSON_REF_REST))
+        return r->exact = true;
+    if (lsn_word_is(w, n, "compare") && r->kind == LESSON_REF_MEAN_MAX) {
+        if (c->rec->pub.compare.kind == LESSON_CMP_CONFIG) return r->compare = true;
+        lsn_add_err(p, d->line, dir_col(d, w), "{mean-max compare} needs the page's @compare of settings");
+        return false;
+    }
+    if (lsn_starts_with(w, n, "head=") && r->kind != LESSON_REF_STEP && r->kind != LESSON_REF_MACS &&
+        r->kind != LESSON_REF_TOKENS)
+        return check_head(p, d, w + 5, n - 5, c->rec->pub.cfg.heads, &r->head);
+    lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” does not belong in this reference (options: head=H, exact)", (int)n,
+                w);
+    return false;
+}
+
+/* One {reference}: its words into a lesson_ref, the tokens found in the page's sentence. */
+static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, const char *end, lesson_ref *r) {
+    const char *w[8];
+    size_t n[8];
+    int count = 0;
+    while (count < 8 && lsn_next_word(&s, end, &w[count], &n[count])) count++;
+    int stage = count ? attn_stage_from_name_n(w[0], n[0]) : -1, args = 0;
+    if (count && lsn_word_is(w[0], n[0], "step")) r->kind = LESSON_REF_STEP, args = 1;
+    else if (count && lsn_word_is(w[0], n[0], "macs")) r->kind = LESSON_REF_MACS, args = 1;
+    else if (count && lsn_word_is(w[0], n[0], "mean-max")) r->kind = LESSON_REF_MEAN_MAX;
+    else if (count && lsn_word_is(w[0], n[0], "n")) r->kind = LESSON_REF_TOKENS;
+    else if (count && lsn_word_is(w[0], n[0], "rest")) r->kind = LESSON_REF_REST, args = 2;
+    else if (stage >= 0) r->kind = LESSON_REF_CELL, r->stage = (attn_stage)stage, args = 2;
+    else {
+        lsn_add_err(p, d->line, d->col,
+                    "unknown reference {%.*s}; write {step NAME}, {STAGE ROW COLUMN} (e.g. {weights 它 鸟}), "
+                    "{rest ROW KEY…}, {macs STEP}, {mean-max} or {n}",
+                    (int)(end - d->args), d->args);
+        return false;
+    }
+    int i = 1;
+    if (r->kind == LESSON_REF_STEP || r->kind == LESSON_REF_MACS) {
+        long long v = count > 1 ? attn_step_from_name(w[1], n[1]) + 1 : 0;
+        if (count < 2 || (v == 0 && !lsn_parse_int(w[1], n[1], 1, ATTN_STEP_COUNT, &v))) {
+            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
+                        "{%.*s …} needs a step: 1 tokens, 2 qkv, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum or 8 "
+                        "heads", (int)n[0], w[0]);
+            return false;
+        }
+        r->step = (int)v - 1;
+        i = 2;
+    } else if (args == 2) {
+        if (count < 3) {
+            lsn_add_err(p, d->line, d->col, "{%.*s} needs a row and a %s", (int)(end - d->args), d->args,
+                        r->kind == LESSON_REF_REST ? "key to leave out" : "column");
+            return false;
+        }
+        if (!resolve_tokref(p, d, w[1], n[1], &c->toks, &r->row)) return false;
+        for (i = 2; i < count && !memchr(w[i], '=', n[i]) && !lsn_word_is(w[i], n[i], "exact"); i++) {
+            if (r->kind == LESSON_REF_CELL && i == 2) {
+                if (!resolve_ref_col(p, c, d, w[i], n[i], r)) return false;
+                continue;
+            }
+            if (r->kind == LESSON_REF_CELL || r->n_keys == LESSON_REF_MAX_KEYS) break; // an extra word: refused below
+            if (!resolve_tokref(p, d, w[i], n[i], &c->toks, &r->keys[r->n_keys++])) return false;
+        }
+    }
+    for (; i < count; i++)
+        if (!resolve_ref_option(p, c, d, w[i], n[i], r)) return false;
+    if (count == 8 && lsn_skip_spaces(s, end) != end) {
+        lsn_add_err(p, d->line, d->col, "this reference has too many words");
+        return false;
+    }
+    return true;
+}
+
+/* Every {reference} of the page's paragraphs, resolved into its refs. */
+static void resolve_refs(parser *p, page_ctx *c) {
+    page_rec *rec = c->rec;
+    for (int k = 0; k < rec->pub.n_paras; k++) {
+        lesson_para *para = &rec->paras[k];
+        for (int i = 0; i < para->n_spans; i++) {
+            lesson_span *sp = (lesson_span *)&para->spans[i]; // the arena's: pass 2 fills in the index
+            if (sp->kind != LESSON_SPAN_REF) continue;
+            raw_dir d = {D_REVEAL, para->text + sp->start, sp->line, sp->col};
+            lesson_ref r = {.row = {-1, NULL}, .col = {-1, NULL}, .col_dim = -1, .line = sp->line, .column = sp->col};
+            if (!parse_ref(p, c, &d, para->text + sp->start, para->text + sp->start + sp->len, &r)) continue;
+            lesson_ref *slot = lsn_nomem_check(p, PUSH(&p->l->mem, rec->refs, rec->pub.n_refs, rec->cap_refs));
+            if (!slot) return;
+            *slot = r;
+            sp->ref = rec->pub.n_refs - 1;
+            rec->pub.refs = rec->refs;
         }
     }
 }
@@ -553,6 +696,8 @@ static void resolve_page(parser *p, int index) {
         if (c.seen[D_HIGHLIGHT]) resolve_highlight(p, &c, c.seen[D_HIGHLIGHT]);
         if (c.seen[D_COMPARE]) resolve_compare(p, &c, c.seen[D_COMPARE]);
         if (c.seen[D_PREDICT]) resolve_predict(p, &c, c.seen[D_PREDICT]);
+        if (c.seen[D_REVEAL]) resolve_reveal(p, &c, c.seen[D_REVEAL]);
+        resolve_refs(p, &c);
         if (r->pub.random_weights && r->pub.gain != 1.0 && !p->nomem) make_gained(p, r);
         if (mats_ok && p->errs.n == before && !p->nomem) check_answer(p, index);
     }

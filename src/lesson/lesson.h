@@ -8,7 +8,9 @@
  * Everything the accessors return is borrowed and lives until lesson_free.
  * Nothing here prints, exits or uses SDL; errors come back as attn_status with
  * the message "file:line:column: message" (lines and columns count from 1,
- * columns in characters). */
+ * columns in characters).
+ *
+ * Layer 4 (src/lesson): includes src/util, src/core and src/model. */
 #ifndef ATTN_LESSON_H
 #define ATTN_LESSON_H
 
@@ -33,20 +35,27 @@ typedef enum {
 
 typedef enum {
     LESSON_SPAN_EMPH, /* written *like this* */
-    LESSON_SPAN_CODE  /* written `like this` */
+    LESSON_SPAN_CODE, /* written `like this` */
+    LESSON_SPAN_REF   /* written {like this}: a step or a number the page computes (lesson_ref) */
 } lesson_span_kind;
 
-/* A styled stretch of a paragraph's text, in bytes. The markers (* and `) and
+/* A styled stretch of a paragraph's text, in bytes. The markers (* ` { }) and
  * escaping backslashes are already removed from the text, so a GUI draws the
- * text as it is and styles [start, start + len). Spans never overlap and come
- * in order; text outside every span is plain. */
+ * text as it is and styles [start, start + len); a REF span's text is the
+ * reference as written ("weights 它 鸟"), which a GUI replaces with what it
+ * refers to (see lesson_ref). Spans never overlap and come in order; text
+ * outside every span is plain. */
 typedef struct {
     lesson_span_kind kind;
     int start, len;
+    int ref;       /* REF: index into the page's refs */
+    int line, col; /* where it is written in the file */
 } lesson_span;
+
 
 typedef struct {
     lesson_para_kind kind;
+    bool after_reveal;     /* written after the page's @reveal: shown once the learner has answered */
     const char *text;      /* UTF-8, NUL-terminated, markers removed */
     const char *code_lang; /* CODE: the word after ``` ("python", "c"), else "" */
     int n_spans;           /* 0 for CODE */
@@ -63,6 +72,35 @@ typedef struct {
     int index;        /* -1 when not given */
     const char *text; /* the token's text, NULL when not given */
 } lesson_tokref;
+
+/* What a {reference} in a page's text stands for: resolved against the page's
+ * sentence, and computed by whoever shows the page, on the trace it shows,
+ * so the text never quotes a number the figure does not show. */
+typedef enum {
+    LESSON_REF_STEP,     /* {step scores}: the rail's number and name of a step ("3 · Scores QKᵀ") */
+    LESSON_REF_CELL,     /* {weights 它 鸟}, {scores 它 鸟 head=1}, {q 它 2}: one cell, as the figure shows it */
+    LESSON_REF_REST,     /* {rest 它 鸟 动物}: the sum of a weights row without the keys named */
+    LESSON_REF_MACS,     /* {macs scores}: the multiply-adds the core counted for a step */
+    LESSON_REF_MEAN_MAX, /* {mean-max} / {mean-max compare}: the mean of the rows' largest weights */
+    LESSON_REF_TOKENS    /* {n}: how many tokens the sentence has */
+} lesson_ref_kind;
+
+#define LESSON_REF_MAX_KEYS 4 /* tokens a REST reference may leave out */
+
+typedef struct {
+    lesson_ref_kind kind;
+    int step;                 /* STEP, MACS: the attn_step */
+    attn_stage stage;         /* CELL: the matrix */
+    int head;                 /* CELL, REST, MEAN_MAX: 0-based (as @predict's head=) */
+    lesson_tokref row;        /* CELL, REST: the row's token */
+    lesson_tokref col;        /* CELL of a token×token stage: the column's token */
+    int col_dim;              /* CELL of the other stages: the column (0-based), else -1 */
+    int n_keys;               /* REST: the tokens left out */
+    lesson_tokref keys[LESSON_REF_MAX_KEYS];
+    bool exact;               /* CELL, REST: 3 significant digits instead of the cells' 2 decimals */
+    bool compare;             /* MEAN_MAX: of the page's @compare view */
+    int line, column;         /* where it is written, for messages */
+} lesson_ref;
 
 typedef enum {
     LESSON_HL_NONE,
@@ -106,6 +144,8 @@ typedef struct {
     int line; /* of its "=== page:" line */
     int n_paras;
     const lesson_para *paras;
+    int n_refs;
+    const lesson_ref *refs; /* the {references} of its paragraphs (lesson_span.ref) */
     const char *sentence; /* the page's @sentence, else the lesson's */
     int n_tokens;         /* tokens of sentence with the lesson's vocabulary */
     attn_config cfg;      /* the lesson's @config with the page's on top */
@@ -114,6 +154,7 @@ typedef struct {
     lesson_predict predict;
     lesson_compare compare;
     bool random_weights; /* @random-weights: the page ignores the lesson's designs */
+    bool has_reveal;     /* @reveal: its paragraphs after it wait for the learner's answer */
     double gain;         /* its gain (1 when not given) */
 } lesson_page;
 

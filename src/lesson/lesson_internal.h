@@ -59,7 +59,7 @@ typedef struct {
     bool broken;   /* a row was refused (and reported): its shape and labels are not checked */
 } design_mat;
 
-typedef enum { D_SENTENCE, D_CONFIG, D_STEP, D_HIGHLIGHT, D_PREDICT, D_COMPARE, D_RANDOM, D_KINDS } dir_kind;
+typedef enum { D_SENTENCE, D_CONFIG, D_STEP, D_HIGHLIGHT, D_PREDICT, D_COMPARE, D_RANDOM, D_REVEAL, D_KINDS } dir_kind;
 extern const char *const lsn_dir_names[D_KINDS]; /* "sentence" … "random-weights" */
 
 /* A directive as written; pass 2 interprets it. */
@@ -84,6 +84,9 @@ typedef struct {
     int cap_paras;
     double *gained[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* @random-weights with a gain: W_Q, W_K, W_V, W_O */
     bool title_reported; /* pass 1 already said the title is missing */
+    bool reveal_read;    /* pass 1 has read the page's @reveal: paragraphs from here come after it */
+    lesson_ref *refs;    /* pub.refs */
+    int cap_refs;
 } page_rec;
 
 typedef struct {

@@ -67,7 +67,7 @@ void *lsn_arena_grow(arena *a, void *arr, int count, int *cap, size_t elem) {
 }
 
 const char *const lsn_dir_names[D_KINDS] = {
-    "sentence", "config", "step", "highlight", "predict", "compare", "random-weights",
+    "sentence", "config", "step", "highlight", "predict", "compare", "random-weights", "reveal",
 };
 
 /* ---- errors and columns --------------------------------------------------- */
@@ -236,7 +236,7 @@ static uint32_t last_cp(const char *s, size_t n) {
 
 /* ---- paragraphs and inline markup ----------------------------------------- */
 
-static void add_span(parser *p, lesson_span_kind kind, size_t start, size_t len) {
+static void add_span(parser *p, lesson_span_kind kind, size_t start, size_t len, int col) {
     if (p->n_spans == p->cap_spans) {
         int ncap = p->cap_spans ? p->cap_spans * 2 : 8;
         lesson_span *nv = realloc(p->spans, sizeof *nv * (size_t)ncap);
@@ -247,13 +247,13 @@ static void add_span(parser *p, lesson_span_kind kind, size_t start, size_t len)
         p->spans = nv;
         p->cap_spans = ncap;
     }
-    p->spans[p->n_spans++] = (lesson_span){kind, (int)start, (int)len};
+    p->spans[p->n_spans++] = (lesson_span){kind, (int)start, (int)len, -1, p->line, col};
 }
 
-/* Copies s[0..n) into the paragraph, dropping the backslash of \* \` \\ \@. */
+/* Copies s[0..n) into the paragraph, dropping the backslash of \* \` \\ \@ \{ \}. */
 static void append_unescaped(parser *p, const char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\' && i + 1 < n && strchr("*`\\@", s[i + 1])) i++;
+        if (s[i] == '\\' && i + 1 < n && strchr("*`\\@{}", s[i + 1])) i++;
         attn_sb_append(&p->para, &s[i], 1);
     }
 }
@@ -261,18 +261,19 @@ static void append_unescaped(parser *p, const char *s, size_t n) {
 /* Finds the closing marker of a span that opens at s[i] (no escapes inside
  * code; \* does not close emphasis). Returns its index or n. */
 static size_t find_close(const char *s, size_t n, size_t i, char mark) {
+    char close = mark == '{' ? '}' : mark;
     for (size_t j = i + 1; j < n; j++) {
-        if (mark == '*' && s[j] == '\\' && j + 1 < n) {
+        if (mark != '`' && s[j] == '\\' && j + 1 < n) {
             j++;
             continue;
         }
-        if (s[j] == mark) return j;
+        if (s[j] == close) return j;
     }
     return n;
 }
 
-/* Appends one line of narrative: *emphasis* and `code` become spans (both
- * open and close on the same line). */
+/* Appends one line of narrative: *emphasis*, `code` and {references}
+ * become spans (each opens and closes on the same line). */
 static void inline_line(parser *p, const char *s, size_t n) {
     size_t plain = 0; // start of the pending plain run
     for (size_t i = 0; i < n; i++) {
@@ -280,15 +281,24 @@ static void inline_line(parser *p, const char *s, size_t n) {
             i++;
             continue;
         }
-        if (s[i] != '*' && s[i] != '`') continue;
-        char mark = s[i];
+        if (s[i] == '}') {
+            lsn_add_err(p, p->line, col_at(p, s + i), "} without a { before it; write \\} for the brace itself");
+            return;
+        }
+        if (s[i] != '*' && s[i] != '`' && s[i] != '{') continue;
+        char mark = s[i], close = mark == '{' ? '}' : mark;
         size_t j = find_close(s, n, i, mark);
-        const char *what = mark == '*' ? "emphasis" : "code";
+        const char *what = mark == '*' ? "emphasis" : mark == '`' ? "code" : "a reference";
         if (j == n) {
             lsn_add_err(p, p->line, col_at(p, s + i),
-                        "%s opened with %c is not closed on this line; close it with another %c "
+                        "%s opened with %c is not closed on this line; close it with %s%c "
                         "(or write \\%c for the character itself)",
-                        what, mark, mark, mark);
+                        what, mark, mark == '{' ? "" : "another ", close, mark);
+            return;
+        }
+        if (j == i + 1 && mark == '{') {
+            lsn_add_err(p, p->line, col_at(p, s + i),
+                        "empty reference {}; write what it refers to between the braces, like {step scores}");
             return;
         }
         if (j == i + 1) {
@@ -301,7 +311,8 @@ static void inline_line(parser *p, const char *s, size_t n) {
         size_t start = p->para.len;
         if (mark == '`') attn_sb_append(&p->para, s + i + 1, j - i - 1);
         else append_unescaped(p, s + i + 1, j - i - 1);
-        add_span(p, mark == '*' ? LESSON_SPAN_EMPH : LESSON_SPAN_CODE, start, p->para.len - start);
+        lesson_span_kind kind = mark == '*' ? LESSON_SPAN_EMPH : mark == '`' ? LESSON_SPAN_CODE : LESSON_SPAN_REF;
+        add_span(p, kind, start, p->para.len - start, col_at(p, s + i + 1));
         plain = j + 1;
         i = j;
     }
@@ -321,7 +332,7 @@ static void end_para(parser *p) {
         if (spans) memcpy(spans, p->spans, sizeof *spans * (size_t)p->n_spans);
     }
     if (para && text) {
-        *para = (lesson_para){p->para_kind, text, "", spans ? p->n_spans : 0, spans, p->para_line};
+        *para = (lesson_para){p->para_kind, pg->reveal_read, text, "", spans ? p->n_spans : 0, spans, p->para_line};
         if (p->para_kind == LESSON_PARA_CODE) para->code_lang = p->code_lang ? p->code_lang : "";
     }
     if (!attn_sb_ok(&p->para)) p->nomem = true;
@@ -608,7 +619,7 @@ static void directive_line(parser *p, const char *s, const char *end) {
     if (kind < 0) {
         lsn_add_err(p, p->line, 1,
                     "unknown directive @%.*s; the directives are @sentence, @config, @step, @highlight, "
-                    "@predict, @compare, @random-weights, @vocab and @weights (write \\@ for a line that "
+                    "@predict, @reveal, @compare, @random-weights, @vocab and @weights (write \\@ for a line that "
                     "starts with @)",
                     (int)nn, name);
         return;
@@ -617,6 +628,7 @@ static void directive_line(parser *p, const char *s, const char *end) {
         lsn_add_err(p, p->line, 1, "@%s belongs inside a page (after === page: ID)", lsn_dir_names[kind]);
         return;
     }
+    if (kind == D_REVEAL) p->page->reveal_read = true; // the paragraphs after it wait for the answer
     scope *sc = cur_scope(p);
     raw_dir *d = lsn_nomem_check(p, PUSH(&p->l->mem, sc->dirs, sc->n_dirs, sc->cap_dirs));
     if (d)

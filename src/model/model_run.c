@@ -164,8 +164,8 @@ static void softmax_terms(attn_explanation *e, const double *row, int v, int col
     for (int j = 1; j < v; j++)
         if (row[j] > mx) mx = row[j];
     e->kind = ATTN_EXPLAIN_SOFTMAX;
-    e->raw = row[col];
-    e->extra = mx;
+    e->softmax.score = row[col];
+    e->softmax.row_max = mx;
     e->n_terms = v;
     for (int j = 0; j < v; j++) {
         attn_term *t = &e->terms[j];
@@ -175,7 +175,7 @@ static void softmax_terms(attn_explanation *e, const double *row, int v, int col
         t->value = exp(row[j] - mx);
         sum += t->value;
     }
-    e->denom = sum;
+    e->softmax.denom = sum;
 }
 
 static attn_status check_cell(int rows, int cols, int row, int col, const char *stage, attn_err *err) {
@@ -210,8 +210,8 @@ static attn_status explain_extra(model_explanation *e, const model_result *r, co
     case MODEL_ST_LOGITS: // logits[i][v] = Σ_c x_L[i][c]·U[c][v] + b_U[v]
         e->kind = MODEL_EX_LOGITS;
         dot_terms(&e->core, r->residual[m->cfg.layers - 1] + (size_t)i * dm, m->w.u + j, (size_t)v, dm);
-        e->core.has_bias = true;
-        e->core.extra = m->w.b_u[j];
+        e->core.dot.has_bias = true;
+        e->core.dot.bias = m->w.b_u[j];
         e->value = r->logits[(size_t)i * v + j];
         break;
     case MODEL_ST_PROBS:

@@ -4,7 +4,9 @@
  * primitives (filled and outlined rects, lines, text, cell grids) plus
  * invisible hit regions. Backends replay the list into an SDL window, an
  * offscreen surface or an SVG file, so the window, screenshots and exports
- * cannot disagree. Coordinates are pixels, origin top-left, y down. */
+ * cannot disagree. Coordinates are pixels, origin top-left, y down.
+ *
+ * Layer 5 (src/render): includes src/util and src/core; no input, no app state. */
 #ifndef VIZ_H
 #define VIZ_H
 
@@ -35,17 +37,23 @@ enum {
 /* What a hit region stands for. */
 typedef enum {
     VIZ_HIT_NONE,
-    VIZ_HIT_CELL,    /* a matrix cell: a = stage, b = head, c = row, d = col */
-    VIZ_HIT_TOKEN,   /* a token chip or label: a = token index */
-    VIZ_HIT_STEP,    /* a rail step: a = step index 0..7 */
-    VIZ_HIT_WIDGET,  /* a control: a = widget id, b = -1 (decrease) / +1 (increase) / 0 (toggle) */
+    VIZ_HIT_CELL,    /* a matrix cell */
+    VIZ_HIT_TOKEN,   /* a token chip or label */
+    VIZ_HIT_STEP,    /* a rail step */
+    VIZ_HIT_WIDGET,  /* a control's button or value */
     VIZ_HIT_SENTENCE,/* the sentence field */
-    VIZ_HIT_PANEL    /* a scrollable panel: a = panel id */
+    VIZ_HIT_PANEL    /* a scrollable panel */
 } viz_hit_kind;
 
+/* A hit region's meaning; only the fields of its kind are used (the others
+ * stay 0, so two hits compare equal with memcmp). */
 typedef struct {
-    viz_hit_kind kind; /* what it is */
-    int a, b, c, d;    /* meaning depends on kind */
+    viz_hit_kind kind;         /* what it is */
+    int stage, head, row, col; /* CELL: the cell as attn_explain names it (attn_stage, head, row, col) */
+    int token;                 /* TOKEN: the token's index */
+    int step;                  /* STEP: the step (attn_step) */
+    int widget, delta;         /* WIDGET: which control (viz_widget); -1 decrease, +1 increase, 0 toggle */
+    int panel;                 /* PANEL: which panel (VIZ_PANEL_*) */
 } viz_hit;
 
 typedef struct {

@@ -25,6 +25,10 @@ float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char
  * scroll pixels down; draws the lines that are visible and returns the total
  * height of the text. CJK may break between any two characters. */
 float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, viz_rgba col);
+/* The same, with the lines after a paragraph's first indented by indent
+ * pixels (a hanging indent), drawing only when draw (else it only measures). */
+float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, float indent, viz_rgba col,
+                  bool draw);
 /* Formats a value for a cell: 2 decimals, "−∞" for -inf, short exponent when large. */
 void viz_format_value(char *buf, size_t cap, double v);
 /* A string of the scene's UI table. */

@@ -120,6 +120,6 @@ viz_hit viz_hit_test(const viz_list *l, float x, float y) {
         if (c->kind == VIZ_HIT && x >= c->x && x < c->x + c->w && y >= c->y && y < c->y + c->h)
             return c->hit;
     }
-    viz_hit none = {VIZ_HIT_NONE, 0, 0, 0, 0};
+    viz_hit none = {.kind = VIZ_HIT_NONE};
     return none;
 }

@@ -74,7 +74,7 @@ static void operand_of(const viz_ctx *c, const viz_mat *m, int *row, int *col) {
     viz_hit h = c->s->hover;
     *row = *col = -1;
     if (h.kind != VIZ_HIT_CELL) return;
-    int st = h.a, hd = h.b, i = h.c, j = h.d, dk = c->s->trace->cfg.d_k;
+    int st = h.stage, hd = h.head, i = h.row, j = h.col, dk = c->s->trace->cfg.d_k;
     bool same_head = m->head == hd || !attn_stage_per_head(m->stage);
     if (m->weight_of >= 0) { // W_Q/W_K/W_V or W_O: the column of the hovered output
         if (m->weight_of == st && (st == ATTN_ST_OUTPUT || m->head == hd)) *col = j;
@@ -160,7 +160,7 @@ static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, fl
             viz_label(c, x - left, y + i * cs, left - 5 * c->u, cs, buf, px, VIZ_RIGHT | VIZ_MIDDLE,
                       sel ? c->th->highlight : c->th->muted);
             if (m->row_labels == VIZ_LABEL_TOKENS)
-                viz_hit_region(c->l, x - left, y + i * cs, left, cs, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
+                viz_hit_region(c->l, x - left, y + i * cs, left, cs, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
         }
     }
     if (m->col_labels == VIZ_LABEL_NONE) return;
@@ -203,9 +203,9 @@ static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, flo
     else if (orow >= 0) viz_stroke(c->l, x - t / 2, y + orow * cs - t / 2, w + t, cs + t, t, viz_alpha(op, 200));
     else if (ocol >= 0) viz_stroke(c->l, x + ocol * cs - t / 2, y - t / 2, cs + t, h + t, t, viz_alpha(op, 200));
     viz_hit hv = c->s->hover;
-    if (hv.kind == VIZ_HIT_CELL && hv.a == (int)m->stage && m->weight_of < 0 &&
-        (hv.b == m->head || !attn_stage_per_head(m->stage))) {
-        int r = m->transposed ? hv.d : hv.c, k = m->transposed ? hv.c : hv.d;
+    if (hv.kind == VIZ_HIT_CELL && hv.stage == (int)m->stage && m->weight_of < 0 &&
+        (hv.head == m->head || !attn_stage_per_head(m->stage))) {
+        int r = m->transposed ? hv.col : hv.row, k = m->transposed ? hv.row : hv.col;
         if (r < m->rows && k < m->cols)
             viz_stroke(c->l, x + k * cs - t, y + r * cs - t, cs + 2 * t, cs + 2 * t, t, c->th->hover);
     }
@@ -221,7 +221,8 @@ void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs
     if (m->hidden || m->weight_of >= 0) return;
     for (int r = 0; r < m->rows; r++) // one hit region per cell, named as the core names it
         for (int k = 0; k < m->cols; k++) {
-            viz_hit h = {VIZ_HIT_CELL, (int)m->stage, m->head, m->transposed ? k : r, m->transposed ? r : k};
+            viz_hit h = {.kind = VIZ_HIT_CELL, .stage = (int)m->stage, .head = m->head, .row = m->transposed ? k : r,
+                         .col = m->transposed ? r : k};
             viz_hit_region(c->l, x + k * cs, y + r * cs, cs, cs, h);
         }
 }

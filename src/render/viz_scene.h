@@ -47,17 +47,41 @@ typedef enum {
     VIZ_W_LANG, VIZ_W_COUNT
 } viz_widget;
 
-typedef enum { VIZ_COMPARE_OFF, VIZ_COMPARE_SCALE, VIZ_COMPARE_HEADS, VIZ_COMPARE_COUNT } viz_compare;
+/* Split views: scaling on vs off, two heads, or (on a lesson page that asks
+ * for it) the page's settings vs the settings of its @compare. */
+typedef enum { VIZ_COMPARE_OFF, VIZ_COMPARE_SCALE, VIZ_COMPARE_HEADS, VIZ_COMPARE_CONFIG, VIZ_COMPARE_COUNT } viz_compare;
 
 typedef enum { VIZ_FOCUS_CANVAS, VIZ_FOCUS_RAIL } viz_focus;
 
 /* Panels that scroll (hit regions carry these ids). */
-enum { VIZ_PANEL_NARRATIVE = 1, VIZ_PANEL_CANVAS = 2 };
+enum { VIZ_PANEL_NARRATIVE = 1, VIZ_PANEL_CANVAS = 2, VIZ_PANEL_DETAIL = 3 };
+
+/* Where the weights given to a trace came from (what only the caller knows). */
+typedef enum { VIZ_FROM_NONE, VIZ_FROM_LESSON, VIZ_FROM_FILE } viz_origin_kind;
+
+typedef struct {
+    viz_origin_kind kind;
+    const char *name; /* FILE: the file as the user named it */
+    double gain;      /* LESSON: the page's @random-weights gain (seeded weights × gain), 0 for a design */
+} viz_origin;
+
+/* The weights badge of t, in the language of ui (VIZ_STR_COUNT strings),
+ * derived from the matrices t actually used (t->given) and where the given
+ * ones came from: "random, untrained (seed 1)", "hand-designed (lesson)",
+ * "partly hand-designed …", "from FILE" …. Writes a NUL-terminated string. */
+void viz_badge(char *out, size_t cap, const char *const *ui, const attn_trace *t, viz_origin o);
+
+/* true when t's pattern comes from seeded random weights (scaled or not):
+ * what it shows means nothing yet. */
+bool viz_weights_random(const attn_trace *t, viz_origin o);
 
 typedef struct {
     /* what is computed */
     const attn_trace *trace;        /* the current trace; never NULL when drawing */
-    const attn_trace *alt_trace;    /* compare = scale: the same input with scaling toggled */
+    const attn_trace *alt_trace;    /* compare = scale or config: the same input, the second view's settings */
+    const char *compare_labels[2];  /* compare = config: what each view's settings are ("mask=window:2") */
+    const char *notice;             /* a notice over the canvas (weights that no longer fit), or NULL */
+    viz_origin origin;              /* where the trace's given weights came from (for the badge and notices) */
     const char *const *feature_names; /* d_model names for X's columns, or NULL */
     /* what is shown */
     attn_step step;                  /* rail step */
@@ -73,6 +97,7 @@ typedef struct {
     float canvas_zoom;              /* 1 = fit; > 1 zooms into the canvas */
     float canvas_pan_x, canvas_pan_y; /* canvas scroll in pixels at the current zoom */
     float narrative_scroll;         /* narrative panel scroll in pixels */
+    int detail_scroll;              /* terms the cell arithmetic is scrolled by (0: around the cell's own term) */
     /* the sentence bar */
     const char *sentence;           /* text shown in the bar (the edit buffer while editing) */
     bool editing;                   /* edit mode: draw a cursor */

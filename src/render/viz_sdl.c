@@ -2,15 +2,13 @@
  * screenshots saved as PNG. Drawing: viz_raster.c; fonts: viz_fonts.c. */
 #include "viz_fonts_internal.h"
 
+#include "fileio.h"
+
 #include <png.h>
 #include <setjmp.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 SDL_Surface *viz_sdl_render_surface(viz_fonts *f, const viz_list *l, int w, int h, viz_rgba bg) {
     if (w <= 0 || h <= 0) {
@@ -25,16 +23,6 @@ SDL_Surface *viz_sdl_render_surface(viz_fonts *f, const viz_list *l, int w, int 
     return s;
 }
 
-/* "Cannot save the screenshot to PATH: reason." with reason's own final period dropped. */
-static void save_error(char *err, size_t cap, const char *path, const char *reason) {
-    if (!err || cap == 0) return;
-    size_t n = strlen(reason);
-    while (n > 0 && (reason[n - 1] == '.' || reason[n - 1] == '\n')) n--;
-    snprintf(err, cap, "Cannot save the screenshot to %s: %.*s.", path, (int)n, reason);
-}
-
-/* Writes beside the target, then renames: path holds the old file or the whole
- * new one, and a failure leaves nothing behind. */
 /* libpng reports errors by longjmp; the message goes here first. */
 static void png_error_fn(png_structp png, png_const_charp msg) {
     char *buf = png_get_error_ptr(png);
@@ -82,50 +70,16 @@ cleanup:
     return rc;
 }
 
-int viz_save_png(SDL_Surface *s, const char *path, char *err, size_t cap) {
-    if (!s || !path) {
-        save_error(err, cap, path ? path : "(no path)", "nothing to save");
-        return -1;
-    }
-    size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
-    char *tmp = malloc(n);
-    bool made = false;
-    int rc = -1;
-    if (!tmp) {
-        save_error(err, cap, path, "not enough memory");
-        goto cleanup;
-    }
-    snprintf(tmp, n, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        save_error(err, cap, path, strerror(errno));
-        goto cleanup;
-    }
-    made = true;
-    fchmod(fd, 0644); // mkstemp's 0600 would make screenshots private
-    FILE *fp = fdopen(fd, "wb");
+attn_status viz_save_png(SDL_Surface *s, const char *path, const char *shown, attn_err *err) {
+    if (!s) return attn_fail(err, ATTN_ERR_IO, "Cannot write %s: nothing has been drawn yet.", shown ? shown : path);
+    attn_out out;
+    attn_status st = attn_out_open(&out, path, shown, err);
+    if (st != ATTN_OK) return st;
     char why[256] = "";
-    if (!fp) {
-        close(fd);
-        save_error(err, cap, path, strerror(errno));
-        goto cleanup;
+    if (write_png_rgb(out.fp, s, why) != 0) {
+        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", out.shown, why);
+        attn_out_abort(&out);
+        return st;
     }
-    int wrc = write_png_rgb(fp, s, why);
-    if (fclose(fp) != 0 && wrc == 0) {
-        wrc = -1;
-        snprintf(why, sizeof why, "%s", strerror(errno));
-    }
-    if (wrc != 0) {
-        save_error(err, cap, path, why);
-        goto cleanup;
-    }
-    if (rename(tmp, path) != 0) {
-        save_error(err, cap, path, strerror(errno));
-        goto cleanup;
-    }
-    rc = 0;
-cleanup:
-    if (rc != 0 && made) unlink(tmp);
-    free(tmp);
-    return rc;
+    return attn_out_close(&out, err);
 }

@@ -8,6 +8,7 @@
 #include <SDL.h>
 #include <stddef.h>
 
+#include "attn_err.h"
 #include "viz.h"
 #include "viz_damage.h"
 
@@ -44,8 +45,9 @@ bool viz_sdl_signature(viz_sig *out, viz_fonts *f, const viz_list *l, int w, int
  * display needed. The caller frees the surface. NULL on failure (SDL_GetError). */
 SDL_Surface *viz_sdl_render_surface(viz_fonts *f, const viz_list *l, int w, int h, viz_rgba bg);
 
-/* Saves s as PNG through a temporary file and a rename. Returns 0, or -1 with
- * a message in err. */
-int viz_save_png(SDL_Surface *s, const char *path, char *err, size_t cap);
+/* Saves s as PNG at path through the one file writer (util/fileio.h; shown
+ * names the file in messages, NULL: the path). Returns ATTN_OK or
+ * ATTN_ERR_IO with "Cannot write NAME: reason.". */
+attn_status viz_save_png(SDL_Surface *s, const char *path, const char *shown, attn_err *err);
 
 #endif

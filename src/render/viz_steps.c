@@ -212,7 +212,7 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
             viz_label(c, b.x, y, lw - 6 * c->u, rh, lab, px, VIZ_RIGHT | VIZ_MIDDLE, col);
             viz_label(c, rx + 6 * c->u, y, lw - 6 * c->u, rh, lab, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
         }
-        viz_hit_region(c->l, b.x, y, lw, rh, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
+        viz_hit_region(c->l, b.x, y, lw, rh, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
     }
     if (c->s->hide_weights) return;
     int count = 0;

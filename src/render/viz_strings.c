@@ -109,3 +109,25 @@ void viz_strings_free(viz_strings *t) {
     free(t->text_);
     memset(t, 0, sizeof *t);
 }
+
+static const char *ui_or_key(const char *const *ui, viz_str id) {
+    return ui && ui[id] ? ui[id] : viz_str_key(id);
+}
+
+bool viz_weights_random(const attn_trace *t, viz_origin o) {
+    return t->source == ATTN_SRC_RANDOM || (o.kind == VIZ_FROM_LESSON && o.gain > 0);
+}
+
+void viz_badge(char *out, size_t cap, const char *const *ui, const attn_trace *t, viz_origin o) {
+    unsigned seed = (unsigned)t->cfg.seed;
+    if (o.kind == VIZ_FROM_LESSON && o.gain > 0 && t->source == ATTN_SRC_EXPLICIT)
+        snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_RANDOM_GAIN), seed, o.gain);
+    else if (t->source == ATTN_SRC_RANDOM || o.kind == VIZ_FROM_NONE)
+        snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_RANDOM), seed);
+    else if (o.kind == VIZ_FROM_LESSON)
+        snprintf(out, cap, ui_or_key(ui, t->source == ATTN_SRC_EXPLICIT ? VIZ_S_BADGE_LESSON : VIZ_S_BADGE_LESSON_MIXED), seed);
+    else if (t->source == ATTN_SRC_EXPLICIT)
+        snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_FILE), o.name ? o.name : "?");
+    else
+        snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_MIXED), o.name ? o.name : "?", seed);
+}

@@ -108,7 +108,8 @@ static size_t next_line(const viz_ctx *c, const char *s, size_t len, float w, fl
     return a;
 }
 
-float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, viz_rgba col) {
+float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, float indent, viz_rgba col,
+                  bool draw) {
     float lh = px * 1.45f, y = b.y - scroll;
     const char *p = text;
     char line[1024];
@@ -116,16 +117,17 @@ float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float sc
         const char *nl = strchr(p, '\n');
         size_t plen = nl ? (size_t)(nl - p) : strlen(p);
         if (plen == 0) y += lh * 0.5f; // a blank line separates paragraphs
-        while (plen > 0) {
-            size_t n = next_line(c, p, plen, b.w, px);
+        for (bool first = true; plen > 0; first = false) {
+            float x = first ? b.x : b.x + indent, w = first ? b.w : b.w - indent; // continuation lines hang
+            size_t n = next_line(c, p, plen, w, px);
             size_t shown = n;
             while (shown > 0 && p[shown - 1] == ' ') shown--;
             if (shown > sizeof line - 1) shown = sizeof line - 1;
             memcpy(line, p, shown);
             line[shown] = '\0';
             // only whole lines: a line cut by the panel's edge would cut its glyphs
-            if (y >= b.y - 0.5f && y + lh <= b.y + b.h + 0.5f)
-                viz_text(c->l, b.x, y, b.w, lh, line, px, VIZ_LEFT | VIZ_MIDDLE, col);
+            if (draw && y >= b.y - 0.5f && y + lh <= b.y + b.h + 0.5f)
+                viz_text(c->l, x, y, w, lh, line, px, VIZ_LEFT | VIZ_MIDDLE, col);
             y += lh;
             p += n;
             plen -= n;
@@ -134,6 +136,10 @@ float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float sc
         p = nl ? nl + 1 : p + plen;
     }
     return y + scroll - b.y;
+}
+
+float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, viz_rgba col) {
+    return viz_wrap_ex(c, b, text, px, scroll, 0, col, true);
 }
 
 void viz_format_value(char *buf, size_t cap, double v) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "viz_explain.h"
 #include "viz_internal.h"
 
 static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m) {
@@ -44,7 +45,7 @@ static void sentence_bar(const viz_ctx *c, viz_box b) {
     viz_box f = {b.x + nw + pad, b.y + 8 * c->u, b.w - nw - bw - 3 * pad, b.h - 16 * c->u};
     viz_fill(c->l, f.x, f.y, f.w, f.h, c->s->editing ? th->panel : th->panel2);
     viz_stroke(c->l, f.x, f.y, f.w, f.h, c->s->editing ? 2 * c->u : 1, c->s->editing ? th->accent : th->line);
-    viz_hit_region(c->l, f.x, f.y, f.w, f.h, (viz_hit){VIZ_HIT_SENTENCE, 0, 0, 0, 0});
+    viz_hit_region(c->l, f.x, f.y, f.w, f.h, (viz_hit){.kind = VIZ_HIT_SENTENCE});
     const char *hint = c->s->edit_error ? c->s->edit_error
                        : viz_s(c, c->s->editing ? VIZ_S_EDITING_HINT : VIZ_S_SENTENCE_HINT);
     float hw = viz_text_w(c, hint, c->small) + pad;
@@ -81,7 +82,8 @@ static void sentence_bar(const viz_ctx *c, viz_box b) {
 static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap) {
     const attn_config *cfg = &c->s->trace->cfg;
     static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
-    static const viz_str cmp[] = {VIZ_S_COMPARE_OFF, VIZ_S_COMPARE_SCALE, VIZ_S_COMPARE_HEADS};
+    static const viz_str cmp[VIZ_COMPARE_COUNT] = {VIZ_S_COMPARE_OFF, VIZ_S_COMPARE_SCALE, VIZ_S_COMPARE_HEADS,
+                                                   VIZ_S_COMPARE_PAGE};
     static const viz_str themes[] = {VIZ_S_THEME_LIGHT, VIZ_S_THEME_DARK, VIZ_S_THEME_PRESENTER, VIZ_S_THEME_CONTRAST};
     switch (w) {
     case VIZ_W_HEADS: snprintf(buf, cap, "%d", cfg->heads); break;
@@ -117,13 +119,13 @@ static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px) {
     float bx = r.x + lw, vw = r.w - lw - 2 * bw - 4 * c->u;
     viz_fill(c->l, bx, r.y + 2, bw, r.h - 4, c->th->panel2);
     viz_text(c->l, bx, r.y, bw, r.h, numeric ? "−" : "‹", px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
-    viz_hit_region(c->l, bx, r.y, bw, r.h, (viz_hit){VIZ_HIT_WIDGET, w, -1, 0, 0});
+    viz_hit_region(c->l, bx, r.y, bw, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = w, .delta = -1});
     viz_label(c, bx + bw, r.y, vw, r.h, val, px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
-    viz_hit_region(c->l, bx + bw, r.y, vw, r.h, (viz_hit){VIZ_HIT_WIDGET, w, 0, 0, 0});
+    viz_hit_region(c->l, bx + bw, r.y, vw, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = w, .delta = 0});
     float px2 = bx + bw + vw;
     viz_fill(c->l, px2, r.y + 2, bw, r.h - 4, c->th->panel2);
     viz_text(c->l, px2, r.y, bw, r.h, numeric ? "+" : "›", px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
-    viz_hit_region(c->l, px2, r.y, bw, r.h, (viz_hit){VIZ_HIT_WIDGET, w, +1, 0, 0});
+    viz_hit_region(c->l, px2, r.y, bw, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = w, .delta = +1});
 }
 
 static void rail(const viz_ctx *c, viz_box b) {
@@ -144,7 +146,7 @@ static void rail(const viz_ctx *c, viz_box b) {
         char buf[96];
         snprintf(buf, sizeof buf, "%d  %s", i + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
         viz_label(c, x, y, w, rh, buf, px, VIZ_LEFT | VIZ_MIDDLE, cur ? th->accent_text : th->text);
-        viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){VIZ_HIT_STEP, i, 0, 0, 0});
+        viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){.kind = VIZ_HIT_STEP, .step = i});
     }
     if (c->s->focus == VIZ_FOCUS_RAIL)
         viz_stroke(c->l, b.x + 2 * c->u, b.y + pad + rh - 2 * c->u, b.w - 4 * c->u, rh * ATTN_STEP_COUNT + 4 * c->u,
@@ -175,8 +177,10 @@ static int chips_pass(const viz_ctx *c, viz_box b, float px, bool draw) {
         if (draw) {
             bool q = i == c->s->query;
             viz_fill(c->l, x, y, w, h, q ? c->th->highlight : c->th->panel2);
+            if (t->vocab_used && t->vocab_index[i] < 0) // not in the lesson's vocabulary: the narrative says what it is
+                viz_stroke(c->l, x, y, w, h, 2 * c->u, c->th->error);
             viz_text(c->l, x, y, w, h, lab, px, VIZ_CENTER | VIZ_MIDDLE, q ? c->th->accent_text : c->th->text);
-            viz_hit_region(c->l, x, y, w, h, (viz_hit){VIZ_HIT_TOKEN, i, 0, 0, 0});
+            viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
         }
         x += w + 4 * c->u;
     }
@@ -201,6 +205,34 @@ static bool step_has_masked(const viz_ctx *c) {
            (c->s->step == ATTN_STEP_MASK || c->s->step == ATTN_STEP_SOFTMAX || c->s->step == ATTN_STEP_WEIGHTED);
 }
 
+/* The step's equation with its shapes, and what the core counted for it. */
+static void equation_line(const viz_ctx *c, const attn_trace *t, char *out, size_t cap) {
+    size_t n = attn_stage_equation(t, attn_step_result(c->s->step), out, cap);
+    long long macs = attn_step_macs(t, c->s->step);
+    if (macs <= 0 || n >= cap) return;
+    char count[32], words[64];
+    snprintf(count, sizeof count, "%lld", macs);
+    snprintf(words, sizeof words, viz_s(c, VIZ_S_MACS), count);
+    snprintf(out + n, cap - n, "   · %s", words);
+}
+
+/* What one view of a comparison shows: its scaling, its head, or its
+ * settings; on the softmax step also how peaked its rows are. */
+static void view_label(const viz_ctx *c, char *out, size_t cap, const attn_trace *t, int head, int which) {
+    const viz_scene *s = c->s;
+    size_t n;
+    if (s->compare == VIZ_COMPARE_SCALE)
+        n = (size_t)snprintf(out, cap, "%s", viz_s(c, t->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
+    else if (s->compare == VIZ_COMPARE_CONFIG && s->compare_labels[which])
+        n = (size_t)snprintf(out, cap, "%s", s->compare_labels[which]);
+    else n = (size_t)snprintf(out, cap, "%s %d", viz_s(c, VIZ_S_HEAD), head + 1);
+    if (s->step == ATTN_STEP_SOFTMAX && s->compare != VIZ_COMPARE_HEADS && n + 4 < cap && !s->hide_weights) {
+        snprintf(out + n, cap - n, " · ");
+        n += strlen(out + n);
+        snprintf(out + n, cap - n, viz_s(c, VIZ_S_MEAN_ROW_MAX), attn_mean_row_max(t, head));
+    }
+}
+
 /* Title, equation, token chips, the step (split when comparing), legend. */
 static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     const viz_scene *s = c->s;
@@ -211,9 +243,15 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     snprintf(buf, sizeof buf, "%d · %s", (int)s->step + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
     viz_label(c, in.x, in.y, in.w, c->big * 1.4f, buf, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     in.y += c->big * 1.5f;
-    attn_stage_equation(t, attn_step_result(s->step), eq, sizeof eq);
+    equation_line(c, t, eq, sizeof eq);
     viz_label(c, in.x, in.y, in.w, c->body * 1.5f, eq, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     in.y += c->body * 1.8f;
+    const char *notice = s->notice ? s->notice : viz_weights_random(t, s->origin) ? viz_s(c, VIZ_S_NOTICE_RANDOM) : NULL;
+    if (notice) { // once, plainly: where the weights stand
+        float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 4.4f}, notice, c->small, 0, 0,
+                               s->notice ? c->th->error : c->th->muted, true);
+        in.y += fminf(nh, c->small * 4.4f) + 4 * c->u;
+    }
     if (chips) {
         float ch = token_chips(c, (viz_box){in.x, in.y, in.w, 0}) + 10 * c->u;
         in.y += ch;
@@ -230,26 +268,22 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     }
     double range = viz_step_range(c, t, s->head);
     viz_clip(c->l, b.x, in.y, b.w, in.h);
-    viz_hit_region(c->l, in.x, in.y, in.w, in.h, (viz_hit){VIZ_HIT_PANEL, VIZ_PANEL_CANVAS, 0, 0, 0});
-    if (s->compare == VIZ_COMPARE_OFF || (s->compare == VIZ_COMPARE_SCALE && !s->alt_trace)) {
+    viz_hit_region(c->l, in.x, in.y, in.w, in.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_CANVAS});
+    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG;
+    if (s->compare == VIZ_COMPARE_OFF || (second_trace && !s->alt_trace)) {
         viz_draw_step(c, in, t, s->head, NULL, range);
     } else {
-        const attn_trace *t2 = s->compare == VIZ_COMPARE_SCALE ? s->alt_trace : t;
-        int h2 = s->compare == VIZ_COMPARE_SCALE ? s->head : s->head_b;
+        const attn_trace *t2 = second_trace ? s->alt_trace : t;
+        int h2 = second_trace ? s->head : s->head_b;
         double r2 = viz_step_range(c, t2, h2);
         if (r2 > range) range = r2;
         // side by side or one above the other: whichever gives larger cells
         bool stacked = viz_step_fit(c, (viz_box){0, 0, in.w, (in.h - 20 * c->u) / 2}, t, s->head) >
                        viz_step_fit(c, (viz_box){0, 0, (in.w - 20 * c->u) / 2, in.h}, t, s->head);
         float half = (in.w - 20 * c->u) / 2, halfh = (in.h - 20 * c->u) / 2;
-        char s1[96], s2[96];
-        if (s->compare == VIZ_COMPARE_SCALE) {
-            snprintf(s1, sizeof s1, "%s", viz_s(c, t->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
-            snprintf(s2, sizeof s2, "%s", viz_s(c, t2->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
-        } else {
-            snprintf(s1, sizeof s1, "%s %d", viz_s(c, VIZ_S_HEAD), s->head + 1);
-            snprintf(s2, sizeof s2, "%s %d", viz_s(c, VIZ_S_HEAD), h2 + 1);
-        }
+        char s1[192], s2[192];
+        view_label(c, s1, sizeof s1, t, s->head, 0);
+        view_label(c, s2, sizeof s2, t2, h2, 1);
         if (stacked) {
             viz_draw_step(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, range);
             viz_fill(c->l, in.x, in.y + halfh + 10 * c->u, in.w, 1, c->th->line);
@@ -292,44 +326,83 @@ static void narrative(const viz_ctx *c, viz_box b) {
     if (total - s->narrative_scroll > tb.h) // say there is more rather than cutting silently
         viz_text(c->l, in.x, in.y + in.h - more_h, in.w, more_h, viz_s(c, VIZ_S_MORE_BELOW), c->small,
                  VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
-    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){VIZ_HIT_PANEL, VIZ_PANEL_NARRATIVE, 0, 0, 0});
+    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE});
+}
+
+/* A line of the cell arithmetic, wrapped with a hanging indent: its height,
+ * drawn when draw. */
+static float xline(const viz_ctx *c, const viz_xline *l, float x, float y, float w, float px, bool draw) {
+    const viz_theme *th = c->th;
+    viz_rgba col = l->kind == VIZ_XL_TITLE ? th->accent : l->focus ? th->highlight
+                   : l->kind == VIZ_XL_FORMULA || l->kind == VIZ_XL_NOTE ? th->muted : th->text;
+    return viz_wrap_ex(c, (viz_box){x, y, w, 1e6f}, l->text, px, 0, 1.5f * px, col, draw);
+}
+
+/* Which terms of x fit in h pixels (with a line for each "more" marker):
+ * [*from, *to), grown around the focus term, then moved by the scene's
+ * detail_scroll (terms scrolled past that window). */
+static void term_window(const viz_ctx *c, const viz_xtext *x, float w, float px, float h, int *from, int *to) {
+    int n = x->n_terms, first = x->first_term;
+    float used = 0;
+#define TERM_H(k) xline(c, &x->lines[first + (k)], 0, 0, w, px, false)
+    for (int k = 0; k < n; k++) used += TERM_H(k);
+    *from = 0;
+    *to = n;
+    if (used <= h || n == 0) return; // all of them
+    float room = h - 2 * px * 1.45f;
+    int a = x->focus < n ? x->focus : 0, b = a + 1;
+    room -= TERM_H(a);
+    for (bool grew = true; grew;) { // one after, one before, while they fit
+        grew = false;
+        if (b < n && TERM_H(b) <= room) room -= TERM_H(b++), grew = true;
+        if (a > 0 && TERM_H(a - 1) <= room) room -= TERM_H(--a), grew = true;
+    }
+    if (c->s->detail_scroll) { // the learner scrolled: the window starts elsewhere and fills down
+        a += c->s->detail_scroll;
+        a = a < 0 ? 0 : a >= n ? n - 1 : a;
+        room = h - 2 * px * 1.45f - TERM_H(a);
+        for (b = a + 1; b < n && TERM_H(b) <= room; b++) room -= TERM_H(b);
+        while (a > 0 && TERM_H(a - 1) <= room) room -= TERM_H(--a); // at the end: show the last ones whole
+    }
+#undef TERM_H
+    *from = a;
+    *to = b;
 }
 
 static void detail(const viz_ctx *c, viz_box b) {
-    float pad = 14 * c->u, lh = c->small * 1.45f;
+    float pad = 14 * c->u, px = c->small;
     viz_fill(c->l, b.x, b.y, b.w, 1, c->th->line);
+    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_DETAIL});
     viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
     viz_label(c, in.x, in.y, in.w, c->body * 1.5f, viz_s(c, VIZ_S_DETAIL), c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     in.y += c->body * 1.7f;
     in.h -= c->body * 1.7f;
-    if (!c->s->explain) {
+    viz_xtext x;
+    if (!c->s->explain || !viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)) {
         viz_wrap(c, in, viz_s(c, VIZ_S_DETAIL_EMPTY), c->small, 0, c->th->muted);
         return;
     }
-    char text[16384];
-    attn_explain_format_ex(c->s->explain, c->s->trace, true, text, sizeof text);
-    const char *lines[512];
-    int total = 0;
-    for (char *p = text; *p && total < 512;) { // split in place
-        lines[total++] = p;
-        char *nl = strchr(p, '\n');
-        if (!nl) break;
-        *nl = '\0';
-        p = nl + 1;
+    // everything but the terms always shows; the terms get the room left, around the one in focus
+    float fixed = 0, y = in.y;
+    for (int i = 0; i < x.n; i++)
+        if (i < x.first_term || i >= x.first_term + x.n_terms) fixed += xline(c, &x.lines[i], 0, 0, in.w, px, false);
+    int from, to;
+    term_window(c, &x, in.w, px, in.h - fixed, &from, &to);
+    char more[96];
+    for (int i = 0; i < x.n; i++) {
+        bool term = i >= x.first_term && i < x.first_term + x.n_terms;
+        int k = i - x.first_term;
+        if (term && k == from && from > 0) {
+            snprintf(more, sizeof more, viz_s(c, VIZ_S_XP_MORE_ABOVE), from);
+            y += viz_wrap(c, (viz_box){in.x, y, in.w, px * 1.45f}, more, px, 0, c->th->muted);
+        }
+        if (!term || (k >= from && k < to)) y += xline(c, &x.lines[i], in.x, y, in.w, px, true);
+        if (term && k == to - 1 && to < x.n_terms) {
+            snprintf(more, sizeof more, viz_s(c, VIZ_S_XP_MORE_BELOW), x.n_terms - to);
+            y += viz_wrap(c, (viz_box){in.x, y, in.w, px * 1.45f}, more, px, 0, c->th->muted);
+        }
     }
-    int max_lines = (int)(in.h / lh), y = 0;
-    // too many terms: the first ones, how many are left out, and the result
-    int head = total <= max_lines ? total : max_lines - 3, tail = total <= max_lines ? 0 : 2;
-    for (int i = 0; i < head; i++, y++)
-        viz_label(c, in.x, in.y + y * lh, in.w, lh, lines[i], c->small, VIZ_LEFT | VIZ_MIDDLE,
-                  i == 0 ? c->th->accent : c->th->text);
-    if (tail) {
-        char more[96];
-        snprintf(more, sizeof more, viz_s(c, VIZ_S_MORE_TERMS), total - head - tail);
-        viz_label(c, in.x, in.y + y++ * lh, in.w, lh, more, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
-        for (int i = total - tail; i < total; i++, y++)
-            viz_label(c, in.x, in.y + y * lh, in.w, lh, lines[i], c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
-    }
+    viz_xtext_free(&x);
 }
 
 static void status_line(const viz_ctx *c, viz_box b) {

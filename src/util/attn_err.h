@@ -2,7 +2,9 @@
  *
  * Every fallible core function returns an attn_status and, when given a non-NULL
  * attn_err, fills it with a message written for a learner (no jargon, names the
- * option or stage at fault). The caller owns the attn_err; it holds no pointers. */
+ * option or stage at fault). The caller owns the attn_err; it holds no pointers.
+ *
+ * Layer 1 of the README's Layout (src/util): includes nothing of attnviz above it. */
 #ifndef ATTN_ERR_H
 #define ATTN_ERR_H
 

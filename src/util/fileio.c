@@ -51,51 +51,88 @@ cleanup:
     return st;
 }
 
-attn_status attn_write_file_atomic(const char *path, const char *data, size_t len, attn_err *err) {
-    if (strcmp(path, "-") == 0) {
-        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
-            return attn_fail(err, ATTN_ERR_IO, "Cannot write to standard output: %s.", strerror(errno));
+static void out_free(attn_out *o) {
+    free(o->path);
+    free(o->tmp);
+    free(o->shown);
+    memset(o, 0, sizeof *o);
+}
+
+static attn_status out_fail(attn_out *o, int e, attn_err *err) {
+    attn_status st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", o->shown ? o->shown : o->path,
+                               e ? strerror(e) : "a write failed");
+    attn_out_abort(o);
+    return st;
+}
+
+attn_status attn_out_open(attn_out *o, const char *path, const char *shown, attn_err *err) {
+    memset(o, 0, sizeof *o);
+    bool std_out = strcmp(path, "-") == 0;
+    o->path = strdup(path);
+    o->shown = strdup(shown ? shown : std_out ? "to standard output" : path);
+    if (!o->path || !o->shown) {
+        out_free(o);
+        return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to write %s.", shown ? shown : path);
+    }
+    if (std_out) {
+        o->fp = stdout;
         return ATTN_OK;
     }
     // write beside the target, then rename: readers see the old file or the new
     // one, never a half-written one, and a failure leaves the old file intact
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to write %s.", path);
-    snprintf(tmp, plen + 16, "%s.tmp-XXXXXX", path);
-    attn_status st = ATTN_OK;
-    int fd = mkstemp(tmp);
+    size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
+    o->tmp = malloc(n);
+    if (!o->tmp) {
+        out_free(o);
+        return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to write %s.", shown ? shown : path);
+    }
+    snprintf(o->tmp, n, "%s.tmp-XXXXXX", path);
+    int fd = mkstemp(o->tmp);
     if (fd < 0) {
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", path, strerror(errno));
-        free(tmp);
-        return st;
+        free(o->tmp);
+        o->tmp = NULL; // nothing was made
+        return out_fail(o, errno, err);
     }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", path, w < 0 ? strerror(errno) : "no space");
-            goto cleanup;
-        }
-        done += (size_t)w;
+    fchmod(fd, 0644); // mkstemp's 0600 would make every file private
+    o->fp = fdopen(fd, "wb");
+    if (!o->fp) {
+        int e = errno;
+        close(fd);
+        return out_fail(o, e, err);
     }
-    if (fsync(fd) != 0 && errno != EINVAL) {
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", path, strerror(errno));
-        goto cleanup;
+    return ATTN_OK;
+}
+
+attn_status attn_out_close(attn_out *o, attn_err *err) {
+    if (!o->fp) return out_fail(o, EBADF, err);
+    errno = 0;
+    bool bad = fflush(o->fp) != 0 || ferror(o->fp);
+    if (o->fp == stdout) { // standard output stays open for whoever owns it
+        int e = errno;
+        o->fp = NULL;
+        return bad ? out_fail(o, e, err) : (out_free(o), ATTN_OK);
     }
-    fchmod(fd, 0644);
-    if (close(fd) != 0) {
-        fd = -1;
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", path, strerror(errno));
-        goto cleanup;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0)
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", path, strerror(errno));
-cleanup:
-    if (fd >= 0) close(fd);
-    if (st != ATTN_OK) unlink(tmp);
-    free(tmp);
-    return st;
+    if (!bad && fsync(fileno(o->fp)) != 0 && errno != EINVAL) bad = true;
+    int e = errno;
+    if (fclose(o->fp) != 0 && !bad) bad = true, e = errno; // a full disk may only show here (NFS)
+    o->fp = NULL;
+    if (bad) return out_fail(o, e, err);
+    if (rename(o->tmp, o->path) != 0) return out_fail(o, errno, err);
+    out_free(o);
+    return ATTN_OK;
+}
+
+void attn_out_abort(attn_out *o) {
+    if (!o) return;
+    if (o->fp && o->fp != stdout) fclose(o->fp);
+    if (o->tmp) unlink(o->tmp);
+    out_free(o);
+}
+
+attn_status attn_write_file(const char *path, const void *data, size_t len, const char *shown, attn_err *err) {
+    attn_out o;
+    attn_status st = attn_out_open(&o, path, shown, err);
+    if (st != ATTN_OK) return st;
+    if (len && fwrite(data, 1, len, o.fp) != len) return out_fail(&o, errno, err);
+    return attn_out_close(&o, err);
 }

@@ -1,5 +1,6 @@
 #include "strbuf.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,6 +92,22 @@ void attn_sb_json_string(attn_strbuf *b, const char *s, size_t len) {
     }
     attn_sb_append(b, s + run, len - run);
     attn_sb_append(b, "\"", 1);
+}
+
+void attn_sb_shell_word(attn_strbuf *b, const char *s) {
+    bool plain = *s != '\0';
+    for (const char *p = s; *p && plain; p++)
+        plain = isalnum((unsigned char)*p) || strchr("_./-=,:+@%", *p);
+    if (plain) {
+        attn_sb_puts(b, s);
+        return;
+    }
+    attn_sb_puts(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'') attn_sb_puts(b, "'\\''");
+        else attn_sb_append(b, s, 1);
+    }
+    attn_sb_puts(b, "'");
 }
 
 char *attn_sb_take(attn_strbuf *b) {

@@ -39,6 +39,11 @@ void attn_sb_number(attn_strbuf *b, double v);
 /* Appends s (len bytes of UTF-8) as a quoted JSON string. */
 void attn_sb_json_string(attn_strbuf *b, const char *s, size_t len);
 
+/* Appends s as one word for a POSIX shell: as it is when it holds only
+ * characters no shell treats specially (letters, digits, _./-=,:+@%), else
+ * single-quoted (a ' inside as '\''). */
+void attn_sb_shell_word(attn_strbuf *b, const char *s);
+
 /* Gives the caller the contents (free() them) and empties b. Returns NULL if
  * the buffer failed or is empty; an empty buffer gives "" (allocated). */
 char *attn_sb_take(attn_strbuf *b);

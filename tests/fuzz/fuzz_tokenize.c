@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "attn.h"
+#include "cli_explain.h"
 #include "attn_json.h"
 #include "fuzz_common.h"
 #include "tokenize.h"
@@ -113,9 +114,9 @@ static void run_small_trace(const char *s, size_t len, const attn_tokens *t, con
     }
     static attn_explanation e; // large: keep it off the stack
     FUZZ_CHECK(attn_explain(&e, &tr, ATTN_ST_WEIGHTS, c.heads - 1, tr.n - 1, 0, &err) == ATTN_OK);
-    size_t need = attn_explain_format(&e, &tr, NULL, 0);
+    size_t need = cli_explain_format(&e, &tr, NULL, 0);
     char *text = malloc(need + 1);
-    FUZZ_CHECK(text && attn_explain_format(&e, &tr, text, need + 1) == need && strlen(text) == need);
+    FUZZ_CHECK(text && cli_explain_format(&e, &tr, text, need + 1) == need && strlen(text) == need);
     free(text);
     attn_trace_free(&tr);
 }

@@ -227,7 +227,7 @@ variant page-untitled '48d'
 lesson lesson-page-untitled "$L/page-untitled.lesson" 52:1 "a page starts with its title: write “title: …” right after === page:"
 # directives
 variant directive '61s/.*/@colour: red/'
-lesson lesson-unknown-directive "$L/directive.lesson" 61:1 "unknown directive @colour; the directives are @sentence, @config, @step, @highlight, @predict, @compare, @random-weights, @vocab and @weights (write \\@ for a line that starts with @)"
+lesson lesson-unknown-directive "$L/directive.lesson" 61:1 "unknown directive @colour; the directives are @sentence, @config, @step, @highlight, @predict, @reveal, @compare, @random-weights, @vocab and @weights (write \\@ for a line that starts with @)"
 variant directive-twice '61a @step: 3'
 lesson lesson-directive-twice "$L/directive-twice.lesson" 62:1 "@step is given twice here (first at line 61)"
 variant directive-outside '7a @step: 3'
@@ -236,7 +236,7 @@ variant end-alone '17a @end'
 lesson lesson-end-without-block "$L/end-alone.lesson" 18:1 "@end without a block to close (@vocab or @weights)"
 # settings
 variant setting '6s/.*/@config: d_k=2 heads=1 colour=red/'
-lesson lesson-unknown-setting "$L/setting.lesson" 6:24 "unknown setting “colour”; use d_model, d_k, heads, seed, mask, scale, pos_enc or bias"
+lesson lesson-unknown-setting "$L/setting.lesson" 6:24 "unknown setting “colour”; use d_model, d_k, heads, seed, mask, scale, pos_enc, pos_dims or bias"
 variant setting-range '6s/.*/@config: d_k=0 heads=1/'
 lesson lesson-setting-out-of-range "$L/setting-range.lesson" 6:14 "d_k needs a whole number from 1 to 128, not “0”"
 variant setting-form '6s/.*/@config: d_k 2/'
@@ -480,7 +480,7 @@ if [ $have_xvfb -eq 1 ]; then
         "FILE:1: this line is not valid UTF-8: at byte 9 (counting from 1) there is a truncated sequence."
     script script-expect-fails 'click 20 20\nexpect sentence the cat\nquit\n' 1 'FILE:2: expected sentence = "the cat", got "它 look"'
     script script-expect-unknown 'expect colour red\nquit\n' 1 'FILE:1: unknown expectation "colour"'
-    script script-shot-nowhere "shot $in/none/shot.png\nquit\n" 1 "FILE:1: Cannot save the screenshot to $in/none/shot.png: No such file or directory."
+    script script-shot-nowhere "shot $in/none/shot.png\nquit\n" 1 "FILE:1: Cannot write $in/none/shot.png: No such file or directory."
     row=script-missing
     pre=("${xvfb[@]}")
     run "${S[@]}" --script "$in/none.script"

@@ -1,0 +1,224 @@
+/* viz_explain.c — a cell's arithmetic in the UI's language (viz_explain.h). */
+#include "viz_explain.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf8.h"
+#include "viz_scene.h"
+
+/* The words being built: the lines, their room, and what names things. */
+typedef struct {
+    viz_xtext *x;
+    int cap;
+    const attn_trace *t;
+    const char *const *ui;
+    const char *const *features;
+    bool failed;
+} wording;
+
+const char *viz_stage_symbol(attn_stage s, bool scale) {
+    static const char *const sym[ATTN_STAGE_COUNT] = {"X", "Q", "K", "V", "S", "S/√dₖ", "mask(S)", "A", "Z",
+                                                      "concat", "out"};
+    if (s == ATTN_ST_SCALED && !scale) return "S";
+    return (int)s >= 0 && s < ATTN_STAGE_COUNT ? sym[s] : "?";
+}
+
+static const char *word(const wording *w, viz_str id) {
+    const char *s = w->ui ? w->ui[id] : NULL;
+    return s ? s : viz_str_key(id);
+}
+
+/* A number as the panel shows it: 4 significant digits, "−∞" for -inf. */
+static const char *num(char *buf, size_t cap, double v) {
+    if (v == -INFINITY) snprintf(buf, cap, "−∞");
+    else snprintf(buf, cap, "%.4g", v == 0 ? 0.0 : v); // no "-0"
+    return buf;
+}
+
+static void add(wording *w, viz_xline_kind kind, bool focus, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void add(wording *w, viz_xline_kind kind, bool focus, const char *fmt, ...) {
+    if (w->failed) return;
+    viz_xtext *x = w->x;
+    if (x->n == w->cap) {
+        int cap = w->cap ? 2 * w->cap : 32;
+        viz_xline *p = realloc(x->lines, sizeof *p * (size_t)cap);
+        if (!p) {
+            w->failed = true;
+            return;
+        }
+        x->lines = p;
+        w->cap = cap;
+    }
+    viz_xline *l = &x->lines[x->n++];
+    l->kind = kind;
+    l->focus = focus;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->text, sizeof l->text, fmt, ap);
+    va_end(ap);
+    // a long label may be cut inside a character: drop the partial one
+    size_t bad = utf8_find_invalid(l->text, strlen(l->text));
+    if (bad != (size_t)-1) l->text[bad] = '\0';
+}
+
+static const char *token(const wording *w, int i, char *buf, size_t cap) {
+    attn_token_label(&w->t->tokens, i, 14, buf, cap); // as the chips label it
+    return buf;
+}
+
+/* The label of index i along a matrix's columns (cols_of) or terms. */
+typedef enum { AXIS_TOKENS, AXIS_DIMS, AXIS_FEATURES, AXIS_CONCAT } axis;
+
+static const char *axis_label(const wording *w, axis a, int i, char *buf, size_t cap) {
+    if (a == AXIS_TOKENS) return token(w, i, buf, cap);
+    if (a == AXIS_FEATURES && w->features) snprintf(buf, cap, "%s", w->features[i]);
+    else if (a == AXIS_CONCAT) snprintf(buf, cap, "h%d.%d", i / w->t->cfg.d_k + 1, i % w->t->cfg.d_k);
+    else snprintf(buf, cap, "%d", i);
+    return buf;
+}
+
+static axis col_axis(const wording *w, attn_stage s) {
+    if (s >= ATTN_ST_SCORES && s <= ATTN_ST_WEIGHTS) return AXIS_TOKENS;
+    if (s == ATTN_ST_X) return w->features ? AXIS_FEATURES : AXIS_DIMS;
+    return s == ATTN_ST_CONCAT ? AXIS_CONCAT : AXIS_DIMS;
+}
+
+static void title(wording *w, const attn_explanation *e) {
+    char row[96], col[96], head[64] = "";
+    const attn_config *c = &w->t->cfg;
+    if (attn_stage_per_head(e->stage) && c->heads > 1) {
+        size_t at = (size_t)snprintf(head, sizeof head, " · ");
+        snprintf(head + at, sizeof head - at, word(w, VIZ_S_XP_HEAD), e->head + 1, c->heads);
+    }
+    add(w, VIZ_XL_TITLE, false, "%s[%s, %s]%s", viz_stage_symbol(e->stage, c->scale), token(w, e->row, row, sizeof row),
+        axis_label(w, col_axis(w, e->stage), e->col, col, sizeof col), head);
+}
+
+/* ---- the kinds of cell ---------------------------------------------------- */
+
+static void input(wording *w, const attn_explanation *e) {
+    char tok[96], a[32], b[32];
+    const attn_trace *t = w->t;
+    if (t->x_given) {
+        add(w, VIZ_XL_NOTE, false, "%s", word(w, VIZ_S_XP_EMBED_GIVEN));
+    } else {
+        viz_str from = t->vocab_index[e->row] >= 0 ? VIZ_S_XP_EMBED_VOCAB : VIZ_S_XP_EMBED_DERIVED;
+        add(w, VIZ_XL_NOTE, false, word(w, from), token(w, e->row, tok, sizeof tok));
+        add(w, VIZ_XL_TERM, false, "  %s", num(a, sizeof a, e->input.embedding));
+        if (t->cfg.pos_enc) {
+            char pos[96];
+            snprintf(pos, sizeof pos, word(w, VIZ_S_XP_POSITION), e->row + 1);
+            add(w, VIZ_XL_TERM, false, "%s: %s", pos, num(b, sizeof b, e->input.position));
+        }
+    }
+    add(w, VIZ_XL_RESULT, false, "= %s", num(a, sizeof a, e->value));
+}
+
+static void dot(wording *w, const attn_explanation *e) {
+    static const char *const formula[ATTN_STAGE_COUNT] = {
+        [ATTN_ST_Q] = "Q[i,c] = Σₘ X[i,m]·W_Q[m,c]", [ATTN_ST_K] = "K[i,c] = Σₘ X[i,m]·W_K[m,c]",
+        [ATTN_ST_V] = "V[i,c] = Σₘ X[i,m]·W_V[m,c]", [ATTN_ST_SCORES] = "S[i,j] = Σ_c Q[i,c]·K[j,c]",
+        [ATTN_ST_Z] = "Z[i,c] = Σⱼ A[i,j]·V[j,c]",  [ATTN_ST_OUTPUT] = "out[i,c] = Σₘ concat[i,m]·W_O[m,c]",
+    };
+    axis a = e->stage == ATTN_ST_Z        ? AXIS_TOKENS
+             : e->stage == ATTN_ST_SCORES ? AXIS_DIMS
+             : e->stage == ATTN_ST_OUTPUT ? AXIS_CONCAT
+             : w->features                ? AXIS_FEATURES
+                                          : AXIS_DIMS;
+    char lab[96], x[32], y[32], v[32];
+    add(w, VIZ_XL_FORMULA, false, "%s%s", formula[e->stage] ? formula[e->stage] : "", e->dot.has_bias ? " + b[c]" : "");
+    double sum = 0, best = -1;
+    w->x->first_term = w->x->n;
+    for (int k = 0; k < e->n_terms; k++) {
+        const attn_term *tm = &e->terms[k];
+        add(w, VIZ_XL_TERM, false, "%s: %s × %s = %s", axis_label(w, a, tm->index, lab, sizeof lab),
+            num(x, sizeof x, tm->a), num(y, sizeof y, tm->b), num(v, sizeof v, tm->value));
+        if (fabs(tm->value) > best) best = fabs(tm->value), w->x->focus = k; // keep the largest in view
+        sum += tm->value;
+    }
+    w->x->n_terms = e->n_terms;
+    if (e->dot.has_bias) {
+        add(w, VIZ_XL_RESULT, false, "%s %s", word(w, VIZ_S_XP_BIAS), num(x, sizeof x, e->dot.bias));
+        sum += e->dot.bias;
+    }
+    add(w, VIZ_XL_RESULT, false, "%s = %s", word(w, VIZ_S_XP_SUM), num(x, sizeof x, sum));
+}
+
+static void scale(wording *w, const attn_explanation *e) {
+    char a[32], b[32], v[32];
+    if (!w->t->cfg.scale) {
+        add(w, VIZ_XL_NOTE, false, "%s", word(w, VIZ_S_XP_NOSCALE));
+        add(w, VIZ_XL_RESULT, false, "= %s", num(v, sizeof v, e->value));
+        return;
+    }
+    add(w, VIZ_XL_FORMULA, false, "S[i,j] / √dₖ");
+    add(w, VIZ_XL_RESULT, false, "%s / √%d = %s / %s = %s", num(a, sizeof a, e->scale.score), w->t->cfg.d_k, a,
+        num(b, sizeof b, e->scale.divisor), num(v, sizeof v, e->value));
+}
+
+static void mask(wording *w, const attn_explanation *e) {
+    char v[32];
+    add(w, VIZ_XL_NOTE, false, "%s", word(w, e->mask.masked ? VIZ_S_XP_MASKED : VIZ_S_XP_ALLOWED));
+    add(w, VIZ_XL_RESULT, false, "= %s", num(v, sizeof v, e->value));
+}
+
+static void softmax(wording *w, const attn_explanation *e) {
+    char lab[96], a[32], b[32], v[32];
+    add(w, VIZ_XL_FORMULA, false, "A[i,j] = exp(sᵢⱼ − max) / Σₖ exp(sᵢₖ − max)");
+    add(w, VIZ_XL_NOTE, false, "%s %s %s", word(w, VIZ_S_XP_ROWMAX), num(a, sizeof a, e->softmax.row_max),
+        word(w, VIZ_S_XP_ROWMAX_WHY));
+    w->x->first_term = w->x->n;
+    for (int k = 0; k < e->n_terms; k++) {
+        const attn_term *tm = &e->terms[k];
+        bool self = tm->index == e->col;
+        token(w, tm->index, lab, sizeof lab);
+        if (tm->a == -INFINITY) add(w, VIZ_XL_TERM, self, "%s: %s", lab, word(w, VIZ_S_XP_TERM_MASKED));
+        else
+            add(w, VIZ_XL_TERM, self, "%s: exp(%s − %s) = %s%s%s", lab, num(a, sizeof a, tm->a), num(b, sizeof b, tm->b),
+                num(v, sizeof v, tm->value), self ? "  " : "", self ? word(w, VIZ_S_XP_THIS) : "");
+    }
+    w->x->n_terms = e->n_terms;
+    w->x->focus = e->col;
+    add(w, VIZ_XL_RESULT, false, "%s = %s", word(w, VIZ_S_XP_DENOM), num(a, sizeof a, e->softmax.denom));
+    if (e->softmax.masked) add(w, VIZ_XL_NOTE, false, "%s", word(w, VIZ_S_XP_SOFTMAX_MASKED));
+    else
+        add(w, VIZ_XL_RESULT, false, "%s / %s = %s", num(a, sizeof a, e->terms[e->col].value),
+            num(b, sizeof b, e->softmax.denom), num(v, sizeof v, e->value));
+}
+
+static void copy(wording *w, const attn_explanation *e) {
+    char v[32];
+    add(w, VIZ_XL_NOTE, false, word(w, VIZ_S_XP_COPY), e->copy.head + 1, e->copy.col);
+    add(w, VIZ_XL_RESULT, false, "= %s", num(v, sizeof v, e->value));
+}
+
+bool viz_explain_text(viz_xtext *x, const attn_explanation *e, const attn_trace *t, const char *const *ui,
+                      const char *const *features) {
+    memset(x, 0, sizeof *x);
+    wording w = {x, 0, t, ui, features, false};
+    title(&w, e);
+    switch (e->kind) {
+    case ATTN_EXPLAIN_INPUT: input(&w, e); break;
+    case ATTN_EXPLAIN_DOT: dot(&w, e); break;
+    case ATTN_EXPLAIN_SCALE: scale(&w, e); break;
+    case ATTN_EXPLAIN_MASK: mask(&w, e); break;
+    case ATTN_EXPLAIN_SOFTMAX: softmax(&w, e); break;
+    case ATTN_EXPLAIN_COPY: copy(&w, e); break;
+    }
+    if (w.failed) viz_xtext_free(x);
+    return !w.failed;
+}
+
+void viz_xtext_free(viz_xtext *x) {
+    if (!x) return;
+    free(x->lines);
+    memset(x, 0, sizeof *x);
+}
