@@ -6,7 +6,7 @@
  *                             subject, 飞得太快了 → the other).
  *   reverse                   8 digits; row i answers the digit at 7 − i
  *   sort                      a shuffled row of 1…8; row i answers where i + 1 is
- *   induction                 8 distinct letters, then the same 8 again; in the
+ *   induction                 4-8 distinct letters, then the same again; in the
  *                             second copy each row answers the next letter
  *
  * A dataset is made once and pre-tokenized to vocabulary indices; the same

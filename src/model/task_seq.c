@@ -5,7 +5,7 @@
 
 #include "task_internal.h"
 
-#define SEQ_LEN 8        /* reverse and sort: 8 tokens; induction: 8, then the same 8 */
+#define SEQ_LEN 8        /* reverse and sort: 8 tokens; induction: at most 8, then the same again */
 #define SEQ_TRAIN 4000   /* training sequences */
 #define SEQ_HELDOUT 500  /* held-out sequences */
 
