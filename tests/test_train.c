@@ -66,34 +66,66 @@ static void test_defaults_learn_every_task_and_match_the_shipped_models(void **s
     }
 }
 
+/* m answers the lessons' sentences of t right, both ways. */
+static void check_lessons(const model *m, const task_info *t) {
+    model_ws ws;
+    assert_int_equal(model_ws_init(&ws, m, NULL, NULL), ATTN_OK);
+    const task_lesson_sentence *ls;
+    int count = task_lesson_sentences(t, &ls);
+    assert_int_equal(count, 2);
+    for (int s = 0; s < count; s++) {
+        attn_tokens toks;
+        int ids[MODEL_MAX_LEN];
+        assert_int_equal(model_tokenize(m, ls[s].sentence, strlen(ls[s].sentence), &toks, ids, NULL), ATTN_OK);
+        task_target tg;
+        assert_int_equal(task_label(t, ids, toks.n, &tg), 1);
+        assert_int_equal(model_forward(&ws, ids, toks.n, NULL), ATTN_OK);
+        model_readout(&ws, tg.row, 1);
+        int p = model_predict_row(&ws, tg.row);
+        const char *word = m->cfg.objective == MODEL_OBJ_TOKEN ? m->vocab[p] : m->vocab[ids[p]];
+        if (strcmp(word, ls[s].referent) != 0)
+            fail_msg("%s (%s): %s answers %s, not %s", t->name, model_objective_name(m->cfg.objective),
+                     ls[s].sentence, word, ls[s].referent);
+        attn_tokens_free(&toks);
+    }
+    model_ws_free(&ws);
+}
+
 /* The shipped pointer models resolve the lessons' sentences both ways. */
 static void test_shipped_models_resolve_the_lessons(void **state) {
     (void)state;
     const char *tasks[] = {"referent-zh", "referent-en"};
     for (int k = 0; k < 2; k++) {
-        const task_info *t = task_find(tasks[k]);
         char path[512];
         snprintf(path, sizeof path, "%s/assets/models/%s.json", ATTN_SOURCE_DIR, tasks[k]);
         model m;
         assert_int_equal(model_file_load(&m, path, NULL), ATTN_OK);
-        model_ws ws;
-        assert_int_equal(model_ws_init(&ws, &m, NULL, NULL), ATTN_OK);
-        const task_lesson_sentence *ls;
-        int count = task_lesson_sentences(t, &ls);
-        for (int s = 0; s < count; s++) {
-            attn_tokens toks;
-            int ids[MODEL_MAX_LEN];
-            assert_int_equal(model_tokenize(&m, ls[s].sentence, strlen(ls[s].sentence), &toks, ids, NULL), ATTN_OK);
-            task_target tg;
-            assert_int_equal(task_label(t, ids, toks.n, &tg), 1);
-            assert_int_equal(model_forward(&ws, ids, toks.n, NULL), ATTN_OK);
-            int p = model_predict_row(&ws, tg.row);
-            if (strcmp(m.vocab[ids[p]], ls[s].referent) != 0)
-                fail_msg("%s: %s points to %s, not %s", tasks[k], ls[s].sentence, m.vocab[ids[p]], ls[s].referent);
-            attn_tokens_free(&toks);
-        }
-        model_ws_free(&ws);
+        check_lessons(&m, task_find(tasks[k]));
         model_free(&m);
+    }
+}
+
+/* The token objective's default training (--objective token, seed 1) also
+ * learns the referent tasks and answers the lessons' sentences both ways. */
+static void test_token_objective_defaults(void **state) {
+    (void)state;
+    const char *tasks[] = {"referent-zh", "referent-en"};
+    for (int k = 0; k < 2; k++) {
+        const task_info *t = task_find(tasks[k]);
+        model_config c = t->cfg;
+        c.objective = MODEL_OBJ_TOKEN;
+        model_trainer tr;
+        attn_err err;
+        if (model_trainer_init(&tr, t, &c, task_default_training(t, c.objective), &err) != ATTN_OK)
+            fail_msg("%s", err.msg);
+        assert_int_equal(tr.opts.steps, t->train_other.steps);
+        while (tr.step < tr.opts.steps)
+            if (model_trainer_step(&tr, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        assert_int_equal(model_trainer_finish(&tr, &err), ATTN_OK);
+        if (tr.model.training.heldout_accuracy < t->asserted_accuracy)
+            fail_msg("%s, token objective: held-out accuracy %.3f", tasks[k], tr.model.training.heldout_accuracy);
+        check_lessons(&tr.model, t);
+        model_trainer_free(&tr);
     }
 }
 
@@ -186,6 +218,7 @@ int main(void) {
         cmocka_unit_test(test_trainer_refuses),
         cmocka_unit_test(test_same_bytes_on_one_and_two_threads_and_when_paused),
         cmocka_unit_test(test_shipped_models_resolve_the_lessons),
+        cmocka_unit_test(test_token_objective_defaults),
         cmocka_unit_test(test_defaults_learn_every_task_and_match_the_shipped_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

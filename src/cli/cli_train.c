@@ -20,7 +20,8 @@ static double now_s(void) {
 void cli_train_settings(const cli_opts *o, const task_info *task, model_config *cfg, task_train_opts *train) {
     const cli_model_opts *m = &o->model;
     *cfg = task->cfg;
-    *train = task->train;
+    if (m->set_objective) cfg->objective = m->objective;
+    *train = *task_default_training(task, cfg->objective);
     if (o->set_d_model) cfg->d_model = o->cfg.d_model;
     if (o->set_d_k) cfg->d_k = o->cfg.d_k;
     if (o->set_heads) cfg->heads = o->cfg.heads;
@@ -30,7 +31,6 @@ void cli_train_settings(const cli_opts *o, const task_info *task, model_config *
     if (o->set_seed) train->seed = o->cfg.seed;
     if (m->set_layers) cfg->layers = m->layers;
     if (m->set_pos) cfg->pos = m->pos;
-    if (m->set_objective) cfg->objective = m->objective;
     if (m->set_train_steps) train->steps = m->train_steps;
     if (m->set_batch) train->batch = m->batch;
     if (m->set_lr) train->lr = m->lr;
@@ -145,6 +145,10 @@ int cli_run_tasks(FILE *out) {
                 c->layers, c->heads, c->d_model, c->d_k, model_pos_name(c->pos), mask, c->scale ? "" : " --no-scale",
                 c->bias ? " --bias" : "", model_objective_name(c->objective), t->train.steps, t->train.batch,
                 t->train.lr, t->train.weight_decay, (unsigned long)t->train.seed);
+        if (t->train_other.steps > 0)
+            fprintf(out, "  with --objective %s: --train-steps %d --batch %d --lr %g --weight-decay %g\n",
+                    model_objective_name(c->objective == MODEL_OBJ_TOKEN ? MODEL_OBJ_POINTER : MODEL_OBJ_TOKEN),
+                    t->train_other.steps, t->train_other.batch, t->train_other.lr, t->train_other.weight_decay);
         fprintf(out, "  its test asserts: held-out accuracy >= %.0f%% after the default training\n\n",
                 100.0 * t->asserted_accuracy);
     }

@@ -31,6 +31,10 @@ const char *task_names(void) {
     return "referent-zh, referent-en, reverse, sort, induction";
 }
 
+const task_train_opts *task_default_training(const task_info *t, model_objective o) {
+    return o != t->cfg.objective && t->train_other.steps > 0 ? &t->train_other : &t->train;
+}
+
 int task_word_id(const task_info *t, const char *word) {
     attn_vocab v = {.dim = 0, .count = t->vocab_count, .words = t->vocab};
     return attn_vocab_find(&v, word, strlen(word));

@@ -69,6 +69,7 @@ typedef struct task_info {
     double asserted_accuracy;   /* the held-out accuracy its test asserts after the default training */
     bool referent;              /* a referent task: one target row, the pronoun */
     attn_status (*generate)(task_dataset *d, const struct task_info *t, attn_err *err); /* the generator */
+    task_train_opts train_other; /* the default training with the other objective (steps 0: train's) */
 } task_info;
 
 /* The tasks, in --tasks order; NULL when i is out of range. */
@@ -77,6 +78,10 @@ const task_info *task_at(int i);
 
 /* The task named name, or NULL. */
 const task_info *task_find(const char *name);
+
+/* The default training of t with objective o: t->train for its own
+ * objective, else t->train_other when it has one. */
+const task_train_opts *task_default_training(const task_info *t, model_objective o);
 
 /* Index of word in t's vocabulary (exact, then ASCII case-insensitive: "The"
  * is "the"), or -1. */

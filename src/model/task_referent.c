@@ -269,6 +269,9 @@ int task_referent_lessons(const task_info *t, const task_lesson_sentence **out) 
                       .max_len = 0, .mask = {ATTN_MASK_NONE, 1}, .scale = true, .bias = false, \
                       .objective = MODEL_OBJ_POINTER}
 #define REFERENT_TRAIN {.steps = 300, .batch = 64, .lr = 0.01, .weight_decay = 0.01, .seed = 1}
+/* The token objective learns more slowly and needs the stronger weight decay
+ * (the prototype's 1.0) to answer the lessons' pairs across seeds. */
+#define REFERENT_TOKEN_TRAIN {.steps = 600, .batch = 64, .lr = 0.01, .weight_decay = 1.0, .seed = 1}
 
 const task_info task_referent_zh = {
     "referent-zh", "what 它 refers to: 太累了 points to the subject, 飞得太快了 to the other animal",
@@ -276,7 +279,7 @@ const task_info task_referent_zh = {
     "这只{A}没看见那只{B}，因为它{P}。 (12 animals, 9 predicates); one target row: 它, answered by {A} or {B}",
     "这只动物没看见那只鸟，因为它飞得太快了。",
     sizeof zh_vocab / sizeof *zh_vocab, zh_vocab, REFERENT_CFG, REFERENT_TRAIN, 0.95, true,
-    task_referent_generate,
+    task_referent_generate, .train_other = REFERENT_TOKEN_TRAIN,
 };
 
 const task_info task_referent_en = {
@@ -286,5 +289,5 @@ const task_info task_referent_en = {
     "answered by {A} or {B}",
     "The animal didn't cross the street because it was too tired.",
     sizeof en_vocab / sizeof *en_vocab, en_vocab, REFERENT_CFG, REFERENT_TRAIN, 0.95, true,
-    task_referent_generate,
+    task_referent_generate, .train_other = REFERENT_TOKEN_TRAIN,
 };

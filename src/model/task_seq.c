@@ -160,7 +160,7 @@ const task_info task_reverse = {
     sizeof digit_vocab / sizeof *digit_vocab, digit_vocab,
     {.d_model = 16, .d_k = 8, .heads = 1, .layers = 1, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_NONE, 1},
      .scale = true, .bias = false, .objective = MODEL_OBJ_TOKEN},
-    {.steps = 400, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_reverse,
+    {.steps = 400, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_reverse, {0},
 };
 
 const task_info task_sort = {
@@ -171,7 +171,7 @@ const task_info task_sort = {
     sizeof digit_vocab / sizeof *digit_vocab, digit_vocab,
     {.d_model = 16, .d_k = 8, .heads = 1, .layers = 1, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_NONE, 1},
      .scale = true, .bias = false, .objective = MODEL_OBJ_POINTER},
-    {.steps = 300, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_sort,
+    {.steps = 300, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_sort, {0},
 };
 
 const task_info task_induction = {
@@ -183,5 +183,5 @@ const task_info task_induction = {
     sizeof letter_vocab / sizeof *letter_vocab, letter_vocab,
     {.d_model = 16, .d_k = 8, .heads = 1, .layers = 2, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_CAUSAL, 1},
      .scale = true, .bias = false, .objective = MODEL_OBJ_TOKEN},
-    {.steps = 600, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_induction,
+    {.steps = 600, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_induction, {0},
 };
