@@ -279,6 +279,18 @@ static void print_explanation(FILE *out, const model_explanation *e, const model
 
 /* ---- the run ----------------------------------------------------------------------- */
 
+/* --print of a stage the model or the run does not have is refused, not left blank. */
+static attn_status check_print(const cli_opts *o, const model *m, attn_err *err) {
+    int s = o->print ? o->print_stage : -1;
+    if ((s == MODEL_ST_LOGITS || s == MODEL_ST_PROBS) && m->cfg.objective != MODEL_OBJ_TOKEN)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s: this is a pointer model, which has no readout; its answer "
+                                              "is the last layer's weights (--print weights).", model_stage_name(s));
+    if ((s == MODEL_ST_D_WEIGHTS || s == MODEL_ST_D_SCALED) && o->model.n_targets == 0)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a gradient: give the loss a target with --target POS:TOKEN.",
+                         model_stage_name(s));
+    return ATTN_OK;
+}
+
 static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
     const cli_model_opts *mo = &o->model;
     model m;
@@ -298,6 +310,7 @@ static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
     }
     model_target_spec specs[CLI_MAX_TARGETS];
     for (int k = 0; k < mo->n_targets; k++) specs[k] = (model_target_spec){mo->targets[k].pos, mo->targets[k].token};
+    if (st == ATTN_OK) st = check_print(o, &m, err);
     if (st == ATTN_OK) st = model_run(&r, &m, sentence, len, specs, mo->n_targets, err);
     if (st == ATTN_OK && o->explain) { // a cell that does not exist is refused before anything is written
         e = malloc(sizeof *e);

@@ -115,6 +115,8 @@ expect 1 "must occur exactly once in the sentence (it occurs 2 times)" -- --head
 expect 1 "the sentence has positions 0 to 16" -- --headless --model "$models/referent-zh.json" --target 17:鸟
 expect 1 "gives position 10 twice" -- --headless --model "$models/referent-zh.json" --target 10:鸟 --target 10:动物
 expect 1 "\"猪\" is not in the model's vocabulary" -- --headless --model "$models/referent-zh.json" --target 10:猪
+expect 1 "--print d_scaled is a gradient: give the loss a target" -- --headless --model "$models/referent-zh.json" --print d_scaled
+expect 1 "--print logits: this is a pointer model" -- --headless --model "$models/referent-zh.json" --print logits
 expect 2 "--target needs POS:TOKEN" -- --headless --model "$models/referent-zh.json" --target 10
 expect 2 "--target goes with --model FILE.json" -- --headless --target 10:鸟
 
