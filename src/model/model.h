@@ -176,7 +176,7 @@ typedef struct {
     int vocab;                  /* vocabulary size */
     int n;                      /* tokens of the current example */
     const model_params *w;      /* the model's parameters (borrowed) */
-    model_params g;             /* where the parameter gradients are added (views; e NULL: none) */
+    model_params g;             /* where the parameter gradients are added (views; all NULL: forward only) */
     double *pos;                /* (max_len, d_model) the sinusoids, or P, or zeros */
     double *x[MODEL_MAX_LAYERS + 1];  /* x[l]: (n, d_model) layer l's input; x[layers] the last residual */
     attn_head head[MODEL_MAX_LAYERS][ATTN_MAX_HEADS]; /* weights into the model, stages here */
