@@ -227,7 +227,7 @@ static void test_unknown_and_arity(void **state) {
     (void)state;
     expect_error("size 800 600\n\nclik 3 4\n", 3,
                  "unknown command \"clik\"; commands are: size, type, compose, commit, key, click, "
-                 "hover, wheel, wait, shot, expect, quit.");
+                 "hover, wheel, wait, shot, save, expect, quit.");
     expect_error("Quit", 1, "unknown command \"Quit\"");
     expect_error("size 800", 1, "missing arguments for size: write size W H, e.g. size 1280 800.");
     expect_error("size 800 600 1", 1, "extra argument \"1\" for size");

@@ -105,9 +105,9 @@ static void test_print_seed_sentence(void **state) {
     assert_int_equal(run(&out, &errtext, 3, argv), 0);
     assert_non_null(strstr(out, "tokens (20): 1:这 2:只 3:动 "));
     assert_non_null(strstr(out, "weights: random, untrained (seed 1)"));
-    const char *stages[] = {"== x:", "== q, head 0", "== k, head 1", "== v, head 0", "== scores, head 0",
-                            "== scaled, head 1", "== masked, head 0", "== weights, head 1", "== z, head 0",
-                            "== concat:", "== output:"};
+    const char *stages[] = {"== x:", "== q, head 1", "== k, head 2", "== v, head 1", "== scores, head 1",
+                            "== scaled, head 2", "== masked, head 1", "== weights, head 2", "== z, head 1",
+                            "== concat:", "== output:"}; // heads counted from 1, as the window counts them
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) assert_non_null(strstr(out, stages[i]));
     assert_non_null(strstr(out, "9:只")); // repeated tokens carry their position
     assert_string_equal(errtext, "");
@@ -121,7 +121,7 @@ static void test_aligned_by_display_width(void **state) {
     char *argv[] = {"attnviz", "--headless", "--sentence", "它 is 鸟", "--print", "weights"};
     assert_int_equal(run(&out, &errtext, 6, argv), 0);
     // every row of the first weights table has the same display width
-    char *table = strstr(out, "== weights, head 0");
+    char *table = strstr(out, "== weights, head 1");
     assert_non_null(table);
     char *line = strchr(table, '\n') + 1;
     int widths[4];

@@ -644,10 +644,10 @@ static void handout_and_index(void **state) {
     char *p = path_in(out, "handout.md"), *md = slurp(p, NULL);
     assert_non_null(md);
     assert_non_null(strstr(md, "# Lesson: attention\n"));
-    assert_non_null(strstr(md, "## 1 · First page\n"));
+    assert_non_null(strstr(md, "## Page 1 · First page\n")); // a page, not step 1
     assert_non_null(strstr(md, "Look at *row 1*.\n"));
     assert_non_null(strstr(md, "![First page](01-intro.png)"));
-    assert_non_null(strstr(md, "## 2 · 它 looks back\n"));
+    assert_non_null(strstr(md, "## Page 2 · 它 looks back\n"));
     assert_non_null(strstr(md, "![它 looks back](02-it-looks.png)"));
     free(md);
     free(p);
@@ -689,6 +689,62 @@ static const char TINY_LESSON[] =
     "=== page: intro\ntitle: Plain\n\nNo step here: d_k and 2\\*3.\n\n"
     "=== page: x\ntitle: Features\n@step: tokens\n\nX's columns are the vocabulary's features.\n";
 
+/* Four pages that differ only in what they highlight; their figures must
+ * differ too (a row, a column, a cell and a token each look different), and
+ * the handout computes the {references} and keeps the answer after @reveal. */
+static const char MARKS_LESSON[] =
+    "# lesson: marks\ntitle: Marks\nlang: en\n\n@config: d_k=2 heads=1\n@sentence: the cat saw a bird\n\n"
+    "=== page: row\ntitle: Row\n@step: softmax\n@highlight: row saw\n\nA row.\n\n"
+    "=== page: column\ntitle: Column\n@step: softmax\n@highlight: column bird\n\nA column.\n\n"
+    "=== page: cell\ntitle: Cell\n@step: softmax\n@highlight: cell saw bird\n\nA cell.\n\n"
+    "=== page: token\ntitle: Token\n@step: softmax\n@highlight: token bird\n\nA token.\n\n"
+    "=== page: ask\ntitle: Ask\n@step: softmax\n@predict: query=saw head=0\n\n"
+    "Where does *saw* look? Its weight on bird is {weights saw bird}, {step softmax}.\n\n@reveal\n\n"
+    "The answer: {rest saw bird} goes elsewhere; {n} tokens, {macs scores} multiply-adds.\n";
+
+static void highlight_variants_differ(void **state) {
+    (void)state;
+    lesson *l = NULL;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    if (lesson_parse(&l, MARKS_LESSON, sizeof MARKS_LESSON - 1, "marks.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    small_opts(&o, dir, "png,md");
+    if (export_lesson(&o, l, NULL, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    const char *names[] = {"01-row.png", "02-column.png", "03-cell.png", "04-token.png"};
+    char *png[4];
+    size_t len[4];
+    for (int i = 0; i < 4; i++) {
+        char *p = path_in(dir, names[i]);
+        png[i] = slurp(p, &len[i]);
+        assert_non_null(png[i]);
+        free(p);
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
+            if (len[i] == len[j] && memcmp(png[i], png[j], len[i]) == 0) fail_msg("%s equals %s", names[i], names[j]);
+    for (int i = 0; i < 4; i++) free(png[i]);
+    // the references are the trace's numbers; the answer comes after the figure
+    attn_trace t = {0};
+    assert_int_equal(lesson_page_trace(&t, l, 4, NULL, 0, &err), ATTN_OK);
+    const double *a = attn_trace_stage(&t, ATTN_ST_WEIGHTS, 0);
+    char want[160];
+    snprintf(want, sizeof want, "Its weight on bird is %.2f, 6 · Softmax.", a[2 * 5 + 4]);
+    char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
+    assert_non_null(strstr(md, want));
+    snprintf(want, sizeof want, "The answer: %.2f goes elsewhere; 5 tokens, %lld multiply-adds.", 1 - a[2 * 5 + 4],
+             t.macs[ATTN_ST_SCORES]); // n²·d_k = 50
+    char *answer = strstr(md, want), *figure = strstr(md, "](05-ask.png)");
+    assert_non_null(answer);
+    assert_true(figure && figure < answer); // the question, the figure, then the answer
+    free(md);
+    free(p);
+    attn_trace_free(&t);
+    lesson_free(l);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* A lesson: one figure per page named NN-<id>, its text in the handout as
  * Markdown, a page without a step showing the step before it. */
 static void lesson_export(void **state) {
@@ -712,7 +768,7 @@ static void lesson_export(void **state) {
     char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
     assert_non_null(md);
     assert_non_null(strstr(md, "# A tiny lesson\n"));
-    assert_non_null(strstr(md, "## 1 · Who does \"saw\" look at?\n"));
+    assert_non_null(strstr(md, "## Page 1 · Who does \"saw\" look at?\n"));
     assert_non_null(strstr(md, "The verb <em>saw</em> was built"));
     assert_non_null(strstr(md, "- the key of `bird` is (1, 1), the key of `cat` is (1, 0).\n\nClick"));
     assert_non_null(strstr(md, "No step here: d\\_k and 2\\*3.\n"));
@@ -907,6 +963,7 @@ int main(void) {
         cmocka_unit_test(deterministic),
         cmocka_unit_test(handout_and_index),
         cmocka_unit_test(lesson_export),
+        cmocka_unit_test(highlight_variants_differ),
         cmocka_unit_test(failure_leaves_nothing),
         cmocka_unit_test(missing_dir),
         cmocka_unit_test(bad_targets),

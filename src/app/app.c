@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "strbuf.h"
 #include "utf8.h"
+#include "viz_lesson.h"
 
 #define SEED_SENTENCE "这只动物没看见那只鸟，因为它飞得太快了。"
 
@@ -31,7 +32,7 @@ viz_origin app_origin(const app_state *st) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
     if (st->weights == APP_WEIGHTS_DESIGN && pg)
-        return (viz_origin){VIZ_FROM_LESSON, st->lesson.paths[st->lang], pg->random_weights ? pg->gain : 0};
+        return (viz_origin){VIZ_FROM_LESSON, app_lesson_path(st), pg->random_weights ? pg->gain : 0};
     if (st->weights == APP_WEIGHTS_FILE) return (viz_origin){VIZ_FROM_FILE, st->weights_name, 0};
     return (viz_origin){VIZ_FROM_NONE, NULL, 0};
 }
@@ -133,11 +134,13 @@ static attn_status compute(app_state *st, const char *text, const attn_config *c
     st->trace = t;
     st->alt = alt;
     st->cfg = *cfg;
+    st->status[0] = '\0'; // what it said was about the state before (an action may say something new)
     if (st->query >= t.n) st->query = t.n - 1;
     if (st->head >= cfg->heads) st->head = cfg->heads - 1;
     if (st->head_b >= cfg->heads) st->head_b = cfg->heads - 1;
     if (st->compare == VIZ_COMPARE_HEADS && cfg->heads < 2) st->compare = VIZ_COMPARE_OFF; // one head: nothing to compare
     update_notice(st);
+    app_lesson_refresh_narrative(st); // its numbers are the new trace's
     app_hover(st, st->hover); // the hovered cell may have moved or vanished
     st->dirty = true;
     return ATTN_OK;
@@ -157,6 +160,7 @@ void app_recompute(app_state *st) {
 
 void app_refresh_texts(app_state *st) {
     update_notice(st); // in the new language
+    app_lesson_refresh_narrative(st);
     st->dirty = true;
 }
 
@@ -479,6 +483,7 @@ void app_edit_begin(app_state *st) {
     memcpy(st->edit, st->sentence, len + 1);
     st->edit_len = len;
     st->cursor = (int)len;
+    st->sel_anchor = -1;
     free(st->edit_backup);
     st->edit_backup = strdup(st->sentence);
     st->composition[0] = '\0';
@@ -487,10 +492,29 @@ void app_edit_begin(app_state *st) {
     st->dirty = true;
 }
 
+/* Removes the selected text, if any, leaving the cursor where it was. */
+static void edit_erase_selection(app_state *st) {
+    if (st->sel_anchor < 0) return;
+    int a = st->sel_anchor < st->cursor ? st->sel_anchor : st->cursor;
+    int b = st->sel_anchor < st->cursor ? st->cursor : st->sel_anchor;
+    st->sel_anchor = -1;
+    memmove(st->edit + a, st->edit + b, st->edit_len - (size_t)b + 1);
+    st->edit_len -= (size_t)(b - a);
+    st->cursor = a;
+}
+
+void app_edit_select_all(app_state *st) {
+    if (!st->editing) return;
+    st->sel_anchor = 0;
+    st->cursor = (int)st->edit_len;
+    st->dirty = true;
+}
+
 void app_edit_insert(app_state *st, const char *utf8) {
     size_t n = strlen(utf8);
     st->composition[0] = '\0';
     if (!st->editing || n == 0 || utf8_find_invalid(utf8, n) != (size_t)-1) return;
+    edit_erase_selection(st); // typing over a selection replaces it
     if (st->edit_len + n > ATTN_MAX_SENTENCE_BYTES) {
         snprintf(st->edit_error, sizeof st->edit_error, "The sentence is full (%d bytes at most).", ATTN_MAX_SENTENCE_BYTES);
         st->dirty = true;
@@ -532,15 +556,22 @@ static void edit_erase(app_state *st, int from, int to) {
 }
 
 void app_edit_backspace(app_state *st) {
-    if (st->editing && st->cursor > 0) edit_erase(st, prev_cp(st->edit, st->cursor), st->cursor);
+    if (st->editing && st->sel_anchor >= 0) {
+        edit_erase_selection(st);
+        edit_apply(st);
+    } else if (st->editing && st->cursor > 0) {
+        edit_erase(st, prev_cp(st->edit, st->cursor), st->cursor);
+    }
 }
 
 void app_edit_delete(app_state *st) {
-    if (st->editing) edit_erase(st, st->cursor, next_cp(st->edit, (int)st->edit_len, st->cursor));
+    if (st->editing && st->sel_anchor >= 0) app_edit_backspace(st); // the selection, either way
+    else if (st->editing) edit_erase(st, st->cursor, next_cp(st->edit, (int)st->edit_len, st->cursor));
 }
 
 void app_edit_move(app_state *st, int delta) {
     if (!st->editing) return;
+    st->sel_anchor = -1;
     if (delta == INT_MIN) st->cursor = 0;
     else if (delta == INT_MAX) st->cursor = (int)st->edit_len;
     for (; delta < 0 && delta != INT_MIN && st->cursor > 0; delta++) st->cursor = prev_cp(st->edit, st->cursor);
@@ -550,16 +581,23 @@ void app_edit_move(app_state *st, int delta) {
 
 void app_edit_commit(app_state *st) {
     if (!st->editing) return;
+    if (st->edit_error[0]) { // what is typed is no sentence: the one from before editing comes back, not a fragment
+        char why[sizeof st->edit_error];
+        snprintf(why, sizeof why, "%s", st->edit_error);
+        app_edit_cancel(st);
+        app_status(st, app_str(st, VIZ_S_STATUS_EDIT_REVERTED), why);
+        return;
+    }
     st->editing = false;
+    st->sel_anchor = -1;
     st->composition[0] = '\0';
-    if (st->edit_error[0]) app_status(st, "%s", st->edit_error); // kept: the last valid sentence
-    st->edit_error[0] = '\0';
     st->dirty = true;
 }
 
 void app_edit_cancel(app_state *st) {
     if (!st->editing) return;
     st->editing = false;
+    st->sel_anchor = -1;
     st->composition[0] = '\0';
     st->edit_error[0] = '\0';
     if (st->edit_backup && strcmp(st->edit_backup, st->sentence) != 0) {
@@ -601,6 +639,7 @@ void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->sentence = st->editing ? st->edit : st->sentence;
     s->editing = st->editing;
     s->cursor = st->cursor;
+    s->sel_anchor = st->editing ? st->sel_anchor : -1;
     s->composition = st->composition;
     s->edit_error = st->editing && st->edit_error[0] ? st->edit_error : NULL;
     s->ui = st->strings ? st->strings->s[st->lang] : NULL;
@@ -616,6 +655,7 @@ void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
     s->narrative_title = pg ? pg->title : NULL;
+    s->mark = pg ? viz_lesson_mark(&pg->highlight, &st->trace.tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
     s->page_label = st->lesson.page_label[0] ? st->lesson.page_label : NULL;
     s->theme = st->theme;
     s->scale = st->dpi_scale * st->zoom;
@@ -645,6 +685,7 @@ char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
     attn_sb_init(&b);
     char lab[128];
     bool token_cols = s >= ATTN_ST_SCORES && s <= ATTN_ST_WEIGHTS;
+    attn_sb_puts(&b, what); // the corner names the matrix: a table pasted anywhere says what it is
     for (int j = 0; j < cols; j++) { // header row: tokens or dimension numbers
         if (token_cols) attn_token_label(&t->tokens, j, 0, lab, sizeof lab);
         else snprintf(lab, sizeof lab, "d%d", j);
@@ -671,11 +712,21 @@ char *app_command_line(const app_state *st) {
     attn_sb_init(&b);
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
-    attn_sb_puts(&b, "attnviz --headless --sentence ");
+    attn_sb_puts(&b, "attnviz --headless");
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    if (pg) { // its vocabulary and designs, with every setting of the view said explicitly
+        attn_sb_puts(&b, " --lesson ");
+        attn_sb_shell_word(&b, app_lesson_path(st));
+        attn_sb_puts(&b, " --page ");
+        attn_sb_shell_word(&b, pg->id);
+    }
+    attn_sb_puts(&b, " --sentence ");
     attn_sb_shell_word(&b, st->sentence);
-    attn_sb_printf(&b, " --d-model %d --d-k %d --heads %d --seed %lu --mask %s%s%s%s", c->d_model, c->d_k, c->heads,
-                   (unsigned long)c->seed, mask, c->scale ? "" : " --no-scale", c->pos_enc ? " --pos-enc" : "",
-                   c->bias ? " --bias" : "");
+    attn_sb_printf(&b, " --d-model %d --d-k %d --heads %d --seed %lu --mask %s %s %s %s", c->d_model, c->d_k,
+                   c->heads, (unsigned long)c->seed, mask, c->scale ? "--scale" : "--no-scale",
+                   c->pos_enc ? "--pos-enc" : "--no-pos-enc", c->bias ? "--bias" : "--no-bias");
+    if (c->pos_count) attn_sb_printf(&b, " --pos-dims %d-%d", c->pos_first, c->pos_first + c->pos_count - 1);
     if (st->weights == APP_WEIGHTS_FILE) {
         attn_sb_puts(&b, " --weights ");
         attn_sb_shell_word(&b, st->weights_name);

@@ -70,6 +70,7 @@ typedef struct {
     char *edit;                 /* edit buffer (owned) */
     size_t edit_len, edit_cap;  /* bytes used / allocated in edit */
     int cursor;                 /* byte offset in edit */
+    int sel_anchor;             /* the other end of the selection (Ctrl+A), or -1 when nothing is selected */
     char composition[256];      /* IME pre-edit text */
     char *edit_backup;          /* sentence before editing, restored by Esc (owned) */
     char edit_error[512];       /* why the edit buffer is not a valid sentence, or "" */
@@ -143,14 +144,16 @@ void app_edit_delete(app_state *st);
 void app_edit_move(app_state *st, int delta);      /* by code points; INT_MIN/INT_MAX for Home/End */
 void app_edit_commit(app_state *st);               /* Enter */
 void app_edit_cancel(app_state *st);               /* Esc: restore the sentence */
+void app_edit_select_all(app_state *st);           /* Ctrl+A: typing replaces it, Backspace removes it */
 
 /* ---- lessons (app_lesson.c) ---- */
 /* Opens path (and pair_path, the same lesson in the other language, when not
  * NULL) and shows the first page, or page_id. The language follows the lesson. */
 attn_status app_lesson_open(app_state *st, const char *path, const char *pair_path, const char *page_id,
                             attn_err *err);
-/* The lesson in the current language, or NULL. */
+/* The lesson in the current language (else the other's), or NULL; its file. */
 const lesson *app_lesson(const app_state *st);
+const char *app_lesson_path(const app_state *st);
 /* Shows page i: its sentence, settings, weights, step, highlight, question. */
 void app_lesson_goto(app_state *st, int page);
 /* N / P: next or previous page (no-op at the ends or without a lesson). */
@@ -159,6 +162,10 @@ void app_lesson_turn(app_state *st, int delta);
 void app_clicker(app_state *st, int delta);
 /* L: the other language, on the paired page. */
 void app_switch_lang(app_state *st);
+/* Rebuilds the narrative of the page from its text, its {references} on the
+ * current trace, what the learner has answered and the tokens outside the
+ * vocabulary. */
+void app_lesson_refresh_narrative(app_state *st);
 /* true when the page offers its own comparison (@compare with settings). */
 bool app_page_compares_config(const app_state *st);
 /* A click on token during a question: records the guess and reveals. */

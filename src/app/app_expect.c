@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "app_script_run.h"
+#include "fileio.h"
 
 static bool mismatch(app_script_runner *r, const app_script_cmd *c, const char *got) {
     fprintf(stderr, "attnviz: %s:%d: expected %s = \"%s\", got \"%s\"\n", r->name, c->line, c->name, c->text, got);
@@ -42,7 +43,7 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "fullscreen")) snprintf(out, cap, "%d", st->fullscreen);
     else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->width, st->height);
     else if (!strcmp(name, "badge")) app_badge(st, out, cap);
-    else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->status);
+    else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->status[0] ? st->status : "(none)");
     else if (!strcmp(name, "edit_error")) snprintf(out, cap, "%s", st->edit_error);
     else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->composition);
     else if (!strcmp(name, "page")) {
@@ -176,4 +177,18 @@ bool app_expect(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     }
     if (contains ? strstr(got, c->text) != NULL : strcmp(got, c->text) == 0) return true;
     return mismatch(r, c, got);
+}
+
+bool app_save(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
+    char value[8192];
+    char *text = NULL;
+    attn_err err;
+    app_ui_frame(u);
+    if (!strcmp(c->name, "clipboard")) text = SDL_GetClipboardText(); // what Ctrl+C or Ctrl+Shift+C put there
+    else if (!state_value(u, c->name, value, sizeof value))
+        return app_runner_fail(r, u, c, "unknown value \"%s\" to save", c->name);
+    const char *data = text ? text : value;
+    attn_status st = attn_write_file(c->text, data, strlen(data), NULL, &err);
+    SDL_free(text);
+    return st == ATTN_OK ? true : app_runner_fail(r, u, c, "%s", err.msg);
 }

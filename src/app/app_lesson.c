@@ -7,9 +7,19 @@
 
 #include "app.h"
 #include "strbuf.h"
+#include "viz_lesson.h"
+
+/* The slot of the lesson shown: the current language's, else the other. */
+static int lesson_slot(const app_state *st) {
+    return st->lesson.files[st->lang] ? (int)st->lang : !st->lang;
+}
 
 const lesson *app_lesson(const app_state *st) {
-    return st->lesson.files[st->lang] ? st->lesson.files[st->lang] : st->lesson.files[!st->lang];
+    return st->lesson.files[lesson_slot(st)];
+}
+
+const char *app_lesson_path(const app_state *st) {
+    return st->lesson.paths[lesson_slot(st)];
 }
 
 static long long mtime_ns(const char *path) {
@@ -18,18 +28,76 @@ static long long mtime_ns(const char *path) {
     return (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
 }
 
-/* The page's paragraphs as the narrative panel shows them. */
-static char *page_text(const lesson_page *pg) {
+/* The UI strings of the lesson's own language (its references are worded in it). */
+static const char *const *lesson_words(const app_state *st, const lesson *l) {
+    viz_lang lang = strcmp(lesson_lang(l), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
+    return st->strings ? st->strings->s[lang] : NULL;
+}
+
+/* A paragraph's text with its {references} computed on the current traces. */
+static void para_text(attn_strbuf *b, const app_state *st, const lesson *l, const lesson_page *pg,
+                      const lesson_para *p) {
+    int at = 0, len = (int)strlen(p->text);
+    char val[128];
+    for (int k = 0; k < p->n_spans; k++) {
+        const lesson_span *sp = &p->spans[k];
+        if (sp->kind != LESSON_SPAN_REF || sp->ref < 0) continue;
+        attn_sb_append(b, p->text + at, (size_t)(sp->start - at));
+        viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], &st->trace, st->alt.n ? &st->alt : NULL,
+                       lesson_words(st, l));
+        attn_sb_puts(b, val);
+        at = sp->start + sp->len;
+    }
+    attn_sb_append(b, p->text + at, (size_t)(len - at));
+}
+
+/* The tokens of the sentence the lesson's vocabulary does not list, as a
+ * paragraph that says how their rows of X were made. */
+static void vocab_note(attn_strbuf *b, const app_state *st) {
+    const attn_trace *t = &st->trace;
+    attn_strbuf names;
+    attn_sb_init(&names);
+    char lab[96];
+    for (int i = 0; i < t->n && t->vocab_used; i++) {
+        if (t->vocab_index[i] >= 0) continue;
+        bool seen = false; // the same token again is the same vector: name it once
+        for (int j = 0; j < i && !seen; j++) {
+            int la, lb;
+            const char *a = attn_token_text(&t->tokens, i, &la), *c = attn_token_text(&t->tokens, j, &lb);
+            seen = t->vocab_index[j] < 0 && la == lb && memcmp(a, c, (size_t)la) == 0;
+        }
+        if (seen) continue;
+        int len;
+        const char *tok = attn_token_text(&t->tokens, i, &len);
+        snprintf(lab, sizeof lab, "%.*s", len, tok);
+        attn_sb_printf(&names, "%s%s", names.len ? (st->lang == VIZ_LANG_ZH ? "”、“" : "\", \"") : "", lab);
+    }
+    if (names.len) {
+        attn_sb_printf(b, app_str(st, VIZ_S_NOT_IN_VOCAB), names.data);
+        attn_sb_puts(b, "\n\n");
+    }
+    attn_sb_free(&names);
+}
+
+void app_lesson_refresh_narrative(app_state *st) {
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    free(st->lesson.narrative);
+    st->lesson.narrative = NULL;
+    if (!pg) return;
     attn_strbuf b;
     attn_sb_init(&b);
     for (int i = 0; i < pg->n_paras; i++) {
         const lesson_para *p = &pg->paras[i];
+        if (pg->has_reveal && p->after_reveal && st->lesson.predict_pending) break; // the answer waits
         bool item = p->kind == LESSON_PARA_ITEM, next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM;
         if (item) attn_sb_puts(&b, "• ");
-        attn_sb_puts(&b, p->text);
+        para_text(&b, st, l, pg, p);
         attn_sb_puts(&b, item && next_item ? "\n" : "\n\n"); // list items stay together
     }
-    return attn_sb_take(&b);
+    vocab_note(&b, st);
+    st->lesson.narrative = attn_sb_take(&b);
+    st->dirty = true;
 }
 
 static void set_question(app_state *st, const lesson_page *pg) {
@@ -104,8 +172,7 @@ void app_lesson_goto(app_state *st, int page) {
         app_status(st, "%s", copy ? err.msg : "Not enough memory for the page.");
     }
     free(copy);
-    free(st->lesson.narrative);
-    st->lesson.narrative = page_text(pg);
+    app_lesson_refresh_narrative(st);
     snprintf(st->lesson.page_label, sizeof st->lesson.page_label, "%d / %d · %s", page + 1, lesson_page_count(l), pg->id);
     st->dirty = true;
 }
@@ -193,6 +260,7 @@ void app_lesson_guess(app_state *st, int token) {
         app_status(st, app_str(st, VIZ_S_PREDICT_RIGHT), guess, row[best]);
     else
         app_status(st, app_str(st, VIZ_S_PREDICT_WRONG), guess, answer, row[best]);
+    app_lesson_refresh_narrative(st); // the text after @reveal
     st->dirty = true;
 }
 

@@ -310,23 +310,34 @@ static attn_status parse_shot(const ctx *c, app_script_cmd *cmd, char *args) {
     return dup_into(c, args, &cmd->text);
 }
 
-static attn_status parse_expect(const ctx *c, app_script_cmd *cmd, char *args) {
-    static const form f = {"NAME VALUE", "step 3"};
+/* NAME then the rest of the line: expect NAME VALUE, save NAME PATH. */
+static attn_status parse_named(const ctx *c, app_script_cmd *cmd, char *args, const form *f) {
     char q[CLIP_BUF];
     while (is_blank(*args)) args++;
     char *sep = args + strcspn(args, " \t");
-    if (!*sep) return arity(c, &f, NULL, 0, 2, 2);
+    if (!*sep) return arity(c, f, NULL, 0, 2, 2);
     *sep = '\0';
     size_t n = strlen(args);
     if (n >= sizeof cmd->name)
-        return fail(c, "expect NAME \"%s\" is too long (at most %zu letters).", clip(q, args, n),
+        return fail(c, "%s NAME \"%s\" is too long (at most %zu letters).", c->cmd, clip(q, args, n),
                     sizeof cmd->name - 1);
     for (size_t i = 0; i < n; i++)
         if (!((args[i] >= 'a' && args[i] <= 'z') || args[i] == '_'))
-            return fail(c, "expect NAME must be lowercase letters and _ only (like step or "
-                        "sentence), not \"%s\".", clip(q, args, n));
+            return fail(c, "%s NAME must be lowercase letters and _ only (like step or "
+                        "sentence), not \"%s\".", c->cmd, clip(q, args, n));
     memcpy(cmd->name, args, n + 1);
     return dup_into(c, sep + 1, &cmd->text);
+}
+
+static attn_status parse_expect(const ctx *c, app_script_cmd *cmd, char *args) {
+    static const form f = {"NAME VALUE", "step 3"};
+    return parse_named(c, cmd, args, &f);
+}
+
+/* save NAME PATH: the name as for expect, the path the rest of the line. */
+static attn_status parse_save(const ctx *c, app_script_cmd *cmd, char *args) {
+    static const form f = {"NAME PATH", "clipboard out/matrix.tsv"};
+    return parse_named(c, cmd, args, &f);
 }
 
 static attn_status parse_quit(const ctx *c, app_script_cmd *cmd, char *args) {
@@ -345,6 +356,7 @@ static const struct {
     {"commit", parse_text},   {"key", parse_key},      {"click", parse_pointer},
     {"hover", parse_pointer}, {"wheel", parse_wheel},  {"wait", parse_wait},
     {"shot", parse_shot},     {"expect", parse_expect}, {"quit", parse_quit},
+    {"save", parse_save},
 };
 #define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -406,7 +418,7 @@ static attn_status parse_line(ctx *c, char *line, app_script *s, int *cap) {
     while (k < N_COMMANDS && strcmp(p, commands[k].name) != 0) k++;
     if (k == N_COMMANDS)
         return fail(c, "unknown command \"%s\"; commands are: size, type, compose, commit, key, "
-                    "click, hover, wheel, wait, shot, expect, quit.", clip(q, p, wl));
+                    "click, hover, wheel, wait, shot, save, expect, quit.", clip(q, p, wl));
     app_script_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
     cmd.kind = (app_script_kind)k;

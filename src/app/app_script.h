@@ -20,6 +20,9 @@
  *   wheel DY [X Y]                 DY may be negative; X, Y >= 0
  *   wait MS                        0..60000
  *   shot PATH                      PATH is the rest of the line, taken as is
+ *   save NAME PATH                 write what `expect NAME` would compare (a state value), or
+ *                                  with NAME clipboard the clipboard's text (what Ctrl+C
+ *                                  copied), to PATH, for a test to compare with a headless run
  *   expect NAME VALUE              NAME is [a-z_]+ (< 32 bytes), VALUE the rest
  *                                  of the line, taken as is, not empty
  *   quit
@@ -57,7 +60,7 @@
 
 typedef enum {
     APP_SC_SIZE, APP_SC_TYPE, APP_SC_COMPOSE, APP_SC_COMMIT, APP_SC_KEY, APP_SC_CLICK,
-    APP_SC_HOVER, APP_SC_WHEEL, APP_SC_WAIT, APP_SC_SHOT, APP_SC_EXPECT, APP_SC_QUIT
+    APP_SC_HOVER, APP_SC_WHEEL, APP_SC_WAIT, APP_SC_SHOT, APP_SC_EXPECT, APP_SC_QUIT, APP_SC_SAVE
 } app_script_kind;
 
 typedef enum { APP_SC_AT_XY, APP_SC_AT_TOKEN, APP_SC_AT_STEP, APP_SC_AT_CELL } app_script_target;
@@ -72,7 +75,7 @@ typedef struct {
     unsigned mods;            /* KEY: APP_MOD_CTRL|APP_MOD_SHIFT|APP_MOD_ALT */
     char *text;               /* TYPE/COMPOSE/COMMIT text (escapes decoded), KEY name,
                                  SHOT path, EXPECT value; owned; never NULL ("" when none) */
-    char name[32];            /* EXPECT name; "" otherwise */
+    char name[32];            /* EXPECT and SAVE name; "" otherwise */
 } app_script_cmd;
 
 typedef struct {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "utf8.h"
 
 void app_runner_init(app_script_runner *r, app_script *script, const char *name) {
@@ -178,6 +179,7 @@ static bool run(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
         if (app_ui_save_frame(u, c->text, &err) != ATTN_OK) return app_runner_fail(r, u, c, "%s", err.msg);
         return true;
     case APP_SC_EXPECT: return app_expect(r, u, c);
+    case APP_SC_SAVE: return app_save(r, u, c);
     case APP_SC_QUIT: u->st.quit = true; return true;
     }
     return true;

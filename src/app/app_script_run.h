@@ -36,6 +36,10 @@ bool app_runner_tick(void *runner, app_ui *u);
  * still returns true, so a run reports every failure. */
 bool app_expect(app_script_runner *r, app_ui *u, const app_script_cmd *c);
 
+/* Runs `save NAME PATH` (app_expect.c): writes the value expect NAME would
+ * compare, or the clipboard's text, to PATH. */
+bool app_save(app_script_runner *r, app_ui *u, const app_script_cmd *c);
+
 /* Reports a failed command as "attnviz: FILE:LINE: message", sets the exit
  * code to 1 and asks the window to quit. Returns false. */
 bool app_runner_fail(app_script_runner *r, app_ui *u, const app_script_cmd *c, const char *fmt, ...)

@@ -290,6 +290,9 @@ static void key_editing(app_ui *u, const SDL_Keysym *k) {
     case SDLK_RIGHT: app_edit_move(st, 1); break;
     case SDLK_HOME: app_edit_move(st, INT_MIN); break;
     case SDLK_END: app_edit_move(st, INT_MAX); break;
+    case SDLK_a:
+        if (ctrl) app_edit_select_all(st);
+        break;
     case SDLK_v:
         if (ctrl && SDL_HasClipboardText()) {
             char *t = SDL_GetClipboardText();

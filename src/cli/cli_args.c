@@ -183,8 +183,11 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
 static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn_err *err) {
     if (strcmp(a, "--headless") == 0) *headless = true;
     else if (strcmp(a, "--no-scale") == 0) o->cfg.scale = false, o->set_scale = true;
+    else if (strcmp(a, "--scale") == 0) o->cfg.scale = true, o->set_scale = true; // over a page without scaling
     else if (strcmp(a, "--pos-enc") == 0) o->cfg.pos_enc = true, o->set_pos_enc = true;
+    else if (strcmp(a, "--no-pos-enc") == 0) o->cfg.pos_enc = false, o->set_pos_enc = true;
     else if (strcmp(a, "--bias") == 0) o->cfg.bias = true, o->set_bias = true;
+    else if (strcmp(a, "--no-bias") == 0) o->cfg.bias = false, o->set_bias = true;
     else if (strcmp(a, "--caption") == 0) o->caption = true;
     else if (strcmp(a, "--complexity") == 0) o->complexity = true;
     else if (strcmp(a, "--bench") == 0) o->bench = true;
@@ -295,9 +298,10 @@ const char *cli_help_text(void) {
         "  --heads H             number of heads, 1-8 (default 2)\n"
         "  --seed N              weight seed, 0-4294967295 (default 1)\n"
         "  --mask M              none | causal | window:W | causal-window:W (W 1-64)\n"
-        "  --no-scale            do not divide scores by sqrt(d_k)\n"
-        "  --pos-enc             add sinusoidal positional encoding to X\n"
-        "  --bias                add biases b_Q, b_K, b_V, b_O\n"
+        "  --no-scale            do not divide scores by sqrt(d_k) (--scale: do, over a\n"
+        "                        lesson page that does not)\n"
+        "  --pos-enc             add sinusoidal positional encoding to X (--no-pos-enc: not)\n"
+        "  --bias                add biases b_Q, b_K, b_V, b_O (--no-bias: not)\n"
         "  --pos-dims A-B        the positional encoding fills columns A to B of X (from 0;\n"
         "                        default: all)\n"
         "Output:\n"

@@ -175,10 +175,10 @@ static void print_stage(FILE *out, const model_result *r, const model *m, int st
     int n = r->n;
     for (int l = 0; l < m->cfg.layers && stage <= MODEL_ST_RESIDUAL; l++) {
         if (stage < ATTN_STAGE_COUNT) {
-            fprintf(out, "\n=== layer %d\n", l);
+            fprintf(out, "\n=== layer %d\n", l + 1); // --print counts layers and heads from 1, as the window does
             cli_print_stage(out, &r->layer[l], (attn_stage)stage);
         } else {
-            fprintf(out, "\n=== layer %d\n\n== residual: X + output   %d×%d\n", l, n, m->cfg.d_model);
+            fprintf(out, "\n=== layer %d\n\n== residual: X + output   %d×%d\n", l + 1, n, m->cfg.d_model);
             cli_print_matrix(out, toks, r->residual[l], n, m->cfg.d_model, dim_label, NULL);
         }
     }
@@ -192,7 +192,7 @@ static void print_stage(FILE *out, const model_result *r, const model *m, int st
         for (int h = 0; h < m->cfg.heads; h++) {
             const attn_head_grad *g = model_result_head_grad(r, l, h);
             bool dw = stage == MODEL_ST_D_WEIGHTS;
-            fprintf(out, "\n== %s, layer %d, head %d: %s   %d×%d\n", dw ? "d_weights" : "d_scaled", l, h,
+            fprintf(out, "\n== %s, layer %d, head %d: %s   %d×%d\n", dw ? "d_weights" : "d_scaled", l + 1, h + 1,
                     dw ? "∂L/∂A" : "∂L/∂scaled", n, n);
             cli_print_matrix(out, toks, dw ? g->d_weights : g->d_scaled, n, n, token_label, toks);
         }

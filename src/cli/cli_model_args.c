@@ -107,7 +107,8 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
 /* The flags that set a one-layer configuration; a model file or a task fixes these. */
 static const char *config_flag(const cli_opts *o) {
     return o->set_d_model ? "--d-model" : o->set_d_k ? "--d-k" : o->set_heads ? "--heads" : o->set_seed ? "--seed"
-         : o->set_mask ? "--mask" : o->set_scale ? "--no-scale" : o->set_pos_enc ? "--pos-enc" : o->set_bias ? "--bias"
+         : o->set_mask ? "--mask" : o->set_scale ? (o->cfg.scale ? "--scale" : "--no-scale")
+         : o->set_pos_enc ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc") : o->set_bias ? (o->cfg.bias ? "--bias" : "--no-bias")
          : NULL;
 }
 
@@ -127,8 +128,8 @@ static attn_status check_train(cli_opts *o, attn_err *err) {
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--train only trains and saves; load the result with --headless --model FILE.json.");
     if (o->set_pos_enc)
-        return attn_fail(err, ATTN_ERR_RANGE, "--pos-enc is the one-layer view's flag; with --train use "
-                                              "--pos sinusoidal|learned|none.");
+        return attn_fail(err, ATTN_ERR_RANGE, "%s is the one-layer view's flag; with --train use "
+                                              "--pos sinusoidal|learned|none.", o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc");
     o->mode = CLI_MODE_TRAIN;
     return ATTN_OK;
 }

@@ -108,7 +108,7 @@ void cli_print_stage(FILE *out, const attn_trace *t, attn_stage s) {
     attn_stage_equation(t, s, eq, sizeof eq);
     int heads = attn_stage_per_head(s) ? t->cfg.heads : 1;
     for (int h = 0; h < heads; h++) {
-        if (attn_stage_per_head(s)) fprintf(out, "\n== %s, head %d: %s\n", attn_stage_name(s), h, eq);
+        if (attn_stage_per_head(s)) fprintf(out, "\n== %s, head %d: %s\n", attn_stage_name(s), h + 1, eq); // as the window counts
         else fprintf(out, "\n== %s: %s\n", attn_stage_name(s), eq);
         print_table(out, t, s, attn_trace_stage(t, s, h));
     }

@@ -214,7 +214,8 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     index_files(j, first, "tex", EXPORT_TEX, it->remake_flags, NULL);
     if (o->formats & EXPORT_MD) {
         snprintf(name, sizeof name, "%s.%s", stem, (o->formats & EXPORT_PNG) ? "png" : "svg");
-        ex_md_page(&j->handout, it, number, item_title(j, it), item_text(j, it), name);
+        ex_md_page(&j->handout, it, number, item_title(j, it), item_text(j, it), name,
+                   it->id ? ex_str(j->ui, j->o.lang, VIZ_S_HANDOUT_PAGE) : NULL);
     }
     return ATTN_OK;
 }

@@ -110,7 +110,9 @@ typedef struct {
     const char *title;          /* page title (handout, index); NULL: the step's name */
     const char *text;           /* page text for the handout (Markdown, blank-line paragraphs);
                                    NULL: the step's hint from the UI strings */
+    const char *text_after;     /* the page's text after its @reveal: after the figure; NULL: none */
     viz_origin origin;          /* where the trace's given weights came from (the figure's badge) */
+    viz_mark mark;              /* what the figure points at besides the query (a lesson's @highlight) */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
     const char *remake_flags;   /* flags that make only this item again, e.g. "--steps 3" or
                                    "--page intro"; NULL: none (the whole batch is remade) */
@@ -163,9 +165,18 @@ attn_status export_sentence(const export_opts *o, const attn_trace *t, int head,
 attn_status export_lesson(const export_opts *o, const lesson *l, const char *page_id, const viz_strings *ui,
                           viz_fonts *fonts, attn_err *err);
 
+/* What a page's {references} are computed on, and worded with. */
+typedef struct {
+    const attn_trace *trace; /* the page's */
+    const attn_trace *alt;   /* its @compare view's, or NULL */
+    const char *const *ui;   /* the strings of the export's language */
+} export_text_ctx;
+
 /* A page's narrative as Markdown (paragraphs, "- " items, fenced code,
- * *emphasis* and `code` spans; other Markdown characters escaped). */
-char *export_lesson_text(const lesson_page *pg);
+ * *emphasis* and `code` spans, references computed; other Markdown
+ * characters escaped): the part before its @reveal (all of it without one),
+ * or, with after_reveal, the part after. */
+char *export_lesson_text(const lesson_page *pg, bool after_reveal, const export_text_ctx *x);
 
 /* ---- building blocks (used by export_run; public for tests and the GUI) ---- */
 

@@ -40,6 +40,7 @@ static void item_scene(viz_scene *s, const export_opts *o, const export_item *it
     s->head = it->head >= 0 && it->head < t->cfg.heads ? it->head : 0;
     s->head_b = t->cfg.heads > 1 ? 1 : 0;
     s->query = it->query >= 0 && it->query < t->n ? it->query : attn_trace_default_query(t);
+    s->mark = it->mark;
     s->hover.kind = VIZ_HIT_NONE;
     s->compare = VIZ_COMPARE_OFF;
     s->focus = VIZ_FOCUS_CANVAS;

@@ -68,9 +68,11 @@ void ex_md_code(attn_strbuf *b, const char *s);
 /* Appends a fenced code block in language lang ("sh") holding s verbatim. */
 void ex_md_block(attn_strbuf *b, const char *lang, const char *s);
 
-/* One page of the handout: "## number · title", sentence and configuration,
- * text, figure link (image may be NULL). */
+/* One page of the handout: "## number · title" (number worded by page_word,
+ * e.g. "Page %d", for a lesson's page; NULL: a step's number), sentence and
+ * configuration, text, figure link (image may be NULL), the text after the
+ * page's @reveal. */
 void ex_md_page(attn_strbuf *b, const export_item *it, int number, const char *title, const char *text,
-                const char *image);
+                const char *image, const char *page_word);
 
 #endif

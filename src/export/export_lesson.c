@@ -7,6 +7,7 @@
 
 #include "export_internal.h"
 #include "lesson.h"
+#include "viz_lesson.h"
 
 /* Plain lesson text, escaped so Markdown shows it as written. */
 static void md_plain(attn_strbuf *b, const char *s, int len, bool para_start) {
@@ -17,16 +18,21 @@ static void md_plain(attn_strbuf *b, const char *s, int len, bool para_start) {
     }
 }
 
-/* A paragraph's text with its spans as <em>emphasis</em> and `code`: HTML
- * tags, because Markdown's * does not close after CJK punctuation (“）*因”). */
-static void md_spans(attn_strbuf *b, const lesson_para *p) {
+/* A paragraph's text with its spans as <em>emphasis</em> and `code` (HTML
+ * tags, because Markdown's * does not close after CJK punctuation, “）*因”)
+ * and its {references} computed on the page's traces. */
+static void md_spans(attn_strbuf *b, const lesson_page *pg, const lesson_para *p, const export_text_ctx *x) {
     int at = 0, len = (int)strlen(p->text);
+    char val[128];
     for (int k = 0; k < p->n_spans; k++) {
         const lesson_span *sp = &p->spans[k];
         md_plain(b, p->text + at, sp->start - at, at == 0);
         char *inner = strndup(p->text + sp->start, (size_t)sp->len);
         if (sp->kind == LESSON_SPAN_CODE && inner) {
             ex_md_code(b, inner);
+        } else if (sp->kind == LESSON_SPAN_REF && sp->ref >= 0) {
+            viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], x->trace, x->alt, x->ui);
+            md_plain(b, val, (int)strlen(val), false);
         } else {
             attn_sb_puts(b, "<em>");
             md_plain(b, p->text + sp->start, sp->len, false);
@@ -38,21 +44,23 @@ static void md_spans(attn_strbuf *b, const lesson_para *p) {
     md_plain(b, p->text + at, len - at, at == 0);
 }
 
-char *export_lesson_text(const lesson_page *pg) {
+char *export_lesson_text(const lesson_page *pg, bool after_reveal, const export_text_ctx *x) {
     attn_strbuf b;
     attn_sb_init(&b);
     for (int i = 0; i < pg->n_paras; i++) {
         const lesson_para *p = &pg->paras[i];
+        if (pg->has_reveal && p->after_reveal != after_reveal) continue; // the answer goes after the figure
+        if (!pg->has_reveal && after_reveal) break;
         bool next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM;
         if (p->kind == LESSON_PARA_CODE) {
             ex_md_block(&b, p->code_lang, p->text);
             attn_sb_puts(&b, "\n");
         } else if (p->kind == LESSON_PARA_ITEM) {
             attn_sb_puts(&b, "- ");
-            md_spans(&b, p);
+            md_spans(&b, pg, p, x);
             attn_sb_puts(&b, next_item ? "\n" : "\n\n"); // a list ends with a blank line
         } else {
-            md_spans(&b, p);
+            md_spans(&b, pg, p, x);
             attn_sb_puts(&b, "\n\n");
         }
     }
@@ -62,8 +70,8 @@ char *export_lesson_text(const lesson_page *pg) {
 /* Everything a lesson job owns, freed in one place. */
 typedef struct {
     export_item *items;
-    attn_trace *traces;
-    char **texts, **flags;
+    attn_trace *traces, *alts; /* each page's, and its @compare view's (when it has one) */
+    char **texts, **afters, **flags;
     int n; /* items filled in */
 } lesson_job;
 
@@ -72,20 +80,26 @@ static bool lesson_job_alloc(lesson_job *j, int pages) {
     size_t n = pages > 0 ? (size_t)pages : 1;
     j->items = calloc(n, sizeof *j->items);
     j->traces = calloc(n, sizeof *j->traces);
+    j->alts = calloc(n, sizeof *j->alts);
     j->texts = calloc(n, sizeof *j->texts);
+    j->afters = calloc(n, sizeof *j->afters);
     j->flags = calloc(n, sizeof *j->flags);
-    return j->items && j->traces && j->texts && j->flags;
+    return j->items && j->traces && j->alts && j->texts && j->afters && j->flags;
 }
 
 static void lesson_job_free(lesson_job *j) {
     for (int i = 0; i < j->n; i++) {
         attn_trace_free(&j->traces[i]);
+        attn_trace_free(&j->alts[i]);
         free(j->texts[i]);
+        free(j->afters[i]);
         free(j->flags[i]);
     }
     free(j->items);
     free(j->traces);
+    free(j->alts);
     free(j->texts);
+    free(j->afters);
     free(j->flags);
 }
 
@@ -107,14 +121,15 @@ static attn_step page_step(const lesson *l, int i) {
 }
 
 /* The next item from page i. */
-static attn_status page_item(lesson_job *j, const lesson *l, int i, const export_opts *o,
+static attn_status page_item(lesson_job *j, const lesson *l, int i, const export_opts *o, const viz_strings *ui,
                              attn_err *err) {
     const lesson_page *pg = lesson_page_at(l, i);
     int k = j->n;
     attn_trace *t = &j->traces[k];
     attn_status st = lesson_page_trace(t, l, i, NULL, 0, err);
-    if (st != ATTN_OK) return st;
+    if (st == ATTN_OK && pg->compare.kind == LESSON_CMP_CONFIG) st = lesson_page_compare_trace(&j->alts[k], l, i, err);
     j->n++;
+    if (st != ATTN_OK) return st;
     const attn_vocab *v = lesson_vocab(l);
     export_item *it = &j->items[k];
     it->trace = t;
@@ -122,16 +137,19 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->number = i + 1; // NN is the page's place in the lesson, also when one page is remade
     it->head = pg->predict.on ? pg->predict.head : pg->compare.kind == LESSON_CMP_HEADS ? pg->compare.head_a : 0;
     it->query = page_query(pg, t);
+    it->mark = viz_lesson_mark(&pg->highlight, &t->tokens);
     it->id = pg->id;
     it->title = pg->title;
-    it->text = j->texts[k] = export_lesson_text(pg);
+    export_text_ctx x = {t, j->alts[k].n ? &j->alts[k] : NULL, ui ? ui->s[o->lang] : NULL};
+    it->text = j->texts[k] = export_lesson_text(pg, false, &x);
+    it->text_after = j->afters[k] = export_lesson_text(pg, true, &x);
     it->origin = (viz_origin){VIZ_FROM_LESSON, o->lesson_path ? o->lesson_path : lesson_id(l),
                               pg->random_weights ? pg->gain : 0};
     it->feature_names = v && v->dim == t->cfg.d_model && t->vocab_rows ? v->features : NULL;
     size_t fl = strlen(pg->id) + sizeof "--page ";
     if ((j->flags[k] = malloc(fl)) != NULL) snprintf(j->flags[k], fl, "--page %s", pg->id);
     it->remake_flags = j->flags[k];
-    return j->texts[k] && j->flags[k] ? ATTN_OK : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export the lesson.");
+    return j->texts[k] && j->afters[k] && j->flags[k] ? ATTN_OK : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export the lesson.");
 }
 
 /* o's command prefix followed by --page ID (malloc'd). */
@@ -151,7 +169,7 @@ attn_status export_lesson(const export_opts *o, const lesson *l, const char *pag
     attn_status st = ATTN_OK;
     if (!lesson_job_alloc(&j, pages)) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export the lesson.");
     for (int i = 0; st == ATTN_OK && i < pages; i++)
-        if (only < 0 || i == only) st = page_item(&j, l, i, o, err);
+        if (only < 0 || i == only) st = page_item(&j, l, i, o, ui, err);
     export_opts lo = *o;
     char *prefix = NULL;
     if (st == ATTN_OK && page_id) { // every command of a one-page export names the page

@@ -49,28 +49,37 @@ static void alt_text(attn_strbuf *b, const char *s) {
     }
 }
 
-void ex_md_page(attn_strbuf *b, const export_item *it, int number, const char *title, const char *text,
-                const char *image) {
-    attn_strbuf cfg;
-    attn_sb_init(&cfg);
-    ex_config_text(&cfg, &it->trace->cfg);
-    attn_sb_printf(b, "## %d · ", number);
-    for (const char *p = title; *p; p++) attn_sb_append(b, *p == '\n' ? " " : p, 1);
-    attn_sb_puts(b, "\n\n");
-    ex_md_code(b, it->trace->tokens.text);
-    attn_sb_puts(b, " — ");
-    ex_md_code(b, cfg.data ? cfg.data : "");
-    attn_sb_puts(b, "\n\n");
+/* The page's text up to its last line break, then a blank line. */
+static void md_text(attn_strbuf *b, const char *text) {
     size_t tl = text ? strlen(text) : 0;
     while (tl > 0 && text[tl - 1] == '\n') tl--; // exactly one blank line follows
     if (tl) {
         attn_sb_append(b, text, tl);
         attn_sb_puts(b, "\n\n");
     }
+}
+
+void ex_md_page(attn_strbuf *b, const export_item *it, int number, const char *title, const char *text,
+                const char *image, const char *page_word) {
+    attn_strbuf cfg;
+    attn_sb_init(&cfg);
+    ex_config_text(&cfg, &it->trace->cfg);
+    attn_sb_puts(b, "## ");
+    if (page_word) attn_sb_printf(b, page_word, number); // a lesson's page: not to be read as a step number
+    else attn_sb_printf(b, "%d", number);
+    attn_sb_puts(b, " · ");
+    for (const char *p = title; *p; p++) attn_sb_append(b, *p == '\n' ? " " : p, 1);
+    attn_sb_puts(b, "\n\n");
+    ex_md_code(b, it->trace->tokens.text);
+    attn_sb_puts(b, " — ");
+    ex_md_code(b, cfg.data ? cfg.data : "");
+    attn_sb_puts(b, "\n\n");
+    md_text(b, text); // the question comes before the figure that answers it
     if (image) {
         attn_sb_puts(b, "![");
         alt_text(b, title);
         attn_sb_printf(b, "](%s)\n\n", image);
     }
+    md_text(b, it->text_after);
     attn_sb_free(&cfg);
 }

@@ -866,6 +866,15 @@ attn_status lesson_page_trace(attn_trace *out, const lesson *l, int i, const cha
     return attn_trace_run(out, sentence, len, &pg->cfg, lesson_vocab(l), &w, err);
 }
 
+attn_status lesson_page_compare_trace(attn_trace *out, const lesson *l, int i, attn_err *err) {
+    const lesson_page *pg = lesson_page_at(l, i);
+    if (!pg || pg->compare.kind != LESSON_CMP_CONFIG)
+        return attn_fail(err, ATTN_ERR_RANGE, "Page %d of the lesson compares no settings.", i);
+    attn_weights w;
+    lesson_page_weights(l, i, &pg->compare.cfg, &w);
+    return attn_trace_run(out, pg->sentence, strlen(pg->sentence), &pg->compare.cfg, lesson_vocab(l), &w, err);
+}
+
 int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref) {
     if (!ref->text) return -1;
     size_t n = strlen(ref->text);

@@ -209,6 +209,10 @@ int lesson_page_weights(const lesson *l, int i, const attn_config *cfg, attn_wei
 attn_status lesson_page_trace(attn_trace *out, const lesson *l, int i, const char *sentence, size_t len,
                               attn_err *err);
 
+/* Runs page i's @compare view (its settings with the @compare's changes),
+ * as lesson_page_trace; ATTN_ERR_RANGE when the page compares no settings. */
+attn_status lesson_page_compare_trace(attn_trace *out, const lesson *l, int i, attn_err *err);
+
 /* Index of ref's token in t: ref->index when that token has ref's text, else
  * the first token with that text, else -1. */
 int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref);

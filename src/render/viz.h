@@ -6,7 +6,7 @@
  * offscreen surface or an SVG file, so the window, screenshots and exports
  * cannot disagree. Coordinates are pixels, origin top-left, y down.
  *
- * Layer 5 (src/render): includes src/util and src/core; no input, no app state. */
+ * Layer 5 (src/render): includes src/util … src/lesson; no input, no app state. */
 #ifndef VIZ_H
 #define VIZ_H
 

@@ -187,6 +187,25 @@ static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, fl
     }
 }
 
+/* The lesson page's mark in m: a token's rows (and its column where columns
+ * are tokens), a key's column, or one cell, in the accent colour. */
+static void lesson_mark(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
+    const viz_mark *mk = &c->s->mark;
+    float t = 2.0f * c->u, w = cs * m->cols, h = cs * m->rows;
+    bool token_rows = m->weight_of < 0 && !m->transposed; // every matrix but W's rows a token's
+    bool token_cols = m->col_labels == VIZ_LABEL_TOKENS;
+    viz_rgba col = c->th->accent;
+    if (mk->kind == VIZ_MARK_TOKEN && token_rows && mk->row >= 0 && mk->row < m->rows)
+        viz_stroke(c->l, x - t, y + mk->row * cs - t, w + 2 * t, cs + 2 * t, t, col);
+    if ((mk->kind == VIZ_MARK_TOKEN || mk->kind == VIZ_MARK_COLUMN) && token_cols) {
+        int k = mk->kind == VIZ_MARK_TOKEN ? mk->row : mk->col;
+        if (k >= 0 && k < m->cols) viz_stroke(c->l, x + k * cs - t, y - t, cs + 2 * t, h + 2 * t, t, col);
+    }
+    if (mk->kind == VIZ_MARK_CELL && token_cols && m->rows == m->cols && mk->row >= 0 && mk->row < m->rows &&
+        mk->col >= 0 && mk->col < m->cols)
+        viz_stroke(c->l, x + mk->col * cs - 2 * t, y + mk->row * cs - 2 * t, cs + 4 * t, cs + 4 * t, 2 * t, col);
+}
+
 static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
     float t = 2.0f * c->u, w = cs * m->cols, h = cs * m->rows;
     int q = c->s->query;
@@ -195,6 +214,7 @@ static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, flo
     bool query_rows = m->stage != ATTN_ST_K && m->stage != ATTN_ST_V && m->weight_of < 0 && !m->transposed;
     if (q >= 0 && q < m->rows && query_rows)
         viz_stroke(c->l, x - t, y + q * cs - t, w + 2 * t, cs + 2 * t, t, c->th->highlight);
+    lesson_mark(c, m, x, y, cs);
     int orow, ocol;
     operand_of(c, m, &orow, &ocol);
     if (m->transposed) { int tmp = orow; orow = ocol; ocol = tmp; }

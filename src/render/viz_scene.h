@@ -53,6 +53,16 @@ typedef enum { VIZ_COMPARE_OFF, VIZ_COMPARE_SCALE, VIZ_COMPARE_HEADS, VIZ_COMPAR
 
 typedef enum { VIZ_FOCUS_CANVAS, VIZ_FOCUS_RAIL } viz_focus;
 
+/* What a lesson page points at besides the query's row: a token (its rows
+ * and columns), a key's column, or one cell. */
+typedef enum { VIZ_MARK_NONE, VIZ_MARK_TOKEN, VIZ_MARK_COLUMN, VIZ_MARK_CELL } viz_mark_kind;
+
+typedef struct {
+    viz_mark_kind kind;
+    int row;  /* TOKEN: the token; CELL: the query */
+    int col;  /* COLUMN, CELL: the key */
+} viz_mark;
+
 /* Panels that scroll (hit regions carry these ids). */
 enum { VIZ_PANEL_NARRATIVE = 1, VIZ_PANEL_CANVAS = 2, VIZ_PANEL_DETAIL = 3 };
 
@@ -88,6 +98,7 @@ typedef struct {
     int head;                       /* head shown, 0-based */
     int head_b;                     /* compare = heads: the second head */
     int query;                      /* selected query token, or -1 */
+    viz_mark mark;                  /* what the lesson page points at (VIZ_MARK_NONE: nothing) */
     viz_hit hover;                  /* hovered or cursor cell (VIZ_HIT_NONE when none) */
     const attn_explanation *explain;/* explanation of hover when it is a cell, else NULL */
     viz_compare compare;            /* split view */
@@ -102,6 +113,7 @@ typedef struct {
     const char *sentence;           /* text shown in the bar (the edit buffer while editing) */
     bool editing;                   /* edit mode: draw a cursor */
     int cursor;                     /* byte offset of the cursor in sentence */
+    int sel_anchor;                 /* the selection runs from here to the cursor, or -1: none */
     const char *composition;        /* IME pre-edit text shown at the cursor, or "" */
     const char *edit_error;         /* why the last edit was rejected, or NULL */
     /* texts */

@@ -62,6 +62,12 @@ static void sentence_bar(const viz_ctx *c, viz_box b) {
     float cw = viz_text_w(c, comp, c->body);
     // while editing keep the caret visible; otherwise show the sentence's start
     float shift = c->s->editing && before + cw > avail ? before + cw - avail + 4 * c->u : 0;
+    if (c->s->editing && c->s->sel_anchor >= 0 && (size_t)c->s->sel_anchor != cur) { // the selection, behind the text
+        size_t a = (size_t)c->s->sel_anchor < cur ? (size_t)c->s->sel_anchor : cur;
+        size_t z = (size_t)c->s->sel_anchor < cur ? cur : (size_t)c->s->sel_anchor;
+        float xa = c->m.width(c->m.ctx, s, a, c->body), xz = c->m.width(c->m.ctx, s, z, c->body);
+        viz_fill(c->l, tx - shift + xa, f.y + 5 * c->u, xz - xa, f.h - 10 * c->u, viz_alpha(th->highlight, 70));
+    }
     char head[ATTN_MAX_SENTENCE_BYTES > 4096 ? 4096 : ATTN_MAX_SENTENCE_BYTES];
     size_t hl = cur < sizeof head - 1 ? cur : sizeof head - 1;
     memcpy(head, s, hl);

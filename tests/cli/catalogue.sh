@@ -105,7 +105,7 @@ accept combining-marks 2 $'tokens (2): 1:e\u0301cole 2:nai\u0308ve' -- --headles
 accept right-to-left 4 "tokens (4): 1:שלום 2:עולם 3:مرحبا 4:بالعالم" -- --headless --sentence "שלום עולם مرحبا بالعالم" --print x
 accept one-token 1 "tokens (1): 1:它" -- --headless --sentence "它" --print
 accept exactly-64-tokens 64 "tokens (64): 1:w1 2:w2" -- --headless --sentence "$(words 64)" --print weights
-accept largest-config 64 "== weights, head 7: A = softmax" -- --headless --sentence "$(words 64)" --d-model 512 --d-k 128 --heads 8 --print weights
+accept largest-config 64 "== weights, head 8: A = softmax" -- --headless --sentence "$(words 64)" --d-model 512 --d-k 128 --heads 8 --print weights
 
 # ---- the configuration --------------------------------------------------------
 refuse d-k-0 2 "--d-k must be between 1 and 128 (it is 0)." -- --headless --d-k 0

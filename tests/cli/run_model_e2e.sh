@@ -109,7 +109,7 @@ flip "$models/referent-en.json" "$en2" 7 street
     && ok || bad "d_scaled and E's gradient shapes"
 expect 0 "A_ij·(dA_ij − Σ_k A_ik·dA_ik)" -- --headless --model "$models/referent-zh.json" --target 10:鸟 --explain d_scaled:1:0:10:7
 expect 0 "the loss's own term" -- --headless --model "$models/referent-zh.json" --target 10:鸟 --explain d_weights:1:0:10:7
-expect 0 "d_weights, layer 1, head 0" -- --headless --model "$models/referent-zh.json" --target 10:鸟 --print d_weights
+expect 0 "d_weights, layer 2, head 1" -- --headless --model "$models/referent-zh.json" --target 10:鸟 --print d_weights
 expect 0 "loss: " -- --headless --model "$models/referent-zh.json" --target 10:鸟 --print x
 expect 1 "must occur exactly once in the sentence (it occurs 2 times)" -- --headless --model "$models/referent-zh.json" --target 10:只
 expect 1 "the sentence has positions 0 to 16" -- --headless --model "$models/referent-zh.json" --target 17:鸟

@@ -22,6 +22,10 @@ sed "s|@OUT@|$out|g" "$here/lesson.script" >"$out/lesson.script"
 if ! LANG=zh_CN.UTF-8 xvfb "$bin" --size 1280x800 --script "$out/lesson.script"; then
     echo "FAIL: the lesson session failed"; fail=1
 fi
+# a Chinese launch with a sentence of its own: the badge, the editor, the status, one head
+if ! LANG=zh_CN.UTF-8 xvfb "$bin" --sentence "$seed" --size 1280x800 --script "$here/smaller.script"; then
+    echo "FAIL: the small-things session failed"; fail=1
+fi
 for f in lesson-intro-zh lesson-scale-zh lesson-intro-en predict-hidden predict-revealed compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help lab; do
     [ -s "$out/$f.png" ] || { echo "FAIL: $f.png was not saved"; fail=1; }
 done

@@ -1,0 +1,25 @@
+/* viz_lesson.h — a lesson page's {references} in the words and numbers the
+ * window shows: what the narrative and the handout print in their place. */
+#ifndef VIZ_LESSON_H
+#define VIZ_LESSON_H
+
+#include <stddef.h>
+
+#include "attn.h"
+#include "lesson.h"
+#include "viz_scene.h"
+
+/* Writes what r refers to, computed on t (and alt: the page's comparison
+ * view, or NULL), into out (cap bytes, NUL-terminated), in the words of ui
+ * (VIZ_STR_COUNT strings of one language): "3 · Scores QKᵀ", a cell as the
+ * figure shows it ("0.81", "−∞"), "1156". A token r names that the sentence
+ * no longer has (after an edit) gives "—". Returns the bytes written. */
+size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const attn_trace *t, const attn_trace *alt,
+                      const char *const *ui);
+
+/* What a page's @highlight points at in t (tokens found by their text, so an
+ * edited sentence keeps the mark where it can): NONE for a row (the query
+ * shows it) or a token that is gone. */
+viz_mark viz_lesson_mark(const lesson_highlight *hl, const attn_tokens *t);
+
+#endif
