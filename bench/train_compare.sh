@@ -9,12 +9,13 @@
 # PyTorch batches its sentences as a PyTorch user would: padded to the longest
 # (17 tokens) with a key mask; attnviz runs each sentence at its own length.
 #
-# Usage: bench/train_compare.sh [STEPS]              (default 300)
+# Usage: bench/train_compare.sh [STEPS [REPS]]       (defaults 300 3: the best of 3 rounds each)
 #   BUILD_DIR=…   where to build attnviz (default build-bench, Release with -O2)
 #   PYTHON=…      the interpreter (default Debian's /usr/bin/python3 + python3-torch)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 steps=${1:-300}
+reps=${2:-3}
 python=${PYTHON:-/usr/bin/python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -23,14 +24,20 @@ bench_build attnviz
 bench_machine
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-echo "== attnviz: referent-zh, $steps steps of 64 sentences (one thread)"
-"$build/attnviz" --train referent-zh --train-steps "$steps" --save "$work/m.json" > "$work/a.txt"
-grep -E "^(training|time)" "$work/a.txt"
-a_ms=$(sed -n 's/^time: .*, \([0-9.]*\) ms per step/\1/p' "$work/a.txt")
-
-echo "== PyTorch: the same model, $steps steps of 64 sentences (torch.set_num_threads(1))"
-"$python" "$root/bench/train_torch.py" "$steps" 64 2 1 16 8 17 36 pointer | tee "$work/t.txt"
-t_ms=$(sed -n 's/^torch_ms_per_step=\([0-9.]*\).*/\1/p' "$work/t.txt")
+# the two take turns, reps times, and each keeps its best: on a shared machine
+# another process slows whichever runs beside it
+a_ms="" t_ms=""
+best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
+for ((i = 1; i <= reps; i++)); do
+    echo "== round $i of $reps: attnviz, then PyTorch (the same model, $steps steps of 64 sentences, one thread each)"
+    "$build/attnviz" --train referent-zh --train-steps "$steps" --save "$work/m.json" > "$work/a.txt"
+    [ "$i" -eq 1 ] && grep -E "^training" "$work/a.txt"
+    grep -E "^time" "$work/a.txt"
+    a_ms=$(best "$a_ms" "$(sed -n 's/^time: .*, \([0-9.]*\) ms per step/\1/p' "$work/a.txt")")
+    "$python" "$root/bench/train_torch.py" "$steps" 64 2 1 16 8 17 36 pointer | tee "$work/t.txt"
+    t_ms=$(best "$t_ms" "$(sed -n 's/^torch_ms_per_step=\([0-9.]*\).*/\1/p' "$work/t.txt")")
+done
+echo "== the best of $reps rounds each"
 
 awk -v a="$a_ms" -v t="$t_ms" 'BEGIN {
     r = t / a
