@@ -3,7 +3,8 @@
 #   1. attnviz --bench (Release build): frame times, first frame, export, RSS;
 #   2. bench/numpy_compare.sh: one full head at n = 2048, d = 64, C against numpy;
 #   3. bench/export_compare.sh: eight PNGs from attnviz against one matplotlib heatmap;
-#   4. attnviz --complexity --max-n 1024: the fitted slopes of full, window and linear attention.
+#   4. attnviz --complexity --max-n 1024: the fitted slopes of full, window and linear attention;
+#   5. bench/train_compare.sh: training the referent-zh model, attnviz against PyTorch.
 # Installs what is missing (scripts/install-deps.sh --bench) and builds in build-bench.
 # Usage: bench/run.sh
 set -euo pipefail
@@ -19,3 +20,5 @@ echo "==== bench/export_compare.sh"
 bash "$root/bench/export_compare.sh"
 echo "==== attnviz --complexity --max-n 1024"
 "$build/attnviz" --complexity --max-n 1024
+echo "==== bench/train_compare.sh"
+bash "$root/bench/train_compare.sh"

@@ -15,6 +15,7 @@
 #include "cli_args.h"
 #include "cli_complexity.h"
 #include "cli_run.h"
+#include "cli_train.h"
 #include "export.h"
 #include "fileio.h"
 
@@ -306,6 +307,10 @@ int main(int argc, char **argv) {
         return cli_run_complexity(opts.max_n, stdout, stderr);
     case CLI_MODE_BENCH:
         return run_bench(&opts, start_s);
+    case CLI_MODE_TRAIN:
+        return cli_run_train(&opts, stdout, stderr);
+    case CLI_MODE_TASKS:
+        return cli_run_tasks(stdout);
     case CLI_MODE_GUI:
         break;
     }

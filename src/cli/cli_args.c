@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_run.h"
+
 /* Reads a whole decimal number in [lo, hi] for flag; rejects signs, fractions,
  * trailing junk and overflow with a message that names the flag. */
 static attn_status parse_int(long long *out, const char *flag, const char *s,
@@ -105,7 +107,7 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
     else if (strcmp(flag, "--sentence-file") == 0) o->sentence_file = val;
     else if (strcmp(flag, "--weights") == 0) o->weights_path = val;
     else if (strcmp(flag, "--dump-json") == 0) o->dump_path = val;
-    else if (strcmp(flag, "--explain") == 0) st = parse_explain(o, val, err);
+    else if (strcmp(flag, "--explain") == 0) o->explain_spec = val, o->explain = true; // parsed once --model is known
     else if (strcmp(flag, "--lesson") == 0) o->lesson_path = val;
     else if (strcmp(flag, "--page") == 0) o->page_id = val;
     else if (strcmp(flag, "--check-lesson") == 0) o->check_lesson = val;
@@ -170,7 +172,7 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
     o->print_stage = -1;
     if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) return ATTN_OK;
     const char *name = argv[++*i];
-    o->print_stage = attn_stage_from_name(name);
+    o->print_stage = model_stage_from_name(name); // a model's stages too (checked once --model is known)
     if (o->print_stage < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--print: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
@@ -217,7 +219,14 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         attn_status st;
-        if (takes_value(a)) {
+        if (cli_model_takes_value(a)) {
+            if (i + 1 >= argc)
+                return attn_fail(err, ATTN_ERR_RANGE, "%s needs a value; see attnviz --help.", a);
+            st = cli_model_parse_valued(&o->model, a, argv[++i], err);
+        } else if (strcmp(a, "--tasks") == 0) {
+            o->model.tasks = true;
+            st = ATTN_OK;
+        } else if (takes_value(a)) {
             if (i + 1 >= argc)
                 return attn_fail(err, ATTN_ERR_RANGE, "%s needs a value; see attnviz --help.", a);
             st = parse_valued(o, a, argv[++i], err);
@@ -231,7 +240,13 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (o->sentence && o->sentence_file)
         return attn_fail(err, ATTN_ERR_RANGE, "Give either --sentence or --sentence-file, not both.");
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION) return ATTN_OK;
-    attn_status st = check_lesson_flags(o, err);
+    attn_status st = cli_model_finish(o, err);
+    if (st != ATTN_OK || o->mode == CLI_MODE_TRAIN || o->mode == CLI_MODE_TASKS) return st;
+    if (o->explain && !o->model.model_path && (st = parse_explain(o, o->explain_spec, err)) != ATTN_OK) return st;
+    if (o->print_stage >= ATTN_STAGE_COUNT && !o->model.model_path)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; it goes with --model FILE.json.",
+                         model_stage_name(o->print_stage));
+    st = check_lesson_flags(o, err);
     if (st != ATTN_OK) return st;
     if (o->check_lesson) { // validating a lesson is a headless action of its own
         o->mode = CLI_MODE_HEADLESS;
@@ -267,6 +282,10 @@ const char *cli_help_text(void) {
         "  attnviz --headless [options] --explain STAGE:HEAD:ROW:COL\n"
         "  attnviz --headless --lesson FILE [--page ID] [options] --print [STAGE]\n"
         "  attnviz --check-lesson FILE\n"
+        "  attnviz --train TASK --save FILE.json [training options]\n"
+        "  attnviz --headless --model FILE.json [--sentence S] [--target POS:TOKEN ...]\n"
+        "          --print [STAGE] | --dump-json FILE|- | --explain STAGE:LAYER:HEAD:ROW:COL\n"
+        "  attnviz --tasks\n"
         "\n"
         "Input:\n"
         "  --sentence S          the sentence (default: " CLI_SEED_SENTENCE ")\n"
@@ -297,6 +316,19 @@ const char *cli_help_text(void) {
         "                        --sentence and the settings flags override the page)\n"
         "  --page ID             which page of the lesson (default: the first)\n"
         "  --check-lesson FILE   check a lesson and report every error as file:line:column\n"
+        "A trained model (attention only, 1-4 layers; see the README):\n"
+        "  --tasks               list the tasks: vocabulary, lengths, examples, defaults\n"
+        "  --train TASK --save FILE.json  train on referent-zh, referent-en, reverse, sort or\n"
+        "                        induction and write the model; the task's defaults learn it.\n"
+        "                        Options: --layers L (1-4) --heads H --d-model N --d-k N\n"
+        "                        --pos sinusoidal|learned|none --mask M --no-scale --bias\n"
+        "                        --train-steps N --batch B --lr X --weight-decay X\n"
+        "                        --objective pointer|token --seed S\n"
+        "  --model FILE.json     with --headless: run the model on --sentence (default: its\n"
+        "                        probe); --print and --dump-json show every layer; --print\n"
+        "                        and --explain also know residual logits probs d_weights d_scaled\n"
+        "  --target POS:TOKEN    (repeatable) the answer at row POS (from 0): adds the loss and\n"
+        "                        every gradient (a pointer model's TOKEN must occur once)\n"
         "Export (course notes; no display needed):\n"
         "  --export-dir DIR      write every step (or every lesson page) into DIR\n"
         "  --format LIST         png,svg,csv,tex,md,html (default png,svg)\n"

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "attn.h"
+#include "cli_model_args.h"
 
 #define CLI_SEED_SENTENCE "这只动物没看见那只鸟，因为它飞得太快了。"
 
@@ -18,7 +19,9 @@ typedef enum {
     CLI_MODE_COMPLEXITY, /* --complexity: time the core at growing n */
     CLI_MODE_BENCH,    /* --bench: replay a classroom session offscreen and time it */
     CLI_MODE_HELP,     /* --help */
-    CLI_MODE_VERSION   /* --version */
+    CLI_MODE_VERSION,  /* --version */
+    CLI_MODE_TRAIN,    /* --train TASK --save FILE: train a model (cli_train.c) */
+    CLI_MODE_TASKS     /* --tasks: list the tasks (cli_train.c) */
 } cli_mode;
 
 typedef struct {
@@ -54,8 +57,14 @@ typedef struct {
     bool complexity;           /* --complexity */
     bool bench;                /* --bench */
     bool explain;              /* --explain given */
+    const char *explain_spec;  /* --explain's value as given, borrowed from argv */
     int explain_stage, explain_head, explain_row, explain_col; /* its cell */
+    cli_model_opts model;      /* --train, --tasks, --model, --target and their flags */
 } cli_opts;
+
+/* Checks how the model's flags combine with the rest and sets the mode for
+ * --train and --tasks (cli_model_args.c). */
+attn_status cli_model_finish(cli_opts *o, attn_err *err);
 
 /* Parses argv[1..argc). Fills *o (defaults first) and returns ATTN_OK, or an
  * error naming the flag. argv strings are borrowed, not copied. */

@@ -31,18 +31,34 @@ static void col_label(const attn_trace *t, attn_stage s, int c, char *buf, size_
         snprintf(buf, cap, "d%d", c);
 }
 
+typedef struct {
+    const attn_trace *t;
+    attn_stage s;
+} stage_cols;
+
+static void stage_col_label(const void *ctx, int c, char *buf, size_t cap) {
+    const stage_cols *sc = ctx;
+    col_label(sc->t, sc->s, c, buf, cap);
+}
+
 static void print_table(FILE *out, const attn_trace *t, attn_stage s, const double *m) {
     int rows, cols;
     attn_trace_shape(t, s, &rows, &cols);
+    stage_cols sc = {t, s};
+    cli_print_matrix(out, &t->tokens, m, rows, cols, stage_col_label, &sc);
+}
+
+void cli_print_matrix(FILE *out, const attn_tokens *toks, const double *m, int rows, int cols,
+                      void (*label)(const void *ctx, int c, char *buf, size_t cap), const void *ctx) {
     char buf[64];
     int lw = 0, cw = 0; // label column width, value column width
     for (int i = 0; i < rows; i++) {
-        attn_token_label(&t->tokens, i, LABEL_COLS, buf, sizeof buf);
+        attn_token_label(toks, i, LABEL_COLS, buf, sizeof buf);
         int w = utf8_width(buf, strlen(buf));
         if (w > lw) lw = w;
     }
     for (int j = 0; j < cols; j++) {
-        col_label(t, s, j, buf, sizeof buf);
+        label(ctx, j, buf, sizeof buf);
         int w = utf8_width(buf, strlen(buf));
         if (w > cw) cw = w;
     }
@@ -53,13 +69,13 @@ static void print_table(FILE *out, const attn_trace *t, attn_stage s, const doub
     }
     pad_print(out, "", lw, 0);
     for (int j = 0; j < cols; j++) {
-        col_label(t, s, j, buf, sizeof buf);
+        label(ctx, j, buf, sizeof buf);
         fputs("  ", out);
         pad_print(out, buf, cw, 1);
     }
     fputc('\n', out);
     for (int i = 0; i < rows; i++) {
-        attn_token_label(&t->tokens, i, LABEL_COLS, buf, sizeof buf);
+        attn_token_label(toks, i, LABEL_COLS, buf, sizeof buf);
         pad_print(out, buf, lw, 0);
         for (int j = 0; j < cols; j++) {
             cli_format_cell(buf, sizeof buf, m[(size_t)i * cols + j]);

@@ -6,6 +6,7 @@
 
 #include "attn_json.h"
 #include "cli_explain.h"
+#include "cli_model.h"
 #include "cli_print.h"
 #include "fileio.h"
 #include "lesson.h"
@@ -164,6 +165,7 @@ static int check_lesson(const cli_opts *o, FILE *out, FILE *errf) {
 
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     if (o->check_lesson) return check_lesson(o, out, errf);
+    if (o->model.model_path) return cli_model_run(o, out, errf);
     cli_state r;
     memset(&r, 0, sizeof r);
     attn_err err;

@@ -1,0 +1,164 @@
+/* cli_model_args.c — parsing the model's flags and checking how they combine. */
+#include "cli_args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_run.h"
+#include "task.h"
+
+static const char *const valued[] = {
+    "--train", "--save", "--model", "--layers", "--pos", "--objective", "--train-steps", "--batch",
+    "--lr", "--weight-decay", "--target",
+};
+
+bool cli_model_takes_value(const char *flag) {
+    for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
+        if (strcmp(flag, valued[i]) == 0) return true;
+    return false;
+}
+
+static attn_status whole(int *out, const char *flag, const char *s, long lo, long hi, attn_err *err) {
+    char *end = NULL;
+    errno = 0;
+    long v = (*s >= '0' && *s <= '9') ? strtol(s, &end, 10) : -1;
+    if (!end || *end || errno == ERANGE || v < lo || v > hi)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number from %ld to %ld (not \"%s\").", flag, lo, hi, s);
+    *out = (int)v;
+    return ATTN_OK;
+}
+
+static attn_status real(double *out, const char *flag, const char *s, double lo, double hi, attn_err *err) {
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a number from %g to %g (not \"%s\").", flag, lo, hi, s);
+    *out = v;
+    return ATTN_OK;
+}
+
+/* --target POS:TOKEN; TOKEN is everything after the first colon (it may be ":"). */
+static attn_status parse_target(cli_model_opts *m, const char *val, attn_err *err) {
+    const char *colon = strchr(val, ':');
+    if (!colon || colon == val || !colon[1])
+        return attn_fail(err, ATTN_ERR_RANGE, "--target needs POS:TOKEN, e.g. 10:鸟 (POS counts from 0).");
+    if (m->n_targets >= CLI_MAX_TARGETS)
+        return attn_fail(err, ATTN_ERR_RANGE, "--target is given more than %d times.", CLI_MAX_TARGETS);
+    char pos[16];
+    size_t n = (size_t)(colon - val);
+    if (n >= sizeof pos) return attn_fail(err, ATTN_ERR_RANGE, "--target: \"%.*s\" is not a position.", (int)n, val);
+    memcpy(pos, val, n);
+    pos[n] = '\0';
+    cli_target *t = &m->targets[m->n_targets];
+    attn_status st = whole(&t->pos, "--target's POS", pos, 0, MODEL_MAX_LEN - 1, err);
+    if (st != ATTN_OK) return st;
+    t->token = colon + 1;
+    m->n_targets++;
+    return ATTN_OK;
+}
+
+attn_status cli_model_parse_valued(cli_model_opts *m, const char *flag, const char *val, attn_err *err) {
+    if (strcmp(flag, "--train") == 0) {
+        if (!task_find(val))
+            return attn_fail(err, ATTN_ERR_RANGE, "--train: unknown task \"%s\"; the tasks are %s (see attnviz --tasks).",
+                             val, task_names());
+        m->train_task = val;
+        return ATTN_OK;
+    }
+    if (strcmp(flag, "--save") == 0) return m->save_path = val, ATTN_OK;
+    if (strcmp(flag, "--model") == 0) return m->model_path = val, ATTN_OK;
+    if (strcmp(flag, "--target") == 0) return parse_target(m, val, err);
+    if (strcmp(flag, "--layers") == 0) return m->set_layers = true, whole(&m->layers, flag, val, 1, MODEL_MAX_LAYERS, err);
+    if (strcmp(flag, "--pos") == 0) return m->set_pos = true, model_pos_parse(&m->pos, val, err);
+    if (strcmp(flag, "--objective") == 0) return m->set_objective = true, model_objective_parse(&m->objective, val, err);
+    if (strcmp(flag, "--train-steps") == 0)
+        return m->set_train_steps = true, whole(&m->train_steps, flag, val, 0, 1000000, err);
+    if (strcmp(flag, "--batch") == 0) return m->set_batch = true, whole(&m->batch, flag, val, 1, 4096, err);
+    if (strcmp(flag, "--lr") == 0) return m->set_lr = true, real(&m->lr, flag, val, 1e-9, 10.0, err);
+    m->set_weight_decay = true; // --weight-decay
+    return real(&m->weight_decay, flag, val, 0.0, 100.0, err);
+}
+
+attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_err *err) {
+    const char *colon = strchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : 0;
+    int l, h, r, c;
+    char tail;
+    if (!colon || n == 0 || n >= sizeof m->explain_stage ||
+        sscanf(colon + 1, "%d:%d:%d:%d%c", &l, &h, &r, &c, &tail) != 4)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "With --model, --explain needs STAGE:LAYER:HEAD:ROW:COL, e.g. weights:1:0:10:7 (all from 0).");
+    memcpy(m->explain_stage, spec, n);
+    m->explain_stage[n] = '\0';
+    if (model_stage_from_name(m->explain_stage) < 0)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, concat, "
+                         "output, residual, logits, probs, d_weights or d_scaled.", m->explain_stage);
+    m->explain_layer = l;
+    m->explain_head = h;
+    m->explain_row = r;
+    m->explain_col = c;
+    return ATTN_OK;
+}
+
+/* The flags that set a one-layer configuration; a model file or a task fixes these. */
+static const char *config_flag(const cli_opts *o) {
+    return o->set_d_model ? "--d-model" : o->set_d_k ? "--d-k" : o->set_heads ? "--heads" : o->set_seed ? "--seed"
+         : o->set_mask ? "--mask" : o->set_scale ? (o->cfg.scale ? "--scale" : "--no-scale")
+         : o->set_pos_enc ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc") : o->set_bias ? (o->cfg.bias ? "--bias" : "--no-bias")
+         : NULL;
+}
+
+static const char *training_flag(const cli_model_opts *m) {
+    return m->set_layers ? "--layers" : m->set_pos ? "--pos" : m->set_objective ? "--objective"
+         : m->set_train_steps ? "--train-steps" : m->set_batch ? "--batch" : m->set_lr ? "--lr"
+         : m->set_weight_decay ? "--weight-decay" : NULL;
+}
+
+/* --train TASK --save FILE: nothing else but the training flags. */
+static attn_status check_train(cli_opts *o, attn_err *err) {
+    cli_model_opts *m = &o->model;
+    if (!m->save_path)
+        return attn_fail(err, ATTN_ERR_RANGE, "--train needs --save FILE.json (where the trained model goes).");
+    if (m->model_path || o->weights_path || o->lesson_path || o->print || o->dump_path || o->explain ||
+        o->export_dir || m->n_targets || o->sentence || o->sentence_file)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--train only trains and saves; load the result with --headless --model FILE.json.");
+    if (o->set_pos_enc)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s is the one-layer view's flag; with --train use "
+                                              "--pos sinusoidal|learned|none.", o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc");
+    o->mode = CLI_MODE_TRAIN;
+    return ATTN_OK;
+}
+
+/* --model FILE: the configuration comes from the file. */
+static attn_status check_model(cli_opts *o, attn_err *err) {
+    cli_model_opts *m = &o->model;
+    const char *flag = config_flag(o);
+    if (!flag) flag = training_flag(m);
+    if (o->weights_path || o->lesson_path || flag)
+        return attn_fail(err, ATTN_ERR_RANGE, "--model takes its weights and configuration from the file; "
+                                              "drop %s.", o->weights_path ? "--weights" : o->lesson_path ? "--lesson" : flag);
+    if (o->explain) return cli_model_parse_explain(m, o->explain_spec, err);
+    return ATTN_OK;
+}
+
+attn_status cli_model_finish(cli_opts *o, attn_err *err) {
+    cli_model_opts *m = &o->model;
+    if (m->tasks) {
+        if (m->train_task || m->model_path)
+            return attn_fail(err, ATTN_ERR_RANGE, "--tasks only lists the tasks; run it on its own.");
+        o->mode = CLI_MODE_TASKS;
+        return ATTN_OK;
+    }
+    if (m->train_task) return check_train(o, err);
+    if (m->save_path) return attn_fail(err, ATTN_ERR_RANGE, "--save goes with --train TASK.");
+    if (m->model_path) return check_model(o, err);
+    if (training_flag(m))
+        return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --train TASK.", training_flag(m));
+    if (m->n_targets) return attn_fail(err, ATTN_ERR_RANGE, "--target goes with --model FILE.json.");
+    return ATTN_OK;
+}

@@ -1,0 +1,48 @@
+/* cli_model_args.h — the flags of the trainable model: --train, --tasks,
+ * --model, --target and the training options. Parsed beside the rest of the
+ * command line (cli_args.c calls these); never prints or exits. */
+#ifndef CLI_MODEL_ARGS_H
+#define CLI_MODEL_ARGS_H
+
+#include <stdbool.h>
+
+#include "attn.h"
+#include "model.h"
+
+#define CLI_MAX_TARGETS MODEL_MAX_LEN
+
+typedef struct {
+    int pos;           /* POS of --target POS:TOKEN (from 0) */
+    const char *token; /* TOKEN: everything after the first colon, borrowed from argv */
+} cli_target;
+
+typedef struct {
+    const char *train_task;    /* --train TASK; NULL otherwise */
+    const char *save_path;     /* --save FILE.json; NULL otherwise */
+    const char *model_path;    /* --model FILE.json; NULL otherwise */
+    bool tasks;                /* --tasks */
+    int layers;                /* --layers L */
+    model_pos pos;             /* --pos */
+    model_objective objective; /* --objective */
+    int train_steps;           /* --train-steps N */
+    int batch;                 /* --batch B */
+    double lr;                 /* --lr X */
+    double weight_decay;       /* --weight-decay X */
+    bool set_layers, set_pos, set_objective, set_train_steps, set_batch, set_lr, set_weight_decay; /* given */
+    int n_targets;             /* --target entries */
+    cli_target targets[CLI_MAX_TARGETS];
+    /* --explain with --model: STAGE:LAYER:HEAD:ROW:COL */
+    char explain_stage[16];    /* the stage's name as given */
+    int explain_layer, explain_head, explain_row, explain_col;
+} cli_model_opts;
+
+/* true for the model flags that take a value. */
+bool cli_model_takes_value(const char *flag);
+
+/* Parses one of them into *m. Errors name the flag. */
+attn_status cli_model_parse_valued(cli_model_opts *m, const char *flag, const char *val, attn_err *err);
+
+/* Parses --explain's STAGE:LAYER:HEAD:ROW:COL (with --model). */
+attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_err *err);
+
+#endif

@@ -1,0 +1,264 @@
+/* model_run.c — a sentence through a model for showing it: per-layer traces,
+ * the readout, the prediction, the loss and every gradient; and the
+ * explanation of one cell of any of them. */
+#include "model_run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The targets as rows and answers (vocabulary indices or positions). */
+static attn_status resolve_targets(model_result *r, const model *m, const model_target_spec *spec, int count,
+                                   attn_err *err) {
+    for (int k = 0; k < count; k++) {
+        int row = spec[k].pos;
+        if (row < 0 || row >= r->n)
+            return attn_fail(err, ATTN_ERR_RANGE, "--target %d:%s: the sentence has positions 0 to %d.", row,
+                             spec[k].token, r->n - 1);
+        for (int q = 0; q < k; q++)
+            if (spec[q].pos == row)
+                return attn_fail(err, ATTN_ERR_RANGE, "--target gives position %d twice; give each row one answer.", row);
+        int id = model_word_id(m, spec[k].token, strlen(spec[k].token));
+        if (id < 0)
+            return attn_fail(err, ATTN_ERR_INPUT, "--target %d:%s: \"%s\" is not in the model's vocabulary.", row,
+                             spec[k].token, spec[k].token);
+        int answer = id;
+        if (m->cfg.objective == MODEL_OBJ_POINTER) { // the answer is where the word stands
+            int found = 0;
+            for (int i = 0; i < r->n; i++)
+                if (r->ids[i] == id) answer = i, found++;
+            if (found != 1)
+                return attn_fail(err, ATTN_ERR_INPUT,
+                                 "--target %d:%s: a pointer model's answer is a position, so \"%s\" must occur exactly "
+                                 "once in the sentence (it occurs %d times).", row, spec[k].token, spec[k].token, found);
+        }
+        r->targets[k] = (model_target){row, answer};
+    }
+    r->n_targets = count;
+    return ATTN_OK;
+}
+
+/* Layer l as the core's trace: X and every weight given, so every existing
+ * view, explanation and export reads it as a one-layer trace. */
+static attn_status layer_trace(model_result *r, const model *m, int l, const char *sentence, size_t len,
+                               attn_err *err) {
+    attn_config c;
+    model_attn_config(&c, &m->cfg);
+    attn_weights w;
+    memset(&w, 0, sizeof w);
+    w.x = r->ws_.x[l];
+    for (int mt = 0; mt < ATTN_MAT_COUNT; mt++)
+        for (int h = 0; h < ATTN_MAX_HEADS; h++) w.mat[mt][h] = m->w.layer[l].mat[mt][h];
+    attn_vocab v;
+    model_vocab_view(m, &v);
+    return attn_trace_run(&r->layer[l], sentence, len, &c, &v, &w, err);
+}
+
+/* E[token] and the positions, apart (layer 0's X is their sum). */
+static attn_status split_embedding(model_result *r, const model *m, attn_err *err) {
+    int n = r->n, dm = m->cfg.d_model;
+    r->embed_block_ = calloc((size_t)2 * n * dm, sizeof(double));
+    if (!r->embed_block_) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to run the model.");
+    double *e = r->embed_block_, *p = e + (size_t)n * dm;
+    for (int i = 0; i < n; i++) {
+        memcpy(e + (size_t)i * dm, m->w.e + (size_t)r->ids[i] * dm, sizeof(double) * (size_t)dm);
+        const double *pos = m->cfg.pos == MODEL_POS_LEARNED ? m->w.p : r->ws_.pos;
+        if (m->cfg.pos != MODEL_POS_NONE) memcpy(p + (size_t)i * dm, pos + (size_t)i * dm, sizeof(double) * (size_t)dm);
+    }
+    r->embed = e;
+    r->pos = p;
+    return ATTN_OK;
+}
+
+static attn_status run(model_result *r, const model *m, const char *sentence, size_t len,
+                       const model_target_spec *targets, int count, attn_err *err) {
+    attn_tokens toks;
+    attn_status st = model_tokenize(m, sentence, len, &toks, r->ids, err);
+    if (st != ATTN_OK) return st;
+    r->n = toks.n;
+    attn_tokens_free(&toks); // the layers' traces keep their own
+    st = resolve_targets(r, m, targets, count, err);
+    if (st != ATTN_OK) return st;
+    r->grad_block_ = calloc(m->n_params, sizeof(double));
+    if (!r->grad_block_) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to run the model.");
+    model_params_bind(&r->grad, r->grad_block_, m->tensor, m->n_tensors);
+    model_ws *ws = &r->ws_;
+    if ((st = model_ws_init(ws, m, r->grad_block_, err)) != ATTN_OK) return st;
+    if ((st = model_forward(ws, r->ids, r->n, err)) != ATTN_OK) return st;
+    model_readout(ws, 0, r->n);
+    for (int i = 0; i < r->n; i++) {
+        int p = model_predict_row(ws, i);
+        r->predicted[i] = m->cfg.objective == MODEL_OBJ_TOKEN ? p : r->ids[p];
+    }
+    if (count > 0) {
+        st = model_loss(ws, r->ids, r->targets, count, 1.0 / count, true, &r->loss, err);
+        if (st != ATTN_OK) return st;
+    }
+    for (int l = 0; l < m->cfg.layers; l++) {
+        if ((st = layer_trace(r, m, l, sentence, len, err)) != ATTN_OK) return st;
+        r->residual[l] = ws->x[l + 1];
+        r->d_x[l] = ws->dx[l];
+        r->d_output[l] = ws->dx[l + 1];
+    }
+    r->logits = ws->logits;
+    r->probs = ws->probs;
+    r->avg = ws->avg;
+    return split_embedding(r, m, err);
+}
+
+attn_status model_run(model_result *out, const model *m, const char *sentence, size_t len,
+                      const model_target_spec *targets, int count, attn_err *err) {
+    model_result_free(out);
+    if (count < 0 || count > MODEL_MAX_LEN)
+        return attn_fail(err, ATTN_ERR_RANGE, "At most %d targets.", MODEL_MAX_LEN);
+    // built in place: the result's pointers lead into its own workspace
+    attn_status st = run(out, m, sentence, len, targets, count, err);
+    if (st != ATTN_OK) model_result_free(out);
+    return st;
+}
+
+void model_result_free(model_result *r) {
+    if (!r) return;
+    for (int l = 0; l < MODEL_MAX_LAYERS; l++) attn_trace_free(&r->layer[l]);
+    model_ws_free(&r->ws_);
+    free(r->grad_block_);
+    free(r->embed_block_);
+    memset(r, 0, sizeof *r);
+}
+
+const attn_head_grad *model_result_head_grad(const model_result *r, int l, int h) {
+    return &r->ws_.hg[l][h];
+}
+
+/* ---- explaining a cell ---------------------------------------------------------- */
+
+static const char *const extra_names[] = {"residual", "logits", "probs", "d_weights", "d_scaled"};
+
+const char *model_stage_name(int stage) {
+    if (stage >= 0 && stage < ATTN_STAGE_COUNT) return attn_stage_name((attn_stage)stage);
+    return stage >= ATTN_STAGE_COUNT && stage < MODEL_STAGE_COUNT ? extra_names[stage - ATTN_STAGE_COUNT] : "?";
+}
+
+int model_stage_from_name(const char *name) {
+    int s = attn_stage_from_name(name);
+    for (int i = 0; s < 0 && i < MODEL_STAGE_COUNT - ATTN_STAGE_COUNT; i++)
+        if (strcmp(name, extra_names[i]) == 0) s = ATTN_STAGE_COUNT + i;
+    return s;
+}
+
+static void dot_terms(attn_explanation *e, const double *a, const double *b, size_t stride, int count) {
+    e->kind = ATTN_EXPLAIN_DOT;
+    e->n_terms = count;
+    for (int c = 0; c < count; c++) {
+        attn_term *t = &e->terms[c];
+        t->index = c;
+        t->a = a[c];
+        t->b = b[(size_t)c * stride];
+        t->value = t->a * t->b;
+    }
+}
+
+/* The softmax of a logits row, as attn_explain words a softmax. */
+static void softmax_terms(attn_explanation *e, const double *row, int v, int col) {
+    double mx = row[0], sum = 0.0;
+    for (int j = 1; j < v; j++)
+        if (row[j] > mx) mx = row[j];
+    e->kind = ATTN_EXPLAIN_SOFTMAX;
+    e->softmax.score = row[col];
+    e->softmax.row_max = mx;
+    e->n_terms = v;
+    for (int j = 0; j < v; j++) {
+        attn_term *t = &e->terms[j];
+        t->index = j;
+        t->a = row[j];
+        t->b = mx;
+        t->value = exp(row[j] - mx);
+        sum += t->value;
+    }
+    e->softmax.denom = sum;
+}
+
+static attn_status check_cell(int rows, int cols, int row, int col, const char *stage, attn_err *err) {
+    if (row < 0 || row >= rows)
+        return attn_fail(err, ATTN_ERR_RANGE, "Row %d is outside %s: rows are 0 to %d.", row, stage, rows - 1);
+    if (col < 0 || col >= cols)
+        return attn_fail(err, ATTN_ERR_RANGE, "Column %d is outside %s: columns are 0 to %d.", col, stage, cols - 1);
+    return ATTN_OK;
+}
+
+static attn_status explain_extra(model_explanation *e, const model_result *r, const model *m, attn_err *err) {
+    int n = r->n, dm = m->cfg.d_model, dk = m->cfg.d_k, v = m->vocab_count, l = e->layer, i = e->row, j = e->col;
+    const char *name = model_stage_name(e->stage);
+    bool grad = e->stage == MODEL_ST_D_WEIGHTS || e->stage == MODEL_ST_D_SCALED;
+    bool readout = e->stage == MODEL_ST_LOGITS || e->stage == MODEL_ST_PROBS;
+    if (grad && r->n_targets == 0)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s is a gradient: give the loss a target with --target POS:TOKEN.", name);
+    if (readout && m->cfg.objective != MODEL_OBJ_TOKEN)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s exist only for a token model; a pointer model answers with its "
+                                              "last layer's weights.", name);
+    attn_status st = check_cell(n, e->stage == MODEL_ST_RESIDUAL ? dm : readout ? v : n, i, j, name, err);
+    if (st != ATTN_OK) return st;
+    const attn_head *hd = &r->layer[l].head[e->head];
+    const attn_head_grad *g = model_result_head_grad(r, l, e->head);
+    switch (e->stage) {
+    case MODEL_ST_RESIDUAL:
+        e->kind = MODEL_EX_RESIDUAL;
+        e->a = r->layer[l].x[(size_t)i * dm + j];
+        e->b = r->layer[l].output[(size_t)i * dm + j];
+        e->value = r->residual[l][(size_t)i * dm + j];
+        break;
+    case MODEL_ST_LOGITS: // logits[i][v] = Σ_c x_L[i][c]·U[c][v] + b_U[v]
+        e->kind = MODEL_EX_LOGITS;
+        dot_terms(&e->core, r->residual[m->cfg.layers - 1] + (size_t)i * dm, m->w.u + j, (size_t)v, dm);
+        e->core.dot.has_bias = true;
+        e->core.dot.bias = m->w.b_u[j];
+        e->value = r->logits[(size_t)i * v + j];
+        break;
+    case MODEL_ST_PROBS:
+        e->kind = MODEL_EX_PROBS;
+        softmax_terms(&e->core, r->logits + (size_t)i * v, v, j);
+        e->value = r->probs[(size_t)i * v + j];
+        break;
+    case MODEL_ST_D_WEIGHTS: { // dA[i][j] = Σ_c dZ[i][c]·V[j][c] (+ the pointer loss's own term)
+        e->kind = MODEL_EX_D_WEIGHTS;
+        dot_terms(&e->core, g->dz + (size_t)i * dk, hd->v + (size_t)j * dk, 1, dk);
+        e->value = g->d_weights[(size_t)i * n + j];
+        // the pointer loss reads the last layer's A itself: −1/(H·Ā_ij) per target, over the target count
+        for (int k = 0; k < r->n_targets && m->cfg.objective == MODEL_OBJ_POINTER && l == m->cfg.layers - 1; k++)
+            if (r->targets[k].row == i && r->targets[k].target == j)
+                e->a += -(1.0 / r->n_targets) / (m->cfg.heads * r->avg[(size_t)i * n + j]);
+        break;
+    }
+    default:
+        e->kind = MODEL_EX_D_SCALED;
+        st = attn_explain_softmax_backward(&e->grad, hd->weights, g->d_weights, m->cfg.mask, n, i, j, err);
+        e->value = g->d_scaled[(size_t)i * n + j];
+        break;
+    }
+    return st;
+}
+
+attn_status model_explain(model_explanation *e, const model_result *r, const model *m, int stage, int layer,
+                          int head, int row, int col, attn_err *err) {
+    memset(e, 0, sizeof *e);
+    if (stage < 0 || stage >= MODEL_STAGE_COUNT) return attn_fail(err, ATTN_ERR_RANGE, "Unknown stage %d.", stage);
+    if (layer < 0 || layer >= m->cfg.layers)
+        return attn_fail(err, ATTN_ERR_RANGE, "Layer %d does not exist: layers are 0 to %d.", layer, m->cfg.layers - 1);
+    bool per_head = (stage < ATTN_STAGE_COUNT && attn_stage_per_head((attn_stage)stage)) ||
+                    stage == MODEL_ST_D_WEIGHTS || stage == MODEL_ST_D_SCALED;
+    if (per_head && (head < 0 || head >= m->cfg.heads))
+        return attn_fail(err, ATTN_ERR_RANGE, "Head %d does not exist: heads are 0 to %d.", head, m->cfg.heads - 1);
+    *e = (model_explanation){.stage = stage, .layer = layer, .head = per_head ? head : 0, .row = row, .col = col};
+    if (stage >= ATTN_STAGE_COUNT) return explain_extra(e, r, m, err);
+    attn_status st = attn_explain(&e->core, &r->layer[layer], (attn_stage)stage, e->head, row, col, err);
+    if (st != ATTN_OK) return st;
+    e->kind = MODEL_EX_CORE;
+    e->value = e->core.value;
+    if (stage == ATTN_ST_X) { // X is given to the trace: say where it came from
+        int dm = m->cfg.d_model;
+        e->kind = layer == 0 ? MODEL_EX_EMBED : MODEL_EX_COPY;
+        e->a = layer == 0 ? r->embed[(size_t)row * dm + col] : r->residual[layer - 1][(size_t)row * dm + col];
+        e->b = layer == 0 ? r->pos[(size_t)row * dm + col] : 0.0;
+    }
+    return ATTN_OK;
+}

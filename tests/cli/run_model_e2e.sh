@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# End-to-end checks of the trainable model through the real binary:
+#   usage: run_model_e2e.sh ATTNVIZ DATA_DIR SOURCE_DIR
+# --tasks, --train (progress, results, determinism, refusals, nothing half-written),
+# --headless --model with --dump-json, --print, --explain STAGE:LAYER:HEAD:ROW:COL and
+# --target, the lessons' sentences flipping with the shipped models, and the usage errors.
+set -u
+bin=$1
+data=$2
+src=$3
+py=/usr/bin/python3 # Debian's interpreter: the checks need only json
+models=$src/assets/models
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect CODE PATTERN -- args...: the exit code and a pattern in stdout+stderr
+expect() {
+    local code=$1 pattern=$2
+    shift 3
+    local out rc
+    out=$("$bin" "$@" 2>&1)
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then bad "attnviz $* exited $rc, expected $code: $out"; return; fi
+    if ! grep -qF -- "$pattern" <<<"$out"; then bad "attnviz $* did not print '$pattern': $out"; return; fi
+    ok
+}
+
+# json FILE EXPRESSION: evaluates a Python expression over the parsed dump d; prints it
+json() { $py -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# --- --tasks and --help
+expect 0 "referent-zh — what 它 refers to" -- --tasks
+expect 0 "its test asserts: held-out accuracy >= 95%" -- --tasks
+expect 0 "induction — two layers make an induction head" -- --tasks
+expect 0 "--train TASK --save FILE.json" -- --help
+expect 0 "--target POS:TOKEN" -- --help
+
+# --- --train: plain progress lines when piped, the results, the file
+out=$("$bin" --train referent-zh --save "$tmp/a.json" --train-steps 40 2>&1)
+[ $? -eq 0 ] && ok || bad "--train failed: $out"
+for want in "step 4/40" "step 40/40" "held-out accuracy:" "time:" "referent attention:" "它 -> " "saved $tmp/a.json"; do
+    grep -qF -- "$want" <<<"$out" && ok || bad "--train did not print '$want': $out"
+done
+grep -q $'\r' <<<"$out" && bad "a bar was drawn into a pipe" || ok
+[ "$(json "$tmp/a.json" 'd["format"], d["version"], d["config"]["layers"], d["training"]["steps"]')" = "('attnviz-model', 1, 2, 40)" ] \
+    && ok || bad "the model file's header"
+"$bin" --train referent-zh --save "$tmp/b.json" --train-steps 40 >/dev/null 2>&1
+cmp -s "$tmp/a.json" "$tmp/b.json" && ok || bad "two trainings with the same seed differ"
+"$bin" --train referent-zh --save "$tmp/c.json" --train-steps 40 --seed 2 >/dev/null 2>&1
+cmp -s "$tmp/a.json" "$tmp/c.json" && bad "another seed gave the same model" || ok
+expect 0 "2 layers x 2 heads, d_model 8, d_k 4, learned positions, token objective" -- --train referent-en \
+    --save "$tmp/t.json" --train-steps 5 --heads 2 --d-model 8 --d-k 4 --pos learned --objective token --bias \
+    --batch 8 --lr 0.02 --weight-decay 0.5
+[ "$(json "$tmp/t.json" '"P" in d and "U" in d and "b_Q" in d["layers"][0]["heads"][1] and d["training"]["batch"]')" = 8 ] \
+    && ok || bad "the flags did not reach the file"
+
+# --- --train refusals: usage errors exit 2, bad settings exit 1, nothing written
+expect 2 "--train needs --save FILE.json" -- --train referent-zh
+expect 2 "unknown task \"nope\"" -- --train nope --save "$tmp/x.json"
+expect 2 "--save goes with --train TASK" -- --save "$tmp/x.json"
+expect 2 "--layers goes with --train TASK" -- --layers 2
+expect 2 "--layers needs a whole number from 1 to 4" -- --train sort --save "$tmp/x.json" --layers 5
+expect 2 "--pos is sinusoidal, learned or none" -- --train sort --save "$tmp/x.json" --pos rope
+expect 2 "--objective is pointer or token" -- --train sort --save "$tmp/x.json" --objective mse
+expect 2 "--lr needs a number" -- --train sort --save "$tmp/x.json" --lr fast
+expect 2 "--train only trains and saves" -- --train sort --save "$tmp/x.json" --print
+expect 2 "--pos-enc is the one-layer view's flag" -- --train sort --save "$tmp/x.json" --pos-enc
+expect 1 "referent-zh cannot use a causal mask" -- --train referent-zh --save "$tmp/x.json" --mask causal
+expect 1 "induction needs --mask causal" -- --train induction --save "$tmp/x.json" --mask none
+expect 1 "Cannot write $tmp/no/m.json" -- --train sort --save "$tmp/no/m.json" --train-steps 1
+[ ! -e "$tmp/x.json" ] && ok || bad "a refused training wrote a file"
+ls "$tmp" | grep -q tmp- && bad "temporary file left behind" || ok
+
+# --- --model: the dump, per layer, and the flip of the lessons' sentences
+zh1="这只动物没看见那只鸟，因为它飞得太快了。"
+zh2="这只动物没看见那只鸟，因为它太累了。"
+en1="The animal didn't cross the street because it was too tired."
+en2="The animal didn't cross the street because it was too wide."
+# flip MODEL SENTENCE PRONOUN_ROW WANT: the prediction and layer 2's strongest weight from the pronoun
+flip() {
+    if ! "$bin" --headless --model "$1" --sentence "$2" --dump-json "$tmp/d.json" 2>"$tmp/err"; then
+        bad "--model $1 --sentence $2: $(cat "$tmp/err")"; return
+    fi
+    local got
+    got=$(json "$tmp/d.json" "d['predicted'][$3], d['tokens'][max(range(len(d['tokens'])), key=lambda j: d['layers'][-1]['heads'][0]['weights'][$3][j])]")
+    [ "$got" = "('$4', '$4')" ] && ok || bad "$2: predicted and looked at $got, expected $4"
+}
+flip "$models/referent-zh.json" "$zh1" 10 鸟
+flip "$models/referent-zh.json" "$zh2" 10 动物
+flip "$models/referent-en.json" "$en1" 7 animal
+flip "$models/referent-en.json" "$en2" 7 street
+"$bin" --headless --model "$models/referent-zh.json" --dump-json "$tmp/p.json" && ok || bad "dump of the probe"
+[ "$(json "$tmp/p.json" 'len(d["tokens"]), len(d["layers"]), "logits" in d, "loss" in d, d["config"]["objective"], sorted(d["layers"][0])')" \
+    = "(17, 2, False, False, 'pointer', ['W_O', 'X', 'concat', 'heads', 'output', 'residual'])" ] && ok || bad "the dump's shape"
+[ "$(json "$tmp/p.json" 'd["layers"][1]["X"] == d["layers"][0]["residual"]')" = True ] && ok || bad "layer 2's X is layer 1's residual"
+"$bin" --headless --model "$models/referent-zh.json" --dump-json - >"$tmp/stdout.json" && cmp -s "$tmp/p.json" "$tmp/stdout.json" \
+    && ok || bad "--dump-json - differs from the file"
+
+# --- --target: loss and every gradient
+"$bin" --headless --model "$models/referent-zh.json" --target 10:鸟 --dump-json "$tmp/g.json" && ok || bad "--target"
+[ "$(json "$tmp/g.json" 'd["loss"] > 0, sorted(d["grads"]), "U" in d["grads"], sorted(d["grads"]["layers"][1]["heads"][0])[:4]')" \
+    = "(True, ['E', 'layers'], False, ['W_K', 'W_Q', 'W_V', 'd_K'])" ] && ok || bad "the grads' keys"
+[ "$(json "$tmp/g.json" 'len(d["grads"]["layers"][1]["heads"][0]["d_scaled"]), len(d["grads"]["E"])')" = "(17, 36)" ] \
+    && ok || bad "d_scaled and E's gradient shapes"
+expect 0 "A_ij·(dA_ij − Σ_k A_ik·dA_ik)" -- --headless --model "$models/referent-zh.json" --target 10:鸟 --explain d_scaled:1:0:10:7
+expect 0 "the loss's own term" -- --headless --model "$models/referent-zh.json" --target 10:鸟 --explain d_weights:1:0:10:7
+expect 0 "d_weights, layer 2, head 1" -- --headless --model "$models/referent-zh.json" --target 10:鸟 --print d_weights
+expect 0 "loss: " -- --headless --model "$models/referent-zh.json" --target 10:鸟 --print x
+expect 1 "must occur exactly once in the sentence (it occurs 2 times)" -- --headless --model "$models/referent-zh.json" --target 10:只
+expect 1 "the sentence has positions 0 to 16" -- --headless --model "$models/referent-zh.json" --target 17:鸟
+expect 1 "gives position 10 twice" -- --headless --model "$models/referent-zh.json" --target 10:鸟 --target 10:动物
+expect 1 "\"猪\" is not in the model's vocabulary" -- --headless --model "$models/referent-zh.json" --target 10:猪
+expect 1 "--print d_scaled is a gradient: give the loss a target" -- --headless --model "$models/referent-zh.json" --print d_scaled
+expect 1 "--print logits: this is a pointer model" -- --headless --model "$models/referent-zh.json" --print logits
+expect 2 "--target needs POS:TOKEN" -- --headless --model "$models/referent-zh.json" --target 10
+expect 2 "--target goes with --model FILE.json" -- --headless --target 10:鸟
+
+# --- a token model: logits, probs, the readout's gradient; a PyTorch reference through the CLI
+ind="$models/induction.json"
+"$bin" --headless --model "$ind" --target 8:c --dump-json "$tmp/i.json" && ok || bad "induction dump"
+[ "$(json "$tmp/i.json" 'len(d["logits"][0]), len(d["probs"]), "U" in d["grads"], "b_U" in d["grads"], d["predicted"][8]')" \
+    = "(16, 16, True, True, 'c')" ] && ok || bad "the token model's readout"
+expect 0 "== logits: x_L·U + b_U" -- --headless --model "$ind" --print logits
+expect 0 "probs of layer 0 [8][2] = exp(logit − max)" -- --headless --model "$ind" --explain probs:0:0:8:2
+expect 0 "layer 1: " -- --headless --model "$ind" --explain weights:1:0:8:1
+ref=$data/model_ref_token_learned_causal_bias
+"$bin" --headless --model "$ref.model.json" --sentence "a c b g e d" --target 1:d --target 3:a --target 5:g \
+    --dump-json "$tmp/r.json" && ok || bad "the PyTorch reference model"
+$py - "$tmp/r.json" "$ref.json" <<'EOF' && ok || bad "the CLI's loss and gradients differ from PyTorch's"
+import json, sys
+d, e = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["expected"]
+assert abs(d["loss"] - e["loss"]) <= 1e-9 * max(1, abs(e["loss"])), (d["loss"], e["loss"])
+for a, b in zip(d["grads"]["layers"][1]["heads"][1]["d_scaled"], e["layers"][1]["heads"][1]["d_scaled"]):
+    assert all(abs(x - y) <= 1e-9 * max(1, abs(y)) for x, y in zip(a, b))
+EOF
+
+# --- --explain with layers, and the other stages
+expect 0 "residual of layer 0 [3][1] = X + output" -- --headless --model "$models/referent-en.json" --explain residual:0:0:3:1
+expect 0 "x of layer 0 [1][0] = E[animal][0] + position[1][0]" -- --headless --model "$models/referent-en.json" --explain x:0:0:1:0
+expect 0 "x of layer 1 [1][0] = residual of layer 0" -- --headless --model "$models/referent-en.json" --explain x:1:0:1:0
+expect 2 "--explain needs STAGE:LAYER:HEAD:ROW:COL" -- --headless --model "$models/referent-en.json" --explain weights:0:7:1
+expect 2 "unknown stage \"w\"" -- --headless --model "$models/referent-en.json" --explain w:0:0:7:1
+expect 1 "Layer 2 does not exist: layers are 0 to 1" -- --headless --model "$models/referent-en.json" --explain weights:2:0:7:1
+expect 1 "exist only for a token model" -- --headless --model "$models/referent-en.json" --explain logits:1:0:7:1
+expect 1 "give the loss a target with --target" -- --headless --model "$models/referent-en.json" --explain d_scaled:1:0:7:1
+expect 1 "Row 12 is outside weights" -- --headless --model "$models/referent-en.json" --explain weights:1:0:12:1
+
+# --- --model refusals
+expect 2 "drop --weights" -- --headless --model "$models/sort.json" --weights "$tmp/a.json"
+expect 2 "drop --lesson" -- --headless --model "$models/sort.json" --lesson "$src/lessons/en/self-attention.lesson"
+expect 2 "drop --heads" -- --headless --model "$models/sort.json" --heads 2
+expect 2 "drop --mask" -- --headless --model "$models/sort.json" --mask causal
+expect 2 "drop --layers" -- --headless --model "$models/sort.json" --layers 2
+expect 2 "--print residual is a stage of a trained model" -- --headless --print residual
+expect 1 "Cannot open $tmp/missing.json" -- --headless --model "$tmp/missing.json"
+printf '{"format": "attnviz-model",\n "version": 1' >"$tmp/trunc.json"
+expect 1 "trunc.json:2:" -- --headless --model "$tmp/trunc.json"
+expect 1 "\"猪\" (token 8) is not in the model's vocabulary" -- --headless --model "$models/referent-zh.json" \
+    --sentence "这只动物没看见那只猪，因为它太累了。"
+expect 1 "this model reads at most 8 (its max_len)" -- --headless --model "$models/sort.json" --sentence "1 2 3 4 5 6 7 8 1"
+"$bin" --headless --model "$models/referent-zh.json" --target 10:猪 --dump-json "$tmp/none.json" >/dev/null 2>&1
+[ ! -e "$tmp/none.json" ] && ok || bad "a failed run wrote its dump"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

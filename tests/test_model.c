@@ -1,0 +1,263 @@
+/* test_model.c — the model's layers, losses and backward: central finite
+ * differences against the backward for every parameter under every option
+ * (each mask, scaling on and off, biases, each position scheme, 1-3 layers,
+ * both objectives); the layer forward is the core's attention; parameter
+ * layout and tokenizing with the vocabulary. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_common.h"
+#include "model.h"
+#include "model_run.h"
+
+#define FD_H 1e-5
+#define FD_TOL 1e-6
+
+static const char *const words[] = {"a", "b", "c", "d", "e", "f"};
+
+typedef struct {
+    int layers, heads;
+    model_pos pos;
+    model_objective objective;
+    const char *mask;
+    bool scale, bias;
+} fd_case;
+
+static void make_model(model *m, const fd_case *fc, uint32_t seed) {
+    model_config c = {.d_model = 4, .d_k = 3, .heads = fc->heads, .layers = fc->layers, .pos = fc->pos,
+                      .max_len = 7, .scale = fc->scale, .bias = fc->bias, .objective = fc->objective};
+    assert_int_equal(attn_mask_parse(&c.mask, fc->mask, NULL), ATTN_OK);
+    attn_err err;
+    if (model_create(m, &c, words, 6, "reverse", "a b c", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    model_init_weights(m, seed);
+    // biases start at 0; give them values so their gradients are tested away from 0
+    for (int i = 0; i < m->n_tensors; i++)
+        if (m->tensor[i].vector)
+            for (int k = 0; k < m->tensor[i].cols; k++)
+                m->block[m->tensor[i].offset + k] = attn_prng_uniform(seed, 77, (uint64_t)(i * 100 + k), 0.3);
+}
+
+/* Targets every row can see under the mask: the token objective names a
+ * vocabulary index, the pointer a visible position. */
+static int make_targets(model_target *t, const model *m, int n) {
+    int count = 0;
+    for (int i = 1; i < n; i += 2) {
+        int y = m->cfg.objective == MODEL_OBJ_TOKEN ? (i * 5) % m->vocab_count : i - 1;
+        if (m->cfg.objective == MODEL_OBJ_POINTER && !attn_mask_allows(m->cfg.mask, i, y)) y = i;
+        t[count++] = (model_target){i, y};
+    }
+    return count;
+}
+
+static double loss_of(model_ws *ws, const int *ids, int n, const model_target *t, int count, bool backward) {
+    double loss = 0.0;
+    attn_err err;
+    if (model_forward(ws, ids, n, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (model_loss(ws, ids, t, count, 1.0 / count, backward, &loss, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    return loss;
+}
+
+static void check_case(const fd_case *fc) {
+    model m;
+    make_model(&m, fc, 3);
+    double *grad = calloc(m.n_params, sizeof(double));
+    model_ws ws;
+    assert_int_equal(model_ws_init(&ws, &m, grad, NULL), ATTN_OK);
+    const int ids[] = {0, 3, 1, 5, 3, 2, 4};
+    int n = 6;
+    model_target t[8];
+    int count = make_targets(t, &m, n);
+    loss_of(&ws, ids, n, t, count, true);
+    for (size_t i = 0; i < m.n_params; i++) {
+        double keep = m.block[i];
+        m.block[i] = keep + FD_H;
+        double up = loss_of(&ws, ids, n, t, count, false);
+        m.block[i] = keep - FD_H;
+        double down = loss_of(&ws, ids, n, t, count, false);
+        m.block[i] = keep;
+        double fd = (up - down) / (2 * FD_H);
+        if (!(fabs(fd - grad[i]) <= FD_TOL * (fabs(fd) > 1 ? fabs(fd) : 1))) {
+            const model_tensor *tt = m.tensor;
+            while (tt + 1 < m.tensor + m.n_tensors && tt[1].offset <= i) tt++;
+            fail_msg("layers %d heads %d pos %s %s mask %s scale %d bias %d: %s (layer %d head %d) entry %zu: "
+                     "backward %.12g, finite differences %.12g", fc->layers, fc->heads, model_pos_name(fc->pos),
+                     model_objective_name(fc->objective), fc->mask, fc->scale, fc->bias, tt->name, tt->layer,
+                     tt->head, i - tt->offset, grad[i], fd);
+        }
+    }
+    model_ws_free(&ws);
+    free(grad);
+    model_free(&m);
+}
+
+static void test_gradients_layers_positions_objectives(void **state) {
+    (void)state;
+    const char *masks[] = {"none", "causal", "window:1", "causal-window:2"};
+    int k = 0;
+    for (int layers = 1; layers <= 3; layers++)
+        for (int pos = 0; pos <= MODEL_POS_NONE; pos++)
+            for (int obj = 0; obj <= MODEL_OBJ_TOKEN; obj++, k++) {
+                fd_case fc = {layers, 1 + k % 2, (model_pos)pos, (model_objective)obj, masks[k % 4], k % 3 != 0,
+                              k % 2 == 0};
+                check_case(&fc);
+            }
+}
+
+static void test_gradients_masks_scaling_bias(void **state) {
+    (void)state;
+    const char *masks[] = {"none", "causal", "window:1", "causal-window:2"};
+    for (int mk = 0; mk < 4; mk++)
+        for (int scale = 0; scale < 2; scale++)
+            for (int bias = 0; bias < 2; bias++)
+                for (int obj = 0; obj <= MODEL_OBJ_TOKEN; obj++) {
+                    fd_case fc = {2, 2, MODEL_POS_SINUSOIDAL, (model_objective)obj, masks[mk], scale, bias};
+                    check_case(&fc);
+                }
+}
+
+/* The layer forward is the core's attention: the same numbers as a trace of
+ * the layer with X and the weights given. */
+static void test_layer_is_the_core_attention(void **state) {
+    (void)state;
+    fd_case fc = {2, 2, MODEL_POS_LEARNED, MODEL_OBJ_TOKEN, "window:2", true, true};
+    model m;
+    make_model(&m, &fc, 5);
+    model_ws ws;
+    assert_int_equal(model_ws_init(&ws, &m, NULL, NULL), ATTN_OK);
+    const int ids[] = {0, 1, 2, 3, 4, 5, 0};
+    assert_int_equal(model_forward(&ws, ids, 7, NULL), ATTN_OK);
+    for (int l = 0; l < 2; l++) {
+        attn_weights w = {.x = ws.x[l]};
+        for (int mt = 0; mt < ATTN_MAT_COUNT; mt++)
+            for (int h = 0; h < 2; h++) w.mat[mt][h] = m.w.layer[l].mat[mt][h];
+        attn_config c;
+        model_attn_config(&c, &m.cfg);
+        attn_trace t = {0};
+        assert_int_equal(attn_trace_run(&t, "a b c d e f a", 13, &c, NULL, &w, NULL), ATTN_OK);
+        assert_memory_equal(t.output, ws.output[l], sizeof(double) * 7 * 4);
+        assert_memory_equal(t.head[1].weights, ws.head[l][1].weights, sizeof(double) * 49);
+        attn_trace_free(&t);
+    }
+    model_ws_free(&ws);
+    model_free(&m);
+}
+
+static void test_layout_and_vocabulary(void **state) {
+    (void)state;
+    fd_case fc = {2, 3, MODEL_POS_NONE, MODEL_OBJ_POINTER, "none", true, false};
+    model m;
+    make_model(&m, &fc, 1);
+    // E, then per layer 3 heads × (W_Q, W_K, W_V) and W_O; no P, no biases, no U
+    assert_int_equal(m.n_tensors, 1 + 2 * (3 * 3 + 1));
+    assert_null(m.w.p);
+    assert_null(m.w.u);
+    assert_null(m.w.layer[0].mat[ATTN_MAT_B_Q][0]);
+    assert_string_equal(m.tensor[1].name, "W_Q");
+    assert_true(m.tensor[1].decay);
+    assert_int_equal(model_word_id(&m, "C", 1), 2); // ASCII case folds: "C" is "c"
+    assert_int_equal(model_word_id(&m, "z", 1), -1);
+    attn_tokens toks;
+    int ids[MODEL_MAX_LEN];
+    attn_err err;
+    assert_int_equal(model_tokenize(&m, "a z", 3, &toks, ids, &err), ATTN_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "\"z\" (token 2) is not in the model's vocabulary"));
+    assert_int_equal(model_tokenize(&m, "a b c d e f a b", 15, &toks, ids, &err), ATTN_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "8 tokens; this model reads at most 7"));
+    assert_int_equal(model_tokenize(&m, "f e", 3, &toks, ids, &err), ATTN_OK);
+    assert_int_equal(ids[0], 5);
+    attn_tokens_free(&toks);
+    model copy;
+    assert_int_equal(model_copy(&copy, &m, NULL), ATTN_OK);
+    assert_memory_equal(copy.block, m.block, sizeof(double) * m.n_params);
+    model_free(&copy);
+    model_free(&m);
+    model_free(NULL);
+    model_ws_free(NULL);
+    const char *dup[] = {"a", "a"};
+    model_config c = m.cfg;
+    c = (model_config){.d_model = 4, .d_k = 2, .heads = 1, .layers = 1, .max_len = 4};
+    assert_int_equal(model_create(&m, &c, dup, 2, "reverse", "", &err), ATTN_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "repeats vocab[0]"));
+    c.layers = 5;
+    assert_int_equal(model_create(&m, &c, words, 2, "reverse", "", &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "--layers must be between 1 and 4"));
+}
+
+/* A run for showing: the traces hold the workspace's numbers, and every
+ * explanation adds up to the cell it explains. */
+static void test_run_and_explain(void **state) {
+    (void)state;
+    const char *masks[] = {"causal", "none"};
+    for (int obj = 0; obj <= MODEL_OBJ_TOKEN; obj++) {
+        fd_case fc = {2, 2, MODEL_POS_LEARNED, (model_objective)obj, masks[obj], true, true};
+        model m;
+        make_model(&m, &fc, 9);
+        model_target_spec spec[] = {{3, obj == MODEL_OBJ_TOKEN ? "e" : "a"}, {5, obj == MODEL_OBJ_TOKEN ? "b" : "c"}};
+        model_result r = {0};
+        attn_err err;
+        if (model_run(&r, &m, "a b c d e f", 11, spec, 2, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        int n = r.n, dm = 4;
+        assert_int_equal(n, 6);
+        for (int l = 0; l < 2; l++) {
+            assert_memory_equal(r.layer[l].head[1].weights, r.ws_.head[l][1].weights, sizeof(double) * 36);
+            assert_memory_equal(r.layer[l].x, r.ws_.x[l], sizeof(double) * 24);
+            for (int k = 0; k < n * dm; k++) assert_true(r.residual[l][k] == r.layer[l].x[k] + r.layer[l].output[k]);
+        }
+        model_explanation *e = malloc(sizeof *e);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                assert_int_equal(model_explain(e, &r, &m, MODEL_ST_D_SCALED, 1, 1, i, j, NULL), ATTN_OK);
+                assert_true(e->value == model_result_head_grad(&r, 1, 1)->d_scaled[i * n + j]);
+                assert_true(e->grad.masked || e->value == 0.0 + e->grad.a * (e->grad.da - e->grad.dot));
+                assert_int_equal(model_explain(e, &r, &m, MODEL_ST_D_WEIGHTS, 1, 0, i, j, NULL), ATTN_OK);
+                double sum = e->a;
+                for (int c = 0; c < e->core.n_terms; c++) sum += e->core.terms[c].value;
+                assert_close(sum, e->value);
+            }
+        assert_int_equal(model_explain(e, &r, &m, MODEL_ST_RESIDUAL, 0, 0, 2, 3, NULL), ATTN_OK);
+        assert_true(e->value == e->a + e->b);
+        assert_int_equal(model_explain(e, &r, &m, ATTN_ST_X, 0, 0, 2, 3, NULL), ATTN_OK);
+        assert_int_equal(e->kind, MODEL_EX_EMBED);
+        assert_true(e->value == e->a + e->b);
+        assert_int_equal(model_explain(e, &r, &m, ATTN_ST_WEIGHTS, 1, 1, 4, 2, NULL), ATTN_OK);
+        assert_int_equal(e->core.kind, ATTN_EXPLAIN_SOFTMAX);
+        if (obj == MODEL_OBJ_TOKEN) {
+            assert_int_equal(model_explain(e, &r, &m, MODEL_ST_LOGITS, 0, 0, 3, 4, NULL), ATTN_OK);
+            double sum = e->core.dot.bias;
+            for (int c = 0; c < e->core.n_terms; c++) sum += e->core.terms[c].value;
+            assert_close(sum, e->value);
+            assert_int_equal(model_explain(e, &r, &m, MODEL_ST_PROBS, 0, 0, 3, 4, NULL), ATTN_OK);
+            assert_close(exp(e->core.softmax.score - e->core.softmax.row_max) / e->core.softmax.denom, e->value);
+            assert_int_equal(r.predicted[3], model_predict_row(&r.ws_, 3));
+        } else {
+            assert_int_equal(model_explain(e, &r, &m, MODEL_ST_LOGITS, 0, 0, 3, 4, &err), ATTN_ERR_RANGE);
+            assert_non_null(strstr(err.msg, "exist only for a token model"));
+        }
+        assert_int_equal(model_explain(e, &r, &m, ATTN_ST_Q, 2, 0, 0, 0, &err), ATTN_ERR_RANGE);
+        assert_non_null(strstr(err.msg, "Layer 2 does not exist"));
+        assert_int_equal(model_explain(e, &r, &m, ATTN_ST_Q, 0, 2, 0, 0, &err), ATTN_ERR_RANGE);
+        assert_non_null(strstr(err.msg, "Head 2 does not exist"));
+        free(e);
+        model_result_free(&r);
+        // a run without targets has no gradients to explain
+        assert_int_equal(model_run(&r, &m, "a b", 3, NULL, 0, NULL), ATTN_OK);
+        e = malloc(sizeof *e);
+        assert_int_equal(model_explain(e, &r, &m, MODEL_ST_D_SCALED, 1, 0, 0, 0, &err), ATTN_ERR_RANGE);
+        assert_non_null(strstr(err.msg, "give the loss a target"));
+        free(e);
+        model_result_free(&r);
+        model_result_free(NULL);
+        model_free(&m);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layout_and_vocabulary),
+        cmocka_unit_test(test_layer_is_the_core_attention),
+        cmocka_unit_test(test_gradients_layers_positions_objectives),
+        cmocka_unit_test(test_gradients_masks_scaling_bias),
+        cmocka_unit_test(test_run_and_explain),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
