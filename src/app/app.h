@@ -12,6 +12,7 @@
 #include "attn.h"
 #include "attn_json.h"
 #include "lesson.h"
+#include "model_run.h"
 #include "viz_scene.h"
 #include "viz_strings.h"
 
@@ -31,6 +32,22 @@ typedef struct {
     bool predict_pending;            /* predict before reveal: weights hidden until a guess */
     int predict_head;                /* the question's head */
 } app_lesson_state;
+
+/* Where the walkthrough's model came from (the badge says it). */
+typedef enum { APP_MODEL_NONE, APP_MODEL_FILE, APP_MODEL_TRAINED } app_model_source;
+
+/* A trained model in the walkthrough: every layer's eight steps, the
+ * readout and the backward pass of the sentence. */
+typedef struct {
+    model *m;                 /* the model shown (owned), or NULL: the one-layer walkthrough */
+    app_model_source source;  /* FILE: named by name; TRAINED: in this window (task, steps, seed in m) */
+    char name[256];           /* FILE: the file as the learner named it */
+    model_result run;         /* the sentence through m, with its target (valid while m is) */
+    int layer;                /* layer shown, 0-based */
+    bool readout;             /* the rail's readout entry (key 9) is shown instead of a step */
+    bool backward;            /* B: the gradients on the scale, mask and softmax steps */
+    bool target_labelled;     /* the target is the task's own answer (else the model's prediction) */
+} app_model_state;
 
 typedef struct {
     /* what is computed */
@@ -85,6 +102,8 @@ typedef struct {
     const viz_strings *strings; /* UI strings (borrowed) */
     /* lessons */
     app_lesson_state lesson;    /* the open lesson, its page and question */
+    /* a trained model */
+    app_model_state model;      /* the model in the walkthrough, its layer, readout and backward */
     /* bookkeeping */
     bool dirty;                 /* something visible changed: rebuild the display list */
     bool quit;                  /* leave the main loop */
@@ -173,6 +192,18 @@ void app_lesson_guess(app_state *st, int token);
 /* Reloads a lesson whose file changed on disk, keeping the page. Returns true
  * when something was reloaded. */
 bool app_lesson_reload(app_state *st);
+
+/* ---- models (app_model.c) ---- */
+/* Puts *m into the walkthrough (m's contents are moved: *m is left zeroed,
+ * even on error). source and name say where it came from (name: the file
+ * as named, for FILE; NULL otherwise). The sentence stays when m's
+ * vocabulary reads it, else m's probe is shown. Errors: the probe does not
+ * run (the previous view stays). */
+attn_status app_model_use(app_state *st, model *m, app_model_source source, const char *name, attn_err *err);
+/* Reads a model file (model_file.h) and puts it into the walkthrough. */
+attn_status app_model_open(app_state *st, const char *path, attn_err *err);
+/* Takes the model out: the one-layer walkthrough of the sentence again. */
+void app_model_close(app_state *st);
 
 /* ---- derived ---- */
 /* Fills s from st (pointers borrowed from st; the badge text is written to
