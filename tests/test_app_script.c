@@ -227,7 +227,7 @@ static void test_unknown_and_arity(void **state) {
     (void)state;
     expect_error("size 800 600\n\nclik 3 4\n", 3,
                  "unknown command \"clik\"; commands are: size, type, compose, commit, key, click, "
-                 "hover, wheel, wait, shot, save, expect, quit.");
+                 "hover, wheel, wait, shot, save, expect, await, quit.");
     expect_error("Quit", 1, "unknown command \"Quit\"");
     expect_error("size 800", 1, "missing arguments for size: write size W H, e.g. size 1280 800.");
     expect_error("size 800 600 1", 1, "extra argument \"1\" for size");
@@ -242,8 +242,8 @@ static void test_unknown_and_arity(void **state) {
     expect_error("click step", 1, "write click step N");
     expect_error("click cell weights 0 1", 1, "write click cell STAGE HEAD ROW COL");
     expect_error("click cell weights 0 1 2 3", 1, "extra argument \"3\"");
-    expect_error("click foo 1", 1, "click needs X Y, token N, step N or cell STAGE HEAD ROW COL, not \"foo\"");
-    expect_error("hover foo 1", 1, "hover needs X Y, token N, or cell");
+    expect_error("click foo 1", 1, "click needs X Y, token N, step N, control NAME [N] or cell STAGE HEAD ROW COL, not \"foo\"");
+    expect_error("hover foo 1", 1, "hover needs X Y, token N, control NAME [N] or cell");
     expect_error("hover step 2", 1, "hover cannot point at a rail step");
     expect_error("wheel", 1, "missing arguments for wheel");
     expect_error("wheel 1 2", 1, "missing arguments for wheel: give both X and Y or neither");
@@ -266,7 +266,7 @@ static void test_numbers(void **state) {
     expect_error("click 1 y", 1, "click Y must be a whole number, not \"y\".");
     expect_error("click -1 2", 1, "click X must be 0 or more (it is -1).");
     expect_error("click +1 2", 1, "click X must be a whole number, not \"+1\".");
-    expect_error("click - 2", 1, "click needs X Y, token N, step N or cell STAGE HEAD ROW COL, not \"-\"");
+    expect_error("click - 2", 1, "click needs X Y, token N, step N, control NAME [N] or cell STAGE HEAD ROW COL, not \"-\"");
     expect_error("hover 2147483648 0", 1, "hover X is too large: at most 2147483647 (it is 2147483648).");
     expect_error("hover 1 99999999999999999999999", 1, "hover Y is too large");
     expect_error("click token -1", 1, "click token N must be 0 or more (it is -1).");

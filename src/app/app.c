@@ -463,6 +463,11 @@ static bool edit_reserve(app_state *st, size_t extra) {
 static void edit_apply(app_state *st) {
     attn_err err;
     st->edit_error[0] = '\0';
+    if (st->edit_check) { // another text than the sentence: its owner takes it or says why not
+        st->edit_check(st->edit_ctx, st->edit, st->edit_error, sizeof st->edit_error);
+        st->dirty = true;
+        return;
+    }
     if (compute(st, st->edit, &st->cfg, &err) != ATTN_OK) {
         snprintf(st->edit_error, sizeof st->edit_error, "%s", err.msg);
     } else {
@@ -476,16 +481,22 @@ static void edit_apply(app_state *st) {
 }
 
 void app_edit_begin(app_state *st) {
+    app_edit_begin_other(st, st->sentence, NULL, NULL);
+}
+
+void app_edit_begin_other(app_state *st, const char *text, app_edit_check check, void *ctx) {
     if (st->editing) return;
-    size_t len = strlen(st->sentence);
+    size_t len = strlen(text);
     st->edit_len = 0;
     if (!edit_reserve(st, len)) return;
-    memcpy(st->edit, st->sentence, len + 1);
+    memmove(st->edit, text, len + 1);
     st->edit_len = len;
     st->cursor = (int)len;
     st->sel_anchor = -1;
     free(st->edit_backup);
-    st->edit_backup = strdup(st->sentence);
+    st->edit_backup = strdup(st->edit);
+    st->edit_check = check;
+    st->edit_ctx = ctx;
     st->composition[0] = '\0';
     st->edit_error[0] = '\0';
     st->editing = true;
@@ -591,6 +602,7 @@ void app_edit_commit(app_state *st) {
     st->editing = false;
     st->sel_anchor = -1;
     st->composition[0] = '\0';
+    st->edit_check = NULL;
     st->dirty = true;
 }
 
@@ -600,6 +612,14 @@ void app_edit_cancel(app_state *st) {
     st->sel_anchor = -1;
     st->composition[0] = '\0';
     st->edit_error[0] = '\0';
+    if (st->edit_check) { // the text from before editing goes back to its owner
+        app_edit_check check = st->edit_check;
+        st->edit_check = NULL;
+        if (st->edit_backup) check(st->edit_ctx, st->edit_backup, st->edit_error, sizeof st->edit_error);
+        st->edit_error[0] = '\0';
+        st->dirty = true;
+        return;
+    }
     if (st->edit_backup && strcmp(st->edit_backup, st->sentence) != 0) {
         attn_err err;
         if (compute(st, st->edit_backup, &st->cfg, &err) == ATTN_OK) {
@@ -636,12 +656,13 @@ void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->canvas_pan_y = st->pan_y;
     s->narrative_scroll = st->narrative_scroll;
     s->detail_scroll = st->detail_scroll;
-    s->sentence = st->editing ? st->edit : st->sentence;
-    s->editing = st->editing;
+    bool bar = st->editing && !st->edit_check; // the sentence bar edits the sentence, not another text
+    s->sentence = bar ? st->edit : st->sentence;
+    s->editing = bar;
     s->cursor = st->cursor;
-    s->sel_anchor = st->editing ? st->sel_anchor : -1;
-    s->composition = st->composition;
-    s->edit_error = st->editing && st->edit_error[0] ? st->edit_error : NULL;
+    s->sel_anchor = bar ? st->sel_anchor : -1;
+    s->composition = bar ? st->composition : "";
+    s->edit_error = bar && st->edit_error[0] ? st->edit_error : NULL;
     s->ui = st->strings ? st->strings->s[st->lang] : NULL;
     app_badge(st, badge, cap);
     s->badge = badge;

@@ -49,6 +49,11 @@ typedef struct {
     bool target_labelled;     /* the target is the task's own answer (else the model's prediction) */
 } app_model_state;
 
+/* Checks text edited in place of the sentence (the training view's probe):
+ * true when ctx's owner takes it, else false with the reason in why (the
+ * owner keeps its last valid text). */
+typedef bool (*app_edit_check)(void *ctx, const char *text, char *why, size_t cap);
+
 typedef struct {
     /* what is computed */
     char *sentence;             /* last valid sentence (owned, UTF-8) */
@@ -91,6 +96,8 @@ typedef struct {
     char composition[256];      /* IME pre-edit text */
     char *edit_backup;          /* sentence before editing, restored by Esc (owned) */
     char edit_error[512];       /* why the edit buffer is not a valid sentence, or "" */
+    app_edit_check edit_check;  /* editing another text than the sentence: what checks it, else NULL */
+    void *edit_ctx;             /* its context */
     /* look and feel */
     viz_lang lang;              /* UI language */
     viz_theme_id theme;         /* colour theme */
@@ -156,6 +163,10 @@ void app_toggle_help(app_state *st);
 
 /* ---- editing ---- */
 void app_edit_begin(app_state *st);
+/* Edits text in place of the sentence with the same keys: each change is
+ * given to check (with ctx), Enter keeps the last text it took, Esc gives it
+ * text again. The sentence bar does not show it. */
+void app_edit_begin_other(app_state *st, const char *text, app_edit_check check, void *ctx);
 void app_edit_insert(app_state *st, const char *utf8); /* typed or committed text */
 void app_edit_compose(app_state *st, const char *preedit);
 void app_edit_backspace(app_state *st);

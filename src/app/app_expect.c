@@ -64,6 +64,11 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "hover")) {
         if (st->hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
         else snprintf(out, cap, "%s %d %d %d", attn_stage_name((attn_stage)st->hover.stage), st->hover.head, st->hover.row, st->hover.col);
+    } else if (!strncmp(name, "train_", 6)) { // the training view (app_train.h)
+        char *v = app_train_value(&u->train, name);
+        if (!v) return false;
+        snprintf(out, cap, "%s", v);
+        free(v);
     } else return false;
     return true;
 }
@@ -179,16 +184,27 @@ bool app_expect(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     return mismatch(r, c, got);
 }
 
+bool app_expect_holds(app_ui *u, const app_script_cmd *c) {
+    char got[2048], name[32];
+    size_t n = strlen(c->name);
+    bool contains = n > 9 && !strcmp(c->name + n - 9, "_contains");
+    snprintf(name, sizeof name, "%.*s", (int)(contains ? n - 9 : n), c->name);
+    if (!state_value(u, name, got, sizeof got)) return true;
+    return contains ? strstr(got, c->text) != NULL : strcmp(got, c->text) == 0;
+}
+
 bool app_save(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     char value[8192];
     char *text = NULL;
     attn_err err;
     app_ui_frame(u);
+    char *train = !strncmp(c->name, "train_", 6) ? app_train_value(&u->train, c->name) : NULL; // may be long
     if (!strcmp(c->name, "clipboard")) text = SDL_GetClipboardText(); // what Ctrl+C or Ctrl+Shift+C put there
-    else if (!state_value(u, c->name, value, sizeof value))
+    else if (!train && !state_value(u, c->name, value, sizeof value))
         return app_runner_fail(r, u, c, "unknown value \"%s\" to save", c->name);
-    const char *data = text ? text : value;
+    const char *data = text ? text : train ? train : value;
     attn_status st = attn_write_file(c->text, data, strlen(data), NULL, &err);
     SDL_free(text);
+    free(train);
     return st == ATTN_OK ? true : app_runner_fail(r, u, c, "%s", err.msg);
 }

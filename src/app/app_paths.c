@@ -68,6 +68,12 @@ void app_config_dir(char *out, size_t cap) {
     else snprintf(out, cap, "%s/.config/attnviz", home());
 }
 
+void app_data_dir(char *out, size_t cap) {
+    const char *data = getenv("XDG_DATA_HOME");
+    if (data && *data) snprintf(out, cap, "%s/attnviz", data);
+    else snprintf(out, cap, "%s/.local/share/attnviz", home());
+}
+
 int app_mkdirs(const char *dir) {
     char p[1024];
     snprintf(p, sizeof p, "%s", dir);

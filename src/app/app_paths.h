@@ -16,6 +16,10 @@ void app_pictures_dir(char *out, size_t cap);
 /* $XDG_CONFIG_HOME/attnviz (or ~/.config/attnviz). */
 void app_config_dir(char *out, size_t cap);
 
+/* $XDG_DATA_HOME/attnviz (or ~/.local/share/attnviz): what attnviz makes to keep,
+ * e.g. the models saved from the training view (models/ inside it). */
+void app_data_dir(char *out, size_t cap);
+
 /* Creates dir and its parents (like mkdir -p). Returns 0 or -1 (errno set). */
 int app_mkdirs(const char *dir);
 

@@ -32,6 +32,7 @@ typedef struct {
 static const form F_TOKEN = {"token N", "token 2"};
 static const form F_STEP = {"step N", "step 3"};
 static const form F_CELL = {"cell STAGE HEAD ROW COL", "cell weights 0 2 3"};
+static const form F_CONTROL = {"control NAME [N]", "control train_layers 1"};
 
 /* ---- messages ---------------------------------------------------------- */
 
@@ -241,6 +242,17 @@ static attn_status parse_target(const ctx *c, app_script_cmd *cmd, char **w, int
         st = arity(c, &F_TOKEN, w, n, 2, 2);
         return st != ATTN_OK ? st : num(c, &cmd->v[0], w[1], "token N", 0, INT_MAX);
     }
+    if (strcmp(w[0], "control") == 0) { // the name is looked up by the runner, which knows the controls
+        cmd->target = APP_SC_AT_CONTROL;
+        st = arity(c, &F_CONTROL, w, n, 2, 3);
+        if (st != ATTN_OK) return st;
+        for (const char *p = w[1]; *p; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+                return fail(c, "control NAME must be lowercase letters, digits and _ (like train_start), not \"%s\".",
+                            clip(q, w[1], strlen(w[1])));
+        if (n == 3) st = num(c, &cmd->v[0], w[2], "control N", -1000, 1000);
+        return st != ATTN_OK ? st : dup_into(c, w[1], &cmd->text);
+    }
     if (strcmp(w[0], "step") == 0) {
         if (cmd->kind == APP_SC_HOVER)
             return fail(c, "hover cannot point at a rail step; write click step N (N from 1 to 8).");
@@ -266,11 +278,12 @@ static attn_status parse_pointer(const ctx *c, app_script_cmd *cmd, char *args) 
     char *w[MAX_WORDS], q[CLIP_BUF];
     int n = split_words(args, w);
     if (n == 0) return arity(c, &f, w, n, 2, 2);
-    if (strcmp(w[0], "token") == 0 || strcmp(w[0], "step") == 0 || strcmp(w[0], "cell") == 0)
+    if (strcmp(w[0], "token") == 0 || strcmp(w[0], "step") == 0 || strcmp(w[0], "cell") == 0 ||
+        strcmp(w[0], "control") == 0)
         return parse_target(c, cmd, w, n);
     if (!looks_numeric(w[0]))
-        return fail(c, "%s needs X Y, token N, %scell STAGE HEAD ROW COL, not \"%s\".", c->cmd,
-                    cmd->kind == APP_SC_CLICK ? "step N or " : "or ", clip(q, w[0], strlen(w[0])));
+        return fail(c, "%s needs X Y, token N, %scontrol NAME [N] or cell STAGE HEAD ROW COL, not \"%s\".", c->cmd,
+                    cmd->kind == APP_SC_CLICK ? "step N, " : "", clip(q, w[0], strlen(w[0])));
     cmd->target = APP_SC_AT_XY;
     attn_status st = arity(c, &f, w, n, 2, 2);
     if (st == ATTN_OK) st = num(c, &cmd->v[0], w[0], "X", 0, INT_MAX);
@@ -334,6 +347,11 @@ static attn_status parse_expect(const ctx *c, app_script_cmd *cmd, char *args) {
     return parse_named(c, cmd, args, &f);
 }
 
+static attn_status parse_await(const ctx *c, app_script_cmd *cmd, char *args) {
+    static const form f = {"NAME VALUE", "train_state done"};
+    return parse_named(c, cmd, args, &f);
+}
+
 /* save NAME PATH: the name as for expect, the path the rest of the line. */
 static attn_status parse_save(const ctx *c, app_script_cmd *cmd, char *args) {
     static const form f = {"NAME PATH", "clipboard out/matrix.tsv"};
@@ -356,7 +374,7 @@ static const struct {
     {"commit", parse_text},   {"key", parse_key},      {"click", parse_pointer},
     {"hover", parse_pointer}, {"wheel", parse_wheel},  {"wait", parse_wait},
     {"shot", parse_shot},     {"expect", parse_expect}, {"quit", parse_quit},
-    {"save", parse_save},
+    {"save", parse_save},     {"await", parse_await},
 };
 #define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -418,7 +436,7 @@ static attn_status parse_line(ctx *c, char *line, app_script *s, int *cap) {
     while (k < N_COMMANDS && strcmp(p, commands[k].name) != 0) k++;
     if (k == N_COMMANDS)
         return fail(c, "unknown command \"%s\"; commands are: size, type, compose, commit, key, "
-                    "click, hover, wheel, wait, shot, save, expect, quit.", clip(q, p, wl));
+                    "click, hover, wheel, wait, shot, save, expect, await, quit.", clip(q, p, wl));
     app_script_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
     cmd.kind = (app_script_kind)k;

@@ -17,6 +17,12 @@
  *   click token N | hover token N  token N, counting from 0
  *   click step N                   rail step N, 1..8
  *   click cell STAGE HEAD ROW COL  also hover; STAGE as attn_stage_from_name
+ *   click control NAME [N]         also hover; the control NAME (a rail control as
+ *                                  heads or mask, or one of the training view's:
+ *                                  train_start, train_layers …, viz_train.h) and the
+ *                                  part of it N: -1 its ‹, 1 its ›, 0 (the default)
+ *                                  its value or button; for train_snapshot the
+ *                                  snapshot's index
  *   wheel DY [X Y]                 DY may be negative; X, Y >= 0
  *   wait MS                        0..60000
  *   shot PATH                      PATH is the rest of the line, taken as is
@@ -25,6 +31,9 @@
  *                                  copied), to PATH, for a test to compare with a headless run
  *   expect NAME VALUE              NAME is [a-z_]+ (< 32 bytes), VALUE the rest
  *                                  of the line, taken as is, not empty
+ *   await NAME VALUE               waits until expect NAME VALUE would pass (the
+ *                                  training view's train_state done, say), at
+ *                                  most APP_SCRIPT_AWAIT_MS, then fails as expect does
  *   quit
  *
  *   TEXT, PATH and VALUE are "the rest of the line after one space", so they
@@ -53,6 +62,9 @@
 /* Longest line accepted, in bytes, not counting the newline. */
 #define APP_SCRIPT_MAX_LINE 65536
 
+/* The longest an await waits, in milliseconds. */
+#define APP_SCRIPT_AWAIT_MS 300000
+
 /* KEY modifiers. */
 #define APP_MOD_CTRL 1u
 #define APP_MOD_SHIFT 2u
@@ -60,22 +72,22 @@
 
 typedef enum {
     APP_SC_SIZE, APP_SC_TYPE, APP_SC_COMPOSE, APP_SC_COMMIT, APP_SC_KEY, APP_SC_CLICK,
-    APP_SC_HOVER, APP_SC_WHEEL, APP_SC_WAIT, APP_SC_SHOT, APP_SC_EXPECT, APP_SC_QUIT, APP_SC_SAVE
+    APP_SC_HOVER, APP_SC_WHEEL, APP_SC_WAIT, APP_SC_SHOT, APP_SC_EXPECT, APP_SC_QUIT, APP_SC_SAVE, APP_SC_AWAIT
 } app_script_kind;
 
-typedef enum { APP_SC_AT_XY, APP_SC_AT_TOKEN, APP_SC_AT_STEP, APP_SC_AT_CELL } app_script_target;
+typedef enum { APP_SC_AT_XY, APP_SC_AT_TOKEN, APP_SC_AT_STEP, APP_SC_AT_CELL, APP_SC_AT_CONTROL } app_script_target;
 
 typedef struct {
     app_script_kind kind;
     int line;                 /* 1-based source line */
     app_script_target target; /* CLICK/HOVER: what the numbers mean (APP_SC_AT_XY otherwise) */
     int v[4];                 /* numbers: size w,h; xy; token; step; cell stage,head,row,col;
-                                 wheel dy,x,y (x,y -1 if absent); wait ms; unused are 0 */
+                                 control N; wheel dy,x,y (x,y -1 if absent); wait ms; unused are 0 */
     bool has_xy;              /* WHEEL: x,y given */
     unsigned mods;            /* KEY: APP_MOD_CTRL|APP_MOD_SHIFT|APP_MOD_ALT */
     char *text;               /* TYPE/COMPOSE/COMMIT text (escapes decoded), KEY name,
-                                 SHOT path, EXPECT value; owned; never NULL ("" when none) */
-    char name[32];            /* EXPECT and SAVE name; "" otherwise */
+                                 SHOT path, EXPECT value, the control's NAME; owned; never NULL ("" when none) */
+    char name[32];            /* EXPECT, AWAIT and SAVE name; "" otherwise */
 } app_script_cmd;
 
 typedef struct {

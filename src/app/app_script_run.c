@@ -11,6 +11,16 @@
 
 #include "fileio.h"
 #include "utf8.h"
+#include "viz_train.h"
+
+/* The widget a script's `click control NAME` names: the rail's, then the training view's; -1 if none. */
+static int control_id(const char *name) {
+    static const char *const rail[VIZ_W_COUNT] = {"heads", "d_k", "d_model", "seed", "scale", "mask",
+                                                  "window", "pos_enc", "show_head", "compare", "theme", "lang"};
+    for (int w = 0; w < VIZ_W_COUNT; w++)
+        if (!strcmp(rail[w], name)) return w;
+    return viz_train_widget_from_name(name);
+}
 
 void app_runner_init(app_script_runner *r, app_script *script, const char *name) {
     memset(r, 0, sizeof *r);
@@ -64,6 +74,7 @@ static void click_at(app_ui *u, int x, int y) {
 /* Centre of the hit region standing for the command's target. */
 static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
     app_ui_layout(u);
+    int control = c->target == APP_SC_AT_CONTROL ? control_id(c->text) : -2;
     for (int i = u->list.count - 1; i >= 0; i--) {
         const viz_cmd *r = &u->list.cmds[i];
         if (r->kind != VIZ_HIT) continue;
@@ -71,7 +82,9 @@ static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
         bool match = (c->target == APP_SC_AT_TOKEN && h->kind == VIZ_HIT_TOKEN && h->token == c->v[0]) ||
                      (c->target == APP_SC_AT_STEP && h->kind == VIZ_HIT_STEP && h->step == c->v[0] - 1) ||
                      (c->target == APP_SC_AT_CELL && h->kind == VIZ_HIT_CELL && h->stage == c->v[0] &&
-                      h->head == c->v[1] && h->row == c->v[2] && h->col == c->v[3]);
+                      h->head == c->v[1] && h->row == c->v[2] && h->col == c->v[3]) ||
+                     (c->target == APP_SC_AT_CONTROL && h->kind == VIZ_HIT_WIDGET && h->widget == control &&
+                      h->delta == c->v[0]);
         if (match && r->x + r->w / 2 >= 0 && r->y + r->h / 2 >= 0 && r->x + r->w / 2 < u->st.width &&
             r->y + r->h / 2 < u->st.height) {
             *x = (int)(r->x + r->w / 2);
@@ -86,7 +99,8 @@ static bool pointer(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     int x = c->v[0], y = c->v[1];
     if (c->target != APP_SC_AT_XY && !find_target(u, c, &x, &y))
         return app_runner_fail(r, u, c, "the %s to %s is not on screen.", c->target == APP_SC_AT_TOKEN ? "token" :
-                               c->target == APP_SC_AT_STEP ? "step" : "cell", app_script_kind_name(c->kind));
+                               c->target == APP_SC_AT_STEP ? "step" : c->target == APP_SC_AT_CONTROL ? "control" : "cell",
+                               app_script_kind_name(c->kind));
     if (x >= u->st.width || y >= u->st.height)
         return app_runner_fail(r, u, c, "(%d, %d) is outside the window (%dx%d: x from 0 to %d, y from 0 to %d).",
                                x, y, u->st.width, u->st.height, u->st.width - 1, u->st.height - 1);
@@ -180,6 +194,7 @@ static bool run(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
         return true;
     case APP_SC_EXPECT: return app_expect(r, u, c);
     case APP_SC_SAVE: return app_save(r, u, c);
+    case APP_SC_AWAIT: return app_expect(r, u, c); // once it holds or the time is up
     case APP_SC_QUIT: u->st.quit = true; return true;
     }
     return true;
@@ -191,7 +206,16 @@ bool app_runner_tick(void *runner, app_ui *u) {
     // frames; a wait ends the batch so the frame before it is drawn
     for (int k = 0; k < 16 && r->pos < r->script.count && !u->st.quit; k++) {
         if (!SDL_TICKS_PASSED(SDL_GetTicks(), r->wait_until)) break;
-        const app_script_cmd *c = &r->script.cmds[r->pos++];
+        const app_script_cmd *c = &r->script.cmds[r->pos];
+        if (c->kind == APP_SC_AWAIT) { // again each frame, until it holds or the time is up
+            if (r->await_pos != r->pos + 1) {
+                r->await_pos = r->pos + 1;
+                r->await_until = SDL_GetTicks() + APP_SCRIPT_AWAIT_MS;
+            }
+            if (!app_expect_holds(u, c) && !SDL_TICKS_PASSED(SDL_GetTicks(), r->await_until)) break;
+            r->await_pos = 0;
+        }
+        r->pos++;
         run(r, u, c);
         if (c->kind == APP_SC_WAIT) break;
     }

@@ -17,6 +17,8 @@ typedef struct {
     const char *name;   /* the script's file, for messages (borrowed) */
     int pos;            /* the next command */
     Uint32 wait_until;  /* SDL_GetTicks() value a `wait` waits for */
+    int await_pos;      /* 1 + the `await` being waited for, or 0 */
+    Uint32 await_until; /* when it gives up */
     long rss_mark_kb;   /* resident memory at `expect rss_mark` */
     int exit_code;      /* 0, or 1 once a command or expectation failed */
 } app_script_runner;
@@ -35,6 +37,10 @@ bool app_runner_tick(void *runner, app_ui *u);
  * expectation is reported on standard error, sets the exit code to 1 and
  * still returns true, so a run reports every failure. */
 bool app_expect(app_script_runner *r, app_ui *u, const app_script_cmd *c);
+
+/* Whether `expect NAME VALUE` (or `await`) would pass now for a state value;
+ * true also for a name it does not know (app_expect then says so). */
+bool app_expect_holds(app_ui *u, const app_script_cmd *c);
 
 /* Runs `save NAME PATH` (app_expect.c): writes the value expect NAME would
  * compare, or the clipboard's text, to PATH. */

@@ -38,6 +38,7 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
     }
     u->st = *st;
     memset(st, 0, sizeof *st); // moved
+    app_train_init(&u->train, &u->st);
     app_ui_output_size(u, &u->st.width, &u->st.height);
     float ddpi = 0;
     if (ui_scale > 0) u->st.dpi_scale = ui_scale;
@@ -50,6 +51,7 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
 
 void app_ui_close(app_ui *u) {
     if (!u) return;
+    app_train_free(&u->train);
     app_lab_free(&u->lab);
     viz_free(&u->list);
     viz_sig_free(&u->sig[0]);
@@ -72,6 +74,7 @@ void app_ui_layout(app_ui *u) {
     viz_scene s;
     char badge[320];
     app_scene(&u->st, &s, badge, sizeof badge);
+    app_train_scene(&u->train, &s);
     viz_build_window(&u->list, &s, viz_fonts_measure(u->fonts));
     u->st.dirty = false;
     u->stale = true; // laid out but not yet on screen
@@ -352,6 +355,10 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     bool shift = k->mod & KMOD_SHIFT;
     if ((k->mod & KMOD_CTRL) && key_ctrl(u, k)) return;
     if (k->mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) return;
+    if (!st->show_help && !st->show_lab && app_train_key(&u->train, k->sym, k->mod)) { // F3, and its keys while open
+        if (st->editing) u->skip_text = true; // E began editing the probe: its letter is not typed
+        return;
+    }
     switch (k->sym) {
     case SDLK_e: app_edit_begin(st); u->skip_text = true; return;
     case SDLK_F2: toggle_lab(u); return;
@@ -403,7 +410,10 @@ static void mouse_down(app_ui *u, float x, float y) {
         app_goto_step(st, h.step);
         st->focus = VIZ_FOCUS_RAIL;
         break;
-    case VIZ_HIT_WIDGET: app_widget(st, (viz_widget)h.widget, h.delta); break;
+    case VIZ_HIT_WIDGET:
+        if (h.widget >= VIZ_TW_FIRST) app_train_widget(&u->train, h.widget, h.delta);
+        else app_widget(st, (viz_widget)h.widget, h.delta);
+        break;
     case VIZ_HIT_CELL:
         st->focus = VIZ_FOCUS_CANVAS;
         app_hover(st, h);
@@ -468,6 +478,8 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
         u->mouse_y = (float)e->motion.y;
         viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
         if (h.kind == VIZ_HIT_CELL && memcmp(&h, &st->hover, sizeof h) != 0) app_hover(st, h);
+        if ((e->motion.state & SDL_BUTTON_LMASK) && h.kind == VIZ_HIT_WIDGET && h.widget == VIZ_TW_SNAPSHOT)
+            app_train_widget(&u->train, h.widget, h.delta); // dragging along the timeline
         break;
     }
     case SDL_MOUSEBUTTONDOWN:
@@ -497,7 +509,8 @@ void app_ui_run(app_ui *u, app_frame_hook hook, void *hook_ctx) {
         SDL_Event e;
         // sleep until something happens: an idle app uses no CPU
         lab_poll(u);
-        int timeout = hook ? 1 : (u->st.dirty ? 0 : app_lab_running(&u->lab) ? 250 : 500);
+        app_train_poll(&u->train);
+        int timeout = hook ? 1 : (u->st.dirty ? 0 : app_train_busy(&u->train) ? 15 : app_lab_running(&u->lab) ? 250 : 500);
         if (SDL_WaitEventTimeout(&e, timeout)) {
             app_ui_event(u, &e);
             if (e.type == SDL_TEXTEDITING_EXT) SDL_free(e.editExt.text);

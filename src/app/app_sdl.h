@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "app_lab.h"
+#include "app_train.h"
 #include "viz_sdl.h"
 
 /* Where a frame's time goes (for --bench, which owns it). */
@@ -37,6 +38,7 @@ typedef struct {
     bool stale;               /* the list changed since it was last drawn */
     long frames;              /* frames presented */
     app_lab lab;              /* the complexity lab's measurement (F2) */
+    app_train train;          /* the training view and its thread (F3) */
 } app_ui;
 
 /* Called once after each frame of app_ui_run with the window; returns false

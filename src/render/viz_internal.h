@@ -74,6 +74,9 @@ double viz_abs_max(const double *v, size_t count);
 /* ---- the complexity lab (viz_lab.c) ---- */
 void viz_lab_overlay(const viz_ctx *c);
 
+/* ---- the training view (viz_train.c) ---- */
+void viz_train_overlay(const viz_ctx *c);
+
 /* ---- the canvas of a step (viz_steps.c) ---- */
 /* Draws the operands and result of the scene's step for head of t in b,
  * every signed matrix on the scale ±range; subtitle (compare) may be NULL. */

@@ -127,6 +127,7 @@ typedef struct {
     bool show_lab;                  /* the complexity lab overlay */
     const attn_cx_result *lab;      /* its measurements, or NULL while they run */
     float lab_elapsed;              /* seconds the measurement has been running */
+    const struct viz_train_view *train; /* the training view (F3, viz_train.h), or NULL when it is closed */
     /* look */
     viz_theme_id theme;
     float scale;                    /* UI scale (DPI × zoom) */

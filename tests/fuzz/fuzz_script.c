@@ -17,11 +17,11 @@ static bool valid_utf8(const char *s) {
 }
 
 static void check_cmd(const app_script_cmd *c) {
-    FUZZ_CHECK(c->kind >= APP_SC_SIZE && c->kind <= APP_SC_QUIT);
+    FUZZ_CHECK(c->kind >= APP_SC_SIZE && c->kind <= APP_SC_AWAIT);
     FUZZ_CHECK(strcmp(app_script_kind_name(c->kind), "?") != 0);
     FUZZ_CHECK(c->text != NULL && valid_utf8(c->text));
     FUZZ_CHECK(memchr(c->name, '\0', sizeof c->name) != NULL);
-    FUZZ_CHECK((c->kind == APP_SC_EXPECT) == (c->name[0] != '\0'));
+    FUZZ_CHECK((c->kind == APP_SC_EXPECT || c->kind == APP_SC_SAVE || c->kind == APP_SC_AWAIT) == (c->name[0] != '\0'));
     FUZZ_CHECK(c->kind == APP_SC_KEY || c->mods == 0);
     FUZZ_CHECK((c->mods & ~(APP_MOD_CTRL | APP_MOD_SHIFT | APP_MOD_ALT)) == 0);
     FUZZ_CHECK(c->kind == APP_SC_WHEEL || !c->has_xy);
@@ -47,6 +47,9 @@ static void check_cmd(const app_script_cmd *c) {
         case APP_SC_AT_STEP:
             FUZZ_CHECK(c->kind == APP_SC_CLICK && c->v[0] >= 1 && c->v[0] <= 8);
             break;
+        case APP_SC_AT_CONTROL:
+            FUZZ_CHECK(c->text[0] != '\0' && c->v[0] >= -1000 && c->v[0] <= 1000);
+            break;
         case APP_SC_AT_CELL:
             FUZZ_CHECK(c->v[0] >= 0 && c->v[0] < ATTN_STAGE_COUNT);
             FUZZ_CHECK(c->v[1] >= 0 && c->v[2] >= 0 && c->v[3] >= 0);
@@ -65,7 +68,7 @@ static void check_cmd(const app_script_cmd *c) {
     case APP_SC_SHOT: case APP_SC_SAVE:
         FUZZ_CHECK(c->text[0] != '\0');
         break;
-    case APP_SC_EXPECT:
+    case APP_SC_EXPECT: case APP_SC_AWAIT:
         FUZZ_CHECK(c->text[0] != '\0' && strlen(c->name) < sizeof c->name);
         for (const char *n = c->name; *n; n++) FUZZ_CHECK((*n >= 'a' && *n <= 'z') || *n == '_');
         break;
