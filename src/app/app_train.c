@@ -166,6 +166,7 @@ static int worker(void *arg) {
             continue;
         }
         if (t->pending > 0) t->pending--;
+        t->stepping = true; // a step under way: still training, even with nothing more asked for
         SDL_UnlockMutex(t->lock);
         double a = now_s();
         st = model_trainer_step(tr, &err);
@@ -190,6 +191,7 @@ static int worker(void *arg) {
         t->pub_step = tr->step;
         t->pub_points = next_eval;
         t->pub_snaps = next_snap;
+        t->stepping = false;
         t->step_s += b - a;
         t->eval_s += c - b;
         if (st != ATTN_OK) {
@@ -319,7 +321,7 @@ static attn_status reset(app_train *t, attn_err *err) {
     model_config cfg;
     task_train_opts tro;
     app_train_settings(&t->opts, &cfg, &tro);
-    t->running = t->quit = t->done = t->failed = false;
+    t->running = t->quit = t->done = t->failed = t->stepping = false;
     t->pending = t->pub_step = t->pub_points = t->n_seen = t->live_step = t->step_seen = 0;
     t->step_s = t->eval_s = 0;
     t->error[0] = '\0';
@@ -434,7 +436,7 @@ void app_train_poll(app_train *t) {
     bool copy_live = false, changed = false;
     SDL_LockMutex(t->lock);
     viz_train_state state = t->failed ? VIZ_TRAIN_FAILED : t->done ? VIZ_TRAIN_DONE
-                          : t->running || t->pending ? VIZ_TRAIN_RUNNING
+                          : t->running || t->pending || t->stepping ? VIZ_TRAIN_RUNNING
                           : t->pub_step > 0 ? VIZ_TRAIN_PAUSED : VIZ_TRAIN_IDLE;
     bool training = state == VIZ_TRAIN_RUNNING;
     if (t->open && t->scrub < 0 && training && t->state == VIZ_TRAIN_RUNNING) // seen training since the last look
@@ -707,15 +709,16 @@ void app_train_scene(app_train *t, viz_scene *s) {
 
 /* ---- values for scripts ---- */
 
-/* The probe's attention in every layer and head, as JSON. */
+/* The probe's attention in every layer and head as the view draws it, as JSON. */
 static char *weights_json(const app_train *t) {
+    const viz_train_view *v = &t->view;
     attn_strbuf b;
     attn_sb_init(&b);
-    attn_sb_printf(&b, "{\"step\": %d, \"probe\": ", t->scrub >= 0 ? t->snap_steps[t->scrub] : t->live_step);
-    attn_sb_json_string(&b, t->probe ? t->probe : "", t->probe ? strlen(t->probe) : 0);
+    attn_sb_printf(&b, "{\"step\": %d, \"probe\": ", v->shown_step);
+    attn_sb_json_string(&b, v->probe ? v->probe : "", v->probe ? strlen(v->probe) : 0);
     attn_sb_puts(&b, ", \"layers\": [");
-    for (int l = 0; t->run_ok && l < t->opts.layers; l++) {
-        const attn_trace *tr = &t->run.layer[l];
+    for (int l = 0; l < v->n_layers && v->layer[l]; l++) {
+        const attn_trace *tr = v->layer[l];
         attn_sb_puts(&b, l ? ", {\"heads\": [" : "{\"heads\": [");
         for (int h = 0; h < tr->cfg.heads; h++) {
             attn_sb_puts(&b, h ? ", {\"weights\": " : "{\"weights\": ");

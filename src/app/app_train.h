@@ -92,6 +92,7 @@ typedef struct {
     SDL_mutex *lock;
     SDL_cond *wake;
     bool running, quit, done, failed;
+    bool stepping;            /* the thread is taking a step */
     int pending;              /* single steps asked for (.) */
     model pub;                /* the model after pub_step steps, with its training record */
     int pub_step, pub_points, pub_snaps;

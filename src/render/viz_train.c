@@ -14,6 +14,8 @@ static const viz_rgba col_train = {0xd5, 0x5e, 0x00, 255}; // Okabe–Ito vermil
 static const viz_rgba col_held = {0x00, 0x72, 0xb2, 255};  // Okabe–Ito blue
 static const viz_rgba col_acc = {0x00, 0x9e, 0x73, 255};   // Okabe–Ito bluish green
 
+#define TV_POINTS_CAP 512 /* points a plot reads, at most (the app makes at most 256) */
+
 static const char *const widget_names[VIZ_TW_END - VIZ_TW_FIRST] = {
     "train_task", "train_layers", "train_heads", "train_d_model", "train_lr", "train_steps", "train_seed",
     "train_start", "train_step", "train_reset", "train_save", "train_walk",
@@ -65,7 +67,7 @@ void viz_train_log_range(const double *v, int count, int *lo, int *hi) {
 
 void viz_train_format_loss(char *out, size_t cap, double v) {
     if (!isfinite(v)) snprintf(out, cap, "—");
-    else snprintf(out, cap, "%.3g", v);
+    else snprintf(out, cap, "%.2g", v);
 }
 
 /* ---- the options and buttons ---- */
@@ -90,7 +92,7 @@ static void option_row(const viz_ctx *c, const viz_train_view *v, viz_box r, int
     int w = VIZ_TW_FIRST + i;
     char val[64];
     option_value(c, v, i, val, sizeof val);
-    float bw = r.h, lw = r.w * 0.42f;
+    float bw = r.h * 0.85f, lw = r.w * 0.4f;
     if (v->focus == i) viz_stroke(c->l, r.x - 4 * c->u, r.y, r.w + 8 * c->u, r.h, 2 * c->u, c->th->highlight);
     viz_label(c, r.x, r.y, lw - 4 * c->u, r.h, viz_s(c, names[i]), px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     float bx = r.x + lw, vw = r.w - lw - 2 * bw;
@@ -114,8 +116,14 @@ static void button(const viz_ctx *c, viz_box r, int widget, const char *label, b
     viz_hit_region(c->l, r.x, r.y, r.w, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget});
 }
 
-static void controls(const viz_ctx *c, const viz_train_view *v, viz_box b) {
-    float rh = fminf(28 * c->u, b.h / 15.0f), px = fminf(c->body, rh * 0.6f), y = b.y;
+/* The options, the buttons, then (at the bottom) the heatmaps' legend and the keys. */
+static void controls(const viz_ctx *c, const viz_train_view *v, viz_box b, bool masked) {
+    const char *keys = viz_s(c, VIZ_S_TRAIN_KEYS), *pending = viz_s(c, VIZ_S_TRAIN_PENDING);
+    float kh = viz_wrap_ex(c, (viz_box){b.x, 0, b.w, 1e6f}, keys, c->small, 0, 0, c->th->muted, false);
+    float nh = v->options_pending ? viz_wrap_ex(c, (viz_box){b.x, 0, b.w, 1e6f}, pending, c->small, 0, 0, c->th->error, false) : 0;
+    float legend_h = c->small * 3.6f;
+    // the rows (options and buttons take 13.35 of them) get what the legend, the keys and the notice leave
+    float rh = fminf(26 * c->u, (b.h - kh - legend_h - nh - 16 * c->u) / 13.35f), px = fminf(c->body, rh * 0.62f), y = b.y;
     for (int i = 0; i < VIZ_TW_OPTIONS; i++, y += rh)
         option_row(c, v, (viz_box){b.x, y, b.w, rh}, i, px);
     y += rh * 0.5f;
@@ -134,8 +142,12 @@ static void controls(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     y += bh + gap;
     button(c, (viz_box){b.x, y, b.w, bh}, VIZ_TW_WALK, viz_s(c, VIZ_S_TRAIN_WALK), false, true, px);
     y += bh + rh * 0.5f;
-    if (v->options_pending && y < b.y + b.h)
-        viz_wrap(c, (viz_box){b.x, y, b.w, b.y + b.h - y}, viz_s(c, VIZ_S_TRAIN_PENDING), c->small, 0, c->th->error);
+    float ky = b.y + b.h - kh, ly = ky - legend_h - 6 * c->u;
+    if (v->options_pending) viz_wrap(c, (viz_box){b.x, y, b.w, nh}, pending, c->small, 0, c->th->error);
+    viz_wrap(c, (viz_box){b.x, ky, b.w, kh}, keys, c->small, 0, c->th->muted);
+    // the heatmaps' scale: its caption above the bar, the bar as wide as the column
+    viz_text(c->l, b.x, ly, b.w, c->small * 1.4f, viz_s(c, VIZ_S_TRAIN_LEGEND), c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    viz_legend(c, (viz_box){b.x, ly + c->small * 1.6f, b.w, legend_h - c->small * 1.6f}, VIZ_MAP_WEIGHTS, 1.0, masked, NULL);
 }
 
 /* ---- the curves ---- */
@@ -201,10 +213,10 @@ static float legend_entry(const viz_ctx *c, float right, float y, float h, const
     return x - sw - 12 * c->u;
 }
 
-/* One plot: title and current values on top, y labels on the left, step ticks below. */
-static tv_axes plot_frame(const viz_ctx *c, viz_box b, const viz_train_view *v, const char *title) {
+/* One plot: its title on top (in the room the values left it, up to title_w), y labels on the left, step ticks below. */
+static tv_axes plot_frame(const viz_ctx *c, viz_box b, const viz_train_view *v, const char *title, float title_w) {
     float th = c->small * 1.6f, yl = 46 * c->u, xl = c->small * 1.6f;
-    viz_label(c, b.x, b.y, b.w, th, title, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    viz_label(c, b.x, b.y, title_w, th, title, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     tv_axes a = {.b = {b.x + yl, b.y + th + 6 * c->u, b.w - yl - 10 * c->u, b.h - th - 6 * c->u - xl}, .total = v->total};
     viz_fill(c->l, a.b.x, a.b.y, a.b.w, a.b.h, c->th->bg);
     viz_stroke(c->l, a.b.x, a.b.y, a.b.w, a.b.h, 1, c->th->line);
@@ -217,9 +229,33 @@ static void scrub_mark(const viz_ctx *c, const tv_axes *a, const viz_train_view 
     viz_line(c->l, x, a->b.y, x, a->b.y + a->b.h, 2 * c->u, c->th->highlight);
 }
 
+/* The current values as the plot's legend, right-aligned in its title row; returns where they start. */
+static float plot_values(const viz_ctx *c, viz_box b, const viz_train_view *v, bool loss) {
+    float th = c->small * 1.6f, right = b.x + b.w - 10 * c->u;
+    char val[32], txt[96];
+    if (v->n_points == 0) {
+        const char *none = viz_s(c, VIZ_S_TRAIN_NO_POINTS);
+        float w = viz_text_w(c, none, c->small);
+        viz_text(c->l, right - w, b.y, w + 2, th, none, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+        return right - w;
+    }
+    const viz_train_point *p = &v->points[v->n_points - 1];
+    if (!loss) {
+        snprintf(txt, sizeof txt, viz_s(c, VIZ_S_TRAIN_ACC_NOW), 100.0 * p->accuracy, p->step);
+        return legend_entry(c, right, b.y, th, txt, col_acc);
+    }
+    viz_train_format_loss(val, sizeof val, p->heldout_loss);
+    snprintf(txt, sizeof txt, viz_s(c, VIZ_S_TRAIN_LOSS_HELDOUT), val);
+    right = legend_entry(c, right, b.y, th, txt, col_held);
+    viz_train_format_loss(val, sizeof val, p->train_loss);
+    snprintf(txt, sizeof txt, viz_s(c, VIZ_S_TRAIN_LOSS_TRAIN), val);
+    return legend_entry(c, right, b.y, th, txt, col_train);
+}
+
 static void loss_plot(const viz_ctx *c, viz_box b, const viz_train_view *v) {
-    tv_axes a = plot_frame(c, b, v, viz_s(c, VIZ_S_TRAIN_LOSS));
-    double vals[2 * 512];
+    float start = plot_values(c, b, v, true);
+    tv_axes a = plot_frame(c, b, v, viz_s(c, VIZ_S_TRAIN_LOSS), start - b.x - 4 * c->u);
+    double vals[2 * TV_POINTS_CAP];
     int n = 0;
     for (int i = 0; i < v->n_points && n + 2 <= (int)(sizeof vals / sizeof *vals); i++) {
         vals[n++] = v->points[i].train_loss;
@@ -244,25 +280,11 @@ static void loss_plot(const viz_ctx *c, viz_box b, const viz_train_view *v) {
     series(c, &a, v, pv_train, col_train);
     series(c, &a, v, pv_held, col_held);
     scrub_mark(c, &a, v);
-    // the current values, as the legend, in the title row
-    float th = c->small * 1.6f, right = b.x + b.w - 10 * c->u;
-    char val[32], txt[96];
-    if (v->n_points == 0) {
-        viz_text(c->l, b.x, b.y, right - b.x, th, viz_s(c, VIZ_S_TRAIN_NO_POINTS), c->small, VIZ_RIGHT | VIZ_MIDDLE,
-                 c->th->muted);
-        return;
-    }
-    const viz_train_point *p = &v->points[v->n_points - 1];
-    viz_train_format_loss(val, sizeof val, p->heldout_loss);
-    snprintf(txt, sizeof txt, viz_s(c, VIZ_S_TRAIN_LOSS_HELDOUT), val);
-    right = legend_entry(c, right, b.y, th, txt, col_held);
-    viz_train_format_loss(val, sizeof val, p->train_loss);
-    snprintf(txt, sizeof txt, viz_s(c, VIZ_S_TRAIN_LOSS_TRAIN), val);
-    legend_entry(c, right, b.y, th, txt, col_train);
 }
 
 static void accuracy_plot(const viz_ctx *c, viz_box b, const viz_train_view *v) {
-    tv_axes a = plot_frame(c, b, v, viz_s(c, VIZ_S_TRAIN_ACC));
+    float start = plot_values(c, b, v, false);
+    tv_axes a = plot_frame(c, b, v, viz_s(c, VIZ_S_TRAIN_ACC), start - b.x - 4 * c->u);
     a.y0 = 0;
     a.y1 = 1;
     char buf[32];
@@ -276,16 +298,6 @@ static void accuracy_plot(const viz_ctx *c, viz_box b, const viz_train_view *v) 
     step_ticks(c, &a);
     series(c, &a, v, pv_acc, col_acc);
     scrub_mark(c, &a, v);
-    float th = c->small * 1.6f, right = b.x + b.w - 10 * c->u;
-    if (v->n_points == 0) {
-        viz_text(c->l, b.x, b.y, right - b.x, th, viz_s(c, VIZ_S_TRAIN_NO_POINTS), c->small, VIZ_RIGHT | VIZ_MIDDLE,
-                 c->th->muted);
-        return;
-    }
-    const viz_train_point *p = &v->points[v->n_points - 1];
-    char txt[96];
-    snprintf(txt, sizeof txt, viz_s(c, VIZ_S_TRAIN_ACC_NOW), 100.0 * p->accuracy, p->step);
-    legend_entry(c, right, b.y, th, txt, col_acc);
 }
 
 /* ---- the timeline ---- */
@@ -339,7 +351,7 @@ static void probe_field(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     viz_stroke(c->l, f.x, f.y, f.w, f.h, v->editing ? 2 * c->u : 1, v->editing ? c->th->accent : c->th->line);
     viz_hit_region(c->l, f.x, f.y, f.w, f.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = VIZ_TW_PROBE});
     const char *hint = v->probe_error ? v->probe_error : viz_s(c, v->editing ? VIZ_S_EDITING_HINT : VIZ_S_TRAIN_PROBE_HINT);
-    float hw = fminf(viz_text_w(c, hint, c->small) + pad, f.w * 0.5f);
+    float hw = fminf(viz_text_w(c, hint, c->small) + pad, f.w * 0.6f);
     viz_label(c, f.x + f.w - hw - pad / 2, f.y, hw, f.h, hint, c->small, VIZ_RIGHT | VIZ_MIDDLE,
               v->probe_error ? c->th->error : c->th->muted);
     const char *s = v->probe ? v->probe : "";
@@ -391,8 +403,8 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     const attn_trace *t0 = v->n_layers > 0 ? v->layer[0] : NULL;
     if (!t0) return;
     int heads = t0->cfg.heads, count = v->n_layers * heads, n = t0->n;
-    float legend_h = c->small * 3.0f, below = v->query >= 0 ? c->small * 1.6f : 0;
-    viz_box area = {b.x, b.y, b.w, b.h - legend_h};
+    float below = 0;
+    viz_box area = b;
     viz_mat probe = {.v = t0->head[0].weights, .rows = n, .cols = n, .stage = ATTN_ST_WEIGHTS, .title = "",
                      .map = VIZ_MAP_WEIGHTS, .row_labels = VIZ_LABEL_TOKENS, .col_labels = VIZ_LABEL_TOKENS,
                      .weight_of = -1};
@@ -417,8 +429,9 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     float cw = left + n * cs + gap, ch = top + n * cs + below + gap;
     float x0 = area.x + (area.w - cols * cw) / 2, y0 = area.y + fmaxf(0, (area.h - rows * ch) / 2);
     int first_cmd = c->l->count;
-    char title[96], looks[160], qa[64], qb[64];
+    char title[256], looks[160], qa[64], qb[64];
     bool masked = t0->cfg.mask.kind != ATTN_MASK_NONE;
+    (void)below;
     for (int i = 0; i < count; i++) {
         int l = i / heads, h = i % heads;
         const attn_trace *t = v->layer[l];
@@ -428,24 +441,21 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
         m.v = t->head[h].weights;
         m.head = h;
         m.mask = masked ? &t->cfg.mask : NULL;
-        snprintf(title, sizeof title, viz_s(c, VIZ_S_TRAIN_HEATMAP), l + 1, h + 1);
-        m.title = title;
-        float x = x0 + (i % cols) * cw + left, y = y0 + (i / cols) * ch + top;
-        viz_mat_draw(&lc, &m, x, y, cs);
-        if (v->query >= 0 && v->query < n) { // where the query row looks most
+        int tl = snprintf(title, sizeof title, viz_s(c, VIZ_S_TRAIN_HEATMAP), l + 1, h + 1);
+        if (v->query >= 0 && v->query < n && tl > 0 && tl < (int)sizeof title) { // and where the query row looks most
             int j = row_argmax(m.v, n, v->query);
             attn_token_label(&t->tokens, v->query, 12, qa, sizeof qa);
             attn_token_label(&t->tokens, j, 12, qb, sizeof qb);
             snprintf(looks, sizeof looks, viz_s(c, VIZ_S_TRAIN_LOOKS), qa, qb, m.v[(size_t)v->query * n + j]);
-            viz_label(c, x - left, y + n * cs + 2 * c->u, left + n * cs, below, looks, c->small, VIZ_LEFT | VIZ_MIDDLE,
-                      c->th->highlight);
+            snprintf(title + tl, sizeof title - (size_t)tl, " · %s", looks);
         }
+        m.title = title;
+        float x = x0 + (i % cols) * cw + left, y = y0 + (i / cols) * ch + top;
+        viz_mat_draw(&lc, &m, x, y, cs);
     }
     // the matrices' own hit regions (cells, token labels) belong to the walkthrough: here they are the view's background
     for (int i = first_cmd; i < c->l->count; i++)
         if (c->l->cmds[i].kind == VIZ_HIT) c->l->cmds[i].hit = (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_TRAIN};
-    viz_box lg = {b.x, b.y + b.h - legend_h + 8 * c->u, fminf(b.w, 520 * c->u), legend_h};
-    viz_legend(c, lg, VIZ_MAP_WEIGHTS, 1.0, masked, viz_s(c, VIZ_S_TRAIN_LEGEND));
 }
 
 /* ---- the whole view ---- */
@@ -465,31 +475,30 @@ void viz_train_overlay(const viz_ctx *c) {
                                      VIZ_S_TRAIN_FAILED};
     char prog[160];
     snprintf(prog, sizeof prog, viz_s(c, VIZ_S_TRAIN_PROGRESS), v->step, v->total, viz_s(c, states[v->state]));
-    float th = c->big * 1.6f, pw = viz_text_w(c, prog, c->body) + 4 * c->u;
+    float th = c->big * 1.5f, pw = viz_text_w(c, prog, c->body) + 4 * c->u;
     viz_text(c->l, box.x + box.w - pad - pw, box.y + pad, pw, th, prog, c->body, VIZ_RIGHT | VIZ_MIDDLE,
              v->state == VIZ_TRAIN_FAILED ? c->th->error : c->th->text);
     viz_label(c, box.x + pad, box.y + pad, box.w - 3 * pad - pw, th, viz_s(c, VIZ_S_TRAIN_TITLE), c->big,
               VIZ_LEFT | VIZ_MIDDLE, c->th->text);
-    // the keys, along the bottom
-    const char *keys = viz_s(c, VIZ_S_TRAIN_KEYS);
-    float kh = c->small * (viz_text_w(c, keys, c->small) > box.w - 2 * pad ? 3.0f : 1.6f); // two lines when narrow
-    viz_wrap(c, (viz_box){box.x + pad, box.y + box.h - pad - kh, box.w - 2 * pad, kh}, keys, c->small, 0, c->th->muted);
-    float top = box.y + pad + th + 8 * c->u, bottom = box.y + box.h - pad - kh - 6 * c->u;
-    float cw = fmaxf(200 * c->u, fminf(box.w * 0.21f, 290 * c->u));
-    controls(c, v, (viz_box){box.x + pad, top, cw, bottom - top});
-    float rx = box.x + pad + cw + 2 * pad, rw = box.x + box.w - pad - rx, h = bottom - top;
+    // the options, buttons, legend and keys on the left; the curves, timeline, probe and heatmaps on the right
+    float top = box.y + pad + th + 6 * c->u, bottom = box.y + box.h - pad, h = bottom - top;
+    float cw = fmaxf(236 * c->u, fminf(box.w * 0.23f, 320 * c->u));
+    const attn_trace *t0 = v->n_layers > 0 ? v->layer[0] : NULL;
+    controls(c, v, (viz_box){box.x + pad, top, cw, h}, t0 && t0->cfg.mask.kind != ATTN_MASK_NONE);
+    float rx = box.x + pad + cw + 2 * pad, rw = box.x + box.w - pad - rx;
     viz_fill(c->l, rx - pad, top, 1, h, c->th->line);
-    float curves_h = fmaxf(110 * c->u, fminf(h * 0.3f, 300 * c->u)), gap = 16 * c->u;
-    float half = (rw - gap) / 2, xcap = c->small * 1.5f;
+    float gap = 6 * c->u, xcap = c->small * 1.4f;
+    float curves_h = fmaxf(118 * c->u, fminf(h * 0.27f, 300 * c->u));
+    float half = (rw - 16 * c->u) / 2;
     loss_plot(c, (viz_box){rx, top, half, curves_h - xcap}, v);
-    accuracy_plot(c, (viz_box){rx + half + gap, top, half, curves_h - xcap}, v);
+    accuracy_plot(c, (viz_box){rx + half + 16 * c->u, top, half, curves_h - xcap}, v);
     viz_text(c->l, rx, top + curves_h - xcap, rw, xcap, viz_s(c, VIZ_S_TRAIN_XAXIS), c->small, VIZ_CENTER | VIZ_MIDDLE,
              c->th->muted);
-    float y = top + curves_h + 6 * c->u, tl_h = c->small * 1.6f + 24 * c->u;
+    float y = top + curves_h + gap, tl_h = c->small * 1.5f + 22 * c->u;
     timeline(c, v, (viz_box){rx, y, rw, tl_h});
-    y += tl_h + 8 * c->u;
-    float ph = c->body * 2.2f;
+    y += tl_h + gap;
+    float ph = c->body * 2.0f;
     probe_field(c, v, (viz_box){rx, y, rw, ph});
-    y += ph + 8 * c->u;
+    y += ph + gap;
     heatmaps(c, v, (viz_box){rx, y, rw, bottom - y});
 }

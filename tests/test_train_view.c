@@ -1,0 +1,382 @@
+/* test_train_view.c — the training view (F3) without a window: its schedules,
+ * options and axes, and the thread: started, paused, stepped one at a time
+ * and resumed, it trains the bytes a plain loop does (the loop of --train). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_common.h"
+#include "app_train.h"
+#include "cli_args.h"
+#include "cli_train.h"
+#include "fileio.h"
+#include "model_file.h"
+#include "viz_strings.h"
+#include "viz_train.h"
+
+static viz_strings strings;
+
+static int setup(void **state) {
+    (void)state;
+    attn_err err;
+    if (viz_strings_load(&strings, ATTN_SOURCE_DIR "/assets/ui_strings.tsv", &err) != ATTN_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    viz_strings_free(&strings);
+    return 0;
+}
+
+static void test_snapshot_steps(void **state) {
+    (void)state;
+    int s[APP_TRAIN_MAX_SCHEDULE];
+    int n = app_train_snapshot_steps(300, 1.25, s, APP_TRAIN_MAX_SCHEDULE);
+    static const int want[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 18, 22, 27, 33, 41, 51, 63, 78, 97, 121, 151,
+                               188, 235, 293, 300};
+    assert_int_equal(n, (int)(sizeof want / sizeof *want));
+    for (int i = 0; i < n; i++) assert_int_equal(s[i], want[i]);
+    for (int total = 1; total <= 20000; total = total * 3 + 1) { // log spaced: few, increasing, ending at total
+        n = app_train_snapshot_steps(total, 1.25, s, APP_TRAIN_MAX_SCHEDULE);
+        assert_int_equal(s[0], 0);
+        assert_int_equal(s[n - 1], total);
+        assert_true(n <= 12 + (int)(log(total + 1.0) / log(1.25)));
+        for (int i = 1; i < n; i++) {
+            assert_true(s[i] > s[i - 1]);
+            if (i < n - 1) assert_true(s[i] <= s[i - 1] * 1.25 + 1);
+        }
+    }
+    assert_int_equal(app_train_snapshot_steps(10, 1.25, s, 4), 4); // a short cap keeps the last
+    assert_int_equal(s[3], 10);
+}
+
+static void test_eval_steps(void **state) {
+    (void)state;
+    int e[APP_TRAIN_MAX_SCHEDULE], l[APP_TRAIN_MAX_SCHEDULE];
+    for (int total = 10; total <= 10000; total = total * 2 + 7) {
+        int n = app_train_eval_steps(total, e, APP_TRAIN_MAX_SCHEDULE), k = app_train_eval_every(total);
+        int nl = app_train_snapshot_steps(total, APP_TRAIN_EVAL_RATIO, l, APP_TRAIN_MAX_SCHEDULE);
+        assert_int_equal(e[0], 0);
+        assert_int_equal(e[n - 1], total);
+        for (int i = 1; i < n; i++) assert_true(e[i] > e[i - 1]);
+        for (int s = k; s <= total; s += k) { // every K steps …
+            bool found = false;
+            for (int i = 0; i < n; i++) found |= e[i] == s;
+            assert_true(found);
+        }
+        for (int j = 0; j < nl; j++) { // … and the log-spaced ones
+            bool found = false;
+            for (int i = 0; i < n; i++) found |= e[i] == l[j];
+            assert_true(found);
+        }
+        assert_true(n <= total / k + nl); // nothing else
+    }
+    assert_int_equal(app_train_eval_every(300), 15);
+    assert_int_equal(app_train_eval_every(10), 1);
+}
+
+static void test_defaults_are_train_s(void **state) {
+    (void)state;
+    for (int i = 0; i < task_count(); i++) {
+        app_train_opts o;
+        app_train_defaults(&o, i);
+        model_config a, b;
+        task_train_opts ta, tb;
+        app_train_settings(&o, &a, &ta);
+        cli_opts co;
+        attn_err err;
+        char *argv[] = {"attnviz", "--train", (char *)task_at(i)->name, "--save", "x.json"};
+        assert_int_equal(cli_parse(&co, 5, argv, &err), ATTN_OK);
+        cli_train_settings(&co, task_at(i), &b, &tb);
+        assert_memory_equal(&a, &b, sizeof a);
+        assert_int_equal(ta.steps, tb.steps);
+        assert_int_equal(ta.batch, tb.batch);
+        assert_true(ta.lr == tb.lr && ta.weight_decay == tb.weight_decay && ta.seed == tb.seed);
+    }
+    // the view's choices are the flags of the same names
+    app_train_opts o;
+    app_train_defaults(&o, 0);
+    o.layers = 3, o.heads = 2, o.d_model = 32, o.lr = 0.003, o.steps = 50, o.seed = 7;
+    model_config a, b;
+    task_train_opts ta, tb;
+    app_train_settings(&o, &a, &ta);
+    cli_opts co;
+    attn_err err;
+    char *argv[] = {"attnviz", "--train", "referent-zh", "--save", "x.json", "--layers", "3", "--heads", "2",
+                    "--d-model", "32", "--lr", "0.003", "--train-steps", "50", "--seed", "7"};
+    assert_int_equal(cli_parse(&co, 17, argv, &err), ATTN_OK);
+    cli_train_settings(&co, task_at(0), &b, &tb);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_true(ta.steps == tb.steps && ta.lr == tb.lr && ta.seed == tb.seed && ta.weight_decay == tb.weight_decay);
+}
+
+static void test_option_steps(void **state) {
+    (void)state;
+    app_train_opts o;
+    app_train_defaults(&o, 0);
+    assert_string_equal(task_at(o.task)->name, "referent-zh");
+    app_train_option_step(&o, 4, +1);
+    assert_true(o.lr == 0.03);
+    app_train_option_step(&o, 4, -2);
+    assert_true(o.lr == 0.003);
+    for (int i = 0; i < 20; i++) app_train_option_step(&o, 4, -1);
+    assert_true(o.lr == 1e-4);
+    app_train_option_step(&o, 5, +1);
+    assert_int_equal(o.steps, 400);
+    app_train_option_step(&o, 5, -3);
+    assert_int_equal(o.steps, 100);
+    app_train_option_step(&o, 3, +1);
+    assert_int_equal(o.d_model, 32);
+    for (int i = 0; i < 9; i++) app_train_option_step(&o, 3, +1);
+    assert_int_equal(o.d_model, 64);
+    for (int i = 0; i < 9; i++) app_train_option_step(&o, 1, +1), app_train_option_step(&o, 2, +1);
+    assert_int_equal(o.layers, MODEL_MAX_LAYERS);
+    assert_int_equal(o.heads, ATTN_MAX_HEADS);
+    app_train_option_step(&o, 6, -1);
+    assert_int_equal(o.seed, 0);
+    // a new task brings its own defaults; the last wraps round to the first
+    app_train_option_step(&o, 0, -1);
+    assert_string_equal(task_at(o.task)->name, task_at(task_count() - 1)->name);
+    app_train_opts d;
+    app_train_defaults(&d, task_count() - 1);
+    assert_memory_equal(&o, &d, sizeof o);
+    app_train_option_step(&o, 0, +1);
+    assert_int_equal(o.task, 0);
+}
+
+static void test_file_names(void **state) {
+    (void)state;
+    char b[128];
+    app_train_file_name(b, sizeof b, "referent-zh", 1, 300, 1);
+    assert_string_equal(b, "referent-zh-seed1-300steps.json");
+    app_train_file_name(b, sizeof b, "induction", 4294967295u, 5, 3);
+    assert_string_equal(b, "induction-seed4294967295-5steps-3.json");
+}
+
+static void test_axis(void **state) {
+    (void)state;
+    int t[32];
+    int n = viz_train_step_ticks(300, t, 32);
+    static const int want[] = {0, 1, 2, 5, 10, 20, 50, 100, 200};
+    assert_int_equal(n, 9);
+    for (int i = 0; i < n; i++) assert_int_equal(t[i], want[i]);
+    n = viz_train_step_ticks(5000, t, 32);
+    static const int want2[] = {0, 1, 10, 100, 1000};
+    assert_int_equal(n, 5);
+    for (int i = 0; i < n; i++) assert_int_equal(t[i], want2[i]);
+    assert_int_equal(viz_train_step_ticks(300, t, 3), 3);
+    assert_close(viz_train_axis_pos(0, 300), 0.0);
+    assert_close(viz_train_axis_pos(300, 300), 1.0);
+    assert_close(viz_train_axis_pos(9, 99), 0.5); // log(10) / log(100)
+    int lo, hi;
+    double v[] = {2.7, 0.013, NAN, 1e-9};
+    viz_train_log_range(v, 4, &lo, &hi);
+    assert_int_equal(lo, -6);
+    assert_int_equal(hi, 1);
+    viz_train_log_range(v, 2, &lo, &hi);
+    assert_int_equal(lo, -2);
+    assert_int_equal(hi, 1);
+    double one = 1.0;
+    viz_train_log_range(&one, 1, &lo, &hi);
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 1);
+    char b[32];
+    viz_train_format_loss(b, sizeof b, 0.012345);
+    assert_string_equal(b, "0.012");
+    viz_train_format_loss(b, sizeof b, NAN);
+    assert_string_equal(b, "—");
+    for (int w = VIZ_TW_FIRST; w < VIZ_TW_END; w++) assert_int_equal(viz_train_widget_from_name(viz_train_widget_name(w)), w);
+    assert_int_equal(viz_train_widget_from_name("heads"), -1);
+}
+
+/* ---- the thread ---- */
+
+typedef struct {
+    app_state st;
+    app_train t;
+} view;
+
+static void open_view(view *v) {
+    attn_config c;
+    attn_config_default(&c);
+    attn_err err;
+    if (app_init(&v->st, NULL, &c, &strings, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    app_train_init(&v->t, &v->st);
+    assert_true(app_train_key(&v->t, SDLK_F3, 0));
+    assert_true(v->t.open && v->t.made);
+}
+
+static void close_view(view *v) {
+    app_train_free(&v->t);
+    app_free(&v->st);
+}
+
+/* Polls until value name is want (at most 120 s). */
+static void wait_for(view *v, const char *name, const char *want) {
+    for (int i = 0; i < 120000; i++) {
+        app_train_poll(&v->t);
+        char *got = app_train_value(&v->t, name);
+        bool ok = got && !strcmp(got, want);
+        free(got);
+        if (ok) return;
+        SDL_Delay(1);
+    }
+    char *got = app_train_value(&v->t, name);
+    fail_msg("%s is %s, not %s", name, got, want);
+}
+
+/* What --train TASK --train-steps steps --save writes: the plain loop. */
+static char *plain_training(int task, int steps) {
+    app_train_opts o;
+    app_train_defaults(&o, task);
+    o.steps = steps;
+    model_config cfg;
+    task_train_opts tr;
+    app_train_settings(&o, &cfg, &tr);
+    model_trainer t;
+    attn_err err;
+    if (model_trainer_init(&t, task_at(task), &cfg, &tr, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    while (t.step < steps)
+        if (model_trainer_step(&t, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (model_trainer_finish(&t, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *json = model_file_write(&t.model);
+    model_trainer_free(&t);
+    return json;
+}
+
+static char *read_all(const char *path) {
+    char *text = NULL;
+    size_t len;
+    attn_err err;
+    if (attn_read_file(path, 64u << 20, &text, &len, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    return text;
+}
+
+static void test_thread_pauses_and_steps(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-train-view-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    setenv("XDG_DATA_HOME", dir, 1);
+    view v;
+    open_view(&v);
+    char *s = app_train_value(&v.t, "train_state");
+    assert_string_equal(s, "idle");
+    free(s);
+    // reverse: one layer, 400 steps of 32 — paused at once, three single steps, then the rest
+    for (int i = 0; i < 2; i++) app_train_key(&v.t, SDLK_DOWN, 0), app_train_key(&v.t, SDLK_UP, 0);
+    app_train_widget(&v.t, VIZ_TW_TASK, +1);
+    app_train_widget(&v.t, VIZ_TW_TASK, +1);
+    s = app_train_value(&v.t, "train_task");
+    assert_string_equal(s, "reverse");
+    free(s);
+    app_train_key(&v.t, SDLK_SPACE, 0);
+    app_train_key(&v.t, SDLK_SPACE, 0);
+    for (int i = 0; i < 3; i++) app_train_key(&v.t, SDLK_PERIOD, 0);
+    wait_for(&v, "train_state", "paused");
+    int paused_at = v.t.step_seen;
+    assert_true(paused_at >= 3 && paused_at < 400);
+    // saved while paused: the record is evaluated for this step, as --train-steps N would write it
+    app_train_key(&v.t, SDLK_s, 0);
+    char *want = plain_training(2, paused_at), *got = read_all(v.t.saved);
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    app_train_key(&v.t, SDLK_SPACE, 0);
+    wait_for(&v, "train_state", "done");
+    // the last point is the record's held-out accuracy; the live model is the trained one
+    assert_true(v.t.n_seen > 10 && v.t.seen[v.t.n_seen - 1].step == 400);
+    assert_true(v.t.seen[v.t.n_seen - 1].accuracy == v.t.pub.training.heldout_accuracy);
+    assert_int_equal(v.t.live_step, 400);
+    assert_int_equal(v.t.snaps_seen, v.t.n_snaps);
+    want = plain_training(2, 400);
+    char *live = model_file_write(&v.t.live);
+    assert_string_equal(live, want);
+    free(live);
+    // saved twice: a new name each time, never over the first
+    app_train_key(&v.t, SDLK_s, 0);
+    char first[1400];
+    snprintf(first, sizeof first, "%s", v.t.saved);
+    app_train_key(&v.t, SDLK_s, 0);
+    assert_string_not_equal(first, v.t.saved);
+    assert_non_null(strstr(v.t.saved, "/attnviz/models/reverse-seed1-400steps-2.json"));
+    got = read_all(first);
+    assert_string_equal(got, want);
+    free(got);
+    got = read_all(v.t.saved);
+    assert_string_equal(got, want);
+    free(got);
+    // a snapshot scrubbed to shows (and saves) that step's model
+    app_train_widget(&v.t, VIZ_TW_SNAPSHOT, 4);
+    assert_int_equal(v.t.view.shown_step, 4);
+    app_train_key(&v.t, SDLK_s, 0);
+    assert_non_null(strstr(v.t.saved, "reverse-seed1-4steps.json"));
+    free(want);
+    want = plain_training(2, 4);
+    got = read_all(v.t.saved);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    close_view(&v);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_options_after_start_ask_for_reset(void **state) {
+    (void)state;
+    view v;
+    open_view(&v);
+    app_train_widget(&v.t, VIZ_TW_STEPS, -1); // not started: a new training at once
+    assert_int_equal(v.t.opts.steps, 200);
+    assert_false(v.t.view.options_pending);
+    app_train_key(&v.t, SDLK_PERIOD, 0);
+    wait_for(&v, "train_step", "1");
+    app_train_widget(&v.t, VIZ_TW_LAYERS, +1); // started: the training stays, the view asks for Reset
+    assert_int_equal(v.t.opts.layers, 2);
+    assert_int_equal(v.t.chosen.layers, 3);
+    assert_true(v.t.view.options_pending);
+    char *s = app_train_value(&v.t, "train_step");
+    assert_string_equal(s, "1");
+    free(s);
+    app_train_key(&v.t, SDLK_r, 0);
+    assert_int_equal(v.t.opts.layers, 3);
+    assert_false(v.t.view.options_pending);
+    s = app_train_value(&v.t, "train_step");
+    assert_string_equal(s, "0");
+    free(s);
+    // the probe: a word outside the vocabulary is refused naming it; the last valid one stays
+    app_train_key(&v.t, SDLK_e, 0);
+    assert_true(v.st.editing);
+    app_edit_insert(&v.st, "车");
+    assert_non_null(strstr(v.st.edit_error, "“车”"));
+    assert_string_equal(v.t.probe, task_at(0)->probe);
+    app_edit_backspace(&v.st);
+    assert_string_equal(v.st.edit_error, "");
+    app_edit_commit(&v.st);
+    assert_false(v.st.editing);
+    // Esc closes; the keys of the view are then the walkthrough's again
+    assert_true(app_train_key(&v.t, SDLK_ESCAPE, 0));
+    assert_false(v.t.open);
+    assert_false(app_train_key(&v.t, SDLK_SPACE, 0));
+    assert_false(app_train_key(&v.t, SDLK_PERIOD, 0));
+    close_view(&v);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_snapshot_steps),
+        cmocka_unit_test(test_eval_steps),
+        cmocka_unit_test(test_defaults_are_train_s),
+        cmocka_unit_test(test_option_steps),
+        cmocka_unit_test(test_file_names),
+        cmocka_unit_test(test_axis),
+        cmocka_unit_test(test_thread_pauses_and_steps),
+        cmocka_unit_test(test_options_after_start_ask_for_reset),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
