@@ -135,8 +135,8 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
     if (st == ATTN_OK) {
         if (!o->lang && r.lesson) eo.lang = strcmp(lesson_lang(r.lesson), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
         const lesson_page *pg = r.lesson ? lesson_page_at(r.lesson, r.page) : NULL;
-        if (pg) eo.origin = (viz_origin){VIZ_FROM_LESSON, o->lesson_path, pg->random_weights ? pg->gain : 0};
-        else if (o->weights_path) eo.origin = (viz_origin){VIZ_FROM_FILE, o->weights_path, 0};
+        if (pg) eo.origin = (viz_origin){.kind = VIZ_FROM_LESSON, .name = o->lesson_path, .gain = pg->random_weights ? pg->gain : 0};
+        else if (o->weights_path) eo.origin = (viz_origin){.kind = VIZ_FROM_FILE, .name = o->weights_path};
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
         else
@@ -195,7 +195,7 @@ static attn_status open_lesson(app_state *st, const cli_opts *o, const app_setti
         pair_path(o->lesson_path, pair, sizeof pair);
         return app_lesson_open(st, o->lesson_path, pair[0] ? pair : NULL, o->page_id, err);
     }
-    if (o->sentence || o->sentence_file || o->weights_path) return ATTN_OK;
+    if (o->sentence || o->sentence_file || o->weights_path || o->model.model_path) return ATTN_OK;
     snprintf(rel, sizeof rel, "lessons/%s/self-attention.lesson", st->lang == VIZ_LANG_ZH ? "zh" : "en");
     if (!app_find_data(rel, path, sizeof path)) return ATTN_OK; // no lessons installed: a plain sentence
     pair_path(path, pair, sizeof pair);
@@ -247,7 +247,8 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     if ((o->weights_path && app_use_weights_file(&st, o->weights_path, &err) != ATTN_OK) ||
-        open_lesson(&st, o, &saved, &err) != ATTN_OK) {
+        open_lesson(&st, o, &saved, &err) != ATTN_OK ||
+        (o->model.model_path && app_model_open(&st, o->model.model_path, &err) != ATTN_OK)) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         goto cleanup_state;
     }

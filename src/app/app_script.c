@@ -303,7 +303,7 @@ static attn_status parse_wait(const ctx *c, app_script_cmd *cmd, char *args) {
     return st != ATTN_OK ? st : num(c, &cmd->v[0], w[0], "MS", 0, 60000);
 }
 
-/* The path is taken as is: no escapes, inner spaces kept. */
+/* The path is taken as is: no escapes, inner spaces kept (shot, drop). */
 static attn_status parse_shot(const ctx *c, app_script_cmd *cmd, char *args) {
     static const form f = {"PATH", "out/step3.png"};
     if (!*args) return arity(c, &f, NULL, 0, 1, 1);
@@ -356,7 +356,7 @@ static const struct {
     {"commit", parse_text},   {"key", parse_key},      {"click", parse_pointer},
     {"hover", parse_pointer}, {"wheel", parse_wheel},  {"wait", parse_wait},
     {"shot", parse_shot},     {"expect", parse_expect}, {"quit", parse_quit},
-    {"save", parse_save},
+    {"save", parse_save},     {"drop", parse_shot},
 };
 #define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
 

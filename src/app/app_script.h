@@ -23,6 +23,7 @@
  *   save NAME PATH                 write what `expect NAME` would compare (a state value), or
  *                                  with NAME clipboard the clipboard's text (what Ctrl+C
  *                                  copied), to PATH, for a test to compare with a headless run
+ *   drop PATH                      a file dropped on the window (PATH the rest of the line)
  *   expect NAME VALUE              NAME is [a-z_]+ (< 32 bytes), VALUE the rest
  *                                  of the line, taken as is, not empty
  *   quit
@@ -60,7 +61,8 @@
 
 typedef enum {
     APP_SC_SIZE, APP_SC_TYPE, APP_SC_COMPOSE, APP_SC_COMMIT, APP_SC_KEY, APP_SC_CLICK,
-    APP_SC_HOVER, APP_SC_WHEEL, APP_SC_WAIT, APP_SC_SHOT, APP_SC_EXPECT, APP_SC_QUIT, APP_SC_SAVE
+    APP_SC_HOVER, APP_SC_WHEEL, APP_SC_WAIT, APP_SC_SHOT, APP_SC_EXPECT, APP_SC_QUIT, APP_SC_SAVE,
+    APP_SC_DROP
 } app_script_kind;
 
 typedef enum { APP_SC_AT_XY, APP_SC_AT_TOKEN, APP_SC_AT_STEP, APP_SC_AT_CELL } app_script_target;

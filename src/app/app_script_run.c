@@ -181,6 +181,12 @@ static bool run(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     case APP_SC_EXPECT: return app_expect(r, u, c);
     case APP_SC_SAVE: return app_save(r, u, c);
     case APP_SC_QUIT: u->st.quit = true; return true;
+    case APP_SC_DROP: { // as SDL delivers it: the path in SDL's memory, freed by the handler
+        SDL_Event e = {.drop = {.type = SDL_DROPFILE, .file = SDL_strdup(c->text)}};
+        if (!e.drop.file) return app_runner_fail(r, u, c, "no memory for the dropped path");
+        app_ui_event(u, &e);
+        return true;
+    }
     }
     return true;
 }

@@ -381,6 +381,9 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     default: break;
     }
     if (k->sym >= SDLK_1 && k->sym <= SDLK_8) app_goto_step(st, (int)(k->sym - SDLK_1));
+    else if (k->sym == SDLK_9) app_model_readout(st);
+    else if (k->sym == SDLK_LEFTBRACKET || k->sym == SDLK_RIGHTBRACKET) app_model_layer(st, k->sym == SDLK_LEFTBRACKET ? -1 : 1);
+    else if (k->sym == SDLK_b) app_model_toggle_backward(st);
     else key_control(st, k->sym, shift);
 }
 
@@ -476,6 +479,10 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
         if (e->button.button == SDL_BUTTON_LEFT) mouse_down(u, u->mouse_x, u->mouse_y);
         break;
     case SDL_MOUSEWHEEL: mouse_wheel(u, &e->wheel); break;
+    case SDL_DROPFILE:
+        app_open_dropped(st, e->drop.file);
+        SDL_free(e->drop.file);
+        break;
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED || e->window.event == SDL_WINDOWEVENT_RESIZED) {
             app_ui_output_size(u, &st->width, &st->height);

@@ -188,6 +188,11 @@ static void print_stage(FILE *out, const model_result *r, const model *m, int st
                 m->vocab_count);
         cli_print_matrix(out, toks, lg ? r->logits : r->probs, n, m->vocab_count, word_label, m);
     }
+    if (stage == MODEL_ST_AVG) {
+        fprintf(out, "\n== avg: the last layer's weights averaged over its %d head%s   %d×%d\n", m->cfg.heads,
+                m->cfg.heads == 1 ? "" : "s", n, n);
+        cli_print_matrix(out, toks, r->avg, n, n, token_label, toks);
+    }
     for (int l = 0; l < m->cfg.layers && r->n_targets && (stage == MODEL_ST_D_WEIGHTS || stage == MODEL_ST_D_SCALED); l++)
         for (int h = 0; h < m->cfg.heads; h++) {
             const attn_head_grad *g = model_result_head_grad(r, l, h);
@@ -260,6 +265,12 @@ static void print_explanation(FILE *out, const model_explanation *e, const model
     case MODEL_EX_D_WEIGHTS:
         explain_dot(out, &e->core, cell, "∂L/∂Z[i][c]", "V[j][c]");
         if (e->a != 0.0) fprintf(out, "  + the loss's own term −1/(heads·Ā_ij)/targets: %.6g\n", e->a);
+        fprintf(out, "  = %.6g\n", e->value);
+        return;
+    case MODEL_EX_AVG:
+        fprintf(out, "%s = Σ_h A_h[i][j] / %d\n", cell, m->cfg.heads);
+        for (int h = 0; h < e->core.n_terms; h++)
+            fprintf(out, "  head %d: %.6g / %d = %.6g\n", h, e->core.terms[h].a, m->cfg.heads, e->core.terms[h].value);
         fprintf(out, "  = %.6g\n", e->value);
         return;
     case MODEL_EX_D_SCALED: {

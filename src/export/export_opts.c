@@ -192,7 +192,7 @@ int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t
         out[n].head = head;
         out[n].query = query;
         out[n].remake_flags = flags[s];
-        out[n].origin = (viz_origin){VIZ_FROM_NONE, NULL, 0}; // the caller says where given weights came from
+        out[n].origin = (viz_origin){.kind = VIZ_FROM_NONE}; // the caller says where given weights came from
         out[n].mark = (viz_mark){VIZ_MARK_NONE, -1, -1};
         n++;
     }
