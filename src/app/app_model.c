@@ -8,24 +8,6 @@
 #include "app.h"
 #include "app_internal.h"
 #include "model_file.h"
-#include "task.h"
-
-/* The backward pass's targets for r: the task's own answers when the task
- * can label the sentence (the referent at the pronoun), else the model's
- * prediction at the query. Returns their count (at least 1). */
-static int choose_targets(const app_state *st, const model *m, const model_result *r, model_target *out,
-                          bool *labelled) {
-    const task_info *t = task_find(m->task);
-    task_target tt[MODEL_MAX_LEN];
-    int k = t ? task_label(t, r->ids, r->n, tt) : 0;
-    bool pointer = m->cfg.objective == MODEL_OBJ_POINTER;
-    *labelled = k > 0;
-    for (int i = 0; i < k; i++) out[i] = (model_target){tt[i].row, pointer ? tt[i].pos : tt[i].tok};
-    if (k > 0) return k;
-    int q = st->query < 0 ? 0 : st->query >= r->n ? r->n - 1 : st->query;
-    out[0] = (model_target){q, model_predict_row(&r->ws_, q)}; // a position (pointer) or a word (token)
-    return 1;
-}
 
 /* The second view of a comparison with a model: the layer shown, its X and
  * weights, with the scaling toggled. */
@@ -46,17 +28,10 @@ static attn_status compare_layer(app_state *st, const char *text, attn_trace *ou
 
 attn_status app_model_compute(app_state *st, const char *text, attn_err *err) {
     const model *m = st->model.m;
-    model_result probe, r;
-    memset(&probe, 0, sizeof probe);
+    model_result r;
     memset(&r, 0, sizeof r);
-    model_target targets[MODEL_MAX_LEN];
     bool labelled = false;
-    attn_status rc = model_run(&probe, m, text, strlen(text), NULL, 0, err);
-    if (rc == ATTN_OK) {
-        int count = choose_targets(st, m, &probe, targets, &labelled);
-        rc = model_run_targets(&r, m, text, strlen(text), targets, count, err);
-    }
-    model_result_free(&probe);
+    attn_status rc = model_run_view(&r, m, text, strlen(text), st->query, &labelled, err);
     if (rc != ATTN_OK) return rc;
     model_result_free(&st->model.run);
     st->model.run = r;

@@ -1,5 +1,6 @@
 /* app_script.c — parses attnviz input scripts (format and ownership in app_script.h). */
 #include "app_script.h"
+#include "model_run.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -251,10 +252,11 @@ static attn_status parse_target(const ctx *c, app_script_cmd *cmd, char **w, int
     cmd->target = APP_SC_AT_CELL;
     st = arity(c, &F_CELL, w, n, 5, 5);
     if (st != ATTN_OK) return st;
-    cmd->v[0] = attn_stage_from_name(w[1]);
+    cmd->v[0] = model_stage_from_name(w[1]);
     if (cmd->v[0] < 0)
         return fail(c, "unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, "
-                    "concat or output.", clip(q, w[1], strlen(w[1])));
+                    "concat or output (with a model also residual, logits, probs, d_weights, d_scaled or avg).",
+                    clip(q, w[1], strlen(w[1])));
     st = num(c, &cmd->v[1], w[2], "cell HEAD", 0, INT_MAX);
     if (st == ATTN_OK) st = num(c, &cmd->v[2], w[3], "cell ROW", 0, INT_MAX);
     if (st == ATTN_OK) st = num(c, &cmd->v[3], w[4], "cell COL", 0, INT_MAX);

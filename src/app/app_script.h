@@ -16,7 +16,7 @@
  *   click X Y | hover X Y          window pixel, X, Y >= 0
  *   click token N | hover token N  token N, counting from 0
  *   click step N                   rail step N, 1..8
- *   click cell STAGE HEAD ROW COL  also hover; STAGE as attn_stage_from_name
+ *   click cell STAGE HEAD ROW COL  also hover; STAGE as model_stage_from_name (a model's stages too)
  *   wheel DY [X Y]                 DY may be negative; X, Y >= 0
  *   wait MS                        0..60000
  *   shot PATH                      PATH is the rest of the line, taken as is

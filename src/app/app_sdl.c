@@ -219,12 +219,14 @@ static void export_all(app_ui *u) {
     char *cmd = app_command_line(st), *cut = cmd ? strstr(cmd, " --print ") : NULL;
     if (cut) *cut = '\0'; // the index adds each file's own flags
     o.command_prefix = cmd;
-    export_item items[ATTN_STEP_COUNT];
+    export_item items[EXPORT_MAX_MODEL_ITEMS];
     viz_scene sc;
     char badge[320];
     app_scene(st, &sc, badge, sizeof badge);
-    int n = export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
-    for (int i = 0; i < n; i++) {
+    int n = st->model.m ? export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, st->model.m, &st->model.run, sc.target,
+                                                 o.steps, st->head, st->query, app_origin(st))
+                        : export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
+    for (int i = 0; i < n && !st->model.m; i++) {
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
     }

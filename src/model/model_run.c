@@ -2,6 +2,7 @@
  * the readout, the prediction, the loss and every gradient; and the
  * explanation of one cell of any of them. */
 #include "model_run.h"
+#include "task.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -143,6 +144,34 @@ attn_status model_run_targets(model_result *out, const model *m, const char *sen
     attn_status st = run(out, m, sentence, len, NULL, targets, count, err);
     if (st != ATTN_OK) model_result_free(out);
     return st;
+}
+
+int model_view_targets(const model *m, const model_result *r, int query, model_target *out, bool *labelled) {
+    const task_info *t = task_find(m->task);
+    task_target tt[MODEL_MAX_LEN];
+    int k = t ? task_label(t, r->ids, r->n, tt) : 0;
+    bool pointer = m->cfg.objective == MODEL_OBJ_POINTER;
+    *labelled = k > 0;
+    for (int i = 0; i < k; i++) out[i] = (model_target){tt[i].row, pointer ? tt[i].pos : tt[i].tok};
+    if (k > 0) return k;
+    int q = query < 0 ? 0 : query >= r->n ? r->n - 1 : query;
+    out[0] = (model_target){q, model_predict_row(&r->ws_, q)}; // a position (pointer) or a word (token)
+    return 1;
+}
+
+attn_status model_run_view(model_result *out, const model *m, const char *sentence, size_t len, int query,
+                           bool *labelled, attn_err *err) {
+    model_result probe;
+    memset(&probe, 0, sizeof probe);
+    model_target targets[MODEL_MAX_LEN];
+    attn_status rc = model_run(&probe, m, sentence, len, NULL, 0, err);
+    if (rc == ATTN_OK) {
+        if (query < 0) query = attn_trace_default_query(&probe.layer[0]); // the pronoun, else the first token
+        int count = model_view_targets(m, &probe, query, targets, labelled);
+        rc = model_run_targets(out, m, sentence, len, targets, count, err);
+    }
+    model_result_free(&probe);
+    return rc;
 }
 
 void model_result_free(model_result *r) {

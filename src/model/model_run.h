@@ -51,6 +51,19 @@ attn_status model_run(model_result *out, const model *m, const char *sentence, s
 attn_status model_run_targets(model_result *out, const model *m, const char *sentence, size_t len,
                               const model_target *targets, int count, attn_err *err);
 
+/* The targets a view of sentence r shows the backward pass for: the task's
+ * own answers when m's task can label the sentence (task_label: for
+ * referent-*, the referent at the pronoun), else the model's prediction at
+ * row query (clamped). Writes them into out (MODEL_MAX_LEN entries), sets
+ * *labelled, and returns their count (at least 1). r: a run of m (targets
+ * or not). */
+int model_view_targets(const model *m, const model_result *r, int query, model_target *out, bool *labelled);
+
+/* model_run of sentence, then again with model_view_targets' targets for
+ * query (< 0: the pronoun, else the first token): a view's run. */
+attn_status model_run_view(model_result *out, const model *m, const char *sentence, size_t len, int query,
+                           bool *labelled, attn_err *err);
+
 /* Frees what r owns and zeroes it. NULL is a no-op. */
 void model_result_free(model_result *r);
 

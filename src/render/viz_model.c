@@ -153,6 +153,8 @@ void viz_backward_caption(const viz_ctx *c, char *out, size_t cap) {
         n = (size_t)snprintf(out, cap, viz_s(c, VIZ_S_BACKWARD_ROWS), r->n_targets);
     }
     if (n < cap)
-        snprintf(out + n, cap - n, " %s · %s", viz_s(c, c->s->target_labelled ? VIZ_S_BACKWARD_LABELLED : VIZ_S_BACKWARD_PREDICTED),
+        snprintf(out + n, cap - n, " %s · %s", viz_s(c, c->s->target == VIZ_TARGET_TASK ? VIZ_S_BACKWARD_LABELLED
+                                                      : c->s->target == VIZ_TARGET_GIVEN ? VIZ_S_BACKWARD_GIVEN
+                                                                                         : VIZ_S_BACKWARD_PREDICTED),
                  viz_s(c, VIZ_S_BACKWARD_SIGNS));
 }

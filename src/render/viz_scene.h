@@ -74,6 +74,13 @@ typedef struct {
 /* Panels that scroll (hit regions carry these ids). */
 enum { VIZ_PANEL_NARRATIVE = 1, VIZ_PANEL_CANVAS = 2, VIZ_PANEL_DETAIL = 3 };
 
+/* Whose answers a model run's targets (its backward pass) are. */
+typedef enum {
+    VIZ_TARGET_TASK,      /* the task labelled the sentence: its own answers */
+    VIZ_TARGET_PREDICTED, /* the task cannot label it: the model's prediction at the query */
+    VIZ_TARGET_GIVEN      /* named on the command line (--target) */
+} viz_target;
+
 /* Where the weights given to a trace came from (what only the caller knows). */
 typedef enum { VIZ_FROM_NONE, VIZ_FROM_LESSON, VIZ_FROM_FILE, VIZ_FROM_MODEL } viz_origin_kind;
 
@@ -110,7 +117,7 @@ typedef struct {
     int layer;                      /* layer shown, 0-based */
     bool readout;                   /* the rail's readout entry is shown instead of step */
     bool backward;                  /* the gradients on the scale, mask and softmax steps */
-    bool target_labelled;           /* run's target is the task's answer (else the model's prediction) */
+    viz_target target;              /* whose answers run's targets are */
     const model_explanation *model_explain; /* the hovered cell's arithmetic with a model (explain is NULL then) */
     /* what is shown */
     attn_step step;                  /* rail step */
