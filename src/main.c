@@ -15,6 +15,7 @@
 #include "cli_args.h"
 #include "cli_complexity.h"
 #include "cli_run.h"
+#include "cli_model.h"
 #include "cli_train.h"
 #include "export.h"
 #include "fileio.h"
@@ -98,6 +99,9 @@ static int export_options(export_opts *eo, const cli_opts *o, int argc, char **a
     eo->dir = o->export_dir;
     if (o->formats) st = export_parse_formats(&eo->formats, o->formats, &err);
     if (st == ATTN_OK && o->steps) st = export_parse_steps(&eo->steps, o->steps, &err);
+    if (st == ATTN_OK && o->steps && strcmp(o->steps, "all") != 0 && (eo->steps & EXPORT_STEP_READOUT) &&
+        !o->model.model_path)
+        st = attn_fail(&err, ATTN_ERR_RANGE, "--steps 9 is a trained model's readout; it goes with --model FILE.json.");
     if (st == ATTN_OK && o->view) st = export_parse_view(&eo->view, o->view, &err);
     if (st == ATTN_OK && o->theme) st = export_parse_theme(&eo->theme, o->theme, &err);
     if (st != ATTN_OK) {
@@ -118,11 +122,48 @@ static int export_options(export_opts *eo, const cli_opts *o, int argc, char **a
     return 0;
 }
 
+/* --model with --export-dir: every layer's steps, their backward views and
+ * the readout, for the targets given or those the window shows. */
+static attn_status export_model(export_opts *eo, const cli_opts *o, attn_err *err) {
+    cli_model_state ms;
+    attn_status st = cli_model_compute(&ms, o, true, err);
+    if (st != ATTN_OK) return st;
+    if (ms.r.n_targets == 0) { // a token model's sentence the task cannot label needs a target to show the gradients
+        cli_model_state_free(&ms);
+        return attn_fail(err, ATTN_ERR_RANGE, "--model: no target for the backward views.");
+    }
+    export_item *items = malloc(sizeof *items * EXPORT_MAX_MODEL_ITEMS);
+    ui_env env;
+    if (!items) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the export.");
+    else if (env_open(&env, o, 0) != 0) st = attn_fail(err, ATTN_ERR_IO, "The fonts could not be opened.");
+    if (st == ATTN_OK) {
+        viz_origin origin = {.kind = VIZ_FROM_MODEL, .name = o->model.model_path, .task = ms.m.task,
+                             .steps = ms.m.training.steps, .seed = ms.m.training.seed};
+        eo->origin = origin;
+        viz_target whose = o->model.n_targets ? VIZ_TARGET_GIVEN : ms.labelled ? VIZ_TARGET_TASK : VIZ_TARGET_PREDICTED;
+        int n = export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, &ms.m, &ms.r, whose, eo->steps, 0, -1, origin);
+        st = export_run(eo, items, n, &env.strings, env.fonts, err);
+        env_close(&env);
+    }
+    free(items);
+    cli_model_state_free(&ms);
+    return st;
+}
+
 /* --export-dir: every step of the sentence, or every page of the lesson. */
 static int run_export(const cli_opts *o, int argc, char **argv) {
     export_opts eo;
     int code = export_options(&eo, o, argc, argv);
     if (code) return code;
+    if (o->model.model_path) {
+        attn_err err;
+        attn_status st = export_model(&eo, o, &err);
+        if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);
+        else if (o->print || o->dump_path || o->explain) st = cli_model_run(o, stdout, stderr) ? ATTN_ERR_IO : ATTN_OK;
+        else printf("attnviz: exported to %s (see index.md there)\n", o->export_dir);
+        free((char *)eo.command_prefix);
+        return st == ATTN_OK ? 0 : 1;
+    }
     ui_env env;
     cli_state r;
     memset(&r, 0, sizeof r);
@@ -135,8 +176,8 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
     if (st == ATTN_OK) {
         if (!o->lang && r.lesson) eo.lang = strcmp(lesson_lang(r.lesson), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
         const lesson_page *pg = r.lesson ? lesson_page_at(r.lesson, r.page) : NULL;
-        if (pg) eo.origin = (viz_origin){VIZ_FROM_LESSON, o->lesson_path, pg->random_weights ? pg->gain : 0};
-        else if (o->weights_path) eo.origin = (viz_origin){VIZ_FROM_FILE, o->weights_path, 0};
+        if (pg) eo.origin = (viz_origin){.kind = VIZ_FROM_LESSON, .name = o->lesson_path, .gain = pg->random_weights ? pg->gain : 0};
+        else if (o->weights_path) eo.origin = (viz_origin){.kind = VIZ_FROM_FILE, .name = o->weights_path};
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
         else
@@ -195,7 +236,7 @@ static attn_status open_lesson(app_state *st, const cli_opts *o, const app_setti
         pair_path(o->lesson_path, pair, sizeof pair);
         return app_lesson_open(st, o->lesson_path, pair[0] ? pair : NULL, o->page_id, err);
     }
-    if (o->sentence || o->sentence_file || o->weights_path) return ATTN_OK;
+    if (o->sentence || o->sentence_file || o->weights_path || o->model.model_path) return ATTN_OK;
     snprintf(rel, sizeof rel, "lessons/%s/self-attention.lesson", st->lang == VIZ_LANG_ZH ? "zh" : "en");
     if (!app_find_data(rel, path, sizeof path)) return ATTN_OK; // no lessons installed: a plain sentence
     pair_path(path, pair, sizeof pair);
@@ -247,7 +288,8 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     if ((o->weights_path && app_use_weights_file(&st, o->weights_path, &err) != ATTN_OK) ||
-        open_lesson(&st, o, &saved, &err) != ATTN_OK) {
+        open_lesson(&st, o, &saved, &err) != ATTN_OK ||
+        (o->model.model_path && app_model_open(&st, o->model.model_path, &err) != ATTN_OK)) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         goto cleanup_state;
     }

@@ -227,7 +227,7 @@ static void test_unknown_and_arity(void **state) {
     (void)state;
     expect_error("size 800 600\n\nclik 3 4\n", 3,
                  "unknown command \"clik\"; commands are: size, type, compose, commit, key, click, "
-                 "hover, wheel, wait, shot, save, expect, await, quit.");
+                 "hover, wheel, wait, shot, save, drop, expect, await, quit.");
     expect_error("Quit", 1, "unknown command \"Quit\"");
     expect_error("size 800", 1, "missing arguments for size: write size W H, e.g. size 1280 800.");
     expect_error("size 800 600 1", 1, "extra argument \"1\" for size");
@@ -274,7 +274,8 @@ static void test_numbers(void **state) {
     expect_error("click step 9", 1, "click step N must be between 1 and 8 (it is 9).");
     expect_error("click step two", 1, "click step N must be a whole number");
     expect_error("click cell attention 0 0 0", 1,
-                 "unknown stage \"attention\"; use x, q, k, v, scores, scaled, masked, weights, z, concat or output.");
+                 "unknown stage \"attention\"; use x, q, k, v, scores, scaled, masked, weights, z, concat or output "
+                 "(with a model also residual, logits, probs, d_weights, d_scaled or avg).");
     expect_error("hover cell q -1 0 0", 1, "hover cell HEAD must be 0 or more");
     expect_error("hover cell q 0 r 0", 1, "hover cell ROW must be a whole number");
     expect_error("hover cell q 0 0 -2", 1, "hover cell COL must be 0 or more");

@@ -241,12 +241,14 @@ static void parse_steps_size_theme_view(void **state) {
     export_view v;
     attn_err err;
     assert_int_equal(export_parse_steps(&s, "all", &err), ATTN_OK);
-    assert_int_equal(s, EXPORT_ALL_STEPS);
+    assert_int_equal(s, EXPORT_ALL_STEPS | EXPORT_STEP_READOUT);
     assert_int_equal(export_parse_steps(&s, "3,6", &err), ATTN_OK);
     assert_int_equal(s, (1u << 2) | (1u << 5));
     assert_int_equal(export_parse_steps(&s, "0", &err), ATTN_ERR_RANGE);
     assert_non_null(strstr(err.msg, "--steps"));
-    assert_int_equal(export_parse_steps(&s, "9", &err), ATTN_ERR_RANGE);
+    assert_int_equal(export_parse_steps(&s, "9", &err), ATTN_OK); // a model's readout
+    assert_int_equal(s, EXPORT_STEP_READOUT);
+    assert_int_equal(export_parse_steps(&s, "10", &err), ATTN_ERR_RANGE);
     assert_int_equal(export_parse_steps(&s, "3x", &err), ATTN_ERR_RANGE);
     assert_int_equal(export_parse_size(&w, &h, "1280x800", &err), ATTN_OK);
     assert_true(w == 1280 && h == 800);
@@ -455,7 +457,8 @@ static void tex_escaping(void **state) {
     attn_sb_free(&b);
     attn_trace t;
     trace_of(&t, "50% & $x_1 {它}", 4, 2, 1, "causal");
-    char *doc = export_tex_document(&t, ATTN_STEP_MASK, 0, "Mask #5");
+    export_item it = {.trace = &t, .step = ATTN_STEP_MASK, .head = 0};
+    char *doc = export_tex_document(&it, "Mask #5");
     assert_non_null(doc);
     assert_non_null(strstr(doc, "\\usepackage[UTF8]{ctex}"));
     assert_non_null(strstr(doc, "\\section*{Mask \\#5}"));

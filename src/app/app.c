@@ -1,5 +1,6 @@
 /* app.c — app state: computing traces, steps, selection, controls, editing. */
 #include "app.h"
+#include "app_internal.h"
 
 #include <limits.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "model_file.h"
 #include "strbuf.h"
 #include "utf8.h"
 #include "viz_lesson.h"
@@ -29,16 +31,20 @@ void app_status(app_state *st, const char *fmt, ...) {
 }
 
 viz_origin app_origin(const app_state *st) {
+    const model *m = st->model.m;
+    if (m) // trained here, or read from a file
+        return (viz_origin){VIZ_FROM_MODEL, st->model.source == APP_MODEL_FILE ? st->model.name : NULL, 0,
+                            m->task, m->training.steps, m->training.seed};
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
     if (st->weights == APP_WEIGHTS_DESIGN && pg)
-        return (viz_origin){VIZ_FROM_LESSON, app_lesson_path(st), pg->random_weights ? pg->gain : 0};
-    if (st->weights == APP_WEIGHTS_FILE) return (viz_origin){VIZ_FROM_FILE, st->weights_name, 0};
-    return (viz_origin){VIZ_FROM_NONE, NULL, 0};
+        return (viz_origin){.kind = VIZ_FROM_LESSON, .name = app_lesson_path(st), .gain = pg->random_weights ? pg->gain : 0};
+    if (st->weights == APP_WEIGHTS_FILE) return (viz_origin){.kind = VIZ_FROM_FILE, .name = st->weights_name};
+    return (viz_origin){.kind = VIZ_FROM_NONE};
 }
 
 void app_badge(const app_state *st, char *out, size_t cap) {
-    viz_badge(out, cap, st->strings ? st->strings->s[st->lang] : NULL, &st->trace, app_origin(st));
+    viz_badge(out, cap, st->strings ? st->strings->s[st->lang] : NULL, app_trace(st), app_origin(st));
 }
 
 /* The weights for text under cfg: the lesson page's designs that fit cfg, the
@@ -103,8 +109,8 @@ static bool every_matrix_given(const attn_trace *t) {
 static void update_notice(app_state *st) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
-    if (st->weights == APP_WEIGHTS_FILE) st->notice[0] = '\0';
-    if (st->weights != APP_WEIGHTS_DESIGN || !pg) return;
+    if (st->weights == APP_WEIGHTS_FILE || st->model.m) st->notice[0] = '\0';
+    if (st->weights != APP_WEIGHTS_DESIGN || !pg || st->model.m) return;
     st->notice[0] = '\0';
     if (pg->random_weights) return; // seeded weights × a gain: nothing designed to lose
     attn_weights w;
@@ -114,8 +120,29 @@ static void update_notice(app_state *st) {
                  pg->cfg.heads, designed - used, designed, (unsigned)st->cfg.seed);
 }
 
-/* Computes text under cfg; on success replaces the traces, else keeps them. */
+/* After a new trace: the selection, heads and texts that depend on it. */
+static void computed(app_state *st) {
+    const attn_trace *t = app_trace(st);
+    const attn_config *cfg = &st->cfg;
+    st->status[0] = '\0'; // what it said was about the state before (an action may say something new)
+    if (st->query >= t->n) st->query = t->n - 1;
+    if (st->head >= cfg->heads) st->head = cfg->heads - 1;
+    if (st->head_b >= cfg->heads) st->head_b = cfg->heads - 1;
+    if (st->compare == VIZ_COMPARE_HEADS && cfg->heads < 2) st->compare = VIZ_COMPARE_OFF; // one head: nothing to compare
+    update_notice(st);
+    app_lesson_refresh_narrative(st); // its numbers are the new trace's
+    app_hover(st, st->hover); // the hovered cell may have moved or vanished
+    st->dirty = true;
+}
+
+/* Computes text under cfg (with a model: through the model, whose settings
+ * are its own); on success replaces the traces, else keeps them. */
 static attn_status compute(app_state *st, const char *text, const attn_config *cfg, attn_err *err) {
+    if (st->model.m) {
+        attn_status rc = app_model_compute(st, text, err);
+        if (rc == ATTN_OK) computed(st);
+        return rc;
+    }
     attn_trace t = {0}, alt = {0};
     attn_config c2;
     attn_status rc = run(st, &t, text, cfg, err);
@@ -134,15 +161,7 @@ static attn_status compute(app_state *st, const char *text, const attn_config *c
     st->trace = t;
     st->alt = alt;
     st->cfg = *cfg;
-    st->status[0] = '\0'; // what it said was about the state before (an action may say something new)
-    if (st->query >= t.n) st->query = t.n - 1;
-    if (st->head >= cfg->heads) st->head = cfg->heads - 1;
-    if (st->head_b >= cfg->heads) st->head_b = cfg->heads - 1;
-    if (st->compare == VIZ_COMPARE_HEADS && cfg->heads < 2) st->compare = VIZ_COMPARE_OFF; // one head: nothing to compare
-    update_notice(st);
-    app_lesson_refresh_narrative(st); // its numbers are the new trace's
-    app_hover(st, st->hover); // the hovered cell may have moved or vanished
-    st->dirty = true;
+    computed(st);
     return ATTN_OK;
 }
 
@@ -212,6 +231,7 @@ void app_free(app_state *st) {
         free(st->lesson.paths[i]);
     }
     free(st->lesson.narrative);
+    app_model_close_silently(st);
     attn_trace_free(&st->trace);
     attn_trace_free(&st->alt);
     attn_weights_file_free(&st->wfile);
@@ -246,11 +266,63 @@ attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err)
     return rc;
 }
 
+static bool ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+/* true when the file at path says it is a model file (its format key). */
+static bool is_model_file(const char *path) {
+    char *text = NULL;
+    size_t len = 0;
+    attn_err err;
+    if (attn_read_file(path, MODEL_FILE_MAX_BYTES, &text, &len, &err) != ATTN_OK) return false;
+    bool yes = strstr(text, "\"attnviz-model\"") != NULL;
+    free(text);
+    return yes;
+}
+
+/* ATTN_OK when path reads as a weights file (nothing kept). */
+static attn_status weights_file_check(const char *path, attn_err *err) {
+    char *text = NULL;
+    size_t len = 0;
+    attn_weights_file f;
+    attn_status rc = attn_read_file(path, 64u << 20, &text, &len, err);
+    if (rc == ATTN_OK) rc = attn_weights_file_parse(&f, text, len, path, err);
+    if (rc == ATTN_OK) attn_weights_file_free(&f);
+    free(text);
+    return rc;
+}
+
+void app_open_dropped(app_state *st, const char *path) {
+    attn_err err;
+    attn_status rc;
+    if (ends_with(path, ".lesson")) rc = app_lesson_open(st, path, NULL, NULL, &err);
+    else if (is_model_file(path)) rc = app_model_open(st, path, &err);
+    else if (st->model.m && (rc = weights_file_check(path, &err)) != ATTN_OK) {
+        // not a weights file either: the model stays
+    } else {
+        app_model_close(st); // weights are for the one-layer walkthrough
+        rc = app_use_weights_file(st, path, &err);
+    }
+    if (rc != ATTN_OK) app_status(st, "%s", err.msg);
+    else if (st->model.m) {
+        const model *m = st->model.m;
+        app_status(st, app_str(st, VIZ_S_STATUS_MODEL_OPENED), path, m->cfg.layers, m->cfg.heads, m->task);
+    }
+    st->dirty = true;
+}
+
 /* ---- steps, selection, hover ---- */
 
 void app_goto_step(app_state *st, int step) {
     if (step < 0) step = 0;
     if (step >= ATTN_STEP_COUNT) step = ATTN_STEP_COUNT - 1;
+    if (st->model.readout) { // a step again, of the last layer
+        st->model.readout = false;
+        st->pan_x = st->pan_y = 0;
+        if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
+    }
     if ((int)st->step != step) {
         st->step = (attn_step)step;
         st->pan_x = st->pan_y = 0;
@@ -261,6 +333,7 @@ void app_goto_step(app_state *st, int step) {
 }
 
 void app_step(app_state *st, int delta) {
+    if (app_model_step(st, delta)) return; // across layers and on to the readout
     app_goto_step(st, (int)st->step + delta);
 }
 
@@ -269,7 +342,11 @@ void app_select_query(app_state *st, int token) {
         app_lesson_guess(st, token);
         return;
     }
-    if (token >= 0 && token < st->trace.n) st->query = token;
+    const attn_trace *t = app_trace(st);
+    if (token >= 0 && token < t->n && token != st->query) {
+        st->query = token;
+        if (st->model.m && !st->model.target_labelled) app_recompute(st); // the prediction's target follows the query
+    }
     st->dirty = true;
 }
 
@@ -277,16 +354,20 @@ void app_hover(app_state *st, viz_hit hit) {
     if (memcmp(&hit, &st->hover, sizeof hit) != 0) st->detail_scroll = 0; // a new cell starts at its own term
     st->hover = hit;
     st->explain_valid = false;
-    if (hit.kind == VIZ_HIT_CELL)
+    if (hit.kind == VIZ_HIT_CELL && st->model.m)
+        st->explain_valid = model_explain(st->model.explain, &st->model.run, st->model.m, hit.stage, st->model.layer,
+                                          hit.head, hit.row, hit.col, NULL) == ATTN_OK;
+    else if (hit.kind == VIZ_HIT_CELL && hit.stage < ATTN_STAGE_COUNT)
         st->explain_valid = attn_explain(st->explain, &st->trace, (attn_stage)hit.stage, hit.head, hit.row, hit.col, NULL) == ATTN_OK;
     if (hit.kind == VIZ_HIT_CELL && !st->explain_valid) st->hover.kind = VIZ_HIT_NONE;
     st->dirty = true;
 }
 
 void app_move_cursor(app_state *st, int drow, int dcol) {
+    if (st->model.readout) return; // the readout's cells are hovered with the mouse
     attn_stage s = attn_step_result(st->step);
     int rows, cols;
-    attn_trace_shape(&st->trace, s, &rows, &cols);
+    attn_trace_shape(app_trace(st), s, &rows, &cols);
     viz_hit h = st->hover;
     if (h.kind != VIZ_HIT_CELL || h.stage != (int)s) h = (viz_hit){.kind = VIZ_HIT_CELL, .stage = s, .row = st->query};
     else {
@@ -356,7 +437,7 @@ static viz_compare next_compare(const app_state *st, int dir) {
     for (int k = 0; k < VIZ_COMPARE_COUNT; k++) {
         c = (viz_compare)wrap((int)c + dir, VIZ_COMPARE_COUNT);
         if (c == VIZ_COMPARE_HEADS && st->cfg.heads < 2) continue;
-        if (c == VIZ_COMPARE_CONFIG && !app_page_compares_config(st)) continue;
+        if (c == VIZ_COMPARE_CONFIG && (!app_page_compares_config(st) || st->model.m)) continue;
         return c;
     }
     return VIZ_COMPARE_OFF;
@@ -397,6 +478,10 @@ static void widget_mask(app_state *st, viz_widget w, int delta) {
 }
 
 void app_widget(app_state *st, viz_widget w, int delta) {
+    if (st->model.m && viz_widget_model_fixed(w)) { // its training chose them
+        app_status(st, "%s", app_str(st, VIZ_S_STATUS_MODEL_FIXED));
+        return;
+    }
     switch (w) {
     case VIZ_W_HEADS: case VIZ_W_DK: case VIZ_W_DMODEL: case VIZ_W_SEED:
         widget_config(st, w, delta);
@@ -420,6 +505,10 @@ void app_widget(app_state *st, viz_widget w, int delta) {
     case VIZ_W_LANG:
         app_switch_lang(st);
         break;
+    case VIZ_W_LAYER: app_model_layer(st, delta ? delta : 1); break;
+    case VIZ_W_BACKWARD: app_model_toggle_backward(st); break;
+    case VIZ_W_READOUT: app_model_readout(st); break;
+    case VIZ_W_MODEL_CLOSE: app_model_close(st); break;
     default:
         break;
     }
@@ -427,6 +516,17 @@ void app_widget(app_state *st, viz_widget w, int delta) {
 }
 
 void app_reset(app_state *st) {
+    if (st->model.m && !app_lesson(st)) { // the model's first view: its layers stay
+        st->compare = VIZ_COMPARE_OFF;
+        st->head = 0;
+        st->canvas_zoom = 1.0f;
+        st->pan_x = st->pan_y = 0;
+        st->model.readout = st->model.backward = false;
+        app_recompute(st);
+        st->query = attn_trace_default_query(app_trace(st));
+        app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
+        return;
+    }
     if (app_lesson(st)) { // the lesson's page as designed
         app_lesson_goto(st, st->lesson.page);
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
@@ -635,19 +735,27 @@ void app_edit_cancel(app_state *st) {
 
 void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     memset(s, 0, sizeof *s);
-    s->trace = &st->trace;
+    s->trace = app_trace(st);
     s->alt_trace = st->alt.n ? &st->alt : NULL;
     s->compare_labels[0] = st->compare_labels[0];
     s->compare_labels[1] = st->compare_labels[1];
     s->notice = st->notice[0] ? st->notice : NULL;
     s->origin = app_origin(st);
-    s->feature_names = st->vocab && st->vocab->dim == st->cfg.d_model && st->trace.vocab_rows ? st->vocab->features : NULL;
+    s->feature_names = !st->model.m && st->vocab && st->vocab->dim == st->cfg.d_model && st->trace.vocab_rows
+                       ? st->vocab->features : NULL;
+    s->model = st->model.m;
+    s->run = st->model.m ? &st->model.run : NULL;
+    s->layer = st->model.layer;
+    s->readout = st->model.m && st->model.readout;
+    s->backward = st->model.m && st->model.backward;
+    s->target = st->model.target_labelled ? VIZ_TARGET_TASK : VIZ_TARGET_PREDICTED;
+    s->model_explain = st->model.m && st->explain_valid ? st->model.explain : NULL;
     s->step = st->step;
     s->head = st->head;
     s->head_b = st->head_b;
     s->query = st->query;
     s->hover = st->hover;
-    s->explain = st->explain_valid ? st->explain : NULL;
+    s->explain = st->explain_valid && !st->model.m ? st->explain : NULL;
     s->compare = st->compare;
     s->lines_all_heads = st->lines_all;
     s->focus = st->focus;
@@ -673,10 +781,9 @@ void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->lab_elapsed = st->lab_elapsed;
     s->hide_weights = st->lesson.predict_pending;
     s->narrative = st->lesson.narrative;
-    const lesson *l = app_lesson(st);
-    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    const lesson_page *pg = app_lesson_page_shown(st);
     s->narrative_title = pg ? pg->title : NULL;
-    s->mark = pg ? viz_lesson_mark(&pg->highlight, &st->trace.tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
+    s->mark = pg ? viz_lesson_mark(&pg->highlight, &app_trace(st)->tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
     s->page_label = st->lesson.page_label[0] ? st->lesson.page_label : NULL;
     s->theme = st->theme;
     s->scale = st->dpi_scale * st->zoom;
@@ -684,31 +791,51 @@ void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->height = st->height;
 }
 
-/* The stage the copy command takes: the hovered cell's, else the step's result. */
-static void copy_target(const app_state *st, attn_stage *s, int *h) {
+/* The stage the copy command takes: the hovered cell's, else what the view
+ * shows: the step's result, its gradient with the backward pass on, the
+ * readout's answer. */
+static void copy_target(const app_state *st, int *s, int *h) {
     *s = attn_step_result(st->step);
     *h = st->head;
+    const model *m = st->model.m;
+    if (m && st->model.readout) *s = m->cfg.objective == MODEL_OBJ_TOKEN ? MODEL_ST_PROBS : MODEL_ST_AVG;
+    else if (m && st->model.backward && st->step == ATTN_STEP_SOFTMAX) *s = MODEL_ST_D_WEIGHTS;
+    else if (m && st->model.backward && (st->step == ATTN_STEP_SCALE || st->step == ATTN_STEP_MASK)) *s = MODEL_ST_D_SCALED;
     if (st->hover.kind == VIZ_HIT_CELL) {
-        *s = (attn_stage)st->hover.stage;
+        *s = st->hover.stage;
         *h = st->hover.head;
     }
 }
 
+/* The matrix of stage s, head h as shown, and its shape. */
+static const double *shown_matrix(const app_state *st, int s, int h, int *rows, int *cols) {
+    if (st->model.m) return model_result_stage(&st->model.run, st->model.m, s, st->model.layer, h, rows, cols);
+    attn_trace_shape(&st->trace, (attn_stage)s, rows, cols);
+    return attn_trace_stage(&st->trace, (attn_stage)s, h);
+}
+
 char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
-    const attn_trace *t = &st->trace;
-    attn_stage s;
-    int h, rows, cols;
+    const attn_trace *t = app_trace(st);
+    int s, h, rows, cols;
     copy_target(st, &s, &h);
-    attn_trace_shape(t, s, &rows, &cols);
-    const double *m = attn_trace_stage(t, s, h);
-    snprintf(what, what_cap, attn_stage_per_head(s) ? "%s (head %d)" : "%s", attn_stage_name(s), h + 1);
+    const double *m = shown_matrix(st, s, h, &rows, &cols);
+    if (!m) return NULL;
+    bool per_head = model_stage_per_head(s);
+    if (st->model.m)
+        snprintf(what, what_cap, per_head ? "%s (layer %d, head %d)" : "%s (layer %d)", model_stage_name(s),
+                 st->model.layer + 1, h + 1);
+    else
+        snprintf(what, what_cap, per_head ? "%s (head %d)" : "%s", model_stage_name(s), h + 1);
     attn_strbuf b;
     attn_sb_init(&b);
     char lab[128];
-    bool token_cols = s >= ATTN_ST_SCORES && s <= ATTN_ST_WEIGHTS;
+    bool token_cols = (s >= ATTN_ST_SCORES && s <= ATTN_ST_WEIGHTS) || s == MODEL_ST_D_WEIGHTS ||
+                      s == MODEL_ST_D_SCALED || s == MODEL_ST_AVG;
+    bool word_cols = s == MODEL_ST_LOGITS || s == MODEL_ST_PROBS;
     attn_sb_puts(&b, what); // the corner names the matrix: a table pasted anywhere says what it is
-    for (int j = 0; j < cols; j++) { // header row: tokens or dimension numbers
+    for (int j = 0; j < cols; j++) { // header row: tokens, words or dimension numbers
         if (token_cols) attn_token_label(&t->tokens, j, 0, lab, sizeof lab);
+        else if (word_cols) snprintf(lab, sizeof lab, "%s", st->model.m->vocab[j]);
         else snprintf(lab, sizeof lab, "d%d", j);
         attn_sb_printf(&b, "\t%s", lab);
     }
@@ -727,10 +854,35 @@ char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
     return attn_sb_take(&b);
 }
 
+/* With a model: the headless run of the same sentence, target and stage. */
+static void model_command(const app_state *st, attn_strbuf *b) {
+    const model *m = st->model.m;
+    const model_result *r = &st->model.run;
+    attn_sb_puts(b, "attnviz --headless --model ");
+    attn_sb_shell_word(b, st->model.source == APP_MODEL_FILE ? st->model.name : "MODEL.json");
+    attn_sb_puts(b, " --sentence ");
+    attn_sb_shell_word(b, st->sentence);
+    for (int k = 0; k < r->n_targets; k++) { // the backward pass's target, as --target names it
+        int row = r->targets[k].row, ans = r->targets[k].target;
+        const char *word = m->vocab[m->cfg.objective == MODEL_OBJ_POINTER ? r->ids[ans] : ans];
+        char spec[96];
+        snprintf(spec, sizeof spec, "%d:%s", row, word);
+        attn_sb_puts(b, " --target ");
+        attn_sb_shell_word(b, spec);
+    }
+    int s, h;
+    copy_target(st, &s, &h);
+    attn_sb_printf(b, " --print %s", model_stage_name(s));
+}
+
 char *app_command_line(const app_state *st) {
     const attn_config *c = &st->cfg;
     attn_strbuf b;
     attn_sb_init(&b);
+    if (st->model.m) {
+        model_command(st, &b);
+        return attn_sb_take(&b);
+    }
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
     attn_sb_puts(&b, "attnviz --headless");
@@ -752,9 +904,8 @@ char *app_command_line(const app_state *st) {
         attn_sb_puts(&b, " --weights ");
         attn_sb_shell_word(&b, st->weights_name);
     }
-    attn_stage s;
-    int h;
+    int s, h;
     copy_target(st, &s, &h);
-    attn_sb_printf(&b, " --print %s", attn_stage_name(s));
+    attn_sb_printf(&b, " --print %s", attn_stage_name((attn_stage)s));
     return attn_sb_take(&b);
 }

@@ -47,6 +47,9 @@ typedef struct {
     bool readout;             /* the rail's readout entry (key 9) is shown instead of a step */
     bool backward;            /* B: the gradients on the scale, mask and softmax steps */
     bool target_labelled;     /* the target is the task's own answer (else the model's prediction) */
+    model_explanation *explain; /* the hovered cell's arithmetic (owned while m is) */
+    attn_config saved_cfg;    /* the settings before the model came, restored when it goes */
+    bool from_page;           /* the lesson page named it (@model); else the lesson waits behind it */
 } app_model_state;
 
 /* Checks text edited in place of the sentence (the training view's probe):
@@ -129,6 +132,12 @@ attn_status app_set_sentence(app_state *st, const char *sentence, const attn_con
 void app_recompute(app_state *st);
 /* Re-derives texts that depend on the language (the badge). */
 void app_refresh_texts(app_state *st);
+
+/* A file dropped on the window: a model file (it names the format
+ * "attnviz-model") goes into the walkthrough, a .lesson file opens, anything
+ * else is read as a weights file. The status line says what happened; on
+ * error the view stays. */
+void app_open_dropped(app_state *st, const char *path);
 
 /* Reads --weights; the app then shows "from FILE". */
 attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err);
@@ -215,6 +224,15 @@ attn_status app_model_use(app_state *st, model *m, app_model_source source, cons
 attn_status app_model_open(app_state *st, const char *path, attn_err *err);
 /* Takes the model out: the one-layer walkthrough of the sentence again. */
 void app_model_close(app_state *st);
+/* [ and ]: the previous or next layer (clamped), leaving the readout. */
+void app_model_layer(app_state *st, int delta);
+/* 9: the readout entry after the last layer. */
+void app_model_readout(app_state *st);
+/* B: the backward pass on the scale, mask and softmax steps (with a model). */
+void app_model_toggle_backward(app_state *st);
+
+/* The trace shown: with a model, its layer's; else the sentence's one layer. */
+const attn_trace *app_trace(const app_state *st);
 
 /* ---- derived ---- */
 /* Fills s from st (pointers borrowed from st; the badge text is written to

@@ -16,9 +16,33 @@ static bool mismatch(app_script_runner *r, const app_script_cmd *c, const char *
 }
 
 /* The state value named name, formatted as scripts write it; false if unknown. */
+/* The key the query's row of the shown head attends to most, as the chips label it. */
+static void strongest(const app_state *st, char *out, size_t cap) {
+    const attn_trace *t = app_trace(st);
+    const double *row = t->head[st->head].weights + (size_t)st->query * t->n;
+    int best = 0;
+    for (int j = 1; j < t->n; j++)
+        if (row[j] > row[best]) best = j;
+    attn_token_label(&t->tokens, best, 0, out, cap);
+}
+
+/* With a model: "ROW:ANSWER …" of the backward pass's targets, then "task" or "predicted". */
+static void target_text(const app_state *st, char *out, size_t cap) {
+    const model *m = st->model.m;
+    const model_result *r = &st->model.run;
+    size_t n = 0;
+    out[0] = '\0';
+    for (int k = 0; k < r->n_targets && n < cap; k++) {
+        int ans = r->targets[k].target;
+        const char *w = m->vocab[m->cfg.objective == MODEL_OBJ_POINTER ? r->ids[ans] : ans];
+        n += (size_t)snprintf(out + n, cap - n, "%d:%s ", r->targets[k].row, w);
+    }
+    if (n < cap) snprintf(out + n, cap - n, "%s", st->model.target_labelled ? "task" : "predicted");
+}
+
 static bool state_value(const app_ui *u, const char *name, char *out, size_t cap) {
     const app_state *st = &u->st;
-    const attn_config *cfg = &st->trace.cfg;
+    const attn_config *cfg = &app_trace(st)->cfg;
     static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page"};
     char mask[32];
     attn_mask_format(mask, sizeof mask, cfg->mask);
@@ -26,7 +50,17 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "query")) snprintf(out, cap, "%d", st->query);
     else if (!strcmp(name, "editing")) snprintf(out, cap, "%d", st->editing);
     else if (!strcmp(name, "sentence")) snprintf(out, cap, "%s", st->sentence);
-    else if (!strcmp(name, "tokens")) snprintf(out, cap, "%d", st->trace.n);
+    else if (!strcmp(name, "tokens")) snprintf(out, cap, "%d", app_trace(st)->n);
+    else if (!strcmp(name, "model")) snprintf(out, cap, "%s", st->model.m ? st->model.m->task : "none");
+    else if (!strcmp(name, "layer")) snprintf(out, cap, "%d", st->model.layer + 1);
+    else if (!strcmp(name, "readout")) snprintf(out, cap, "%d", st->model.readout);
+    else if (!strcmp(name, "backward")) snprintf(out, cap, "%d", st->model.backward);
+    else if (!strcmp(name, "target")) target_text(st, out, cap);
+    else if (!strcmp(name, "strongest")) strongest(st, out, cap);
+    else if (!strcmp(name, "explain_value")) { // the hovered cell's value as its arithmetic states it
+        if (!st->explain_valid) snprintf(out, cap, "none");
+        else snprintf(out, cap, "%.17g", st->model.m ? st->model.explain->value : st->explain->value);
+    }
     else if (!strcmp(name, "heads")) snprintf(out, cap, "%d", cfg->heads);
     else if (!strcmp(name, "head")) snprintf(out, cap, "%d", st->head);
     else if (!strcmp(name, "d_k")) snprintf(out, cap, "%d", cfg->d_k);
@@ -52,7 +86,8 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
         snprintf(out, cap, "%s", pg ? pg->id : "none");
     } else if (!strcmp(name, "weights")) { // what the trace took, not what the app meant to give it
         viz_origin o = app_origin(st);
-        const char *what = viz_weights_random(&st->trace, o) ? "random"
+        const char *what = o.kind == VIZ_FROM_MODEL ? "model"
+                           : viz_weights_random(&st->trace, o) ? "random"
                            : st->trace.source == ATTN_SRC_MIXED ? "mixed"
                            : o.kind == VIZ_FROM_FILE         ? "file"
                                                              : "design";
@@ -63,7 +98,7 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "narrative")) snprintf(out, cap, "%s", st->lesson.narrative ? st->lesson.narrative : "");
     else if (!strcmp(name, "hover")) {
         if (st->hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
-        else snprintf(out, cap, "%s %d %d %d", attn_stage_name((attn_stage)st->hover.stage), st->hover.head, st->hover.row, st->hover.col);
+        else snprintf(out, cap, "%s %d %d %d", model_stage_name(st->hover.stage), st->hover.head, st->hover.row, st->hover.col);
     } else if (!strncmp(name, "train_", 6)) { // the training view (app_train.h)
         char *v = app_train_value(&u->train, name);
         if (!v) return false;

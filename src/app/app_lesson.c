@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "app.h"
+#include "app_internal.h"
 #include "strbuf.h"
 #include "viz_lesson.h"
 
@@ -81,7 +82,7 @@ static void vocab_note(attn_strbuf *b, const app_state *st) {
 
 void app_lesson_refresh_narrative(app_state *st) {
     const lesson *l = app_lesson(st);
-    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    const lesson_page *pg = app_lesson_page_shown(st);
     free(st->lesson.narrative);
     st->lesson.narrative = NULL;
     if (!pg) return;
@@ -148,10 +149,17 @@ static void set_view(app_state *st, const lesson_page *pg) {
     }
 }
 
+const lesson_page *app_lesson_page_shown(const app_state *st) {
+    const lesson *l = app_lesson(st);
+    if (!l || (st->model.m && !st->model.from_page)) return NULL; // a model of the learner's own is shown
+    return lesson_page_at(l, st->lesson.page);
+}
+
 void app_lesson_goto(app_state *st, int page) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, page) : NULL;
     if (!pg) return;
+    app_model_close(st); // the page's own view
     st->lesson.page = page;
     st->status[0] = '\0'; // the last page's message does not belong to this one
     st->vocab = lesson_vocab(l);

@@ -1,5 +1,6 @@
 /* app_script.c — parses attnviz input scripts (format and ownership in app_script.h). */
 #include "app_script.h"
+#include "model_run.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -263,10 +264,11 @@ static attn_status parse_target(const ctx *c, app_script_cmd *cmd, char **w, int
     cmd->target = APP_SC_AT_CELL;
     st = arity(c, &F_CELL, w, n, 5, 5);
     if (st != ATTN_OK) return st;
-    cmd->v[0] = attn_stage_from_name(w[1]);
+    cmd->v[0] = model_stage_from_name(w[1]);
     if (cmd->v[0] < 0)
         return fail(c, "unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, "
-                    "concat or output.", clip(q, w[1], strlen(w[1])));
+                    "concat or output (with a model also residual, logits, probs, d_weights, d_scaled or avg).",
+                    clip(q, w[1], strlen(w[1])));
     st = num(c, &cmd->v[1], w[2], "cell HEAD", 0, INT_MAX);
     if (st == ATTN_OK) st = num(c, &cmd->v[2], w[3], "cell ROW", 0, INT_MAX);
     if (st == ATTN_OK) st = num(c, &cmd->v[3], w[4], "cell COL", 0, INT_MAX);
@@ -316,7 +318,7 @@ static attn_status parse_wait(const ctx *c, app_script_cmd *cmd, char *args) {
     return st != ATTN_OK ? st : num(c, &cmd->v[0], w[0], "MS", 0, 60000);
 }
 
-/* The path is taken as is: no escapes, inner spaces kept. */
+/* The path is taken as is: no escapes, inner spaces kept (shot, drop). */
 static attn_status parse_shot(const ctx *c, app_script_cmd *cmd, char *args) {
     static const form f = {"PATH", "out/step3.png"};
     if (!*args) return arity(c, &f, NULL, 0, 1, 1);
@@ -374,7 +376,7 @@ static const struct {
     {"commit", parse_text},   {"key", parse_key},      {"click", parse_pointer},
     {"hover", parse_pointer}, {"wheel", parse_wheel},  {"wait", parse_wait},
     {"shot", parse_shot},     {"expect", parse_expect}, {"quit", parse_quit},
-    {"save", parse_save},     {"await", parse_await},
+    {"save", parse_save},     {"drop", parse_shot},     {"await", parse_await},
 };
 #define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -436,7 +438,7 @@ static attn_status parse_line(ctx *c, char *line, app_script *s, int *cap) {
     while (k < N_COMMANDS && strcmp(p, commands[k].name) != 0) k++;
     if (k == N_COMMANDS)
         return fail(c, "unknown command \"%s\"; commands are: size, type, compose, commit, key, "
-                    "click, hover, wheel, wait, shot, save, expect, await, quit.", clip(q, p, wl));
+                    "click, hover, wheel, wait, shot, save, drop, expect, await, quit.", clip(q, p, wl));
     app_script_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
     cmd.kind = (app_script_kind)k;

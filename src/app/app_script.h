@@ -16,7 +16,7 @@
  *   click X Y | hover X Y          window pixel, X, Y >= 0
  *   click token N | hover token N  token N, counting from 0
  *   click step N                   rail step N, 1..8
- *   click cell STAGE HEAD ROW COL  also hover; STAGE as attn_stage_from_name
+ *   click cell STAGE HEAD ROW COL  also hover; STAGE as model_stage_from_name (a model's stages too)
  *   click control NAME [N]         also hover; the control NAME (a rail control as
  *                                  heads or mask, or one of the training view's:
  *                                  train_start, train_layers …, viz_train.h) and the
@@ -29,6 +29,7 @@
  *   save NAME PATH                 write what `expect NAME` would compare (a state value), or
  *                                  with NAME clipboard the clipboard's text (what Ctrl+C
  *                                  copied), to PATH, for a test to compare with a headless run
+ *   drop PATH                      a file dropped on the window (PATH the rest of the line)
  *   expect NAME VALUE              NAME is [a-z_]+ (< 32 bytes), VALUE the rest
  *                                  of the line, taken as is, not empty
  *   await NAME VALUE               waits until expect NAME VALUE would pass (the
@@ -72,7 +73,8 @@
 
 typedef enum {
     APP_SC_SIZE, APP_SC_TYPE, APP_SC_COMPOSE, APP_SC_COMMIT, APP_SC_KEY, APP_SC_CLICK,
-    APP_SC_HOVER, APP_SC_WHEEL, APP_SC_WAIT, APP_SC_SHOT, APP_SC_EXPECT, APP_SC_QUIT, APP_SC_SAVE, APP_SC_AWAIT
+    APP_SC_HOVER, APP_SC_WHEEL, APP_SC_WAIT, APP_SC_SHOT, APP_SC_EXPECT, APP_SC_QUIT, APP_SC_SAVE,
+    APP_SC_DROP, APP_SC_AWAIT
 } app_script_kind;
 
 typedef enum { APP_SC_AT_XY, APP_SC_AT_TOKEN, APP_SC_AT_STEP, APP_SC_AT_CELL, APP_SC_AT_CONTROL } app_script_target;

@@ -15,10 +15,12 @@
 
 /* The widget a script's `click control NAME` names: the rail's, then the training view's; -1 if none. */
 static int control_id(const char *name) {
-    static const char *const rail[VIZ_W_COUNT] = {"heads", "d_k", "d_model", "seed", "scale", "mask",
-                                                  "window", "pos_enc", "show_head", "compare", "theme", "lang"};
-    for (int w = 0; w < VIZ_W_COUNT; w++)
-        if (!strcmp(rail[w], name)) return w;
+    static const struct { const char *name; int w; } rail[] = {
+        {"heads", VIZ_W_HEADS}, {"d_k", VIZ_W_DK}, {"d_model", VIZ_W_DMODEL}, {"seed", VIZ_W_SEED},
+        {"scale", VIZ_W_SCALE}, {"mask", VIZ_W_MASK}, {"window", VIZ_W_WINDOW}, {"pos_enc", VIZ_W_POSENC},
+        {"show_head", VIZ_W_SHOW_HEAD}, {"compare", VIZ_W_COMPARE}, {"theme", VIZ_W_THEME}, {"lang", VIZ_W_LANG}};
+    for (size_t i = 0; i < sizeof rail / sizeof *rail; i++)
+        if (!strcmp(rail[i].name, name)) return rail[i].w;
     return viz_train_widget_from_name(name);
 }
 
@@ -196,6 +198,12 @@ static bool run(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     case APP_SC_SAVE: return app_save(r, u, c);
     case APP_SC_AWAIT: return app_expect(r, u, c); // once it holds or the time is up
     case APP_SC_QUIT: u->st.quit = true; return true;
+    case APP_SC_DROP: { // as SDL delivers it: the path in SDL's memory, freed by the handler
+        SDL_Event e = {.drop = {.type = SDL_DROPFILE, .file = SDL_strdup(c->text)}};
+        if (!e.drop.file) return app_runner_fail(r, u, c, "no memory for the dropped path");
+        app_ui_event(u, &e);
+        return true;
+    }
     }
     return true;
 }

@@ -222,12 +222,14 @@ static void export_all(app_ui *u) {
     char *cmd = app_command_line(st), *cut = cmd ? strstr(cmd, " --print ") : NULL;
     if (cut) *cut = '\0'; // the index adds each file's own flags
     o.command_prefix = cmd;
-    export_item items[ATTN_STEP_COUNT];
+    export_item items[EXPORT_MAX_MODEL_ITEMS];
     viz_scene sc;
     char badge[320];
     app_scene(st, &sc, badge, sizeof badge);
-    int n = export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
-    for (int i = 0; i < n; i++) {
+    int n = st->model.m ? export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, st->model.m, &st->model.run, sc.target,
+                                                 o.steps, st->head, st->query, app_origin(st))
+                        : export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
+    for (int i = 0; i < n && !st->model.m; i++) {
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
     }
@@ -388,6 +390,9 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     default: break;
     }
     if (k->sym >= SDLK_1 && k->sym <= SDLK_8) app_goto_step(st, (int)(k->sym - SDLK_1));
+    else if (k->sym == SDLK_9) app_model_readout(st);
+    else if (k->sym == SDLK_LEFTBRACKET || k->sym == SDLK_RIGHTBRACKET) app_model_layer(st, k->sym == SDLK_LEFTBRACKET ? -1 : 1);
+    else if (k->sym == SDLK_b) app_model_toggle_backward(st);
     else key_control(st, k->sym, shift);
 }
 
@@ -488,6 +493,10 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
         if (e->button.button == SDL_BUTTON_LEFT) mouse_down(u, u->mouse_x, u->mouse_y);
         break;
     case SDL_MOUSEWHEEL: mouse_wheel(u, &e->wheel); break;
+    case SDL_DROPFILE:
+        app_open_dropped(st, e->drop.file);
+        SDL_free(e->drop.file);
+        break;
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED || e->window.event == SDL_WINDOWEVENT_RESIZED) {
             app_ui_output_size(u, &st->width, &st->height);

@@ -136,6 +136,7 @@ char *cli_model_dump(const model_result *r, const model *m) {
         key_matrix(&b, "  ", "logits", r->logits, r->n, m->vocab_count, false);
         key_matrix(&b, "  ", "probs", r->probs, r->n, m->vocab_count, false);
     }
+    key_matrix(&b, "  ", "avg", r->avg, r->n, r->n, false); // the last layer's weights over its heads: a pointer's answer
     attn_sb_puts(&b, "  \"predicted\": [");
     for (int i = 0; i < r->n; i++) {
         if (i) attn_sb_puts(&b, ", ");
@@ -187,6 +188,11 @@ static void print_stage(FILE *out, const model_result *r, const model *m, int st
         fprintf(out, "\n== %s: %s   %d×%d\n", lg ? "logits" : "probs", lg ? "x_L·U + b_U" : "softmax(logits)", n,
                 m->vocab_count);
         cli_print_matrix(out, toks, lg ? r->logits : r->probs, n, m->vocab_count, word_label, m);
+    }
+    if (stage == MODEL_ST_AVG) {
+        fprintf(out, "\n== avg: the last layer's weights averaged over its %d head%s   %d×%d\n", m->cfg.heads,
+                m->cfg.heads == 1 ? "" : "s", n, n);
+        cli_print_matrix(out, toks, r->avg, n, n, token_label, toks);
     }
     for (int l = 0; l < m->cfg.layers && r->n_targets && (stage == MODEL_ST_D_WEIGHTS || stage == MODEL_ST_D_SCALED); l++)
         for (int h = 0; h < m->cfg.heads; h++) {
@@ -262,6 +268,12 @@ static void print_explanation(FILE *out, const model_explanation *e, const model
         if (e->a != 0.0) fprintf(out, "  + the loss's own term −1/(heads·Ā_ij)/targets: %.6g\n", e->a);
         fprintf(out, "  = %.6g\n", e->value);
         return;
+    case MODEL_EX_AVG:
+        fprintf(out, "%s = Σ_h A_h[i][j] / %d\n", cell, m->cfg.heads);
+        for (int h = 0; h < e->core.n_terms; h++)
+            fprintf(out, "  head %d: %.6g / %d = %.6g\n", h, e->core.terms[h].a, m->cfg.heads, e->core.terms[h].value);
+        fprintf(out, "  = %.6g\n", e->value);
+        return;
     case MODEL_EX_D_SCALED: {
         const attn_softmax_grad_explanation *g = &e->grad;
         if (g->masked) {
@@ -291,45 +303,61 @@ static attn_status check_print(const cli_opts *o, const model *m, attn_err *err)
     return ATTN_OK;
 }
 
-static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
+attn_status cli_model_compute(cli_model_state *s, const cli_opts *o, bool view_targets, attn_err *err) {
     const cli_model_opts *mo = &o->model;
-    model m;
-    model_result r;
-    memset(&r, 0, sizeof r);
-    char *sentence_buf = NULL, *json = NULL;
-    size_t len = 0;
-    model_explanation *e = NULL;
-    attn_status st = model_file_load(&m, mo->model_path, err);
+    memset(s, 0, sizeof *s);
+    attn_status st = model_file_load(&s->m, mo->model_path, err);
     if (st != ATTN_OK) return st;
-    const char *sentence = o->sentence ? o->sentence : m.probe;
+    const char *sentence = o->sentence ? o->sentence : s->m.probe;
+    size_t len = 0;
     if (o->sentence_file) {
-        st = attn_read_file(o->sentence_file, 16u << 20, &sentence_buf, &len, err);
-        sentence = sentence_buf;
+        st = attn_read_file(o->sentence_file, 16u << 20, &s->sentence_buf, &len, err);
+        sentence = s->sentence_buf;
     } else {
         len = strlen(sentence);
     }
     model_target_spec specs[CLI_MAX_TARGETS];
     for (int k = 0; k < mo->n_targets; k++) specs[k] = (model_target_spec){mo->targets[k].pos, mo->targets[k].token};
-    if (st == ATTN_OK) st = check_print(o, &m, err);
-    if (st == ATTN_OK) st = model_run(&r, &m, sentence, len, specs, mo->n_targets, err);
+    if (st == ATTN_OK && view_targets && mo->n_targets == 0) // as the window shows it
+        st = model_run_view(&s->r, &s->m, sentence, len, -1, &s->labelled, err);
+    else if (st == ATTN_OK)
+        st = model_run(&s->r, &s->m, sentence, len, specs, mo->n_targets, err);
+    if (st != ATTN_OK) cli_model_state_free(s);
+    return st;
+}
+
+void cli_model_state_free(cli_model_state *s) {
+    if (!s) return;
+    model_result_free(&s->r);
+    model_free(&s->m);
+    free(s->sentence_buf);
+    memset(s, 0, sizeof *s);
+}
+
+static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
+    const cli_model_opts *mo = &o->model;
+    cli_model_state s;
+    char *json = NULL;
+    model_explanation *e = NULL;
+    attn_status st = cli_model_compute(&s, o, false, err);
+    if (st != ATTN_OK) return st;
+    st = check_print(o, &s.m, err);
     if (st == ATTN_OK && o->explain) { // a cell that does not exist is refused before anything is written
         e = malloc(sizeof *e);
-        st = e ? model_explain(e, &r, &m, model_stage_from_name(mo->explain_stage), mo->explain_layer,
+        st = e ? model_explain(e, &s.r, &s.m, model_stage_from_name(mo->explain_stage), mo->explain_layer,
                                mo->explain_head, mo->explain_row, mo->explain_col, err)
                : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to explain a cell.");
     }
     if (st == ATTN_OK && o->dump_path) {
-        json = cli_model_dump(&r, &m);
+        json = cli_model_dump(&s.r, &s.m);
         st = json ? attn_write_file(o->dump_path, json, strlen(json), NULL, err)
                   : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
     }
-    if (st == ATTN_OK && o->print) print_all(out, &r, &m, mo->model_path, o->print_stage);
-    if (st == ATTN_OK && e) print_explanation(out, e, &r, &m);
+    if (st == ATTN_OK && o->print) print_all(out, &s.r, &s.m, mo->model_path, o->print_stage);
+    if (st == ATTN_OK && e) print_explanation(out, e, &s.r, &s.m);
     free(e);
     free(json);
-    free(sentence_buf);
-    model_result_free(&r);
-    model_free(&m);
+    cli_model_state_free(&s);
     return st;
 }
 

@@ -14,6 +14,21 @@
  * "grads"}. Returns a string the caller free()s, or NULL without memory. */
 char *cli_model_dump(const model_result *r, const model *m);
 
+/* A model, its sentence and its run, as the command line names them. */
+typedef struct {
+    model m;            /* --model's file */
+    model_result r;     /* the sentence (--sentence, --sentence-file, else the model's probe) through m */
+    bool labelled;      /* r's targets are the task's own answers (view targets only) */
+    char *sentence_buf; /* --sentence-file's text (owned) */
+} cli_model_state;
+
+/* Loads --model, reads the sentence and runs it with --target's targets, or
+ * without any --target and with view_targets, with the targets the window
+ * would show (model_run_view: the task's answers, else the prediction at the
+ * pronoun). On error *s is left freed. */
+attn_status cli_model_compute(cli_model_state *s, const cli_opts *o, bool view_targets, attn_err *err);
+void cli_model_state_free(cli_model_state *s); /* NULL is a no-op */
+
 /* Runs o's headless actions with o->model.model_path. Results go to out,
  * errors to errf (one line, "attnviz: "). Returns 0, or 1 when the model
  * file, the sentence, a target or the computation failed; nothing is written

@@ -60,6 +60,9 @@ static attn_status check_items(const export_item *items, int n, attn_err *err) {
         const export_item *it = &items[i];
         if (!it->trace || it->trace->n <= 0) return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export has no computed sentence.", i + 1);
         if (it->step < 0 || it->step >= ATTN_STEP_COUNT) return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export has no step 1–8.", i + 1);
+        if ((it->readout || it->backward) && (!it->model || !it->run))
+            return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export shows a model's readout or backward pass "
+                             "without a model.", i + 1);
         if (it->id && !valid_id(it->id))
             return attn_fail(err, ATTN_ERR_RANGE, "The page id \"%s\" cannot name a file: use letters, digits, _ and -.", it->id);
     }
@@ -70,7 +73,7 @@ static attn_status check_items(const export_item *items, int n, attn_err *err) {
 
 static void steps_list(attn_strbuf *b, unsigned steps) {
     bool first = true;
-    for (int s = 0; s < ATTN_STEP_COUNT; s++)
+    for (int s = 0; s <= ATTN_STEP_COUNT; s++) // 9: the readout
         if (steps & (1u << s)) {
             attn_sb_printf(b, "%s%d", first ? "" : ",", s + 1);
             first = false;
@@ -87,7 +90,8 @@ static void command(attn_strbuf *b, const export_opts *o, unsigned formats, cons
     ex_format_list(b, formats);
     if (remake) {
         attn_sb_printf(b, " %s", remake);
-    } else if ((o->steps & EXPORT_ALL_STEPS) != EXPORT_ALL_STEPS) {
+    } else if ((o->steps & EXPORT_ALL_STEPS) != EXPORT_ALL_STEPS ||
+               ((o->steps & EXPORT_STEP_READOUT) == 0 && o->origin.kind == VIZ_FROM_MODEL)) {
         attn_sb_puts(b, " --steps ");
         steps_list(b, o->steps);
     }
@@ -153,7 +157,7 @@ static attn_status write_svg(job *j, const export_item *it, const char *name, at
 
 static attn_status write_csvs(job *j, const export_item *it, const char *stem, attn_err *err) {
     export_matrix ms[EXPORT_MAX_MATRICES];
-    int n = export_step_matrices(it->trace, it->step, -1, ms, EXPORT_MAX_MATRICES);
+    int n = export_item_matrices(it, -1, ms, EXPORT_MAX_MATRICES);
     attn_status st = ATTN_OK;
     char name[256];
     for (int i = 0; i < n && st == ATTN_OK; i++) {
@@ -166,24 +170,42 @@ static attn_status write_csvs(job *j, const export_item *it, const char *stem, a
 
 /* The item's title and text: the page's, else the step's name and hint. */
 static const char *item_title(const job *j, const export_item *it) {
-    return it->title ? it->title : ex_str(j->ui, j->o.lang, (viz_str)(VIZ_S_STEP_1 + it->step));
+    if (it->title) return it->title;
+    return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_STEP_READOUT : (viz_str)(VIZ_S_STEP_1 + it->step));
 }
 
 static const char *item_text(const job *j, const export_item *it) {
-    return it->text ? it->text : ex_str(j->ui, j->o.lang, (viz_str)(VIZ_S_HINT_1 + it->step));
+    if (it->text) return it->text;
+    return ex_str(j->ui, j->o.lang, it->readout    ? VIZ_S_HINT_READOUT
+                                    : it->backward ? VIZ_S_HINT_BACKWARD
+                                                   : (viz_str)(VIZ_S_HINT_1 + it->step));
 }
 
 static void index_item_head(job *j, const export_item *it, const char *stem, const char *badge) {
     attn_strbuf *b = &j->index;
     attn_sb_printf(b, "## %s — ", stem);
     for (const char *p = item_title(j, it); *p; p++) attn_sb_append(b, *p == '\n' ? " " : p, 1);
-    attn_sb_printf(b, "\n\n- Step: %d, head %d shown\n- Sentence: ", (int)it->step + 1,
+    attn_sb_printf(b, "\n\n- Step: %d, head %d shown\n", it->readout ? ATTN_STEP_COUNT + 1 : (int)it->step + 1,
                    (it->head >= 0 && it->head < it->trace->cfg.heads ? it->head : 0) + 1);
+    if (it->model) { // which layer of which model, and what the gradients are of
+        attn_sb_printf(b, "- Model: %s, layer %d of %d%s\n", it->model->task, it->layer + 1, it->model->cfg.layers,
+                       it->backward ? ", with the backward pass" : "");
+        attn_sb_puts(b, "- Targets:");
+        for (int k = 0; k < it->run->n_targets; k++) {
+            int ans = it->run->targets[k].target;
+            bool ptr = it->model->cfg.objective == MODEL_OBJ_POINTER;
+            attn_sb_printf(b, " `%d:%s`", it->run->targets[k].row, it->model->vocab[ptr ? it->run->ids[ans] : ans]);
+        }
+        attn_sb_printf(b, " (%s)\n", it->target == VIZ_TARGET_TASK    ? "the task's own answers"
+                                      : it->target == VIZ_TARGET_GIVEN ? "given with --target"
+                                                                       : "the model's prediction");
+    }
+    attn_sb_puts(b, "- Sentence: ");
     ex_md_code(b, it->trace->tokens.text);
     attn_sb_puts(b, "\n- Configuration: ");
     attn_strbuf cfg;
     attn_sb_init(&cfg);
-    ex_config_text(&cfg, &it->trace->cfg);
+    ex_item_config_text(&cfg, it);
     ex_md_code(b, cfg.data ? cfg.data : "");
     attn_sb_free(&cfg);
     attn_sb_printf(b, "\n- Seed: %lu\n- Weights: %s\n\n", (unsigned long)it->trace->cfg.seed, badge);
@@ -196,7 +218,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     attn_status st = ATTN_OK;
     int number = it->number > 0 ? it->number : pos + 1;
     // NN has two digits at least: a page keeps its name when exported alone
-    snprintf(stem, sizeof stem, "%02d-%s", number, it->id ? it->id : attn_step_slug(it->step));
+    snprintf(stem, sizeof stem, "%s%02d-%s", it->prefix ? it->prefix : "", number, it->id ? it->id : attn_step_slug(it->step));
     snprintf(name, sizeof name, "%s.png", stem);
     if (o->formats & EXPORT_PNG) st = write_png(j, it, name, err);
     snprintf(name, sizeof name, "%s.svg", stem);
@@ -204,7 +226,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     if (st == ATTN_OK && (o->formats & EXPORT_CSV)) st = write_csvs(j, it, stem, err);
     snprintf(name, sizeof name, "%s.tex", stem);
     if (st == ATTN_OK && (o->formats & EXPORT_TEX))
-        st = write_text(j, name, export_tex_document(it->trace, it->step, it->head, item_title(j, it)), err);
+        st = write_text(j, name, export_tex_document(it, item_title(j, it)), err);
     if (st == ATTN_OK && (o->formats & EXPORT_HTML))
         st = ex_html_write(&j->st, &j->html, o, it, number, stem, item_title(j, it), item_text(j, it), j->ui, j->fonts,
                            err);

@@ -57,6 +57,7 @@
 #include "attn.h"
 #include "attn_err.h"
 #include "lesson.h"
+#include "model_run.h"
 #include "strbuf.h"
 #include "viz.h"
 #include "viz_scene.h"
@@ -74,6 +75,8 @@ enum {
 };
 
 #define EXPORT_ALL_STEPS 0xffu /* bit s selects attn_step s */
+#define EXPORT_STEP_READOUT (1u << ATTN_STEP_COUNT) /* --steps 9: a model's readout */
+#define EXPORT_MAX_MODEL_ITEMS (MODEL_MAX_LAYERS * (ATTN_STEP_COUNT + 3) + 1)
 #define EXPORT_MAX_SCALE 3
 #define EXPORT_MIN_SIZE 160   /* logical px, each side */
 #define EXPORT_MAX_SIZE 8192
@@ -122,6 +125,14 @@ typedef struct {
     const char *remake_flags;   /* flags that make only this item again, e.g. "--steps 3" or
                                    "--page intro"; NULL: none (the whole batch is remade) */
     const lesson_page *page;    /* the lesson page it shows (html: its paragraphs, its question), or NULL */
+    /* a trained model's figure (model NULL: one designed or random layer) */
+    const model *model;         /* the model; trace is &run->layer[layer] */
+    const model_result *run;    /* the sentence through it, with the backward pass's target */
+    int layer;                  /* 0-based */
+    bool readout;               /* the readout after the last layer (step is ignored) */
+    bool backward;              /* steps 4–6 with their gradients beside them */
+    viz_target target;          /* whose answers run's targets are */
+    const char *prefix;         /* before "NN-" in file names, e.g. "L2-"; NULL: none */
 } export_item;
 
 /* o gets the defaults: formats png+svg, pixel and UI scale 1, 1280×800, light, English,
@@ -131,7 +142,7 @@ void export_opts_default(export_opts *o);
 /* Flag parsers for the command line. Errors (ATTN_ERR_RANGE) name the flag
  * and the accepted values. */
 attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err); /* "png,svg,csv,tex,md,html" or "all" */
-attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err);   /* "all" or "3,6" (1..8) */
+attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err);   /* "all" or "3,6" (1..8; 9: a model's readout) */
 attn_status export_parse_size(int *w, int *h, const char *s, attn_err *err);      /* "1280x800" */
 attn_status export_parse_theme(viz_theme_id *out, const char *s, attn_err *err);  /* light|dark|presenter|high-contrast */
 attn_status export_parse_view(export_view *out, const char *s, attn_err *err);    /* figure|window */
@@ -148,6 +159,15 @@ char *export_command_prefix(int argc, char *const *argv);
  * Returns how many. The items borrow t. */
 int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
                            int query);
+
+/* A model's figures: for every layer (files "L<l>-NN-<slug>") each step
+ * selected by steps, and after steps 4, 5 and 6 the same with the backward
+ * pass ("L2-06-softmax-backward"), then the readout ("L2-09-readout") when
+ * steps has EXPORT_STEP_READOUT (all: EXPORT_ALL_STEPS | the readout). The
+ * items borrow m and r (a run with targets, whose answers target says). Fills at most cap items (EXPORT_MAX_MODEL_ITEMS suffice) and
+ * returns how many. */
+int export_items_for_model(export_item *out, int cap, const model *m, const model_result *r, viz_target target,
+                           unsigned steps, int head, int query, viz_origin origin);
 
 /* Writes every file of every item, the handout and the index into o->dir:
  * staged in DIR/.attnviz-staging-XXXXXX, renamed into place only when all
@@ -201,7 +221,8 @@ char *export_svg(const viz_list *l, int w, int h);
 typedef enum {
     EXPORT_AXIS_TOKENS, /* token labels ("9:只" for a repeated token) */
     EXPORT_AXIS_DIMS,   /* d0, d1, … (or feature names for X) */
-    EXPORT_AXIS_CONCAT  /* h1.0, h1.1, …, h2.0 … */
+    EXPORT_AXIS_CONCAT, /* h1.0, h1.1, …, h2.0 … */
+    EXPORT_AXIS_WORDS   /* a model's vocabulary (the readout's columns) */
 } export_axis;
 
 typedef struct {
@@ -212,9 +233,16 @@ typedef struct {
     int head;              /* 0-based head, or -1 for a whole-layer matrix */
     export_axis row_axis, col_axis;
     bool features;         /* columns are X's features (names given) */
+    const char *const *words; /* EXPORT_AXIS_WORDS: the vocabulary */
 } export_matrix;
 
 #define EXPORT_MAX_MATRICES (6 * ATTN_MAX_HEADS)
+
+/* The matrices an item's figure shows, for head (every head when head < 0):
+ * its step's (export_step_matrices) and, with a model, layer 1's E and P,
+ * step 8's X and residual, the backward pass's gradient, or the readout's
+ * logits and probabilities (a pointer model: its head average). */
+int export_item_matrices(const export_item *it, int head, export_matrix *out, int cap);
 
 /* The matrices a step shows, for head (or every head when head < 0), in
  * figure order. Returns how many (at most cap). */
@@ -237,9 +265,10 @@ void export_tex_escape(attn_strbuf *b, const char *s);
  * masked entries -\infty. */
 void export_tex_bmatrix(attn_strbuf *b, const export_matrix *m);
 
-/* A standalone document (xelatex + ctex) for step of t, head: the title, the
- * sentence, the configuration, the equation and a bmatrix per matrix. */
-char *export_tex_document(const attn_trace *t, attn_step step, int head, const char *title);
+/* A standalone document (xelatex + ctex) for the item's figure, its head:
+ * the title, the sentence, the configuration, the equation and a bmatrix per
+ * matrix (export_item_matrices). */
+char *export_tex_document(const export_item *it, const char *title);
 
 /* Test hook: when > 0, the Nth file export_run writes from now on fails as if
  * the disk were full, leaving a partial file in the staging folder (so the

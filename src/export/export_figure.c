@@ -55,6 +55,12 @@ static void item_scene(viz_scene *s, const export_opts *o, const export_item *it
     s->scale = scale;
     s->width = w;
     s->height = h;
+    s->model = it->model;
+    s->run = it->model ? it->run : NULL;
+    s->layer = it->layer;
+    s->readout = it->model && it->readout;
+    s->backward = it->model && it->backward;
+    s->target = it->target;
 }
 
 /* Longest prefix of s (bytes) whose width plus an ellipsis fits in w. */
@@ -101,13 +107,14 @@ static void caption(viz_list *l, viz_measure m, const export_opts *o, const expo
     viz_fill(l, 0, top, w, (float)caption_px(o, scale), th->panel);
     viz_fill(l, 0, top, w, fmaxf(1.0f, roundf(u)), th->line);
     attn_stage_equation(t, attn_step_result(it->step), eq, sizeof eq);
-    snprintf(line, sizeof line, "%d · %s   %s", (int)it->step + 1, ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it->step)), eq);
+    if (it->readout) snprintf(line, sizeof line, "%d · %s", ATTN_STEP_COUNT + 1, ex_str(ui, o->lang, VIZ_S_STEP_READOUT));
+    else snprintf(line, sizeof line, "%d · %s   %s", (int)it->step + 1, ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it->step)), eq);
     caption_line(l, m, line, pad * 2, top + pad, w - 4 * pad, lh, px, th->text);
     snprintf(line, sizeof line, o->lang == VIZ_LANG_ZH ? "%s：%s" : "%s: %s", ex_str(ui, o->lang, VIZ_S_SENTENCE),
              t->tokens.text);
     ex_utf8_trim(line);
     caption_line(l, m, line, pad * 2, top + pad + lh, w - 4 * pad, lh, px, th->text);
-    ex_config_text(&cfg, &t->cfg);
+    ex_item_config_text(&cfg, it);
     snprintf(line, sizeof line, "%s · %s · attnviz %s", cfg.data ? cfg.data : "", badge, ATTN_VERSION);
     caption_line(l, m, line, pad * 2, top + pad + 2 * lh, w - 4 * pad, lh, px, th->muted);
     attn_sb_free(&cfg);

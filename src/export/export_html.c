@@ -213,7 +213,7 @@ static bool drawing(attn_strbuf *b, ex_html_fig *f, bool question, const char *l
 static void caption(attn_strbuf *b, const ex_html_fig *f, const char *badge) {
     attn_strbuf cfg;
     attn_sb_init(&cfg);
-    ex_config_text(&cfg, &f->it->trace->cfg);
+    ex_item_config_text(&cfg, f->it);
     attn_sb_puts(b, "<figcaption>");
     ex_xml_text(b, f->it->trace->tokens.text);
     attn_sb_puts(b, " — <code>");

@@ -65,8 +65,8 @@ void ex_strtab_free(ex_strtab *t) {
 /* ---- markup of hit regions ---- */
 
 void ex_html_cell_name(char *out, size_t cap, const viz_hit *h) {
-    // a model's layers will add a LAYER part here: STAGE:LAYER:HEAD:ROW:COL
-    snprintf(out, cap, "%s:%d:%d:%d", attn_stage_name((attn_stage)h->stage), h->head, h->row, h->col);
+    // a page shows one layer: the cell needs no layer to be unique on it
+    snprintf(out, cap, "%s:%d:%d:%d", model_stage_name(h->stage), h->head, h->row, h->col);
 }
 
 void ex_html_hit(ex_svg *o, const viz_cmd *c) {
@@ -281,12 +281,21 @@ static bool hover_frags(ex_html_fig *f, const viz_list *base, const viz_hit *c, 
 
 /* The panel's lines for cell c into b: [[line positions], then the focus line]. */
 static bool panel_lines(ex_html_fig *f, const viz_hit *c, attn_strbuf *b) {
-    attn_explanation *e = malloc(sizeof *e);
+    const export_item *it = f->it;
+    const char *const *ui = f->ui ? f->ui->s[f->o->lang] : NULL;
     viz_xtext x;
-    const attn_trace *t = f->it->trace;
-    bool ok = e && attn_explain(e, t, (attn_stage)c->stage, c->head, c->row, c->col, NULL) == ATTN_OK &&
-              viz_explain_text(&x, e, t, f->ui ? f->ui->s[f->o->lang] : NULL, f->it->feature_names);
-    free(e);
+    bool ok;
+    if (it->model) { // a model's cell: its layer's, or the model's own stages
+        model_explanation *e = malloc(sizeof *e);
+        ok = e && model_explain(e, it->run, it->model, c->stage, it->layer, c->head, c->row, c->col, NULL) == ATTN_OK &&
+             viz_explain_model_text(&x, e, it->run, it->model, ui);
+        free(e);
+    } else {
+        attn_explanation *e = malloc(sizeof *e);
+        ok = e && attn_explain(e, it->trace, (attn_stage)c->stage, c->head, c->row, c->col, NULL) == ATTN_OK &&
+             viz_explain_text(&x, e, it->trace, ui, it->feature_names);
+        free(e);
+    }
     if (!ok) return false;
     attn_strbuf line;
     attn_sb_init(&line);

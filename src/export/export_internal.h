@@ -17,6 +17,8 @@ void ex_format_list(attn_strbuf *b, unsigned formats);
 
 /* "d_model=8 d_k=4 heads=2 seed=1 mask=none scale=on pos-enc=off bias=off". */
 void ex_config_text(attn_strbuf *b, const attn_config *c);
+/* The item's configuration: its trace's, or a model's (task, layer, shapes, options). */
+void ex_item_config_text(attn_strbuf *b, const export_item *it);
 
 /* The UI string id in lang (never NULL). */
 const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id);

@@ -143,8 +143,8 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     export_text_ctx x = {t, j->alts[k].n ? &j->alts[k] : NULL, ui ? ui->s[o->lang] : NULL};
     it->text = j->texts[k] = export_lesson_text(pg, false, &x);
     it->text_after = j->afters[k] = export_lesson_text(pg, true, &x);
-    it->origin = (viz_origin){VIZ_FROM_LESSON, o->lesson_path ? o->lesson_path : lesson_id(l),
-                              pg->random_weights ? pg->gain : 0};
+    it->origin = (viz_origin){.kind = VIZ_FROM_LESSON, .name = o->lesson_path ? o->lesson_path : lesson_id(l),
+                              .gain = pg->random_weights ? pg->gain : 0};
     it->page = pg;
     it->alt = j->alts[k].n ? &j->alts[k] : NULL;
     it->feature_names = v && v->dim == t->cfg.d_model && t->vocab_rows ? v->features : NULL;

@@ -63,7 +63,7 @@ void ex_md_page(attn_strbuf *b, const export_item *it, int number, const char *t
                 const char *image, const char *page_word) {
     attn_strbuf cfg;
     attn_sb_init(&cfg);
-    ex_config_text(&cfg, &it->trace->cfg);
+    ex_item_config_text(&cfg, it);
     attn_sb_puts(b, "## ");
     if (page_word) attn_sb_printf(b, page_word, number); // a lesson's page: not to be read as a step number
     else attn_sb_printf(b, "%d", number);

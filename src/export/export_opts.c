@@ -18,7 +18,7 @@ void export_opts_default(export_opts *o) {
     o->height = 800;
     o->theme = VIZ_THEME_LIGHT;
     o->lang = VIZ_LANG_EN;
-    o->steps = EXPORT_ALL_STEPS;
+    o->steps = EXPORT_ALL_STEPS | EXPORT_STEP_READOUT;
     o->view = EXPORT_VIEW_FIGURE;
 }
 
@@ -85,7 +85,7 @@ static unsigned format_bit(const char *item) {
 static unsigned step_bit(const char *item) {
     char *end;
     long v = strtol(item, &end, 10);
-    return *item && !*end && v >= 1 && v <= ATTN_STEP_COUNT ? 1u << (v - 1) : 0;
+    return *item && !*end && v >= 1 && v <= ATTN_STEP_COUNT + 1 ? 1u << (v - 1) : 0; // 9: a model's readout
 }
 
 attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
@@ -96,9 +96,9 @@ attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err)
 }
 
 attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err) {
-    return parse_bits(out, list, EXPORT_ALL_STEPS, step_bit,
+    return parse_bits(out, list, EXPORT_ALL_STEPS | EXPORT_STEP_READOUT, step_bit,
                       "--steps: \"%s\" is not a step; use numbers from 1 to 8 separated by commas (for example "
-                      "3,6), or all.",
+                      "3,6; 9 is a model's readout), or all.",
                       "--steps needs at least one step from 1 to 8, or all.", err);
 }
 
@@ -153,6 +153,20 @@ void ex_num(attn_strbuf *b, double v) {
     attn_sb_printf(b, "%s%llu%s", q < 0 ? "-" : "", a / 100, frac);
 }
 
+void ex_item_config_text(attn_strbuf *b, const export_item *it) {
+    const model *m = it->model;
+    if (!m) {
+        ex_config_text(b, &it->trace->cfg);
+        return;
+    }
+    char mask[32];
+    attn_mask_format(mask, sizeof mask, m->cfg.mask);
+    attn_sb_printf(b, "model=%s layer=%d/%d d_model=%d d_k=%d heads=%d pos=%s mask=%s scale=%s bias=%s objective=%s",
+                   m->task, it->layer + 1, m->cfg.layers, m->cfg.d_model, m->cfg.d_k, m->cfg.heads,
+                   model_pos_name(m->cfg.pos), mask, m->cfg.scale ? "on" : "off", m->cfg.bias ? "on" : "off",
+                   model_objective_name(m->cfg.objective));
+}
+
 void ex_config_text(attn_strbuf *b, const attn_config *c) {
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
@@ -192,7 +206,7 @@ int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t
         out[n].head = head;
         out[n].query = query;
         out[n].remake_flags = flags[s];
-        out[n].origin = (viz_origin){VIZ_FROM_NONE, NULL, 0}; // the caller says where given weights came from
+        out[n].origin = (viz_origin){.kind = VIZ_FROM_NONE}; // the caller says where given weights came from
         out[n].mark = (viz_mark){VIZ_MARK_NONE, -1, -1};
         n++;
     }
@@ -201,8 +215,90 @@ int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t
 
 static export_matrix matrix(const char *name, const char *tex, const double *v, int rows, int cols, int head,
                             export_axis ra, export_axis ca) {
-    export_matrix m = {name, tex, v, rows, cols, head, ra, ca, false};
+    export_matrix m = {name, tex, v, rows, cols, head, ra, ca, false, NULL};
     return m;
+}
+
+int export_items_for_model(export_item *out, int cap, const model *m, const model_result *r, viz_target target,
+                           unsigned steps, int head, int query, viz_origin origin) {
+    static const char *const prefix[MODEL_MAX_LAYERS] = {"L1-", "L2-", "L3-", "L4-"};
+    static const char *const flags[ATTN_STEP_COUNT + 1] = {"--steps 1", "--steps 2", "--steps 3", "--steps 4",
+                                                          "--steps 5", "--steps 6", "--steps 7", "--steps 8",
+                                                          "--steps 9"};
+    static const char *const backward_id[ATTN_STEP_COUNT] = {
+        [ATTN_STEP_SCALE] = "scale-backward", [ATTN_STEP_MASK] = "mask-backward", [ATTN_STEP_SOFTMAX] = "softmax-backward"};
+    int n = 0, last = m->cfg.layers - 1;
+    for (int l = 0; l <= last; l++)
+        for (int s = 0; s <= ATTN_STEP_COUNT; s++) {
+            bool readout = s == ATTN_STEP_COUNT;
+            if (!(steps & (1u << s)) || (readout && l != last)) continue;
+            for (int back = 0; back < 2 && n < cap; back++) {
+                if (back && (readout || !backward_id[s] || r->n_targets == 0)) break;
+                export_item *it = &out[n++];
+                memset(it, 0, sizeof *it);
+                it->trace = &r->layer[l];
+                it->step = readout ? ATTN_STEP_MULTIHEAD : (attn_step)s; // the readout follows the last step
+                it->number = s + 1;
+                it->id = readout ? "readout" : back ? backward_id[s] : NULL;
+                it->head = head;
+                it->query = query;
+                it->remake_flags = flags[s];
+                it->origin = origin;
+                it->mark = (viz_mark){VIZ_MARK_NONE, -1, -1};
+                it->model = m;
+                it->run = r;
+                it->layer = l;
+                it->readout = readout;
+                it->backward = back;
+                it->target = target;
+                it->prefix = prefix[l];
+            }
+        }
+    return n;
+}
+
+/* A stage of a model's run as an export matrix (NULL v when the run lacks it). */
+static export_matrix run_matrix(const export_item *it, int stage, int head, const char *name, const char *tex,
+                                export_axis ra, export_axis ca) {
+    int rows, cols;
+    const double *v = model_result_stage(it->run, it->model, stage, it->layer, head, &rows, &cols);
+    export_matrix m = matrix(name, tex, v, rows, cols, model_stage_per_head(stage) ? head : -1, ra, ca);
+    m.words = (const char *const *)it->model->vocab;
+    return m;
+}
+
+int export_item_matrices(const export_item *it, int head, export_matrix *out, int cap) {
+    const export_axis T = EXPORT_AXIS_TOKENS, D = EXPORT_AXIS_DIMS, W = EXPORT_AXIS_WORDS;
+    const model *md = it->model;
+    export_matrix extra[2 + ATTN_MAX_HEADS];
+    int n = 0, k = 0;
+    if (md && it->readout) { // the answer: no step's matrices
+        if (md->cfg.objective == MODEL_OBJ_TOKEN) {
+            extra[k++] = run_matrix(it, MODEL_ST_LOGITS, 0, "logits", "z", T, W);
+            extra[k++] = run_matrix(it, MODEL_ST_PROBS, 0, "p", "p", T, W);
+        } else {
+            extra[k++] = run_matrix(it, MODEL_ST_AVG, 0, "A_avg", "\\bar{A}", T, T);
+        }
+    } else if (md && it->step == ATTN_STEP_EMBED && it->layer == 0) { // X = E[token] + P
+        int nt = it->trace->n, dm = it->trace->cfg.d_model;
+        out[n++] = matrix("E", "E", it->run->embed, nt, dm, -1, T, D);
+        if (md->cfg.pos != MODEL_POS_NONE && n < cap) out[n++] = matrix("P", "P", it->run->pos, nt, dm, -1, T, D);
+    }
+    if (!(md && it->readout)) n += export_step_matrices(it->trace, it->step, head, out + n, cap - n);
+    if (md && !it->readout && it->step == ATTN_STEP_MULTIHEAD) { // the residual stream
+        extra[k++] = matrix("X", "X", it->trace->x, it->trace->n, it->trace->cfg.d_model, -1, T, D);
+        extra[k++] = run_matrix(it, MODEL_ST_RESIDUAL, 0, "residual", "X + \\mathrm{out}", T, D);
+    }
+    if (md && it->backward) { // the gradient beside each head's step
+        bool soft = it->step == ATTN_STEP_SOFTMAX;
+        int h0 = head < 0 ? 0 : head, h1 = head < 0 ? md->cfg.heads : head + 1;
+        for (int h = h0; h < h1 && k < (int)(sizeof extra / sizeof *extra); h++)
+            extra[k++] = run_matrix(it, soft ? MODEL_ST_D_WEIGHTS : MODEL_ST_D_SCALED, h, soft ? "dL_dA" : "dL_dT",
+                                    soft ? "\\partial L / \\partial A" : "\\partial L / \\partial T", T, T);
+    }
+    for (int i = 0; i < k && n < cap; i++)
+        if (extra[i].v) out[n++] = extra[i];
+    return n;
 }
 
 /* The per-head matrices of step for head h, appended at out[n]; returns the new n. */

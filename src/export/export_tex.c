@@ -132,11 +132,12 @@ static void preamble(attn_strbuf *b, const char *title) {
 }
 
 /* Sentence, tokens (in row order) and configuration. */
-static void facts(attn_strbuf *b, const attn_trace *t) {
+static void facts(attn_strbuf *b, const export_item *it) {
+    const attn_trace *t = it->trace;
     char lab[256];
     attn_strbuf cfg;
     attn_sb_init(&cfg);
-    ex_config_text(&cfg, &t->cfg);
+    ex_item_config_text(&cfg, it);
     attn_sb_puts(b, "\\noindent Sentence: ");
     export_tex_escape(b, t->tokens.text);
     attn_sb_puts(b, "\\\\\nTokens (rows and columns, in order): ");
@@ -162,16 +163,35 @@ static void matrix_display(attn_strbuf *b, const export_matrix *m, int heads) {
     attn_sb_puts(b, " \\]\n\\endgroup\n");
 }
 
-char *export_tex_document(const attn_trace *t, attn_step step, int head, const char *title) {
+/* A model's own equations: the readout, the gradient, the residual, X = E + P. */
+static void model_equation(attn_strbuf *b, const export_item *it) {
+    const model *m = it->model;
+    if (it->readout && m->cfg.objective == MODEL_OBJ_TOKEN)
+        attn_sb_puts(b, "\\[ p = \\operatorname{softmax}(x U + b_U) \\]\n");
+    else if (it->readout)
+        attn_sb_printf(b, "\\[ \\bar{A} = \\tfrac{1}{%d} \\textstyle\\sum_h A_h \\]\n", m->cfg.heads);
+    if (it->backward)
+        attn_sb_puts(b, "\\[ \\frac{\\partial L}{\\partial T_{ij}} = A_{ij}\\Big(\\frac{\\partial L}{\\partial A_{ij}} - "
+                        "\\sum_k A_{ik}\\frac{\\partial L}{\\partial A_{ik}}\\Big) \\]\n");
+    if (!it->readout && it->step == ATTN_STEP_MULTIHEAD) attn_sb_puts(b, "\\[ X' = X + \\mathrm{out} \\]\n");
+    if (!it->readout && it->step == ATTN_STEP_EMBED && it->layer == 0)
+        attn_sb_puts(b, m->cfg.pos != MODEL_POS_NONE ? "\\[ X = E[\\text{token}] + P \\]\n" : "\\[ X = E[\\text{token}] \\]\n");
+}
+
+char *export_tex_document(const export_item *it, const char *title) {
+    const attn_trace *t = it->trace;
     export_matrix ms[EXPORT_MAX_MATRICES];
-    int n = export_step_matrices(t, step, head, ms, EXPORT_MAX_MATRICES);
+    int n = export_item_matrices(it, it->head, ms, EXPORT_MAX_MATRICES);
     attn_strbuf b;
     attn_sb_init(&b);
     preamble(&b, title);
-    facts(&b, t);
-    attn_sb_puts(&b, "\\[ ");
-    equation(&b, t, step);
-    attn_sb_puts(&b, " \\]\n");
+    facts(&b, it);
+    if (!it->readout) {
+        attn_sb_puts(&b, "\\[ ");
+        equation(&b, t, it->step);
+        attn_sb_puts(&b, " \\]\n");
+    }
+    if (it->model) model_equation(&b, it);
     for (int i = 0; i < n; i++) matrix_display(&b, &ms[i], t->cfg.heads);
     attn_sb_puts(&b, "\\end{document}\n");
     return attn_sb_take(&b);

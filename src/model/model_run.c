@@ -2,6 +2,7 @@
  * the readout, the prediction, the loss and every gradient; and the
  * explanation of one cell of any of them. */
 #include "model_run.h"
+#include "task.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,14 +71,32 @@ static attn_status split_embedding(model_result *r, const model *m, attn_err *er
     return ATTN_OK;
 }
 
+/* Targets given as rows and answers: each row in the sentence once, each
+ * answer a word of the vocabulary or (pointer) a position. */
+static attn_status copy_targets(model_result *r, const model *m, const model_target *t, int count, attn_err *err) {
+    int limit = m->cfg.objective == MODEL_OBJ_POINTER ? r->n : m->vocab_count;
+    for (int k = 0; k < count; k++) {
+        if (t[k].row < 0 || t[k].row >= r->n || t[k].target < 0 || t[k].target >= limit)
+            return attn_fail(err, ATTN_ERR_RANGE, "Target %d (row %d, answer %d) is outside the sentence or the "
+                             "vocabulary.", k, t[k].row, t[k].target);
+        for (int q = 0; q < k; q++)
+            if (t[q].row == t[k].row)
+                return attn_fail(err, ATTN_ERR_RANGE, "Row %d is given two targets.", t[k].row);
+        r->targets[k] = t[k];
+    }
+    r->n_targets = count;
+    return ATTN_OK;
+}
+
+/* spec (named targets) or resolved (rows and answers): one of them, count entries. */
 static attn_status run(model_result *r, const model *m, const char *sentence, size_t len,
-                       const model_target_spec *targets, int count, attn_err *err) {
+                       const model_target_spec *spec, const model_target *resolved, int count, attn_err *err) {
     attn_tokens toks;
     attn_status st = model_tokenize(m, sentence, len, &toks, r->ids, err);
     if (st != ATTN_OK) return st;
     r->n = toks.n;
     attn_tokens_free(&toks); // the layers' traces keep their own
-    st = resolve_targets(r, m, targets, count, err);
+    st = resolved ? copy_targets(r, m, resolved, count, err) : resolve_targets(r, m, spec, count, err);
     if (st != ATTN_OK) return st;
     r->grad_block_ = calloc(m->n_params, sizeof(double));
     if (!r->grad_block_) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to run the model.");
@@ -112,9 +131,47 @@ attn_status model_run(model_result *out, const model *m, const char *sentence, s
     if (count < 0 || count > MODEL_MAX_LEN)
         return attn_fail(err, ATTN_ERR_RANGE, "At most %d targets.", MODEL_MAX_LEN);
     // built in place: the result's pointers lead into its own workspace
-    attn_status st = run(out, m, sentence, len, targets, count, err);
+    attn_status st = run(out, m, sentence, len, targets, NULL, count, err);
     if (st != ATTN_OK) model_result_free(out);
     return st;
+}
+
+attn_status model_run_targets(model_result *out, const model *m, const char *sentence, size_t len,
+                              const model_target *targets, int count, attn_err *err) {
+    model_result_free(out);
+    if (count < 0 || count > MODEL_MAX_LEN)
+        return attn_fail(err, ATTN_ERR_RANGE, "At most %d targets.", MODEL_MAX_LEN);
+    attn_status st = run(out, m, sentence, len, NULL, targets, count, err);
+    if (st != ATTN_OK) model_result_free(out);
+    return st;
+}
+
+int model_view_targets(const model *m, const model_result *r, int query, model_target *out, bool *labelled) {
+    const task_info *t = task_find(m->task);
+    task_target tt[MODEL_MAX_LEN];
+    int k = t ? task_label(t, r->ids, r->n, tt) : 0;
+    bool pointer = m->cfg.objective == MODEL_OBJ_POINTER;
+    *labelled = k > 0;
+    for (int i = 0; i < k; i++) out[i] = (model_target){tt[i].row, pointer ? tt[i].pos : tt[i].tok};
+    if (k > 0) return k;
+    int q = query < 0 ? 0 : query >= r->n ? r->n - 1 : query;
+    out[0] = (model_target){q, model_predict_row(&r->ws_, q)}; // a position (pointer) or a word (token)
+    return 1;
+}
+
+attn_status model_run_view(model_result *out, const model *m, const char *sentence, size_t len, int query,
+                           bool *labelled, attn_err *err) {
+    model_result probe;
+    memset(&probe, 0, sizeof probe);
+    model_target targets[MODEL_MAX_LEN];
+    attn_status rc = model_run(&probe, m, sentence, len, NULL, 0, err);
+    if (rc == ATTN_OK) {
+        if (query < 0) query = attn_trace_default_query(&probe.layer[0]); // the pronoun, else the first token
+        int count = model_view_targets(m, &probe, query, targets, labelled);
+        rc = model_run_targets(out, m, sentence, len, targets, count, err);
+    }
+    model_result_free(&probe);
+    return rc;
 }
 
 void model_result_free(model_result *r) {
@@ -132,7 +189,38 @@ const attn_head_grad *model_result_head_grad(const model_result *r, int l, int h
 
 /* ---- explaining a cell ---------------------------------------------------------- */
 
-static const char *const extra_names[] = {"residual", "logits", "probs", "d_weights", "d_scaled"};
+static const char *const extra_names[] = {"residual", "logits", "probs", "d_weights", "d_scaled", "avg"};
+
+const double *model_result_stage(const model_result *r, const model *m, int stage, int layer, int head,
+                                 int *rows, int *cols) {
+    int n = r->n, h = model_stage_per_head(stage) ? head : 0;
+    bool token = m->cfg.objective == MODEL_OBJ_TOKEN, last = layer == m->cfg.layers - 1;
+    *rows = *cols = 0;
+    if (layer < 0 || layer >= m->cfg.layers || h < 0 || h >= m->cfg.heads || stage < 0) return NULL;
+    if (stage < ATTN_STAGE_COUNT) {
+        attn_trace_shape(&r->layer[layer], (attn_stage)stage, rows, cols);
+        return attn_trace_stage(&r->layer[layer], (attn_stage)stage, h);
+    }
+    const attn_head_grad *g = model_result_head_grad(r, layer, h);
+    const double *v = NULL;
+    int c = n;
+    switch (stage) {
+    case MODEL_ST_RESIDUAL: v = r->residual[layer], c = m->cfg.d_model; break;
+    case MODEL_ST_LOGITS: v = token && last ? r->logits : NULL, c = m->vocab_count; break;
+    case MODEL_ST_PROBS: v = token && last ? r->probs : NULL, c = m->vocab_count; break;
+    case MODEL_ST_D_WEIGHTS: v = r->n_targets ? g->d_weights : NULL; break;
+    case MODEL_ST_D_SCALED: v = r->n_targets ? g->d_scaled : NULL; break;
+    case MODEL_ST_AVG: v = last ? r->avg : NULL; break;
+    default: break;
+    }
+    if (v) *rows = n, *cols = c;
+    return v;
+}
+
+bool model_stage_per_head(int stage) {
+    if (stage >= 0 && stage < ATTN_STAGE_COUNT) return attn_stage_per_head((attn_stage)stage);
+    return stage == MODEL_ST_D_WEIGHTS || stage == MODEL_ST_D_SCALED;
+}
 
 const char *model_stage_name(int stage) {
     if (stage >= 0 && stage < ATTN_STAGE_COUNT) return attn_stage_name((attn_stage)stage);
@@ -196,6 +284,9 @@ static attn_status explain_extra(model_explanation *e, const model_result *r, co
     if (readout && m->cfg.objective != MODEL_OBJ_TOKEN)
         return attn_fail(err, ATTN_ERR_RANGE, "%s exist only for a token model; a pointer model answers with its "
                                               "last layer's weights.", name);
+    if (e->stage == MODEL_ST_AVG && l != m->cfg.layers - 1)
+        return attn_fail(err, ATTN_ERR_RANGE, "avg is the last layer's (layer %d): its heads' weights averaged.",
+                         m->cfg.layers - 1);
     attn_status st = check_cell(n, e->stage == MODEL_ST_RESIDUAL ? dm : readout ? v : n, i, j, name, err);
     if (st != ATTN_OK) return st;
     const attn_head *hd = &r->layer[l].head[e->head];
@@ -229,6 +320,16 @@ static attn_status explain_extra(model_explanation *e, const model_result *r, co
                 e->a += -(1.0 / r->n_targets) / (m->cfg.heads * r->avg[(size_t)i * n + j]);
         break;
     }
+    case MODEL_ST_AVG: // Ā[i][j] = Σ_h A_h[i][j] / H, the average the pointer loss reads
+        e->kind = MODEL_EX_AVG;
+        e->core.kind = ATTN_EXPLAIN_DOT;
+        e->core.n_terms = m->cfg.heads;
+        for (int h = 0; h < m->cfg.heads; h++)
+            e->core.terms[h] = (attn_term){.index = h, .a = r->layer[l].head[h].weights[(size_t)i * n + j],
+                                           .b = 1.0 / m->cfg.heads};
+        for (int h = 0; h < m->cfg.heads; h++) e->core.terms[h].value = e->core.terms[h].a * e->core.terms[h].b;
+        e->value = r->avg[(size_t)i * n + j];
+        break;
     default:
         e->kind = MODEL_EX_D_SCALED;
         st = attn_explain_softmax_backward(&e->grad, hd->weights, g->d_weights, m->cfg.mask, n, i, j, err);
@@ -244,8 +345,7 @@ attn_status model_explain(model_explanation *e, const model_result *r, const mod
     if (stage < 0 || stage >= MODEL_STAGE_COUNT) return attn_fail(err, ATTN_ERR_RANGE, "Unknown stage %d.", stage);
     if (layer < 0 || layer >= m->cfg.layers)
         return attn_fail(err, ATTN_ERR_RANGE, "Layer %d does not exist: layers are 0 to %d.", layer, m->cfg.layers - 1);
-    bool per_head = (stage < ATTN_STAGE_COUNT && attn_stage_per_head((attn_stage)stage)) ||
-                    stage == MODEL_ST_D_WEIGHTS || stage == MODEL_ST_D_SCALED;
+    bool per_head = model_stage_per_head(stage);
     if (per_head && (head < 0 || head >= m->cfg.heads))
         return attn_fail(err, ATTN_ERR_RANGE, "Head %d does not exist: heads are 0 to %d.", head, m->cfg.heads - 1);
     *e = (model_explanation){.stage = stage, .layer = layer, .head = per_head ? head : 0, .row = row, .col = col};

@@ -45,8 +45,37 @@ typedef struct {
 attn_status model_run(model_result *out, const model *m, const char *sentence, size_t len,
                       const model_target_spec *targets, int count, attn_err *err);
 
+/* The same with the targets already resolved (rows and answers as
+ * model_target holds them: a vocabulary index, or for pointer a position),
+ * as task_label gives them. Errors as model_run, and a target out of range. */
+attn_status model_run_targets(model_result *out, const model *m, const char *sentence, size_t len,
+                              const model_target *targets, int count, attn_err *err);
+
+/* The targets a view of sentence r shows the backward pass for: the task's
+ * own answers when m's task can label the sentence (task_label: for
+ * referent-*, the referent at the pronoun), else the model's prediction at
+ * row query (clamped). Writes them into out (MODEL_MAX_LEN entries), sets
+ * *labelled, and returns their count (at least 1). r: a run of m (targets
+ * or not). */
+int model_view_targets(const model *m, const model_result *r, int query, model_target *out, bool *labelled);
+
+/* model_run of sentence, then again with model_view_targets' targets for
+ * query (< 0: the pronoun, else the first token): a view's run. */
+attn_status model_run_view(model_result *out, const model *m, const char *sentence, size_t len, int query,
+                           bool *labelled, attn_err *err);
+
 /* Frees what r owns and zeroes it. NULL is a no-op. */
 void model_result_free(model_result *r);
+
+/* The matrix of stage (an attn_stage or model_stage) of layer and head in r,
+ * borrowed from r, with its shape in *rows, *cols; NULL (shape 0×0) when r
+ * has no such matrix (readout of a pointer model, a gradient without
+ * targets, avg of a layer but the last, an index out of range). */
+const double *model_result_stage(const model_result *r, const model *m, int stage, int layer, int head,
+                                 int *rows, int *cols);
+
+/* true when stage (an attn_stage or model_stage) has one matrix per head. */
+bool model_stage_per_head(int stage);
 
 /* Every stage's gradient of head h of layer l (after a run with targets),
  * borrowed from r. */
@@ -60,10 +89,11 @@ typedef enum {
     MODEL_ST_PROBS,
     MODEL_ST_D_WEIGHTS,
     MODEL_ST_D_SCALED,
+    MODEL_ST_AVG,       /* (n, n) the last layer's weights averaged over heads: a pointer model's answer */
     MODEL_STAGE_COUNT
 } model_stage;
 
-/* "residual", "logits", "probs", "d_weights", "d_scaled", or the core's names
+/* "residual", "logits", "probs", "d_weights", "d_scaled", "avg", or the core's names
  * (attn_stage_name) for the stages below ATTN_STAGE_COUNT; and back (-1). */
 const char *model_stage_name(int stage);
 int model_stage_from_name(const char *name);
@@ -76,7 +106,8 @@ typedef enum {
     MODEL_EX_LOGITS,   /* core.kind DOT: Σ_c x_L[i][c]·U[c][v] + b_U[v] */
     MODEL_EX_PROBS,    /* core.kind SOFTMAX over the logits row */
     MODEL_EX_D_WEIGHTS,/* core.kind DOT: Σ_c dZ[i][c]·V[j][c], plus a: the loss's own term (pointer) */
-    MODEL_EX_D_SCALED  /* grad: A_ij, dA_ij, Σ_k A_ik·dA_ik */
+    MODEL_EX_D_SCALED, /* grad: A_ij, dA_ij, Σ_k A_ik·dA_ik */
+    MODEL_EX_AVG       /* core.kind DOT: terms[h].a = head h's A_ij, b = 1/heads; value = their sum */
 } model_explain_kind;
 
 typedef struct {

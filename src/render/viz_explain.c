@@ -18,6 +18,8 @@ typedef struct {
     const char *const *ui;
     const char *const *features;
     bool failed;
+    const model *m;     /* a model's cell: its words, and the layer to name */
+    int layer;          /* the cell's layer, 0-based (with m) */
 } wording;
 
 const char *viz_stage_symbol(attn_stage s, bool scale) {
@@ -91,6 +93,15 @@ static axis col_axis(const wording *w, attn_stage s) {
     return s == ATTN_ST_CONCAT ? AXIS_CONCAT : AXIS_DIMS;
 }
 
+/* " · layer 2 of 2" for a model's cell, else "". */
+static const char *layer_words(const wording *w) {
+    static _Thread_local char buf[64];
+    if (!w->m) return "";
+    size_t at = (size_t)snprintf(buf, sizeof buf, " · ");
+    snprintf(buf + at, sizeof buf - at, word(w, VIZ_S_XP_LAYER), w->layer + 1, w->m->cfg.layers);
+    return buf;
+}
+
 static void title(wording *w, const attn_explanation *e) {
     char row[96], col[96], head[64] = "";
     const attn_config *c = &w->t->cfg;
@@ -98,8 +109,8 @@ static void title(wording *w, const attn_explanation *e) {
         size_t at = (size_t)snprintf(head, sizeof head, " · ");
         snprintf(head + at, sizeof head - at, word(w, VIZ_S_XP_HEAD), e->head + 1, c->heads);
     }
-    add(w, VIZ_XL_TITLE, false, "%s[%s, %s]%s", viz_stage_symbol(e->stage, c->scale), token(w, e->row, row, sizeof row),
-        axis_label(w, col_axis(w, e->stage), e->col, col, sizeof col), head);
+    add(w, VIZ_XL_TITLE, false, "%s[%s, %s]%s%s", viz_stage_symbol(e->stage, c->scale), token(w, e->row, row, sizeof row),
+        axis_label(w, col_axis(w, e->stage), e->col, col, sizeof col), head, layer_words(w));
 }
 
 /* ---- the kinds of cell ---------------------------------------------------- */
@@ -170,16 +181,25 @@ static void mask(wording *w, const attn_explanation *e) {
     add(w, VIZ_XL_RESULT, false, "= %s", num(v, sizeof v, e->value));
 }
 
+static void softmax_of(wording *w, const attn_explanation *e, bool words);
+
 static void softmax(wording *w, const attn_explanation *e) {
+    softmax_of(w, e, false);
+}
+
+/* A row's softmax at e->col: over the keys (tokens), or over the vocabulary (words). */
+static void softmax_of(wording *w, const attn_explanation *e, bool words) {
     char lab[96], a[32], b[32], v[32];
-    add(w, VIZ_XL_FORMULA, false, "A[i,j] = exp(sᵢⱼ − max) / Σₖ exp(sᵢₖ − max)");
+    add(w, VIZ_XL_FORMULA, false, "%s", words ? "p[i,w] = exp(z[i,w] − max) / Σᵥ exp(z[i,v] − max)"
+                                              : "A[i,j] = exp(sᵢⱼ − max) / Σₖ exp(sᵢₖ − max)");
     add(w, VIZ_XL_NOTE, false, "%s %s %s", word(w, VIZ_S_XP_ROWMAX), num(a, sizeof a, e->softmax.row_max),
         word(w, VIZ_S_XP_ROWMAX_WHY));
     w->x->first_term = w->x->n;
     for (int k = 0; k < e->n_terms; k++) {
         const attn_term *tm = &e->terms[k];
         bool self = tm->index == e->col;
-        token(w, tm->index, lab, sizeof lab);
+        if (words) snprintf(lab, sizeof lab, "%s", w->m->vocab[tm->index]);
+        else token(w, tm->index, lab, sizeof lab);
         if (tm->a == -INFINITY) add(w, VIZ_XL_TERM, self, "%s: %s", lab, word(w, VIZ_S_XP_TERM_MASKED));
         else
             add(w, VIZ_XL_TERM, self, "%s: exp(%s − %s) = %s%s%s", lab, num(a, sizeof a, tm->a), num(b, sizeof b, tm->b),
@@ -203,7 +223,7 @@ static void copy(wording *w, const attn_explanation *e) {
 bool viz_explain_text(viz_xtext *x, const attn_explanation *e, const attn_trace *t, const char *const *ui,
                       const char *const *features) {
     memset(x, 0, sizeof *x);
-    wording w = {x, 0, t, ui, features, false};
+    wording w = {x, 0, t, ui, features, false, NULL, 0};
     title(&w, e);
     switch (e->kind) {
     case ATTN_EXPLAIN_INPUT: input(&w, e); break;
@@ -221,4 +241,130 @@ void viz_xtext_free(viz_xtext *x) {
     if (!x) return;
     free(x->lines);
     memset(x, 0, sizeof *x);
+}
+
+/* ---- a model's cells ---------------------------------------------------------- */
+
+/* "residual[它, 3] · layer 1 of 2" and the like. */
+static void model_title(wording *w, const model_explanation *e, const char *sym, bool word_col, bool token_col) {
+    char row[96], col[96], head[64] = "";
+    if (model_stage_per_head(e->stage) && w->m->cfg.heads > 1) {
+        size_t at = (size_t)snprintf(head, sizeof head, " · ");
+        snprintf(head + at, sizeof head - at, word(w, VIZ_S_XP_HEAD), e->head + 1, w->m->cfg.heads);
+    }
+    if (word_col) snprintf(col, sizeof col, "%s", w->m->vocab[e->col]);
+    else if (token_col) token(w, e->col, col, sizeof col);
+    else snprintf(col, sizeof col, "%d", e->col);
+    add(w, VIZ_XL_TITLE, false, "%s[%s, %s]%s%s", sym, token(w, e->row, row, sizeof row), col, head, layer_words(w));
+}
+
+/* Σ terms with labels along dims (or heads), then the sum: value = Σ a·b (+ extra). */
+static void model_dot(wording *w, const attn_explanation *d, const char *formula, bool heads, double extra,
+                      viz_str extra_word) {
+    char lab[64], x[32], y[32], v[32];
+    add(w, VIZ_XL_FORMULA, false, "%s%s", formula, d->dot.has_bias ? " + b[w]" : "");
+    double sum = 0, best = -1;
+    w->x->first_term = w->x->n;
+    for (int k = 0; k < d->n_terms; k++) {
+        const attn_term *tm = &d->terms[k];
+        if (heads) snprintf(lab, sizeof lab, "%s %d", word(w, VIZ_S_HEAD), tm->index + 1);
+        else snprintf(lab, sizeof lab, "%d", tm->index);
+        add(w, VIZ_XL_TERM, false, "%s: %s × %s = %s", lab, num(x, sizeof x, tm->a), num(y, sizeof y, tm->b),
+            num(v, sizeof v, tm->value));
+        if (fabs(tm->value) > best) best = fabs(tm->value), w->x->focus = k;
+        sum += tm->value;
+    }
+    w->x->n_terms = d->n_terms;
+    if (d->dot.has_bias) {
+        add(w, VIZ_XL_RESULT, false, "%s %s", word(w, VIZ_S_XP_BIAS), num(x, sizeof x, d->dot.bias));
+        sum += d->dot.bias;
+    }
+    if (extra != 0.0) {
+        add(w, VIZ_XL_RESULT, false, "%s: %s", word(w, extra_word), num(x, sizeof x, extra));
+        sum += extra;
+    }
+    add(w, VIZ_XL_RESULT, false, "%s = %s", word(w, VIZ_S_XP_SUM), num(x, sizeof x, sum));
+}
+
+static void model_grad(wording *w, const model_explanation *e) {
+    const attn_softmax_grad_explanation *g = &e->grad;
+    char lab[96], a[32], b[32], v[32], d[32];
+    model_title(w, e, "∂L/∂T", false, true);
+    if (g->masked) {
+        add(w, VIZ_XL_NOTE, false, "%s", word(w, VIZ_S_XP_GRAD_MASKED));
+        add(w, VIZ_XL_RESULT, false, "= 0");
+        return;
+    }
+    add(w, VIZ_XL_FORMULA, false, "dT[i,j] = A[i,j]·(dA[i,j] − Σₖ A[i,k]·dA[i,k])");
+    add(w, VIZ_XL_NOTE, false, "%s", word(w, VIZ_S_XP_SOFTMAX_INPUT));
+    w->x->first_term = w->x->n;
+    for (int k = 0; k < g->n_terms; k++) {
+        const attn_term *tm = &g->terms[k];
+        bool self = tm->index == e->col;
+        add(w, VIZ_XL_TERM, self, "%s: %s × %s = %s%s%s", token(w, tm->index, lab, sizeof lab), num(a, sizeof a, tm->a),
+            num(b, sizeof b, tm->b), num(v, sizeof v, tm->value), self ? "  " : "", self ? word(w, VIZ_S_XP_THIS) : "");
+    }
+    w->x->n_terms = g->n_terms;
+    w->x->focus = e->col;
+    add(w, VIZ_XL_RESULT, false, "Σₖ A·dA = %s", num(a, sizeof a, g->dot));
+    add(w, VIZ_XL_RESULT, false, "%s × (%s − %s) = %s", num(a, sizeof a, g->a), num(b, sizeof b, g->da),
+        num(d, sizeof d, g->dot), num(v, sizeof v, e->value));
+}
+
+bool viz_explain_model_text(viz_xtext *x, const model_explanation *e, const model_result *r, const model *m,
+                            const char *const *ui) {
+    memset(x, 0, sizeof *x);
+    wording w = {x, 0, &r->layer[e->layer], ui, NULL, false, m, e->layer};
+    char a[32], b[32], v[32], tok[96];
+    switch (e->kind) {
+    case MODEL_EX_CORE:
+        title(&w, &e->core);
+        switch (e->core.kind) {
+        case ATTN_EXPLAIN_DOT: dot(&w, &e->core); break;
+        case ATTN_EXPLAIN_SCALE: scale(&w, &e->core); break;
+        case ATTN_EXPLAIN_MASK: mask(&w, &e->core); break;
+        case ATTN_EXPLAIN_SOFTMAX: softmax(&w, &e->core); break;
+        case ATTN_EXPLAIN_COPY: copy(&w, &e->core); break;
+        case ATTN_EXPLAIN_INPUT: input(&w, &e->core); break;
+        }
+        break;
+    case MODEL_EX_EMBED:
+        model_title(&w, e, "X", false, false);
+        add(&w, VIZ_XL_FORMULA, false, "X[i,c] = E[token, c] + P[i, c]");
+        add(&w, VIZ_XL_NOTE, false, word(&w, VIZ_S_XP_EMBED_MODEL), token(&w, e->row, tok, sizeof tok));
+        add(&w, VIZ_XL_TERM, false, "E: %s", num(a, sizeof a, e->a));
+        add(&w, VIZ_XL_TERM, false, "P: %s", num(b, sizeof b, e->b));
+        add(&w, VIZ_XL_RESULT, false, "%s + %s = %s", a, b, num(v, sizeof v, e->value));
+        break;
+    case MODEL_EX_COPY:
+        model_title(&w, e, "X", false, false);
+        add(&w, VIZ_XL_NOTE, false, word(&w, VIZ_S_XP_MODEL_COPY), e->layer);
+        add(&w, VIZ_XL_RESULT, false, "= %s", num(v, sizeof v, e->value));
+        break;
+    case MODEL_EX_RESIDUAL:
+        model_title(&w, e, "X + out", false, false);
+        add(&w, VIZ_XL_FORMULA, false, "residual[i,c] = X[i,c] + out[i,c]");
+        add(&w, VIZ_XL_RESULT, false, "%s + %s = %s", num(a, sizeof a, e->a), num(b, sizeof b, e->b),
+            num(v, sizeof v, e->value));
+        break;
+    case MODEL_EX_LOGITS:
+        model_title(&w, e, "z", true, false);
+        model_dot(&w, &e->core, "z[i,w] = Σ_c x[i,c]·U[c,w]", false, 0, VIZ_S_XP_SUM);
+        break;
+    case MODEL_EX_PROBS:
+        model_title(&w, e, "p", true, false);
+        softmax_of(&w, &e->core, true);
+        break;
+    case MODEL_EX_D_WEIGHTS:
+        model_title(&w, e, "∂L/∂A", false, true);
+        model_dot(&w, &e->core, "dA[i,j] = Σ_c dZ[i,c]·V[j,c]", false, e->a, VIZ_S_XP_LOSS_TERM);
+        break;
+    case MODEL_EX_D_SCALED: model_grad(&w, e); break;
+    case MODEL_EX_AVG:
+        model_title(&w, e, "Ā", false, true);
+        model_dot(&w, &e->core, "Ā[i,j] = Σₕ A_h[i,j] · 1/H", true, 0, VIZ_S_XP_SUM);
+        break;
+    }
+    if (w.failed) viz_xtext_free(x);
+    return !w.failed;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "attn.h"
+#include "model_run.h"
 
 typedef enum {
     VIZ_XL_TITLE,   /* which cell: "A[它, 鸟] · head 1 of 2" */
@@ -37,6 +38,12 @@ typedef struct {
  * NULL). Returns false when memory ran out (x is then empty). */
 bool viz_explain_text(viz_xtext *x, const attn_explanation *e, const attn_trace *t, const char *const *ui,
                       const char *const *features);
+
+/* The same for a cell of a model's run (model_explain): the core's cells of
+ * its layer as above, with the layer named; the embedding, the residual, the
+ * readout, the head average and the gradients in their own words. */
+bool viz_explain_model_text(viz_xtext *x, const model_explanation *e, const model_result *r, const model *m,
+                            const char *const *ui);
 
 /* Frees what x owns and zeroes it. NULL is a no-op. */
 void viz_xtext_free(viz_xtext *x);

@@ -42,12 +42,12 @@ viz_rgba viz_alpha(viz_rgba c, uint8_t a);
 
 /* ---- matrices (viz_matrix.c) ---- */
 typedef enum { VIZ_MAP_SIGNED, VIZ_MAP_WEIGHTS } viz_map;
-typedef enum { VIZ_LABEL_NONE, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS, VIZ_LABEL_FEATURES, VIZ_LABEL_CONCAT } viz_labels;
+typedef enum { VIZ_LABEL_NONE, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS, VIZ_LABEL_FEATURES, VIZ_LABEL_CONCAT, VIZ_LABEL_WORDS } viz_labels;
 
 typedef struct {
     const double *v;        /* (rows, cols) row-major */
     int rows, cols;
-    attn_stage stage;       /* for hit regions and hover */
+    int stage;              /* for hit regions and hover: an attn_stage, or a model_stage with a model */
     int head;               /* for hit regions */
     const char *title;      /* drawn above, e.g. "Q (head 1)" */
     viz_map map;            /* colour map */
@@ -57,6 +57,7 @@ typedef struct {
     bool transposed;        /* drawn transposed (Kᵀ): cell (r, c) shows v[c][r]; hits name K's (c, r) */
     int weight_of;          /* a weight matrix: the stage it feeds (Q, K, V or OUTPUT); else -1 */
     const attn_mask *mask;  /* draw cells the mask hides as masked (for A); NULL otherwise */
+    bool own_range;         /* SIGNED on a scale of its own (a gradient), not the step's shared one */
 } viz_mat;
 
 /* Space a matrix needs around its cells at cell size cs: label column width,
@@ -71,6 +72,20 @@ void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool wit
 /* Largest |v| of the finite entries (at least 1e-9). */
 double viz_abs_max(const double *v, size_t count);
 
+/* ---- a trained model (viz_model.c) ---- */
+/* The readout after the last layer: a token model's probabilities over its
+ * vocabulary, or a pointer model's head-averaged weights, with the query's
+ * answer written out and its most likely words as bars. */
+void viz_draw_readout(const viz_ctx *c, viz_box b);
+/* The readout's equation line, with its shapes. */
+void viz_readout_equation(const viz_ctx *c, char *out, size_t cap);
+/* The backward pass's target as the view says it ("… target 鸟 (the task's own answer)"). */
+void viz_backward_caption(const viz_ctx *c, char *out, size_t cap);
+/* true when the step shows a gradient (backward on, steps 4–6, a run with targets). */
+bool viz_step_has_grad(const viz_ctx *c);
+/* The gradient the step shows for head, and its ±range (largest |value|). */
+const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int *stage, double *range);
+
 /* ---- the complexity lab (viz_lab.c) ---- */
 void viz_lab_overlay(const viz_ctx *c);
 
@@ -83,6 +98,8 @@ void viz_train_overlay(const viz_ctx *c);
 void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range);
 /* The cell size the step's matrices get in b (with a subtitle line). */
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head);
+/* One matrix fitted into b, centred (the canvas's zoom and pan apply). */
+void viz_draw_single(const viz_ctx *c, viz_box b, viz_mat *m);
 /* The ±range the step's signed matrices need for head of t. */
 double viz_step_range(const viz_ctx *c, const attn_trace *t, int head);
 

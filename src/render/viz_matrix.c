@@ -33,6 +33,7 @@ static void row_label(const viz_ctx *c, const viz_mat *m, int i, char *buf, size
     if (kind == VIZ_LABEL_TOKENS) attn_token_label(&t->tokens, i, 0, buf, cap);
     else if (kind == VIZ_LABEL_FEATURES && c->s->feature_names) snprintf(buf, cap, "%s", c->s->feature_names[i]);
     else if (kind == VIZ_LABEL_CONCAT) snprintf(buf, cap, "h%d.%d", i / t->cfg.d_k + 1, i % t->cfg.d_k);
+    else if (kind == VIZ_LABEL_WORDS && c->s->model) snprintf(buf, cap, "%s", c->s->model->vocab[i]);
     else snprintf(buf, cap, "%d", i);
 }
 
@@ -75,7 +76,7 @@ static void operand_of(const viz_ctx *c, const viz_mat *m, int *row, int *col) {
     *row = *col = -1;
     if (h.kind != VIZ_HIT_CELL) return;
     int st = h.stage, hd = h.head, i = h.row, j = h.col, dk = c->s->trace->cfg.d_k;
-    bool same_head = m->head == hd || !attn_stage_per_head(m->stage);
+    bool same_head = m->head == hd || !model_stage_per_head(m->stage) || !model_stage_per_head(st);
     if (m->weight_of >= 0) { // W_Q/W_K/W_V or W_O: the column of the hovered output
         if (m->weight_of == st && (st == ATTN_ST_OUTPUT || m->head == hd)) *col = j;
         return;
@@ -96,6 +97,9 @@ static void operand_of(const viz_ctx *c, const viz_mat *m, int *row, int *col) {
         break;
     case ATTN_ST_CONCAT: if (m->stage == ATTN_ST_Z && m->head == j / dk) { *row = i; *col = j % dk; } break;
     case ATTN_ST_OUTPUT: if (m->stage == ATTN_ST_CONCAT) *row = i; break;
+    case MODEL_ST_RESIDUAL: if (m->stage == ATTN_ST_OUTPUT || m->stage == ATTN_ST_X) { *row = i; *col = j; } break;
+    case MODEL_ST_D_SCALED: if (m->stage == ATTN_ST_WEIGHTS || m->stage == MODEL_ST_D_WEIGHTS) *row = i; break;
+    case MODEL_ST_PROBS: if (m->stage == MODEL_ST_LOGITS) *row = i; break;
     default: break;
     }
 }
@@ -108,6 +112,7 @@ static viz_rgba cell_color(const viz_ctx *c, const viz_mat *m, double v, bool ma
     if (m->hidden) return c->th->panel2;
     if (masked) return c->th->masked;
     if (m->map == VIZ_MAP_WEIGHTS) return viz_sequential(v);
+    if (!isfinite(v)) return c->th->masked; // never a colour of the scale
     return viz_diverging(v / m->range);
 }
 
@@ -224,7 +229,7 @@ static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, flo
     else if (ocol >= 0) viz_stroke(c->l, x + ocol * cs - t / 2, y - t / 2, cs + t, h + t, t, viz_alpha(op, 200));
     viz_hit hv = c->s->hover;
     if (hv.kind == VIZ_HIT_CELL && hv.stage == (int)m->stage && m->weight_of < 0 &&
-        (hv.head == m->head || !attn_stage_per_head(m->stage))) {
+        (hv.head == m->head || !model_stage_per_head(m->stage))) {
         int r = m->transposed ? hv.col : hv.row, k = m->transposed ? hv.row : hv.col;
         if (r < m->rows && k < m->cols)
             viz_stroke(c->l, x + k * cs - t, y + r * cs - t, cs + 2 * t, cs + 2 * t, t, c->th->hover);
@@ -274,7 +279,8 @@ void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool wit
         snprintf(mid, sizeof mid, "0.5");
         snprintf(hi, sizeof hi, "1");
     } else {
-        viz_format_value(hi, sizeof hi, range);
+        if (range < 0.005) snprintf(hi, sizeof hi, "%.2g", range); // a small gradient's scale is not "0.00"
+        else viz_format_value(hi, sizeof hi, range);
         snprintf(lo, sizeof lo, "-%s", hi);
         snprintf(mid, sizeof mid, "0");
     }

@@ -6,6 +6,7 @@
 
 #include "attn.h"
 #include "complexity.h"
+#include "model_run.h"
 #include "viz.h"
 
 /* Every UI string, in one table per language (assets/ui_strings.tsv). */
@@ -40,12 +41,19 @@ viz_rgba viz_diverging(double t);
 /* Sequential map for weights (t in [0, 1]); colour-blind safe (light yellow to dark blue). */
 viz_rgba viz_sequential(double t);
 
-/* Widgets of the rail's control panel (hit regions carry these ids). */
+/* Widgets of the rail's control panel (hit regions carry these ids). HEADS
+ * … POSENC are the settings a model fixes; LAYER … MODEL_CLOSE are shown
+ * only with a model. */
 typedef enum {
     VIZ_W_HEADS, VIZ_W_DK, VIZ_W_DMODEL, VIZ_W_SEED, VIZ_W_SCALE, VIZ_W_MASK,
     VIZ_W_WINDOW, VIZ_W_POSENC, VIZ_W_SHOW_HEAD, VIZ_W_COMPARE, VIZ_W_THEME,
-    VIZ_W_LANG, VIZ_W_COUNT
+    VIZ_W_LANG, VIZ_W_LAYER, VIZ_W_BACKWARD, VIZ_W_READOUT, VIZ_W_MODEL_CLOSE, VIZ_W_COUNT
 } viz_widget;
+
+/* true for the widgets shown only with a model. */
+static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER; }
+/* true for the settings a model fixes (its training chose them). */
+static inline bool viz_widget_model_fixed(viz_widget w) { return w <= VIZ_W_POSENC; }
 
 /* Split views: scaling on vs off, two heads, or (on a lesson page that asks
  * for it) the page's settings vs the settings of its @compare. */
@@ -66,13 +74,23 @@ typedef struct {
 /* Panels that scroll (hit regions carry these ids). */
 enum { VIZ_PANEL_NARRATIVE = 1, VIZ_PANEL_CANVAS = 2, VIZ_PANEL_DETAIL = 3 };
 
+/* Whose answers a model run's targets (its backward pass) are. */
+typedef enum {
+    VIZ_TARGET_TASK,      /* the task labelled the sentence: its own answers */
+    VIZ_TARGET_PREDICTED, /* the task cannot label it: the model's prediction at the query */
+    VIZ_TARGET_GIVEN      /* named on the command line (--target) */
+} viz_target;
+
 /* Where the weights given to a trace came from (what only the caller knows). */
-typedef enum { VIZ_FROM_NONE, VIZ_FROM_LESSON, VIZ_FROM_FILE } viz_origin_kind;
+typedef enum { VIZ_FROM_NONE, VIZ_FROM_LESSON, VIZ_FROM_FILE, VIZ_FROM_MODEL } viz_origin_kind;
 
 typedef struct {
     viz_origin_kind kind;
-    const char *name; /* FILE: the file as the user named it */
+    const char *name; /* FILE: the file as the user named it; MODEL: its file, or NULL when trained in the window */
     double gain;      /* LESSON: the page's @random-weights gain (seeded weights × gain), 0 for a design */
+    const char *task; /* MODEL: the task it was trained on */
+    int steps;        /* MODEL: its optimiser steps */
+    unsigned seed;    /* MODEL: its training's seed */
 } viz_origin;
 
 /* The weights badge of t, in the language of ui (VIZ_STR_COUNT strings),
@@ -93,6 +111,14 @@ typedef struct {
     const char *notice;             /* a notice over the canvas (weights that no longer fit), or NULL */
     viz_origin origin;              /* where the trace's given weights came from (for the badge and notices) */
     const char *const *feature_names; /* d_model names for X's columns, or NULL */
+    /* a trained model (model NULL: one designed or random layer) */
+    const model *model;             /* the model; trace is its layer `layer` of run */
+    const model_result *run;        /* the sentence through it, with the backward pass's target */
+    int layer;                      /* layer shown, 0-based */
+    bool readout;                   /* the rail's readout entry is shown instead of step */
+    bool backward;                  /* the gradients on the scale, mask and softmax steps */
+    viz_target target;              /* whose answers run's targets are */
+    const model_explanation *model_explain; /* the hovered cell's arithmetic with a model (explain is NULL then) */
     /* what is shown */
     attn_step step;                  /* rail step */
     int head;                       /* head shown, 0-based */

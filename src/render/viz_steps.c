@@ -9,7 +9,7 @@
 
 #define MAX_BLOCKS 3
 
-#define MAX_MATS 8
+#define MAX_MATS 8 /* E, P and X; or concat, W_O, out, X and the residual: at most 7 */
 
 /* A product layout: left · top[k] = res[k]; left may be NULL (a plain row).
  * It holds its matrices and their texts, so a product on the stack is whole. */
@@ -57,6 +57,34 @@ static viz_mat weight(const double *v, int rows, int cols, int feeds, int head, 
     return m;
 }
 
+/* A matrix the trace does not hold (E, the positions, a model's stage):
+ * values and shape given, named stage for hits. */
+static viz_mat raw(const double *v, int rows, int cols, int stage, int head, const char *title, viz_map map,
+                   viz_labels row_labels, viz_labels col_labels) {
+    viz_mat m;
+    memset(&m, 0, sizeof m);
+    m.v = v;
+    m.rows = v ? rows : 0;
+    m.cols = v ? cols : 0;
+    m.stage = stage;
+    m.head = head;
+    m.title = title;
+    m.map = map;
+    m.range = 1.0;
+    m.row_labels = row_labels;
+    m.col_labels = col_labels;
+    m.weight_of = -1;
+    return m;
+}
+
+/* A stage of the model's run (residual, a gradient, the readout), for layer shown. */
+static viz_mat run_mat(const viz_ctx *c, int stage, int head, const char *title, viz_map map, viz_labels rows,
+                       viz_labels cols) {
+    int r, k;
+    const double *v = model_result_stage(c->s->run, c->s->model, stage, c->s->layer, head, &r, &k);
+    return raw(v, r, k, stage, head, title, map, rows, cols);
+}
+
 static float gap(const viz_ctx *c) { return 22 * c->u; }
 
 /* Width a matrix takes right of its row labels: its cells, or its title if wider. */
@@ -80,6 +108,7 @@ static void product_size(const viz_ctx *c, const product *p, float cs, float *w,
     for (int k = 0; k < p->blocks; k++) {
         const viz_mat *r = p->res[k], *t = p->top[k];
         if (!p->left) x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, cs);
+        else if (k && p->op[k]) x += op_w(c, p->op[k]) - gap(c) + viz_mat_left(c, r, cs); // "+ X = residual"
         float bw = mat_w(c, r, cs);
         if (t && mat_w(c, t, cs) > bw) bw = mat_w(c, t, cs);
         x += bw + (k + 1 < p->blocks && p->left ? gap(c) : 0);
@@ -130,6 +159,11 @@ static void product_draw(const viz_ctx *c, const product *p, float x0, float y0,
                          VIZ_CENTER | VIZ_MIDDLE, c->th->muted);
             }
             x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, cs);
+        } else if (k && p->op[k]) { // a sum after the product: the gap before it holds the operator
+            float ow = op_w(c, p->op[k]) - gap(c);
+            viz_text(c->l, x - gap(c), y, ow + gap(c), r->rows * cs, p->op[k], c->body, VIZ_CENTER | VIZ_MIDDLE,
+                     c->th->muted);
+            x += ow + viz_mat_left(c, r, cs);
         }
         if (t) viz_mat_draw(c, t, x, y - res_top - 8 * c->u - t->rows * cs, cs);
         viz_mat_draw(c, r, x, y, cs);
@@ -255,11 +289,30 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
     memset(p, 0, sizeof *p);
     viz_mat *mats = p->mats;
     char (*tt)[96] = p->titles;
+    const viz_scene *sc = c->s;
+    bool grad = viz_step_has_grad(c);
     switch (c->s->step) {
     case ATTN_STEP_EMBED:
         mats[0] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, xcols);
         p->res[0] = &mats[0];
         p->blocks = 1;
+        if (sc->model && sc->layer > 0) { // a later layer reads the residual stream
+            snprintf(tt[0], sizeof tt[0], viz_s(c, VIZ_S_X_FROM_RESIDUAL), sc->layer);
+            mats[0].title = tt[0];
+        } else if (sc->model) { // X = E[token] + P: the learned embedding and the positions
+            int n = t->n;
+            bool pos = sc->model->cfg.pos != MODEL_POS_NONE;
+            mats[1] = raw(sc->run->embed, n, dm, ATTN_ST_X, 0, "E[token]", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
+            mats[2] = raw(sc->run->pos, n, dm, ATTN_ST_X, 0, "P", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
+            mats[0].row_labels = VIZ_LABEL_NONE;
+            mats[0].col_labels = VIZ_LABEL_DIMS;
+            mats[0].title = pos ? "X = E + P" : "X = E";
+            p->res[0] = &mats[1];
+            p->res[1] = pos ? &mats[2] : &mats[0];
+            p->op[1] = pos ? "+" : "=";
+            if (pos) p->res[2] = &mats[0], p->op[2] = "=";
+            p->blocks = pos ? 3 : 2;
+        }
         break;
     case ATTN_STEP_QKV: {
         static const char *const wn[3] = {"W_Q", "W_K", "W_V"}, *const rn[3] = {"Q", "K", "V"};
@@ -303,6 +356,15 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         p->res[1] = &mats[1];
         p->op[1] = opbuf;
         p->blocks = 2;
+        if (grad) { // beside them, how the loss changes with the softmax's input
+            mats[2] = run_mat(c, MODEL_ST_D_SCALED, h, title(c, tt[2], sizeof tt[0], "∂L/∂T", h), VIZ_MAP_SIGNED,
+                              VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
+            mats[2].own_range = true;
+            mats[2].hidden = hide;
+            p->res[2] = &mats[2];
+            p->op[2] = "";
+            p->blocks = 3;
+        }
         break;
     }
     case ATTN_STEP_SOFTMAX:
@@ -311,6 +373,15 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         mats[0].hidden = hide;
         p->res[0] = &mats[0];
         p->blocks = 1;
+        if (grad) { // the backward pass takes the lines view's room
+            mats[1] = run_mat(c, MODEL_ST_D_WEIGHTS, h, title(c, tt[1], sizeof tt[0], "∂L/∂A", h), VIZ_MAP_SIGNED,
+                              VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
+            mats[1].own_range = true;
+            mats[1].hidden = hide;
+            p->res[1] = &mats[1];
+            p->op[1] = "";
+            p->blocks = 2;
+        }
         break;
     case ATTN_STEP_WEIGHTED: // side by side: V is as tall as A, so stacking it would halve every cell
         mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, tt[0], sizeof tt[0], "A", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
@@ -334,6 +405,16 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         p->top[0] = &mats[1];
         p->res[0] = &mats[2];
         p->blocks = 1;
+        if (sc->model) { // the residual stream: the layer adds its output to its input
+            mats[3] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+            mats[4] = run_mat(c, MODEL_ST_RESIDUAL, 0, "X + out", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+            mats[4].hidden = hide;
+            p->res[1] = &mats[3];
+            p->op[1] = "+";
+            p->res[2] = &mats[4];
+            p->op[2] = "=";
+            p->blocks = 3;
+        }
         break;
     case ATTN_STEP_COUNT:
         break;
@@ -350,7 +431,7 @@ static double product_range(const product *p) {
     }
     for (int i = 0; i < 1 + 2 * MAX_BLOCKS; i++) {
         const viz_mat *m = all[i];
-        if (!m || m->map != VIZ_MAP_SIGNED) continue;
+        if (!m || m->map != VIZ_MAP_SIGNED || m->own_range) continue;
         double v = viz_abs_max(m->v, (size_t)m->rows * m->cols);
         if (v > r) r = v;
     }
@@ -361,7 +442,8 @@ static void set_range(product *p, double r) {
     if (p->left) p->left->range = r;
     for (int k = 0; k < p->blocks; k++) {
         if (p->top[k]) p->top[k]->range = r;
-        p->res[k]->range = r;
+        viz_mat *m = p->res[k];
+        m->range = m->own_range ? viz_abs_max(m->v, (size_t)m->rows * m->cols) : r; // its legend says this range
     }
 }
 
@@ -381,7 +463,7 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
         b.h -= c->body * 1.7f;
     }
     viz_box mb = b;
-    bool lines = c->s->step == ATTN_STEP_SOFTMAX;
+    bool lines = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c);
     if (lines) mb.w = b.w * 0.58f;
     float cs = fit_cell(c, &p, mb.w, mb.h, 46 * c->u) * c->s->canvas_zoom;
     float pw, ph;
@@ -398,6 +480,19 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     product p;
     build_product(c, &p, t, head);
-    float w = c->s->step == ATTN_STEP_SOFTMAX ? b.w * 0.58f : b.w; // the lines view takes the rest
+    float w = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c) ? b.w * 0.58f : b.w; // the lines view takes the rest
     return fit_cell(c, &p, w, b.h - c->body * 1.7f, 46 * c->u);
+}
+
+void viz_draw_single(const viz_ctx *c, viz_box b, viz_mat *m) {
+    product p;
+    memset(&p, 0, sizeof p);
+    p.mats[0] = *m;
+    p.res[0] = &p.mats[0];
+    p.blocks = 1;
+    float cs = fit_cell(c, &p, b.w, b.h, 46 * c->u) * c->s->canvas_zoom, pw, ph;
+    product_size(c, &p, cs, &pw, &ph);
+    float x = b.x + (pw < b.w ? (b.w - pw) / 2 : 0) - c->s->canvas_pan_x;
+    float y = b.y + (ph < b.h ? (b.h - ph) / 2 : 0) - c->s->canvas_pan_y;
+    product_draw(c, &p, x, y, cs);
 }

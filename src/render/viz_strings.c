@@ -120,7 +120,11 @@ bool viz_weights_random(const attn_trace *t, viz_origin o) {
 
 void viz_badge(char *out, size_t cap, const char *const *ui, const attn_trace *t, viz_origin o) {
     unsigned seed = (unsigned)t->cfg.seed;
-    if (o.kind == VIZ_FROM_LESSON && o.gain > 0 && t->source == ATTN_SRC_EXPLICIT)
+    if (o.kind == VIZ_FROM_MODEL && o.name) // a model file: its name, as for weights
+        snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_FILE), o.name);
+    else if (o.kind == VIZ_FROM_MODEL)
+        snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_TRAINED), o.task ? o.task : "?", o.steps, o.seed);
+    else if (o.kind == VIZ_FROM_LESSON && o.gain > 0 && t->source == ATTN_SRC_EXPLICIT)
         snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_RANDOM_GAIN), seed, o.gain);
     else if (t->source == ATTN_SRC_RANDOM || o.kind == VIZ_FROM_NONE)
         snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_RANDOM), seed);

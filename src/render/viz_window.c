@@ -104,10 +104,16 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         else
             snprintf(buf, cap, "—");
         break;
-    case VIZ_W_POSENC: snprintf(buf, cap, "%s", viz_s(c, cfg->pos_enc ? VIZ_S_ON : VIZ_S_OFF)); break;
+    case VIZ_W_POSENC: // a model's positions are its own: sinusoidal, learned or none
+        if (c->s->model) snprintf(buf, cap, "%s", model_pos_name(c->s->model->cfg.pos));
+        else snprintf(buf, cap, "%s", viz_s(c, cfg->pos_enc ? VIZ_S_ON : VIZ_S_OFF));
+        break;
     case VIZ_W_SHOW_HEAD: snprintf(buf, cap, "%d / %d", c->s->head + 1, cfg->heads); break;
     case VIZ_W_COMPARE: snprintf(buf, cap, "%s", viz_s(c, cmp[c->s->compare])); break;
     case VIZ_W_THEME: snprintf(buf, cap, "%s", viz_s(c, themes[c->s->theme])); break;
+    case VIZ_W_LAYER: snprintf(buf, cap, "%d / %d", c->s->layer + 1, c->s->model ? c->s->model->cfg.layers : 1); break;
+    case VIZ_W_BACKWARD: snprintf(buf, cap, "%s", viz_s(c, c->s->backward ? VIZ_S_ON : VIZ_S_OFF)); break;
+    case VIZ_W_READOUT: case VIZ_W_MODEL_CLOSE: buf[0] = '\0'; break;
     default: snprintf(buf, cap, "%s", viz_s(c, VIZ_S_LANG_NAME)); break;
     }
 }
@@ -116,12 +122,25 @@ static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px) {
     static const viz_str names[VIZ_W_COUNT] = {
         VIZ_S_CTRL_HEADS, VIZ_S_CTRL_DK, VIZ_S_CTRL_DMODEL, VIZ_S_CTRL_SEED, VIZ_S_CTRL_SCALE,
         VIZ_S_CTRL_MASK, VIZ_S_CTRL_WINDOW, VIZ_S_CTRL_POSENC, VIZ_S_CTRL_SHOW_HEAD,
-        VIZ_S_CTRL_COMPARE, VIZ_S_CTRL_THEME, VIZ_S_CTRL_LANG};
-    bool numeric = w <= VIZ_W_SEED || w == VIZ_W_WINDOW;
+        VIZ_S_CTRL_COMPARE, VIZ_S_CTRL_THEME, VIZ_S_CTRL_LANG, VIZ_S_CTRL_LAYER, VIZ_S_CTRL_BACKWARD,
+        VIZ_S_STEP_READOUT, VIZ_S_CTRL_MODEL_CLOSE};
+    if (w == VIZ_W_MODEL_CLOSE) { // one button, the whole row
+        viz_fill(c->l, r.x, r.y + 2, r.w, r.h - 4, c->th->panel2);
+        viz_label(c, r.x, r.y, r.w, r.h, viz_s(c, names[w]), px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
+        viz_hit_region(c->l, r.x, r.y, r.w, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = w, .delta = 0});
+        return;
+    }
+    bool numeric = w <= VIZ_W_SEED || w == VIZ_W_WINDOW || w == VIZ_W_LAYER;
+    bool fixed = c->s->model && viz_widget_model_fixed(w); // the model's training chose it: shown, not offered
     char val[64];
     control_value(c, w, val, sizeof val);
     float bw = r.h, lw = r.w * 0.38f;
     viz_label(c, r.x, r.y, lw - 4 * c->u, r.h, viz_s(c, names[w]), px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    if (fixed) {
+        viz_label(c, r.x + lw, r.y, r.w - lw, r.h, val, px, VIZ_CENTER | VIZ_MIDDLE, c->th->muted);
+        viz_hit_region(c->l, r.x + lw, r.y, r.w - lw, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = w, .delta = 0});
+        return;
+    }
     float bx = r.x + lw, vw = r.w - lw - 2 * bw - 4 * c->u;
     viz_fill(c->l, bx, r.y + 2, bw, r.h - 4, c->th->panel2);
     viz_text(c->l, bx, r.y, bw, r.h, numeric ? "−" : "‹", px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
@@ -139,28 +158,46 @@ static void rail(const viz_ctx *c, viz_box b) {
     viz_fill(c->l, b.x, b.y, b.w, b.h, th->panel);
     viz_fill(c->l, b.x + b.w - 1, b.y, 1, b.h, th->line);
     float pad = 10 * c->u;
-    int rows = ATTN_STEP_COUNT + VIZ_W_COUNT + 2;
+    bool model = c->s->model != NULL;
+    // with a model: its layer above the steps, the readout after them, the backward toggle and closing below
+    int rows = ATTN_STEP_COUNT + (VIZ_W_LAYER) + 2 + (model ? 4 : 0);
     float rh = (b.h - 2 * pad) / rows;
     if (rh > 30 * c->u) rh = 30 * c->u;
     float px = rh * 0.58f < c->body ? rh * 0.58f : c->body;
     float x = b.x + pad, w = b.w - 2 * pad, y = b.y + pad;
     viz_label(c, x, y, w, rh, viz_s(c, VIZ_S_STEPS), px * 0.9f, VIZ_LEFT | VIZ_MIDDLE, th->muted);
     y += rh;
+    if (model) {
+        control_row(c, (viz_box){x, y, w, rh}, VIZ_W_LAYER, px * 0.92f);
+        y += rh;
+    }
+    float steps_y = y;
     for (int i = 0; i < ATTN_STEP_COUNT; i++, y += rh) {
-        bool cur = (int)c->s->step == i;
+        bool cur = (int)c->s->step == i && !c->s->readout;
         if (cur) viz_fill(c->l, b.x + 4 * c->u, y + 1, b.w - 8 * c->u, rh - 2, th->accent);
         char buf[96];
         snprintf(buf, sizeof buf, "%d  %s", i + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
         viz_label(c, x, y, w, rh, buf, px, VIZ_LEFT | VIZ_MIDDLE, cur ? th->accent_text : th->text);
         viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){.kind = VIZ_HIT_STEP, .step = i});
     }
+    if (model) { // 9: the model's answer after its last layer
+        if (c->s->readout) viz_fill(c->l, b.x + 4 * c->u, y + 1, b.w - 8 * c->u, rh - 2, th->accent);
+        char buf[96];
+        snprintf(buf, sizeof buf, "9  %s", viz_s(c, VIZ_S_STEP_READOUT));
+        viz_label(c, x, y, w, rh, buf, px, VIZ_LEFT | VIZ_MIDDLE, c->s->readout ? th->accent_text : th->text);
+        viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = VIZ_W_READOUT});
+        y += rh;
+    }
     if (c->s->focus == VIZ_FOCUS_RAIL)
-        viz_stroke(c->l, b.x + 2 * c->u, b.y + pad + rh - 2 * c->u, b.w - 4 * c->u, rh * ATTN_STEP_COUNT + 4 * c->u,
-                   2 * c->u, th->highlight);
+        viz_stroke(c->l, b.x + 2 * c->u, steps_y - 2 * c->u, b.w - 4 * c->u, y - steps_y + 4 * c->u, 2 * c->u,
+                   th->highlight);
     viz_label(c, x, y, w, rh, viz_s(c, VIZ_S_CONTROLS), px * 0.9f, VIZ_LEFT | VIZ_MIDDLE, th->muted);
     y += rh;
-    for (int wdg = 0; wdg < VIZ_W_COUNT; wdg++, y += rh)
+    for (int wdg = 0; wdg < VIZ_W_COUNT; wdg++) {
+        if (wdg == VIZ_W_LAYER || wdg == VIZ_W_READOUT || (viz_widget_model_only((viz_widget)wdg) && !model)) continue;
         control_row(c, (viz_box){x, y, w, rh}, (viz_widget)wdg, px * 0.92f);
+        y += rh;
+    }
 }
 
 /* ---- canvas ---- */
@@ -213,7 +250,20 @@ static bool step_has_masked(const viz_ctx *c) {
 
 /* The step's equation with its shapes, and what the core counted for it. */
 static void equation_line(const viz_ctx *c, const attn_trace *t, char *out, size_t cap) {
+    const viz_scene *s = c->s;
+    if (s->model && s->step == ATTN_STEP_EMBED) { // what X is in a model
+        if (s->layer == 0)
+            snprintf(out, cap, "X = E[token]%s   %d×%d", s->model->cfg.pos != MODEL_POS_NONE ? " + P" : "", t->n,
+                     t->cfg.d_model);
+        else {
+            size_t n = (size_t)snprintf(out, cap, viz_s(c, VIZ_S_X_FROM_RESIDUAL), s->layer);
+            if (n < cap) snprintf(out + n, cap - n, "   %d×%d", t->n, t->cfg.d_model);
+        }
+        return;
+    }
     size_t n = attn_stage_equation(t, attn_step_result(c->s->step), out, cap);
+    if (s->model && s->step == ATTN_STEP_MULTIHEAD && n < cap) // the residual stream
+        n += (size_t)snprintf(out + n, cap - n, ";  X + out → %d×%d", t->n, t->cfg.d_model);
     long long macs = attn_step_macs(t, c->s->step);
     if (macs <= 0 || n >= cap) return;
     char count[32], words[64];
@@ -245,13 +295,24 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     const attn_trace *t = s->trace;
     float pad = 14 * c->u;
     viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
-    char buf[256], eq[192];
-    snprintf(buf, sizeof buf, "%d · %s", (int)s->step + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
+    char buf[256], eq[320], layer[64] = "";
+    if (s->model) { // which layer of the model this is
+        snprintf(layer, sizeof layer, viz_s(c, VIZ_S_LAYER_OF), s->layer + 1, s->model->cfg.layers);
+        strncat(layer, " · ", sizeof layer - strlen(layer) - 1);
+    }
+    if (s->readout) snprintf(buf, sizeof buf, "9 · %s", viz_s(c, VIZ_S_STEP_READOUT));
+    else snprintf(buf, sizeof buf, "%s%d · %s", layer, (int)s->step + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
     viz_label(c, in.x, in.y, in.w, c->big * 1.4f, buf, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     in.y += c->big * 1.5f;
-    equation_line(c, t, eq, sizeof eq);
+    if (s->readout) viz_readout_equation(c, eq, sizeof eq);
+    else equation_line(c, t, eq, sizeof eq);
     viz_label(c, in.x, in.y, in.w, c->body * 1.5f, eq, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     in.y += c->body * 1.8f;
+    if (viz_step_has_grad(c)) { // what the gradients are of, and how to read their colours
+        viz_backward_caption(c, eq, sizeof eq);
+        float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 3.0f}, eq, c->small, 0, 0, c->th->accent, true);
+        in.y += fminf(nh, c->small * 3.0f) + 4 * c->u;
+    }
     const char *notice = s->notice ? s->notice : viz_weights_random(t, s->origin) ? viz_s(c, VIZ_S_NOTICE_RANDOM) : NULL;
     if (notice) { // once, plainly: where the weights stand
         float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 4.4f}, notice, c->small, 0, 0,
@@ -271,6 +332,15 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
         viz_label(c, in.x, in.y, in.w, c->body * 1.6f, msg, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->highlight);
         in.y += c->body * 1.8f;
         in.h -= c->body * 1.8f;
+    }
+    if (s->readout) { // the model's answer: no step, no comparison
+        viz_clip(c->l, b.x, in.y, b.w, in.h);
+        viz_hit_region(c->l, in.x, in.y, in.w, in.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_CANVAS});
+        viz_draw_readout(c, in);
+        viz_clip(c->l, 0, 0, 0, 0);
+        viz_legend(c, (viz_box){in.x, b.y + b.h - pad - legend_h + 6 * c->u, in.w, legend_h}, VIZ_MAP_WEIGHTS, 1.0,
+                   false, NULL);
+        return;
     }
     double range = viz_step_range(c, t, s->head);
     viz_clip(c->l, b.x, in.y, b.w, in.h);
@@ -305,7 +375,16 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
         viz_stroke(c->l, b.x + 2, in.y - 2, b.w - 4, in.h + 4, 1, viz_alpha(c->th->highlight, 90));
     viz_box lg = {in.x, b.y + b.h - pad - legend_h + 6 * c->u, in.w, legend_h};
     bool weights_step = s->step == ATTN_STEP_SOFTMAX;
-    if (s->step == ATTN_STEP_WEIGHTED) { // A on the weights scale, V and Z signed: two true legends
+    if (viz_step_has_grad(c)) { // the gradient on a scale of its own: two true legends
+        int gs;
+        double gr;
+        viz_step_grad(c, t, s->head, &gs, &gr);
+        lg.w = in.w / 2 - 10 * c->u;
+        viz_legend(c, lg, weights_step ? VIZ_MAP_WEIGHTS : VIZ_MAP_SIGNED, range, step_has_masked(c),
+                   weights_step ? "A" : NULL);
+        viz_legend(c, (viz_box){in.x + in.w / 2, lg.y, in.w / 2, legend_h}, VIZ_MAP_SIGNED, gr, false,
+                   gs == MODEL_ST_D_WEIGHTS ? "∂L/∂A" : "∂L/∂T");
+    } else if (s->step == ATTN_STEP_WEIGHTED) { // A on the weights scale, V and Z signed: two true legends
         lg.w = in.w / 2 - 10 * c->u;
         viz_legend(c, lg, VIZ_MAP_WEIGHTS, 1.0, step_has_masked(c), "A");
         viz_box lg2 = {in.x + in.w / 2, lg.y, in.w / 2, legend_h};
@@ -320,12 +399,17 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
 static void narrative(const viz_ctx *c, viz_box b) {
     const viz_scene *s = c->s;
     float pad = 14 * c->u;
-    const char *title = s->narrative_title ? s->narrative_title : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
+    const char *title = s->narrative_title ? s->narrative_title
+                        : s->readout     ? viz_s(c, VIZ_S_STEP_READOUT)
+                                         : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
     viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
     float th = viz_wrap(c, (viz_box){in.x, in.y, in.w, c->big * 4.5f}, title, c->big, 0, c->th->text); // long titles wrap
     in.y += th + 4 * c->u;
     in.h -= th + 4 * c->u;
-    const char *text = s->narrative ? s->narrative : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
+    const char *text = s->narrative        ? s->narrative
+                       : s->readout         ? viz_s(c, VIZ_S_HINT_READOUT)
+                       : viz_step_has_grad(c) ? viz_s(c, VIZ_S_HINT_BACKWARD)
+                                            : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
     float more_h = c->small * 1.5f;
     viz_box tb = {in.x, in.y, in.w, in.h - more_h};
     float total = viz_wrap(c, tb, text, c->body, s->narrative_scroll, c->th->text);
@@ -384,7 +468,10 @@ static void detail(const viz_ctx *c, viz_box b) {
     in.y += c->body * 1.7f;
     in.h -= c->body * 1.7f;
     viz_xtext x;
-    if (!c->s->explain || !viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)) {
+    bool ok = c->s->model_explain ? viz_explain_model_text(&x, c->s->model_explain, c->s->run, c->s->model, c->s->ui)
+              : c->s->explain    ? viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)
+                                 : false;
+    if (!ok) {
         viz_wrap(c, in, viz_s(c, VIZ_S_DETAIL_EMPTY), c->small, 0, c->th->muted);
         return;
     }

@@ -469,7 +469,7 @@ script() {
 if [ $have_xvfb -eq 1 ]; then
     script script-valid 'expect sentence 它 look\nclick 1279 799\nhover 0 0\nquit' 0 ""
     script script-unknown-command 'wait 10\njump 3 4\nquit\n' 1 \
-        'FILE:2: unknown command "jump"; commands are: size, type, compose, commit, key, click, hover, wheel, wait, shot, save, expect, await, quit.'
+        'FILE:2: unknown command "jump"; commands are: size, type, compose, commit, key, click, hover, wheel, wait, shot, save, drop, expect, await, quit.'
     script script-outside-x 'click 5000 10\nquit\n' 1 \
         "FILE:1: (5000, 10) is outside the window (1280x800: x from 0 to 1279, y from 0 to 799)."
     script script-outside-y 'hover 10 800\nquit\n' 1 \
