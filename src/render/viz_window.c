@@ -537,6 +537,13 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     viz_clear(l);
     float W = (float)s->width, H = (float)s->height, u = c.u;
     float top = 54 * u, status = 28 * u;
+    if (s->train) { // the training view covers all but the status line: nothing under it is laid out or drawn
+        status_line(&c, (viz_box){0, H - status, W, status});
+        viz_train_overlay(&c);
+        if (s->show_lab) viz_lab_overlay(&c);
+        if (s->show_help) help_overlay(&c);
+        return;
+    }
     float rail_w = fmaxf(200 * u, fminf(W * 0.19f, 270 * u));
     float side_w = fmaxf(250 * u, fminf(W * 0.27f, 440 * u));
     if (rail_w + side_w > W * 0.62f) { // narrow windows: shrink the side panels first
@@ -556,7 +563,6 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
     detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
     status_line(&c, (viz_box){0, H - status, W, status});
-    if (s->train) viz_train_overlay(&c);
     if (s->show_lab) viz_lab_overlay(&c);
     if (s->show_help) help_overlay(&c);
 }
