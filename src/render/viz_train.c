@@ -380,12 +380,12 @@ static void probe_field(const viz_ctx *c, const viz_train_view *v, viz_box b) {
 /* ---- the heatmaps ---- */
 
 /* The cell size at which cols × rows matrices like m fit in aw × ah, each
- * with its labels, title and (below) the line of where the query looks. */
-static float heat_cell(const viz_ctx *c, const viz_mat *m, float aw, float ah, int cols, int rows, float below) {
+ * with its labels and title. */
+static float heat_cell(const viz_ctx *c, const viz_mat *m, float aw, float ah, int cols, int rows) {
     float gap = 16 * c->u, cs = fminf(aw / cols, ah / rows) / m->rows;
     for (int it = 0; it < 4; it++) { // the labels' room depends on the cell size: settle it
         float left = viz_mat_left(c, m, cs), top = viz_mat_top(c, m, cs);
-        cs = fminf((aw / cols - gap - left) / m->cols, (ah / rows - gap - top - below) / m->rows);
+        cs = fminf((aw / cols - gap - left) / m->cols, (ah / rows - gap - top) / m->rows);
         if (cs < 2) return cs;
     }
     return fminf(cs, 40 * c->u);
@@ -403,7 +403,6 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     const attn_trace *t0 = v->n_layers > 0 ? v->layer[0] : NULL;
     if (!t0) return;
     int heads = t0->cfg.heads, count = v->n_layers * heads, n = t0->n;
-    float below = 0;
     viz_box area = b;
     viz_mat probe = {.v = t0->head[0].weights, .rows = n, .cols = n, .stage = ATTN_ST_WEIGHTS, .title = "",
                      .map = VIZ_MAP_WEIGHTS, .row_labels = VIZ_LABEL_TOKENS, .col_labels = VIZ_LABEL_TOKENS,
@@ -418,20 +417,30 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     lc.s = &ls;
     int best_cols = 1;
     float best = -1;
-    for (int k = 1; k <= count; k++) { // the arrangement with the largest cells (ties: wider)
-        float cs = heat_cell(&lc, &probe, area.w, area.h, k, (count + k - 1) / k, below);
-        if (cs >= best - 0.01f) best = cs, best_cols = k;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) { // many small matrices: their labels would take more room than their cells
+            if (best >= 7 * c->u) break;
+            probe.row_labels = probe.col_labels = VIZ_LABEL_NONE;
+            ls.query = -1;
+            best = -1;
+        }
+        for (int k = 1; k <= count; k++) { // the arrangement with the largest cells (ties: wider)
+            float cs = heat_cell(&lc, &probe, area.w, area.h, k, (count + k - 1) / k);
+            if (cs >= best - 0.01f) best = cs, best_cols = k;
+        }
+        // one row per layer, its heads side by side, unless that costs more than a sixth of the cells' size
+        float by_layer = heat_cell(&lc, &probe, area.w, area.h, heads, v->n_layers);
+        if (heads > 1 && by_layer >= best * 0.85f) best = by_layer, best_cols = heads;
     }
     float cs = best;
     if (cs < 1) return;
     int cols = best_cols, rows = (count + cols - 1) / cols;
     float left = viz_mat_left(&lc, &probe, cs), top = viz_mat_top(&lc, &probe, cs), gap = 16 * c->u;
-    float cw = left + n * cs + gap, ch = top + n * cs + below + gap;
+    float cw = left + n * cs + gap, ch = top + n * cs + gap;
     float x0 = area.x + (area.w - cols * cw) / 2, y0 = area.y + fmaxf(0, (area.h - rows * ch) / 2);
     int first_cmd = c->l->count;
     char title[256], looks[160], qa[64], qb[64];
     bool masked = t0->cfg.mask.kind != ATTN_MASK_NONE;
-    (void)below;
     for (int i = 0; i < count; i++) {
         int l = i / heads, h = i % heads;
         const attn_trace *t = v->layer[l];
@@ -441,13 +450,19 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
         m.v = t->head[h].weights;
         m.head = h;
         m.mask = masked ? &t->cfg.mask : NULL;
+        // the layer and head, and where the query row looks most, as far as the matrix is wide
+        float room = left + n * cs + gap * 0.5f;
         int tl = snprintf(title, sizeof title, viz_s(c, VIZ_S_TRAIN_HEATMAP), l + 1, h + 1);
-        if (v->query >= 0 && v->query < n && tl > 0 && tl < (int)sizeof title) { // and where the query row looks most
-            int j = row_argmax(m.v, n, v->query);
-            attn_token_label(&t->tokens, v->query, 12, qa, sizeof qa);
+        if (viz_text_w(c, title, c->small) > room)
+            tl = snprintf(title, sizeof title, viz_s(c, VIZ_S_TRAIN_HEATMAP_SHORT), l + 1, h + 1);
+        int q = ls.query;
+        if (q >= 0 && q < n && tl > 0 && tl < (int)sizeof title - 8) {
+            int j = row_argmax(m.v, n, q);
+            attn_token_label(&t->tokens, q, 12, qa, sizeof qa);
             attn_token_label(&t->tokens, j, 12, qb, sizeof qb);
-            snprintf(looks, sizeof looks, viz_s(c, VIZ_S_TRAIN_LOOKS), qa, qb, m.v[(size_t)v->query * n + j]);
+            snprintf(looks, sizeof looks, viz_s(c, VIZ_S_TRAIN_LOOKS), qa, qb, m.v[(size_t)q * n + j]);
             snprintf(title + tl, sizeof title - (size_t)tl, " · %s", looks);
+            if (viz_text_w(c, title, c->small) > room) title[tl] = '\0';
         }
         m.title = title;
         float x = x0 + (i % cols) * cw + left, y = y0 + (i / cols) * ch + top;
