@@ -10,7 +10,7 @@ rss=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 "$(dirname "$0")/soak_gen.py" 10000 20261129 $rss >"$tmp/soak.script"
-export XDG_CONFIG_HOME="$tmp/config"
+export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" # the training view saves models there (S)
 start=$(date +%s)
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --size 1024x640 --shots-dir "$tmp/shots" --script "$tmp/soak.script" \
     >"$tmp/out.txt" 2>&1

@@ -10,7 +10,8 @@ import sys
 KEYS = ["Left", "Right", "Up", "Down", "PageUp", "PageDown", "Space", "Tab", "Home", "End",
         "Return", "Escape", "Backspace", "Delete", "F1", "F11", "e", "h", "shift+h", "k", "shift+k",
         "d", "shift+d", "s", "m", "shift+m", "w", "shift+w", "o", "v", "c", "g", "t", "l", "r",
-        "1", "3", "6", "8", "ctrl+=", "ctrl+-", "ctrl+0", "ctrl+c", "ctrl+shift+c", "?", "x", "ctrl+v"]
+        "1", "3", "6", "8", "ctrl+=", "ctrl+-", "ctrl+0", "ctrl+c", "ctrl+shift+c", "?", "x", "ctrl+v",
+        "F3", ".", "=", "-"]  # F3: the training view, its thread and its keys
 TEXTS = ["它", "鸟", "飞", "the", "animal", "，", "。", "👍🏽", "e\u0301", "שלום", "didn't", "a b c"]
 SIZES = [(1024, 640), (1280, 800), (1600, 900), (800, 600), (1920, 1080)]
 STAGES = ["x", "q", "k", "v", "scores", "scaled", "masked", "weights", "z", "concat", "output"]
