@@ -3,6 +3,7 @@
 #include <SDL_image.h>
 #include <SDL_ttf.h>
 #include <fontconfig/fontconfig.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "cli_args.h"
 #include "cli_complexity.h"
 #include "cli_run.h"
+#include "cleanup.h"
 #include "export.h"
 #include "fileio.h"
 
@@ -133,6 +135,8 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
     }
     if (st == ATTN_OK) {
         if (!o->lang && r.lesson) eo.lang = strcmp(lesson_lang(r.lesson), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
+        eo.weights_sha256 = o->weights_path ? r.file.sha256 : NULL; // of what was read: never read twice
+        eo.lesson_sha256 = r.lesson ? lesson_sha256(r.lesson) : NULL;
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
         else
@@ -142,7 +146,7 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
     if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);
     else if (o->print || o->dump_path || o->explain) st = cli_run_headless(o, stdout, stderr) ? ATTN_ERR_IO : ATTN_OK;
     else printf("attnviz: exported to %s (see index.md there)\n", o->export_dir);
-    code = st == ATTN_OK ? 0 : 1;
+    code = cli_finish_output(stdout, "standard output", stderr, st == ATTN_OK ? 0 : 1);
 cleanup:
     cli_state_free(&r);
     free((char *)eo.command_prefix);
@@ -279,6 +283,28 @@ static int run_bench(const cli_opts *o, double start_s) {
     return code;
 }
 
+/* SIGINT, SIGTERM, SIGHUP in a headless run: what is half written (a
+ * temporary, an export's staging folder) is removed, then the signal ends
+ * the process as it would have. */
+static void on_signal(int sig) {
+    if (!attn_cleanup_signal(sig)) return; // held: raised again once the step is done
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+static void clean_up_on_signals(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, sigs[i]); // one clean-up at a time
+    for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, NULL);
+}
+
 int main(int argc, char **argv) {
     double start_s = (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
     cli_opts opts;
@@ -288,23 +314,29 @@ int main(int argc, char **argv) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         return 2;
     }
+    // the window keeps SDL's handlers: there a signal asks to quit, and settings are saved
+    if (opts.mode == CLI_MODE_HEADLESS || opts.mode == CLI_MODE_EXPORT) clean_up_on_signals();
+    int code = 0;
     switch (opts.mode) {
     case CLI_MODE_HELP:
         fputs(cli_help_text(), stdout);
-        return 0;
+        break;
     case CLI_MODE_VERSION:
         printf("attnviz %s\n", ATTN_VERSION);
-        return 0;
+        break;
     case CLI_MODE_HEADLESS:
         return cli_run_headless(&opts, stdout, stderr);
     case CLI_MODE_EXPORT:
         return run_export(&opts, argc, argv);
     case CLI_MODE_COMPLEXITY:
-        return cli_run_complexity(opts.max_n, stdout, stderr);
+        code = cli_run_complexity(opts.max_n, stdout, stderr);
+        break;
     case CLI_MODE_BENCH:
-        return run_bench(&opts, start_s);
+        code = run_bench(&opts, start_s);
+        break;
     case CLI_MODE_GUI:
+        code = run_gui(&opts);
         break;
     }
-    return run_gui(&opts);
+    return cli_finish_output(stdout, "standard output", stderr, code); // --help > /dev/full is an error
 }

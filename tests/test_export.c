@@ -627,11 +627,12 @@ static void handout_and_index(void **state) {
     attn_err err;
     char *dir = temp_dir(), *wpath = path_in(dir, "w.json");
     char *out = path_in(dir, "out");
-    write_file(wpath, "abc");
+    write_file(wpath, "changed since it was read"); // the index hashes what was read, never the file again
     trace_of(&t1, "a b c", 4, 2, 1, "none");
     trace_of(&t2, "它 飞 得", 4, 2, 1, "causal");
     small_opts(&o, out, "md,csv");
     o.weights_path = wpath;
+    o.weights_sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; // SHA-256("abc")
     o.title = "Lesson: attention";
     export_item items[2] = {
         {.trace = &t1, .step = ATTN_STEP_SCORES, .id = "intro", .title = "First page", .text = "Look at *row 1*.",

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "attn.h"
+#include "sha256.h"
 
 /* Writes t as JSON. Returns a NUL-terminated string the caller free()s, or NULL
  * when memory ran out. */
@@ -24,6 +25,7 @@ typedef struct {
 } attn_json_mat;
 
 typedef struct {
+    char sha256[ATTN_SHA256_HEX];                     /* hex SHA-256 of the text parsed */
     attn_json_mat x;                                  /* "X" */
     int heads;                                        /* entries in "heads" (0 when absent) */
     attn_json_mat mat[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* [m][h]: "heads"[h]'s W_Q … b_V; "W_O", "b_O" at h 0 */
@@ -31,9 +33,11 @@ typedef struct {
 
 /* Parses a weights file (text of len bytes; name is used in messages). On
  * success *out owns every matrix (free with attn_weights_file_free). Errors
- * name the key and position: not JSON (with line and column), a key that is
- * not an array of numbers, ragged rows, NaN/Inf, |v| > 1e18, unknown keys,
- * more than ATTN_MAX_HEADS heads. */
+ * name the key and position: not JSON (with line and column), more than one
+ * JSON value, a key that is not an array of numbers, ragged rows, NaN/Inf,
+ * |v| > 1e18, unknown keys, more than ATTN_MAX_HEADS heads, a matrix larger
+ * than the limits of attn.h allow (d_model, d_k, tokens). A UTF-8 byte order
+ * mark at the start is skipped. */
 attn_status attn_weights_file_parse(attn_weights_file *out, const char *text, size_t len,
                                     const char *name, attn_err *err);
 

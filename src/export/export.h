@@ -24,7 +24,8 @@
  *   handout.md              md: every page's title, text and figure
  *   index.md                always: each file with the command that makes it
  *                           again, sentence, configuration, seed, SHA-256 of
- *                           the weights / lesson file, the attnviz version.
+ *                           the weights / lesson file as it was read (never
+ *                           read again: a pipe is read once), the version.
  * Step slugs: embeddings, qkv, scores, scale, mask, softmax, weighted-sum,
  * multi-head. Output holds no timestamps: the same input, version and fonts
  * give byte-identical files.
@@ -94,8 +95,10 @@ typedef struct {
     const char *command_prefix; /* the command up to the export flags, e.g. "attnviz --headless
                                    --sentence '…' --d-model 8 …"; the index appends the export
                                    flags to it. NULL: "attnviz --headless" */
-    const char *weights_path;   /* --weights file: named and hashed in the index; NULL: none */
-    const char *lesson_path;    /* lesson file: named and hashed in the index; NULL: none */
+    const char *weights_path;   /* --weights file: named in the index; NULL: none */
+    const char *weights_sha256; /* hex SHA-256 of the bytes read from it (attn_weights_file's), or NULL */
+    const char *lesson_path;    /* lesson file: named in the index; NULL: none */
+    const char *lesson_sha256;  /* hex SHA-256 of the lesson as read; NULL: export_lesson takes the lesson's */
     const char *title;          /* handout and index heading; NULL: a default */
 } export_opts;
 
@@ -158,7 +161,8 @@ attn_status export_sentence(const export_opts *o, const attn_trace *t, int head,
  * trace, its step (a page naming none shows the last step named before it),
  * its highlighted or predicted token as the query, its title and its text
  * as Markdown; remake flags "--page ID". The handout's title is the
- * lesson's unless o->title is set. o->lesson_path names the file to hash. */
+ * lesson's unless o->title is set. o->lesson_path names the file in the
+ * index, with the hash of what the lesson was parsed from. */
 attn_status export_lesson(const export_opts *o, const lesson *l, const char *page_id, const viz_strings *ui,
                           viz_fonts *fonts, attn_err *err);
 

@@ -55,11 +55,6 @@ attn_status ex_stage_commit(ex_stage *s, attn_err *err);
  * batch created; frees s. Safe after commit and on a zeroed s. */
 void ex_stage_abort(ex_stage *s);
 
-/* ---- hashing (export_sha256.c) ---- */
-
-/* Lowercase hex SHA-256 (64 chars + NUL) of len bytes. */
-void ex_sha256_hex(const void *data, size_t len, char out[65]);
-
 /* ---- documents (export_md.c) ---- */
 
 /* Appends s as a Markdown code span (backtick fence longer than any run in s). */

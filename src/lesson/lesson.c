@@ -577,6 +577,7 @@ static lesson *run_parser(parser *p, const char *text, size_t len) {
         return NULL;
     }
     p->l = l;
+    attn_sha256_hex(text, len, l->sha256);
     if (len == 0) lsn_add_err(p, 1, 1, "the file is empty; a lesson starts with “# lesson: ID”");
     else if (len > LESSON_MAX_BYTES)
         lsn_add_err(p, 1, 1, "a lesson file is at most %u bytes", LESSON_MAX_BYTES);
@@ -654,6 +655,9 @@ const char *lesson_title(const lesson *l) {
 }
 const char *lesson_lang(const lesson *l) {
     return l->lang;
+}
+const char *lesson_sha256(const lesson *l) {
+    return l->sha256;
 }
 int lesson_page_count(const lesson *l) {
     return l->n_pages;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "lesson.h"
+#include "sha256.h"
 #include "strbuf.h"
 
 /* ---- arena ---------------------------------------------------------------- */
@@ -93,6 +94,7 @@ typedef struct {
 
 struct lesson {
     arena mem;
+    char sha256[ATTN_SHA256_HEX]; /* of the text it was parsed from */
     const char *id, *title, *lang;
     page_rec *pages;
     int n_pages, cap_pages;
