@@ -39,11 +39,17 @@
  * the figure with the step and equation, the sentence, and the
  * configuration, weights and version.
  *
- * Staging: everything is written into DIR/.attnviz-staging-XXXXXX, then each
- * file is renamed into DIR (replacing any file of that name atomically). A
- * folder in the way of a file is refused before the first rename; a rename
- * failing later (almost impossible within one folder) leaves whole files
- * only, some from this export. Other files in DIR are left alone.
+ * Staging: everything is written into DIR/.attnviz-staging-PID-XXXXXX, then
+ * each file is renamed into DIR, and last DIR/.attnviz-export.json, the
+ * manifest: every file an export wrote there with its SHA-256. A file of the
+ * same name already in DIR is replaced only when the manifest lists it with
+ * the hash it still has; anything else (a site's own index.md, an edited
+ * figure, a folder) stops the export with an error naming it, before
+ * anything lands. A rename failing later (almost impossible within one
+ * folder) leaves whole files only, some from this export. Other files in DIR
+ * are left alone. SIGINT/SIGTERM remove the staging folder (util/cleanup.h);
+ * staging folders of exports that were killed are removed by the next export
+ * into DIR.
  *
  * Layer 6 (src/export, beside src/cli): includes src/util … src/render, never src/cli. */
 #ifndef ATTN_EXPORT_H
@@ -144,8 +150,9 @@ int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t
                            int query);
 
 /* Writes every file of every item, the handout and the index into o->dir:
- * staged in DIR/.attnviz-staging-XXXXXX, renamed into place only when all
- * were written. On error DIR keeps its previous files, no partial file or
+ * staged in DIR/.attnviz-staging-PID-XXXXXX, renamed into place only when all
+ * were written and every file they replace is one an export wrote (see
+ * Staging above). On error DIR keeps its previous files, no partial file or
  * staging folder is left, and folders this call created are removed.
  * ui: the UI strings (both languages); fonts: see the top of this file. */
 attn_status export_run(const export_opts *o, const export_item *items, int n_items, const viz_strings *ui,
