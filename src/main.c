@@ -251,6 +251,7 @@ static int run_gui(const cli_opts *o) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         goto cleanup_state;
     }
+    app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
     if (app_ui_open(&ui, &st, env.fonts, o->width ? o->width : 1280, o->height ? o->height : 800,
                     (float)o->ui_scale, msg, sizeof msg) != 0) {
         fprintf(stderr, "attnviz: %s\n", msg);
@@ -262,7 +263,7 @@ static int run_gui(const cli_opts *o) {
     app_ui_run(&ui, o->script_path ? app_runner_tick : NULL, &runner);
     code = runner.exit_code;
     app_runner_free(&runner);
-    if (!o->script_path) app_settings_save(&ui.st); // scripted runs leave the user's settings alone
+    if (!o->script_path) app_settings_save(&saved, &ui.st); // scripted runs leave the user's settings alone
     app_ui_close(&ui);
 cleanup_state:
     app_free(&st);

@@ -24,6 +24,7 @@ void app_status(app_state *st, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(st->status, sizeof st->status, fmt, ap);
     va_end(ap);
+    utf8_trim_partial(st->status); // a long path or sentence is cut between characters
     st->dirty = true;
 }
 
@@ -37,6 +38,7 @@ static void update_badge(app_state *st) {
         snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_MIXED), st->weights_name, (unsigned)t->cfg.seed);
     else
         snprintf(st->badge, sizeof st->badge, app_str(st, VIZ_S_BADGE_RANDOM), (unsigned)t->cfg.seed);
+    utf8_trim_partial(st->badge);
 }
 
 /* The weights for text under cfg, or NULL for random; may fail to bind a file. */
@@ -173,6 +175,7 @@ attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err)
     attn_weights_file_free(&st->wfile);
     st->wfile = f;
     snprintf(st->weights_name, sizeof st->weights_name, "%s", path);
+    utf8_trim_partial(st->weights_name);
     attn_config cfg = st->cfg;
     int dm, dk, heads;
     attn_weights_file_dims(&f, &dm, &dk, &heads);
@@ -422,6 +425,7 @@ void app_edit_insert(app_state *st, const char *utf8) {
 void app_edit_compose(app_state *st, const char *preedit) {
     if (!st->editing) return;
     snprintf(st->composition, sizeof st->composition, "%s", preedit);
+    utf8_trim_partial(st->composition); // a long input-method pre-edit is cut between characters
     st->dirty = true;
 }
 

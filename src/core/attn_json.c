@@ -203,7 +203,7 @@ static void key_where(char where[WHERE_CAP], const char *name, int h, const char
     int n = (int)utf8_cut(key, strlen(key), KEY_BYTES);
     if (h >= 0) snprintf(where, WHERE_CAP, "%s: heads[%d].%.*s", name, h, n, key);
     else snprintf(where, WHERE_CAP, "%s: %.*s", name, n, key);
-    where[utf8_drop_partial(where, strlen(where))] = '\0'; // a very long path is cut too
+    utf8_trim_partial(where); // a very long path is cut too
 }
 
 /* cJSON keeps every copy of a repeated key; reading both would leak the first

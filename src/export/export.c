@@ -206,6 +206,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     if (st != ATTN_OK) return st;
     if (it->badge) snprintf(badge, sizeof badge, "%s", it->badge);
     else ex_badge(badge, sizeof badge, o, j->ui, it->trace);
+    ex_utf8_trim(badge);
     index_item_head(j, it, stem, badge);
     snprintf(size, sizeof size, " (%d×%d px)", o->width * o->pixel_scale, o->height * o->pixel_scale);
     index_files(j, first, "png", EXPORT_PNG, it->remake_flags, size);

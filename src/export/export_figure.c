@@ -108,6 +108,7 @@ static void caption(viz_list *l, viz_measure m, const export_opts *o, const expo
     caption_line(l, m, line, pad * 2, top + pad + lh, w - 4 * pad, lh, px, th->text);
     ex_config_text(&cfg, &t->cfg);
     snprintf(line, sizeof line, "%s · %s · attnviz %s", cfg.data ? cfg.data : "", badge, ATTN_VERSION);
+    ex_utf8_trim(line);
     caption_line(l, m, line, pad * 2, top + pad + 2 * lh, w - 4 * pad, lh, px, th->muted);
     attn_sb_free(&cfg);
 }
@@ -120,6 +121,7 @@ bool export_build_list(viz_list *l, const export_opts *o, const export_item *it,
     int w = o->width * pixel_scale, h = o->height * pixel_scale, body_h = h - caption_px(o, pixel_scale);
     if (it->badge) snprintf(badge, sizeof badge, "%s", it->badge);
     else ex_badge(badge, sizeof badge, o, ui, it->trace);
+    ex_utf8_trim(badge);
     item_scene(&s, o, it, ui, badge, scene_scale(o, pixel_scale), w, body_h);
     if (o->view == EXPORT_VIEW_WINDOW) viz_build_window(l, &s, m);
     else viz_build_figure(l, &s, m, w, body_h);

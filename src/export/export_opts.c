@@ -162,9 +162,7 @@ void ex_config_text(attn_strbuf *b, const attn_config *c) {
 }
 
 void ex_utf8_trim(char *s) {
-    size_t n = strlen(s);
-    while (n > 0 && utf8_find_invalid(s, n) != (size_t)-1) n--;
-    s[n] = '\0';
+    utf8_trim_partial(s);
 }
 
 const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id) {
@@ -183,6 +181,7 @@ void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui
         snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_MIXED), file, seed);
     else
         snprintf(out, cap, ex_str(ui, o->lang, VIZ_S_BADGE_RANDOM), seed);
+    utf8_trim_partial(out); // a long file name is cut between characters
 }
 
 /* ---- steps and their matrices ---- */

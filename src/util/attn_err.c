@@ -13,7 +13,7 @@ attn_status attn_fail(attn_err *err, attn_status code, const char *fmt, ...) {
         int need = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
         if (need >= (int)sizeof err->msg) // cut short: never in the middle of a character
-            err->msg[utf8_drop_partial(err->msg, strlen(err->msg))] = '\0';
+            utf8_trim_partial(err->msg);
         err->code = code;
     }
     return code;

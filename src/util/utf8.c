@@ -218,6 +218,10 @@ size_t utf8_drop_partial(const char *s, size_t len) {
     return utf8_decode(s + lead, len - lead, &cp) == (int)(len - lead) ? len : lead;
 }
 
+void utf8_trim_partial(char *s) {
+    s[utf8_drop_partial(s, strlen(s))] = '\0';
+}
+
 size_t utf8_bom_len(const char *s, size_t len) {
     return len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }

@@ -45,6 +45,10 @@ size_t utf8_cut(const char *s, size_t len, size_t max);
  * snprintf leaves behind). */
 size_t utf8_drop_partial(const char *s, size_t len);
 
+/* Ends the NUL-terminated s before an incomplete code point at its end: call
+ * it after a snprintf that may have cut user text short. */
+void utf8_trim_partial(char *s);
+
 /* 3 when s (len bytes) starts with the UTF-8 byte order mark EF BB BF, else 0:
  * how many bytes to skip so that it is not read as text. */
 size_t utf8_bom_len(const char *s, size_t len);
