@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "export_internal.h" /* ex_num */
 #include "fileio.h"
 #include "sha256.h"
 
@@ -470,6 +471,37 @@ static void tex_escaping(void **state) {
     assert_int_equal(count(doc, "\\begin{"), count(doc, "\\end{"));
     free(doc);
     attn_trace_free(&t);
+}
+
+/* Every writer shows every value the core accepts (up to ±1e18): LaTeX had
+ * typeset 1e16 as 0.00. */
+static void every_value_shows(void **state) {
+    (void)state;
+    static const double v[] = {1e16, 2.5e15, -1e17, 1e18, -1e18, 999999.99, 1234567.0, 0.125, -0.004, -INFINITY};
+    export_matrix m = {"X", "X", v, 2, 5, -1, EXPORT_AXIS_DIMS, EXPORT_AXIS_DIMS, false};
+    attn_strbuf b;
+    attn_sb_init(&b);
+    export_tex_bmatrix(&b, &m);
+    static const char *const tex[] = {"1.00\\times10^{16}", "2.50\\times10^{15}", "-1.00\\times10^{17}",
+                                      "1.00\\times10^{18}", "-1.00\\times10^{18}", "999999.99",
+                                      "1.23\\times10^{6}", "0.13", "0.00", "-\\infty"};
+    for (size_t i = 0; i < sizeof tex / sizeof *tex; i++)
+        if (!strstr(b.data, tex[i])) fail_msg("LaTeX lacks %s: %s", tex[i], b.data);
+    attn_sb_free(&b);
+    attn_trace t;
+    trace_of(&t, "a b c d e", 4, 2, 1, "none");
+    char *csv = export_csv(&t, &m, NULL);
+    static const char *const exact[] = {",1e+16,", ",2.5e+15,", ",-1e+17,", ",1e+18,", ",-1e+18\r\n", ",999999.99,",
+                                        ",0.125,", ",-0.004,", ",-inf\r\n"};
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+        if (!strstr(csv, exact[i])) fail_msg("CSV lacks %s: %s", exact[i], csv);
+    free(csv);
+    attn_trace_free(&t);
+    // SVG numbers (coordinates) beyond 2 decimals' reach are written whole, not clamped
+    attn_sb_init(&b);
+    ex_num(&b, 2.5e15);
+    assert_string_equal(b.data, "2.5e+15");
+    attn_sb_free(&b);
 }
 
 /* ---- PNG ---- */
@@ -1029,6 +1061,7 @@ int main(void) {
         cmocka_unit_test(svg_primitives),
         cmocka_unit_test(csv_golden_quoting),
         cmocka_unit_test(tex_escaping),
+        cmocka_unit_test(every_value_shows),
         cmocka_unit_test(png_golden),
         cmocka_unit_test(png_pixel_scale_2),
         cmocka_unit_test(deterministic),

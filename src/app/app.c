@@ -51,7 +51,7 @@ static attn_status weights_for(app_state *st, const char *text, const attn_confi
     }
     if (st->weights != APP_WEIGHTS_FILE) return ATTN_OK;
     attn_tokens toks = {0};
-    attn_wordlist words = {st->vocab ? st->vocab->count : 0, st->vocab ? st->vocab->words : NULL};
+    attn_wordlist words = attn_vocab_words(st->vocab);
     attn_status rc = attn_tokenize(&toks, text, strlen(text), st->vocab ? &words : NULL, err);
     int n = toks.n;
     attn_tokens_free(&toks);

@@ -226,8 +226,9 @@ void export_csv_field(attn_strbuf *b, const char *s);
  * math signs of step names (ᵀ ₖ √ ÷ · × → − ∞) set in math mode. */
 void export_tex_escape(attn_strbuf *b, const char *s);
 
-/* Appends m as \begin{bmatrix} … \end{bmatrix}, numbers to 2 decimals,
- * masked entries -\infty. */
+/* Appends m as \begin{bmatrix} … \end{bmatrix}, numbers to 2 decimals
+ * (from a million on as 1.23\times10^{16}: every value the core accepts
+ * shows), masked entries -\infty. */
 void export_tex_bmatrix(attn_strbuf *b, const export_matrix *m);
 
 /* A standalone document (xelatex + ctex) for step of t, head: the title, the

@@ -13,7 +13,8 @@
 /* ---- numbers and text (export.c) ---- */
 
 /* Appends v rounded to 2 decimals with '.', trailing zeros dropped ("1.5",
- * "-0.25", "12"), whatever the locale. Non-finite values append "0". */
+ * "-0.25", "12"), whatever the locale; from 1e15 on its shortest exact form
+ * ("1e+16"). Non-finite values append "0". */
 void ex_num(attn_strbuf *b, double v);
 
 /* "png,svg": the --format list of the EXPORT_* bits in formats. */

@@ -141,8 +141,10 @@ attn_status export_parse_view(export_view *out, const char *s, attn_err *err) {
 
 void ex_num(attn_strbuf *b, double v) {
     if (!isfinite(v)) v = 0;
-    if (v > 1e15) v = 1e15;
-    if (v < -1e15) v = -1e15;
+    if (fabs(v) >= 1e15) { // beyond what 2 decimals in a long long hold: every digit, not a clamp
+        attn_sb_number(b, v);
+        return;
+    }
     long long q = llround(v * 100.0); // integer arithmetic: no locale, no "-0"
     unsigned long long a = (unsigned long long)(q < 0 ? -q : q);
     char frac[4] = "";

@@ -24,6 +24,8 @@
 #define LESSON_MAX_PAGES 256
 #define LESSON_MAX_FEATURES ATTN_MAX_D_MODEL
 #define LESSON_MAX_ERRORS 100 /* lesson_check stops collecting after this many */
+#define LESSON_MAX_MEMORY (64u << 20) /* what one parsed lesson may hold; past it, an error
+                                         names the line (a window holds two, and a reload a third) */
 
 /* ---- narrative text ---------------------------------------------------- */
 

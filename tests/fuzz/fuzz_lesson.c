@@ -112,7 +112,7 @@ static void check_page(const lesson *l, int i) {
 
     // the page's tokens, as the GUI gets them: the sentence with the vocabulary's words
     const attn_vocab *v = lesson_vocab(l);
-    attn_wordlist wl = {v ? v->count : 0, v ? v->words : NULL};
+    attn_wordlist wl = attn_vocab_words(v);
     attn_tokens t;
     FUZZ_CHECK(attn_tokenize(&t, pg->sentence, strlen(pg->sentence), v ? &wl : NULL, NULL) == ATTN_OK);
     FUZZ_CHECK(t.n == pg->n_tokens);
