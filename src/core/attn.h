@@ -139,6 +139,9 @@ void attn_matmul(double *out, const double *a, const double *b, const double *bi
 /* s: (n, n) = q: (n, d) · k: (n, d)ᵀ. */
 void attn_scores(double *s, const double *q, const double *k, int n, int d);
 
+/* Rows [r0, r1) of the same: s and q point at the whole matrices. */
+void attn_scores_rows(double *s, const double *q, const double *k, int r0, int r1, int n, int d);
+
 /* out: (n, n) = s / sqrt(d_k). out may equal s. */
 void attn_scale(double *out, const double *s, int n, int d_k);
 
