@@ -303,7 +303,11 @@ static void clean_up_on_signals(void) {
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, sigs[i]); // one clean-up at a time
-    for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, NULL);
+    for (int i = 0; i < 3; i++) {
+        struct sigaction was;
+        // a signal ignored on entry stays ignored (nohup's SIGHUP, a background job's SIGINT)
+        if (sigaction(sigs[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN) sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 int main(int argc, char **argv) {

@@ -164,6 +164,7 @@ static int check_lesson(const cli_opts *o, FILE *out, FILE *errf) {
 int cli_finish_output(FILE *out, const char *name, FILE *errf, int code) {
     errno = 0;
     bool bad = fflush(out) != 0 || ferror(out);
+    if (code != 0) return code; // the failure was said already: one message, not two
     if (!bad) return code;
     fprintf(errf, "attnviz: Cannot write to %s: %s.\n", name, errno ? strerror(errno) : "a write failed");
     fflush(errf);

@@ -42,9 +42,10 @@ void cli_state_free(cli_state *r);
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf);
 
 /* Flushes out, which the user knows as `name` ("standard output"). Returns
- * code when every byte written to it arrived; else prints "attnviz: Cannot
- * write to NAME: reason." on errf and returns code, or 1 when code is 0:
- * output that cannot be written is an error, never a silent success. */
+ * code when every byte written to it arrived, or when code already says the
+ * run failed (its message was printed); else prints "attnviz: Cannot write
+ * to NAME: reason." on errf and returns 1: output that cannot be written is
+ * an error, never a silent success. */
 int cli_finish_output(FILE *out, const char *name, FILE *errf, int code);
 
 #endif

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "export_internal.h"
-#include "fileio.h"
 
 #define MAX_PIXELS (64L << 20) /* per image: 8192×8192 and more is refused */
 
