@@ -380,6 +380,13 @@ static void test_settings_bad_file_kept(void **state) {
     assert_non_null(strstr(st.status, "settings.json.bad-3"));
     assert_non_null(strstr(st.status, "有效的 JSON"));
     app_settings_free(&s);
+    // two objects back to back are not settings either
+    assert_int_equal(attn_write_file(path, "{\"theme\": \"dark\"}{}", 19, NULL, NULL), ATTN_OK);
+    app_settings_load(&s);
+    assert_int_equal(s.state, APP_SETTINGS_KEPT_BAD);
+    assert_int_equal(s.bad_line, 1);
+    assert_int_equal(s.bad_col, 18);
+    app_settings_free(&s);
     app_free(&st);
     drop_config();
 }

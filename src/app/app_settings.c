@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "app_paths.h"
+#include "attn_json.h"
 #include "fileio.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -30,15 +31,6 @@ static void read_fields(app_settings *s, const cJSON *root) {
     if (cJSON_IsString(v = cJSON_GetObjectItem(root, "page"))) snprintf(s->page, sizeof s->page, "%s", v->valuestring);
 }
 
-/* Line and column (from 1, in characters) of text[at]. */
-static void position(const char *text, size_t at, int *line, int *col) {
-    *line = 1, *col = 1;
-    for (size_t i = 0; i < at; i++) {
-        if (text[i] == '\n') (*line)++, *col = 1;
-        else if (((unsigned char)text[i] & 0xC0) != 0x80) (*col)++;
-    }
-}
-
 /* Renames the unparsable file to the first free settings.json.bad-N, so the
  * hand edit with a typo is still there to fix. */
 static void keep_bad(app_settings *s) {
@@ -58,14 +50,14 @@ static void keep_bad(app_settings *s) {
 }
 
 static void parse(app_settings *s, const char *text, size_t len) {
-    size_t bom = utf8_bom_len(text, len);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text + bom, len - bom, &end, 0);
+    size_t stop = 0;
+    bool more;
+    cJSON *root = attn_json_parse_one(text, len, &stop, &more);
     if (root && cJSON_IsObject(root)) {
         read_fields(s, root);
     } else {
-        size_t at = root ? bom : (end ? (size_t)(end - text) : bom); // not an object: at its start
-        position(text, at > len ? len : at, &s->bad_line, &s->bad_col);
+        if (root) stop = utf8_bom_len(text, len); // JSON, but not an object: at its start
+        attn_json_position(text, stop, &s->bad_line, &s->bad_col);
         keep_bad(s);
     }
     cJSON_Delete(root);

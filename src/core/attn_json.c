@@ -237,13 +237,32 @@ static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, cons
     return ATTN_OK;
 }
 
-static void parse_error_position(const char *text, const char *at, int *line, int *col) {
+void attn_json_position(const char *text, size_t at, int *line, int *col) {
     *line = 1;
     *col = 1;
-    for (const char *p = text; p < at; p++) {
-        if (*p == '\n') { (*line)++; *col = 1; }
-        else if (((unsigned char)*p & 0xC0) != 0x80) (*col)++; // count code points
+    for (size_t i = utf8_bom_len(text, at); i < at; i++) {
+        if (text[i] == '\n') { (*line)++; *col = 1; }
+        else if (((unsigned char)text[i] & 0xC0) != 0x80) (*col)++; // count code points
     }
+}
+
+cJSON *attn_json_parse_one(const char *text, size_t len, size_t *stop, bool *more) {
+    size_t bom = utf8_bom_len(text, len); // an editor's byte order mark is not part of the JSON
+    const char *end = NULL, *last = text + len;
+    cJSON *root = cJSON_ParseWithLengthOpts(text + bom, len - bom, &end, 0);
+    *more = false;
+    if (!root) {
+        *stop = end && end >= text + bom && end <= last ? (size_t)(end - text) : bom;
+        return NULL;
+    }
+    while (end < last && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) end++;
+    if (end < last) {
+        cJSON_Delete(root);
+        *stop = (size_t)(end - text);
+        *more = true;
+        return NULL;
+    }
+    return root;
 }
 
 static attn_status read_top(attn_weights_file *f, const cJSON *root, const char *name, attn_err *err) {
@@ -285,27 +304,19 @@ attn_status attn_weights_file_parse(attn_weights_file *out, const char *text, si
     attn_weights_file f;
     memset(&f, 0, sizeof f);
     attn_status st = ATTN_OK;
-    const char *end = NULL;
     attn_sha256_hex(text, len, f.sha256); // of the bytes as read, for the export's index
-    size_t bom = utf8_bom_len(text, len); // an editor's byte order mark is not part of the JSON
-    text += bom, len -= bom;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    const char *rest = root ? end : NULL;
-    while (rest && rest < text + len && strchr(" \t\r\n", *rest) && *rest) rest++;
-    if (rest && rest < text + len) { // e.g. two objects, as `>>` makes
-        int line, col;
-        parse_error_position(text, rest, &line, &col);
-        st = attn_fail(err, ATTN_ERR_PARSE,
-                       "%s:%d:%d: more follows the JSON object; a weights file is exactly one JSON object "
-                       "(was a second one appended?).", name, line, col);
-        goto cleanup;
-    }
+    size_t stop = 0;
+    bool more = false;
+    int line, col;
+    cJSON *root = attn_json_parse_one(text, len, &stop, &more);
     if (!root) {
-        int line, col;
-        parse_error_position(text, end ? end : text, &line, &col);
-        st = attn_fail(err, ATTN_ERR_PARSE,
-                       "%s:%d:%d: this is not valid JSON (a weights file is a JSON object; "
-                       "JSON has no NaN or Infinity).", name, line, col);
+        attn_json_position(text, stop, &line, &col);
+        if (more) // e.g. two objects, as `>>` makes
+            st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: more follows the JSON object; a weights file is exactly "
+                           "one JSON object (was a second one appended?).", name, line, col);
+        else
+            st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: this is not valid JSON (a weights file is a JSON object; "
+                           "JSON has no NaN or Infinity).", name, line, col);
         goto cleanup;
     }
     if (!cJSON_IsObject(root)) {

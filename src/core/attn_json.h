@@ -8,6 +8,7 @@
 #ifndef ATTN_JSON_H
 #define ATTN_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "attn.h"
@@ -16,6 +17,18 @@
 /* Writes t as JSON. Returns a NUL-terminated string the caller free()s, or NULL
  * when memory ran out. */
 char *attn_json_dump(const attn_trace *t);
+
+/* The one way attnviz reads JSON (weights, settings, an export's manifest):
+ * text (len bytes, after an optional UTF-8 byte order mark) must be exactly
+ * one JSON value, with only whitespace after it. Returns the tree
+ * (cJSON_Delete it), or NULL with *stop the byte offset in text where it
+ * went wrong and *more true when that is something after a complete value
+ * (two objects back to back, as `>>` makes). */
+struct cJSON *attn_json_parse_one(const char *text, size_t len, size_t *stop, bool *more);
+
+/* Line and column (from 1; columns in characters, a leading byte order mark
+ * not counted) of byte at of text. */
+void attn_json_position(const char *text, size_t at, int *line, int *col);
 
 /* One matrix (or vector, rows == 1 and is_vector) read from a weights file. */
 typedef struct {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "attn_json.h"
 #include "export_internal.h"
 #include "fileio.h"
 #include "sha256.h"
@@ -82,7 +83,9 @@ attn_status ex_manifest_read(ex_files *m, const char *dir, attn_err *err) {
     attn_err why;
     attn_status st = attn_read_regular_file(path, MANIFEST_MAX_BYTES, &text, &len, &why);
     free(path);
-    cJSON *root = st == ATTN_OK ? cJSON_ParseWithLength(text, len) : NULL;
+    size_t stop;
+    bool more;
+    cJSON *root = st == ATTN_OK ? attn_json_parse_one(text, len, &stop, &more) : NULL;
     free(text);
     if (st == ATTN_OK && (!root || !read_entries(m, root))) {
         ex_files_free(m);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "export_internal.h"
+#include "numparse.h"
 #include "utf8.h"
 
 void export_opts_default(export_opts *o) {
@@ -83,9 +84,8 @@ static unsigned format_bit(const char *item) {
 }
 
 static unsigned step_bit(const char *item) {
-    char *end;
-    long v = strtol(item, &end, 10);
-    return *item && !*end && v >= 1 && v <= ATTN_STEP_COUNT ? 1u << (v - 1) : 0;
+    long long v;
+    return *item != '+' && attn_parse_int(item, strlen(item), 1, ATTN_STEP_COUNT, &v) == ATTN_INT_OK ? 1u << (v - 1) : 0;
 }
 
 attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
@@ -103,15 +103,12 @@ attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err) {
 }
 
 attn_status export_parse_size(int *w, int *h, const char *s, attn_err *err) {
-    char *end;
-    long a = strtol(s ? s : "", &end, 10), b = 0;
-    bool ok = end != s && (*end == 'x' || *end == 'X');
-    if (ok) {
-        const char *q = end + 1;
-        b = strtol(q, &end, 10);
-        ok = end != q && *end == '\0';
-    }
-    if (!ok || a < EXPORT_MIN_SIZE || a > EXPORT_MAX_SIZE || b < EXPORT_MIN_SIZE || b > EXPORT_MAX_SIZE)
+    const char *x = s ? strpbrk(s, "xX") : NULL;
+    long long a = 0, b = 0;
+    bool ok = x && isdigit((unsigned char)s[0]) && isdigit((unsigned char)x[1]) &&
+              attn_parse_int(s, (size_t)(x - s), EXPORT_MIN_SIZE, EXPORT_MAX_SIZE, &a) == ATTN_INT_OK &&
+              attn_parse_int(x + 1, strlen(x + 1), EXPORT_MIN_SIZE, EXPORT_MAX_SIZE, &b) == ATTN_INT_OK;
+    if (!ok)
         return attn_fail(err, ATTN_ERR_RANGE, "--size: \"%s\" is not a size; write WIDTHxHEIGHT in pixels, "
                          "each from %d to %d (for example 1280x800).", s ? s : "", EXPORT_MIN_SIZE, EXPORT_MAX_SIZE);
     *w = (int)a;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numparse.h"
 #include "utf8.h"
 
 /* ---- arena ---------------------------------------------------------------- */
@@ -213,17 +214,9 @@ lsn_num lsn_parse_number(const char *s, size_t n, double *out) {
     return LSN_NUM_OK;
 }
 
-/* Reads a whole number in [lo, hi]. */
+/* Reads a whole number of digits only (no sign) in [lo, hi]. */
 bool lsn_parse_int(const char *s, size_t n, long long lo, long long hi, long long *out) {
-    if (n == 0 || n > 12) return false;
-    long long v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return false;
-        v = v * 10 + (s[i] - '0');
-    }
-    if (v < lo || v > hi) return false;
-    *out = v;
-    return true;
+    return n > 0 && s[0] >= '0' && s[0] <= '9' && attn_parse_int(s, n, lo, hi, out) == ATTN_INT_OK;
 }
 
 /* true for [A-Za-z0-9_-]+. */
