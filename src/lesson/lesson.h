@@ -136,10 +136,11 @@ attn_status lesson_parse(lesson **out, const char *text, size_t len, const char 
 attn_status lesson_load(lesson **out, const char *path, attn_err *err);
 
 /* Checks a lesson and collects every error (up to LESSON_MAX_ERRORS), in file
- * order. Returns the number of errors (0: valid). *report gets a malloc'd text
- * with one "file:line:column: message\n" line per error, or NULL when there is
- * none (or memory ran out: the count is still right). *n_pages (may be NULL)
- * gets the page count of a valid lesson, else 0. */
+ * order. Returns the number of errors listed (0: valid). *report gets a
+ * malloc'd text with one "file:line:column: message\n" line per error — and,
+ * when more were found than listed, a last line saying how many more from
+ * where — or NULL when there is none (or memory ran out: the count is still
+ * right). *n_pages (may be NULL) gets the page count of a valid lesson, else 0. */
 int lesson_check(const char *text, size_t len, const char *filename, char **report, int *n_pages);
 
 /* Frees l and everything it owns. NULL is a no-op. */
