@@ -1,7 +1,6 @@
 /* app_script.c — parses attnviz input scripts (format and ownership in app_script.h). */
 #include "app_script.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
