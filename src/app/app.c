@@ -309,10 +309,6 @@ void app_open_dropped(app_state *st, const char *path) {
         rc = app_use_weights_file(st, path, &err);
     }
     if (rc != ATTN_OK) app_status(st, "%s", err.msg);
-    else if (st->model.m) {
-        const model *m = st->model.m;
-        app_status(st, app_str(st, VIZ_S_STATUS_MODEL_OPENED), path, m->cfg.layers, m->cfg.heads, m->task);
-    }
     st->dirty = true;
 }
 
