@@ -42,11 +42,23 @@ await train_state done
 shot $out/training.png
 quit
 SCRIPT
+cat >"$tmp/model.script" <<SCRIPT
+size 1280 800
+key ]
+key 6
+key b
+shot $out/model-backward-zh.png
+key 9
+shot $out/model-readout-zh.png
+quit
+SCRIPT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --sentence "这只动物没看见那只鸟，因为它飞得太快了。" \
     --script "$tmp/shots.script"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lang en --script "$tmp/train.script"
 LANG=zh_CN.UTF-8 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --script "$tmp/lesson.script"
+xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lang zh --model "$root/assets/models/referent-zh.json" \
+    --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --script "$tmp/model.script"
 "$bin" --headless --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --lang en --steps 6 --format html \
     --export-dir "$tmp/html-en" >/dev/null
 "$bin" --headless --lesson "$root/lessons/zh/self-attention.lesson" --page intro --format html \

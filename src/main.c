@@ -3,6 +3,8 @@
 #include <SDL_image.h>
 #include <SDL_ttf.h>
 #include <fontconfig/fontconfig.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "cli_args.h"
 #include "cli_complexity.h"
 #include "cli_run.h"
+#include "cleanup.h"
 #include "cli_model.h"
 #include "cli_train.h"
 #include "export.h"
@@ -178,6 +181,8 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
         const lesson_page *pg = r.lesson ? lesson_page_at(r.lesson, r.page) : NULL;
         if (pg) eo.origin = (viz_origin){.kind = VIZ_FROM_LESSON, .name = o->lesson_path, .gain = pg->random_weights ? pg->gain : 0};
         else if (o->weights_path) eo.origin = (viz_origin){.kind = VIZ_FROM_FILE, .name = o->weights_path};
+        eo.weights_sha256 = o->weights_path ? r.file.sha256 : NULL; // of what was read: never read twice
+        eo.lesson_sha256 = r.lesson ? lesson_sha256(r.lesson) : NULL;
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
         else
@@ -187,7 +192,7 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
     if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);
     else if (o->print || o->dump_path || o->explain) st = cli_run_headless(o, stdout, stderr) ? ATTN_ERR_IO : ATTN_OK;
     else printf("attnviz: exported to %s (see index.md there)\n", o->export_dir);
-    code = st == ATTN_OK ? 0 : 1;
+    code = cli_finish_output(stdout, "standard output", stderr, st == ATTN_OK ? 0 : 1);
 cleanup:
     cli_state_free(&r);
     free((char *)eo.command_prefix);
@@ -293,6 +298,7 @@ static int run_gui(const cli_opts *o) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         goto cleanup_state;
     }
+    app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
     if (app_ui_open(&ui, &st, env.fonts, o->width ? o->width : 1280, o->height ? o->height : 800,
                     (float)o->ui_scale, msg, sizeof msg) != 0) {
         fprintf(stderr, "attnviz: %s\n", msg);
@@ -304,7 +310,7 @@ static int run_gui(const cli_opts *o) {
     app_ui_run(&ui, o->script_path ? app_runner_tick : NULL, &runner);
     code = runner.exit_code;
     app_runner_free(&runner);
-    if (!o->script_path) app_settings_save(&ui.st); // scripted runs leave the user's settings alone
+    if (!o->script_path) app_settings_save(&saved, &ui.st); // scripted runs leave the user's settings alone
     app_ui_close(&ui);
 cleanup_state:
     app_free(&st);
@@ -325,6 +331,32 @@ static int run_bench(const cli_opts *o, double start_s) {
     return code;
 }
 
+/* SIGINT, SIGTERM, SIGHUP in a headless run: what is half written (a
+ * temporary, an export's staging folder) is removed, then the signal ends
+ * the process as it would have. */
+static void on_signal(int sig) {
+    if (!attn_cleanup_signal(sig)) return; // held: raised again once the step is done
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+static void clean_up_on_signals(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, sigs[i]); // one clean-up at a time
+    for (int i = 0; i < 3; i++) {
+        struct sigaction was;
+        // a signal ignored on entry stays ignored (nohup's SIGHUP, a background job's SIGINT)
+        if (sigaction(sigs[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN) sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int main(int argc, char **argv) {
     double start_s = (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
     cli_opts opts;
@@ -334,27 +366,39 @@ int main(int argc, char **argv) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         return 2;
     }
+    // the window keeps SDL's handlers: there a signal asks to quit, and settings are saved
+    if (opts.mode == CLI_MODE_HEADLESS || opts.mode == CLI_MODE_EXPORT) clean_up_on_signals();
+    int code = 0;
     switch (opts.mode) {
     case CLI_MODE_HELP:
-        fputs(cli_help_text(), stdout);
-        return 0;
+        errno = 0; // the help is longer than stdio's buffer: a full disk shows while writing it, with its reason
+        if (fputs(cli_help_text(), stdout) == EOF && errno) {
+            fprintf(stderr, "attnviz: Cannot write to standard output: %s.\n", strerror(errno));
+            code = 1;
+        }
+        break;
     case CLI_MODE_VERSION:
         printf("attnviz %s\n", ATTN_VERSION);
-        return 0;
+        break;
     case CLI_MODE_HEADLESS:
         return cli_run_headless(&opts, stdout, stderr);
     case CLI_MODE_EXPORT:
         return run_export(&opts, argc, argv);
     case CLI_MODE_COMPLEXITY:
-        return cli_run_complexity(opts.max_n, stdout, stderr);
+        code = cli_run_complexity(opts.max_n, stdout, stderr);
+        break;
     case CLI_MODE_BENCH:
-        return run_bench(&opts, start_s);
+        code = run_bench(&opts, start_s);
+        break;
     case CLI_MODE_TRAIN:
-        return cli_run_train(&opts, stdout, stderr);
+        code = cli_run_train(&opts, stdout, stderr);
+        break;
     case CLI_MODE_TASKS:
-        return cli_run_tasks(stdout);
+        code = cli_run_tasks(stdout);
+        break;
     case CLI_MODE_GUI:
+        code = run_gui(&opts);
         break;
     }
-    return run_gui(&opts);
+    return cli_finish_output(stdout, "standard output", stderr, code); // --help > /dev/full is an error
 }

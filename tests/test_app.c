@@ -1,10 +1,17 @@
-/* test_app.c — app state with no window: actions in, state out. */
+/* test_app.c — app state with no window: actions in, state out; the files it
+ * keeps (settings) and finds (lessons). */
+#include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "test_common.h"
 #include "app.h"
+#include "app_paths.h"
+#include "app_settings.h"
 #include "fileio.h"
 #include <unistd.h>
 #include "viz_strings.h"
@@ -309,6 +316,233 @@ static void test_lesson_pages_lang_reload(void **state) {
     app_free(&st);
 }
 
+/* ---- settings and the folders they live in ---- */
+
+static char config_home[64];
+
+/* A fresh XDG_CONFIG_HOME of our own; returns its settings.json path. */
+static const char *fresh_config(char *settings, size_t cap) {
+    snprintf(config_home, sizeof config_home, "/tmp/attnviz-cfg-XXXXXX");
+    assert_non_null(mkdtemp(config_home));
+    setenv("XDG_CONFIG_HOME", config_home, 1);
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/attnviz", config_home);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(settings, cap, "%s/settings.json", dir);
+    return settings;
+}
+
+static void drop_config(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", config_home);
+    assert_int_equal(system(cmd), 0);
+    unsetenv("XDG_CONFIG_HOME");
+}
+
+static char *read_all(const char *path) {
+    char *t = NULL;
+    size_t n;
+    return attn_read_file(path, 1u << 20, &t, &n, NULL) == ATTN_OK ? t : NULL;
+}
+
+/* A hand edit with a typo is kept as settings.json.bad-N, never replaced by the defaults. */
+static void test_settings_bad_file_kept(void **state) {
+    (void)state;
+    char path[256], bad[300];
+    fresh_config(path, sizeof path);
+    const char *typo = "{\n  \"theme\": \"dark\",\n  \"lang\" \"zh\"\n}\n";
+    assert_int_equal(attn_write_file(path, typo, strlen(typo), NULL, NULL), ATTN_OK);
+    app_settings s;
+    app_settings_load(&s);
+    assert_int_equal(s.state, APP_SETTINGS_KEPT_BAD);
+    snprintf(bad, sizeof bad, "%s.bad-1", path);
+    assert_string_equal(s.kept, bad);
+    char *kept = read_all(bad);
+    assert_non_null(kept);
+    assert_string_equal(kept, typo);
+    free(kept);
+    assert_int_equal(access(path, F_OK), -1);
+    app_state st;
+    start(&st, NULL);
+    app_settings_report(&s, &st);
+    assert_non_null(strstr(st.status, "settings.json.bad-1"));
+    assert_non_null(strstr(st.status, "line 3, column 10"));
+    assert_true(s.can_save);
+    assert_int_equal(app_settings_save(&s, &st), 0); // quitting writes fresh settings beside it
+    app_settings_free(&s);
+    // the next broken edit goes to bad-2; bad-1 stays
+    assert_int_equal(attn_write_file(path, "[1, 2]", 6, NULL, NULL), ATTN_OK); // JSON, but not settings
+    app_settings_load(&s);
+    assert_int_equal(s.state, APP_SETTINGS_KEPT_BAD);
+    assert_non_null(strstr(s.kept, "settings.json.bad-2"));
+    assert_int_equal(access(bad, F_OK), 0);
+    app_settings_free(&s);
+    // the Chinese status line says the same
+    assert_int_equal(attn_write_file(path, "{", 1, NULL, NULL), ATTN_OK);
+    app_settings_load(&s);
+    st.lang = VIZ_LANG_ZH;
+    app_settings_report(&s, &st);
+    assert_non_null(strstr(st.status, "settings.json.bad-3"));
+    assert_non_null(strstr(st.status, "有效的 JSON"));
+    app_settings_free(&s);
+    // two objects back to back are not settings either
+    assert_int_equal(attn_write_file(path, "{\"theme\": \"dark\"}{}", 19, NULL, NULL), ATTN_OK);
+    app_settings_load(&s);
+    assert_int_equal(s.state, APP_SETTINGS_KEPT_BAD);
+    assert_int_equal(s.bad_line, 1);
+    assert_int_equal(s.bad_col, 18);
+    app_settings_free(&s);
+    app_free(&st);
+    drop_config();
+}
+
+/* A settings.json that is a FIFO is neither opened (which would block the
+ * window for ever) nor written. */
+static void test_settings_fifo_left_alone(void **state) {
+    (void)state;
+    char path[256];
+    fresh_config(path, sizeof path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(10);
+    app_settings s;
+    app_settings_load(&s);
+    alarm(0);
+    assert_int_equal(s.state, APP_SETTINGS_NOT_A_FILE);
+    assert_false(s.can_save);
+    app_state st;
+    start(&st, NULL);
+    assert_int_equal(app_settings_save(&s, &st), -1);
+    app_settings_report(&s, &st);
+    assert_non_null(strstr(st.status, "is not a regular file"));
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    app_settings_free(&s);
+    app_free(&st);
+    drop_config();
+}
+
+/* settings.json as a dotfile manager's symbolic link: read and saved through it. */
+static void test_settings_through_symlink(void **state) {
+    (void)state;
+    char path[256], target[300];
+    fresh_config(path, sizeof path);
+    snprintf(target, sizeof target, "%s/dotfiles-attnviz.json", config_home);
+    const char *dark = "{\"theme\": \"dark\"}";
+    assert_int_equal(attn_write_file(target, dark, strlen(dark), NULL, NULL), ATTN_OK);
+    assert_int_equal(symlink("../dotfiles-attnviz.json", path), 0);
+    app_settings s;
+    app_settings_load(&s);
+    assert_int_equal(s.state, APP_SETTINGS_FINE);
+    assert_int_equal(s.theme, VIZ_THEME_DARK);
+    app_state st;
+    start(&st, "the new sentence");
+    assert_int_equal(app_settings_save(&s, &st), 0);
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode)); // still the link
+    char *saved = read_all(target);
+    assert_non_null(strstr(saved, "the new sentence")); // its target has the settings
+    free(saved);
+    app_settings_free(&s);
+    app_free(&st);
+    drop_config();
+}
+
+/* HOME unset: the password database's home; a relative HOME or
+ * XDG_CONFIG_HOME is ignored (the XDG rule), never /tmp. */
+static void test_settings_folder_rules(void **state) {
+    (void)state;
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL, dir[1024], want[1100];
+    struct passwd *pw = getpwuid(getuid());
+    assert_non_null(pw);
+    unsetenv("XDG_CONFIG_HOME");
+    unsetenv("HOME");
+    assert_true(app_config_dir(dir, sizeof dir));
+    snprintf(want, sizeof want, "%s/.config/attnviz", pw->pw_dir);
+    assert_string_equal(dir, want);
+    setenv("HOME", "relative/home", 1);
+    assert_true(app_config_dir(dir, sizeof dir));
+    assert_string_equal(dir, want);
+    setenv("HOME", "/home/learner", 1);
+    setenv("XDG_CONFIG_HOME", "cfg", 1); // relative: ignored
+    assert_true(app_config_dir(dir, sizeof dir));
+    assert_string_equal(dir, "/home/learner/.config/attnviz");
+    setenv("XDG_CONFIG_HOME", "/etc/xdg-test", 1);
+    assert_true(app_config_dir(dir, sizeof dir));
+    assert_string_equal(dir, "/etc/xdg-test/attnviz");
+    setenv("XDG_PICTURES_DIR", "Pictures", 1); // relative: ignored
+    unsetenv("XDG_CONFIG_HOME");
+    assert_true(app_pictures_dir(dir, sizeof dir));
+    assert_string_equal(dir, "/home/learner/Pictures");
+    unsetenv("XDG_PICTURES_DIR");
+    if (home) setenv("HOME", home, 1);
+    else unsetenv("HOME");
+    free(home);
+}
+
+/* No home at all (a user the password database does not know): nothing is
+ * saved, and the status line says so. Needs root, to become such a user. */
+static void test_settings_no_home(void **state) {
+    (void)state;
+    if (geteuid() != 0) skip();
+    pid_t child = fork();
+    if (child == 0) {
+        uid_t nobody_known = 54321;
+        while (getpwuid(nobody_known)) nobody_known++;
+        unsetenv("HOME");
+        unsetenv("XDG_CONFIG_HOME");
+        unsetenv("XDG_PICTURES_DIR");
+        if (setgid(nobody_known) != 0 || setuid(nobody_known) != 0) _exit(2);
+        char dir[1024];
+        app_settings s;
+        app_settings_load(&s);
+        app_state st;
+        start(&st, NULL);
+        app_settings_report(&s, &st);
+        bool ok = s.state == APP_SETTINGS_NO_HOME && !s.can_save && app_settings_save(&s, &st) == -1 &&
+                  strstr(st.status, "no home folder") && !app_config_dir(dir, sizeof dir) &&
+                  !app_pictures_dir(dir, sizeof dir) && access("/tmp/.config/attnviz/settings.json", F_OK) != 0;
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    waitpid(child, &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* A lesson the user names may be a FIFO: read once, and never watched for
+ * reloads (rereading would wait for a writer that is gone). */
+static void test_lesson_fifo_read_once(void **state) {
+    (void)state;
+    char en[256], fifo[128];
+    copy_lesson("en", en, sizeof en);
+    snprintf(fifo, sizeof fifo, "/tmp/attnviz-test-fifo-%d.lesson", (int)getpid());
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t writer = fork();
+    if (writer == 0) { // like `--lesson <(cat en.lesson)`: one writer, once
+        char *text = read_all(en);
+        int fd = open(fifo, O_WRONLY);
+        ssize_t n = write(fd, text, strlen(text));
+        close(fd);
+        _exit(n == (ssize_t)strlen(text) ? 0 : 1);
+    }
+    app_state st;
+    start(&st, NULL);
+    attn_err err;
+    alarm(20);
+    if (app_lesson_open(&st, fifo, NULL, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    int status;
+    waitpid(writer, &status, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(lesson_page_count(app_lesson(&st)), 12);
+    assert_false(app_lesson_reload(&st)); // returns at once: a FIFO is not watched
+    alarm(0);
+    app_free(&st);
+    unlink(fifo);
+    unlink(en);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_defaults),
@@ -320,6 +554,12 @@ int main(void) {
         cmocka_unit_test(test_scene),
         cmocka_unit_test(test_strings_errors),
         cmocka_unit_test(test_lesson_pages_lang_reload),
+        cmocka_unit_test(test_settings_bad_file_kept),
+        cmocka_unit_test(test_settings_fifo_left_alone),
+        cmocka_unit_test(test_settings_through_symlink),
+        cmocka_unit_test(test_settings_folder_rules),
+        cmocka_unit_test(test_settings_no_home),
+        cmocka_unit_test(test_lesson_fifo_read_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -314,11 +314,23 @@ static void test_vocab_lookup(void **state) {
     (void)state;
     const char *words[] = {"动物", "the", "鸟"};
     const double vecs[3 * 2] = {1, 0, 0, 1, 0.5, 0.5};
-    attn_vocab v = {2, 3, words, vecs, NULL};
+    attn_vocab v = {2, 3, words, vecs, NULL, NULL};
     assert_int_equal(attn_vocab_find(&v, "The", 3), 1);
     assert_int_equal(attn_vocab_find(&v, "鸟", strlen("鸟")), 2);
     assert_int_equal(attn_vocab_find(&v, "cat", 3), -1);
     assert_int_equal(attn_vocab_find(NULL, "cat", 3), -1);
+    // through the sorted index: the same answers, an exact match before a case-folded one
+    const char *cased[] = {"The", "鸟", "the", "THE", "动物"};
+    int order[5];
+    attn_words_sort(order, cased, 5);
+    attn_vocab vi = {2, 5, cased, vecs, NULL, order}, vl = vi;
+    vl.order = NULL;
+    static const char *const probes[] = {"the", "THE", "The", "tHe", "鸟", "动物", "动", "cat", "them", "th", ""};
+    for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
+        assert_int_equal(attn_vocab_find(&vi, probes[i], strlen(probes[i])),
+                         attn_vocab_find(&vl, probes[i], strlen(probes[i])));
+    assert_int_equal(attn_vocab_find(&vi, "tHe", 3), 0);
+    assert_int_equal(attn_vocab_find(&vi, "the", 3), 2);
     attn_config c;
     attn_config_default(&c);
     c.d_model = 2;

@@ -29,8 +29,9 @@
 #include <zlib.h>
 
 #include "export.h"
-#include "export_internal.h"
+#include "export_internal.h" /* ex_num */
 #include "fileio.h"
+#include "sha256.h"
 
 #define GOLDEN ATTN_SOURCE_DIR "/tests/golden/export/"
 #define GW 480 /* golden figure size */
@@ -478,6 +479,37 @@ static void tex_escaping(void **state) {
     attn_trace_free(&t);
 }
 
+/* Every writer shows every value the core accepts (up to ±1e18): LaTeX had
+ * typeset 1e16 as 0.00. */
+static void every_value_shows(void **state) {
+    (void)state;
+    static const double v[] = {1e16, 2.5e15, -1e17, 1e18, -1e18, 999999.99, 1234567.0, 0.125, -0.004, -INFINITY};
+    export_matrix m = {"X", "X", v, 2, 5, -1, EXPORT_AXIS_DIMS, EXPORT_AXIS_DIMS, false, NULL};
+    attn_strbuf b;
+    attn_sb_init(&b);
+    export_tex_bmatrix(&b, &m);
+    static const char *const tex[] = {"1.00\\times10^{16}", "2.50\\times10^{15}", "-1.00\\times10^{17}",
+                                      "1.00\\times10^{18}", "-1.00\\times10^{18}", "999999.99",
+                                      "1.23\\times10^{6}", "0.13", "0.00", "-\\infty"};
+    for (size_t i = 0; i < sizeof tex / sizeof *tex; i++)
+        if (!strstr(b.data, tex[i])) fail_msg("LaTeX lacks %s: %s", tex[i], b.data);
+    attn_sb_free(&b);
+    attn_trace t;
+    trace_of(&t, "a b c d e", 4, 2, 1, "none");
+    char *csv = export_csv(&t, &m, NULL);
+    static const char *const exact[] = {",1e+16,", ",2.5e+15,", ",-1e+17,", ",1e+18,", ",-1e+18\r\n", ",999999.99,",
+                                        ",0.125,", ",-0.004,", ",-inf\r\n"};
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+        if (!strstr(csv, exact[i])) fail_msg("CSV lacks %s: %s", exact[i], csv);
+    free(csv);
+    attn_trace_free(&t);
+    // SVG numbers (coordinates) beyond 2 decimals' reach are written whole, not clamped
+    attn_sb_init(&b);
+    ex_num(&b, 2.5e15);
+    assert_string_equal(b.data, "2.5e+15");
+    attn_sb_free(&b);
+}
+
 /* ---- PNG ---- */
 
 static void png_golden(void **state) {
@@ -617,7 +649,7 @@ static void deterministic(void **state) {
     assert_int_equal(export_sentence(&o, &t, 1, -1, &g_ui, g_fonts, &err), ATTN_OK);
     int n = same_files(keep, d1);
     assert_true(n > 10);
-    assert_int_equal(entries(d1, NULL), n);
+    assert_int_equal(entries(d1, NULL), n + 1); // and the manifest
     attn_trace_free(&t);
     rm_rf(base);
     free(base);
@@ -634,11 +666,12 @@ static void handout_and_index(void **state) {
     attn_err err;
     char *dir = temp_dir(), *wpath = path_in(dir, "w.json");
     char *out = path_in(dir, "out");
-    write_file(wpath, "abc");
+    write_file(wpath, "changed since it was read"); // the index hashes what was read, never the file again
     trace_of(&t1, "a b c", 4, 2, 1, "none");
     trace_of(&t2, "它 飞 得", 4, 2, 1, "causal");
     small_opts(&o, out, "md,csv");
     o.weights_path = wpath;
+    o.weights_sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; // SHA-256("abc")
     o.title = "Lesson: attention";
     export_item items[2] = {
         {.trace = &t1, .step = ATTN_STEP_SCORES, .id = "intro", .title = "First page", .text = "Look at *row 1*.",
@@ -810,37 +843,48 @@ static void lesson_export(void **state) {
     free(dir);
 }
 
-/* A batch that fails at its k-th file, for every k: the old file is intact,
- * nothing new appears, and no staging folder is left. */
+/* A batch that fails at its k-th file, for every k: the files of the last
+ * export are intact, nothing new appears, and no staging folder is left. */
 static void failure_leaves_nothing(void **state) {
     (void)state;
-    attn_trace t;
+    attn_trace t, t2;
     export_opts o;
     attn_err err;
-    char *dir = temp_dir(), *old = path_in(dir, "03-scores.png");
+    char *dir = temp_dir(), *old = path_in(dir, "03-scores.png"), *note = path_in(dir, "notes.txt");
     trace_of(&t, "a b c", 4, 2, 1, "none");
+    trace_of(&t2, "a b c d", 4, 2, 1, "none");
     small_opts(&o, dir, "png,svg,csv,tex,md");
     o.width = 320;
     o.height = 200;
     assert_int_equal(export_parse_steps(&o.steps, "3,6", &err), ATTN_OK);
-    write_file(old, "old contents");
+    write_file(note, "the user's own");
+    if (export_sentence(&o, &t2, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
     const int files = 2 + 2 + 4 + 2 + 2; // png, svg, csv, tex, handout + index
-    for (int k = 1; k <= files; k++) {
+    assert_int_equal(entries(dir, NULL), files + 2); // and notes.txt, and the manifest
+    size_t before_len = 0;
+    char *before = slurp(old, &before_len);
+    for (int k = 1; k <= files + 1; k++) { // the manifest is the last file written
         export_test_fail_at_file = k;
         attn_status st = export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err);
         if (st != ATTN_ERR_IO) fail_msg("failing file %d: status %d (%s)", k, st, err.msg);
         assert_non_null(strstr(err.msg, "No space left on device"));
-        assert_non_null(strstr(err.msg, dir));
         int staging;
-        assert_int_equal(entries(dir, &staging), 1);
+        assert_int_equal(entries(dir, &staging), files + 2);
         assert_int_equal(staging, 0);
-        char *now = slurp(old, NULL);
-        assert_string_equal(now, "old contents");
+        size_t now_len = 0;
+        char *now = slurp(old, &now_len);
+        assert_true(now_len == before_len && memcmp(now, before, now_len) == 0);
         free(now);
     }
+    free(before);
     export_test_fail_at_file = 0;
     assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK); // then it works, replacing it
-    assert_int_equal(entries(dir, NULL), files);
+    assert_int_equal(entries(dir, NULL), files + 2);
+    char *kept = slurp(note, NULL);
+    assert_string_equal(kept, "the user's own");
+    free(kept);
+    free(note);
+    attn_trace_free(&t2);
     SDL_Surface *s = load_png(dir, "03-scores.png");
     SDL_FreeSurface(s);
     attn_trace_free(&t);
@@ -904,6 +948,120 @@ static void bad_targets(void **state) {
     free(idx);
 }
 
+/* "NAME": "HEX" lines of DIR's manifest, checked against the files' real hashes. */
+static int manifest_checked(const char *dir) {
+    char *mp = path_in(dir, ".attnviz-export.json"), *m = slurp(mp, NULL);
+    assert_non_null(m);
+    int n = 0;
+    for (const char *at = m; (at = strstr(at, "{\"name\": \"")) != NULL; n++) {
+        at += strlen("{\"name\": \"");
+        const char *q = strchr(at, '"'), *h = strstr(q, "\"sha256\": \"") + strlen("\"sha256\": \"");
+        char name[128], hex[ATTN_SHA256_HEX];
+        snprintf(name, sizeof name, "%.*s", (int)(q - at), at);
+        char *fp = path_in(dir, name);
+        size_t len = 0;
+        char *data = slurp(fp, &len);
+        if (!data) fail_msg("the manifest lists %s, which is not there", name);
+        attn_sha256_hex(data, len, hex);
+        if (strncmp(h, hex, 64) != 0) fail_msg("the manifest's hash of %s is not its hash", name);
+        free(data);
+        free(fp);
+    }
+    free(m);
+    free(mp);
+    return n;
+}
+
+/* A file the export would replace must be one an export wrote, unchanged:
+ * a site's own index.md or an edited table stops it, naming the file, and
+ * nothing lands. */
+static void only_our_files_replaced(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir(), *idx = path_in(dir, "index.md"), *csv = path_in(dir, "03-scores-S-head1.csv");
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    small_opts(&o, dir, "csv");
+    write_file(idx, "# My course site\n");
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_ERR_IO);
+    assert_non_null(strstr(err.msg, "index.md is already there, and no attnviz export wrote it"));
+    assert_non_null(strstr(err.msg, dir));
+    int staging;
+    assert_int_equal(entries(dir, &staging), 1); // nothing written: no table, no manifest
+    char *kept = slurp(idx, NULL);
+    assert_string_equal(kept, "# My course site\n");
+    free(kept);
+    // into a folder of its own it works, and the manifest lists every file with its hash
+    unlink(idx);
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    int files = entries(dir, NULL);
+    assert_int_equal(manifest_checked(dir), files - 1);
+    // again over its own files: fine
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    // an edited table is not replaced
+    write_file(csv, "S,my,notes\r\n");
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_ERR_IO);
+    assert_non_null(strstr(err.msg, "03-scores-S-head1.csv was changed since an attnviz export wrote it"));
+    kept = slurp(csv, NULL);
+    assert_string_equal(kept, "S,my,notes\r\n");
+    free(kept);
+    assert_int_equal(entries(dir, &staging), files);
+    assert_int_equal(staging, 0);
+    // one step alone keeps the other steps' entries, so they stay replaceable
+    unlink(csv);
+    assert_int_equal(export_parse_steps(&o.steps, "6", &err), ATTN_OK);
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    assert_int_equal(manifest_checked(dir), entries(dir, NULL) - 1);
+    o.steps = EXPORT_ALL_STEPS;
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    // a manifest that is not one is not trusted
+    char *mp = path_in(dir, ".attnviz-export.json");
+    write_file(mp, "{\"files\": [{\"name\": \"../x\", \"sha256\": \"00\"}]}");
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_ERR_IO);
+    assert_non_null(strstr(err.msg, ".attnviz-export.json is not a list of exported files attnviz can read"));
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir), free(idx), free(csv), free(mp);
+}
+
+/* Staging folders that killed exports left are removed by the next export
+ * into the folder; one of a process that still runs is left alone. */
+static void stale_staging_removed(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir(), name[96];
+    pid_t gone = fork(); // a process id that is free once it has been waited for
+    if (gone == 0) _exit(0);
+    waitpid(gone, NULL, 0);
+    const char *old_style = ".attnviz-staging-Ab12Cd";
+    char dead[64], alive[64];
+    snprintf(dead, sizeof dead, ".attnviz-staging-%ld-Xy34Zw", (long)gone);
+    snprintf(alive, sizeof alive, ".attnviz-staging-%ld-Qr56St", (long)getppid());
+    const char *names[] = {old_style, dead, alive};
+    for (int i = 0; i < 3; i++) {
+        char *p = path_in(dir, names[i]);
+        assert_int_equal(mkdir(p, 0755), 0);
+        snprintf(name, sizeof name, "%s/02-qkv.png", p);
+        write_file(name, "half a PNG");
+        free(p);
+    }
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    small_opts(&o, dir, "csv");
+    assert_int_equal(export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err), ATTN_OK);
+    int staging;
+    entries(dir, &staging);
+    assert_int_equal(staging, 1);
+    char *p = path_in(dir, alive);
+    struct stat sb;
+    assert_int_equal(stat(p, &sb), 0); // another export may still be writing there
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir), free(p);
+}
+
 /* ---- real file systems: a full and a read-only tmpfs in a private mount
  * namespace (root ignores permission bits, not a full or read-only disk) ---- */
 
@@ -912,7 +1070,7 @@ static void bad_targets(void **state) {
 static int tmpfs_child(const char *dir, unsigned long flags, const char *opts) {
     if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return 77;
     if (mount("tmpfs", dir, "tmpfs", 0, opts) != 0) return 77;
-    char *old = path_in(dir, "06-softmax.png");
+    char *old = path_in(dir, "notes.txt");
     write_file(old, "old contents");
     if (flags && mount(NULL, dir, NULL, MS_REMOUNT | flags, opts) != 0) return 77;
     attn_trace t;
@@ -1172,6 +1330,7 @@ int main(void) {
         cmocka_unit_test(svg_primitives),
         cmocka_unit_test(csv_golden_quoting),
         cmocka_unit_test(tex_escaping),
+        cmocka_unit_test(every_value_shows),
         cmocka_unit_test(png_golden),
         cmocka_unit_test(png_pixel_scale_2),
         cmocka_unit_test(deterministic),
@@ -1184,6 +1343,8 @@ int main(void) {
         cmocka_unit_test(failure_leaves_nothing),
         cmocka_unit_test(missing_dir),
         cmocka_unit_test(bad_targets),
+        cmocka_unit_test(only_our_files_replaced),
+        cmocka_unit_test(stale_staging_removed),
         cmocka_unit_test(full_disk),
         cmocka_unit_test(read_only_folder),
     };

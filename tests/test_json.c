@@ -7,6 +7,7 @@
 #include "test_common.h"
 #include "attn.h"
 #include "attn_json.h"
+#include <cjson/cJSON.h>
 #include "fileio.h"
 #include "strbuf.h"
 
@@ -144,6 +145,31 @@ static void test_weights_bind_errors(void **state) {
     attn_weights_file_free(&f);
 }
 
+/* Exactly one JSON value: a BOM before it and whitespace after are fine,
+ * anything more is refused at its offset. */
+static void test_parse_one_value(void **state) {
+    (void)state;
+    size_t stop = 99;
+    bool more = true;
+    struct cJSON *root = attn_json_parse_one("\xEF\xBB\xBF {\"a\": 1} \r\n\t", 16, &stop, &more);
+    assert_non_null(root);
+    cJSON_Delete(root);
+    assert_null(attn_json_parse_one("{} {}", 5, &stop, &more));
+    assert_true(more);
+    assert_int_equal(stop, 3);
+    assert_null(attn_json_parse_one("{} x", 4, &stop, &more));
+    assert_true(more);
+    assert_null(attn_json_parse_one("{\"a\": }", 8, &stop, &more));
+    assert_false(more);
+    assert_int_equal(stop, 6);
+    assert_null(attn_json_parse_one("{}\0", 3, &stop, &more)); // a NUL after the value is not whitespace
+    assert_true(more);
+    int line, col;
+    attn_json_position("\xEF\xBB\xBF{\n  x", 7, &line, &col); // the mark is not a column
+    assert_int_equal(line, 2);
+    assert_int_equal(col, 3);
+}
+
 static void test_read_file_errors(void **state) {
     (void)state;
     char *buf = NULL;
@@ -181,6 +207,7 @@ int main(void) {
         cmocka_unit_test(test_number_format),
         cmocka_unit_test(test_weights_parse_errors),
         cmocka_unit_test(test_weights_bind_errors),
+        cmocka_unit_test(test_parse_one_value),
         cmocka_unit_test(test_read_file_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

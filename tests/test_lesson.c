@@ -7,6 +7,7 @@
 #include "test_common.h"
 #include "fileio.h"
 #include "lesson.h"
+#include "strbuf.h"
 
 #define ZH_LESSON ATTN_SOURCE_DIR "/lessons/zh/self-attention.lesson"
 #define EN_LESSON ATTN_SOURCE_DIR "/lessons/en/self-attention.lesson"
@@ -598,6 +599,123 @@ static void test_readme_example(void **state) {
     free(text);
 }
 
+/* ---- limits: each is said, with its line, never as "not enough memory" ---- */
+
+static char *grow(attn_strbuf *b) {
+    assert_true(attn_sb_ok(b));
+    return b->data;
+}
+
+static void test_limits_named(void **state) {
+    (void)state;
+    attn_strbuf b;
+    // page 257
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: cat\n");
+    for (int i = 0; i < LESSON_MAX_PAGES + 1; i++) attn_sb_printf(&b, "=== page: p%d\ntitle: P\n", i);
+    expect_err(grow(&b), 4 + 2 * LESSON_MAX_PAGES + 1, 1, "a lesson has at most 256 pages; this is page 257");
+    attn_sb_free(&b);
+    // feature 513: the limit, not "@vocab is empty"
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@vocab\n");
+    for (int i = 0; i < LESSON_MAX_FEATURES + 1; i++) attn_sb_printf(&b, "%sf%d", i ? " " : "", i);
+    attn_sb_puts(&b, "\ncat: 1\n@end\n" PAGE_TAIL);
+    expect_err(grow(&b), 5, 2451, // f512 starts after "f0 … f511": 10·3 + 90·4 + 412·5 characters
+               "a vocabulary has at most 512 features (d_model is at most 512); this line names more");
+    char *report = NULL;
+    assert_int_equal(lesson_check(b.data, b.len, "t.lesson", &report, NULL), 1); // and nothing else
+    free(report);
+    attn_sb_free(&b);
+    // a number past the bound, and one of many digits that is fine
+    expect_err(HEAD "@weights head 0 W_Q\n1 2\n0 0\n0 1e19\n@end\n", 19, 3,
+               "“1e19” is too large: values must be at most 1e18 in size");
+    lesson *l = parse_ok(HEAD "@weights head 0 b_Q\n0.00000000000000000000000000000000000000000000000000125 "
+                              "123456789012345678.9012345678901234567890123456789\n@end\n");
+    attn_config c = lesson_page_at(l, 0)->cfg;
+    attn_weights w;
+    assert_int_equal(lesson_page_weights(l, 0, &c, &w), 1);
+    assert_close(w.mat[ATTN_MAT_B_Q][0][0], 1.25e-51);
+    assert_close(w.mat[ATTN_MAT_B_Q][0][1], 123456789012345678.9);
+    lesson_free(l);
+}
+
+/* Past LESSON_MAX_ERRORS the report says how many more there are, and from where. */
+static void test_error_list_limit(void **state) {
+    (void)state;
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: cat\n=== page: a\ntitle: A\n");
+    for (int i = 0; i < LESSON_MAX_ERRORS + 7; i++) attn_sb_puts(&b, "@nonsense\n");
+    char *report = NULL;
+    int n = lesson_check(grow(&b), b.len, "t.lesson", &report, NULL);
+    assert_int_equal(n, LESSON_MAX_ERRORS);
+    assert_non_null(strstr(report, "t.lesson:107:1: and 7 more errors from here on; attnviz lists at most 100"));
+    free(report);
+    attn_sb_free(&b);
+}
+
+/* @random-weights with a gain copies the weights per page: the memory that
+ * takes is bounded, and passing the bound is an error at the directive. */
+static void test_memory_bounded(void **state) {
+    (void)state;
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: a b c\n");
+    for (int i = 0; i < 32; i++) // 16 MiB each at the largest settings
+        attn_sb_printf(&b, "=== page: p%d\ntitle: P\n@config: d_model=512 d_k=128 heads=8 seed=%d\n"
+                           "@random-weights: gain=2\n", i, i + 1);
+    expect_err(grow(&b), 5 + 4 * 3 + 3, 18, "with this page the lesson would need more than 64 MiB of memory");
+    attn_sb_free(&b);
+    // the same seed and gain on every page share one copy: fine
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: a b c\n");
+    for (int i = 0; i < 32; i++)
+        attn_sb_printf(&b, "=== page: p%d\ntitle: P\n@config: d_model=512 d_k=128 heads=8\n"
+                           "@random-weights: gain=2\n", i);
+    lesson *l = parse_ok(grow(&b));
+    attn_weights w0, w31;
+    lesson_page_weights(l, 0, &lesson_page_at(l, 0)->cfg, &w0);
+    lesson_page_weights(l, 31, &lesson_page_at(l, 31)->cfg, &w31);
+    assert_non_null(w0.mat[ATTN_MAT_W_Q][7]);
+    assert_ptr_equal(w0.mat[ATTN_MAT_W_Q][7], w31.mat[ATTN_MAT_W_Q][7]);
+    lesson_free(l);
+    attn_sb_free(&b);
+}
+
+/* The vocabulary is checked in n log n: repeats are still found, each
+ * against its first line, and words still tokenize through the index. */
+static void test_large_vocabulary(void **state) {
+    (void)state;
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: 动物 w5 动物园\n@vocab\nf\n");
+    for (int i = 0; i < 20000; i++) attn_sb_printf(&b, "w%d: %d\n", i, i % 7);
+    attn_sb_puts(&b, "动物: 1\n动物园: 2\nW5: 3\nw17: 4\nw17: 5\n@end\n=== page: a\ntitle: A\n");
+    char *report = NULL;
+    assert_int_equal(lesson_check(grow(&b), b.len, "t.lesson", &report, NULL), 2);
+    assert_non_null(strstr(report, "t.lesson:20010:1: “w17” is listed twice (first at line 24)"));
+    assert_non_null(strstr(report, "t.lesson:20011:1: “w17” is listed twice (first at line 24)"));
+    free(report);
+    attn_sb_free(&b);
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: 动物园里的 w5 动物\n@vocab\nf\n");
+    for (int i = 0; i < 20000; i++) attn_sb_printf(&b, "w%d: %d\n", i, i % 7);
+    attn_sb_puts(&b, "动物: 1\n动物园: 2\n@end\n=== page: a\ntitle: A\n");
+    lesson *l = parse_ok(grow(&b));
+    attn_trace t = {0};
+    assert_int_equal(lesson_page_trace(&t, l, 0, NULL, 0, NULL), ATTN_OK);
+    assert_int_equal(t.n, 5); // 动物园 里 的 w5 动物: the longest listed word wins
+    int len;
+    const char *tok = attn_token_text(&t.tokens, 0, &len);
+    assert_int_equal(len, (int)strlen("动物园"));
+    assert_memory_equal(tok, "动物园", (size_t)len);
+    assert_close(t.x[3], 5.0); // w5's vector (d_model 1)
+    assert_close(t.x[4], 1.0); // 动物's
+    attn_trace_free(&t);
+    lesson_free(l);
+    attn_sb_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_lesson),
@@ -615,6 +733,10 @@ int main(void) {
         cmocka_unit_test(test_no_typed_figures),
         cmocka_unit_test(test_pages_paired),
         cmocka_unit_test(test_readme_example),
+        cmocka_unit_test(test_limits_named),
+        cmocka_unit_test(test_error_list_limit),
+        cmocka_unit_test(test_memory_bounded),
+        cmocka_unit_test(test_large_vocabulary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

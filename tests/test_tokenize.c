@@ -11,7 +11,7 @@
 #define ENGLISH "The animal didn't cross the street because it was too tired."
 
 /* Tokenizes s and compares every token's text with want[0..n). */
-static void expect_tokens_v(const char *s, const attn_wordlist *vocab, const char *const *want, int n) {
+static void expect_tokens_one(const char *s, const attn_wordlist *vocab, const char *const *want, int n) {
     attn_tokens t;
     attn_err err;
     attn_err_clear(&err);
@@ -27,6 +27,17 @@ static void expect_tokens_v(const char *s, const attn_wordlist *vocab, const cha
     assert_int_equal(t.text_len, strlen(s));
     assert_string_equal(t.text, s);
     attn_tokens_free(&t);
+}
+
+/* The same with vocab's words searched in full and through the sorted index. */
+static void expect_tokens_v(const char *s, const attn_wordlist *vocab, const char *const *want, int n) {
+    expect_tokens_one(s, vocab, want, n);
+    if (!vocab || vocab->order) return;
+    int *order = malloc(sizeof *order * (size_t)(vocab->count + 1));
+    attn_words_sort(order, vocab->words, vocab->count);
+    attn_wordlist sorted = {vocab->count, vocab->words, order};
+    expect_tokens_one(s, &sorted, want, n);
+    free(order);
 }
 
 #define EXPECT(s, ...) do { \
@@ -64,7 +75,7 @@ static void chinese_seed(void **state) {
 static void chinese_vocab(void **state) {
     (void)state;
     static const char *const words[] = {"动物", "因为"};
-    const attn_wordlist v = {2, words};
+    const attn_wordlist v = {2, words, NULL};
     EXPECT_V(SEED, &v, "这", "只", "动物", "没", "看", "见", "那", "只", "鸟", "，",
              "因为", "它", "飞", "得", "太", "快", "了", "。");
 }
@@ -74,20 +85,20 @@ static void vocab_longest_match(void **state) {
     /* Single-code-point words are ignored, so 因 alone never blocks 因为. */
     static const char *const a[] = {"因", "因为"};
     static const char *const b[] = {"因为", "因"};
-    const attn_wordlist va = {2, a}, vb = {2, b};
+    const attn_wordlist va = {2, a, NULL}, vb = {2, b, NULL};
     EXPECT_V("因为它", &va, "因为", "它");
     EXPECT_V("因为它", &vb, "因为", "它");
     static const char *const c[] = {"因为", "因为它飞", "它飞"};
-    const attn_wordlist vc = {3, c};
+    const attn_wordlist vc = {3, c, NULL};
     EXPECT_V("因为它飞了", &vc, "因为它飞", "了");
     EXPECT_V("因为它了", &vc, "因为", "它", "了");
     /* Unusable entries: NULL, whitespace inside, invalid UTF-8, empty. */
     static const char *const d[] = {NULL, "因 为", "因\xFF", ""};
-    const attn_wordlist vd = {4, d};
+    const attn_wordlist vd = {4, d, NULL};
     EXPECT_V("因为", &vd, "因", "为");
     /* Words only apply at an ideograph, and an empty list changes nothing. */
     static const char *const e[] = {"ab"};
-    const attn_wordlist ve = {1, e}, empty = {0, NULL};
+    const attn_wordlist ve = {1, e, NULL}, empty = {0, NULL, NULL};
     EXPECT_V("ab 动物", &ve, "ab", "动", "物");
     EXPECT_V("动物", &empty, "动", "物");
 }
@@ -318,7 +329,7 @@ static void labels(void **state) {
     attn_tokens_free(&t);
 
     static const char *const words[] = {"因为它飞"};
-    const attn_wordlist v = {1, words};
+    const attn_wordlist v = {1, words, NULL};
     assert_int_equal(attn_tokenize(&t, "因为它飞 extraordinary", strlen("因为它飞 extraordinary"), &v, NULL),
                      ATTN_OK);
     label_of(&t, 0, 8, "因为它飞");

@@ -4,6 +4,7 @@
  * seed gives the same bytes on 1 and on 2 threads at once, and with the
  * training paused for snapshots; AdamW decays weights and not biases; the
  * configurations a trainer refuses. Assertions on results, never on time. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,8 +213,50 @@ static void test_trainer_refuses(void **state) {
     assert_non_null(strstr(err.msg, "--layers must be between 1 and 4"));
 }
 
+/* Every shipped model, the lessons' ones too, is what its own training record
+ * makes: its task, configuration and record (seed, steps, batch, lr, weight
+ * decay) retrain it byte for byte (scripts/make-models.sh lists the flags). */
+static void test_every_shipped_model_is_made_by_its_record(void **state) {
+    (void)state;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/assets/models", ATTN_SOURCE_DIR);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int seen = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
+        char path[1024], *ship = NULL;
+        size_t len;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        model m;
+        attn_err err;
+        if (model_file_load(&m, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        const task_info *t = task_find(m.task);
+        assert_non_null(t);
+        task_train_opts o = {m.training.steps, m.training.batch, m.training.lr, m.training.weight_decay, m.training.seed};
+        model_trainer tr;
+        if (model_trainer_init(&tr, t, &m.cfg, &o, &err) != ATTN_OK) fail_msg("%s: %s", e->d_name, err.msg);
+        while (tr.step < o.steps)
+            if (model_trainer_step(&tr, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        if (model_trainer_finish(&tr, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        char *text = model_file_write(&tr.model);
+        if (attn_read_file(path, MODEL_FILE_MAX_BYTES, &ship, &len, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        if (strcmp(text, ship) != 0)
+            fail_msg("%s is not what its training record makes (remake it with scripts/make-models.sh)", e->d_name);
+        free(text);
+        free(ship);
+        model_trainer_free(&tr);
+        model_free(&m);
+        seen++;
+    }
+    closedir(d);
+    assert_true(seen >= 11); // the five tasks' and the lessons' six
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_shipped_model_is_made_by_its_record),
         cmocka_unit_test(test_adamw_decays_weights_not_biases),
         cmocka_unit_test(test_trainer_refuses),
         cmocka_unit_test(test_same_bytes_on_one_and_two_threads_and_when_paused),

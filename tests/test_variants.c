@@ -1,8 +1,10 @@
 /* test_variants.c — band (window) attention, linear attention, the fast full
  * head and the complexity lab, each against its definition. */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "test_common.h"
 #include "attn.h"
@@ -322,6 +324,76 @@ static void count_progress(void *ctx, const attn_cx_series *s, const attn_cx_poi
     progress_calls++;
 }
 
+/* Asking to stop ends the run at once: after the third point, nothing more is
+ * measured, and the run says it stopped. */
+static atomic_int stop_flag;
+static void stop_after_three(void *ctx, const attn_cx_series *s, const attn_cx_point *p) {
+    (void)s, (void)p;
+    if (++*(int *)ctx == 3) atomic_store(&stop_flag, 1);
+}
+
+static void test_complexity_stop(void **state) {
+    (void)state;
+    attn_cx_options o;
+    attn_cx_default_options(&o);
+    o.min_n = 8, o.max_n = 256, o.n_dims = 1, o.dims[0] = 4, o.min_batch_s = 1e-4;
+    int calls = 0;
+    o.progress = stop_after_three, o.progress_ctx = &calls, o.stop = &stop_flag;
+    atomic_store(&stop_flag, 0);
+    attn_cx_result r;
+    assert_int_equal(attn_cx_run(&r, &o, NULL), ATTN_OK);
+    assert_true(r.stopped);
+    int points = 0;
+    for (int i = 0; i < r.n_series; i++) points += r.series[i].count;
+    assert_int_equal(points, 3);
+    assert_int_equal(calls, 3);
+}
+
+/* Stopping from another thread while the window's own run (the F2 lab's
+ * options, up to n = 2048) times its largest point: how long the stop takes
+ * is printed, a figure for the report; the bound only catches a stop that
+ * does not work. */
+static atomic_int largest_n;
+static void note_n(void *ctx, const attn_cx_series *s, const attn_cx_point *p) {
+    (void)ctx, (void)s;
+    if (p->n > atomic_load(&largest_n)) atomic_store(&largest_n, p->n);
+}
+
+static void *lab_thread(void *arg) {
+    attn_cx_options o;
+    attn_cx_default_options(&o);
+    o.max_n = 2048, o.dims[0] = 64, o.n_dims = 1, o.budget_s = 8.0, o.stop = &stop_flag;
+    o.progress = note_n;
+    attn_cx_run(arg, &o, NULL);
+    return NULL;
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static void test_complexity_stop_latency(void **state) {
+    (void)state;
+    attn_cx_result *r = calloc(1, sizeof *r);
+    atomic_store(&stop_flag, 0);
+    atomic_store(&largest_n, 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, lab_thread, r), 0);
+    struct timespec tick = {0, 10 * 1000 * 1000}, settle = {0, 60 * 1000 * 1000};
+    for (int i = 0; i < 3000 && atomic_load(&largest_n) < 1024; i++) nanosleep(&tick, NULL);
+    nanosleep(&settle, NULL); // n = 2048 is being timed now
+    double t0 = now_ms();
+    atomic_store(&stop_flag, 1);
+    pthread_join(th, NULL);
+    double took = now_ms() - t0;
+    printf("complexity lab: stopped %.1f ms after it was asked, while timing n = 2048\n", took);
+    assert_true(r->stopped);
+    assert_true(took < 5000);
+    free(r);
+}
+
 /* A small real run: every method at every size, multiply-adds as the
  * formulas say, the fits exact for the counts. */
 static void test_complexity_run_small(void **state) {
@@ -417,6 +489,8 @@ int main(void) {
         cmocka_unit_test(test_fast_softmax_rules),
         cmocka_unit_test(test_fit_loglog),
         cmocka_unit_test(test_complexity_run_small),
+        cmocka_unit_test(test_complexity_stop),
+        cmocka_unit_test(test_complexity_stop_latency),
         cmocka_unit_test(test_complexity_budget_and_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,7 @@ void app_status(app_state *st, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(st->status, sizeof st->status, fmt, ap);
     va_end(ap);
+    utf8_trim_partial(st->status); // a long path or sentence is cut between characters
     st->dirty = true;
 }
 
@@ -45,6 +46,7 @@ viz_origin app_origin(const app_state *st) {
 
 void app_badge(const app_state *st, char *out, size_t cap) {
     viz_badge(out, cap, st->strings ? st->strings->s[st->lang] : NULL, app_trace(st), app_origin(st));
+    utf8_trim_partial(out); // a long file name is cut between characters
 }
 
 /* The weights for text under cfg: the lesson page's designs that fit cfg, the
@@ -60,7 +62,7 @@ static attn_status weights_for(app_state *st, const char *text, const attn_confi
     }
     if (st->weights != APP_WEIGHTS_FILE) return ATTN_OK;
     attn_tokens toks = {0};
-    attn_wordlist words = {st->vocab ? st->vocab->count : 0, st->vocab ? st->vocab->words : NULL};
+    attn_wordlist words = attn_vocab_words(st->vocab);
     attn_status rc = attn_tokenize(&toks, text, strlen(text), st->vocab ? &words : NULL, err);
     int n = toks.n;
     attn_tokens_free(&toks);
@@ -253,6 +255,7 @@ attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err)
     attn_weights_file_free(&st->wfile);
     st->wfile = f;
     snprintf(st->weights_name, sizeof st->weights_name, "%s", path);
+    utf8_trim_partial(st->weights_name);
     attn_config cfg = st->cfg;
     int dm, dk, heads;
     attn_weights_file_dims(&f, &dm, &dk, &heads);
@@ -306,10 +309,6 @@ void app_open_dropped(app_state *st, const char *path) {
         rc = app_use_weights_file(st, path, &err);
     }
     if (rc != ATTN_OK) app_status(st, "%s", err.msg);
-    else if (st->model.m) {
-        const model *m = st->model.m;
-        app_status(st, app_str(st, VIZ_S_STATUS_MODEL_OPENED), path, m->cfg.layers, m->cfg.heads, m->task);
-    }
     st->dirty = true;
 }
 
@@ -642,6 +641,7 @@ void app_edit_insert(app_state *st, const char *utf8) {
 void app_edit_compose(app_state *st, const char *preedit) {
     if (!st->editing) return;
     snprintf(st->composition, sizeof st->composition, "%s", preedit);
+    utf8_trim_partial(st->composition); // a long input-method pre-edit is cut between characters
     st->dirty = true;
 }
 

@@ -187,7 +187,9 @@ void app_edit_select_all(app_state *st);           /* Ctrl+A: typing replaces it
 
 /* ---- lessons (app_lesson.c) ---- */
 /* Opens path (and pair_path, the same lesson in the other language, when not
- * NULL) and shows the first page, or page_id. The language follows the lesson. */
+ * NULL) and shows the first page, or page_id. The language follows the lesson.
+ * path is read once (it may be a pipe); pair_path, which attnviz found, only
+ * when it is a regular file. */
 attn_status app_lesson_open(app_state *st, const char *path, const char *pair_path, const char *page_id,
                             attn_err *err);
 /* The lesson in the current language (else the other's), or NULL; its file. */
@@ -210,7 +212,8 @@ bool app_page_compares_config(const app_state *st);
 /* A click on token during a question: records the guess and reveals. */
 void app_lesson_guess(app_state *st, int token);
 /* Reloads a lesson whose file changed on disk, keeping the page. Returns true
- * when something was reloaded. */
+ * when something was reloaded. Only regular files are watched and reread: a
+ * pipe or FIFO was read once, at open. */
 bool app_lesson_reload(app_state *st);
 
 /* ---- models (app_model.c) ---- */

@@ -1,5 +1,6 @@
 /* app_expect.c — `expect NAME VALUE` in scripts: assertions on the app's
  * state and on the pixels of the frame, for end-to-end tests. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "app_script_run.h"
 #include "fileio.h"
+#include "numparse.h"
 
 static bool mismatch(app_script_runner *r, const app_script_cmd *c, const char *got) {
     fprintf(stderr, "attnviz: %s:%d: expected %s = \"%s\", got \"%s\"\n", r->name, c->line, c->name, c->text, got);
@@ -129,11 +131,30 @@ static const viz_cmd *cell_region(const app_ui *u, int stage, int head, int row,
     return NULL;
 }
 
+/* The next whitespace-separated whole number of *s in [0, hi] (no wrapping). */
+static bool next_index(const char **s, long long hi, int *out) {
+    while (**s == ' ' || **s == '\t') (*s)++;
+    size_t n = strcspn(*s, " \t");
+    long long v;
+    bool ok = n > 0 && attn_parse_int(*s, n, 0, hi, &v) == ATTN_INT_OK;
+    *s += n;
+    if (ok) *out = (int)v;
+    return ok;
+}
+
 /* cell_color STAGE HEAD ROW COL: the drawn cell has the colour its value maps to. */
 static bool expect_cell_color(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     char stage[16];
     int head, row, col;
-    if (sscanf(c->text, "%15s %d %d %d", stage, &head, &row, &col) != 4) return mismatch(r, c, "bad arguments");
+    const char *a = c->text;
+    size_t sn = strcspn(a, " \t");
+    if (sn >= sizeof stage) return mismatch(r, c, "bad arguments");
+    memcpy(stage, a, sn);
+    stage[sn] = '\0';
+    a += sn;
+    if (!next_index(&a, ATTN_MAX_HEADS - 1, &head) || !next_index(&a, ATTN_MAX_TOKENS - 1, &row) ||
+        !next_index(&a, ATTN_MAX_TOKENS - 1, &col) || a[strspn(a, " \t")] != '\0')
+        return mismatch(r, c, "bad arguments (STAGE HEAD ROW COL, each within the trace)");
     int s = attn_stage_from_name(stage);
     if (s != ATTN_ST_WEIGHTS) return mismatch(r, c, "cell_color checks cells of weights");
     const viz_cmd *reg = cell_region(u, s, head, row, col);
@@ -193,7 +214,10 @@ static bool expect_rss(app_script_runner *r, const app_script_cmd *c) {
         r->rss_mark_kb = now;
         return true;
     }
-    long limit = atol(c->text), grew = now - r->rss_mark_kb;
+    long long limit = -1;
+    if (attn_parse_int(c->text, strlen(c->text), 0, LLONG_MAX, &limit) != ATTN_INT_OK)
+        return mismatch(r, c, "rss_growth_below needs a whole number of KiB");
+    long grew = now - r->rss_mark_kb;
     fprintf(stderr, "attnviz: resident memory %ld KiB, %+ld KiB since the mark\n", now, grew);
     if (now >= 0 && grew <= limit) return true;
     char buf[64];

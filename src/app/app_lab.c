@@ -12,6 +12,7 @@ static int lab_worker(void *arg) {
     o.dims[0] = 64;
     o.n_dims = 1;
     o.budget_s = 8.0;
+    o.stop = &lab->stop; // quitting must not wait for the rest of the run
     attn_err err;
     if (attn_cx_run(lab->result, &o, &err) != ATTN_OK) lab->result->n_series = 0;
     SDL_AtomicSet(&lab->done, 1);
@@ -23,6 +24,7 @@ bool app_lab_start(app_lab *lab) {
     lab->result = calloc(1, sizeof *lab->result);
     if (!lab->result) return false;
     SDL_AtomicSet(&lab->done, 0);
+    atomic_store(&lab->stop, 0);
     lab->started = SDL_GetTicks();
     lab->thread = SDL_CreateThread(lab_worker, "attnviz-lab", lab);
     if (lab->thread) return true;
@@ -46,7 +48,8 @@ bool app_lab_running(const app_lab *lab) {
 
 void app_lab_free(app_lab *lab) {
     if (!lab) return;
-    if (lab->thread) SDL_WaitThread(lab->thread, NULL); // it stops within its time budget
+    atomic_store(&lab->stop, 1); // the run ends at its next check: within one stage's time
+    if (lab->thread) SDL_WaitThread(lab->thread, NULL);
     free(lab->result);
     memset(lab, 0, sizeof *lab);
 }

@@ -12,6 +12,7 @@ typedef struct {
     SDL_Thread *thread;     /* the measurement, while it runs */
     SDL_atomic_t done;      /* set by the thread when result is complete */
     attn_cx_result *result; /* what it measured (owned) */
+    atomic_int stop;        /* set to make the thread stop at its next check */
     Uint32 started;         /* SDL_GetTicks() when it started */
 } app_lab;
 
@@ -26,7 +27,8 @@ const attn_cx_result *app_lab_poll(app_lab *lab, float *elapsed_s);
 /* true while the thread runs. */
 bool app_lab_running(const app_lab *lab);
 
-/* Waits for the thread and frees the result. A zeroed lab is a no-op. */
+/* Stops the thread (within about 0.1 s: one stage of a full head at
+ * n = 2048), waits for it and frees the result. A zeroed lab is a no-op. */
 void app_lab_free(app_lab *lab);
 
 #endif

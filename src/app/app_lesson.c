@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "app_internal.h"
+#include "fileio.h"
 #include "strbuf.h"
 #include "viz_lesson.h"
 
@@ -23,9 +24,11 @@ const char *app_lesson_path(const app_state *st) {
     return st->lesson.paths[lesson_slot(st)];
 }
 
+/* When a regular file was last changed; -1 for anything else: a pipe or
+ * FIFO the user named is read once and never watched. */
 static long long mtime_ns(const char *path) {
     struct stat sb;
-    if (!path || stat(path, &sb) != 0) return -1;
+    if (!path || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return -1;
     return (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
 }
 
@@ -185,11 +188,20 @@ void app_lesson_goto(app_state *st, int page) {
     st->dirty = true;
 }
 
-/* Loads path into slot lang (replacing what was there on success). */
-static attn_status load_slot(app_state *st, int lang, const char *path, attn_err *err) {
-    lesson *l = NULL;
-    attn_status rc = lesson_load(&l, path, err);
-    if (rc != ATTN_OK) return rc;
+/* A lesson attnviz finds by itself (the other language, a reload): only a
+ * regular file, never waited on like a FIFO. */
+static attn_status load_found(lesson **out, const char *path, attn_err *err) {
+    char *text = NULL;
+    size_t len = 0;
+    *out = NULL;
+    attn_status rc = attn_read_regular_file(path, LESSON_MAX_BYTES, &text, &len, err);
+    if (rc == ATTN_OK) rc = lesson_parse(out, text, len, path, err);
+    free(text);
+    return rc;
+}
+
+/* Puts l (owned from now on) into slot lang as path's lesson. */
+static attn_status put_slot(app_state *st, int lang, lesson *l, const char *path, attn_err *err) {
     char *copy = strdup(path);
     if (!copy) {
         lesson_free(l);
@@ -205,17 +217,16 @@ static attn_status load_slot(app_state *st, int lang, const char *path, attn_err
 
 attn_status app_lesson_open(app_state *st, const char *path, const char *pair_path, const char *page_id,
                             attn_err *err) {
-    lesson *probe = NULL;
-    attn_status rc = lesson_load(&probe, path, err);
+    lesson *l = NULL;
+    attn_status rc = lesson_load(&l, path, err);
     if (rc != ATTN_OK) return rc;
-    int lang = strcmp(lesson_lang(probe), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
-    lesson_free(probe);
-    rc = load_slot(st, lang, path, err);
+    int lang = strcmp(lesson_lang(l), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
+    rc = put_slot(st, lang, l, path, err); // read once: the path may be a pipe
     if (rc != ATTN_OK) return rc;
-    if (pair_path) { // the other language is optional: without it L only changes the UI
-        attn_err ignored;
-        load_slot(st, !lang, pair_path, &ignored);
-    }
+    lesson *pair = NULL;
+    attn_err ignored;
+    if (pair_path && load_found(&pair, pair_path, &ignored) == ATTN_OK) // optional: without it L only changes the UI
+        put_slot(st, !lang, pair, pair_path, &ignored);
     st->lang = (viz_lang)lang;
     int page = page_id ? lesson_find_page(st->lesson.files[lang], page_id) : 0;
     if (page < 0) return attn_fail(err, ATTN_ERR_INPUT, "The lesson %s has no page \"%s\".", path, page_id);
@@ -280,8 +291,10 @@ bool app_lesson_reload(app_state *st) {
         if (!path || m == st->lesson.mtimes[lang]) continue;
         st->lesson.mtimes[lang] = m; // report a broken file once, not every second
         attn_err err;
+        lesson *l = NULL;
         char *copy = strdup(path);
-        if (copy && load_slot(st, lang, copy, &err) != ATTN_OK) app_status(st, "%s", err.msg);
+        if (copy && (load_found(&l, copy, &err) != ATTN_OK || put_slot(st, lang, l, copy, &err) != ATTN_OK))
+            app_status(st, "%s", err.msg);
         else if (copy) changed = true;
         free(copy);
     }

@@ -95,6 +95,7 @@ attn_status app_model_use(app_state *st, model *m, app_model_source source, cons
     }
     state_free(&old);
     st->query = attn_trace_default_query(app_trace(st));
+    if (!st->model.target_labelled) app_recompute(st); // the prediction's target is the query's
     st->lesson.predict_pending = false; // a page's question is about the page's own weights
     app_refresh_texts(st);
     return ATTN_OK;
@@ -104,7 +105,12 @@ attn_status app_model_open(app_state *st, const char *path, attn_err *err) {
     model m;
     attn_status rc = model_file_load(&m, path, err);
     if (rc != ATTN_OK) return rc;
-    return app_model_use(st, &m, APP_MODEL_FILE, path, err);
+    rc = app_model_use(st, &m, APP_MODEL_FILE, path, err);
+    if (rc == ATTN_OK) { // what it is and how to walk through it
+        const model *mm = st->model.m;
+        app_status(st, app_str(st, VIZ_S_STATUS_MODEL_OPENED), path, mm->cfg.layers, mm->cfg.heads, mm->task);
+    }
+    return rc;
 }
 
 void app_model_close(app_state *st) {

@@ -2,7 +2,6 @@
 #include "app_script.h"
 #include "model_run.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 
 #include "attn.h"
+#include "numparse.h"
 #include "utf8.h"
 
 #define MAX_WORDS 8 /* more than any command takes; the rest are only counted */
@@ -126,18 +126,15 @@ static attn_status num(const ctx *c, int *out, const char *w, const char *what, 
                        long long hi) {
     char q[CLIP_BUF];
     clip(q, w, strlen(w));
-    const char *p = w + (*w == '-');
-    int ok = *p != '\0';
-    for (; *p; p++) ok = ok && *p >= '0' && *p <= '9';
-    if (!ok) return fail(c, "%s %s must be a whole number, not \"%s\".", c->cmd, what, q);
-    errno = 0;
-    long long v = strtoll(w, NULL, 10);
-    if (errno != ERANGE && v >= lo && v <= hi) {
+    long long v = 0;
+    attn_int_result got = *w == '+' ? ATTN_INT_NOT_WHOLE : attn_parse_int(w, strlen(w), lo, hi, &v);
+    if (got == ATTN_INT_NOT_WHOLE) return fail(c, "%s %s must be a whole number, not \"%s\".", c->cmd, what, q);
+    if (got == ATTN_INT_OK) {
         *out = (int)v;
         return ATTN_OK;
     }
-    if (hi == INT_MAX && lo != INT_MIN) /* open-ended: "0 or more" reads better than a range */
-        return v < lo ? fail(c, "%s %s must be %lld or more (it is %s).", c->cmd, what, lo, q)
+    if (hi == INT_MAX && lo >= 0) /* open-ended: "0 or more" reads better than a range */
+        return w[0] == '-' ? fail(c, "%s %s must be %lld or more (it is %s).", c->cmd, what, lo, q)
                       : fail(c, "%s %s is too large: at most %lld (it is %s).", c->cmd, what, hi, q);
     return fail(c, "%s %s must be between %lld and %lld (it is %s).", c->cmd, what, lo, hi, q);
 }

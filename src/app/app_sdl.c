@@ -6,11 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <SDL_image.h>
 
 #include "app_paths.h"
 #include "export.h"
+#include "fileio.h"
 
 int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float ui_scale,
                 char *err, size_t cap) {
@@ -164,10 +166,12 @@ void app_ui_frame(app_ui *u) {
     u->frames++;
     if (shot) {
         attn_err err;
-        if (app_ui_save_frame(u, u->pending_shot, &err) == ATTN_OK)
+        if (app_ui_save_frame(u, u->pending_shot, &err) == ATTN_OK) {
             app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVED), u->pending_shot);
-        else
+        } else {
+            unlink(u->pending_shot); // the empty file that held its name
             app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVE_FAILED), err.msg);
+        }
         u->pending_shot[0] = '\0';
     }
 }
@@ -182,32 +186,40 @@ attn_status app_ui_save_frame(app_ui *u, const char *path, attn_err *err) {
     return viz_save_png(u->frame, path, NULL, err);
 }
 
-/* Ctrl+S: a timestamped PNG in the shots folder. */
-static void screenshot(app_ui *u) {
-    char dir[768];
+/* Reserves a new name in the shots folder for one press: attnviz-DATE-TIME
+ * + ext, with -2, -3 … when that is taken (two presses in one second), as
+ * an empty file or a new folder. false after saying on the status line why
+ * there is none. */
+static bool new_shot_name(app_ui *u, char *out, size_t cap, const char *ext, bool folder) {
+    char dir[768], stamp[64];
     if (u->shots_dir) snprintf(dir, sizeof dir, "%s", u->shots_dir);
-    else app_pictures_dir(dir, sizeof dir);
+    else if (!app_pictures_dir(dir, sizeof dir)) {
+        app_status(&u->st, "%s", app_str(&u->st, VIZ_S_STATUS_NO_PICTURES));
+        return false;
+    }
     app_mkdirs(dir);
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
-    char name[64];
-    strftime(name, sizeof name, "attnviz-%Y%m%d-%H%M%S.png", &tm);
-    snprintf(u->pending_shot, sizeof u->pending_shot, "%s/%s", dir, name);
-    u->st.dirty = true;
+    strftime(stamp, sizeof stamp, "attnviz-%Y%m%d-%H%M%S", &tm);
+    attn_err err;
+    if (attn_reserve_name(out, cap, dir, stamp, ext, folder, &err) == ATTN_OK) return true;
+    app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVE_FAILED), err.msg);
+    return false;
+}
+
+/* Ctrl+S: a PNG of its own in the shots folder, saved with the next frame. */
+static void screenshot(app_ui *u) {
+    if (u->pending_shot[0]) app_ui_frame(u); // a press not yet saved keeps its own file
+    if (new_shot_name(u, u->pending_shot, sizeof u->pending_shot, ".png", false)) u->st.dirty = true;
+    else u->pending_shot[0] = '\0';
 }
 
 /* Ctrl+Shift+S: the figure of every step, PNG and SVG, into a new folder. */
 static void export_all(app_ui *u) {
     app_state *st = &u->st;
-    char dir[900], base[768], stamp[64];
-    if (u->shots_dir) snprintf(base, sizeof base, "%s", u->shots_dir);
-    else app_pictures_dir(base, sizeof base);
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "attnviz-%Y%m%d-%H%M%S", &tm);
-    snprintf(dir, sizeof dir, "%s/%s", base, stamp);
+    char dir[900];
+    if (!new_shot_name(u, dir, sizeof dir, "", true)) return;
     export_opts o;
     export_opts_default(&o);
     o.dir = dir;
@@ -219,6 +231,7 @@ static void export_all(app_ui *u) {
     o.theme = st->theme;
     o.lang = st->lang;
     o.weights_path = st->weights == APP_WEIGHTS_FILE ? st->weights_name : NULL;
+    o.weights_sha256 = o.weights_path ? st->wfile.sha256 : NULL; // as read at start: not read again
     char *cmd = app_command_line(st), *cut = cmd ? strstr(cmd, " --print ") : NULL;
     if (cut) *cut = '\0'; // the index adds each file's own flags
     o.command_prefix = cmd;
@@ -234,10 +247,12 @@ static void export_all(app_ui *u) {
         items[i].feature_names = sc.feature_names;
     }
     attn_err err;
-    if (export_run(&o, items, n, st->strings, u->fonts, &err) == ATTN_OK)
+    if (export_run(&o, items, n, st->strings, u->fonts, &err) == ATTN_OK) {
         app_status(st, app_str(st, VIZ_S_STATUS_EXPORTED), dir);
-    else
+    } else {
+        rmdir(dir); // the new folder, empty again after the failed batch
         app_status(st, app_str(st, VIZ_S_STATUS_SAVE_FAILED), err.msg);
+    }
     free(cmd);
 }
 

@@ -268,7 +268,7 @@ static bool probe_check(void *ctx, const char *text, char *why, size_t cap) {
     app_train *t = ctx;
     attn_err err;
     attn_tokens toks = {0};
-    attn_wordlist words = {t->task->vocab_count, t->task->vocab};
+    attn_wordlist words = {t->task->vocab_count, t->task->vocab, NULL}; // a few dozen words: no index
     if (attn_tokenize(&toks, text, strlen(text), &words, &err) != ATTN_OK) {
         snprintf(why, cap, "%s", err.msg);
         return false;
@@ -600,10 +600,12 @@ static attn_status save_new(const char *dir, const model *m, const char *json, c
 static void save(app_train *t) {
     attn_err err;
     model m = {0};
-    char dir[1024], path[1300];
-    app_data_dir(dir, sizeof dir - 8);
+    char dir[1024] = "", path[1300];
+    attn_status st = ATTN_OK;
+    if (!app_data_dir(dir, sizeof dir - 8)) // never a shared stand-in for a home that is not there
+        st = attn_fail(&err, ATTN_ERR_IO, "There is no folder to keep models in: set HOME or XDG_DATA_HOME.");
     strcat(dir, "/models");
-    attn_status st = shown_copy(t, &m, &err);
+    if (st == ATTN_OK) st = shown_copy(t, &m, &err);
     char *json = st == ATTN_OK ? model_file_write(&m) : NULL;
     if (st == ATTN_OK && !json) st = attn_fail(&err, ATTN_ERR_NOMEM, "Not enough memory to write the model.");
     if (st == ATTN_OK && app_mkdirs(dir) != 0) st = attn_fail(&err, ATTN_ERR_IO, "Cannot make %s: %s.", dir, strerror(errno));

@@ -1,43 +1,62 @@
 /* cli_args.c — parsing the command line into cli_opts. */
 #include "cli_args.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model_run.h"
+#include "numparse.h"
+#include "utf8.h"
 
-/* Reads a whole decimal number in [lo, hi] for flag; rejects signs, fractions,
- * trailing junk and overflow with a message that names the flag. */
-static attn_status parse_int(long long *out, const char *flag, const char *s,
-                             long long lo, long long hi, attn_err *err) {
-    const char *p = s;
-    if (*p == '-' || *p == '+') p++;
-    if (*p < '0' || *p > '9')
-        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%s\".", flag, s);
-    for (const char *q = p; *q; q++)
-        if (*q < '0' || *q > '9')
-            return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%s\".", flag, s);
-    errno = 0;
-    long long v = strtoll(s, NULL, 10);
-    if (errno == ERANGE || v < lo || v > hi)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s must be between %lld and %lld (it is %s).",
-                         flag, lo, hi, s);
-    *out = v;
+/* Reads a whole decimal number in [lo, hi] for flag (s: n bytes); rejects
+ * fractions, trailing junk and numbers of any size outside the range with a
+ * message that names the flag. */
+static attn_status parse_int_n(long long *out, const char *flag, const char *s, size_t n,
+                               long long lo, long long hi, attn_err *err) {
+    int shown = (int)utf8_cut(s, n, 64); // the value as given, cut on a character
+    switch (attn_parse_int(s, n, lo, hi, out)) {
+    case ATTN_INT_OK: return ATTN_OK;
+    case ATTN_INT_NOT_WHOLE:
+        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%.*s\".", flag, shown, s);
+    case ATTN_INT_RANGE: break;
+    }
+    return attn_fail(err, ATTN_ERR_RANGE, "%s must be between %lld and %lld (it is %.*s).", flag, lo, hi, shown, s);
+}
+
+static attn_status parse_int(long long *out, const char *flag, const char *s, long long lo, long long hi,
+                             attn_err *err) {
+    return parse_int_n(out, flag, s, strlen(s), lo, hi, err);
+}
+
+/* HEAD:ROW:COL within the largest trace (a cell outside this one is refused
+ * with the trace's own sizes later): rows are tokens, columns at most
+ * heads·d_k. */
+static attn_status parse_cell(cli_opts *o, const char *s, attn_err *err) {
+    static const char *const names[] = {"--explain HEAD", "--explain ROW", "--explain COL"};
+    static const long long hi[] = {ATTN_MAX_HEADS - 1, ATTN_MAX_TOKENS - 1, ATTN_MAX_HEADS * ATTN_MAX_D_K - 1};
+    int *dst[] = {&o->explain_head, &o->explain_row, &o->explain_col};
+    for (int i = 0; i < 3; i++) {
+        const char *end = i < 2 ? strchr(s, ':') : s + strlen(s);
+        long long v;
+        attn_status st = parse_int_n(&v, names[i], s, (size_t)(end - s), 0, hi[i], err);
+        if (st != ATTN_OK) return st;
+        *dst[i] = (int)v;
+        s = end + 1;
+    }
     return ATTN_OK;
 }
 
 static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
     char stage[16];
-    const char *colon = strchr(spec, ':');
+    const char *colon = strchr(spec, ':'), *c2 = colon ? strchr(colon + 1, ':') : NULL;
+    const char *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
     size_t n = colon ? (size_t)(colon - spec) : 0;
-    int head, row, col;
-    char tail;
-    if (!colon || n == 0 || n >= sizeof stage ||
-        sscanf(colon + 1, "%d:%d:%d%c", &head, &row, &col, &tail) != 3)
+    if (!c3 || strchr(c3 + 1, ':') || n == 0 || n >= sizeof stage)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--explain needs STAGE:HEAD:ROW:COL, e.g. weights:0:13:9 (counting from 0).");
+    attn_status st = parse_cell(o, colon + 1, err);
+    if (st != ATTN_OK) return st;
     memcpy(stage, spec, n);
     stage[n] = '\0';
     o->explain_stage = attn_stage_from_name(stage);
@@ -46,21 +65,20 @@ static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
                          "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
                          "weights, z, concat or output.", stage);
     o->explain = true;
-    o->explain_head = head;
-    o->explain_row = row;
-    o->explain_col = col;
     return ATTN_OK;
 }
 
 /* --size WxH: 320x240 .. 7680x4320. */
 static attn_status parse_size(cli_opts *o, const char *val, attn_err *err) {
-    int w, h;
-    char tail;
-    if (sscanf(val, "%dx%d%c", &w, &h, &tail) != 2 || w < 320 || h < 240 || w > 7680 || h > 4320)
+    const char *x = strchr(val, 'x');
+    long long w = 0, h = 0;
+    if (!x || attn_parse_int(val, (size_t)(x - val), 320, 7680, &w) != ATTN_INT_OK ||
+        attn_parse_int(x + 1, strlen(x + 1), 240, 4320, &h) != ATTN_INT_OK || val[0] == '+' || x[1] == '+')
         return attn_fail(err, ATTN_ERR_RANGE,
-                         "--size needs WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. 1280x800 (not \"%s\").", val);
-    o->width = w;
-    o->height = h;
+                         "--size needs WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. 1280x800 (not \"%.*s\").",
+                         (int)utf8_cut(val, strlen(val), 64), val);
+    o->width = (int)w;
+    o->height = (int)h;
     return ATTN_OK;
 }
 
@@ -197,6 +215,21 @@ static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn
     return ATTN_OK;
 }
 
+/* Standard input can be read once: at most one input may be "-". */
+static attn_status check_stdin(const cli_opts *o, attn_err *err) {
+    const char *flags[] = {"--sentence-file", "--weights", "--lesson", "--check-lesson", "--script"};
+    const char *vals[] = {o->sentence_file, o->weights_path, o->lesson_path, o->check_lesson, o->script_path};
+    const char *first = NULL;
+    for (int i = 0; i < 5; i++) {
+        if (!vals[i] || strcmp(vals[i], "-") != 0) continue;
+        if (first)
+            return attn_fail(err, ATTN_ERR_RANGE, "%s - and %s - would both read standard input, which can be "
+                             "read only once; give one of them a file.", first, flags[i]);
+        first = flags[i];
+    }
+    return ATTN_OK;
+}
+
 /* The lesson flags combine only in ways that mean something. */
 static attn_status check_lesson_flags(const cli_opts *o, attn_err *err) {
     if (o->check_lesson && (o->lesson_path || o->print || o->dump_path || o->explain || o->weights_path))
@@ -247,6 +280,7 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
         return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; it goes with --model FILE.json.",
                          model_stage_name(o->print_stage));
     st = check_lesson_flags(o, err);
+    if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;
     if (o->check_lesson) { // validating a lesson is a headless action of its own
         o->mode = CLI_MODE_HEADLESS;

@@ -1,6 +1,7 @@
 /* cli_run.c — headless runs: sentence and weights in, tables or JSON out. */
 #include "cli_run.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,14 +11,15 @@
 #include "cli_print.h"
 #include "fileio.h"
 #include "lesson.h"
-
-
+#include "utf8.h"
 
 static attn_status load_sentence(cli_state *r, const cli_opts *o, attn_err *err) {
     if (o->sentence_file) {
         attn_status st = attn_read_file(o->sentence_file, CLI_MAX_SENTENCE_FILE,
                                         &r->sentence_buf, &r->sentence_len, err);
-        r->sentence = r->sentence_buf;
+        size_t bom = st == ATTN_OK ? utf8_bom_len(r->sentence_buf, r->sentence_len) : 0;
+        r->sentence = r->sentence_buf ? r->sentence_buf + bom : NULL; // an editor's mark is not a token
+        r->sentence_len -= bom;
         return st;
     }
     r->sentence = o->sentence ? o->sentence
@@ -159,8 +161,17 @@ static int check_lesson(const cli_opts *o, FILE *out, FILE *errf) {
     else fputs(report ? report : "attnviz: not enough memory to report the lesson's errors\n", errf);
     free(report);
     free(text);
-    fflush(out);
-    return errors == 0 ? 0 : 1;
+    return cli_finish_output(out, "standard output", errf, errors == 0 ? 0 : 1);
+}
+
+int cli_finish_output(FILE *out, const char *name, FILE *errf, int code) {
+    errno = 0;
+    bool bad = fflush(out) != 0 || ferror(out);
+    if (code != 0) return code; // the failure was said already: one message, not two
+    if (!bad) return code;
+    fprintf(errf, "attnviz: Cannot write to %s: %s.\n", name, errno ? strerror(errno) : "a write failed");
+    fflush(errf);
+    return code ? code : 1;
 }
 
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
@@ -174,8 +185,7 @@ int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     if (st == ATTN_OK) st = act(&r, o, out, &err);
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
     cli_state_free(&r);
-    fflush(out);
-    return st == ATTN_OK ? 0 : 1;
+    return cli_finish_output(out, "standard output", errf, st == ATTN_OK ? 0 : 1);
 }
 
 void cli_state_free(cli_state *r) {

@@ -36,8 +36,16 @@ void cli_state_free(cli_state *r);
 
 /* Runs the headless actions in o. Results go to out, errors to errf (one line,
  * prefixed "attnviz: "). Returns the process exit code: 0 on success, 1 when
- * the input, a file or the computation failed. Writes nothing to --dump-json's
- * file unless everything succeeded. */
+ * the input, a file or the computation failed, or out could not take every
+ * byte (a full disk). Writes nothing to --dump-json's file unless everything
+ * succeeded. */
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf);
+
+/* Flushes out, which the user knows as `name` ("standard output"). Returns
+ * code when every byte written to it arrived, or when code already says the
+ * run failed (its message was printed); else prints "attnviz: Cannot write
+ * to NAME: reason." on errf and returns 1: output that cannot be written is
+ * an error, never a silent success. */
+int cli_finish_output(FILE *out, const char *name, FILE *errf, int code);
 
 #endif

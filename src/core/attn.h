@@ -152,6 +152,9 @@ void attn_matmul(double *out, const double *a, const double *b, const double *bi
 /* s: (n, n) = q: (n, d) · k: (n, d)ᵀ. */
 void attn_scores(double *s, const double *q, const double *k, int n, int d);
 
+/* Rows [r0, r1) of the same: s and q point at the whole matrices. */
+void attn_scores_rows(double *s, const double *q, const double *k, int r0, int r1, int n, int d);
+
 /* out: (n, n) = s / sqrt(d_k). out may equal s. */
 void attn_scale(double *out, const double *s, int n, int d_k);
 
@@ -219,11 +222,16 @@ typedef struct {
     const char *const *words;   /* count UTF-8 words, borrowed */
     const double *vectors;      /* (count, dim), borrowed */
     const char *const *features;/* dim feature names, or NULL; borrowed */
+    const int *order;           /* NULL, or attn_words_sort's index of words (borrowed):
+                                   lookups and tokenizing then binary-search it */
 } attn_vocab;
 
 /* Index of the vocabulary word for a token (exact match first, then ASCII
- * case-insensitive), or -1. vocab may be NULL. */
+ * case-insensitive: the lowest index), or -1. vocab may be NULL. */
 int attn_vocab_find(const attn_vocab *vocab, const char *tok, size_t tok_len);
+
+/* The word list of a vocabulary, for attn_tokenize (count 0 when vocab is NULL). */
+attn_wordlist attn_vocab_words(const attn_vocab *vocab);
 
 /* ---- the trace: one sentence, every stage of every head --------------- */
 

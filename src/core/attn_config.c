@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numparse.h"
+
 void attn_config_default(attn_config *c) {
     c->d_model = 8;
     c->d_k = 4;
@@ -79,15 +81,13 @@ size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const 
 }
 
 static attn_status parse_window(int *w, const char *s, const char *whole, attn_err *err) {
-    char *end = NULL;
-    if (*s < '0' || *s > '9')
+    long long v = 0;
+    attn_int_result got = *s >= '0' && *s <= '9' ? attn_parse_int(s, strlen(s), 1, ATTN_MAX_WINDOW, &v)
+                                                  : ATTN_INT_NOT_WHOLE;
+    if (got == ATTN_INT_NOT_WHOLE)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "The mask \"%s\" needs a whole number after the colon, e.g. window:3.", whole);
-    long v = strtol(s, &end, 10);
-    if (*end != '\0')
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "The mask \"%s\" needs a whole number after the colon, e.g. window:3.", whole);
-    if (v < 1 || v > ATTN_MAX_WINDOW)
+    if (got == ATTN_INT_RANGE)
         return attn_fail(err, ATTN_ERR_RANGE, "The mask window W must be between 1 and %d (it is %s).",
                          ATTN_MAX_WINDOW, s);
     *w = (int)v;

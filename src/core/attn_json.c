@@ -7,7 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sha256.h"
 #include "strbuf.h"
+#include "utf8.h"
+
+#define WHERE_CAP 640 /* "FILE: heads[3].KEY": a path, and a key cut to KEY_BYTES */
+#define KEY_BYTES 40
 
 /* ---- dump -------------------------------------------------------------- */
 
@@ -126,9 +131,10 @@ static attn_status read_number(double *dst, const cJSON *item, const char *where
     double v = item->valuedouble;
     if (!isfinite(v))
         return attn_fail(err, ATTN_ERR_NONFINITE, "%s%s is too large to be a finite number.", where, pos);
+    char shown[ATTN_DOUBLE_CHARS]; // every digit it takes to tell the value from the limit
     if (fabs(v) > ATTN_MAX_ABS)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s%s is %g; values must be at most 1e18 in size.",
-                         where, pos, v);
+        return attn_fail(err, ATTN_ERR_RANGE, "%s%s is %s; values must be at most 1e18 in size.",
+                         where, pos, attn_format_double(shown, v));
     *dst = v;
     return ATTN_OK;
 }
@@ -176,6 +182,33 @@ static attn_status read_mat(attn_json_mat *m, const cJSON *item, const char *whe
     return ATTN_OK;
 }
 
+/* The sizes a matrix stands for, checked against attnviz's limits as it is
+ * read, so that a message names the file and the key (kind: an attn_matrix,
+ * or -1 for X). */
+static attn_status check_limits(const attn_json_mat *m, int kind, const char *where, attn_err *err) {
+    const char *row_dim = "d_model", *col_dim = "d_k";
+    int row_max = ATTN_MAX_D_MODEL, col_max = ATTN_MAX_D_K;
+    if (kind < 0) row_dim = "the number of tokens", row_max = ATTN_MAX_TOKENS;
+    if (kind < 0 || kind == ATTN_MAT_W_O || kind == ATTN_MAT_B_O) col_dim = "d_model", col_max = ATTN_MAX_D_MODEL;
+    if (kind == ATTN_MAT_W_O) row_dim = "heads·d_k", row_max = ATTN_MAX_HEADS * ATTN_MAX_D_K;
+    if (!m->is_vector && m->rows > row_max)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s has %d rows, so %s would be %d; attnviz allows at most %d.",
+                         where, m->rows, row_dim, m->rows, row_max);
+    if (m->cols > col_max)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s has %d %s, so %s would be %d; attnviz allows at most %d.", where,
+                         m->cols, m->is_vector ? "numbers" : "columns", col_dim, m->cols, col_max);
+    return ATTN_OK;
+}
+
+/* "FILE: KEY" or "FILE: heads[H].KEY" (h < 0: a top-level key), the key cut
+ * to KEY_BYTES on a character boundary. */
+static void key_where(char where[WHERE_CAP], const char *name, int h, const char *key) {
+    int n = (int)utf8_cut(key, strlen(key), KEY_BYTES);
+    if (h >= 0) snprintf(where, WHERE_CAP, "%s: heads[%d].%.*s", name, h, n, key);
+    else snprintf(where, WHERE_CAP, "%s: %.*s", name, n, key);
+    utf8_trim_partial(where); // a very long path is cut too
+}
+
 /* cJSON keeps every copy of a repeated key; reading both would leak the first
  * matrix and silently let the last one win, so a repeat is refused. */
 static attn_status check_unique(const cJSON *obj, const cJSON *it, const char *where, attn_err *err) {
@@ -190,8 +223,8 @@ static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, cons
         return attn_fail(err, ATTN_ERR_SHAPE, "%s: heads[%d] must be an object with W_Q, W_K, W_V.", name, h);
     const cJSON *it;
     cJSON_ArrayForEach(it, obj) {
-        char where[96];
-        snprintf(where, sizeof where, "%s: heads[%d].%.20s", name, h, it->string);
+        char where[WHERE_CAP];
+        key_where(where, name, h, it->string);
         attn_status st = check_unique(obj, it, where, err);
         if (st != ATTN_OK) return st;
         int k = attn_matrix_from_name(it->string, strlen(it->string));
@@ -201,31 +234,55 @@ static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, cons
                              "%s is not a key attnviz knows; a head has W_Q, W_K, W_V, b_Q, b_K, b_V.", where);
         }
         st = read_mat(&f->mat[k][h], it, where, attn_matrix_is_bias((attn_matrix)k), err);
+        if (st == ATTN_OK) st = check_limits(&f->mat[k][h], k, where, err);
         if (st != ATTN_OK) return st;
     }
     return ATTN_OK;
 }
 
-static void parse_error_position(const char *text, const char *at, int *line, int *col) {
+void attn_json_position(const char *text, size_t at, int *line, int *col) {
     *line = 1;
     *col = 1;
-    for (const char *p = text; p < at; p++) {
-        if (*p == '\n') { (*line)++; *col = 1; }
-        else if (((unsigned char)*p & 0xC0) != 0x80) (*col)++; // count code points
+    for (size_t i = utf8_bom_len(text, at); i < at; i++) {
+        if (text[i] == '\n') { (*line)++; *col = 1; }
+        else if (((unsigned char)text[i] & 0xC0) != 0x80) (*col)++; // count code points
     }
+}
+
+cJSON *attn_json_parse_one(const char *text, size_t len, size_t *stop, bool *more) {
+    size_t bom = utf8_bom_len(text, len); // an editor's byte order mark is not part of the JSON
+    const char *end = NULL, *last = text + len;
+    cJSON *root = cJSON_ParseWithLengthOpts(text + bom, len - bom, &end, 0);
+    *more = false;
+    if (!root) {
+        *stop = end && end >= text + bom && end <= last ? (size_t)(end - text) : bom;
+        return NULL;
+    }
+    while (end < last && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) end++;
+    if (end < last) {
+        cJSON_Delete(root);
+        *stop = (size_t)(end - text);
+        *more = true;
+        return NULL;
+    }
+    return root;
 }
 
 static attn_status read_top(attn_weights_file *f, const cJSON *root, const char *name, attn_err *err) {
     const cJSON *it;
     cJSON_ArrayForEach(it, root) {
-        char where[96];
-        snprintf(where, sizeof where, "%s: %.20s", name, it->string);
+        char where[WHERE_CAP];
+        key_where(where, name, -1, it->string);
         attn_status st = check_unique(root, it, where, err);
         if (st != ATTN_OK) return st;
         int m = attn_matrix_from_name(it->string, strlen(it->string));
-        if (strcmp(it->string, "X") == 0) st = read_mat(&f->x, it, where, false, err);
-        else if (m >= 0 && !attn_matrix_per_head((attn_matrix)m))
+        if (strcmp(it->string, "X") == 0) {
+            st = read_mat(&f->x, it, where, false, err);
+            if (st == ATTN_OK) st = check_limits(&f->x, -1, where, err);
+        } else if (m >= 0 && !attn_matrix_per_head((attn_matrix)m)) {
             st = read_mat(&f->mat[m][0], it, where, attn_matrix_is_bias((attn_matrix)m), err);
+            if (st == ATTN_OK) st = check_limits(&f->mat[m][0], m, where, err);
+        }
         else if (strcmp(it->string, "heads") == 0) {
             if (!cJSON_IsArray(it))
                 return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an array of head objects.", where);
@@ -250,14 +307,19 @@ attn_status attn_weights_file_parse(attn_weights_file *out, const char *text, si
     attn_weights_file f;
     memset(&f, 0, sizeof f);
     attn_status st = ATTN_OK;
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    attn_sha256_hex(text, len, f.sha256); // of the bytes as read, for the export's index
+    size_t stop = 0;
+    bool more = false;
+    int line, col;
+    cJSON *root = attn_json_parse_one(text, len, &stop, &more);
     if (!root) {
-        int line, col;
-        parse_error_position(text, end ? end : text, &line, &col);
-        st = attn_fail(err, ATTN_ERR_PARSE,
-                       "%s:%d:%d: this is not valid JSON (a weights file is a JSON object; "
-                       "JSON has no NaN or Infinity).", name, line, col);
+        attn_json_position(text, stop, &line, &col);
+        if (more) // e.g. two objects, as `>>` makes
+            st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: more follows the JSON object; a weights file is exactly "
+                           "one JSON object (was a second one appended?).", name, line, col);
+        else
+            st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: this is not valid JSON (a weights file is a JSON object; "
+                           "JSON has no NaN or Infinity).", name, line, col);
         goto cleanup;
     }
     if (!cJSON_IsObject(root)) {

@@ -8,13 +8,27 @@
 #ifndef ATTN_JSON_H
 #define ATTN_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "attn.h"
+#include "sha256.h"
 
 /* Writes t as JSON. Returns a NUL-terminated string the caller free()s, or NULL
  * when memory ran out. */
 char *attn_json_dump(const attn_trace *t);
+
+/* The one way attnviz reads JSON (weights, settings, an export's manifest):
+ * text (len bytes, after an optional UTF-8 byte order mark) must be exactly
+ * one JSON value, with only whitespace after it. Returns the tree
+ * (cJSON_Delete it), or NULL with *stop the byte offset in text where it
+ * went wrong and *more true when that is something after a complete value
+ * (two objects back to back, as `>>` makes). */
+struct cJSON *attn_json_parse_one(const char *text, size_t len, size_t *stop, bool *more);
+
+/* Line and column (from 1; columns in characters, a leading byte order mark
+ * not counted) of byte at of text. */
+void attn_json_position(const char *text, size_t at, int *line, int *col);
 
 /* One matrix (or vector, rows == 1 and is_vector) read from a weights file. */
 typedef struct {
@@ -24,6 +38,7 @@ typedef struct {
 } attn_json_mat;
 
 typedef struct {
+    char sha256[ATTN_SHA256_HEX];                     /* hex SHA-256 of the text parsed */
     attn_json_mat x;                                  /* "X" */
     int heads;                                        /* entries in "heads" (0 when absent) */
     attn_json_mat mat[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* [m][h]: "heads"[h]'s W_Q … b_V; "W_O", "b_O" at h 0 */
@@ -31,9 +46,11 @@ typedef struct {
 
 /* Parses a weights file (text of len bytes; name is used in messages). On
  * success *out owns every matrix (free with attn_weights_file_free). Errors
- * name the key and position: not JSON (with line and column), a key that is
- * not an array of numbers, ragged rows, NaN/Inf, |v| > 1e18, unknown keys,
- * more than ATTN_MAX_HEADS heads. */
+ * name the key and position: not JSON (with line and column), more than one
+ * JSON value, a key that is not an array of numbers, ragged rows, NaN/Inf,
+ * |v| > 1e18, unknown keys, more than ATTN_MAX_HEADS heads, a matrix larger
+ * than the limits of attn.h allow (d_model, d_k, tokens). A UTF-8 byte order
+ * mark at the start is skipped. */
 attn_status attn_weights_file_parse(attn_weights_file *out, const char *text, size_t len,
                                     const char *name, attn_err *err);
 

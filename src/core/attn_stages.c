@@ -24,8 +24,12 @@ void attn_matmul(double *out, const double *a, const double *b, const double *bi
 }
 
 void attn_scores(double *s, const double *q, const double *k, int n, int d) {
+    attn_scores_rows(s, q, k, 0, n, n, d);
+}
+
+void attn_scores_rows(double *s, const double *q, const double *k, int r0, int r1, int n, int d) {
     // q, k: (n, d); s: (n, n), s[i][j] = Σ_c q[i][c]·k[j][c]
-    for (int i = 0; i < n; i++) {
+    for (int i = r0; i < r1; i++) {
         const double *qi = q + (size_t)i * d;
         for (int j = 0; j < n; j++) {
             const double *kj = k + (size_t)j * d;

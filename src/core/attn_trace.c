@@ -191,7 +191,7 @@ attn_status attn_trace_run(attn_trace *out, const char *sentence, size_t len,
     attn_status st = attn_config_check(cfg, err);
     if (st != ATTN_OK) goto cleanup;
     t.cfg = *cfg;
-    attn_wordlist words = {vocab ? vocab->count : 0, vocab ? vocab->words : NULL};
+    attn_wordlist words = attn_vocab_words(vocab);
     st = attn_tokenize(&t.tokens, sentence, len, vocab ? &words : NULL, err);
     if (st != ATTN_OK) goto cleanup;
     t.n = t.tokens.n;
@@ -247,8 +247,23 @@ const double *attn_trace_stage(const attn_trace *t, attn_stage s, int h) {
     }
 }
 
+attn_wordlist attn_vocab_words(const attn_vocab *vocab) {
+    attn_wordlist w = {0, NULL, NULL};
+    if (vocab) w = (attn_wordlist){vocab->count, vocab->words, vocab->order};
+    return w;
+}
+
 int attn_vocab_find(const attn_vocab *vocab, const char *tok, size_t tok_len) {
     if (!vocab) return -1;
+    if (vocab->order) { // the case-folded run holding tok: an exact match, else its lowest index
+        int first, last;
+        attn_words_find(vocab->words, vocab->order, vocab->count, tok, tok_len, &first, &last);
+        for (int k = first; k < last; k++) {
+            const char *w = vocab->words[vocab->order[k]];
+            if (w && strlen(w) == tok_len && memcmp(w, tok, tok_len) == 0) return vocab->order[k];
+        }
+        return first < last ? vocab->order[first] : -1;
+    }
     for (int i = 0; i < vocab->count; i++) // exact match first
         if (strlen(vocab->words[i]) == tok_len && memcmp(vocab->words[i], tok, tok_len) == 0)
             return i;

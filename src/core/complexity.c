@@ -140,15 +140,32 @@ static bool bufs_alloc(bufs *b, attn_cx_method m, int n, int d, int window) {
     return true;
 }
 
+static bool stop_asked(const atomic_int *stop) {
+    return stop && atomic_load_explicit(stop, memory_order_relaxed);
+}
+
+#define STOP_ROWS 256 /* rows of a reference n²·d stage between looks at a stop (~25 ms at n = 2048, d = 64) */
+
+/* The reference head, its two n²·d stages (0.2 s each at n = 2048, d = 64)
+ * in blocks of rows — the loops of attn_scores and attn_weighted_sum, row by
+ * row the same — so that a stop is seen within one block. */
+static void run_reference(bufs *b, const atomic_int *stop) {
+    int n = b->n, d = b->d;
+    for (int r = 0; r < n && !stop_asked(stop); r += STOP_ROWS)
+        attn_scores_rows(b->s, b->q, b->k, r, r + STOP_ROWS < n ? r + STOP_ROWS : n, n, d);
+    attn_scale(b->s, b->s, n, d);
+    attn_softmax_rows(b->s, b->s, n);
+    for (int r = 0; r < n && !stop_asked(stop); r += STOP_ROWS) // attn_weighted_sum is this matmul
+        attn_matmul(b->z + (size_t)r * d, b->s + (size_t)r * n, b->v, NULL, r + STOP_ROWS < n ? STOP_ROWS : n - r,
+                    n, d);
+}
+
 /* One head by method m, scaled by 1/sqrt(d) like the app's default. */
-static void run_once(attn_cx_method m, bufs *b) {
+static void run_once(attn_cx_method m, bufs *b, const atomic_int *stop) {
     int n = b->n, d = b->d;
     switch (m) {
     case ATTN_CX_FULL:
-        attn_scores(b->s, b->q, b->k, n, d);
-        attn_scale(b->s, b->s, n, d);
-        attn_softmax_rows(b->s, b->s, n);
-        attn_weighted_sum(b->z, b->s, b->v, n, d);
+        run_reference(b, stop);
         break;
     case ATTN_CX_FULL_FAST:
         attn_head_forward_fast(b->z, b->s, b->q, b->k, b->v, n, d, true);
@@ -164,9 +181,9 @@ static void run_once(attn_cx_method m, bufs *b) {
     }
 }
 
-static double time_batch(attn_cx_method m, bufs *b, int reps) {
+static double time_batch(attn_cx_method m, bufs *b, int reps, const atomic_int *stop) {
     double t0 = now_s();
-    for (int r = 0; r < reps; r++) run_once(m, b);
+    for (int r = 0; r < reps && !stop_asked(stop); r++) run_once(m, b, stop);
     return (now_s() - t0) / reps;
 }
 
@@ -175,8 +192,8 @@ static double time_batch(attn_cx_method m, bufs *b, int reps) {
  * the budget (deadline) has no room — 3. the fastest time per run, the
  * warm-up included. */
 static void measure(attn_cx_point *p, attn_cx_method m, bufs *b, double min_batch_s,
-                    double deadline) {
-    double t1 = time_batch(m, b, 1);
+                    double deadline, const atomic_int *stop) {
+    double t1 = time_batch(m, b, 1, stop);
     p->reps = 1;
     p->seconds = t1;
     double want = min_batch_s > t1 ? min_batch_s : t1;
@@ -188,8 +205,8 @@ static void measure(attn_cx_point *p, attn_cx_method m, bufs *b, double min_batc
     // leave the other series room: spend at most half of what is left
     while (batches > 0 && batches * batch > (deadline - now_s()) / 2) batches--;
     if (batches > 0) p->reps = reps;
-    for (int i = 0; i < batches; i++) {
-        double t = time_batch(m, b, reps);
+    for (int i = 0; i < batches && !stop_asked(stop); i++) {
+        double t = time_batch(m, b, reps, stop);
         if (t < p->seconds) p->seconds = t;
     }
 }
@@ -256,7 +273,7 @@ attn_status attn_cx_run(attn_cx_result *out, const attn_cx_options *o, attn_err 
     double start = now_s();
     bool *stopped = calloc((size_t)out->n_series + 1, sizeof(bool));
     if (!stopped) return attn_fail(err, ATTN_ERR_NOMEM, "Out of memory for the complexity lab.");
-    for (long long n = o->min_n; n <= o->max_n && st == ATTN_OK; n *= 2)
+    for (long long n = o->min_n; n <= o->max_n && st == ATTN_OK && !out->stopped; n *= 2)
         for (int i = 0; i < out->n_series && st == ATTN_OK; i++) {
             attn_cx_series *s = &out->series[i];
             if (stopped[i]) continue;
@@ -276,8 +293,13 @@ attn_status attn_cx_run(attn_cx_result *out, const attn_cx_options *o, attn_err 
             attn_cx_point *p = &s->points[s->count++];
             p->n = (int)n, p->d = s->d;
             p->macs = point_macs(s->method, (int)n, s->d, o->window);
-            measure(p, s->method, &b, o->min_batch_s, start + o->budget_s);
+            measure(p, s->method, &b, o->min_batch_s, start + o->budget_s, o->stop);
             bufs_free(&b);
+            if (stop_asked(o->stop)) { // a point cut short is no measurement
+                s->count--;
+                out->stopped = true;
+                break;
+            }
             if (o->progress) o->progress(o->progress_ctx, s, p);
         }
     free(stopped);

@@ -23,6 +23,7 @@
 #ifndef ATTN_COMPLEXITY_H
 #define ATTN_COMPLEXITY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "attn_err.h"
@@ -76,6 +77,10 @@ typedef struct attn_cx_options {
     /* Called after each measured point (may be NULL), e.g. to draw as it goes. */
     void (*progress)(void *ctx, const attn_cx_series *s, const attn_cx_point *p);
     void *progress_ctx;
+    /* When not NULL and set (from another thread), the run stops at its next
+     * check — between timed runs, and between the stages of a full head — so
+     * it ends within one stage's time (about 0.1 s at n = 2048). */
+    atomic_int *stop;
 } attn_cx_options;
 
 typedef struct {
@@ -84,6 +89,7 @@ typedef struct {
     attn_cx_series series[ATTN_CX_METHOD_COUNT * ATTN_CX_MAX_DIMS];
     double elapsed_s;      /* wall time of the whole run */
     const char *isa;       /* attn_fast_isa() for full-fast */
+    bool stopped;          /* opt.stop ended the run early: the points so far are kept */
 } attn_cx_result;
 
 /* Fills o with the defaults above. */
@@ -98,7 +104,8 @@ attn_status attn_cx_check_options(const attn_cx_options *o, attn_err *err);
 
 /* Runs the lab. ATTN_ERR_RANGE naming the option when one is out of range,
  * ATTN_ERR_NOMEM when a point's buffers cannot be allocated; *out holds
- * everything measured up to then either way. */
+ * everything measured up to then either way. A run stopped through o->stop
+ * returns ATTN_OK with out->stopped set (the point it was timing is dropped). */
 attn_status attn_cx_run(attn_cx_result *out, const attn_cx_options *o, attn_err *err);
 
 /* Least-squares line through (log2 x_i, log2 y_i), i < count: returns the

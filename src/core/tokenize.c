@@ -155,10 +155,102 @@ static int vocab_word_ok(const char *w, size_t wlen) {
     return count >= 2;
 }
 
+/* ---- the sorted index of a word list ---- */
+
+static int fold(unsigned char c) {
+    return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+/* a[0..an) against b[0..bn) with ASCII folded: <0, 0, >0. */
+static int fold_cmp(const char *a, size_t an, const char *b, size_t bn) {
+    size_t n = an < bn ? an : bn;
+    for (size_t i = 0; i < n; i++) {
+        int d = fold((unsigned char)a[i]) - fold((unsigned char)b[i]);
+        if (d) return d;
+    }
+    return an < bn ? -1 : an > bn;
+}
+
+typedef struct {
+    const char *w;
+    int i;
+} word_ref;
+
+static const char *word_at(const char *const *words, int i) {
+    return words[i] ? words[i] : ""; // an unusable entry: never matches
+}
+
+static int ref_cmp(const void *pa, const void *pb) {
+    const word_ref *a = pa, *b = pb;
+    int d = fold_cmp(a->w, strlen(a->w), b->w, strlen(b->w));
+    return d ? d : (a->i > b->i) - (a->i < b->i);
+}
+
+void attn_words_sort(int *order, const char *const *words, int count) {
+    word_ref *refs = malloc(sizeof *refs * (size_t)(count > 0 ? count : 1));
+    if (!refs) { // no room for the sort: in list order, searched in full by the callers' fallback
+        for (int i = 0; i < count; i++) order[i] = i;
+        return;
+    }
+    for (int i = 0; i < count; i++) refs[i] = (word_ref){word_at(words, i), i};
+    qsort(refs, (size_t)count, sizeof *refs, ref_cmp);
+    for (int i = 0; i < count; i++) order[i] = refs[i].i;
+    free(refs);
+}
+
+void attn_words_find(const char *const *words, const int *order, int count, const char *s, size_t n,
+                     int *first, int *last) {
+    int lo = 0, hi = count; // the first word not below s
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        const char *w = word_at(words, order[mid]);
+        if (fold_cmp(w, strlen(w), s, n) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    *first = lo;
+    for (const char *w; hi < count && (w = word_at(words, order[hi]), fold_cmp(w, strlen(w), s, n) == 0);) hi++;
+    *last = hi > lo ? hi : lo;
+}
+
+/* Looks s[0..n) up in v's sorted index: false when no word starts with it
+ * (case folded), so no longer word can match either; *exact when a word is
+ * s[0..n) byte for byte. */
+static bool look_up(const attn_wordlist *v, const char *s, size_t n, bool *exact) {
+    int first, last;
+    attn_words_find(v->words, v->order, v->count, s, n, &first, &last);
+    *exact = false;
+    for (int k = first; k < last && !*exact; k++) {
+        const char *w = word_at(v->words, v->order[k]);
+        *exact = strlen(w) == n && memcmp(w, s, n) == 0;
+    }
+    if (first == last && first < v->count) { // words equal to s come first: is the next one longer?
+        const char *w = word_at(v->words, v->order[first]);
+        return strlen(w) > n && fold_cmp(w, n, s, n) == 0;
+    }
+    return first < last;
+}
+
+/* The longest listed word of two or more code points at s[i], trying each
+ * end in turn while some word still starts that way: a word never holds
+ * whitespace, and s is valid UTF-8 here. */
+static size_t match_sorted(const char *s, size_t len, size_t i, const attn_wordlist *v) {
+    size_t best = 0, j = i, n;
+    int cps = 0;
+    uint32_t cp;
+    bool exact;
+    while ((n = peek(s, len, j, &cp)) > 0 && !is_space(cp)) {
+        j += n;
+        if (!look_up(v, s + i, j - i, &exact)) break;
+        if (++cps >= 2 && exact) best = j - i;
+    }
+    return best;
+}
+
 /* Byte length of the longest vocabulary word that starts at s[i], or 0. */
 static size_t match_vocab(const char *s, size_t len, size_t i, const attn_wordlist *v) {
     size_t best = 0;
     if (!v || !v->words) return 0;
+    if (v->order) return match_sorted(s, len, i, v);
     for (int k = 0; k < v->count; k++) {
         const char *w = v->words[k];
         if (!w) continue;

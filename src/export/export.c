@@ -6,10 +6,8 @@
 #include <string.h>
 
 #include "export_internal.h"
-#include "fileio.h"
 
 #define MAX_PIXELS (64L << 20) /* per image: 8192×8192 and more is refused */
-#define HASH_MAX_BYTES (64u << 20)
 
 /* One export in progress. */
 typedef struct {
@@ -249,21 +247,16 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
 
 /* ---- the batch ---- */
 
-/* "- Weights file: `f`, SHA-256 `…`" */
-static attn_status index_hash(attn_strbuf *b, const char *what, const char *path, attn_err *err) {
-    char *data = NULL, hex[65];
-    size_t len = 0;
-    attn_status st = attn_read_file(path, HASH_MAX_BYTES, &data, &len, err);
-    if (st != ATTN_OK) return st;
-    ex_sha256_hex(data, len, hex);
-    free(data);
+/* "- Weights file: `f`, SHA-256 `…`": the hash of the bytes that were read
+ * (the file is not read again: from a pipe there would be nothing left). */
+static void index_hash(attn_strbuf *b, const char *what, const char *path, const char *sha256) {
     attn_sb_printf(b, "- %s: ", what);
     ex_md_code(b, path);
-    attn_sb_printf(b, ", SHA-256 `%s`\n", hex);
-    return ATTN_OK;
+    if (sha256) attn_sb_printf(b, ", SHA-256 `%s`", sha256);
+    attn_sb_puts(b, "\n");
 }
 
-static attn_status index_begin(job *j, attn_err *err) {
+static void index_begin(job *j) {
     attn_strbuf *b = &j->index;
     attn_sb_printf(b, "# %s\n\nMade by attnviz %s. Each file below is made again by the command under it, run "
                       "from the folder the export was run from. Everything in this folder:\n\n",
@@ -274,11 +267,9 @@ static attn_status index_begin(job *j, attn_err *err) {
     ex_md_block(b, "sh", cmd.data ? cmd.data : "");
     attn_sb_free(&cmd);
     attn_sb_puts(b, "\n");
-    attn_status st = ATTN_OK;
-    if (j->o.weights_path) st = index_hash(b, "Weights file", j->o.weights_path, err);
-    if (st == ATTN_OK && j->o.lesson_path) st = index_hash(b, "Lesson file", j->o.lesson_path, err);
+    if (j->o.weights_path) index_hash(b, "Weights file", j->o.weights_path, j->o.weights_sha256);
+    if (j->o.lesson_path) index_hash(b, "Lesson file", j->o.lesson_path, j->o.lesson_sha256);
     if (j->o.weights_path || j->o.lesson_path) attn_sb_puts(b, "\n");
-    return st;
 }
 
 static attn_status finish(job *j, attn_err *err) {
@@ -334,7 +325,7 @@ attn_status export_run(const export_opts *o, const export_item *items, int n_ite
     job_init(&j, o, ui, fonts);
     attn_status st = check_opts(&j.o, fonts, err);
     if (st == ATTN_OK) st = check_items(items, n_items, err);
-    if (st == ATTN_OK) st = index_begin(&j, err); // reads the hashed files before touching DIR
+    if (st == ATTN_OK) index_begin(&j);
     if (st == ATTN_OK) st = ex_stage_open(&j.st, j.o.dir, err);
     if (st == ATTN_OK && (j.o.formats & EXPORT_MD))
         attn_sb_printf(&j.handout, "# %s\n\n", j.o.title ? j.o.title : "attnviz");

@@ -27,7 +27,8 @@
  *   handout.html            html: every page in order
  *   index.md                always: each file with the command that makes it
  *                           again, sentence, configuration, seed, SHA-256 of
- *                           the weights / lesson file, the attnviz version.
+ *                           the weights / lesson file as it was read (never
+ *                           read again: a pipe is read once), the version.
  * Step slugs: embeddings, qkv, scores, scale, mask, softmax, weighted-sum,
  * multi-head. Output holds no timestamps: the same input, version and fonts
  * give byte-identical files.
@@ -41,11 +42,17 @@
  * the figure with the step and equation, the sentence, and the
  * configuration, weights and version.
  *
- * Staging: everything is written into DIR/.attnviz-staging-XXXXXX, then each
- * file is renamed into DIR (replacing any file of that name atomically). A
- * folder in the way of a file is refused before the first rename; a rename
- * failing later (almost impossible within one folder) leaves whole files
- * only, some from this export. Other files in DIR are left alone.
+ * Staging: everything is written into DIR/.attnviz-staging-PID-XXXXXX, then
+ * each file is renamed into DIR, and last DIR/.attnviz-export.json, the
+ * manifest: every file an export wrote there with its SHA-256. A file of the
+ * same name already in DIR is replaced only when the manifest lists it with
+ * the hash it still has; anything else (a site's own index.md, an edited
+ * figure, a folder) stops the export with an error naming it, before
+ * anything lands. A rename failing later (almost impossible within one
+ * folder) leaves whole files only, some from this export. Other files in DIR
+ * are left alone. SIGINT/SIGTERM remove the staging folder (util/cleanup.h);
+ * staging folders of exports that were killed are removed by the next export
+ * into DIR.
  *
  * Layer 6 (src/export, beside src/cli): includes src/util … src/render, never src/cli. */
 #ifndef ATTN_EXPORT_H
@@ -101,8 +108,10 @@ typedef struct {
     const char *command_prefix; /* the command up to the export flags, e.g. "attnviz --headless
                                    --sentence '…' --d-model 8 …"; the index appends the export
                                    flags to it. NULL: "attnviz --headless" */
-    const char *weights_path;   /* --weights file: named and hashed in the index; NULL: none */
-    const char *lesson_path;    /* lesson file: named and hashed in the index; NULL: none */
+    const char *weights_path;   /* --weights file: named in the index; NULL: none */
+    const char *weights_sha256; /* hex SHA-256 of the bytes read from it (attn_weights_file's), or NULL */
+    const char *lesson_path;    /* lesson file: named in the index; NULL: none */
+    const char *lesson_sha256;  /* hex SHA-256 of the lesson as read; NULL: export_lesson takes the lesson's */
     const char *title;          /* handout and index heading; NULL: a default */
     viz_origin origin;          /* export_sentence: where the trace's given weights came from */
 } export_opts;
@@ -170,8 +179,9 @@ int export_items_for_model(export_item *out, int cap, const model *m, const mode
                            unsigned steps, int head, int query, viz_origin origin);
 
 /* Writes every file of every item, the handout and the index into o->dir:
- * staged in DIR/.attnviz-staging-XXXXXX, renamed into place only when all
- * were written. On error DIR keeps its previous files, no partial file or
+ * staged in DIR/.attnviz-staging-PID-XXXXXX, renamed into place only when all
+ * were written and every file they replace is one an export wrote (see
+ * Staging above). On error DIR keeps its previous files, no partial file or
  * staging folder is left, and folders this call created are removed.
  * ui: the UI strings (both languages); fonts: see the top of this file. */
 attn_status export_run(const export_opts *o, const export_item *items, int n_items, const viz_strings *ui,
@@ -187,7 +197,8 @@ attn_status export_sentence(const export_opts *o, const attn_trace *t, int head,
  * trace, its step (a page naming none shows the last step named before it),
  * its highlighted or predicted token as the query, its title and its text
  * as Markdown; remake flags "--page ID". The handout's title is the
- * lesson's unless o->title is set. o->lesson_path names the file to hash. */
+ * lesson's unless o->title is set. o->lesson_path names the file in the
+ * index, with the hash of what the lesson was parsed from. */
 attn_status export_lesson(const export_opts *o, const lesson *l, const char *page_id, const viz_strings *ui,
                           viz_fonts *fonts, attn_err *err);
 
@@ -261,8 +272,9 @@ void export_csv_field(attn_strbuf *b, const char *s);
  * math signs of step names (ᵀ ₖ √ ÷ · × → − ∞) set in math mode. */
 void export_tex_escape(attn_strbuf *b, const char *s);
 
-/* Appends m as \begin{bmatrix} … \end{bmatrix}, numbers to 2 decimals,
- * masked entries -\infty. */
+/* Appends m as \begin{bmatrix} … \end{bmatrix}, numbers to 2 decimals
+ * (from a million on as 1.23\times10^{16}: every value the core accepts
+ * shows), masked entries -\infty. */
 void export_tex_bmatrix(attn_strbuf *b, const export_matrix *m);
 
 /* A standalone document (xelatex + ctex) for the item's figure, its head:

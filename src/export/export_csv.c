@@ -25,7 +25,10 @@ static void axis_label(char *buf, size_t cap, const attn_trace *t, const export_
     if (a == EXPORT_AXIS_TOKENS) attn_token_label(&t->tokens, i, 0, buf, cap);
     else if (a == EXPORT_AXIS_CONCAT) snprintf(buf, cap, "h%d.%d", i / t->cfg.d_k + 1, i % t->cfg.d_k);
     else if (a == EXPORT_AXIS_WORDS && m->words) snprintf(buf, cap, "%s", m->words[i]);
-    else if (m->features && features && features[i]) snprintf(buf, cap, "%s", features[i]);
+    else if (m->features && features && features[i]) {
+        snprintf(buf, cap, "%s", features[i]);
+        ex_utf8_trim(buf); // a long feature name is cut between characters
+    }
     else snprintf(buf, cap, "d%d", i);
 }
 

@@ -116,6 +116,7 @@ static void caption(viz_list *l, viz_measure m, const export_opts *o, const expo
     caption_line(l, m, line, pad * 2, top + pad + lh, w - 4 * pad, lh, px, th->text);
     ex_item_config_text(&cfg, it);
     snprintf(line, sizeof line, "%s · %s · attnviz %s", cfg.data ? cfg.data : "", badge, ATTN_VERSION);
+    ex_utf8_trim(line);
     caption_line(l, m, line, pad * 2, top + pad + 2 * lh, w - 4 * pad, lh, px, th->muted);
     attn_sb_free(&cfg);
 }

@@ -182,6 +182,7 @@ attn_status export_lesson(const export_opts *o, const lesson *l, const char *pag
     }
     if (st == ATTN_OK) {
         if (!lo.title) lo.title = lesson_title(l);
+        if (!lo.lesson_sha256) lo.lesson_sha256 = lesson_sha256(l);
         st = export_run(&lo, j.items, j.n, ui, fonts, err);
     }
     free(prefix);

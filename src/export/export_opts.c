@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "export_internal.h"
+#include "numparse.h"
 #include "utf8.h"
 
 void export_opts_default(export_opts *o) {
@@ -83,9 +84,9 @@ static unsigned format_bit(const char *item) {
 }
 
 static unsigned step_bit(const char *item) {
-    char *end;
-    long v = strtol(item, &end, 10);
-    return *item && !*end && v >= 1 && v <= ATTN_STEP_COUNT + 1 ? 1u << (v - 1) : 0; // 9: a model's readout
+    long long v;
+    return *item != '+' && attn_parse_int(item, strlen(item), 1, ATTN_STEP_COUNT + 1, &v) == ATTN_INT_OK // 9: a model's readout
+               ? 1u << (v - 1) : 0;
 }
 
 attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
@@ -103,15 +104,12 @@ attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err) {
 }
 
 attn_status export_parse_size(int *w, int *h, const char *s, attn_err *err) {
-    char *end;
-    long a = strtol(s ? s : "", &end, 10), b = 0;
-    bool ok = end != s && (*end == 'x' || *end == 'X');
-    if (ok) {
-        const char *q = end + 1;
-        b = strtol(q, &end, 10);
-        ok = end != q && *end == '\0';
-    }
-    if (!ok || a < EXPORT_MIN_SIZE || a > EXPORT_MAX_SIZE || b < EXPORT_MIN_SIZE || b > EXPORT_MAX_SIZE)
+    const char *x = s ? strpbrk(s, "xX") : NULL;
+    long long a = 0, b = 0;
+    bool ok = x && isdigit((unsigned char)s[0]) && isdigit((unsigned char)x[1]) &&
+              attn_parse_int(s, (size_t)(x - s), EXPORT_MIN_SIZE, EXPORT_MAX_SIZE, &a) == ATTN_INT_OK &&
+              attn_parse_int(x + 1, strlen(x + 1), EXPORT_MIN_SIZE, EXPORT_MAX_SIZE, &b) == ATTN_INT_OK;
+    if (!ok)
         return attn_fail(err, ATTN_ERR_RANGE, "--size: \"%s\" is not a size; write WIDTHxHEIGHT in pixels, "
                          "each from %d to %d (for example 1280x800).", s ? s : "", EXPORT_MIN_SIZE, EXPORT_MAX_SIZE);
     *w = (int)a;
@@ -141,8 +139,10 @@ attn_status export_parse_view(export_view *out, const char *s, attn_err *err) {
 
 void ex_num(attn_strbuf *b, double v) {
     if (!isfinite(v)) v = 0;
-    if (v > 1e15) v = 1e15;
-    if (v < -1e15) v = -1e15;
+    if (fabs(v) >= 1e15) { // beyond what 2 decimals in a long long hold: every digit, not a clamp
+        attn_sb_number(b, v);
+        return;
+    }
     long long q = llround(v * 100.0); // integer arithmetic: no locale, no "-0"
     unsigned long long a = (unsigned long long)(q < 0 ? -q : q);
     char frac[4] = "";
@@ -176,9 +176,7 @@ void ex_config_text(attn_strbuf *b, const attn_config *c) {
 }
 
 void ex_utf8_trim(char *s) {
-    size_t n = strlen(s);
-    while (n > 0 && utf8_find_invalid(s, n) != (size_t)-1) n--;
-    s[n] = '\0';
+    utf8_trim_partial(s);
 }
 
 const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id) {
@@ -188,6 +186,7 @@ const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id) {
 
 void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const export_item *it) {
     viz_badge(out, cap, ui && o->lang >= 0 && o->lang < VIZ_LANG_COUNT ? ui->s[o->lang] : NULL, it->trace, it->origin);
+    utf8_trim_partial(out); // a long file name is cut between characters
 }
 
 /* ---- steps and their matrices ---- */

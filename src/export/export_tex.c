@@ -2,6 +2,7 @@
  * per step (xelatex + ctex, so Chinese tokens typeset). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "export_internal.h"
@@ -47,13 +48,24 @@ void export_tex_escape(attn_strbuf *b, const char *s) {
     }
 }
 
-/* v with exactly 2 decimals and '.', whatever the locale. */
+/* v with exactly 2 decimals and '.', whatever the locale; from a million on
+ * (where fixed decimals stop being readable, and past 9e16 cannot be
+ * rounded in a long long at all) in scientific notation, 1.23\times10^{16}. */
 static void num_fixed(attn_strbuf *b, double v) {
     if (v == -INFINITY) {
         attn_sb_puts(b, "-\\infty");
         return;
     }
-    if (!isfinite(v) || fabs(v) > 1e15) v = 0;
+    if (!isfinite(v)) v = 0; // the core never hands one over (masked cells are -inf)
+    if (fabs(v) >= 999999.995) {
+        char m[40];
+        snprintf(m, sizeof m, "%.2e", v); // "1.23e+16": mantissa, then the exponent
+        char *e = strchr(m, 'e');
+        for (char *c = m; c < e; c++)
+            if (*c == ',') *c = '.'; // a locale's decimal comma
+        attn_sb_printf(b, "%.*s\\times10^{%d}", (int)(e - m), m, atoi(e + 1));
+        return;
+    }
     long long q = llround(v * 100.0);
     unsigned long long a = (unsigned long long)(q < 0 ? -q : q);
     attn_sb_printf(b, "%s%llu.%02u", q < 0 ? "-" : "", a / 100, (unsigned)(a % 100));

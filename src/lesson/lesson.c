@@ -16,6 +16,8 @@
 
 #include "fileio.h"
 #include "tokenize.h"
+
+#define ARENA_SLACK (1u << 20) /* room kept for what the other pages still need */
 #include "utf8.h"
 
 /* Column of a position inside a directive's args. */
@@ -92,7 +94,7 @@ static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn,
     } else if (key == 4) {
         char buf[40];
         attn_err e;
-        snprintf(buf, sizeof buf, "%.*s", (int)(vn < 39 ? vn : 39), v);
+        snprintf(buf, sizeof buf, "%.*s", (int)utf8_cut(v, vn, 39), v); // quoted in the message: whole characters
         if (attn_mask_parse(&c->mask, buf, &e) != ATTN_OK) {
             lsn_add_err(p, d->line, dir_col(d, v), "%s", e.msg);
             return false;
@@ -167,11 +169,32 @@ static void tokens_list(const attn_tokens *t, char *buf, size_t cap) {
 /* Tokenizes a sentence with the lesson's words; reports at d when it fails. */
 static bool tokenize_sentence(parser *p, const raw_dir *d, const char *s, attn_tokens *t) {
     lesson *l = p->l;
-    attn_wordlist wl = {l->n_words, l->word_ptrs};
+    attn_wordlist wl = {l->n_words, l->word_ptrs, l->word_order};
     attn_err e;
     if (attn_tokenize(t, s, strlen(s), l->word_ptrs ? &wl : NULL, &e) == ATTN_OK) return true;
     lsn_add_err(p, d ? d->line : 1, d ? d->col : 1, "this sentence cannot be used: %s", e.msg);
     return false;
+}
+
+static int by_word_then_place(const void *a, const void *b) {
+    const vocab_word *x = *(const vocab_word *const *)a, *y = *(const vocab_word *const *)b;
+    int d = strcmp(x->word, y->word);
+    return d ? d : (x > y) - (x < y); // the words array is in file order
+}
+
+/* A word listed twice is reported at each repeat, against its first line
+ * (sorted: n log n, where comparing every pair took minutes for 100,000 words). */
+static void report_repeats(parser *p) {
+    lesson *l = p->l;
+    const vocab_word **v = malloc(sizeof *v * (size_t)(l->n_words ? l->n_words : 1));
+    if (!lsn_nomem_check(p, v)) return;
+    for (int i = 0; i < l->n_words; i++) v[i] = &l->words[i];
+    qsort(v, (size_t)l->n_words, sizeof *v, by_word_then_place);
+    for (int i = 1, first = 0; i < l->n_words; i++) {
+        if (strcmp(v[i]->word, v[first]->word) != 0) first = i;
+        else lsn_add_err(p, v[i]->line, v[i]->col, "“%s” is listed twice (first at line %d)", v[i]->word, v[first]->line);
+    }
+    free(v);
 }
 
 /* Each vocabulary word must stay one token, and be listed once. */
@@ -181,15 +204,14 @@ static void resolve_vocab(parser *p) {
     if (!l->has_vocab) return;
     l->word_ptrs =
         lsn_nomem_check(p, lsn_arena_alloc(&l->mem, sizeof *l->word_ptrs * (size_t)(l->n_words + 1)));
-    if (!l->word_ptrs) return;
+    l->word_order = lsn_nomem_check(p, lsn_arena_alloc(&l->mem, sizeof *l->word_order * (size_t)(l->n_words + 1)));
+    if (!l->word_ptrs || !l->word_order) return;
     for (int i = 0; i < l->n_words; i++) l->word_ptrs[i] = l->words[i].word;
-    attn_wordlist wl = {l->n_words, l->word_ptrs};
+    attn_words_sort(l->word_order, l->word_ptrs, l->n_words); // lookups binary-search this
+    report_repeats(p);
+    attn_wordlist wl = {l->n_words, l->word_ptrs, l->word_order};
     for (int i = 0; i < l->n_words; i++) {
         const vocab_word *w = &l->words[i];
-        for (int j = 0; j < i; j++)
-            if (strcmp(l->words[j].word, w->word) == 0)
-                lsn_add_err(p, w->line, w->col, "“%s” is listed twice (first at line %d)", w->word,
-                            l->words[j].line);
         attn_tokens t = {0};
         if (attn_tokenize(&t, w->word, strlen(w->word), &wl, NULL) != ATTN_OK || t.n != 1) {
             char list[200];
@@ -202,7 +224,8 @@ static void resolve_vocab(parser *p) {
         attn_tokens_free(&t);
     }
     l->vocab =
-        (attn_vocab){l->n_features, l->n_words, l->word_ptrs, l->vectors, (const char *const *)l->features};
+        (attn_vocab){l->n_features, l->n_words, l->word_ptrs, l->vectors, (const char *const *)l->features,
+                     l->word_order};
 }
 
 static const char *mat_shape_words(attn_matrix kind) {
@@ -341,6 +364,7 @@ static bool resolve_tokref(parser *p, const raw_dir *d, const char *w, size_t n,
         if (found < 0) found = i;
         size_t used = strlen(where);
         snprintf(where + used, sizeof where - used, "%s%d:%.*s", count ? " or " : "", i + 1, (int)n, w);
+        utf8_trim_partial(where);
         count++;
     }
     if (count == 1) {
@@ -484,7 +508,7 @@ static bool resolve_random(parser *p, const raw_dir *d, double *gain) {
     size_t wn;
     *gain = 1.0;
     if (!lsn_next_word(&s, end, &w, &wn)) return true;
-    if (!lsn_starts_with(w, wn, "gain=") || !lsn_parse_number(w + 5, wn - 5, gain) ||
+    if (!lsn_starts_with(w, wn, "gain=") || lsn_parse_number(w + 5, wn - 5, gain) != LSN_NUM_OK ||
         !(*gain > 0 && *gain <= 100) || lsn_skip_spaces(s, end) != end) {
         lsn_add_err(p, d->line, dir_col(d, w),
                     "write @random-weights: or @random-weights: gain=G with G above 0, "
@@ -494,9 +518,48 @@ static bool resolve_random(parser *p, const raw_dir *d, double *gain) {
     return true;
 }
 
-/* The seeded random weights times the page's gain, for its own sizes. */
-static void make_gained(parser *p, page_rec *r) {
+/* Bytes of the gained matrices of a page with configuration c. */
+static size_t gained_bytes(const attn_config *c) {
+    size_t n = 0;
+    for (int m = 0; m < ATTN_MAT_COUNT; m++) {
+        if (attn_matrix_is_bias((attn_matrix)m)) continue;
+        int rows, cols;
+        attn_matrix_shape((attn_matrix)m, c, &rows, &cols);
+        n += sizeof(double) * (size_t)rows * cols * (attn_matrix_per_head((attn_matrix)m) ? c->heads : 1);
+    }
+    return n;
+}
+
+/* An earlier page with the same sizes, seed and gain: its matrices serve this one too. */
+static const page_rec *same_gain(const parser *p, const page_rec *r) {
     const attn_config *c = &r->pub.cfg;
+    for (const page_rec *q = p->l->pages; q < r; q++) {
+        const attn_config *qc = &q->pub.cfg;
+        if (q->gained[ATTN_MAT_W_O][0] && q->pub.gain == r->pub.gain && qc->d_model == c->d_model &&
+            qc->d_k == c->d_k && qc->heads == c->heads && qc->seed == c->seed)
+            return q;
+    }
+    return NULL;
+}
+
+/* The seeded random weights times the page's gain, for its own sizes; they
+ * count against LESSON_MAX_MEMORY, and passing it is reported at d. */
+static void make_gained(parser *p, page_rec *r, const raw_dir *d) {
+    const attn_config *c = &r->pub.cfg;
+    const page_rec *twin = same_gain(p, r);
+    if (twin) {
+        memcpy(r->gained, twin->gained, sizeof r->gained);
+        return;
+    }
+    size_t need = gained_bytes(c), used = p->l->mem.total;
+    if (need + ARENA_SLACK > LESSON_MAX_MEMORY || used > LESSON_MAX_MEMORY - need - ARENA_SLACK) {
+        lsn_add_err(p, d->line, d->col, "with this page the lesson would need more than %u MiB of memory: "
+                    "@random-weights with a gain keeps its own copy of the weights, %.1f MiB at d_model=%d d_k=%d "
+                    "heads=%d; use a gain on fewer pages, the same seed and gain on such pages, or smaller settings",
+                    LESSON_MAX_MEMORY >> 20, (double)need / (1 << 20), c->d_model, c->d_k, c->heads);
+        p->stop = true;
+        return;
+    }
     for (int m = 0; m < ATTN_MAT_COUNT; m++) {
         if (attn_matrix_is_bias((attn_matrix)m)) continue; // biases keep their size: gain is for the spread of scores
         int rows, cols, nh = attn_matrix_per_head((attn_matrix)m) ? c->heads : 1;
@@ -698,8 +761,8 @@ static void resolve_page(parser *p, int index) {
         if (c.seen[D_PREDICT]) resolve_predict(p, &c, c.seen[D_PREDICT]);
         if (c.seen[D_REVEAL]) resolve_reveal(p, &c, c.seen[D_REVEAL]);
         resolve_refs(p, &c);
-        if (r->pub.random_weights && r->pub.gain != 1.0 && !p->nomem) make_gained(p, r);
-        if (mats_ok && p->errs.n == before && !p->nomem) check_answer(p, index);
+        if (r->pub.random_weights && r->pub.gain != 1.0 && !p->nomem) make_gained(p, r, c.seen[D_RANDOM]);
+        if (mats_ok && p->errs.n == before && !p->nomem && !p->stop) check_answer(p, index);
     }
     attn_tokens_free(&c.toks);
 }
@@ -722,15 +785,20 @@ static lesson *run_parser(parser *p, const char *text, size_t len) {
         return NULL;
     }
     p->l = l;
+    l->mem.limit = LESSON_MAX_MEMORY;
+    attn_sha256_hex(text, len, l->sha256);
     if (len == 0) lsn_add_err(p, 1, 1, "the file is empty; a lesson starts with “# lesson: ID”");
     else if (len > LESSON_MAX_BYTES)
         lsn_add_err(p, 1, 1, "a lesson file is at most %u bytes", LESSON_MAX_BYTES);
     else if (lsn_check_encoding(p, text, len)) {
         lsn_read_lines(p, text, len);
         if (!p->nomem) resolve_lesson(p);
-        for (int i = 0; i < l->n_pages && !p->nomem; i++) resolve_page(p, i);
+        for (int i = 0; i < l->n_pages && !p->nomem && !p->stop; i++) resolve_page(p, i);
     }
-    if (l->mem.failed) p->nomem = true;
+    if (l->mem.over_limit && !p->stop) // the limit passed elsewhere: say so, at the line last read
+        lsn_add_err(p, p->line > 0 ? p->line : 1, 1, "the lesson would need more than %u MiB of memory; "
+                    "make it smaller", LESSON_MAX_MEMORY >> 20);
+    else if (l->mem.failed) p->nomem = true;
     free(p->spans);
     attn_sb_free(&p->para);
     if (p->errs.n > 1) qsort(p->errs.v, (size_t)p->errs.n, sizeof *p->errs.v, cmp_err);
@@ -742,7 +810,7 @@ attn_status lesson_parse(lesson **out, const char *text, size_t len, const char 
     *out = NULL;
     lesson *l = run_parser(&p, text, len);
     attn_status st = ATTN_OK;
-    if (p.nomem) st = attn_fail(err, ATTN_ERR_NOMEM, "%s: not enough memory to read the lesson", filename);
+    if (p.nomem && !p.errs.n) st = attn_fail(err, ATTN_ERR_NOMEM, "%s: not enough memory to read the lesson", filename);
     else if (p.errs.n)
         st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: %s", filename, p.errs.v[0].line, p.errs.v[0].col,
                        p.errs.v[0].msg);
@@ -775,6 +843,10 @@ int lesson_check(const char *text, size_t len, const char *filename, char **repo
     attn_sb_init(&sb);
     for (int i = 0; i < p.errs.n; i++)
         attn_sb_printf(&sb, "%s:%d:%d: %s\n", filename, p.errs.v[i].line, p.errs.v[i].col, p.errs.v[i].msg);
+    if (p.errs.dropped) // the limit of the list, said where the first left out was found
+        attn_sb_printf(&sb, "%s:%d:%d: and %d more error%s from here on; attnviz lists at most %d at a time\n",
+                       filename, p.errs.drop_line, p.errs.drop_col, p.errs.dropped, p.errs.dropped == 1 ? "" : "s",
+                       LESSON_MAX_ERRORS);
     *report = count ? attn_sb_take(&sb) : NULL;
     attn_sb_free(&sb);
     if (n_pages) *n_pages = count == 0 && l ? l->n_pages : 0;
@@ -799,6 +871,9 @@ const char *lesson_title(const lesson *l) {
 }
 const char *lesson_lang(const lesson *l) {
     return l->lang;
+}
+const char *lesson_sha256(const lesson *l) {
+    return l->sha256;
 }
 int lesson_page_count(const lesson *l) {
     return l->n_pages;

@@ -24,6 +24,8 @@
 #define LESSON_MAX_PAGES 256
 #define LESSON_MAX_FEATURES ATTN_MAX_D_MODEL
 #define LESSON_MAX_ERRORS 100 /* lesson_check stops collecting after this many */
+#define LESSON_MAX_MEMORY (64u << 20) /* what one parsed lesson may hold; past it, an error
+                                         names the line (a window holds two, and a reload a third) */
 
 /* ---- narrative text ---------------------------------------------------- */
 
@@ -173,10 +175,11 @@ attn_status lesson_parse(lesson **out, const char *text, size_t len, const char 
 attn_status lesson_load(lesson **out, const char *path, attn_err *err);
 
 /* Checks a lesson and collects every error (up to LESSON_MAX_ERRORS), in file
- * order. Returns the number of errors (0: valid). *report gets a malloc'd text
- * with one "file:line:column: message\n" line per error, or NULL when there is
- * none (or memory ran out: the count is still right). *n_pages (may be NULL)
- * gets the page count of a valid lesson, else 0. */
+ * order. Returns the number of errors listed (0: valid). *report gets a
+ * malloc'd text with one "file:line:column: message\n" line per error — and,
+ * when more were found than listed, a last line saying how many more from
+ * where — or NULL when there is none (or memory ran out: the count is still
+ * right). *n_pages (may be NULL) gets the page count of a valid lesson, else 0. */
 int lesson_check(const char *text, size_t len, const char *filename, char **report, int *n_pages);
 
 /* Frees l and everything it owns. NULL is a no-op. */
@@ -187,6 +190,7 @@ void lesson_free(lesson *l);
 const char *lesson_id(const lesson *l);
 const char *lesson_title(const lesson *l);
 const char *lesson_lang(const lesson *l); /* as written after "lang:", e.g. "zh" */
+const char *lesson_sha256(const lesson *l); /* hex SHA-256 of the bytes it was parsed from */
 int lesson_page_count(const lesson *l);
 const lesson_page *lesson_page_at(const lesson *l, int i); /* NULL when out of range */
 int lesson_find_page(const lesson *l, const char *id);     /* index, or -1 */

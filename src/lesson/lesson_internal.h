@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "lesson.h"
+#include "sha256.h"
 #include "strbuf.h"
 
 /* ---- arena ---------------------------------------------------------------- */
@@ -25,7 +26,10 @@ typedef struct arena_block {
 
 typedef struct {
     arena_block *head;
-    bool failed; /* an allocation failed: the lesson is incomplete */
+    size_t total;     /* bytes of every block */
+    size_t limit;     /* at most this many in all (0: no limit) */
+    bool failed;      /* an allocation failed: the lesson is incomplete */
+    bool over_limit;  /* ... because the lesson would pass limit */
 } arena;
 
 /* Appends a zeroed element to a growable arena array; evaluates to its address
@@ -33,7 +37,7 @@ typedef struct {
 #define PUSH(A, ARR, COUNT, CAP) \
     (((ARR) = lsn_arena_grow((A), (ARR), (COUNT), &(CAP), sizeof *(ARR))) ? &(ARR)[(COUNT)++] : NULL)
 
-void *lsn_arena_alloc(arena *a, size_t size); /* zeroed; NULL (and a->failed) when out of memory */
+void *lsn_arena_alloc(arena *a, size_t size); /* zeroed; NULL (and a->failed) when out of memory or past a->limit */
 void lsn_arena_free(arena *a);
 char *lsn_arena_strndup(arena *a, const char *s, size_t n);
 void *lsn_arena_grow(arena *a, void *arr, int count, int *cap, size_t elem);
@@ -96,6 +100,7 @@ typedef struct {
 
 struct lesson {
     arena mem;
+    char sha256[ATTN_SHA256_HEX]; /* of the text it was parsed from */
     const char *id, *title, *lang;
     page_rec *pages;
     int n_pages, cap_pages;
@@ -111,6 +116,7 @@ struct lesson {
     double *vectors; /* n_words × n_features */
     int n_vectors, cap_vectors;
     const char **word_ptrs; /* words[i].word, for attn_vocab */
+    int *word_order;        /* attn_words_sort's index of word_ptrs */
     attn_vocab vocab;
 };
 
@@ -124,6 +130,8 @@ typedef struct {
 typedef struct {
     lerr *v;
     int n, cap;
+    int dropped;          /* errors past LESSON_MAX_ERRORS, not kept */
+    int drop_line, drop_col; /* where the first of them was */
 } lerrs;
 
 /* ---- parser state ------------------------------------------------------- */
@@ -134,6 +142,7 @@ typedef struct {
     lesson *l;
     lerrs errs;
     bool nomem;
+    bool stop;      /* a limit was passed (and reported): read no further */
     const char *ln; /* the current line (pass 1) */
     int line;
     page_rec *page; /* the current page, NULL before the first */
@@ -172,7 +181,8 @@ const char *lsn_trim_end(const char *s, const char *end);
 bool lsn_starts_with(const char *s, size_t n, const char *prefix);
 bool lsn_word_is(const char *w, size_t n, const char *s);
 bool lsn_next_word(const char **s, const char *end, const char **w, size_t *n);
-bool lsn_parse_number(const char *s, size_t n, double *out);
+typedef enum { LSN_NUM_OK, LSN_NUM_NOT, LSN_NUM_TOO_LARGE } lsn_num;
+lsn_num lsn_parse_number(const char *s, size_t n, double *out); /* TOO_LARGE: beyond ±1e18 (ATTN_MAX_ABS) */
 bool lsn_parse_int(const char *s, size_t n, long long lo, long long hi, long long *out);
 
 /* Pass 1: refuses binary or invalid UTF-8 text (false, with the error added),

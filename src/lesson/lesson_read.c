@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numparse.h"
 #include "utf8.h"
 
 /* ---- arena ---------------------------------------------------------------- */
@@ -24,11 +25,16 @@ void *lsn_arena_alloc(arena *a, size_t size) {
     arena_block *b = a->head;
     if (!b || b->cap - b->used < size) {
         size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+        if (a->limit && (cap > a->limit || a->total > a->limit - cap)) {
+            a->failed = a->over_limit = true;
+            return NULL;
+        }
         b = malloc(sizeof *b + cap);
         if (!b) {
             a->failed = true;
             return NULL;
         }
+        a->total += cap;
         b->next = a->head;
         b->used = 0;
         b->cap = cap;
@@ -74,7 +80,10 @@ const char *const lsn_dir_names[D_KINDS] = {
 
 void lsn_add_err(parser *p, int line, int col, const char *fmt, ...) {
     lerrs *e = &p->errs;
-    if (e->n >= LESSON_MAX_ERRORS) return;
+    if (e->n >= LESSON_MAX_ERRORS) { // kept count only: the report says more follow, and from where
+        if (e->dropped++ == 0) e->drop_line = line, e->drop_col = col;
+        return;
+    }
     if (e->n == e->cap) {
         int ncap = e->cap ? e->cap * 2 : 16;
         lerr *nv = realloc(e->v, sizeof *nv * (size_t)ncap);
@@ -155,8 +164,9 @@ bool lsn_next_word(const char **s, const char *end, const char **w, size_t *n) {
 
 /* Reads a whole decimal number ("2", "-0.5", "1e-3", with U+2212 as a minus)
  * locale-independently: the digits and the exponent go to strtod without a
- * decimal point, which reads the same in every locale. */
-bool lsn_parse_number(const char *s, size_t n, double *out) {
+ * decimal point, which reads the same in every locale. Past 40 significant
+ * digits the rest only moves the point (a double holds 17). */
+lsn_num lsn_parse_number(const char *s, size_t n, double *out) {
     char buf[96];
     size_t i = 0, k = 0;
     if (n >= 3 && memcmp(s, "\xE2\x88\x92", 3) == 0) {
@@ -166,48 +176,47 @@ bool lsn_parse_number(const char *s, size_t n, double *out) {
         if (s[i] == '-') buf[k++] = '-';
         i++;
     }
-    int digits = 0, exp10 = 0;
+    int digits = 0, kept = 0, exp10 = 0;
     bool dot = false;
     for (; i < n; i++) {
         if (s[i] >= '0' && s[i] <= '9') {
-            if (++digits > 40) return false;
-            buf[k++] = s[i];
-            if (dot) exp10--;
+            digits++;
+            if (kept == 0 && s[i] == '0') { // a leading zero: only where the point is
+                if (dot) exp10--;
+            } else if (kept < 40) {
+                buf[k++] = s[i], kept++;
+                if (dot) exp10--;
+            } else if (!dot) {
+                exp10++;
+            }
         } else if (s[i] == '.' && !dot) {
             dot = true;
         } else {
             break;
         }
     }
-    if (digits == 0) return false;
+    if (digits == 0) return LSN_NUM_NOT;
+    if (kept == 0) buf[k++] = '0';
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         i++;
         int sign = 1, e = 0, ed = 0;
         if (i < n && (s[i] == '-' || s[i] == '+')) sign = s[i++] == '-' ? -1 : 1;
         for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, ed++)
             if (e < 10000) e = e * 10 + (s[i] - '0');
-        if (ed == 0) return false;
+        if (ed == 0) return LSN_NUM_NOT;
         exp10 += sign * e;
     }
-    if (i != n) return false;
+    if (i != n) return LSN_NUM_NOT;
     snprintf(buf + k, sizeof buf - k, "e%d", exp10);
     double v = strtod(buf, NULL);
-    if (!isfinite(v) || fabs(v) > ATTN_MAX_ABS) return false;
+    if (!isfinite(v) || fabs(v) > ATTN_MAX_ABS) return LSN_NUM_TOO_LARGE;
     *out = v;
-    return true;
+    return LSN_NUM_OK;
 }
 
-/* Reads a whole number in [lo, hi]. */
+/* Reads a whole number of digits only (no sign) in [lo, hi]. */
 bool lsn_parse_int(const char *s, size_t n, long long lo, long long hi, long long *out) {
-    if (n == 0 || n > 12) return false;
-    long long v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return false;
-        v = v * 10 + (s[i] - '0');
-    }
-    if (v < lo || v > hi) return false;
-    *out = v;
-    return true;
+    return n > 0 && s[0] >= '0' && s[0] <= '9' && attn_parse_int(s, n, lo, hi, out) == ATTN_INT_OK;
 }
 
 /* true for [A-Za-z0-9_-]+. */
@@ -401,9 +410,16 @@ static int read_numbers(parser *p, const char *s, const char *end, double **arr,
     int count = 0;
     while (lsn_next_word(&s, end, &w, &wn)) {
         double v;
-        if (!lsn_parse_number(w, wn, &v)) {
+        lsn_num got = lsn_parse_number(w, wn, &v);
+        int shown = (int)utf8_cut(w, wn, 60); // a quoted word is cut between characters
+        if (got == LSN_NUM_TOO_LARGE) {
             lsn_add_err(p, p->line, col_at(p, w),
-                        "“%.*s” is not a number (write numbers like 1, -0.5 or 2.5e-3)", (int)wn, w);
+                        "“%.*s” is too large: values must be at most 1e18 in size", shown, w);
+            return -1;
+        }
+        if (got != LSN_NUM_OK) {
+            lsn_add_err(p, p->line, col_at(p, w),
+                        "“%.*s” is not a number (write numbers like 1, -0.5 or 2.5e-3)", shown, w);
             return -1;
         }
         double *slot = lsn_nomem_check(p, PUSH(&p->l->mem, *arr, *n, *cap));
@@ -435,9 +451,11 @@ static void vocab_header(parser *p, const char *s, const char *end) {
     const char *w;
     size_t wn;
     while (lsn_next_word(&s, end, &w, &wn)) {
-        if (l->n_features == LESSON_MAX_FEATURES) {
-            lsn_add_err(p, p->line, col_at(p, w), "a vocabulary has at most %d features",
-                        LESSON_MAX_FEATURES);
+        if (l->n_features == LESSON_MAX_FEATURES) { // the rows cannot be read: like an unreadable header
+            lsn_add_err(p, p->line, col_at(p, w), "a vocabulary has at most %d features (d_model is at most %d); "
+                        "this line names more, from here on", LESSON_MAX_FEATURES, ATTN_MAX_D_MODEL);
+            l->n_features = 0;
+            p->vocab_header = p->blk_discard = true;
             return;
         }
         const char **slot = lsn_nomem_check(p, PUSH(&l->mem, l->features, l->n_features, l->cap_features));
@@ -652,8 +670,9 @@ static void start_page(parser *p, const char *s, const char *end) {
             lsn_add_err(p, p->line, col_at(p, id), "page id “%s” is already used at line %d",
                         l->pages[i].pub.id, l->pages[i].pub.line);
     if (l->n_pages == LESSON_MAX_PAGES) {
-        lsn_add_err(p, p->line, 1, "a lesson has at most %d pages", LESSON_MAX_PAGES);
-        p->nomem = true; // stop reading: nothing after this can be kept
+        lsn_add_err(p, p->line, 1, "a lesson has at most %d pages; this is page %d", LESSON_MAX_PAGES,
+                    LESSON_MAX_PAGES + 1);
+        p->stop = true; // read no further: the pages before are still checked
         return;
     }
     page_rec *pg = lsn_nomem_check(p, PUSH(&l->mem, l->pages, l->n_pages, l->cap_pages));
@@ -804,7 +823,7 @@ bool lsn_check_encoding(parser *p, const char *text, size_t len) {
 void lsn_read_lines(parser *p, const char *text, size_t len) {
     const char *s = text, *end = text + len;
     if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) s += 3; // a byte order mark
-    while (s < end && !p->nomem) {
+    while (s < end && !p->nomem && !p->stop) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *e = nl ? nl : end;
         const char *le = (e > s && e[-1] == '\r') ? e - 1 : e;
@@ -812,7 +831,7 @@ void lsn_read_lines(parser *p, const char *text, size_t len) {
         one_line(p, s, le);
         s = nl ? nl + 1 : end;
     }
-    if (p->blk != BLK_NONE) {
+    if (p->blk != BLK_NONE && !p->stop) {
         unterminated(p);
         finish_block(p);
     }

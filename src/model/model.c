@@ -230,7 +230,7 @@ int model_word_id(const model *m, const char *tok, size_t len) {
 
 attn_status model_tokenize(const model *m, const char *sentence, size_t len, attn_tokens *toks,
                            int *ids, attn_err *err) {
-    attn_wordlist words = {m->vocab_count, (const char *const *)m->vocab};
+    attn_wordlist words = {m->vocab_count, (const char *const *)m->vocab, NULL}; // at most 512 words: no index
     attn_status st = attn_tokenize(toks, sentence, len, &words, err);
     if (st != ATTN_OK) return st;
     if (toks->n > m->cfg.max_len) {

@@ -60,7 +60,7 @@ static bool grow(void **p, int *cap, int need, size_t size) {
 
 attn_status task_part_add(task_part *p, const task_info *t, const char *text, const int *want, int n,
                           const task_target *tg, int n_tg, attn_err *err) {
-    attn_wordlist words = {t->vocab_count, t->vocab};
+    attn_wordlist words = {t->vocab_count, t->vocab, NULL};
     attn_tokens toks;
     attn_status st = attn_tokenize(&toks, text, strlen(text), &words, err);
     if (st != ATTN_OK) return st;

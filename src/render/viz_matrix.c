@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "viz_internal.h"
 
 double viz_abs_max(const double *v, size_t count) {
@@ -31,7 +32,10 @@ static void row_label(const viz_ctx *c, const viz_mat *m, int i, char *buf, size
     viz_labels kind = is_col ? m->col_labels : m->row_labels;
     const attn_trace *t = c->s->trace;
     if (kind == VIZ_LABEL_TOKENS) attn_token_label(&t->tokens, i, 0, buf, cap);
-    else if (kind == VIZ_LABEL_FEATURES && c->s->feature_names) snprintf(buf, cap, "%s", c->s->feature_names[i]);
+    else if (kind == VIZ_LABEL_FEATURES && c->s->feature_names) {
+        snprintf(buf, cap, "%s", c->s->feature_names[i]);
+        utf8_trim_partial(buf); // a long feature name is cut between characters
+    }
     else if (kind == VIZ_LABEL_CONCAT) snprintf(buf, cap, "h%d.%d", i / t->cfg.d_k + 1, i % t->cfg.d_k);
     else if (kind == VIZ_LABEL_WORDS && c->s->model) snprintf(buf, cap, "%s", c->s->model->vocab[i]);
     else snprintf(buf, cap, "%d", i);

@@ -55,7 +55,13 @@ static void answer_bars(const viz_ctx *c, viz_box b, const double *row, int coun
     int shown = count < TOP_WORDS ? count : TOP_WORDS, target = target_at(c, q);
     float rh = fminf(b.h / (shown + 1), c->body * 2.0f), px = fminf(c->body, rh * 0.62f);
     char name[96], val[32];
-    float nw = b.w * 0.3f, vw = viz_text_w(c, "0.000", px) + 8 * c->u, bw = b.w - nw - vw - 12 * c->u;
+    float nw = 0; // the widest name, up to half the room: names are not cut where they fit
+    for (int i = 0; i < shown; i++) {
+        answer_name(c, order[i], name, sizeof name);
+        nw = fmaxf(nw, viz_text_w(c, name, px) + 10 * c->u);
+    }
+    nw = fminf(nw, b.w * 0.5f);
+    float vw = viz_text_w(c, "0.000", px) + 8 * c->u, bw = b.w - nw - vw - 12 * c->u;
     for (int i = 0; i < shown; i++) {
         int j = order[i];
         float y = b.y + i * rh;
@@ -117,9 +123,9 @@ void viz_draw_readout(const viz_ctx *c, viz_box b) {
     if (hide) return;
     float bx = b.x + mw + 20 * c->u, bwid = b.w - mw - 20 * c->u;
     snprintf(line, sizeof line, viz_s(c, pointer(c) ? VIZ_S_READOUT_ROW : VIZ_S_READOUT_TOP), qn);
-    viz_label(c, bx, b.y, bwid, c->body * 1.6f, line, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
-    answer_bars(c, (viz_box){bx, b.y + c->body * 2.0f, bwid, fminf(b.h - c->body * 2.0f, c->body * 2.0f * (TOP_WORDS + 1))},
-                row, cols);
+    float th = viz_wrap_ex(c, (viz_box){bx, b.y, bwid, c->body * 3.2f}, line, c->body, 0, 0, c->th->text, true);
+    th = fminf(th, c->body * 3.2f) + 6 * c->u;
+    answer_bars(c, (viz_box){bx, b.y + th, bwid, fminf(b.h - th, c->body * 2.0f * (TOP_WORDS + 1))}, row, cols);
 }
 
 /* ---- the backward pass ---- */

@@ -356,14 +356,14 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         p->res[1] = &mats[1];
         p->op[1] = opbuf;
         p->blocks = 2;
-        if (grad) { // beside them, how the loss changes with the softmax's input
+        if (grad) { // the step's result and beside it how the loss changes with it: two large matrices
             mats[2] = run_mat(c, MODEL_ST_D_SCALED, h, title(c, tt[2], sizeof tt[0], "∂L/∂T", h), VIZ_MAP_SIGNED,
                               VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
             mats[2].own_range = true;
             mats[2].hidden = hide;
-            p->res[2] = &mats[2];
-            p->op[2] = "";
-            p->blocks = 3;
+            p->res[0] = &mats[1];
+            p->res[1] = &mats[2];
+            p->op[1] = "";
         }
         break;
     }

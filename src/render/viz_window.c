@@ -105,7 +105,7 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
             snprintf(buf, cap, "—");
         break;
     case VIZ_W_POSENC: // a model's positions are its own: sinusoidal, learned or none
-        if (c->s->model) snprintf(buf, cap, "%s", model_pos_name(c->s->model->cfg.pos));
+        if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
         else snprintf(buf, cap, "%s", viz_s(c, cfg->pos_enc ? VIZ_S_ON : VIZ_S_OFF));
         break;
     case VIZ_W_SHOW_HEAD: snprintf(buf, cap, "%d / %d", c->s->head + 1, cfg->heads); break;

@@ -2,13 +2,18 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "utf8.h"
 
 attn_status attn_fail(attn_err *err, attn_status code, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        int need = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        if (need >= (int)sizeof err->msg) // cut short: never in the middle of a character
+            utf8_trim_partial(err->msg);
         err->code = code;
     }
     return code;

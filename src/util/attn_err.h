@@ -24,7 +24,8 @@ typedef struct {
     char msg[512];    /* one or two sentences, UTF-8, no trailing newline */
 } attn_err;
 
-/* Fills err (if non-NULL) with code and a printf-style message; returns code. */
+/* Fills err (if non-NULL) with code and a printf-style message; returns code.
+ * A message longer than msg is cut on a character boundary. */
 attn_status attn_fail(attn_err *err, attn_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -60,20 +60,24 @@ void attn_sb_printf(attn_strbuf *b, const char *fmt, ...) {
     va_end(ap2);
 }
 
-void attn_sb_number(attn_strbuf *b, double v) {
+char *attn_format_double(char buf[ATTN_DOUBLE_CHARS], double v) {
     if (!isfinite(v)) {
-        attn_sb_puts(b, "null");
-        return;
+        snprintf(buf, ATTN_DOUBLE_CHARS, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+        return buf;
     }
-    char tmp[40];
     // the shortest of %.15g .. %.17g that reads back to the same double
     for (int prec = 15; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        for (char *p = tmp; *p; p++) // a locale may print ',' for the decimal point
+        snprintf(buf, ATTN_DOUBLE_CHARS, "%.*g", prec, v);
+        for (char *p = buf; *p; p++) // a locale may print ',' for the decimal point
             if (*p == ',') *p = '.';
-        if (strtod(tmp, NULL) == v || prec == 17) break;
+        if (strtod(buf, NULL) == v || prec == 17) break;
     }
-    attn_sb_puts(b, tmp);
+    return buf;
+}
+
+void attn_sb_number(attn_strbuf *b, double v) {
+    char tmp[ATTN_DOUBLE_CHARS];
+    attn_sb_puts(b, isfinite(v) ? attn_format_double(tmp, v) : "null");
 }
 
 void attn_sb_json_string(attn_strbuf *b, const char *s, size_t len) {

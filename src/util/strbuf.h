@@ -32,6 +32,14 @@ void attn_sb_printf(attn_strbuf *b, const char *fmt, ...)
 #endif
     ;
 
+#define ATTN_DOUBLE_CHARS 32 /* room for any attn_format_double */
+
+/* Writes into buf the shortest "%.Ng" form of v (N from 15 to 17) that reads
+ * back as exactly v, with '.' as the decimal point whatever the locale; so a
+ * message can tell 1.0000000000000002e+18 from the limit 1e18. Non-finite
+ * values read "inf", "-inf" or "nan". Returns buf. */
+char *attn_format_double(char buf[ATTN_DOUBLE_CHARS], double v);
+
 /* Appends the shortest "%.Ng" form of v that reads back exactly, always with
  * '.' as the decimal point whatever the locale. Non-finite values append "null". */
 void attn_sb_number(attn_strbuf *b, double v);

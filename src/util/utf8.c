@@ -1,6 +1,8 @@
 /* utf8.c — strict UTF-8 decoding and terminal display width. */
 #include "utf8.h"
 
+#include <string.h>
+
 #include "unicode_tables.h"
 
 typedef enum {
@@ -196,4 +198,30 @@ size_t utf8_prefix_fitting(const char *s, size_t len, int max_cols) {
         i += n;
     }
     return i;
+}
+
+size_t utf8_cut(const char *s, size_t len, size_t max) {
+    if (len <= max) return len;
+    size_t i = max;
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80) i--; // s[max] is where the next character would start
+    return i;
+}
+
+size_t utf8_drop_partial(const char *s, size_t len) {
+    size_t lead = len;
+    for (int back = 0; back < 4 && lead > 0; back++) { // a code point has at most 3 continuation bytes
+        lead--;
+        if (((unsigned char)s[lead] & 0xC0) != 0x80) break;
+    }
+    if (lead >= len || ((unsigned char)s[lead] & 0xC0) == 0x80) return len; // nothing to judge
+    uint32_t cp;
+    return utf8_decode(s + lead, len - lead, &cp) == (int)(len - lead) ? len : lead;
+}
+
+void utf8_trim_partial(char *s) {
+    s[utf8_drop_partial(s, strlen(s))] = '\0';
+}
+
+size_t utf8_bom_len(const char *s, size_t len) {
+    return len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }

@@ -37,4 +37,20 @@ int utf8_width(const char *s, size_t len);
  * never splitting a code point. Returns its length in bytes. */
 size_t utf8_prefix_fitting(const char *s, size_t len, int max_cols);
 
+/* Bytes of s (len bytes) to keep when cutting it to at most max bytes: never
+ * inside a code point (a cut that would split one is moved before it). */
+size_t utf8_cut(const char *s, size_t len, size_t max);
+
+/* len, less an incomplete code point at the very end of s (what a truncating
+ * snprintf leaves behind). */
+size_t utf8_drop_partial(const char *s, size_t len);
+
+/* Ends the NUL-terminated s before an incomplete code point at its end: call
+ * it after a snprintf that may have cut user text short. */
+void utf8_trim_partial(char *s);
+
+/* 3 when s (len bytes) starts with the UTF-8 byte order mark EF BB BF, else 0:
+ * how many bytes to skip so that it is not read as text. */
+size_t utf8_bom_len(const char *s, size_t len);
+
 #endif

@@ -29,7 +29,7 @@ run() {
     [ $own -eq 0 ] && args+=(--dump-json "$out/result.json")
     local before
     before=$(ls -A "$in" | sort)
-    (cd "$out" && "$bin" "${args[@]}" >"$tmp/stdout" 2>"$tmp/stderr")
+    (cd "$out" && "$bin" "${args[@]}" <"${stdin:-/dev/null}" >"$tmp/stdout" 2>"$tmp/stderr")
     rc=$?
     [ "$(ls -A "$in" | sort)" = "$before" ] || bad "files appeared beside the inputs: $(ls -A "$in")"
 }
@@ -91,6 +91,8 @@ printf 'ok \xe4\xbd' >"$in/truncated.txt"
 refuse utf8-truncated 1 "not valid UTF-8: at byte 3 (counting from 0) there is a truncated sequence." -- --headless --sentence-file "$in/truncated.txt"
 printf 'ok \x80 x' >"$in/stray.txt"
 refuse utf8-stray 1 "not valid UTF-8: at byte 3 (counting from 0) there is a stray continuation byte." -- --headless --sentence-file "$in/stray.txt"
+printf '\xef\xbb\xbfa b' >"$in/bom.txt" # an editor's byte order mark is not an invisible first token
+accept sentence-file-bom 2 "tokens (2): 1:a 2:b" -- --headless --sentence-file "$in/bom.txt" --print x
 printf 'a\0b' >"$in/nul.txt"
 refuse sentence-nul 1 "The sentence contains a NUL byte at byte 1 (counting from 0)." -- --headless --sentence-file "$in/nul.txt"
 refuse sentence-file-missing 1 "Cannot open $in/none.txt: No such file or directory." -- --headless --sentence-file "$in/none.txt"
@@ -119,6 +121,11 @@ refuse not-a-number 2 "--d-model needs a whole number, not \"abc\"." -- --headle
 refuse not-an-integer 2 "--d-k needs a whole number, not \"2.5\"." -- --headless --d-k 2.5
 refuse unknown-mask 2 "Unknown mask \"diagonal\"" -- --headless --mask diagonal
 refuse unknown-option 2 "Unknown option \"--nope\"; see attnviz --help." -- --headless --nope
+# numbers never wrap: 4294967296 is not 0, 4294967616 is not 320
+refuse explain-wraps 2 "--explain ROW must be between 0 and 63 (it is 4294967296)." -- --explain weights:0:4294967296:9
+refuse explain-huge 2 "--explain COL must be between 0 and 1023 (it is 99999999999999999999)." -- --explain weights:0:0:99999999999999999999
+refuse size-wraps 2 "--size needs WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. 1280x800 (not \"4294967616x800\")." -- --headless --size 4294967616x800 --export-dir "$tmp/out/size-wraps/figs"
+refuse stdin-twice 2 "--sentence-file - and --weights - would both read standard input, which can be read only once" -- --headless --sentence-file - --weights -
 # the flag is last, so the row names its own --dump-json first
 refuse missing-value 2 "--heads needs a value; see attnviz --help." -- --headless --dump-json "$tmp/out/missing-value/result.json" --heads
 # a cell outside the trace: no tables printed, no dump written
@@ -159,6 +166,25 @@ printf '{"Y": [[1]]}' >"$in/unknown.json"
 refuse weights-unknown-key 1 "unknown.json: Y is not a key attnviz knows" -- "${S[@]}" --weights "$in/unknown.json"
 : >"$in/empty.json"
 refuse weights-empty 1 "empty.json:1:1: this is not valid JSON" -- "${S[@]}" --weights "$in/empty.json"
+printf '{"X": [[1, 2], [3, 4]]}\n{"X": [[5, 6], [7, 8]]}\n' >"$in/appended.json" # what >> makes
+refuse weights-two-values 1 "appended.json:2:1: more follows the JSON object; a weights file is exactly one JSON object (was a second one appended?)." -- "${S[@]}" --weights "$in/appended.json"
+$py -c 'import json; print(json.dumps({"X": [[0.5] * 600] * 2}))' >"$in/wide.json"
+refuse weights-too-wide 1 "wide.json: X has 600 columns, so d_model would be 600; attnviz allows at most 512." -- "${S[@]}" --weights "$in/wide.json"
+$py -c 'import json; print(json.dumps({"heads": [{"W_Q": [[0.5] * 200] * 8}]}))' >"$in/wide-dk.json"
+refuse weights-d-k-too-large 1 "wide-dk.json: heads[0].W_Q has 200 columns, so d_k would be 200; attnviz allows at most 128." -- "${S[@]}" --weights "$in/wide-dk.json"
+printf '{"X": [[1000000000000000128, 0], [0, 0]]}' >"$in/just-above.json"
+refuse weights-just-above-bound 1 "just-above.json: X[0][0] is 1.0000000000000001e+18; values must be at most 1e18 in size." -- "${S[@]}" --weights "$in/just-above.json"
+printf '\xef\xbb\xbf{"X": [[1, 2], [3, 4]]}' >"$in/bom.json"
+accept weights-bom 2 "weights: from $in/bom.json, the rest random (seed 1)" -- "${S[@]}" --weights "$in/bom.json" --print x
+# a path the user names may be a pipe: read once
+accept weights-pipe 2 "weights: from /dev/fd/" -- "${S[@]}" --weights <(cat "$in/bom.json") --print x
+# a long Chinese key is quoted cut between characters: the message stays UTF-8
+$py -c 'import json; print(json.dumps({"键" * 300: [[1]]}, ensure_ascii=False))' >"$in/long-key.json"
+row=weights-long-key
+run "${S[@]}" --weights "$in/long-key.json"
+[ $rc -eq 1 ] && $py -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' <"$tmp/stderr" &&
+    grep -q "long-key.json: 键键键.* is not a key attnviz knows" "$tmp/stderr" && ok ||
+    bad "exit $rc, or not UTF-8: $(head -c 300 "$tmp/stderr")"
 printf '{"X": [[1e18, -1e18], [1e18, 1e18]], "W_O": [[1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18]]}' >"$in/bound.json"
 accept weights-at-the-bound 2 "weights: from $in/bound.json, the rest random (seed 1)" -- "${S[@]}" --weights "$in/bound.json" --print output
 
@@ -173,6 +199,69 @@ if [ "$(id -u)" -ne 0 ]; then # root writes anywhere, so this row needs a normal
     refuse dump-unwritable-folder 1 "Cannot write $in/locked/out.json: Permission denied." -- "${S[@]}" --dump-json "$in/locked/out.json"
     chmod 755 "$in/locked"
 fi
+
+# the file writer replaces only regular files (atomically) and makes new ones;
+# everything else is written in place, and a symbolic link is followed
+row=dump-through-a-symlink
+mkdir -p "$tmp/link" && printf old >"$tmp/link/real.json" && ln -sf real.json "$tmp/link/run.json"
+"$bin" "${S[@]}" --dump-json "$tmp/link/run.json" >/dev/null 2>&1
+[ -L "$tmp/link/run.json" ] && grep -q '"tokens": \["a", "b"\]' "$tmp/link/real.json" &&
+    [ "$(ls -A "$tmp/link" | sort | tr '\n' ' ')" = "real.json run.json " ] && ok ||
+    bad "the link was replaced, or its target not written: $(ls -lA "$tmp/link")"
+row=dump-into-a-fifo
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.got" 2>/dev/null </dev/null &
+reader=$!
+timeout 20 "$bin" "${S[@]}" --dump-json "$tmp/fifo" >/dev/null 2>&1
+rc=$?
+sleep 0.2
+kill $reader 2>/dev/null # a reader left waiting (the FIFO replaced) must not hold the test open
+[ $rc -eq 0 ] && [ -p "$tmp/fifo" ] && grep -q '"tokens": \["a", "b"\]' "$tmp/fifo.got" && ok ||
+    bad "exit $rc; the reader did not get the dump, or the FIFO was replaced: $(ls -l "$tmp/fifo")"
+full=/dev/full # as root a mistake would replace /dev's own node: give it a node of its own
+if [ "$(id -u)" -eq 0 ]; then mknod "$tmp/full" c 1 7 && mknod "$tmp/null" c 1 3 && full=$tmp/full; fi
+refuse dump-onto-a-full-device 1 "Cannot write $full: No space left on device." -- "${S[@]}" --dump-json "$full"
+if [ -c "$tmp/null" ]; then
+    row=dump-onto-a-device
+    "$bin" "${S[@]}" --dump-json "$tmp/null" >/dev/null 2>&1 && [ -c "$tmp/null" ] && [ "$(ls -A "$tmp" | grep -c null)" = 1 ] &&
+        ok || bad "the device node was replaced: $(ls -l "$tmp/null")"
+fi
+row=dump-dev-stdout # the standard output, in place, for a user who may not write in /dev
+as_user=() # as root, a mistake would replace /dev/stdout itself: run as nobody, or not at all
+[ "$(id -u)" -eq 0 ] && as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+if [ "$(id -u)" -ne 0 ] || command -v setpriv >/dev/null; then
+    chmod 755 "$tmp" "$tmp/out" 2>/dev/null
+    (cd /tmp && "${as_user[@]}" "$bin" "${S[@]}" --dump-json /dev/stdout >"$tmp/stdout" 2>"$tmp/stderr")
+    rc=$?
+    [ $rc -eq 0 ] && [ ! -s "$tmp/stderr" ] && $py -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/stdout" &&
+        [ -L /dev/stdout ] && ok || bad "exit $rc: $(cat "$tmp/stderr")"
+else
+    echo "skipped [$row]: root without setpriv"
+fi
+
+# ---- output that cannot be written (standard output is a full disk) ----------------
+# full_stdout ROW -- ARGS: exit 1 and the one line saying so, not 0 with nothing written
+full_stdout() {
+    row=$1
+    shift 2
+    (cd "$tmp" && "$bin" "$@" >/dev/full 2>"$tmp/stderr")
+    rc=$?
+    local want="attnviz: Cannot write to standard output: No space left on device."
+    [ $rc -eq 1 ] && [ "$(cat "$tmp/stderr")" = "$want" ] && ok || bad "exit $rc: $(cat "$tmp/stderr")"
+}
+full_stdout full-print -- --headless --print
+full_stdout full-explain -- --explain weights:0:13:9
+full_stdout full-dump-to-stdout -- --headless --dump-json -
+full_stdout full-help -- --help
+full_stdout full-version -- --version
+echo "# lesson: t
+title: T
+lang: en
+@sentence: a b
+=== page: p
+title: P
+text" >"$in/ok.lesson"
+full_stdout full-check-lesson -- --check-lesson "$in/ok.lesson"
 
 # a failed run leaves an existing dump exactly as it was
 row=dump-kept-on-failure

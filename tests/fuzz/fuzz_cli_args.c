@@ -7,6 +7,7 @@
 #include "cli_args.h"
 #include "cli_run.h"
 #include "fuzz_common.h"
+#include "utf8.h"
 
 #define MAX_ARGS 64
 
@@ -60,13 +61,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     attn_status st = cli_parse(&o, argc, argv, &err);
     if (st != ATTN_OK) {
         FUZZ_CHECK(err.code == st && err.msg[0] != '\0' && memchr(err.msg, '\0', sizeof err.msg));
+        // the message quotes what was typed: cut between characters, never inside one
+        size_t n = strlen(err.msg);
+        FUZZ_CHECK(utf8_drop_partial(err.msg, n) == n || utf8_find_invalid(err.msg, n) != (size_t)-1);
         free(buf);
         return 0;
     }
     FUZZ_CHECK(o.mode >= CLI_MODE_GUI && o.mode <= CLI_MODE_VERSION);
     FUZZ_CHECK(!(o.sentence && o.sentence_file));
     FUZZ_CHECK(o.print_stage >= -1 && o.print_stage < ATTN_STAGE_COUNT);
-    if (o.explain) FUZZ_CHECK(o.explain_stage >= 0 && o.explain_stage < ATTN_STAGE_COUNT);
+    if (o.explain) { // no wrapped number gets through: every part within the largest trace
+        FUZZ_CHECK(o.explain_stage >= 0 && o.explain_stage < ATTN_STAGE_COUNT);
+        FUZZ_CHECK(o.explain_head >= 0 && o.explain_head < ATTN_MAX_HEADS);
+        FUZZ_CHECK(o.explain_row >= 0 && o.explain_row < ATTN_MAX_TOKENS);
+        FUZZ_CHECK(o.explain_col >= 0 && o.explain_col < ATTN_MAX_HEADS * ATTN_MAX_D_K);
+    }
+    FUZZ_CHECK(o.width == 0 || (o.width >= 320 && o.width <= 7680 && o.height >= 240 && o.height <= 4320));
+    FUZZ_CHECK(o.pixel_scale >= 0 && o.pixel_scale <= 3);
+    FUZZ_CHECK(o.max_n == 0 || (o.max_n >= 16 && o.max_n <= 65536));
+    int stdin_inputs = 0; // standard input is read once
+    const char *inputs[] = {o.sentence_file, o.weights_path, o.lesson_path, o.check_lesson, o.script_path};
+    for (int i = 0; i < 5; i++) stdin_inputs += inputs[i] && strcmp(inputs[i], "-") == 0;
+    FUZZ_CHECK(stdin_inputs <= 1);
     FUZZ_CHECK(attn_config_check(&o.cfg, NULL) == ATTN_OK); // the parser checked every range
     FUZZ_CHECK(cli_help_text()[0] != '\0');
 

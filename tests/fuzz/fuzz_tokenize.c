@@ -142,14 +142,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         attn_tokens_free(&copy);
     }
 
-    attn_wordlist wl = {N_WORDS, words};
+    attn_wordlist wl = {N_WORDS, words, NULL};
     attn_status st2 = attn_tokenize(&listed, s, size, &wl, NULL);
+    // the sorted index gives the tokens a full search gives
+    int order[N_WORDS];
+    attn_words_sort(order, words, N_WORDS);
+    attn_wordlist indexed = {N_WORDS, words, order};
+    attn_tokens fast;
+    attn_status st3 = attn_tokenize(&fast, s, size, &indexed, NULL);
+    FUZZ_CHECK(st3 == st2 && fast.n == listed.n);
+    for (int i = 0; i < fast.n; i++) FUZZ_CHECK(fast.off[i] == listed.off[i] && fast.len[i] == listed.len[i]);
+    attn_tokens_free(&fast);
     if (st == ATTN_OK) {
         // longest match only merges ideographs, so it never adds tokens
         FUZZ_CHECK(st2 == ATTN_OK && listed.n <= plain.n);
         check_tokens(&listed, s, size);
         check_labels(&listed);
-        attn_vocab vocab = {2, N_WORDS, words, vectors, NULL};
+        attn_vocab vocab = {2, N_WORDS, words, vectors, NULL, NULL}, indexed_vocab = vocab;
+        indexed_vocab.order = order;
+        for (int i = 0; i < listed.n; i++) // a token finds the same vector either way
+            FUZZ_CHECK(attn_vocab_find(&vocab, s + listed.off[i], (size_t)listed.len[i]) ==
+                       attn_vocab_find(&indexed_vocab, s + listed.off[i], (size_t)listed.len[i]));
         run_small_trace(s, size, &listed, &vocab);
     } else if (st2 == ATTN_OK) {
         FUZZ_CHECK(strstr(err.msg, "tokens; attnviz shows at most") != NULL); // only the count can differ

@@ -6,6 +6,8 @@
 #include "attn.h"
 #include "attn_json.h"
 #include "fuzz_common.h"
+#include "sha256.h"
+#include "utf8.h"
 
 /* A sentence of exactly n one-letter tokens ("a a a ..."). */
 static char *sentence_of(int n, size_t *len) {
@@ -74,9 +76,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     attn_status st = attn_weights_file_parse(&f, (const char *)data, size, "fuzz.json", &err);
     if (st != ATTN_OK) {
         FUZZ_CHECK(err.code == st && strstr(err.msg, "fuzz.json") != NULL);
+        FUZZ_CHECK(utf8_find_invalid(err.msg, strlen(err.msg)) == (size_t)-1 || // keys are cut between characters
+                   utf8_find_invalid((const char *)data, size) != (size_t)-1);  // (unless the file itself is not UTF-8)
         return 0;
     }
     FUZZ_CHECK(f.heads >= 0 && f.heads <= ATTN_MAX_HEADS);
+    char hex[ATTN_SHA256_HEX]; // the hash is of the bytes given, BOM and all
+    attn_sha256_hex(data, size, hex);
+    FUZZ_CHECK(strcmp(hex, f.sha256) == 0);
+    // exactly one JSON value: the same text with a second object appended is refused
+    if (size + 3 <= 16384) {
+        char *twice = malloc(size + 3);
+        FUZZ_CHECK(twice != NULL);
+        memcpy(twice, data, size);
+        memcpy(twice + size, "{}", 3);
+        attn_weights_file g;
+        FUZZ_CHECK(attn_weights_file_parse(&g, twice, size + 2, "fuzz.json", NULL) == ATTN_ERR_PARSE);
+        free(twice);
+    }
 
     attn_config c;
     attn_config_default(&c);
@@ -91,8 +108,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (dm) c.d_model = dm;
     if (dk) c.d_k = dk;
     if (heads) c.heads = heads;
-    if (attn_config_check(&c, &err) == ATTN_OK) bind_and_run(&f, &c, n);
-    else FUZZ_CHECK(err.code == ATTN_ERR_RANGE);
+    // the parser refused every matrix past the limits, naming its key: the dimensions it implies are valid
+    FUZZ_CHECK(attn_config_check(&c, &err) == ATTN_OK);
+    bind_and_run(&f, &c, n);
 
     attn_weights_file_free(&f);
     attn_weights_file_free(&f); // a second free is a no-op

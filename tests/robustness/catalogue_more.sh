@@ -335,6 +335,49 @@ lesson_file lesson-too-big "$L/big.lesson" "$L/big.lesson is 20971520 bytes; att
 en=$src/lessons/en/self-attention.lesson
 refuse lesson-unknown-page 1 "re:^attnviz: The lesson $en has no page \"nope\"; its pages are: intro, qkv, .*, cost\.$" -- \
     --headless --lesson "$en" --page nope --print --dump-json run.json
+# limits are named, with their line (not "not enough memory", not "@vocab is empty")
+{ head -n 46 "$L/base.lesson"; for i in $(seq 1 257); do printf '=== page: p%d\ntitle: P\n' "$i"; done; } >"$L/pages-257.lesson"
+lesson lesson-257-pages "$L/pages-257.lesson" 559:1 "a lesson has at most 256 pages; this is page 257"
+{ printf '# lesson: t\ntitle: T\nlang: en\n@vocab\n'; seq -f 'f%g' -s ' ' 0 512; printf 'cat: 1\n@end\n@sentence: cat\n=== page: a\ntitle: A\n'; } >"$L/features-513.lesson"
+lesson lesson-513-features "$L/features-513.lesson" 5:2451 "a vocabulary has at most 512 features (d_model is at most 512); this line names more, from here on"
+variant number-too-large '12s/.*/cat:  1 1e19 0 0/'
+lesson lesson-number-too-large "$L/number-too-large.lesson" 12:9 "“1e19” is too large: values must be at most 1e18 in size"
+{ printf '# lesson: t\ntitle: T\nlang: en\n@sentence: a b c\n'
+  for i in $(seq 1 32); do printf '=== page: p%d\ntitle: P\n@config: d_model=512 d_k=128 heads=8 seed=%d\n@random-weights: gain=2\n' "$i" "$i"; done; } >"$L/gain-pages.lesson"
+lesson lesson-memory-bounded "$L/gain-pages.lesson" 20:18 "with this page the lesson would need more than 64 MiB of memory: @random-weights with a gain keeps its own copy of the weights, 16.0 MiB at d_model=512 d_k=128 heads=8; use a gain on fewer pages, the same seed and gain on such pages, or smaller settings"
+{ head -n 46 "$L/base.lesson"; echo "=== page: a"; echo "title: A"; for i in $(seq 1 107); do echo "@nonsense"; done; } >"$L/errors.lesson"
+row=lesson-error-list-limit
+run --check-lesson "$L/errors.lesson"
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/stderr")" -eq 101 ] &&
+    [ "$(tail -n 1 "$tmp/stderr")" = "$L/errors.lesson:149:1: and 7 more errors from here on; attnviz lists at most 100 at a time" ] &&
+    ok || bad "exit $rc: $(tail -n 2 "$tmp/stderr")"
+# a 1 MiB lesson (the largest) of 100,000 CJK words: checked in n log n (it took minutes)
+/usr/bin/python3 - "$L/vocab-1mib.lesson" <<'PY'
+import random, sys
+random.seed(1)
+cjk = [chr(c) for c in range(0x4E00, 0x9FA5)]
+out, seen, size = ["# lesson: big\ntitle: Big\nlang: en\n@sentence: 这只 动物\n@vocab\nf\n"], set(), 60
+while size < (1 << 20) - 64:
+    w = random.choice(cjk) + random.choice(cjk)
+    if w in seen: continue
+    seen.add(w); line = w + ": 1\n"; out.append(line); size += len(line.encode())
+out.append("@end\n=== page: a\ntitle: A\n")
+open(sys.argv[1], "w", encoding="utf-8").write("".join(out))
+PY
+row=lesson-1mib-vocabulary
+pre=(timeout 20)
+t0=$(date +%s%N)
+run --check-lesson "$L/vocab-1mib.lesson"
+pre=()
+echo "lesson-1mib-vocabulary: $(( ($(date +%s%N) - t0) / 1000000 )) ms for $(stat -c %s "$L/vocab-1mib.lesson") bytes"
+[ $rc -eq 0 ] && grep -q ": ok, 1 page" "$tmp/stdout" && ok || bad "exit $rc (124: over 20 s): $(head -c 300 "$tmp/stderr")"
+# a lesson the user names may be a pipe: read once
+row=lesson-pipe
+run --check-lesson <(cat "$L/base.lesson")
+[ $rc -eq 0 ] && grep -q ": ok, 2 pages" "$tmp/stdout" && ok || bad "exit $rc: $(cat "$tmp/stderr")"
+row=lesson-pipe-headless
+run --headless --lesson <(cat "$L/base.lesson") --page no-scale --print weights
+[ $rc -eq 0 ] && grep -q "saw   0.0416  0.1712  0.0416  0.0416  0.7040" "$tmp/stdout" && ok || bad "exit $rc: $(cat "$tmp/stderr")"
 
 # ---- the environment --------------------------------------------------------------
 S=(--sentence "它 look") # a sentence that needs a Chinese font
@@ -390,6 +433,74 @@ export_ok export-folder-missing "$tmp/out/export-folder-missing/new/figs" --step
 echo "a file" >"$in/notes.txt"
 refuse export-through-a-file 1 "attnviz: Cannot export to $in/notes.txt/figs: $in/notes.txt is a file, not a folder." -- \
     --headless "${S[@]}" --export-dir "$in/notes.txt/figs" --steps 6
+# only files an export wrote, unchanged, are replaced (the manifest .attnviz-export.json)
+export_ok export-again "$tmp/out/export-again/figs" --steps 6,7
+export_ok export-again "$tmp/out/export-again/figs" --steps 6 # over its own files, keeping 07's entry
+# files() DIR: every file's name, size, mode and time (a refused export may have made and
+# removed its staging folder, so only the folder's own time may change)
+files() { (cd "$1" && find . -type f -printf '%p %s %m %T@\n' | sort); }
+mkdir -p "$tmp/site" && printf '# My course\n' >"$tmp/site/index.md"
+before=$(files "$tmp/site")
+refuse export-foreign-index 1 "attnviz: Cannot export to $tmp/site: index.md is already there, and no attnviz export wrote it (.attnviz-export.json does not list it); move it away or choose another folder." -- \
+    --headless "${S[@]}" --export-dir "$tmp/site" --steps 6
+[ "$(files "$tmp/site")" = "$before" ] && [ "$(ls -A "$tmp/site")" = index.md ] ||
+    bad "export-foreign-index: the folder changed: $(ls -A "$tmp/site")"
+export_ok export-edited "$tmp/edited" --steps 6 --format csv,png
+printf 'my notes' >"$tmp/edited/06-softmax-A-head1.csv"
+before=$(files "$tmp/edited")
+refuse export-edited 1 "attnviz: Cannot export to $tmp/edited: 06-softmax-A-head1.csv was changed since an attnviz export wrote it (its SHA-256 is not the one .attnviz-export.json lists); move it away or choose another folder." -- \
+    --headless "${S[@]}" --export-dir "$tmp/edited" --steps 6 --format csv,png
+[ "$(files "$tmp/edited")" = "$before" ] || bad "export-edited: the folder's files changed"
+# a staging folder a killed export left is removed by the next export there
+gone=$(bash -c 'echo $$') # a process that has ended
+figs=$tmp/out/export-stale/figs
+mkdir -p "$figs/.attnviz-staging-$gone-Ab12Cd" && printf half >"$figs/.attnviz-staging-$gone-Ab12Cd/02-qkv.png"
+export_ok export-stale-staging "$figs" --steps 6
+# SIGINT and SIGTERM during an export remove its staging folder (with a partial PNG)
+for sig in INT TERM; do
+    row=export-sig$sig
+    figs=$tmp/out/$row/figs
+    rm -rf "$tmp/out/$row" && mkdir -p "$figs" && printf mine >"$figs/notes.txt"
+    # a background job of a script ignores SIGINT; a terminal's Ctrl+C reaches a job that does not
+    env --default-signal=INT "$bin" --headless "${S[@]}" --export-dir "$figs" --pixel-scale 3 --size 2400x1600 --format png >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 400); do compgen -G "$figs/.attnviz-staging-*/0*" >/dev/null && break; sleep 0.05; done
+    kill -"$sig" $pid
+    wait $pid
+    rc=$?
+    want=$((128 + $(kill -l "$sig")))
+    [ $rc -eq $want ] && [ "$(ls -A "$figs")" = notes.txt ] && ok || bad "exit $rc (want $want), left: $(ls -A "$figs")"
+done
+# inputs are read once, and the index hashes what was read: a pipe gave the hash of
+# nothing, a FIFO hung the export
+printf '{"X": [[1, 2], [3, 4]]}' >"$in/x.json"
+sum=$(sha256sum "$in/x.json" | cut -d' ' -f1)
+row=export-weights-pipe
+figs=$tmp/out/$row/figs
+pre=(timeout 20)
+run --headless --sentence "a b" --weights <(cat "$in/x.json") --export-dir "$figs" --steps 1 --format csv
+[ $rc -eq 0 ] && grep -q "SHA-256 \`$sum\`" "$figs/index.md" && ok || bad "exit $rc: $(cat "$tmp/stderr"; grep -i sha "$figs/index.md" 2>/dev/null)"
+row=export-weights-fifo
+figs=$tmp/out/$row/figs
+mkfifo "$tmp/x.fifo"
+cat "$in/x.json" >"$tmp/x.fifo" 2>/dev/null </dev/null &
+writer=$!
+run --headless --sentence "a b" --weights "$tmp/x.fifo" --export-dir "$figs" --steps 1 --format csv
+kill $writer 2>/dev/null # a writer left waiting must not hold the test open
+[ $rc -eq 0 ] && grep -q "SHA-256 \`$sum\`" "$figs/index.md" && ok || bad "exit $rc (124: it hung): $(cat "$tmp/stderr")"
+row=export-lesson-pipe
+figs=$tmp/out/$row/figs
+run --headless --lesson <(cat "$L/base.lesson") --export-dir "$figs" --format csv
+[ $rc -eq 0 ] && grep -q "SHA-256 \`$(sha256sum "$L/base.lesson" | cut -d' ' -f1)\`" "$figs/index.md" && ok ||
+    bad "exit $rc: $(cat "$tmp/stderr")"
+pre=()
+# LaTeX shows every value the core accepts (1e16 had been typeset as 0.00)
+printf '{"X": [[1e16, 2.5e15], [-1e17, 1e18]]}' >"$in/big-x.json"
+row=export-tex-large-values
+figs=$tmp/out/$row/figs
+run --headless --sentence "a b" --weights "$in/big-x.json" --export-dir "$figs" --steps 1 --format tex
+[ $rc -eq 0 ] && grep -qF '1.00\times10^{16} & 2.50\times10^{15}' "$figs/01-embeddings.tex" &&
+    grep -qF -- '-1.00\times10^{17} & 1.00\times10^{18}' "$figs/01-embeddings.tex" && ok || bad "exit $rc: $(cat "$tmp/stderr")"
 if [ "$(id -u)" -ne 0 ]; then # root writes anywhere, so this row needs a normal user
     mkdir -p "$in/locked" && chmod 555 "$in/locked"
     refuse export-folder-unwritable 1 "attnviz: Cannot write in the folder $in/locked: Permission denied." -- \
@@ -435,13 +546,13 @@ tmpfs() {
 if [ $mounts -eq 1 ]; then
     mnt=$tmp/mnt
     mkdir -p "$mnt"
-    tmpfs export-read-only 1m ro 06-softmax.png 1 "attnviz: Cannot write in the folder $mnt: Read-only file system." -- \
+    tmpfs export-read-only 1m ro notes.txt 1 "attnviz: Cannot write in the folder $mnt: Read-only file system." -- \
         --headless "${S[@]}" --export-dir "$mnt"
-    tmpfs export-read-only-subfolder 1m ro 06-softmax.png 1 "attnviz: Cannot create the folder $mnt/figs: Read-only file system." -- \
+    tmpfs export-read-only-subfolder 1m ro notes.txt 1 "attnviz: Cannot create the folder $mnt/figs: Read-only file system." -- \
         --headless "${S[@]}" --export-dir "$mnt/figs"
-    tmpfs export-full-disk 64k rw 06-softmax.png 1 "re:^attnviz: Cannot write [0-9a-z_A-Z.-]+\.png in $mnt: No space left on device\.$" -- \
+    tmpfs export-full-disk 64k rw notes.txt 1 "re:^attnviz: Cannot write [0-9a-z_A-Z.-]+\.png in $mnt: No space left on device\.$" -- \
         --headless "${S[@]}" --export-dir "$mnt" --pixel-scale 2
-    tmpfs export-full-disk-subfolder 64k rw 06-softmax.png 1 "re:^attnviz: Cannot write [0-9a-z_A-Z.-]+ in $mnt/figs: No space left on device\.$" -- \
+    tmpfs export-full-disk-subfolder 64k rw notes.txt 1 "re:^attnviz: Cannot write [0-9a-z_A-Z.-]+ in $mnt/figs: No space left on device\.$" -- \
         --headless "${S[@]}" --export-dir "$mnt/figs" --format csv,svg,png
     tmpfs dump-full-disk 16k rw run.json 1 "attnviz: Cannot write $mnt/run.json: No space left on device." -- \
         --headless --sentence "$(seq -s ' ' 1 40)" --dump-json "$mnt/run.json"
@@ -486,6 +597,48 @@ if [ $have_xvfb -eq 1 ]; then
     run "${S[@]}" --script "$in/none.script"
     pre=()
     refused 1 "attnviz: Cannot open $in/none.script: No such file or directory." && ok
+fi
+
+# window ROW TEXT ARGS...: the window under Xvfb driven by the script TEXT,
+# with settings the row put in $cfg itself (run empties it); sets rc, out, ms.
+window() {
+    row=$1
+    local f=$in/$1.script t0
+    printf "$2" >"$f"
+    shift 2
+    out=$tmp/out/$row
+    rm -rf "$out" && mkdir -p "$out"
+    t0=$(date +%s%N)
+    (cd "$out" && "${xvfb[@]}" "$bin" "${S[@]}" --size 1280x800 --script "$f" "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+    rc=$?
+    ms=$((($(date +%s%N) - t0) / 1000000))
+}
+if [ $have_xvfb -eq 1 ]; then
+    # settings.json is the user's: a typo is kept aside as settings.json.bad-N, and the status line says so
+    rm -rf "${cfg:?}"/* && mkdir -p "$cfg/attnviz" && printf '{"theme": "dark",}' >"$cfg/attnviz/settings.json"
+    window settings-unparsable 'expect status_contains settings.json.bad-1\nexpect status_contains line 1, column 18\nexpect theme light\nquit\n'
+    [ $rc -eq 0 ] && [ "$(cat "$cfg/attnviz/settings.json.bad-1")" = '{"theme": "dark",}' ] && [ ! -e "$cfg/attnviz/settings.json" ] &&
+        ok || bad "exit $rc: $(cat "$tmp/stderr"; ls -A "$cfg/attnviz")"
+    # a settings.json that is a FIFO blocked the window in fopen for ever: it is neither read nor written
+    rm -rf "${cfg:?}"/* && mkdir -p "$cfg/attnviz" && mkfifo "$cfg/attnviz/settings.json"
+    window settings-fifo 'expect status_contains is not a regular file\nquit\n'
+    [ $rc -eq 0 ] && [ -p "$cfg/attnviz/settings.json" ] && [ "$(ls -A "$cfg/attnviz")" = settings.json ] && ok ||
+        bad "exit $rc (124: it hung): $(cat "$tmp/stderr")"
+    rm -rf "${cfg:?}"/*
+    # every Ctrl+S and Ctrl+Shift+S is a file or folder of its own, even within one second
+    window shots-every-press 'key ctrl+s\nkey ctrl+s\nwait 50\nkey ctrl+shift+s\nkey ctrl+shift+s\nwait 50\nexpect status_contains attnviz-\nquit\n' \
+        --shots-dir "$tmp/out/shots-every-press/shots"
+    shots=$tmp/out/shots-every-press/shots
+    n_png=$(find "$shots" -maxdepth 1 -name 'attnviz-*.png' -size +1k | wc -l)
+    n_dirs=$(find "$shots" -mindepth 1 -maxdepth 1 -type d -name 'attnviz-*' | wc -l)
+    [ $rc -eq 0 ] && [ "$n_png" -eq 2 ] && [ "$n_dirs" -eq 2 ] && [ "$(find "$shots" -name '08-multi-head.svg' | wc -l)" -eq 2 ] &&
+        ok || bad "exit $rc, $n_png screenshots and $n_dirs export folders: $(ls -A "$shots"; cat "$tmp/stderr")"
+    # quitting while the complexity lab measures does not wait for it (it has up to 8 s)
+    window lab-baseline 'wait 200\nquit\n'
+    base=$ms
+    window lab-quit 'key F2\nwait 200\nexpect lab running\nquit\n'
+    echo "lab-quit: the run took $ms ms, $((ms - base)) ms more than the same run without the lab"
+    [ $rc -eq 0 ] && [ $((ms - base)) -lt 1000 ] && ok || bad "exit $rc, $((ms - base)) ms more: $(cat "$tmp/stderr")"
 fi
 
 echo "catalogue_more: $(($(date +%s) - start)) s"

@@ -1,9 +1,8 @@
-/* export_sha256.c — SHA-256 (FIPS 180-4) for the index, so an author can
- * check a weights or lesson file with `sha256sum` (no new dependency). */
+/* sha256.c — SHA-256 (see sha256.h). */
+#include "sha256.h"
+
 #include <stdio.h>
 #include <string.h>
-
-#include "export_internal.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -37,18 +36,45 @@ static void block(uint32_t h[8], const unsigned char *p) {
     for (int i = 0; i < 8; i++) h[i] += v[i];
 }
 
-void ex_sha256_hex(const void *data, size_t len, char out[65]) {
-    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+void attn_sha256_init(attn_sha256 *s) {
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(s->h, h0, sizeof h0);
+    s->len = 0;
+    s->used = 0;
+}
+
+void attn_sha256_update(attn_sha256 *s, const void *data, size_t len) {
     const unsigned char *p = data;
-    size_t full = len / 64 * 64;
-    for (size_t i = 0; i < full; i += 64) block(h, p + i);
+    s->len += len;
+    if (s->used) { // fill the pending block first
+        size_t take = 64 - s->used < len ? 64 - s->used : len;
+        memcpy(s->buf + s->used, p, take);
+        s->used += take, p += take, len -= take;
+        if (s->used < 64) return;
+        block(s->h, s->buf);
+        s->used = 0;
+    }
+    for (; len >= 64; p += 64, len -= 64) block(s->h, p);
+    memcpy(s->buf, p, len);
+    s->used = len;
+}
+
+void attn_sha256_final_hex(attn_sha256 *s, char out[ATTN_SHA256_HEX]) {
     // the tail, the 0x80 marker and the bit length, in one or two blocks
     unsigned char tail[128] = {0};
-    size_t rest = len - full, tl = rest + 9 <= 64 ? 64 : 128;
-    if (rest) memcpy(tail, p + full, rest);
+    size_t rest = s->used, tl = rest + 9 <= 64 ? 64 : 128;
+    memcpy(tail, s->buf, rest);
     tail[rest] = 0x80;
-    uint64_t bits = (uint64_t)len * 8;
+    uint64_t bits = s->len * 8;
     for (int i = 0; i < 8; i++) tail[tl - 1 - i] = (unsigned char)(bits >> (8 * i));
-    for (size_t i = 0; i < tl; i += 64) block(h, tail + i);
-    for (int i = 0; i < 8; i++) snprintf(out + 8 * i, 9, "%08x", (unsigned)h[i]);
+    for (size_t i = 0; i < tl; i += 64) block(s->h, tail + i);
+    for (int i = 0; i < 8; i++) snprintf(out + 8 * i, 9, "%08x", (unsigned)s->h[i]);
+}
+
+void attn_sha256_hex(const void *data, size_t len, char out[ATTN_SHA256_HEX]) {
+    attn_sha256 s;
+    attn_sha256_init(&s);
+    attn_sha256_update(&s, data, len);
+    attn_sha256_final_hex(&s, out);
 }
