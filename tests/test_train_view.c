@@ -58,26 +58,37 @@ static void test_snapshot_steps(void **state) {
 static void test_eval_steps(void **state) {
     (void)state;
     int e[APP_TRAIN_MAX_SCHEDULE], l[APP_TRAIN_MAX_SCHEDULE];
-    for (int total = 10; total <= 10000; total = total * 2 + 7) {
-        int n = app_train_eval_steps(total, e, APP_TRAIN_MAX_SCHEDULE), k = app_train_eval_every(total);
-        int nl = app_train_snapshot_steps(total, APP_TRAIN_EVAL_RATIO, l, APP_TRAIN_MAX_SCHEDULE);
-        assert_int_equal(e[0], 0);
-        assert_int_equal(e[n - 1], total);
-        for (int i = 1; i < n; i++) assert_true(e[i] > e[i - 1]);
-        for (int s = k; s <= total; s += k) { // every K steps …
-            bool found = false;
-            for (int i = 0; i < n; i++) found |= e[i] == s;
-            assert_true(found);
+    static const double costs[] = {0.5, 1.6, 4.0, 8.0, 40.0};
+    for (int c = 0; c < 5; c++)
+        for (int total = 10; total <= 10000; total = total * 2 + 7) {
+            double cost = costs[c];
+            int n = app_train_eval_steps(total, cost, e, APP_TRAIN_MAX_SCHEDULE), k = app_train_eval_every(total, cost);
+            int nl = app_train_snapshot_steps(total, APP_TRAIN_EVAL_RATIO, l, APP_TRAIN_MAX_SCHEDULE);
+            assert_int_equal(e[0], 0);
+            assert_int_equal(e[n - 1], total);
+            for (int i = 1; i < n; i++) assert_true(e[i] > e[i - 1]);
+            for (int s = k; s <= total; s += k) { // every K steps …
+                bool found = false;
+                for (int i = 0; i < n; i++) found |= e[i] == s;
+                assert_true(found);
+            }
+            for (int j = 0; j < nl; j++) { // … and the log-spaced ones, nothing else
+                bool found = false;
+                for (int i = 0; i < n; i++) found |= e[i] == l[j];
+                assert_true(found);
+            }
+            assert_true(n <= total / k + nl);
+            // within the budget, unless the log-spaced ones alone exceed it
+            if (k <= total) assert_true(n * cost <= APP_TRAIN_EVAL_BUDGET * total + cost);
+            else assert_int_equal(n, nl);
         }
-        for (int j = 0; j < nl; j++) { // … and the log-spaced ones
-            bool found = false;
-            for (int i = 0; i < n; i++) found |= e[i] == l[j];
-            assert_true(found);
-        }
-        assert_true(n <= total / k + nl); // nothing else
-    }
-    assert_int_equal(app_train_eval_every(300), 15);
-    assert_int_equal(app_train_eval_every(10), 1);
+    // referent-zh (128 of 209 held-out, batch 64) and sort (128 of 500, batch 32) at their default steps
+    assert_true(app_train_eval_cost(209, 64) == 1.0);
+    assert_int_equal(app_train_eval_every(300, 1.0), 12);
+    assert_true(app_train_eval_cost(500, 32) == 2.0);
+    assert_int_equal(app_train_eval_every(300, 2.0), 43);
+    assert_int_equal(app_train_eval_every(300, 4.0), 301); // the log-spaced ones are all it affords
+    assert_true(app_train_eval_cost(50, 32) == 50 / 64.0);
 }
 
 static void assert_same_config(const model_config *a, const model_config *b) {

@@ -158,7 +158,7 @@ static void type_long_sentence(app_ui *u, samples *f, samples *edits) {
  * the heatmaps follow the published model at most every APP_TRAIN_REFRESH_MS).
  * Each frame that drew something is timed from the look to the pixels. */
 typedef struct {
-    double rate, eval_share, train_s; /* heatmap updates a second, evaluation's share of the thread, seconds per training */
+    double rate, eval_share, train_s; /* heatmap updates a second, evaluation's time against the steps' (%), seconds per training */
 } training_figures;
 
 static void training_phase(app_ui *u, samples *f, training_figures *out) {
@@ -282,7 +282,7 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s) {
     report("64 tokens, d_model 64, 8 heads", &big);
     report("typing the 64-token sentence", &typing);
     report("training view, referent-zh (3 trainings)", &training);
-    printf("  while training: %.1f heatmap updates a second, evaluation %.1f%% of the training thread, %.2f s per "
+    printf("  while training: %.1f heatmap updates a second, evaluation costing %.1f%% of the steps' time, %.2f s per "
            "training of 300 steps\n", tf.rate, tf.eval_share, tf.train_s);
     printf("where the time goes (mean per frame):\n");
     report_phases("seed sentence", &seed);

@@ -93,23 +93,33 @@ int app_train_snapshot_steps(int total, double ratio, int *out, int cap) {
     return n;
 }
 
-int app_train_eval_every(int total) {
-    int k = total / 20;
+double app_train_eval_cost(int heldout, int batch) {
+    int n = heldout < APP_TRAIN_EVAL_SAMPLE ? heldout : APP_TRAIN_EVAL_SAMPLE;
+    return batch > 0 ? n / (2.0 * batch) : n;
+}
+
+int app_train_eval_every(int total, double cost) {
+    int log[APP_TRAIN_MAX_SCHEDULE];
+    int nl = app_train_snapshot_steps(total, APP_TRAIN_EVAL_RATIO, log, APP_TRAIN_MAX_SCHEDULE);
+    double room = APP_TRAIN_EVAL_BUDGET * total / (cost > 0 ? cost : 1) - nl; // evaluations left for the regular ones
+    if (room > 100) room = 100; // a curve needs no more
+    if (room < 1) return total + 1;
+    int k = (int)ceil(total / room);
     return k < 1 ? 1 : k;
 }
 
-int app_train_eval_steps(int total, int *out, int cap) {
+int app_train_eval_steps(int total, double cost, int *out, int cap) {
     int snaps[APP_TRAIN_MAX_SCHEDULE];
     int ns = app_train_snapshot_steps(total, APP_TRAIN_EVAL_RATIO, snaps, APP_TRAIN_MAX_SCHEDULE);
-    int k = app_train_eval_every(total), n = 0, i = 0;
-    for (int s = 0; s <= total && n < cap;) { // merge: the snapshots' steps and the multiples of k
-        int next_k = (s + k - 1) / k * k;
+    int k = app_train_eval_every(total, cost), n = 0, i = 0;
+    for (int s = 0; s <= total && n < cap;) { // merge: the log-spaced steps and the multiples of k
+        long next_k = ((long)s + k - 1) / k * k;
         while (i < ns && snaps[i] < s) i++;
-        int next = i < ns && snaps[i] < next_k ? snaps[i] : next_k;
+        long next = i < ns && snaps[i] < next_k ? snaps[i] : next_k;
         if (next > total) next = total;
-        out[n++] = next;
+        out[n++] = (int)next;
         if (next == total) break;
-        s = next + 1;
+        s = (int)next + 1;
     }
     return n;
 }
@@ -125,14 +135,17 @@ static double now_s(void) {
     return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
 }
 
-/* Evaluation k of the model as it is now: the held-out loss and accuracy,
- * and the mean batch loss since the last one. The thread's own copy of the
+/* Evaluation k of the model as it is now: the held-out loss and accuracy (of
+ * the first APP_TRAIN_EVAL_SAMPLE held-out examples, or of all of them at the
+ * last step), and the mean batch loss since the last one. The thread's own copy of the
  * model and workspace: the trainer is not touched. */
 static attn_status eval_point(app_train *t, int k, double *loss_sum, int *loss_n, attn_err *err) {
     model_trainer *tr = &t->trainer;
     memcpy(t->eval_model.block, tr->model.block, sizeof(double) * tr->model.n_params);
     model_eval e;
-    attn_status st = model_evaluate(&e, &t->eval_ws, &tr->data, tr->data.n_train, tr->data.n_heldout, err);
+    int n = tr->data.n_heldout; // the last reads all of them: --train's figure; the ones before, a sample
+    if (tr->step < t->opts.steps && n > APP_TRAIN_EVAL_SAMPLE) n = APP_TRAIN_EVAL_SAMPLE;
+    attn_status st = model_evaluate(&e, &t->eval_ws, &tr->data, tr->data.n_train, n, err);
     if (st != ATTN_OK) return st;
     t->points[k] = (viz_train_point){tr->step, *loss_n ? *loss_sum / *loss_n : NAN, e.loss, e.accuracy};
     *loss_sum = 0;
@@ -183,8 +196,9 @@ static int worker(void *arg) {
             s->training = tr->model.training;
         }
         bool last = st == ATTN_OK && tr->step >= total;
-        if (last) st = model_trainer_finish(tr, &err); // the training record, as --train writes it
         double c = now_s();
+        if (last) st = model_trainer_finish(tr, &err); // the training record, as --train writes it
+        double d = now_s();
         SDL_LockMutex(t->lock);
         memcpy(t->pub.block, tr->model.block, sizeof(double) * tr->model.n_params);
         t->pub.training = tr->model.training;
@@ -194,6 +208,7 @@ static int worker(void *arg) {
         t->stepping = false;
         t->step_s += b - a;
         t->eval_s += c - b;
+        t->finish_s += d - c;
         if (st != ATTN_OK) {
             t->failed = true;
             snprintf(t->error, sizeof t->error, "%s", err.msg);
@@ -323,14 +338,15 @@ static attn_status reset(app_train *t, attn_err *err) {
     app_train_settings(&t->opts, &cfg, &tro);
     t->running = t->quit = t->done = t->failed = t->stepping = false;
     t->pending = t->pub_step = t->pub_points = t->n_seen = t->live_step = t->step_seen = 0;
-    t->step_s = t->eval_s = 0;
+    t->step_s = t->eval_s = t->finish_s = 0;
     t->error[0] = '\0';
     t->scrub = -1;
     t->state = VIZ_TRAIN_IDLE;
     t->n_snaps = app_train_snapshot_steps(tro.steps, APP_TRAIN_SNAP_RATIO, t->snap_steps, APP_TRAIN_MAX_SCHEDULE);
-    t->n_evals = app_train_eval_steps(tro.steps, t->eval_steps, APP_TRAIN_MAX_SCHEDULE);
     attn_status st = model_trainer_init(&t->trainer, t->task, &cfg, &tro, err);
     if (st != ATTN_OK) return st;
+    t->n_evals = app_train_eval_steps(tro.steps, app_train_eval_cost(t->trainer.data.n_heldout, tro.batch),
+                                      t->eval_steps, APP_TRAIN_MAX_SCHEDULE);
     t->snaps = calloc((size_t)t->n_snaps, sizeof *t->snaps);
     t->points = calloc((size_t)t->n_evals, sizeof *t->points);
     t->seen = calloc((size_t)t->n_evals, sizeof *t->seen);
@@ -772,9 +788,13 @@ char *app_train_value(const app_train *t, const char *name) {
         snprintf(buf, sizeof buf, "%.1f", t->training_ms > 0 ? t->updates_training * 1000.0 / t->training_ms : 0.0);
     else if (!strcmp(name, "train_eval_share")) {
         SDL_LockMutex(t->lock);
-        double share = t->step_s + t->eval_s > 0 ? t->eval_s / (t->step_s + t->eval_s) : 0;
+        double share = t->step_s > 0 ? t->eval_s / t->step_s : 0; // the evaluations' cost against the training's
         SDL_UnlockMutex(t->lock);
         snprintf(buf, sizeof buf, "%.1f%%", 100.0 * share);
+    } else if (!strcmp(name, "train_finish_ms")) {
+        SDL_LockMutex(t->lock);
+        snprintf(buf, sizeof buf, "%.1f", 1000.0 * t->finish_s);
+        SDL_UnlockMutex(t->lock);
     } else if (!strcmp(name, "train_error")) snprintf(buf, sizeof buf, "%s", t->error[0] ? t->error : "none");
     else return NULL;
     return strdup(buf);

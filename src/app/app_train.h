@@ -12,9 +12,10 @@
  * on when it runs, so the bytes saved equal `attnviz --train TASK --save F`
  * with the same options, whatever the pauses.
  *
- * The thread evaluates the held-out examples (forward only, on a copy of the
- * model, with a workspace of its own) at log-spaced steps and every
- * app_train_eval_every(total) steps, into a preallocated array; it copies
+ * The thread evaluates held-out examples (forward only, on a copy of the
+ * model, with a workspace of its own) at log-spaced steps and every K steps,
+ * K chosen so that the evaluations cost at most APP_TRAIN_EVAL_BUDGET of the
+ * steps' time, into a preallocated array; it copies
  * the model into preallocated snapshots at log-spaced steps. */
 #ifndef APP_TRAIN_H
 #define APP_TRAIN_H
@@ -28,7 +29,9 @@
 #include "viz_train.h"
 
 #define APP_TRAIN_SNAP_RATIO 1.25  /* each snapshot's step about 1.25 times the one before */
-#define APP_TRAIN_EVAL_RATIO 1.5  /* evaluations: at steps about 1.5 times apart, and every total / 20 steps */
+#define APP_TRAIN_EVAL_RATIO 2.0  /* evaluations: at steps about twice apart, and every K steps … */
+#define APP_TRAIN_EVAL_BUDGET 0.12 /* … K such that they cost at most this share of the steps' time (estimated) */
+#define APP_TRAIN_EVAL_SAMPLE 128  /* held-out examples an evaluation before the last reads (the last: all of them) */
 #define APP_TRAIN_MAX_SCHEDULE 256 /* snapshots or evaluations in one training, at most */
 #define APP_TRAIN_REFRESH_MS 50    /* the heatmaps follow the training at 20 Hz */
 
@@ -59,13 +62,21 @@ void app_train_option_step(app_train_opts *o, int option, int delta);
  * times the one before (at least one more), and total. Returns the count. */
 int app_train_snapshot_steps(int total, double ratio, int *out, int cap);
 
-/* How often the thread evaluates besides its log-spaced steps: every K steps. */
-int app_train_eval_every(int total);
+/* What one evaluation costs in steps of a training: its examples' forward
+ * passes, each about half an example's forward and backward in a step. */
+double app_train_eval_cost(int heldout, int batch);
+
+/* How often the thread evaluates besides its log-spaced steps: every K
+ * steps, K the smallest that keeps the evaluations of a training of total
+ * steps, each costing cost steps, within APP_TRAIN_EVAL_BUDGET of them
+ * and to at most 100 besides the log-spaced ones (total + 1 when those use
+ * the budget up). */
+int app_train_eval_every(int total, double cost);
 
 /* The evaluation steps: app_train_snapshot_steps with APP_TRAIN_EVAL_RATIO
- * and every app_train_eval_every steps, ascending, without repeats. Returns
- * the count. */
-int app_train_eval_steps(int total, int *out, int cap);
+ * and every app_train_eval_every steps, ascending, without repeats (always 0
+ * and total). Returns the count. */
+int app_train_eval_steps(int total, double cost, int *out, int cap);
 
 /* The file name a saved model gets: TASK-seedS-Nsteps.json, and for k > 1
  * TASK-seedS-Nsteps-k.json. */
@@ -97,7 +108,8 @@ typedef struct {
     model pub;                /* the model after pub_step steps, with its training record */
     int pub_step, pub_points, pub_snaps;
     char error[512];
-    double step_s, eval_s;    /* the thread's seconds stepping and evaluating */
+    double step_s, eval_s;    /* the thread's seconds stepping and evaluating (the curves' points) */
+    double finish_s;          /* and evaluating the trained model for its record (as --train does) */
     /* the thread's own */
     model eval_model;         /* the model being evaluated (a copy) */
     model_ws eval_ws;         /* forward only, bound to eval_model */

@@ -52,7 +52,7 @@ check "$out/weights-snap5.json" "$out/ref-5.json" "$(cat "$out/probe-final")"
 # at least 10 heatmap updates a second while training
 rate=$(cat "$out/update_rate" 2>/dev/null || echo 0)
 awk -v r="$rate" 'BEGIN { exit !(r >= 10) }' || bad "the heatmaps were redrawn $rate times a second while training (at least 10)"
-echo "heatmap updates per second while training: $rate; evaluation's share of the training thread: $(cat "$out/eval_share" 2>/dev/null)"
+echo "heatmap updates per second while training: $rate; the evaluations cost (against the steps' time): $(cat "$out/eval_share" 2>/dev/null)"
 [ ! -e "$HOME/.local/share/attnviz" ] || bad "a model was saved outside XDG_DATA_HOME"
 if [ $fail -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 exit $fail
