@@ -24,39 +24,6 @@ typedef struct {
     char op_text[64];          /* an op that holds numbers */
 } product;
 
-static viz_mat mat(const attn_trace *t, attn_stage st, int head, const char *title, viz_map map,
-                   viz_labels rows, viz_labels cols) {
-    viz_mat m;
-    memset(&m, 0, sizeof m);
-    m.v = attn_trace_stage(t, st, head);
-    attn_trace_shape(t, st, &m.rows, &m.cols);
-    m.stage = st;
-    m.head = head;
-    m.title = title;
-    m.map = map;
-    m.range = 1.0;
-    m.row_labels = rows;
-    m.col_labels = cols;
-    m.weight_of = -1;
-    return m;
-}
-
-static viz_mat weight(const double *v, int rows, int cols, int feeds, int head, const char *title) {
-    viz_mat m;
-    memset(&m, 0, sizeof m);
-    m.v = v;
-    m.rows = rows;
-    m.cols = cols;
-    m.stage = ATTN_ST_X;
-    m.head = head;
-    m.title = title;
-    m.map = VIZ_MAP_SIGNED;
-    m.row_labels = VIZ_LABEL_NONE;
-    m.col_labels = VIZ_LABEL_DIMS;
-    m.weight_of = feeds;
-    return m;
-}
-
 /* A matrix the trace does not hold (E, the positions, a model's stage):
  * values and shape given, named stage for hits. */
 static viz_mat raw(const double *v, int rows, int cols, int stage, int head, const char *title, viz_map map,
@@ -74,6 +41,30 @@ static viz_mat raw(const double *v, int rows, int cols, int stage, int head, con
     m.row_labels = row_labels;
     m.col_labels = col_labels;
     m.weight_of = -1;
+    return m;
+}
+
+/* A stage of the trace, for head. */
+static viz_mat mat(const attn_trace *t, attn_stage st, int head, const char *title, viz_map map,
+                   viz_labels rows, viz_labels cols) {
+    int r, k;
+    attn_trace_shape(t, st, &r, &k);
+    return raw(attn_trace_stage(t, st, head), r, k, st, head, title, map, rows, cols);
+}
+
+static viz_mat weight(const double *v, int rows, int cols, int feeds, int head, const char *title) {
+    viz_mat m;
+    memset(&m, 0, sizeof m);
+    m.v = v;
+    m.rows = rows;
+    m.cols = cols;
+    m.stage = ATTN_ST_X;
+    m.head = head;
+    m.title = title;
+    m.map = VIZ_MAP_SIGNED;
+    m.row_labels = VIZ_LABEL_NONE;
+    m.col_labels = VIZ_LABEL_DIMS;
+    m.weight_of = feeds;
     return m;
 }
 
