@@ -227,6 +227,7 @@ static void export_all(app_ui *u) {
     for (int i = 0; i < n; i++) {
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
+        items[i].names = sc.names;
     }
     attn_err err;
     if (export_run(&o, items, n, st->strings, u->fonts, &err) == ATTN_OK)

@@ -119,6 +119,7 @@ typedef struct {
     viz_mark mark;              /* what the figure points at besides the query (a lesson's @highlight) */
     const attn_trace *alt;      /* a lesson page's @compare view (for its {references}), or NULL */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
+    viz_names names;            /* a lesson's names of Q/K/V/Z columns and the labels its page keeps */
     const char *remake_flags;   /* flags that make only this item again, e.g. "--steps 3" or
                                    "--page intro"; NULL: none (the whole batch is remade) */
     const lesson_page *page;    /* the lesson page it shows (html: its paragraphs, its question), or NULL */

@@ -148,6 +148,7 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->page = pg;
     it->alt = j->alts[k].n ? &j->alts[k] : NULL;
     it->feature_names = v && v->dim == t->cfg.d_model && t->vocab_rows ? v->features : NULL;
+    viz_lesson_names(&it->names, l, i, t);
     size_t fl = strlen(pg->id) + sizeof "--page ";
     if ((j->flags[k] = malloc(fl)) != NULL) snprintf(j->flags[k], fl, "--page %s", pg->id);
     it->remake_flags = j->flags[k];

@@ -12,13 +12,16 @@ typedef struct {
     const viz_theme *th;    /* s->theme resolved */
     float u;                /* one UI unit in pixels (scale) */
     float body, small, big; /* text sizes in pixels */
+    float value_min;        /* the text size the theme wants values written at (0: where square cells allow) */
 } viz_ctx;
 
 typedef struct { float x, y, w, h; } viz_box;
 
 /* ---- text (viz_text.c) ---- */
 float viz_text_w(const viz_ctx *c, const char *s, float px);
-/* Draws s shortened with "…" to fit w; returns the width drawn. */
+/* Draws s in the box: at px when it fits, else up to 15% smaller, else on
+ * two lines when the box is tall enough, else shortened with "…" to fit w;
+ * returns the width drawn. */
 float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px,
                 int align, viz_rgba col);
 /* Wraps text (paragraphs split by blank lines or \n) into box b starting
@@ -57,14 +60,20 @@ typedef struct {
     bool transposed;        /* drawn transposed (Kᵀ): cell (r, c) shows v[c][r]; hits name K's (c, r) */
     int weight_of;          /* a weight matrix: the stage it feeds (Q, K, V or OUTPUT); else -1 */
     const attn_mask *mask;  /* draw cells the mask hides as masked (for A); NULL otherwise */
+    float cw, ch;           /* cell width and height when set (> 0); else the cs a call passes */
+    const char *const *row_names, *const *col_names; /* the lesson's names of DIMS rows / columns, or NULL */
 } viz_mat;
 
 /* Space a matrix needs around its cells at cell size cs: label column width,
  * title + column label height. */
 float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs);
 float viz_mat_top(const viz_ctx *c, const viz_mat *m, float cs);
-/* Draws m with its cells' top-left at (x, y) and cell size cs. */
+/* Draws m with its cells' top-left at (x, y) and cell size cs (or m->cw × m->ch). */
 void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs);
+/* The text size m's values are written at in cells of cw × ch (0: none fit). */
+float viz_value_px(const viz_ctx *c, const viz_mat *m, float cw, float ch);
+/* The narrowest cells that hold m's values at px: their width and height. */
+void viz_value_cell(const viz_ctx *c, const viz_mat *m, float px, float *cw, float *ch);
 /* Draws a legend bar for map in b (range for SIGNED), with a masked swatch when
  * with_masked, after caption (which matrices it is for) when not NULL. */
 void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool with_masked, const char *caption);

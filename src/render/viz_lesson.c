@@ -66,3 +66,19 @@ viz_mark viz_lesson_mark(const lesson_highlight *hl, const attn_tokens *t) {
     else if (hl->kind == LESSON_HL_CELL && a >= 0 && b >= 0) m = (viz_mark){VIZ_MARK_CELL, a, b};
     return m;
 }
+
+void viz_lesson_names(viz_names *out, const lesson *l, int i, const attn_trace *t) {
+    static const attn_matrix w[3] = {ATTN_MAT_W_Q, ATTN_MAT_W_K, ATTN_MAT_W_V};
+    memset(out, 0, sizeof *out);
+    const lesson_page *pg = l ? lesson_page_at(l, i) : NULL;
+    if (!pg) return;
+    out->keep = pg->keep;
+    out->n_keep = pg->n_keep;
+    lesson_names nm;
+    lesson_page_names(l, i, &t->cfg, &nm);
+    // a name describes what a design computes: random weights in its place compute something else
+    for (int k = 0; k < 3; k++)
+        for (int h = 0; h < t->cfg.heads && h < ATTN_MAX_HEADS; h++)
+            if (t->given[w[k]][h]) out->qkv[k][h] = nm.mat[w[k]][h];
+    if (t->given[ATTN_MAT_W_O][0]) out->out = nm.mat[ATTN_MAT_W_O][0];
+}

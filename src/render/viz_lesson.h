@@ -22,4 +22,8 @@ size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const attn_tra
  * shows it) or a token that is gone. */
 viz_mark viz_lesson_mark(const lesson_highlight *hl, const attn_tokens *t);
 
+/* The names page i of l gives the columns of t's matrices (only those t was
+ * given by the lesson's design) and the labels the page keeps, into out. */
+void viz_lesson_names(viz_names *out, const lesson *l, int i, const attn_trace *t);
+
 #endif

@@ -17,6 +17,7 @@ typedef struct {
     viz_mat *left;
     viz_mat *top[MAX_BLOCKS];  /* may be NULL per block */
     viz_mat *res[MAX_BLOCKS];
+    bool operand[MAX_BLOCKS];  /* res[k] of a plain row feeds the result rather than being one (S before ÷√dₖ) */
     const char *op[MAX_BLOCKS];/* text drawn before block k when there is no left, e.g. "÷ √dₖ" */
     int blocks;
     viz_mat mats[MAX_MATS];    /* what left, top and res point at */
@@ -59,82 +60,172 @@ static viz_mat weight(const double *v, int rows, int cols, int feeds, int head, 
 
 static float gap(const viz_ctx *c) { return 22 * c->u; }
 
-/* Width a matrix takes right of its row labels: its cells, or its title if wider. */
-static float mat_w(const viz_ctx *c, const viz_mat *m, float cs) {
-    float cells = m->cols * cs, title = viz_text_w(c, m->title, c->small) + 6 * c->u - viz_mat_left(c, m, cs);
-    return cells > title ? cells : title;
+/* The cells of a product: its results' (width along a row, height), and the
+ * inner dimension's (the left operand's columns, the top operands' rows, the
+ * columns of a plain row's operands), which may be narrower so that the
+ * results can hold their values. */
+typedef struct {
+    float rw, rh, kw, kh;
+} cells;
+
+static cells square(float cs) { return (cells){cs, cs, cs, cs}; }
+
+/* Gives every matrix of p its cells by its role. */
+static void assign(product *p, cells z) {
+    if (p->left) p->left->cw = z.kw, p->left->ch = z.rh;
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->top[k]) p->top[k]->cw = z.rw, p->top[k]->ch = z.kh;
+        p->res[k]->cw = p->operand[k] ? z.kw : z.rw;
+        p->res[k]->ch = z.rh;
+    }
 }
+
+static float cells_w(const viz_mat *m) { return m->cols * m->cw; }
+static float cells_h(const viz_mat *m) { return m->rows * m->ch; }
+
+/* Width a matrix takes right of its row labels: its cells, or its title if wider. */
+static float mat_w(const viz_ctx *c, const viz_mat *m) {
+    float title = viz_text_w(c, m->title, c->small) + 6 * c->u - viz_mat_left(c, m, 0);
+    return cells_w(m) > title ? cells_w(m) : title;
+}
+
+/* The text size of the operators between a plain row's matrices: smaller where the canvas wants its room. */
+static float op_px(const viz_ctx *c) { return c->value_min > 0 ? c->small : c->body; }
 
 static float op_w(const viz_ctx *c, const char *op) {
-    return op ? viz_text_w(c, op, c->body) + 2 * gap(c) : gap(c);
+    return op ? viz_text_w(c, op, op_px(c)) + (c->value_min > 0 ? 1 : 2) * gap(c) : gap(c);
 }
 
-/* Width and height the product needs at cell size cs. */
-static void product_size(const viz_ctx *c, const product *p, float cs, float *w, float *h) {
-    float x = 0, top_h = 0, res_top = 0, rows = 0;
+/* Where the parts of p lie at its cells: the height of the top operands'
+ * band, of the titles and labels above the results, and how far the first
+ * top operand's row labels reach left of the left operand. */
+static void product_bands(const viz_ctx *c, const product *p, float *top_h, float *res_top, float *shift) {
+    *top_h = *res_top = *shift = 0;
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->top[k]) *top_h = fmaxf(*top_h, viz_mat_top(c, p->top[k], 0) + cells_h(p->top[k]) + 8 * c->u);
+        *res_top = fmaxf(*res_top, viz_mat_top(c, p->res[k], 0));
+    }
+    if (!p->left) return;
+    *res_top = fmaxf(*res_top, viz_mat_top(c, p->left, 0));
+    float x0 = viz_mat_left(c, p->left, 0) + mat_w(c, p->left) + gap(c);
+    if (p->top[0]) *shift = fmaxf(0, viz_mat_left(c, p->top[0], 0) - x0);
+}
+
+/* Width and height the product needs at the cells its matrices were given. */
+static void product_size(const viz_ctx *c, const product *p, float *w, float *h) {
+    float top_h, res_top, x, rows = 0;
+    product_bands(c, p, &top_h, &res_top, &x);
     if (p->left) {
-        x += viz_mat_left(c, p->left, cs) + mat_w(c, p->left, cs) + gap(c);
-        rows = p->left->rows;
-        res_top = viz_mat_top(c, p->left, cs);
+        x += viz_mat_left(c, p->left, 0) + mat_w(c, p->left) + gap(c);
+        rows = cells_h(p->left);
     }
     for (int k = 0; k < p->blocks; k++) {
         const viz_mat *r = p->res[k], *t = p->top[k];
-        if (!p->left) x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, cs);
-        float bw = mat_w(c, r, cs);
-        if (t && mat_w(c, t, cs) > bw) bw = mat_w(c, t, cs);
+        if (!p->left) x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, 0);
+        float bw = mat_w(c, r);
+        if (t && mat_w(c, t) > bw) bw = mat_w(c, t);
         x += bw + (k + 1 < p->blocks && p->left ? gap(c) : 0);
-        if (t) {
-            float th = viz_mat_top(c, t, cs) + t->rows * cs + 8 * c->u;
-            if (th > top_h) top_h = th;
-        }
-        if (viz_mat_top(c, r, cs) > res_top) res_top = viz_mat_top(c, r, cs);
-        if (r->rows > rows) rows = r->rows;
+        rows = fmaxf(rows, cells_h(r));
     }
     *w = x;
-    *h = top_h + res_top + rows * cs;
+    *h = top_h + res_top + rows;
 }
 
-/* The largest cell size (at most max_cs) at which the product fits w × h. */
-static float fit_cell(const viz_ctx *c, const product *p, float w, float h, float max_cs) {
+static bool fits(const viz_ctx *c, product *p, cells z, float w, float h) {
+    float pw, ph;
+    assign(p, z);
+    product_size(c, p, &pw, &ph);
+    return pw <= w && ph <= h;
+}
+
+/* The largest square cells (at most max_cs) at which the product fits w × h. */
+static float fit_square(const viz_ctx *c, product *p, float w, float h, float max_cs) {
     float cs = max_cs;
-    for (int i = 0; i < 60 && cs > 2.0f; i++) {
-        float pw, ph;
-        product_size(c, p, cs, &pw, &ph);
-        if (pw <= w && ph <= h) return cs;
-        cs *= 0.92f;
-    }
+    for (int i = 0; i < 60 && cs > 2.0f; i++, cs *= 0.92f)
+        if (fits(c, p, square(cs), w, h)) return cs;
     return cs < 2.0f ? 2.0f : cs;
 }
 
-static void product_draw(const viz_ctx *c, const product *p, float x0, float y0, float cs) {
-    float top_h = 0, res_top = 0;
+/* Whether every result of p writes its values at px in cells z. */
+static bool results_read(const viz_ctx *c, const product *p, cells z, float px) {
+    for (int k = 0; k < p->blocks; k++)
+        if (!p->operand[k] && viz_value_px(c, p->res[k], z.rw, z.rh) < px) return false;
+    return true;
+}
+
+/* Results at s times the smallest cells that hold their values (rw0 × rh0),
+ * growing towards squares; the inner dimension at ratio of them, at least kmin. */
+static cells grown(float rw0, float rh0, float s, float ratio, float kmin) {
+    float rh = rh0 * s, rw = fmaxf(rw0, rh), k = fmaxf(kmin, ratio * fminf(rw, rh));
+    return (cells){rw, rh, k, k};
+}
+
+/* Cells for the theme's value size (c->value_min): the largest results that
+ * hold their values and fit, with the inner dimension as close to theirs as
+ * room allows. false when even the smallest do not fit. */
+static bool fit_values(const viz_ctx *c, product *p, float w, float h, float max_cs, cells *out) {
+    static const float ratios[] = {1.0f, 0.6f, 0.35f, 0.0f};
+    float rw0 = 0, rh0 = 0, kmin = fmaxf(6.0f, 3 * c->u);
     for (int k = 0; k < p->blocks; k++) {
-        if (p->top[k]) {
-            float th = viz_mat_top(c, p->top[k], cs) + p->top[k]->rows * cs + 8 * c->u;
-            if (th > top_h) top_h = th;
-        }
-        if (viz_mat_top(c, p->res[k], cs) > res_top) res_top = viz_mat_top(c, p->res[k], cs);
+        if (p->operand[k]) continue;
+        float cw, ch;
+        viz_value_cell(c, p->res[k], c->value_min, &cw, &ch);
+        rw0 = fmaxf(rw0, cw);
+        rh0 = fmaxf(rh0, ch);
     }
-    if (p->left && viz_mat_top(c, p->left, cs) > res_top) res_top = viz_mat_top(c, p->left, cs);
-    float x = x0, y = y0 + top_h + res_top;
+    float smax = fmaxf(1.0f, max_cs / rh0);
+    for (size_t r = 0; r < sizeof ratios / sizeof *ratios; r++) {
+        if (!fits(c, p, grown(rw0, rh0, 1, ratios[r], kmin), w, h)) continue;
+        float lo = 1, hi = smax; // the largest scale that fits: fitting shrinks as cells grow
+        for (int i = 0; i < 12 && hi - lo > 0.01f; i++) {
+            float mid = (lo + hi) / 2;
+            if (fits(c, p, grown(rw0, rh0, mid, ratios[r], kmin), w, h)) lo = mid;
+            else hi = mid;
+        }
+        cells z = grown(rw0, rh0, lo, ratios[r], kmin);
+        float klo = z.kw, khi = fminf(z.rw, z.rh); // then the inner cells as large as they fit
+        for (int i = 0; i < 10 && khi - klo > 0.25f; i++) {
+            float mid = (klo + khi) / 2;
+            if (fits(c, p, (cells){z.rw, z.rh, mid, mid}, w, h)) klo = mid;
+            else khi = mid;
+        }
+        *out = (cells){z.rw, z.rh, klo, klo};
+        return true;
+    }
+    return false;
+}
+
+/* The cells at which the product fits w × h (at most max_cs): square, or,
+ * when the theme wants values at a size squares cannot hold, fit_values'. */
+static cells fit_cells(const viz_ctx *c, product *p, float w, float h, float max_cs) {
+    cells z = square(fit_square(c, p, w, h, max_cs)), v;
+    if (c->value_min > 0 && !results_read(c, p, z, c->value_min) && fit_values(c, p, w, h, max_cs, &v)) z = v;
+    assign(p, z);
+    return z;
+}
+
+static void product_draw(const viz_ctx *c, const product *p, float x0, float y0) {
+    float top_h, res_top, shift;
+    product_bands(c, p, &top_h, &res_top, &shift);
+    float x = x0 + shift, y = y0 + top_h + res_top;
     if (p->left) {
-        x += viz_mat_left(c, p->left, cs);
-        viz_mat_draw(c, p->left, x, y, cs);
-        x += mat_w(c, p->left, cs) + gap(c);
+        x += viz_mat_left(c, p->left, 0);
+        viz_mat_draw(c, p->left, x, y, 0);
+        x += mat_w(c, p->left) + gap(c);
     }
     for (int k = 0; k < p->blocks; k++) {
         const viz_mat *r = p->res[k], *t = p->top[k];
         if (!p->left) {
             if (k && p->op[k]) {
-                viz_text(c->l, x, y, op_w(c, p->op[k]), r->rows * cs, p->op[k], c->body,
+                viz_text(c->l, x, y, op_w(c, p->op[k]), cells_h(r), p->op[k], op_px(c),
                          VIZ_CENTER | VIZ_MIDDLE, c->th->muted);
             }
-            x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, cs);
+            x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, 0);
         }
-        if (t) viz_mat_draw(c, t, x, y - res_top - 8 * c->u - t->rows * cs, cs);
-        viz_mat_draw(c, r, x, y, cs);
-        float bw = mat_w(c, r, cs);
-        if (t && mat_w(c, t, cs) > bw) bw = mat_w(c, t, cs);
+        if (t) viz_mat_draw(c, t, x, y - res_top - 8 * c->u - cells_h(t), 0);
+        viz_mat_draw(c, r, x, y, 0);
+        float bw = mat_w(c, r);
+        if (t && mat_w(c, t) > bw) bw = mat_w(c, t);
         x += bw + (p->left ? gap(c) : 0);
     }
 }
@@ -252,6 +343,7 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
     int dm = t->cfg.d_model, dk = t->cfg.d_k, hk = t->cfg.heads * dk;
     viz_labels xcols = c->s->feature_names && dm <= 64 ? VIZ_LABEL_FEATURES : VIZ_LABEL_DIMS;
     bool hide = c->s->hide_weights;
+    const viz_names *nm = &c->s->names;
     memset(p, 0, sizeof *p);
     viz_mat *mats = p->mats;
     char (*tt)[96] = p->titles;
@@ -268,10 +360,12 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         p->left = &mats[0];
         for (int k = 0; k < 3; k++) {
             mats[1 + k] = weight(w[k], dm, dk, ATTN_ST_Q + k, h, title(c, tt[1 + k], sizeof tt[0], wn[k], h));
+            mats[1 + k].col_names = nm->qkv[k][h];
             mats[4 + k] = mat(t, ATTN_ST_Q + k, h, title(c, tt[4 + k], sizeof tt[0], rn[k], h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
             p->top[k] = &mats[1 + k];
             p->res[k] = &mats[4 + k];
         }
+        if (xcols == VIZ_LABEL_FEATURES) mats[1].row_labels = VIZ_LABEL_FEATURES; // W's rows are X's columns
         p->blocks = 3;
         break;
     }
@@ -281,6 +375,9 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         mats[1].transposed = true;
         mats[1].rows = dk;
         mats[1].cols = t->n;
+        mats[0].col_names = nm->qkv[0][h];
+        mats[1].row_names = nm->qkv[1][h]; // Kᵀ's rows are K's columns, met by Q's of the same name
+        if (nm->qkv[1][h]) mats[1].row_labels = VIZ_LABEL_DIMS;
         mats[2] = mat(t, ATTN_ST_SCORES, h, title(c, tt[2], sizeof tt[0], "S = QKᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
         p->left = &mats[0];
         p->top[0] = &mats[1];
@@ -299,8 +396,10 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         if (scale && t->cfg.scale) snprintf(opbuf, sizeof p->op_text, "÷ √%d = %.3g", dk, sqrt((double)dk));
         else if (scale) snprintf(opbuf, sizeof p->op_text, "= (%s)", viz_s(c, VIZ_S_SCALE_OFF_LABEL));
         else snprintf(opbuf, sizeof p->op_text, "→");
+        if (c->value_min > 0) mats[0].row_labels = VIZ_LABEL_NONE; // its rows are the result's, labelled beside it
         p->res[0] = &mats[0];
         p->res[1] = &mats[1];
+        p->operand[0] = true;
         p->op[1] = opbuf;
         p->blocks = 2;
         break;
@@ -319,7 +418,9 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         mats[1] = mat(t, ATTN_ST_V, h, title(c, tt[1], sizeof tt[0], "V", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
         mats[2] = mat(t, ATTN_ST_Z, h, title(c, tt[2], sizeof tt[0], "Z = A·V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
         mats[2].hidden = hide;
+        mats[1].col_names = mats[2].col_names = nm->qkv[2][h]; // Z's columns are V's, mixed
         for (int k = 0; k < 3; k++) p->res[k] = &mats[k];
+        p->operand[0] = p->operand[1] = true;
         p->op[1] = "·";
         p->op[2] = "=";
         p->blocks = 3;
@@ -328,6 +429,8 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         mats[0] = mat(t, ATTN_ST_CONCAT, 0, "concat(Z)", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_CONCAT);
         mats[0].hidden = hide;
         mats[1] = weight(t->w_o, hk, dm, ATTN_ST_OUTPUT, 0, "W_O");
+        mats[1].col_names = nm->out ? nm->out : t->given[ATTN_MAT_W_O][0] && xcols == VIZ_LABEL_FEATURES
+                                                    ? c->s->feature_names : NULL; // a design maps back to features
         mats[2] = mat(t, ATTN_ST_OUTPUT, 0, "out = concat·W_O", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
         mats[2].hidden = hide;
         p->left = &mats[0];
@@ -371,6 +474,17 @@ double viz_step_range(const viz_ctx *c, const attn_trace *t, int head) {
     return product_range(&p);
 }
 
+/* How much of b the matrices take when the lines view shares it (softmax):
+ * 58%, or more where the theme wants values and the lines can do with less. */
+static float matrices_w(const viz_ctx *c, viz_box b) {
+    if (c->s->step != ATTN_STEP_SOFTMAX) return b.w;
+    return c->value_min > 0 ? fmaxf(b.w * 0.58f, b.w - fmaxf(b.w * 0.25f, 150 * c->u)) : b.w * 0.58f;
+}
+
+static cells zoomed(cells z, float zoom) {
+    return (cells){z.rw * zoom, z.rh * zoom, z.kw * zoom, z.kh * zoom};
+}
+
 void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range) {
     product p;
     build_product(c, &p, t, head);
@@ -382,13 +496,14 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
     }
     viz_box mb = b;
     bool lines = c->s->step == ATTN_STEP_SOFTMAX;
-    if (lines) mb.w = b.w * 0.58f;
-    float cs = fit_cell(c, &p, mb.w, mb.h, 46 * c->u) * c->s->canvas_zoom;
+    mb.w = matrices_w(c, b);
+    assign(&p, zoomed(fit_cells(c, &p, mb.w, mb.h, 46 * c->u), c->s->canvas_zoom));
     float pw, ph;
-    product_size(c, &p, cs, &pw, &ph);
+    product_size(c, &p, &pw, &ph);
+    if (lines && pw < mb.w) mb.w = fmaxf(b.w * 0.58f, pw); // the lines view gets what the matrices leave
     float x = mb.x + (pw < mb.w ? (mb.w - pw) / 2 : 0) - c->s->canvas_pan_x;
     float y = mb.y + (ph < mb.h ? (mb.h - ph) / 2 : 0) - c->s->canvas_pan_y;
-    product_draw(c, &p, x, y, cs);
+    product_draw(c, &p, x, y);
     if (lines) {
         viz_box lb = {b.x + mb.w + gap(c), b.y, b.w - mb.w - gap(c), b.h};
         lines_view(c, lb, t, head);
@@ -398,6 +513,6 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     product p;
     build_product(c, &p, t, head);
-    float w = c->s->step == ATTN_STEP_SOFTMAX ? b.w * 0.58f : b.w; // the lines view takes the rest
-    return fit_cell(c, &p, w, b.h - c->body * 1.7f, 46 * c->u);
+    cells z = fit_cells(c, &p, matrices_w(c, b), b.h - c->body * 1.7f, 46 * c->u);
+    return fminf(z.rw, z.rh); // the results' cells: what a split view compares
 }

@@ -40,6 +40,40 @@ static size_t fitting_prefix(const viz_ctx *c, const char *s, size_t len, float 
     return lo;
 }
 
+static size_t next_line(const viz_ctx *c, const char *s, size_t len, float w, float px);
+
+/* The largest whole size from px down to 85% of it (never below 9 px) at
+ * which s is at most w wide, or 0: a slightly smaller label reads better
+ * than a cut one. */
+static float shrunk_px(const viz_ctx *c, const char *s, float px, float w) {
+    for (float p = floorf(px); p >= fmaxf(9.0f, ceilf(px * 0.85f)); p -= 1.0f)
+        if (viz_text_w(c, s, p) <= w) return p;
+    return 0;
+}
+
+/* s on two lines of the box when it is tall enough for them and both fit
+ * (at px or a little smaller). Returns the width drawn, 0 when not. */
+static float two_lines(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px, int align,
+                       viz_rgba col) {
+    size_t len = strlen(s);
+    char line[512];
+    for (float p = floorf(px); p >= fmaxf(9.0f, ceilf(px * 0.85f)); p -= 1.0f) {
+        float lh = p * 1.25f;
+        if (2 * lh > h) continue;
+        size_t n = next_line(c, s, len, w, p), rest = n;
+        while (rest < len && s[rest] == ' ') rest++;
+        if (n == 0 || n >= sizeof line || rest >= len || viz_text_w(c, s + rest, p) > w) continue;
+        memcpy(line, s, n);
+        while (n > 0 && line[n - 1] == ' ') n--;
+        line[n] = '\0';
+        float top = y + (h - 2 * lh) / 2, a = (float)(align & (VIZ_CENTER | VIZ_RIGHT));
+        viz_text(c->l, x, top, w, lh, line, p, (int)a | VIZ_MIDDLE, col);
+        viz_text(c->l, x, top + lh, w, lh, s + rest, p, (int)a | VIZ_MIDDLE, col);
+        return fmaxf(viz_text_w(c, line, p), viz_text_w(c, s + rest, p));
+    }
+    return 0;
+}
+
 float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px,
                 int align, viz_rgba col) {
     float tw = viz_text_w(c, s, px);
@@ -47,6 +81,12 @@ float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char
         viz_text(c->l, x, y, w, h, s, px, align, col);
         return tw;
     }
+    float p = shrunk_px(c, s, px, w), drawn;
+    if (p > 0) {
+        viz_text(c->l, x, y, w, h, s, p, align, col);
+        return viz_text_w(c, s, p);
+    }
+    if ((drawn = two_lines(c, x, y, w, h, s, px, align, col)) > 0) return drawn;
     char buf[512];
     size_t keep = fitting_prefix(c, s, strlen(s), w, px);
     if (keep > sizeof buf - 4) keep = sizeof buf - 4;
