@@ -24,6 +24,9 @@ float viz_text_w(const viz_ctx *c, const char *s, float px);
  * returns the width drawn. */
 float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px,
                 int align, viz_rgba col);
+/* The size viz_label draws s at on one line of width w (px, or up to 15%
+ * smaller), or 0 when it takes two lines or is cut. */
+float viz_line_px(const viz_ctx *c, const char *s, float px, float w);
 /* Wraps text (paragraphs split by blank lines or \n) into box b starting
  * scroll pixels down; draws the lines that are visible and returns the total
  * height of the text. CJK may break between any two characters. */
@@ -70,6 +73,9 @@ float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs);
 float viz_mat_top(const viz_ctx *c, const viz_mat *m, float cs);
 /* Draws m with its cells' top-left at (x, y) and cell size cs (or m->cw × m->ch). */
 void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs);
+/* The column width at which m's named columns (features, a lesson's names)
+ * are all labelled in two staggered lines; 0 when its columns have no names. */
+float viz_col_label_need(const viz_ctx *c, const viz_mat *m, float cw);
 /* The text size m's values are written at in cells of cw × ch (0: none fit). */
 float viz_value_px(const viz_ctx *c, const viz_mat *m, float cw, float ch);
 /* The narrowest cells that hold m's values at px: their width and height. */

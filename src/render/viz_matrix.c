@@ -17,13 +17,21 @@ double viz_abs_max(const double *v, size_t count) {
 static float label_px(const viz_ctx *c, float cs) {
     float px = cs * (c->value_min > 0 ? 0.8f : 0.7f); // where values are read from afar, labels are too
     if (px > c->small) px = c->small;
-    if (px < 10.0f) px = 10.0f; // below 10 px labels are thinned instead
+    if (px < 10.0f) px = cs / 1.15f >= 9.0f ? fminf(10.0f, cs / 1.15f) : 10.0f; // one per cell if 9 px allow, else thinned
     return px;
 }
 
 /* m's cells: their width (along a row) and height, drawn at cs unless m sets its own. */
 static float cell_w(const viz_mat *m, float cs) { return m->cw > 0 ? m->cw : cs; }
 static float cell_h(const viz_mat *m, float cs) { return m->ch > 0 ? m->ch : cs; }
+
+/* The size of m's column labels: as large as its cells allow, their width
+ * counting up to twice their height (so wide cells do not get labels larger
+ * than their rows'). */
+static float col_label_px(const viz_ctx *c, const viz_mat *m, float cs) {
+    float cw = cell_w(m, cs), ch = cell_h(m, cs);
+    return label_px(c, fminf(cw, fmaxf(ch, cw * 0.5f)));
+}
 
 #define MAX_LABELS (ATTN_MAX_HEADS * ATTN_MAX_D_K) /* the widest matrix: concat and W_O's rows */
 
@@ -53,7 +61,7 @@ float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs) {
 
 /* Column labels need two staggered rows when they are wider than a cell. */
 static bool cols_staggered(const viz_ctx *c, const viz_mat *m, float cs) {
-    float px = label_px(c, cell_w(m, cs));
+    float px = col_label_px(c, m, cs);
     char buf[128];
     for (int j = 0; j < m->cols; j++) {
         row_label(c, m, j, buf, sizeof buf, true);
@@ -65,10 +73,21 @@ static bool cols_staggered(const viz_ctx *c, const viz_mat *m, float cs) {
 float viz_mat_top(const viz_ctx *c, const viz_mat *m, float cs) {
     float h = c->small * 1.6f;
     if (m->col_labels != VIZ_LABEL_NONE) {
-        float lh = label_px(c, cell_w(m, cs)) * 1.3f;
+        float lh = col_label_px(c, m, cs) * 1.3f;
         h += cols_staggered(c, m, cs) ? 2 * lh : lh;
     }
     return h;
+}
+
+float viz_col_label_need(const viz_ctx *c, const viz_mat *m, float cw) {
+    if (m->col_labels != VIZ_LABEL_FEATURES && !(m->col_labels == VIZ_LABEL_DIMS && m->col_names)) return 0;
+    float px = col_label_px(c, m, cw), widest = 0;
+    char buf[128];
+    for (int j = 0; j < m->cols; j++) {
+        row_label(c, m, j, buf, sizeof buf, true);
+        widest = fmaxf(widest, viz_text_w(c, buf, px));
+    }
+    return (fminf(widest, 110.0f * c->u) + 4 * c->u) / 2; // two staggered lines: each label has two cells
 }
 
 /* The rank of label s among the labels the page keeps, or -1. */
@@ -129,6 +148,12 @@ static void pick_cols(const viz_ctx *c, const viz_mat *m, float cw, float px, fl
         row_label(c, m, j, buf, sizeof buf, true);
         width[j] = fminf(viz_text_w(c, buf, px), cap);
         widest = fmaxf(widest, width[j]);
+    }
+    bool all = true; // every label, alternating between the lines, when that fits
+    for (int j = 0; j + 2 < n && all; j++) all = 2 * cw >= (width[j] + width[j + 2]) / 2 + sep;
+    if (all) {
+        for (int j = 0; j < n; j++) show[j] = true, lane[j] = j % 2;
+        return;
     }
     int step = (int)ceilf((widest + sep) / (2 * cw)); // as many as fit when all are the widest
     if (step < 1) step = 1;
@@ -284,7 +309,7 @@ static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, fl
         }
     }
     if (m->col_labels == VIZ_LABEL_NONE) return;
-    float px = label_px(c, cw), lh = px * 1.3f;
+    float px = col_label_px(c, m, cs), lh = px * 1.3f;
     bool stagger = cols_staggered(c, m, cs);
     if (stagger) pick_cols(c, m, cw, px, cap, show, lane);
     for (int j = 0; j < m->cols && j < MAX_LABELS; j++) {

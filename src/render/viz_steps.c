@@ -154,17 +154,28 @@ static bool results_read(const viz_ctx *c, const product *p, cells z, float px) 
 }
 
 /* Results at s times the smallest cells that hold their values (rw0 × rh0),
- * growing towards squares; the inner dimension at ratio of them, at least kmin. */
-static cells grown(float rw0, float rh0, float s, float ratio, float kmin) {
-    float rh = rh0 * s, rw = fmaxf(rw0, rh), k = fmaxf(kmin, ratio * fminf(rw, rh));
-    return (cells){rw, rh, k, k};
+ * growing towards squares; the inner rows at kh and the inner columns at kw
+ * times theirs, at least kmin. */
+static cells grown(float rw0, float rh0, float s, float kh, float kw, float kmin) {
+    float rh = rh0 * s, rw = fmaxf(rw0, rh);
+    return (cells){rw, rh, fmaxf(kmin, kw * rw), fmaxf(kmin, kh * fminf(rw, rh))};
 }
+
+/* The largest x in [lo, hi] at which make(x) fits (fitting only gets harder as x grows). */
+#define LARGEST(lo, hi, make)                                            \
+    for (int i_ = 0; i_ < 12 && (hi) - (lo) > 0.01f * (hi); i_++) {     \
+        float x = ((lo) + (hi)) / 2;                                     \
+        if (fits(c, p, (make), w, h)) (lo) = x;                          \
+        else (hi) = x;                                                   \
+    }
 
 /* Cells for the theme's value size (c->value_min): the largest results that
  * hold their values and fit, with the inner dimension as close to theirs as
- * room allows. false when even the smallest do not fit. */
+ * room allows — the inner columns first (width is often spare), then the
+ * inner rows. false when even the smallest do not fit. */
 static bool fit_values(const viz_ctx *c, product *p, float w, float h, float max_cs, cells *out) {
-    static const float ratios[] = {1.0f, 0.6f, 0.35f, 0.0f};
+    static const float shares[][2] = {{1, 1}, {0.6f, 1}, {0.35f, 1}, {0, 1},  {0.6f, 0.6f},
+                                      {0.35f, 0.35f}, {0, 0.35f}, {0, 0}}; // inner rows', inner columns'
     float rw0 = 0, rh0 = 0, kmin = fmaxf(6.0f, 3 * c->u);
     for (int k = 0; k < p->blocks; k++) {
         if (p->operand[k]) continue;
@@ -173,33 +184,63 @@ static bool fit_values(const viz_ctx *c, product *p, float w, float h, float max
         rw0 = fmaxf(rw0, cw);
         rh0 = fmaxf(rh0, ch);
     }
-    float smax = fmaxf(1.0f, max_cs / rh0);
-    for (size_t r = 0; r < sizeof ratios / sizeof *ratios; r++) {
-        if (!fits(c, p, grown(rw0, rh0, 1, ratios[r], kmin), w, h)) continue;
-        float lo = 1, hi = smax; // the largest scale that fits: fitting shrinks as cells grow
-        for (int i = 0; i < 12 && hi - lo > 0.01f; i++) {
-            float mid = (lo + hi) / 2;
-            if (fits(c, p, grown(rw0, rh0, mid, ratios[r], kmin), w, h)) lo = mid;
-            else hi = mid;
-        }
-        cells z = grown(rw0, rh0, lo, ratios[r], kmin);
-        float klo = z.kw, khi = fminf(z.rw, z.rh); // then the inner cells as large as they fit
-        for (int i = 0; i < 10 && khi - klo > 0.25f; i++) {
-            float mid = (klo + khi) / 2;
-            if (fits(c, p, (cells){z.rw, z.rh, mid, mid}, w, h)) klo = mid;
-            else khi = mid;
-        }
-        *out = (cells){z.rw, z.rh, klo, klo};
+    for (size_t r = 0; r < sizeof shares / sizeof *shares; r++) {
+        float kh = shares[r][0], kw = shares[r][1];
+        if (!fits(c, p, grown(rw0, rh0, 1, kh, kw, kmin), w, h)) continue;
+        float lo = 1, hi = fmaxf(1.0f, max_cs / rh0);
+        LARGEST(lo, hi, grown(rw0, rh0, x, kh, kw, kmin));
+        cells z = grown(rw0, rh0, lo, kh, kw, kmin);
+        lo = z.kh, hi = fminf(z.rw, z.rh); // then the inner rows as tall as they fit
+        LARGEST(lo, hi, ((cells){z.rw, z.rh, z.kw, x}));
+        z.kh = lo;
+        lo = z.kw, hi = z.rw; // and the inner columns as wide
+        LARGEST(lo, hi, ((cells){z.rw, z.rh, x, z.kh}));
+        z.kw = lo;
+        *out = z;
         return true;
     }
     return false;
 }
+#undef LARGEST
+
+/* How wide the results' columns would like to be: wide enough for their
+ * (and their top operands') column names in two lines, and, where the theme
+ * wants values, for values as large as the cells' height allows. */
+static float wanted_rw(const viz_ctx *c, const product *p, cells z) {
+    float want = 0;
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->operand[k]) continue;
+        want = fmaxf(want, viz_col_label_need(c, p->res[k], z.rw));
+        if (p->top[k]) want = fmaxf(want, viz_col_label_need(c, p->top[k], z.rw));
+        if (c->value_min > 0) {
+            float cw, ch;
+            viz_value_cell(c, p->res[k], fminf(c->small, floorf(z.rh / 1.25f)), &cw, &ch);
+            want = fmaxf(want, cw);
+        }
+    }
+    return want;
+}
+
+/* z with the results' columns widened towards wanted_rw while p fits. */
+static cells widened(const viz_ctx *c, product *p, cells z, float w, float h) {
+    float lo = z.rw, hi = wanted_rw(c, p, z);
+    if (hi <= lo) return z;
+    for (int i = 0; i < 10 && hi - lo > 0.25f; i++) {
+        float mid = (lo + hi) / 2;
+        if (fits(c, p, (cells){mid, z.rh, z.kw, z.kh}, w, h)) lo = mid;
+        else hi = mid;
+    }
+    z.rw = lo;
+    return z;
+}
 
 /* The cells at which the product fits w × h (at most max_cs): square, or,
- * when the theme wants values at a size squares cannot hold, fit_values'. */
+ * when the theme wants values at a size squares cannot hold, fit_values';
+ * then the results' columns as wide as their names or values want. */
 static cells fit_cells(const viz_ctx *c, product *p, float w, float h, float max_cs) {
     cells z = square(fit_square(c, p, w, h, max_cs)), v;
     if (c->value_min > 0 && !results_read(c, p, z, c->value_min) && fit_values(c, p, w, h, max_cs, &v)) z = v;
+    z = widened(c, p, z, w, h);
     assign(p, z);
     return z;
 }
@@ -269,6 +310,31 @@ static float lines_legend(const viz_ctx *c, float x, float y, float w, const viz
     return y + lh - y0;
 }
 
+/* The rows of the lines view for n tokens under a title of title_h in a box
+ * of height h: their height and the labels' text size. */
+static void lines_rows(const viz_ctx *c, float h, float title_h, int n, float *rh, float *px) {
+    *rh = fminf((h - title_h) / n, 30 * c->u);
+    *px = fmaxf(9.0f, fminf(*rh * 0.7f, c->small));
+}
+
+/* The width one side's labels need: the widest token at px, and a gap. */
+static float lines_label_w(const viz_ctx *c, const attn_trace *t, float px) {
+    char lab[96];
+    float w = 0;
+    for (int i = 0; i < t->n; i++) {
+        attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
+        w = fmaxf(w, viz_text_w(c, lab, px));
+    }
+    return w + 6 * c->u;
+}
+
+/* The narrowest the lines view can be in a box of height h: both labels and some room for the lines. */
+static float lines_need_w(const viz_ctx *c, const attn_trace *t, float h) {
+    float rh, px;
+    lines_rows(c, h, c->small * 2.0f, t->n, &rh, &px);
+    return 2 * lines_label_w(c, t, px * 0.85f) + 40 * c->u;
+}
+
 /* Token rows on the left, keys on the right, a line from the query to each key:
  * thickness and opacity follow the weight. */
 static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
@@ -284,16 +350,17 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
         size_t used = strlen(buf);
         snprintf(buf + used, sizeof buf - used, " · %s", viz_s(c, VIZ_S_LINES_ALL_HEADS));
     }
-    viz_label(c, b.x, b.y, b.w, c->small * 1.6f, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    // the title takes a second line rather than being cut
+    float title_h = viz_line_px(c, buf, c->small, b.w) > 0 ? c->small * 2.0f : c->small * 3.0f;
+    viz_label(c, b.x, b.y, b.w, title_h - c->small * 0.4f, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     bool all = c->s->compare == VIZ_COMPARE_OFF && c->s->lines_all_heads;
     int h0 = all ? 0 : head, h1 = all ? t->cfg.heads : head + 1;
-    float lw = b.w * 0.28f, lx = b.x + lw, rx = b.x + b.w - lw;
     bool legend = all && h1 > 1 && !c->s->hide_weights;
+    float top = b.y + title_h, rh, px;
+    lines_rows(c, b.h, title_h, n, &rh, &px);
+    float lw = fminf(fmaxf(b.w * 0.28f, lines_label_w(c, t, px)), b.w * 0.4f), lx = b.x + lw, rx = b.x + b.w - lw;
     float leg_h = legend ? lines_legend(c, lx, 0, b.w - lw, NULL, h1, false) + 6 * c->u : 0;
-    float top = b.y + c->small * 2.0f, rh = (b.h - (top - b.y) - leg_h) / n; // the legend has its own room
-    if (rh > 30 * c->u) rh = 30 * c->u;
-    float px = rh * 0.7f < c->small ? rh * 0.7f : c->small;
-    if (px < 9) px = 9;
+    if (leg_h > 0) lines_rows(c, b.h - leg_h, title_h, n, &rh, &px); // the legend has its own room
     int step = (int)ceilf(px * 1.1f / rh);
     for (int i = 0; i < n; i++) {
         float y = top + i * rh;
@@ -476,9 +543,10 @@ double viz_step_range(const viz_ctx *c, const attn_trace *t, int head) {
 
 /* How much of b the matrices take when the lines view shares it (softmax):
  * 58%, or more where the theme wants values and the lines can do with less. */
-static float matrices_w(const viz_ctx *c, viz_box b) {
+static float matrices_w(const viz_ctx *c, viz_box b, const attn_trace *t) {
     if (c->s->step != ATTN_STEP_SOFTMAX) return b.w;
-    return c->value_min > 0 ? fmaxf(b.w * 0.58f, b.w - fmaxf(b.w * 0.25f, 150 * c->u)) : b.w * 0.58f;
+    float w = c->value_min > 0 ? fmaxf(b.w * 0.58f, b.w - fmaxf(b.w * 0.25f, 150 * c->u)) : b.w * 0.58f;
+    return fminf(w, b.w - gap(c) - lines_need_w(c, t, b.h)); // the lines keep their labels whole
 }
 
 static cells zoomed(cells z, float zoom) {
@@ -489,18 +557,20 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
     product p;
     build_product(c, &p, t, head);
     set_range(&p, range);
-    if (subtitle) {
-        viz_label(c, b.x, b.y, b.w, c->body * 1.5f, subtitle, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
-        b.y += c->body * 1.7f;
-        b.h -= c->body * 1.7f;
+    if (subtitle) { // a view's settings: one line, or two of smaller text rather than cut
+        bool one = viz_line_px(c, subtitle, c->body, b.w) > 0;
+        float h = one ? c->body * 1.5f : c->small * 2.6f;
+        viz_label(c, b.x, b.y, b.w, h, subtitle, one ? c->body : c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
+        b.y += h + c->body * 0.2f;
+        b.h -= h + c->body * 0.2f;
     }
     viz_box mb = b;
     bool lines = c->s->step == ATTN_STEP_SOFTMAX;
-    mb.w = matrices_w(c, b);
+    mb.w = matrices_w(c, b, t);
     assign(&p, zoomed(fit_cells(c, &p, mb.w, mb.h, 46 * c->u), c->s->canvas_zoom));
     float pw, ph;
     product_size(c, &p, &pw, &ph);
-    if (lines && pw < mb.w) mb.w = fmaxf(b.w * 0.58f, pw); // the lines view gets what the matrices leave
+    if (lines && pw < mb.w) mb.w = fmaxf(fminf(b.w * 0.58f, mb.w), pw); // the lines view gets what the matrices leave
     float x = mb.x + (pw < mb.w ? (mb.w - pw) / 2 : 0) - c->s->canvas_pan_x;
     float y = mb.y + (ph < mb.h ? (mb.h - ph) / 2 : 0) - c->s->canvas_pan_y;
     product_draw(c, &p, x, y);
@@ -513,6 +583,6 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     product p;
     build_product(c, &p, t, head);
-    cells z = fit_cells(c, &p, matrices_w(c, b), b.h - c->body * 1.7f, 46 * c->u);
+    cells z = fit_cells(c, &p, matrices_w(c, b, t), b.h - c->body * 1.7f, 46 * c->u);
     return fminf(z.rw, z.rh); // the results' cells: what a split view compares
 }

@@ -51,6 +51,10 @@ static float shrunk_px(const viz_ctx *c, const char *s, float px, float w) {
     return 0;
 }
 
+float viz_line_px(const viz_ctx *c, const char *s, float px, float w) {
+    return viz_text_w(c, s, px) <= w ? px : shrunk_px(c, s, px, w);
+}
+
 /* s on two lines of the box when it is tall enough for them and both fit
  * (at px or a little smaller). Returns the width drawn, 0 when not. */
 static float two_lines(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px, int align,

@@ -169,11 +169,17 @@ static void rail(const viz_ctx *c, viz_box b) {
     const char *texts[(int)VIZ_W_COUNT > (int)ATTN_STEP_COUNT ? (int)VIZ_W_COUNT : (int)ATTN_STEP_COUNT];
     step_labels(c, steps, texts);
     float step_px = column_px(c, texts, ATTN_STEP_COUNT, w, px);
-    // the controls' names get the width the widest needs (within reason), their values the rest
-    for (int i = 0; i < VIZ_W_COUNT; i++) texts[i] = viz_s(c, control_names[i]);
-    float ctrl_px = column_px(c, texts, VIZ_W_COUNT, w * 0.46f - 4 * c->u, px * 0.92f), lw = 0;
-    for (int i = 0; i < VIZ_W_COUNT; i++) lw = fmaxf(lw, viz_text_w(c, texts[i], ctrl_px));
-    lw = fminf(fmaxf(lw + 6 * c->u, w * 0.3f), w * 0.46f);
+    // the controls' names and values share what the buttons leave, at one size that fits both
+    char vals[VIZ_W_COUNT][64];
+    float ctrl_px = px * 0.92f, names = 0, values = 0, avail = w - 2 * rh - 10 * c->u;
+    for (int i = 0; i < VIZ_W_COUNT; i++) {
+        control_value(c, (viz_widget)i, vals[i], sizeof vals[i]);
+        names = fmaxf(names, viz_text_w(c, viz_s(c, control_names[i]), ctrl_px));
+        values = fmaxf(values, viz_text_w(c, vals[i], ctrl_px));
+    }
+    if (names + values > avail) ctrl_px *= fmaxf(0.8f, avail / (names + values));
+    float k = ctrl_px / (px * 0.92f), lw = fmaxf(names * k + 6 * c->u, w * 0.3f);
+    if (lw + values * k + 4 * c->u > avail + 6 * c->u) lw = names * k + 6 * c->u; // tidy columns only if room
     viz_label(c, x, y, w, rh, viz_s(c, VIZ_S_STEPS), px * 0.9f, VIZ_LEFT | VIZ_MIDDLE, th->muted);
     y += rh;
     for (int i = 0; i < ATTN_STEP_COUNT; i++, y += rh) {
@@ -379,7 +385,7 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     if (s->question && s->step >= ATTN_STEP_SOFTMAX) { // its line stays once answered: the layout does not jump
         char q[96], msg[256];
         attn_token_label(&t->tokens, s->query >= 0 ? s->query : 0, 12, q, sizeof q);
-        snprintf(msg, sizeof msg, viz_s(c, VIZ_S_HIDDEN_PREDICT), q);
+        snprintf(msg, sizeof msg, viz_s(c, s->hide_weights ? VIZ_S_HIDDEN_PREDICT : VIZ_S_ANSWERED_PREDICT), q);
         viz_label(c, in.x, in.y, in.w, c->body * 1.6f, msg, c->body, VIZ_LEFT | VIZ_MIDDLE,
                   s->hide_weights ? c->th->highlight : c->th->muted);
         in.y += c->body * 1.8f;
@@ -533,7 +539,7 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     // a theme that wants readable values (presenter) gives the canvas the room the chrome would take
     bool roomy = c.value_min > 0;
     float top = (roomy ? 42 : 54) * u, status = (roomy ? 22 : 28) * u;
-    float rail_w = roomy ? fmaxf(200 * u, fminf(W * 0.16f, 240 * u)) : fmaxf(200 * u, fminf(W * 0.19f, 270 * u));
+    float rail_w = roomy ? fmaxf(fmaxf(160 * u, 200.0f), fminf(W * 0.16f, 240 * u)) : fmaxf(200 * u, fminf(W * 0.19f, 270 * u));
     float side_w = roomy ? fmaxf(230 * u, fminf(W * 0.23f, 400 * u)) : fmaxf(250 * u, fminf(W * 0.27f, 440 * u));
     if (rail_w + side_w > W * 0.62f) { // narrow windows: shrink the side panels first
         float k = W * 0.62f / (rail_w + side_w);
