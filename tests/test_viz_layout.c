@@ -459,6 +459,50 @@ static void lines_view_keeps_labels(void **state) {
     }
 }
 
+/* ---- code in the narrative ---- */
+
+/* The first text command of l that says s, or NULL. */
+static const viz_cmd *find_text(const viz_list *l, const char *s) {
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_TEXT && strcmp(viz_cmd_text(l, &l->cmds[i]), s) == 0) return &l->cmds[i];
+    return NULL;
+}
+
+/* A lesson's code is drawn in the code face on a grid where a Chinese
+ * character takes two columns (what follows "它它" lines up with what follows
+ * "ab" + "cd"), and a long line wraps after "↪" with a hanging indent. */
+static void code_in_the_code_face(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, VIZ_THEME_LIGHT, VIZ_LANG_ZH);
+    st.lesson.narrative = strdup("Text.\n\n" VIZ_CODE_MARK "x = 它它  # one\n" VIZ_CODE_MARK "y = abcd  # two\n"
+                                 VIZ_CODE_MARK "    long = f(aaaa, bbbb, cccc, dddd, eeee, ffff, gggg, hhhh, iiii, jjjj)\n");
+    const viz_list *l = build(&st, 1280, 800, "code-grid");
+    const viz_cmd *one = find_text(l, "# one"), *two = find_text(l, "y = abcd  # two"), *mark = find_text(l, "↪");
+    const viz_cmd *ta = NULL, *text = find_text(l, "Text.");
+    for (int i = 0; i < l->count && !ta; i++) // the code's 它, not a token chip's
+        if (l->cmds[i].kind == VIZ_TEXT && l->cmds[i].font == VIZ_FONT_MONO && !strcmp(viz_cmd_text(l, &l->cmds[i]), "它"))
+            ta = &l->cmds[i];
+    assert_non_null(one);
+    assert_non_null(two);
+    assert_non_null(ta);
+    assert_non_null(mark);
+    assert_int_equal(one->font, VIZ_FONT_MONO);
+    assert_int_equal(two->font, VIZ_FONT_MONO);
+    assert_int_equal(text->font, VIZ_FONT_SANS);
+    viz_measure m = viz_fonts_measure(g_fonts);
+    float px = two->size, cell = m.mono(m.ctx, "0", 1, px);
+    // "# two" starts 10 columns into its line; "# one" after "x = " (4), "它它" (4) and two spaces
+    float two_hash = two->x + m.mono(m.ctx, "y = abcd  ", 10, px);
+    if (fabsf(one->x - two_hash) > 0.5f)
+        fail_msg("the comments start at %.1f and %.1f (a column is %.1f px)", one->x, two_hash, cell);
+    assert_true(fabsf(ta->x - (two->x + 4 * cell + (2 * cell - m.mono(m.ctx, "它", strlen("它"), px)) / 2)) < 0.5f);
+    // the long line's continuation: the mark two columns past its indentation, the text after it
+    assert_true(fabsf(mark->x - (two->x + 6 * cell)) < 0.5f);
+    assert_true(mark->y > two->y);
+    app_free(&st);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(presenter_values_read_from_afar),
@@ -468,6 +512,7 @@ int main(void) {
         cmocka_unit_test(nothing_cut_in_small_window),
         cmocka_unit_test(question_pages_keep_their_layout),
         cmocka_unit_test(lines_view_keeps_labels),
+        cmocka_unit_test(code_in_the_code_face),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

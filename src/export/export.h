@@ -115,6 +115,8 @@ typedef struct {
     const char *text;           /* page text for the handout (Markdown, blank-line paragraphs);
                                    NULL: the step's hint from the UI strings */
     const char *text_after;     /* the page's text after its @reveal: after the figure; NULL: none */
+    const char *narrative;      /* --view window: the narrative panel's text as the window shows it
+                                   (viz_lesson_narrative); NULL: text */
     viz_origin origin;          /* where the trace's given weights came from (the figure's badge) */
     viz_mark mark;              /* what the figure points at besides the query (a lesson's @highlight) */
     const attn_trace *alt;      /* a lesson page's @compare view (for its {references}), or NULL */

@@ -52,7 +52,7 @@ static void item_scene(viz_scene *s, const export_opts *o, const export_item *it
     s->ui = ui ? ui->s[o->lang] : NULL;
     s->badge = badge;
     s->narrative_title = it->title;
-    s->narrative = it->text;
+    s->narrative = it->narrative ? it->narrative : it->text;
     s->theme = o->theme;
     s->scale = scale;
     s->width = w;

@@ -67,7 +67,7 @@ static uint64_t mix_f(uint64_t h, float v) {
 
 static uint64_t cmd_hash(const viz_list *l, const viz_cmd *c, viz_irect clip) {
     uint64_t h = ATTN_FNV_OFFSET;
-    int ints[7] = {(int)c->kind, c->align, clip.x, clip.y, clip.w, clip.h, 0};
+    int ints[7] = {(int)c->kind, c->align, clip.x, clip.y, clip.w, clip.h, c->kind == VIZ_TEXT ? (int)c->font : 0};
     h = mix(h, ints, sizeof ints);
     const float fs[8] = {c->x, c->y, c->w, c->h, c->x2, c->y2, c->thick, c->size};
     for (int i = 0; i < 8; i++) h = mix_f(h, fs[i]);

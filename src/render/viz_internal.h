@@ -29,12 +29,19 @@ float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char
 float viz_line_px(const viz_ctx *c, const char *s, float px, float w);
 /* Wraps text (paragraphs split by blank lines or \n) into box b starting
  * scroll pixels down; draws the lines that are visible and returns the total
- * height of the text. CJK may break between any two characters. */
+ * height of the text. CJK may break between any two characters. A line that
+ * starts with VIZ_CODE_MARK is code (viz_code_line, a little smaller). */
 float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, viz_rgba col);
 /* The same, with the lines after a paragraph's first indented by indent
  * pixels (a hanging indent), drawing only when draw (else it only measures). */
 float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, float indent, viz_rgba col,
                   bool draw);
+/* One line of code (len bytes, without its mark) at y in box b: the code face
+ * at px on a grid of columns (a wide character takes two), wrapped with a
+ * hanging indent and a continuation mark; drawn when draw (whole lines
+ * only). Returns the height it takes. */
+float viz_code_line(const viz_ctx *c, viz_box b, const char *s, size_t len, float px, float y, viz_rgba col,
+                    bool draw);
 /* Formats a value for a cell: 2 decimals, "−∞" for -inf, short exponent when large. */
 void viz_format_value(char *buf, size_t cap, double v);
 /* A string of the scene's UI table. */

@@ -137,7 +137,8 @@ static int place_text(viz_fonts *f, const viz_list *l, const viz_cmd *c, viz_tex
     int lh, asc;
     img->cov = NULL;
     if (!f || !*s) return 0;
-    if (viz_fonts_line(f, c->size, &lh, &asc) != 0 || viz_fonts_text(f, s, c->size, img) != 0) return -1;
+    if (viz_fonts_line(f, c->size, c->font, &lh, &asc) != 0 || viz_fonts_text(f, s, c->size, c->font, img) != 0)
+        return -1;
     float left, top;
     align_text(c, img->w, lh, &left, &top);
     *box = (viz_irect){viz_iround(left), viz_iround(top) + asc - img->asc, img->w, img->h};

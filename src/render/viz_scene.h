@@ -8,6 +8,10 @@
 #include "complexity.h"
 #include "viz.h"
 
+/* A line of a scene's narrative that starts with this byte is a line of code,
+ * kept as written and set in the code face (lessons' ``` blocks). */
+#define VIZ_CODE_MARK "\x1f"
+
 /* Every UI string, in one table per language (assets/ui_strings.tsv). */
 typedef enum {
 #define VIZ_STR(id) VIZ_S_##id,
@@ -133,7 +137,7 @@ typedef struct {
     const char *const *ui;          /* VIZ_STR_COUNT strings in the current language */
     const char *badge;              /* weights source, e.g. "random, untrained (seed 1)" */
     const char *narrative_title;    /* narrative panel title (lesson page), or NULL: the step name */
-    const char *narrative;          /* narrative text; paragraphs split by blank lines */
+    const char *narrative;          /* narrative text; paragraphs split by blank lines, code lines marked */
     const char *status;             /* status line text */
     const char *page_label;         /* e.g. "3 / 14", or NULL without a lesson */
     bool show_help;                 /* the key help overlay */

@@ -17,10 +17,17 @@ typedef struct viz_fonts viz_fonts;
 /* Opens the UI fonts. override_path (--font FILE) is used as the primary font
  * when non-NULL; otherwise fontconfig finds WenQuanYi Micro Hei (Latin + CJK).
  * A fallback font (fontconfig's match for DejaVu Sans) draws glyphs the primary
- * lacks (ᵀ, ₖ, ₙ ...), chosen per glyph. Returns NULL and writes a learner-
+ * lacks (ᵀ, ₖ, ₙ ...), chosen per glyph; Symbola (fonts-symbola), when
+ * installed, draws emoji last. Code (VIZ_FONT_MONO) is set in WenQuanYi Micro
+ * Hei Mono (face 1 of wqy-microhei.ttc), then DejaVu Sans Mono, then the UI's
+ * faces; a missing fallback is skipped. Returns NULL and writes a learner-
  * readable message into err (cap bytes) when no CJK font is found — the message
  * names the Debian package fonts-wqy-microhei. TTF_Init must have been called. */
 viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap);
+
+/* Whether the face of family ("WenQuanYi Micro Hei Mono", "DejaVu Sans Mono",
+ * "Symbola", …) was found: code and emoji use the ones that are. */
+bool viz_fonts_has_face(const viz_fonts *f, const char *family);
 
 /* Frees the fonts and every cached line of text. NULL is a no-op. */
 void viz_fonts_close(viz_fonts *f);

@@ -161,6 +161,11 @@ float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float
         const char *nl = strchr(p, '\n');
         size_t plen = nl ? (size_t)(nl - p) : strlen(p);
         if (plen == 0) y += lh * 0.5f; // a blank line separates paragraphs
+        if (plen > 0 && *p == VIZ_CODE_MARK[0]) { // code: its own face, grid and wrapping
+            y += viz_code_line(c, b, p + 1, plen - 1, px * 0.87f, y, col, draw);
+            p += nl ? plen + 1 : plen;
+            continue;
+        }
         for (bool first = true; plen > 0; first = false) {
             float x = first ? b.x : b.x + indent, w = first ? b.w : b.w - indent; // continuation lines hang
             size_t n = next_line(c, p, plen, w, px);
