@@ -29,7 +29,7 @@
 #define MIN_PX 1
 #define MAX_PX 512
 #define CHECK_PX 16       /* size opened at start to prove the files load */
-#define MAX_SIZES 8       /* open fonts per (pixel size); each holds FreeType caches */
+#define MAX_SIZES 32      /* pixel sizes open at once (a presenter's window uses about 20); each holds FreeType caches */
 #define CACHE_MAX 4096    /* cached lines of text */
 #define CACHE_BUDGET ((size_t)16 << 20) /* coverage bytes across them: bounded memory (a 4K window's text fits) */
 #define MEASURE_SLOTS 8192 /* direct-mapped cache of text widths (layout measures a lot) */
@@ -62,6 +62,7 @@ typedef struct text_entry {
     uint32_t hash;                    /* text_hash(text, strlen(text), px, font) */
     int px;                           /* font size in whole pixels */
     viz_font font;                    /* its style */
+    unsigned long held;               /* the hold (viz_fonts_hold) it was last used in */
     uint8_t *cov;                     /* w×h coverage bytes (owned); NULL: nothing visible */
     viz_text_img img;                 /* what viz_fonts_text returns */
     size_t bytes;                     /* size of cov */
@@ -95,9 +96,11 @@ struct viz_fonts {
     face faces[FACE_COUNT];      /* the files; FACE_SANS is always found */
     measure_slot *measures;      /* MEASURE_SLOTS widths; NULL if it could not be allocated */
     sized_fonts sizes[MAX_SIZES];
+    uint8_t slot_of[MAX_PX + 1]; /* the slot of sizes holding pixel size px, plus one; 0: none */
     unsigned long tick;
     text_entry *bucket[CACHE_BUCKETS]; /* hash chains of cached lines */
     text_entry *newest, *oldest;       /* LRU order */
+    unsigned long hold;                /* lines used since the last viz_fonts_hold are never evicted */
     int count;                         /* cached lines */
     size_t bytes;                      /* coverage bytes across them */
     char *scratch; /* NUL-terminated copy of a run for SDL_ttf */
@@ -231,15 +234,16 @@ static TTF_Font *face_at(const viz_fonts *f, sized_fonts *s, face_id i) {
 /* The fonts at px (the primary opened at once). NULL with SDL_GetError set. */
 static sized_fonts *fonts_at(viz_fonts *f, int px) {
     f->tick++;
-    for (int i = 0; i < MAX_SIZES; i++) {
-        if (f->sizes[i].px == px) {
-            f->sizes[i].used = f->tick;
-            return &f->sizes[i];
-        }
+    if (f->slot_of[px]) { // every text asks: found without a search
+        sized_fonts *s = &f->sizes[f->slot_of[px] - 1];
+        s->used = f->tick;
+        return s;
     }
     TTF_Font *prim = open_face(&f->faces[FACE_SANS], px);
     if (!prim) return NULL;
     sized_fonts *s = victim_slot(f);
+    if (s->px) f->slot_of[s->px] = 0;
+    f->slot_of[px] = (uint8_t)(s - f->sizes + 1);
     close_sized(s);
     s->px = px;
     s->font[FACE_SANS] = prim;
@@ -493,10 +497,16 @@ static void cache_remove(viz_fonts *f, text_entry *e) {
     free(e);
 }
 
-/* Evicts the least recently used entries, never keep, until under both caps. */
+/* Evicts the least recently used entries, never keep nor one used since the
+ * last hold (the newest are the held ones), until under both caps. */
 static void cache_trim(viz_fonts *f, const text_entry *keep) {
-    while ((f->count > CACHE_MAX || f->bytes > CACHE_BUDGET) && f->oldest && f->oldest != keep)
+    while ((f->count > CACHE_MAX || f->bytes > CACHE_BUDGET) && f->oldest && f->oldest != keep &&
+           f->oldest->held != f->hold)
         cache_remove(f, f->oldest);
+}
+
+void viz_fonts_hold(viz_fonts *f) {
+    f->hold++;
 }
 
 /* Renders e->text and keeps its alpha channel: the coverage of every pixel. */
@@ -530,13 +540,14 @@ int viz_fonts_text(viz_fonts *f, const char *text, float px, viz_font style, viz
     if (e) {
         lru_unlink(f, e);
         lru_push_front(f, e);
+        e->held = f->hold;
         *out = e->img;
         return 0;
     }
     size_t len = strlen(text);
     e = calloc(1, sizeof *e + len + 1);
     if (!e) return SDL_OutOfMemory();
-    *e = (text_entry){.hash = h, .px = ipx, .font = style};
+    *e = (text_entry){.hash = h, .px = ipx, .font = style, .held = f->hold};
     memcpy(e->text, text, len + 1);
     if (entry_render(f, e) != 0) {
         free(e);

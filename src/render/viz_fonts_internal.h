@@ -26,4 +26,9 @@ int viz_fonts_line(viz_fonts *f, float px, viz_font style, int *height, int *asc
  * SDL_GetError set. */
 int viz_fonts_text(viz_fonts *f, const char *text, float px, viz_font style, viz_text_img *out);
 
+/* From now on, every line viz_fonts_text returns stays cached (and its
+ * coverage valid) until the next hold, however many there are: the
+ * rasteriser places a frame's texts first, then reads them from two threads. */
+void viz_fonts_hold(viz_fonts *f);
+
 #endif

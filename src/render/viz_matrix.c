@@ -246,10 +246,11 @@ float viz_value_px(const viz_ctx *c, const viz_mat *m, float cw, float ch) {
         float cs = fminf(cw, ch), px = fminf(cs * 0.34f, c->small);
         return px >= 9.0f && viz_text_w(c, widest, px) <= cw - 2 ? px : 0;
     }
-    // as large as the cell holds, in whole pixels as the fonts draw them
-    float px = floorf(fminf(ch / 1.25f + 0.01f, c->small));
-    while (px >= 9.0f && viz_text_w(c, widest, px) + px * 0.25f > cw + 0.01f) px -= 1.0f;
-    return px >= 9.0f ? px : 0;
+    // as large as the cell holds, in whole pixels as the fonts draw them; smaller than the
+    // theme's size they would not read from afar, only clutter the heatmap: none then
+    float px = floorf(fminf(ch / 1.25f + 0.01f, c->small)), least = floorf(c->value_min);
+    while (px >= least && viz_text_w(c, widest, px) + px * 0.25f > cw + 0.01f) px -= 1.0f;
+    return px >= least ? px : 0;
 }
 
 void viz_value_cell(const viz_ctx *c, const viz_mat *m, float px, float *cw, float *ch) {

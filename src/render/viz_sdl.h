@@ -44,6 +44,12 @@ viz_measure viz_fonts_measure(viz_fonts *f);
  * SDL_GetError set (every command is still tried: a partial frame beats none). */
 int viz_sdl_draw(SDL_Surface *dst, viz_fonts *f, const viz_list *l, const SDL_Rect *area, viz_rgba bg);
 
+/* viz_sdl_draw over n areas at once (NULL: all of dst), possibly
+ * overlapping: each text is placed once, and a large job is drawn by two
+ * threads, each owning a band of rows (the pixels are those of one thread). */
+int viz_sdl_draw_areas(SDL_Surface *dst, viz_fonts *f, const viz_list *l, const SDL_Rect *areas, int n,
+                       viz_rgba bg);
+
 /* The signature of l for viz_damage: what each drawn command is and the
  * pixels it may touch, with text measured by f. false when out of memory. */
 bool viz_sdl_signature(viz_sig *out, viz_fonts *f, const viz_list *l, int w, int h);

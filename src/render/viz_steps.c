@@ -138,12 +138,22 @@ static bool fits(const viz_ctx *c, product *p, cells z, float w, float h) {
     return pw <= w && ph <= h;
 }
 
-/* The largest square cells (at most max_cs) at which the product fits w × h. */
+/* The largest square cells of max_cs, max_cs·0.92, max_cs·0.92² … (60 of
+ * them, above 2 px) at which the product fits w × h, else the next size (at
+ * least 2 px). Fitting only gets easier as cells shrink, so the size is found
+ * by bisection: a long sentence's labels are measured at each try. */
 static float fit_square(const viz_ctx *c, product *p, float w, float h, float max_cs) {
-    float cs = max_cs;
-    for (int i = 0; i < 60 && cs > 2.0f; i++, cs *= 0.92f)
-        if (fits(c, p, square(cs), w, h)) return cs;
-    return cs < 2.0f ? 2.0f : cs;
+    float sizes[61];
+    int n = 0;
+    for (float cs = max_cs; n < 60 && cs > 2.0f; cs *= 0.92f) sizes[n++] = cs;
+    sizes[n] = n ? sizes[n - 1] * 0.92f : max_cs; // what the last one shrinks to
+    int lo = 0, hi = n; // sizes[hi] is the first that fits (n: none does)
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (fits(c, p, square(sizes[mid]), w, h)) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo < n ? sizes[lo] : fmaxf(2.0f, sizes[n]);
 }
 
 /* Whether every result of p writes its values at px in cells z. */

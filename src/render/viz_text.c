@@ -117,10 +117,21 @@ static bool break_before(const char *s, size_t i, size_t len) {
     return utf8_cp_width(cp) == 2 || utf8_cp_width(prev) == 2;
 }
 
+static size_t line_within(const viz_ctx *c, const char *s, size_t len, size_t all, float w, float px);
+
 /* Length of the next line of s[0..len) that fits in w (at least one code point):
  * the last break whose line fits, found by a binary search over the breaks
  * (a longer line is never narrower). */
 static size_t next_line(const viz_ctx *c, const char *s, size_t len, float w, float px) {
+    // hardly a line of width w holds more bytes than this (a byte per 1/6 em, and some): searching
+    // beyond it would only measure long prefixes, which the width cache does not keep
+    size_t cap = (size_t)(6.0f * w / fmaxf(px, 1.0f)) + 32;
+    return line_within(c, s, cap < len ? cap : len, len, w, px);
+}
+
+/* next_line over the first len of all bytes; when every break in them fits,
+ * over all of them. */
+static size_t line_within(const viz_ctx *c, const char *s, size_t len, size_t all, float w, float px) {
     size_t breaks[1024], nb = 0; // positions after which the line may end
     for (size_t i = 0; i < len && nb < sizeof breaks / sizeof *breaks;) {
         uint32_t cp;
@@ -135,6 +146,7 @@ static size_t next_line(const viz_ctx *c, const char *s, size_t len, float w, fl
         if (c->m.width(c->m.ctx, s, end, px) <= w) lo = mid + 1;
         else hi = mid;
     }
+    if (len < all && lo == nb) return line_within(c, s, all, all, w, px); // every break fitted: look further
     if (lo > 0) return breaks[lo - 1];
     // one word wider than the box: cut it at the last code point that fits
     size_t first = 0;

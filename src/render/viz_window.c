@@ -29,8 +29,7 @@ static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m)
 
 static void sentence_bar(const viz_ctx *c, viz_box b) {
     const viz_theme *th = c->th;
-    float pad = 10 * c->u, bw = 0;
-    viz_fill(c->l, b.x, b.y, b.w, b.h, th->panel);
+    float pad = 10 * c->u, bw = 0; // its background: viz_build_window's
     viz_fill(c->l, b.x, b.y + b.h - 1, b.w, 1, th->line);
     float nw = viz_text_w(c, viz_s(c, VIZ_S_APP_NAME), c->big) + 2 * pad;
     viz_text(c->l, b.x + pad, b.y, nw, b.h, viz_s(c, VIZ_S_APP_NAME), c->big, VIZ_LEFT | VIZ_MIDDLE, th->accent);
@@ -156,8 +155,7 @@ static void step_labels(const viz_ctx *c, char buf[][96], const char **texts) {
 }
 
 static void rail(const viz_ctx *c, viz_box b) {
-    const viz_theme *th = c->th;
-    viz_fill(c->l, b.x, b.y, b.w, b.h, th->panel);
+    const viz_theme *th = c->th; // its background: viz_build_window's
     viz_fill(c->l, b.x + b.w - 1, b.y, 1, b.h, th->line);
     float pad = 10 * c->u;
     int rows = ATTN_STEP_COUNT + VIZ_W_COUNT + 2;
@@ -499,8 +497,7 @@ static void detail(const viz_ctx *c, viz_box b) {
 }
 
 static void status_line(const viz_ctx *c, viz_box b) {
-    float pad = 10 * c->u;
-    viz_fill(c->l, b.x, b.y, b.w, b.h, c->th->panel);
+    float pad = 10 * c->u; // its background: viz_build_window's
     viz_fill(c->l, b.x, b.y, b.w, 1, c->th->line);
     float rw = 0;
     if (c->s->page_label) {
@@ -547,12 +544,16 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
         side_w *= k;
     }
     float body_h = H - top - status;
-    // every pixel is covered once: the panels paint themselves, the canvas its background
+    // every pixel is covered once, first, by the panels' opaque backgrounds (so the rasteriser
+    // need not clear what they cover), then drawn over
+    viz_fill(l, 0, 0, W, top, c.th->panel);
+    viz_fill(l, 0, top, rail_w, body_h, c.th->panel);
     viz_fill(l, rail_w, top, W - rail_w - side_w, body_h, c.th->bg);
+    viz_fill(l, W - side_w, top, side_w, body_h, c.th->panel);
+    viz_fill(l, 0, H - status, W, status, c.th->panel);
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
     canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
-    viz_fill(l, W - side_w, top, side_w, body_h, c.th->panel);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
     float nar_h = body_h * 0.52f;
     narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
