@@ -323,10 +323,16 @@ cleanup:
 
 /* --bench: the app loop offscreen (no display needed), software rendering. */
 static int run_bench(const cli_opts *o, double start_s) {
+    app_bench_opts bo = {o->width, o->height, VIZ_THEME_LIGHT};
+    attn_err err;
+    if (o->theme && export_parse_theme(&bo.theme, o->theme, &err) != ATTN_OK) {
+        fprintf(stderr, "attnviz: %s\n", err.msg);
+        return 2;
+    }
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
     ui_env env;
     if (env_open(&env, o, SDL_INIT_VIDEO) != 0) return 1;
-    int code = app_bench_run(&env.strings, env.fonts, start_s);
+    int code = app_bench_run(&env.strings, env.fonts, start_s, &bo);
     env_close(&env);
     return code;
 }

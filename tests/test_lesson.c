@@ -579,6 +579,47 @@ static void test_pages_paired(void **state) {
     lesson_free(en);
 }
 
+/* A @weights block's first line names its columns; @features names the
+ * labels kept when labels thin out, for the lesson and per page. */
+static void test_column_names_and_features(void **state) {
+    (void)state;
+    static const char text[] =
+        "# lesson: t\ntitle: T\nlang: en\n@config: d_k=2 heads=1\n@sentence: the cat saw a bird\n"
+        "@vocab\n      noun animate can-fly\nthe:  0 0 0\ncat:  1 1 0\nsaw:  0 0 0\na:    0 0 0\nbird: 1 1 1\n@end\n"
+        "@features: can-fly wants-animate\n"
+        "@weights head 0 W_Q\n        wants-animate wants-can-fly\nnoun: 0 0\nanimate: 1 0\ncan-fly: 0 1\n@end\n"
+        "@weights head 0 W_K\n0 0\n1 0\n0 1\n@end\n"
+        "=== page: a\ntitle: A\n"
+        "=== page: b\ntitle: B\n@features: noun wants-can-fly\n";
+    lesson *l = parse_ok(text);
+    const lesson_page *a = lesson_page_at(l, 0), *b = lesson_page_at(l, 1);
+    assert_int_equal(a->n_keep, 2); // the lesson's
+    assert_string_equal(a->keep[0], "can-fly");
+    assert_string_equal(a->keep[1], "wants-animate");
+    assert_int_equal(b->n_keep, 2); // its own
+    assert_string_equal(b->keep[0], "noun");
+    lesson_names nm;
+    assert_int_equal(lesson_page_names(l, 0, &a->cfg, &nm), 1);
+    assert_non_null(nm.mat[ATTN_MAT_W_Q][0]);
+    assert_string_equal(nm.mat[ATTN_MAT_W_Q][0][1], "wants-can-fly");
+    assert_null(nm.mat[ATTN_MAT_W_K][0]); // designed, but its columns are not named
+    attn_weights w; // the names go with the rows of numbers: the block is still a 3×2 matrix
+    assert_int_equal(lesson_page_weights(l, 0, &a->cfg, &w), 2);
+    assert_true(w.mat[ATTN_MAT_W_Q][0][2] == 1.0 && w.mat[ATTN_MAT_W_Q][0][5] == 1.0);
+    attn_config wide = a->cfg;
+    wide.d_k = 3; // the design no longer fits: nor do its names
+    assert_int_equal(lesson_page_names(l, 0, &wide, &nm), 0);
+    assert_null(nm.mat[ATTN_MAT_W_Q][0]);
+    lesson_free(l);
+    expect_err(HEAD "@weights head 0 W_Q\n  a b c\n1 2\n1 2\n1 2\n@end\n", 17, 3,
+               "this line names 3 columns but the rows of W_Q have 2 numbers");
+    expect_err(HEAD "@weights head 0 W_Q\n  a a\n1 2\n1 2\n1 2\n@end\n", 17, 5, "column “a” is named twice");
+    expect_err(HEAD "@weights head 0 W_Q\nnoun 1 0\n1 2\n1 2\n@end\n", 17, 1, "“noun” is not a number");
+    expect_err(HEAD "@features: noun dog\n", 16, 17, "“dog” is neither a feature of @vocab nor a column named");
+    expect_err(HEAD "@features:\n", 16, 11, "@features names the features or columns this page talks about");
+    expect_err(HEAD "@features: noun\n@features: noun\n", 17, 1, "@features is given twice here (first at line 16)");
+}
+
 /* The complete example in lessons/README.md is a valid lesson. */
 static void test_readme_example(void **state) {
     (void)state;
@@ -732,6 +773,7 @@ int main(void) {
         cmocka_unit_test(test_cost_figures),
         cmocka_unit_test(test_no_typed_figures),
         cmocka_unit_test(test_pages_paired),
+        cmocka_unit_test(test_column_names_and_features),
         cmocka_unit_test(test_readme_example),
         cmocka_unit_test(test_limits_named),
         cmocka_unit_test(test_error_list_limit),

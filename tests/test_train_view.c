@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "test_common.h"
+#include "test_sdl_common.h"
 #include "app_train.h"
 #include "cli_args.h"
 #include "cli_train.h"
@@ -16,6 +16,8 @@
 #include "viz_train.h"
 
 static viz_strings strings;
+static viz_fonts *fonts;
+static viz_list list;
 
 static int setup(void **state) {
     (void)state;
@@ -24,11 +26,14 @@ static int setup(void **state) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;
     }
-    return 0;
+    fonts = test_fonts_open();
+    return fonts ? 0 : -1;
 }
 
 static int teardown(void **state) {
     (void)state;
+    viz_free(&list);
+    test_fonts_close(fonts);
     viz_strings_free(&strings);
     return 0;
 }
@@ -402,6 +407,106 @@ static void test_options_after_start_ask_for_reset(void **state) {
     close_view(&v);
 }
 
+/* ---- readable: nothing cut, nothing outside its box, no two texts on each other ---- */
+
+/* Where a TEXT command's ink goes: its measured width placed by its alignment, a line of its size. */
+static void text_extent(const viz_cmd *c, float tw, float *x0, float *x1, float *y0, float *y1) {
+    int h = c->align & 3, v = c->align & 12;
+    *x0 = h == VIZ_CENTER ? c->x + (c->w - tw) / 2 : h == VIZ_RIGHT ? c->x + c->w - tw : c->x;
+    *x1 = *x0 + tw;
+    float lh = c->size * 1.05f;
+    *y0 = v == VIZ_MIDDLE ? c->y + (c->h - lh) / 2 : v == VIZ_BOTTOM ? c->y + c->h - lh : c->y;
+    *y1 = *y0 + lh;
+}
+
+/* Lays the window out with the view open at w×h and checks its texts. */
+static void assert_readable(view *v, int w, int h, const char *what) {
+    v->st.width = w;
+    v->st.height = h;
+    viz_scene sc;
+    char badge[320];
+    app_scene(&v->st, &sc, badge, sizeof badge);
+    app_train_scene(&v->t, &sc);
+    assert_non_null(sc.train);
+    viz_measure m = viz_fonts_measure(fonts);
+    viz_build_window(&list, &sc, m);
+    assert_false(list.failed);
+    const char *dir = getenv("ATTNVIZ_LAYOUT_SHOTS"); // to look at what was checked
+    if (dir && *dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/train-%dx%d-%s-%s-%s.png", dir, w, h, v->st.lang ? "zh" : "en",
+                 viz_theme_name(v->st.theme), what);
+        SDL_Surface *surf = viz_sdl_render_surface(fonts, &list, w, h, viz_theme_get(v->st.theme)->bg);
+        attn_err err;
+        assert_non_null(surf);
+        if (viz_save_png(surf, path, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        SDL_FreeSurface(surf);
+    }
+    const char *where = v->st.lang ? "zh" : "en";
+    int n = list.count;
+    float(*ext)[4] = calloc((size_t)n, sizeof *ext);
+    assert_non_null(ext);
+    for (int i = 0; i < n; i++) {
+        const viz_cmd *c = &list.cmds[i];
+        if (c->kind != VIZ_TEXT) continue;
+        const char *t = viz_cmd_text(&list, c);
+        size_t len = strlen(t), e = strlen("…");
+        if (len >= e && !strcmp(t + len - e, "…"))
+            fail_msg("%dx%d %s %s %s: cut to “%s”", w, h, where, viz_theme_name(v->st.theme), what, t);
+        float tw = m.width(m.ctx, t, len, c->size);
+        if (tw > c->w + 1.5f)
+            fail_msg("%dx%d %s %s %s: “%s” is %.0f px wide in a box of %.0f", w, h, where, viz_theme_name(v->st.theme),
+                     what, t, tw, c->w);
+        text_extent(c, tw, &ext[i][0], &ext[i][1], &ext[i][2], &ext[i][3]);
+        if (ext[i][0] < -0.5f || ext[i][1] > w + 0.5f || ext[i][3] > h + 0.5f)
+            fail_msg("%dx%d %s %s: “%s” leaves the window", w, h, where, what, t);
+        for (int j = 0; j < i; j++) {
+            const viz_cmd *d = &list.cmds[j];
+            if (d->kind != VIZ_TEXT || !*t || !*viz_cmd_text(&list, d)) continue;
+            float ox = fminf(ext[i][1], ext[j][1]) - fmaxf(ext[i][0], ext[j][0]);
+            float oy = fminf(ext[i][3], ext[j][3]) - fmaxf(ext[i][2], ext[j][2]);
+            if (ox > 1.5f && oy > 1.5f)
+                fail_msg("%dx%d %s %s %s: “%s” overlaps “%s”", w, h, where, viz_theme_name(v->st.theme), what, t,
+                         viz_cmd_text(&list, d));
+        }
+    }
+    free(ext);
+}
+
+/* The view idle, trained and scrubbed to a snapshot, with the probe refused and
+ * the options changed: zh and en, light and presenter, 1024×640 and 1920×1080. */
+static void test_view_is_readable(void **state) {
+    (void)state;
+    view v;
+    open_view(&v);
+    static const viz_theme_id themes[] = {VIZ_THEME_LIGHT, VIZ_THEME_PRESENTER};
+    static const int sizes[][2] = {{1024, 640}, {1920, 1080}, {1280, 800}};
+    for (int phase = 0; phase < 4; phase++) {
+        if (phase == 1) { // trained
+            app_train_key(&v.t, SDLK_SPACE, 0);
+            wait_for(&v, "train_state", "done");
+        } else if (phase == 2) { // a snapshot, and a word the task does not know
+            app_train_key(&v.t, SDLK_LEFT, 0);
+            app_train_key(&v.t, SDLK_LEFT, 0);
+            app_train_key(&v.t, SDLK_e, 0);
+            app_edit_insert(&v.st, "车");
+        } else if (phase == 3) { // the options changed after training: the view asks for Reset
+            app_edit_cancel(&v.st);
+            app_train_widget(&v.t, VIZ_TW_LAYERS, +1);
+            assert_true(v.t.view.options_pending);
+        }
+        static const char *const names[] = {"idle", "done", "probe-refused", "pending"};
+        for (int l = 0; l < 2; l++)
+            for (int th = 0; th < 2; th++)
+                for (int z = 0; z < 3; z++) {
+                    v.st.lang = (viz_lang)l;
+                    v.st.theme = themes[th];
+                    assert_readable(&v, sizes[z][0], sizes[z][1], names[phase]);
+                }
+    }
+    close_view(&v);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot_steps),
@@ -412,6 +517,7 @@ int main(void) {
         cmocka_unit_test(test_axis),
         cmocka_unit_test(test_thread_pauses_and_steps),
         cmocka_unit_test(test_options_after_start_ask_for_reset),
+        cmocka_unit_test(test_view_is_readable),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -284,18 +284,19 @@ static viz_rgba crand(unsigned *seed, bool translucent) {
 }
 
 /* Every primitive at fractional positions, translucent colours, lines at all
- * angles and widths, text overlapping its box, grids and clips. */
-static void random_list(viz_list *l, unsigned seed) {
+ * angles and widths, text overlapping its box, grids and clips, on a w×h canvas. */
+static void random_list_in(viz_list *l, unsigned seed, float cw, float ch) {
     static const char *texts[] = {"它", "QKᵀ/√dₖ", "0.81", "softmax", "注意力", "−∞"};
     viz_clear(l);
+    float k = cw / W; // sizes grow with the canvas
     for (int i = 0; i < 120; i++) {
         int kind = (int)frand(&seed, 0, 6.99f);
-        float x = frand(&seed, -20, W), y = frand(&seed, -20, H), w = frand(&seed, 0, 90), h = frand(&seed, 0, 60);
+        float x = frand(&seed, -20, cw), y = frand(&seed, -20, ch), w = frand(&seed, 0, 90 * k), h = frand(&seed, 0, 60 * k);
         bool tr = frand(&seed, 0, 1) < 0.5f;
         switch (kind) {
         case 0: viz_fill(l, x, y, w, h, crand(&seed, tr)); break;
         case 1: viz_stroke(l, x, y, w, h, frand(&seed, 0.5f, 4), crand(&seed, tr)); break;
-        case 2: viz_line(l, x, y, frand(&seed, -20, W + 20), frand(&seed, -20, H + 20), frand(&seed, 0.3f, 7),
+        case 2: viz_line(l, x, y, frand(&seed, -20, cw + 20), frand(&seed, -20, ch + 20), frand(&seed, 0.3f, 7),
                          crand(&seed, tr)); break;
         case 3: viz_text(l, x, y, w, h, texts[i % 6], frand(&seed, 8, 30), (int)frand(&seed, 0, 2.99f) |
                          ((int)frand(&seed, 0, 2.99f) * 4), crand(&seed, tr)); break;
@@ -309,6 +310,43 @@ static void random_list(viz_list *l, unsigned seed) {
         default: viz_clip(l, 0, 0, 0, 0); break;
         }
     }
+}
+
+static void random_list(viz_list *l, unsigned seed) {
+    random_list_in(l, seed, W, H);
+}
+
+/* Large drawings are shared by two threads, each owning a band of rows (any
+ * split gives the pixels of one drawing): a whole threaded drawing, several
+ * overlapping areas drawn at once, and small single-thread tiles all agree. */
+static void threaded_draws_equal_tiled_draws(void **state) {
+    (void)state;
+    enum { BW = 960, BH = 640 }; // above the two-thread threshold
+    viz_list l = {0};
+    SDL_Surface *whole = SDL_CreateRGBSurfaceWithFormat(0, BW, BH, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Surface *tiles = SDL_CreateRGBSurfaceWithFormat(0, BW, BH, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Surface *areas = SDL_CreateRGBSurfaceWithFormat(0, BW, BH, 32, SDL_PIXELFORMAT_ARGB8888);
+    for (unsigned seed = 1; seed <= 6; seed++) {
+        random_list_in(&l, seed * 131, BW, BH);
+        assert_int_equal(viz_sdl_draw(whole, g_fonts, &l, NULL, WHITE), 0);
+        SDL_FillRect(tiles, NULL, 0xFF00FF00);
+        for (int y = 0; y < BH; y += 160) // 160×160 tiles: one thread each
+            for (int x = 0; x < BW; x += 160) {
+                SDL_Rect r = {x, y, 160, 160};
+                assert_int_equal(viz_sdl_draw(tiles, g_fonts, &l, &r, WHITE), 0);
+            }
+        long n = differing(whole, tiles);
+        if (n) fail_msg("seed %u: %ld pixels differ between the threaded and the tiled drawing", seed, n);
+        SDL_FillRect(areas, NULL, 0xFF00FF00);
+        SDL_Rect r[3] = {{0, 0, BW, BH / 2 + 37}, {BW / 3, BH / 4, BW / 2, BH / 2}, {0, BH / 2 - 11, BW, BH / 2 + 11}};
+        assert_int_equal(viz_sdl_draw_areas(areas, g_fonts, &l, r, 3, WHITE), 0); // overlapping, all at once
+        n = differing(whole, areas);
+        if (n) fail_msg("seed %u: %ld pixels differ between one drawing and three overlapping areas", seed, n);
+    }
+    SDL_FreeSurface(whole);
+    SDL_FreeSurface(tiles);
+    SDL_FreeSurface(areas);
+    viz_free(&l);
 }
 
 static void partial_draws_equal_a_whole_draw(void **state) {
@@ -451,6 +489,7 @@ int main(void) {
         cmocka_unit_test(many_changes_are_merged),
         cmocka_unit_test(line_box_holds_its_width),
         cmocka_unit_test(partial_draws_equal_a_whole_draw),
+        cmocka_unit_test(threaded_draws_equal_tiled_draws),
         cmocka_unit_test(window_frames_from_damage_equal_whole_frames),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

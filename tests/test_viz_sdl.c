@@ -266,6 +266,53 @@ static void no_cjk_font_names_the_package(void **state) {
     free(dejavu);
 }
 
+/* With only WenQuanYi Micro Hei's folder (no DejaVu, no Symbola) the fonts
+ * still open and draw UI text, code and an emoji: a missing fallback is
+ * skipped, never an error. Run in a child: fontconfig's configuration is global. */
+static void missing_fallbacks_are_skipped(void **state) {
+    (void)state;
+    char *wqy = family_file("WenQuanYi Micro Hei");
+    assert_non_null(wqy);
+    char tmp[] = "/tmp/attnviz-fc-XXXXXX", conf[256], cache[256];
+    assert_non_null(mkdtemp(tmp));
+    snprintf(conf, sizeof conf, "%s/fonts.conf", tmp);
+    snprintf(cache, sizeof cache, "%s/cache", tmp);
+    FILE *fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fprintf(fp, "<?xml version=\"1.0\"?>\n<fontconfig><dir>%s</dir><cachedir>%s</cachedir></fontconfig>\n",
+            dirname(wqy), cache);
+    fclose(fp);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[512] = "", out[600];
+        setenv("FONTCONFIG_FILE", conf, 1);
+        FcInitReinitialize();
+        viz_fonts *f = viz_fonts_open(NULL, err, sizeof err);
+        viz_list l = {0};
+        viz_text(&l, 0, 0, 100, 30, "它 QKᵀ 😀", 16, VIZ_LEFT, BLACK);
+        viz_text_font(&l, 0, 40, 100, 30, "x = 1  # 注释", 16, VIZ_LEFT, BLACK, VIZ_FONT_MONO);
+        SDL_Surface *s = f ? viz_sdl_render_surface(f, &l, 200, 80, WHITE) : NULL;
+        snprintf(out, sizeof out, "%s symbola=%d dejavu=%d", s ? "DRAWN" : err, viz_fonts_has_face(f, "Symbola"),
+                 viz_fonts_has_face(f, "DejaVu Sans Mono"));
+        ssize_t n = write(fds[1], out, strlen(out));
+        _exit(n < 0);
+    }
+    close(fds[1]);
+    char msg[700];
+    ssize_t n = read(fds[0], msg, sizeof msg - 1);
+    msg[n > 0 ? n : 0] = '\0';
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    if (strcmp(msg, "DRAWN symbola=0 dejavu=0") != 0) fail_msg("%s", msg);
+    remove_flat_dir(cache);
+    unlink(conf);
+    rmdir(tmp);
+    free(wqy);
+}
+
 static void font_override_missing_file(void **state) {
     (void)state;
     char err[512] = "";
@@ -303,6 +350,60 @@ static void font_override_used_as_primary(void **state) {
     TTF_CloseFont(dejavu);
     viz_fonts_close(f);
     free(path);
+}
+
+/* Code is set in WenQuanYi Micro Hei Mono (face 1 of wqy-microhei.ttc, found
+ * through fontconfig): every Latin character one advance, as in DejaVu Sans
+ * Mono, and unlike the UI's face. */
+static void mono_face_for_code(void **state) {
+    (void)state;
+    assert_true(viz_fonts_has_face(g_fonts, "WenQuanYi Micro Hei Mono"));
+    assert_true(viz_fonts_has_face(g_fonts, "DejaVu Sans Mono"));
+    viz_measure m = viz_fonts_measure(g_fonts);
+    assert_non_null(m.mono);
+    float i4 = m.mono(m.ctx, "iiii", 4, 16), w4 = m.mono(m.ctx, "WWWW", 4, 16);
+    assert_true(i4 > 0 && i4 == w4);
+    assert_true(m.width(m.ctx, "iiii", 4, 16) < m.width(m.ctx, "WWWW", 4, 16)); // the UI's face is proportional
+    TTF_Font *wqy_mono = NULL;
+    FcPattern *pat = FcNameParse((const FcChar8 *)"WenQuanYi Micro Hei Mono");
+    FcResult res;
+    FcChar8 *file = NULL;
+    int index = -1;
+    FcConfigSubstitute(NULL, pat, FcMatchPattern);
+    FcDefaultSubstitute(pat);
+    FcPattern *match = FcFontMatch(NULL, pat, &res);
+    assert_non_null(match);
+    assert_int_equal(FcPatternGetString(match, FC_FILE, 0, &file), FcResultMatch);
+    assert_int_equal(FcPatternGetInteger(match, FC_INDEX, 0, &index), FcResultMatch);
+    assert_int_equal(index, 1); // the .ttc's second face
+    wqy_mono = TTF_OpenFontIndex((const char *)file, 16, index);
+    assert_non_null(wqy_mono);
+    int w = 0;
+    TTF_SizeUTF8(wqy_mono, "它 = x", &w, NULL);
+    assert_true(m.mono(m.ctx, "它 = x", strlen("它 = x"), 16) == (float)w); // measured in that face
+    TTF_CloseFont(wqy_mono);
+    FcPatternDestroy(match);
+    FcPatternDestroy(pat);
+}
+
+/* Emoji draw in Symbola (fonts-symbola, installed by scripts/install-deps.sh):
+ * ink, and not the empty box a code point that no font has gets. */
+static void emoji_draw_in_symbola(void **state) {
+    (void)state;
+    if (!viz_fonts_has_face(g_fonts, "Symbola")) fail_msg("Symbola is missing: install fonts-symbola");
+    viz_list l = {0};
+    viz_text(&l, 10, 10, 60, 40, "😀", 30, VIZ_LEFT | VIZ_TOP, BLACK);
+    viz_text(&l, 110, 10, 60, 40, "\xf4\x8f\xbf\xbd", 30, VIZ_LEFT | VIZ_TOP, BLACK); // U+10FFFD: in no font
+    SDL_Surface *s = render(&l);
+    SDL_Rect a, b;
+    int na = ink(s, 0, 0, 100, H, WHITE, &a), nb = ink(s, 100, 0, 200, H, WHITE, &b);
+    assert_true(na > 50);
+    // the same glyph would give the same count of inked pixels; a face gives another shape
+    assert_true(na != nb);
+    viz_measure m = viz_fonts_measure(g_fonts);
+    assert_true(m.width(m.ctx, "😀", strlen("😀"), 30) > 15);
+    SDL_FreeSurface(s);
+    viz_free(&l);
 }
 
 /* ---- rendering ---- */
@@ -583,6 +684,9 @@ int main(void) {
         cmocka_unit_test(font_override_missing_file),
         cmocka_unit_test(font_override_not_a_font),
         cmocka_unit_test(font_override_used_as_primary),
+        cmocka_unit_test(mono_face_for_code),
+        cmocka_unit_test(emoji_draw_in_symbola),
+        cmocka_unit_test(missing_fallbacks_are_skipped),
         cmocka_unit_test(render_primitives),
         cmocka_unit_test(render_is_deterministic),
         cmocka_unit_test(render_text_alignment),

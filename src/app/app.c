@@ -784,6 +784,8 @@ void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     const lesson_page *pg = app_lesson_page_shown(st);
     s->narrative_title = pg ? pg->title : NULL;
     s->mark = pg ? viz_lesson_mark(&pg->highlight, &app_trace(st)->tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
+    if (pg) viz_lesson_names(&s->names, app_lesson(st), st->lesson.page, app_trace(st));
+    s->question = pg && pg->predict.on;
     s->page_label = st->lesson.page_label[0] ? st->lesson.page_label : NULL;
     s->theme = st->theme;
     s->scale = st->dpi_scale * st->zoom;

@@ -38,23 +38,6 @@ static const char *const *lesson_words(const app_state *st, const lesson *l) {
     return st->strings ? st->strings->s[lang] : NULL;
 }
 
-/* A paragraph's text with its {references} computed on the current traces. */
-static void para_text(attn_strbuf *b, const app_state *st, const lesson *l, const lesson_page *pg,
-                      const lesson_para *p) {
-    int at = 0, len = (int)strlen(p->text);
-    char val[128];
-    for (int k = 0; k < p->n_spans; k++) {
-        const lesson_span *sp = &p->spans[k];
-        if (sp->kind != LESSON_SPAN_REF || sp->ref < 0) continue;
-        attn_sb_append(b, p->text + at, (size_t)(sp->start - at));
-        viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], &st->trace, st->alt.n ? &st->alt : NULL,
-                       lesson_words(st, l));
-        attn_sb_puts(b, val);
-        at = sp->start + sp->len;
-    }
-    attn_sb_append(b, p->text + at, (size_t)(len - at));
-}
-
 /* The tokens of the sentence the lesson's vocabulary does not list, as a
  * paragraph that says how their rows of X were made. */
 static void vocab_note(attn_strbuf *b, const app_state *st) {
@@ -91,14 +74,8 @@ void app_lesson_refresh_narrative(app_state *st) {
     if (!pg) return;
     attn_strbuf b;
     attn_sb_init(&b);
-    for (int i = 0; i < pg->n_paras; i++) {
-        const lesson_para *p = &pg->paras[i];
-        if (pg->has_reveal && p->after_reveal && st->lesson.predict_pending) break; // the answer waits
-        bool item = p->kind == LESSON_PARA_ITEM, next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM;
-        if (item) attn_sb_puts(&b, "• ");
-        para_text(&b, st, l, pg, p);
-        attn_sb_puts(&b, item && next_item ? "\n" : "\n\n"); // list items stay together
-    }
+    viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &st->trace, st->alt.n ? &st->alt : NULL,
+                         lesson_words(st, l));
     vocab_note(&b, st);
     st->lesson.narrative = attn_sb_take(&b);
     st->dirty = true;

@@ -14,6 +14,8 @@
 #include "export.h"
 #include "fileio.h"
 
+static void drop_frame(app_ui *u);
+
 int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float ui_scale,
                 char *err, size_t cap) {
     memset(u, 0, sizeof *u);
@@ -58,7 +60,7 @@ void app_ui_close(app_ui *u) {
     viz_free(&u->list);
     viz_sig_free(&u->sig[0]);
     viz_sig_free(&u->sig[1]);
-    SDL_FreeSurface(u->frame);
+    drop_frame(u);
     if (u->win) SDL_DestroyWindow(u->win);
     app_free(&u->st);
     memset(u, 0, sizeof *u);
@@ -87,17 +89,35 @@ void app_ui_output_size(app_ui *u, int *w, int *h) {
     SDL_GetWindowSizeInPixels(u->win, w, h);
 }
 
-/* A frame surface of w×h in the window surface's format when the rasteriser
- * draws that one (copying to the window is then a memcpy); false when SDL
- * cannot make it (the frame is skipped, the last one stays on screen). */
+/* Lets go of the frame: SDL's window surface is only forgotten (SDL frees it
+ * when the window is resized), a frame of its own is freed. */
+static void drop_frame(app_ui *u) {
+    if (!u->frame_is_window) SDL_FreeSurface(u->frame);
+    u->frame = NULL;
+    u->frame_is_window = false;
+}
+
+/* The frame to draw into, w×h: the window surface itself when the
+ * rasteriser draws its format (nothing is copied to show it; it keeps what
+ * was drawn, so the damage alone is redrawn), else a surface of its own in
+ * the nearest format (copying is then a memcpy). false when SDL cannot make
+ * one (the frame is skipped, the last one stays on screen). */
 static bool frame_buffer(app_ui *u, int w, int h) {
-    if (u->frame && u->frame->w == w && u->frame->h == h) return true;
     SDL_Surface *ws = SDL_GetWindowSurface(u->win);
+    bool direct = ws && ws->w == w && ws->h == h && !SDL_MUSTLOCK(ws) &&
+                  (ws->format->format == SDL_PIXELFORMAT_RGB888 || ws->format->format == SDL_PIXELFORMAT_ARGB8888);
+    if (direct && u->frame == ws) return true;
+    if (!direct && !u->frame_is_window && u->frame && u->frame->w == w && u->frame->h == h) return true;
+    drop_frame(u);
+    u->full_redraw = true; // a new surface holds nothing yet
+    if (direct) {
+        u->frame = ws;
+        u->frame_is_window = true;
+        return true;
+    }
     Uint32 fmt = ws && ws->format->format == SDL_PIXELFORMAT_RGB888 ? SDL_PIXELFORMAT_RGB888 : SDL_PIXELFORMAT_ARGB8888;
-    SDL_FreeSurface(u->frame);
     u->frame = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, fmt);
     if (u->frame) SDL_SetSurfaceBlendMode(u->frame, SDL_BLENDMODE_NONE); // opaque: copied, never blended
-    u->full_redraw = true;
     return u->frame != NULL;
 }
 
@@ -115,11 +135,12 @@ static int redraw(app_ui *u, viz_irect *d) {
     double t1 = now_ms();
     viz_rgba bg = viz_theme_get(u->st.theme)->bg;
     long drawn = 0;
+    SDL_Rect r[VIZ_DAMAGE_MAX];
     for (int i = 0; i < n; i++) {
-        SDL_Rect r = {d[i].x, d[i].y, d[i].w, d[i].h};
-        if (viz_sdl_draw(u->frame, u->fonts, &u->list, &r, bg) != 0) known = false;
-        drawn += (long)r.w * r.h;
+        r[i] = (SDL_Rect){d[i].x, d[i].y, d[i].w, d[i].h};
+        drawn += (long)r[i].w * r[i].h;
     }
+    if (viz_sdl_draw_areas(u->frame, u->fonts, &u->list, r, n, bg) != 0) known = false;
     if (!known) now->count = 0; // not sure what is on screen: the next frame is drawn whole
     u->sig_cur = !u->sig_cur;
     u->full_redraw = false;
@@ -145,7 +166,7 @@ static void present(app_ui *u, const viz_irect *d, int n) {
     for (int i = 0; i < n; i++) {
         r[i] = (SDL_Rect){d[i].x, d[i].y, d[i].w, d[i].h};
         SDL_Rect dst = r[i]; // SDL_BlitSurface clips dst in place
-        SDL_BlitSurface(u->frame, &r[i], ws, &dst);
+        if (!u->frame_is_window) SDL_BlitSurface(u->frame, &r[i], ws, &dst);
     }
     if (n > 0 && SDL_UpdateWindowSurfaceRects(u->win, r, n) == 0) {
         u->shown = ws;
@@ -245,6 +266,7 @@ static void export_all(app_ui *u) {
     for (int i = 0; i < n && !st->model.m; i++) {
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
+        items[i].names = sc.names;
     }
     attn_err err;
     if (export_run(&o, items, n, st->strings, u->fonts, &err) == ATTN_OK) {
@@ -515,6 +537,7 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED || e->window.event == SDL_WINDOWEVENT_RESIZED) {
             app_ui_output_size(u, &st->width, &st->height);
+            if (u->frame_is_window) drop_frame(u); // SDL has freed the window surface it was
         }
         if (e->window.event == SDL_WINDOWEVENT_EXPOSED) u->repaint = true; // uncovered: show it all again
         st->dirty = true;

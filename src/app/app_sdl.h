@@ -21,7 +21,8 @@ typedef struct {
 
 typedef struct {
     SDL_Window *win;          /* the window (owned) */
-    SDL_Surface *frame;       /* the frame as drawn, (A)RGB8888 (owned): screenshots and pixel checks */
+    SDL_Surface *frame;       /* the frame as drawn, (A)RGB8888: screenshots and pixel checks; owned unless */
+    bool frame_is_window;     /* ... it is the window surface itself (SDL's), drawn in place: no copy to show */
     SDL_Surface *shown;       /* the window surface the frame was last copied to (SDL's) */
     viz_sig sig[2];           /* signatures of the last drawn list and of the next one (owned) */
     int sig_cur;              /* which of sig belongs to the frame on screen */

@@ -376,6 +376,7 @@ const char *cli_help_text(void) {
         "  --complexity [--max-n N]  time full, sliding-window and linear attention for\n"
         "                        n = 16 ... N and fit the slopes (N 16-65536, default 4096)\n"
         "  --bench               replay a classroom session offscreen and print timings\n"
+        "                        (with --size WxH and --theme NAME: at that size and theme)\n"
         "Window:\n"
         "  --size WxH            window size, e.g. 1280x800 (also the export size)\n"
         "  --ui-scale S          UI scale 0.5-4 (default: from the display's DPI)\n"

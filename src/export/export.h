@@ -127,10 +127,13 @@ typedef struct {
     const char *text;           /* page text for the handout (Markdown, blank-line paragraphs);
                                    NULL: the step's hint from the UI strings */
     const char *text_after;     /* the page's text after its @reveal: after the figure; NULL: none */
+    const char *narrative;      /* --view window: the narrative panel's text as the window shows it
+                                   (viz_lesson_narrative); NULL: text */
     viz_origin origin;          /* where the trace's given weights came from (the figure's badge) */
     viz_mark mark;              /* what the figure points at besides the query (a lesson's @highlight) */
     const attn_trace *alt;      /* a lesson page's @compare view (for its {references}), or NULL */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
+    viz_names names;            /* a lesson's names of Q/K/V/Z columns and the labels its page keeps */
     const char *remake_flags;   /* flags that make only this item again, e.g. "--steps 3" or
                                    "--page intro"; NULL: none (the whole batch is remade) */
     const lesson_page *page;    /* the lesson page it shows (html: its paragraphs, its question), or NULL */

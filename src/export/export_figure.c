@@ -36,6 +36,8 @@ static void item_scene(viz_scene *s, const export_opts *o, const export_item *it
     memset(s, 0, sizeof *s);
     s->trace = t;
     s->feature_names = it->feature_names;
+    s->names = it->names;
+    s->question = it->page && it->page->predict.on;
     s->step = it->step;
     s->head = it->head >= 0 && it->head < t->cfg.heads ? it->head : 0;
     s->head_b = t->cfg.heads > 1 ? 1 : 0;
@@ -50,7 +52,7 @@ static void item_scene(viz_scene *s, const export_opts *o, const export_item *it
     s->ui = ui ? ui->s[o->lang] : NULL;
     s->badge = badge;
     s->narrative_title = it->title;
-    s->narrative = it->text;
+    s->narrative = it->narrative ? it->narrative : it->text;
     s->theme = o->theme;
     s->scale = scale;
     s->width = w;

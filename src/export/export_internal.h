@@ -51,6 +51,8 @@ bool ex_build_view(viz_list *l, const export_opts *o, const export_item *it, con
 
 /* CJK-capable families first: a viewer without WenQuanYi still shows 它. */
 #define EX_SVG_FONTS "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Source Han Sans SC', 'DejaVu Sans', sans-serif"
+/* The code face's list (VIZ_FONT_MONO), as the SDL backend looks for it. */
+#define EX_SVG_MONO_FONTS "'WenQuanYi Micro Hei Mono', 'DejaVu Sans Mono', monospace"
 
 /* A display list being replayed as SVG, one command at a time (zero it, then
  * set b). A clip lasts until the next CLIP command: each opens a group. */

@@ -71,7 +71,7 @@ char *export_lesson_text(const lesson_page *pg, bool after_reveal, const export_
 typedef struct {
     export_item *items;
     attn_trace *traces, *alts; /* each page's, and its @compare view's (when it has one) */
-    char **texts, **afters, **flags;
+    char **texts, **afters, **flags, **narratives;
     int n; /* items filled in */
 } lesson_job;
 
@@ -84,7 +84,8 @@ static bool lesson_job_alloc(lesson_job *j, int pages) {
     j->texts = calloc(n, sizeof *j->texts);
     j->afters = calloc(n, sizeof *j->afters);
     j->flags = calloc(n, sizeof *j->flags);
-    return j->items && j->traces && j->alts && j->texts && j->afters && j->flags;
+    j->narratives = calloc(n, sizeof *j->narratives);
+    return j->items && j->traces && j->alts && j->texts && j->afters && j->flags && j->narratives;
 }
 
 static void lesson_job_free(lesson_job *j) {
@@ -94,6 +95,7 @@ static void lesson_job_free(lesson_job *j) {
         free(j->texts[i]);
         free(j->afters[i]);
         free(j->flags[i]);
+        free(j->narratives[i]);
     }
     free(j->items);
     free(j->traces);
@@ -101,6 +103,7 @@ static void lesson_job_free(lesson_job *j) {
     free(j->texts);
     free(j->afters);
     free(j->flags);
+    free(j->narratives);
 }
 
 /* The query a page points at (prediction or highlight), else -1. */
@@ -143,15 +146,20 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     export_text_ctx x = {t, j->alts[k].n ? &j->alts[k] : NULL, ui ? ui->s[o->lang] : NULL};
     it->text = j->texts[k] = export_lesson_text(pg, false, &x);
     it->text_after = j->afters[k] = export_lesson_text(pg, true, &x);
+    attn_strbuf nb; // the window view's narrative, as the window shows the answered page
+    attn_sb_init(&nb);
+    viz_lesson_narrative(&nb, pg, false, x.trace, x.alt, x.ui);
+    it->narrative = j->narratives[k] = attn_sb_take(&nb);
     it->origin = (viz_origin){.kind = VIZ_FROM_LESSON, .name = o->lesson_path ? o->lesson_path : lesson_id(l),
                               .gain = pg->random_weights ? pg->gain : 0};
     it->page = pg;
     it->alt = j->alts[k].n ? &j->alts[k] : NULL;
     it->feature_names = v && v->dim == t->cfg.d_model && t->vocab_rows ? v->features : NULL;
+    viz_lesson_names(&it->names, l, i, t);
     size_t fl = strlen(pg->id) + sizeof "--page ";
     if ((j->flags[k] = malloc(fl)) != NULL) snprintf(j->flags[k], fl, "--page %s", pg->id);
     it->remake_flags = j->flags[k];
-    return j->texts[k] && j->afters[k] && j->flags[k] ? ATTN_OK : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export the lesson.");
+    return j->texts[k] && j->afters[k] && j->flags[k] && j->narratives[k] ? ATTN_OK : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export the lesson.");
 }
 
 /* o's command prefix followed by --page ID (malloc'd). */

@@ -122,6 +122,7 @@ static void svg_text(svg_out *o, const viz_list *l, const viz_cmd *c) {
     num(o, c->size);
     attn_sb_puts(o->b, "\"");
     if (h) attn_sb_puts(o->b, h == VIZ_RIGHT ? " text-anchor=\"end\"" : " text-anchor=\"middle\"");
+    if (c->font == VIZ_FONT_MONO) attn_sb_printf(o->b, " font-family=\"%s\"", EX_SVG_MONO_FONTS);
     paint(o, "fill", c->color);
     attn_sb_puts(o->b, ">");
     ex_xml_text(o->b, s);

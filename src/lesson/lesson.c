@@ -278,6 +278,45 @@ static bool check_mats(parser *p, const scope *sc, const attn_config *c, bool he
     return p->errs.n == before;
 }
 
+/* Whether w names a column of a design in sc. */
+static bool names_column(const scope *sc, const char *w, size_t n) {
+    for (int i = 0; i < sc->n_mats; i++)
+        for (int k = 0; k < sc->mats[i].n_names; k++)
+            if (lsn_word_is(w, n, sc->mats[i].names[k])) return true;
+    return false;
+}
+
+/* "@features: NAME …": labels kept first when labels thin out, each a
+ * feature of the vocabulary or a column named by a design (of page, when not
+ * NULL, or of the lesson). Returns false after reporting a name that is none. */
+static bool resolve_features(parser *p, const raw_dir *d, const scope *page, const char ***out, int *n_out) {
+    lesson *l = p->l;
+    const char *s = d->args, *end = s + strlen(s), *w;
+    size_t wn;
+    int n = 0, cap = 0;
+    const char **keep = NULL;
+    while (lsn_next_word(&s, end, &w, &wn)) {
+        bool known = names_column(&l->top, w, wn) || (page && names_column(page, w, wn));
+        for (int i = 0; i < l->n_features && !known; i++) known = lsn_word_is(w, wn, l->features[i]);
+        if (!known) {
+            lsn_add_err(p, d->line, dir_col(d, w),
+                        "“%.*s” is neither a feature of @vocab nor a column named on the first line of a @weights "
+                        "block",
+                        (int)wn, w);
+            return false;
+        }
+        const char **slot = lsn_nomem_check(p, PUSH(&l->mem, keep, n, cap));
+        if (slot) *slot = lsn_nomem_check(p, lsn_arena_strndup(&l->mem, w, wn));
+    }
+    if (n == 0) {
+        lsn_add_err(p, d->line, d->col, "@features names the features or columns this page talks about, e.g. 名词 会飞");
+        return false;
+    }
+    *out = keep;
+    *n_out = n;
+    return true;
+}
+
 /* The lesson's header, vocabulary, @config, @sentence and designs. */
 static void resolve_lesson(parser *p) {
     lesson *l = p->l;
@@ -312,6 +351,8 @@ static void resolve_lesson(parser *p) {
         attn_tokens_free(&t);
     }
     if (!p->top_config_bad) check_mats(p, &l->top, &l->cfg, false);
+    const raw_dir *keep = find_dir(p, &l->top, D_FEATURES);
+    if (keep) resolve_features(p, keep, NULL, &l->keep, &l->n_keep);
 }
 
 /* ---- pass 2: pages ------------------------------------------------------- */
@@ -749,6 +790,8 @@ static void resolve_page(parser *p, int index) {
     int before = p->errs.n;
     for (int k = 0; k < D_KINDS; k++) c.seen[k] = find_dir(p, &r->sc, (dir_kind)k);
     r->pub.paras = r->paras;
+    r->pub.keep = p->l->keep; // the lesson's, unless the page names its own
+    r->pub.n_keep = p->l->n_keep;
     if (!r->pub.title[0] && !r->title_reported)
         lsn_add_err(p, r->pub.line, 1, "this page has no title; write “title: …” right after === page:");
     if (page_basics(p, &c)) {
@@ -760,6 +803,12 @@ static void resolve_page(parser *p, int index) {
         if (c.seen[D_COMPARE]) resolve_compare(p, &c, c.seen[D_COMPARE]);
         if (c.seen[D_PREDICT]) resolve_predict(p, &c, c.seen[D_PREDICT]);
         if (c.seen[D_REVEAL]) resolve_reveal(p, &c, c.seen[D_REVEAL]);
+        const char **keep = NULL;
+        int n_keep = 0;
+        if (c.seen[D_FEATURES] && resolve_features(p, c.seen[D_FEATURES], &r->sc, &keep, &n_keep)) {
+            r->pub.keep = keep;
+            r->pub.n_keep = n_keep;
+        }
         resolve_refs(p, &c);
         if (r->pub.random_weights && r->pub.gain != 1.0 && !p->nomem) make_gained(p, r, c.seen[D_RANDOM]);
         if (mats_ok && p->errs.n == before && !p->nomem && !p->stop) check_answer(p, index);
@@ -925,6 +974,36 @@ int lesson_page_weights(const lesson *l, int i, const attn_config *cfg, attn_wei
     const page_rec *r = &l->pages[i];
     int n = bind_scope(&r->sc, cfg, out);
     n += r->pub.random_weights ? bind_gained(r, cfg, out) : bind_scope(&l->top, cfg, out);
+    return n;
+}
+
+/* Fills the empty slots of out with the column names of sc's matrices that fit c. */
+static int bind_names(const scope *sc, const attn_config *c, lesson_names *out) {
+    int n = 0;
+    for (int i = 0; i < sc->n_mats; i++) {
+        const design_mat *m = &sc->mats[i];
+        if (m->head >= c->heads || !mat_fits(m, c) || m->broken) continue;
+        const char *const **slot = &out->mat[m->kind][m->head < 0 ? 0 : m->head];
+        if (!*slot && m->names && m->n_names == m->cols) *slot = m->names, n++;
+    }
+    return n;
+}
+
+int lesson_page_names(const lesson *l, int i, const attn_config *cfg, lesson_names *out) {
+    memset(out, 0, sizeof *out);
+    if (i < 0 || i >= l->n_pages) return 0;
+    const page_rec *r = &l->pages[i];
+    attn_weights own;
+    memset(&own, 0, sizeof own);
+    bind_scope(&r->sc, cfg, &own); // a page's matrix hides the lesson's of the same slot, named or not
+    int n = bind_names(&r->sc, cfg, out);
+    if (r->pub.random_weights) return n;
+    lesson_names top;
+    memset(&top, 0, sizeof top);
+    bind_names(&l->top, cfg, &top);
+    for (int m = 0; m < ATTN_MAT_COUNT; m++)
+        for (int h = 0; h < ATTN_MAX_HEADS; h++)
+            if (!own.mat[m][h] && top.mat[m][h]) out->mat[m][h] = top.mat[m][h], n++;
     return n;
 }
 

@@ -155,6 +155,8 @@ typedef struct {
     lesson_highlight highlight;
     lesson_predict predict;
     lesson_compare compare;
+    int n_keep;          /* @features (the page's, else the lesson's): labels this page talks about, */
+    const char *const *keep; /* most important first; they stay when labels thin out */
     bool random_weights; /* @random-weights: the page ignores the lesson's designs */
     bool has_reveal;     /* @reveal: its paragraphs after it wait for the learner's answer */
     double gain;         /* its gain (1 when not given) */
@@ -206,6 +208,16 @@ const attn_vocab *lesson_vocab(const lesson *l);
  * attn_trace_run draws them at random. Pointers are borrowed from l. Returns
  * how many matrices were filled in. */
 int lesson_page_weights(const lesson *l, int i, const attn_config *cfg, attn_weights *out);
+
+/* The names the lesson gives the columns of the designed matrices that
+ * lesson_page_weights picks for page i under cfg (the first line of their
+ * @weights blocks): out->mat[m][h] (W_Q's names Q's columns, W_V's V's and
+ * Z's), NULL where a matrix is not designed, does not fit or names none.
+ * Returns how many are named. */
+typedef struct {
+    const char *const *mat[ATTN_MAT_COUNT][ATTN_MAX_HEADS];
+} lesson_names;
+int lesson_page_names(const lesson *l, int i, const attn_config *cfg, lesson_names *out);
 
 /* Runs page i: its sentence (or sentence/len when sentence is not NULL), its
  * configuration, the lesson's vocabulary and the page's weights. *out as for

@@ -61,10 +61,15 @@ typedef struct {
     int cap_notes;
     int line, col; /* the @weights line, column of its arguments */
     bool broken;   /* a row was refused (and reported): its shape and labels are not checked */
+    const char **names; /* its columns' names, from the block's first line, or NULL */
+    int n_names, cap_names;
+    int names_line, names_col; /* where that line starts */
 } design_mat;
 
-typedef enum { D_SENTENCE, D_CONFIG, D_STEP, D_HIGHLIGHT, D_PREDICT, D_COMPARE, D_RANDOM, D_REVEAL, D_KINDS } dir_kind;
-extern const char *const lsn_dir_names[D_KINDS]; /* "sentence" … "random-weights" */
+typedef enum {
+    D_SENTENCE, D_CONFIG, D_STEP, D_HIGHLIGHT, D_PREDICT, D_COMPARE, D_RANDOM, D_REVEAL, D_FEATURES, D_KINDS
+} dir_kind;
+extern const char *const lsn_dir_names[D_KINDS]; /* "sentence" … "features" */
 
 /* A directive as written; pass 2 interprets it. */
 typedef struct {
@@ -115,6 +120,8 @@ struct lesson {
     int n_words, cap_words;
     double *vectors; /* n_words × n_features */
     int n_vectors, cap_vectors;
+    const char **keep; /* the lesson's @features: labels kept first when labels thin out */
+    int n_keep;
     const char **word_ptrs; /* words[i].word, for attn_vocab */
     int *word_order;        /* attn_words_sort's index of word_ptrs */
     attn_vocab vocab;

@@ -73,7 +73,7 @@ void *lsn_arena_grow(arena *a, void *arr, int count, int *cap, size_t elem) {
 }
 
 const char *const lsn_dir_names[D_KINDS] = {
-    "sentence", "config", "step", "highlight", "predict", "compare", "random-weights", "reveal",
+    "sentence", "config", "step", "highlight", "predict", "compare", "random-weights", "reveal", "features",
 };
 
 /* ---- errors and columns --------------------------------------------------- */
@@ -389,6 +389,11 @@ static void unterminated(parser *p) {
 }
 
 static void finish_block(parser *p) {
+    design_mat *m = p->mat;
+    if (p->blk == BLK_WEIGHTS && !p->blk_discard && m && m->names && m->rows > 0 && !m->broken &&
+        m->n_names != m->cols)
+        lsn_add_err(p, m->names_line, m->names_col, "this line names %d column%s but the rows of %s have %d numbers",
+                    m->n_names, m->n_names == 1 ? "" : "s", attn_matrix_name(m->kind), m->cols);
     if (p->blk == BLK_CODE) {
         end_para(p);
     } else if (p->blk == BLK_WEIGHTS && !p->blk_discard && p->mat && p->mat->rows == 0 && !p->mat->broken) {
@@ -489,8 +494,34 @@ static void vocab_row(parser *p, const char *s, const char *end) {
     if (vw) *vw = (vocab_word){lsn_arena_strndup(&l->mem, s, (size_t)(word_end - s)), p->line, col_at(p, s)};
 }
 
+/* A @weights block's first line may name its columns instead (words, no
+ * colon, not numbers): Q's columns on W_Q's block, and so on. */
+static bool weights_header(parser *p, const char *s, const char *end) {
+    design_mat *m = p->mat;
+    const char *w, *q = s;
+    size_t wn;
+    double v;
+    if (m->rows > 0 || m->names || memchr(s, ':', (size_t)(end - s))) return false;
+    while (lsn_next_word(&q, end, &w, &wn))
+        if (lsn_parse_number(w, wn, &v) != LSN_NUM_NOT) return false; // a row without its label (or a slip): read as numbers
+    m->names_line = p->line;
+    m->names_col = col_at(p, s);
+    for (q = s; lsn_next_word(&q, end, &w, &wn);) {
+        for (int i = 0; i < m->n_names; i++)
+            if (lsn_word_is(w, wn, m->names[i])) {
+                lsn_add_err(p, p->line, col_at(p, w), "column “%.*s” is named twice on this line", (int)wn, w);
+                m->broken = true;
+                return true;
+            }
+        const char **slot = lsn_nomem_check(p, PUSH(&p->l->mem, m->names, m->n_names, m->cap_names));
+        if (slot) *slot = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, w, wn));
+    }
+    return true;
+}
+
 static void weights_row(parser *p, const char *s, const char *end) {
     design_mat *m = p->mat;
+    if (weights_header(p, s, end)) return;
     const char *label_end;
     const char *nums = split_label(s, end, &label_end);
     int got = read_numbers(p, nums, end, &m->v, &m->n_v, &m->cap_v);
@@ -637,12 +668,12 @@ static void directive_line(parser *p, const char *s, const char *end) {
     if (kind < 0) {
         lsn_add_err(p, p->line, 1,
                     "unknown directive @%.*s; the directives are @sentence, @config, @step, @highlight, "
-                    "@predict, @reveal, @compare, @random-weights, @vocab and @weights (write \\@ for a line that "
+                    "@predict, @reveal, @compare, @random-weights, @features, @vocab and @weights (write \\@ for a line that "
                     "starts with @)",
                     (int)nn, name);
         return;
     }
-    if (!p->page && kind != D_SENTENCE && kind != D_CONFIG) {
+    if (!p->page && kind != D_SENTENCE && kind != D_CONFIG && kind != D_FEATURES) {
         lsn_add_err(p, p->line, 1, "@%s belongs inside a page (after === page: ID)", lsn_dir_names[kind]);
         return;
     }

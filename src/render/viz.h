@@ -34,6 +34,13 @@ enum {
     VIZ_TOP = 0, VIZ_MIDDLE = 4, VIZ_BOTTOM = 8    /* vertical */
 };
 
+/* The face a TEXT command is set in. */
+typedef enum {
+    VIZ_FONT_SANS, /* the UI's text: WenQuanYi Micro Hei, then DejaVu Sans, then Symbola per glyph */
+    VIZ_FONT_MONO, /* code: WenQuanYi Micro Hei Mono, then DejaVu Sans Mono, then the above */
+    VIZ_FONT_COUNT
+} viz_font;
+
 /* What a hit region stands for. */
 typedef enum {
     VIZ_HIT_NONE,
@@ -64,6 +71,7 @@ typedef struct {
     viz_rgba color;    /* FILL, STROKE, LINE, TEXT colour */
     float size;        /* TEXT: font size in pixels (em height) */
     int align;         /* TEXT: VIZ_LEFT|VIZ_TOP etc. */
+    viz_font font;     /* TEXT: its face */
     uint32_t str;      /* TEXT: offset of its NUL-terminated UTF-8 in the string pool */
     uint32_t cells;    /* GRID: offset of rows*cols colours in the cell pool */
     int rows, cols;    /* GRID: cell counts */
@@ -92,6 +100,9 @@ void viz_line(viz_list *l, float x, float y, float x2, float y2, float thick, vi
 /* Copies text (NUL-terminated UTF-8) into the pool. */
 void viz_text(viz_list *l, float x, float y, float w, float h, const char *text, float size,
               int align, viz_rgba c);
+/* The same in face font (viz_text: VIZ_FONT_SANS). */
+void viz_text_font(viz_list *l, float x, float y, float w, float h, const char *text, float size,
+                   int align, viz_rgba c, viz_font font);
 /* Reserves rows*cols colours for a grid and returns them to fill in row-major
  * order (NULL on allocation failure). Valid until the next viz_* call. */
 viz_rgba *viz_grid(viz_list *l, float x, float y, float w, float h, int rows, int cols);
@@ -108,10 +119,12 @@ const viz_rgba *viz_cmd_cells(const viz_list *l, const viz_cmd *c);
 viz_hit viz_hit_test(const viz_list *l, float x, float y);
 
 /* Text measurement, supplied by the backend that owns the fonts: the width in
- * pixels of len bytes of UTF-8 at font size px. */
+ * pixels of len bytes of UTF-8 at font size px, in the UI's face (width) and
+ * in the code face (mono; NULL: as width). */
 typedef struct {
     float (*width)(void *ctx, const char *text, size_t len, float px);
     void *ctx;
+    float (*mono)(void *ctx, const char *text, size_t len, float px);
 } viz_measure;
 
 #endif

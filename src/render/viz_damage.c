@@ -67,7 +67,7 @@ static uint64_t mix_f(uint64_t h, float v) {
 
 static uint64_t cmd_hash(const viz_list *l, const viz_cmd *c, viz_irect clip) {
     uint64_t h = ATTN_FNV_OFFSET;
-    int ints[7] = {(int)c->kind, c->align, clip.x, clip.y, clip.w, clip.h, 0};
+    int ints[7] = {(int)c->kind, c->align, clip.x, clip.y, clip.w, clip.h, c->kind == VIZ_TEXT ? (int)c->font : 0};
     h = mix(h, ints, sizeof ints);
     const float fs[8] = {c->x, c->y, c->w, c->h, c->x2, c->y2, c->thick, c->size};
     for (int i = 0; i < 8; i++) h = mix_f(h, fs[i]);
@@ -134,7 +134,7 @@ typedef struct {
     int n, cap;
 } rects;
 
-static viz_irect unite(viz_irect a, viz_irect b) {
+viz_irect viz_irect_union(viz_irect a, viz_irect b) {
     int x0 = a.x < b.x ? a.x : b.x, y0 = a.y < b.y ? a.y : b.y;
     int x1 = a.x + a.w > b.x + b.w ? a.x + a.w : b.x + b.w;
     int y1 = a.y + a.h > b.y + b.h ? a.y + a.h : b.y + b.h;
@@ -166,11 +166,11 @@ static void add(rects *d, viz_irect r) {
         if (hit < 0) {
             double best = 0;
             for (int i = 0; i < d->n; i++) {
-                double grow = area(unite(d->r[i], r)) - area(d->r[i]);
+                double grow = area(viz_irect_union(d->r[i], r)) - area(d->r[i]);
                 if (hit < 0 || grow < best) hit = i, best = grow;
             }
         }
-        r = unite(r, d->r[hit]);
+        r = viz_irect_union(r, d->r[hit]);
         take(d, hit);
     }
     d->r[d->n++] = r;

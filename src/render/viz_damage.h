@@ -70,4 +70,7 @@ int viz_iround(float v);
 /* The intersection of a and b (w or h 0 when they do not meet). */
 viz_irect viz_irect_clip(viz_irect a, viz_irect b);
 
+/* The smallest rectangle holding a and b. */
+viz_irect viz_irect_union(viz_irect a, viz_irect b);
+
 #endif

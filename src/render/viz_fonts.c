@@ -22,32 +22,47 @@
 
 #define PRIMARY_FAMILY "WenQuanYi Micro Hei"
 #define FALLBACK_FAMILY "DejaVu Sans"
+#define MONO_FAMILY "WenQuanYi Micro Hei Mono" /* face 1 of wqy-microhei.ttc */
+#define MONO_FALLBACK_FAMILY "DejaVu Sans Mono"
+#define SYMBOLS_FAMILY "Symbola" /* fonts-symbola: monochrome emoji SDL_ttf can scale (the colour font is a fixed bitmap) */
 #define CJK_PROBE 0x5B83u /* 它: any font that has it covers the lessons */
 #define MIN_PX 1
 #define MAX_PX 512
 #define CHECK_PX 16       /* size opened at start to prove the files load */
-#define MAX_SIZES 8       /* open TTF_Font pairs; each holds FreeType caches */
-#define CACHE_MAX 2048    /* cached lines of text */
-#define CACHE_BUDGET ((size_t)2 << 20) /* coverage bytes across them: bounded memory */
+#define MAX_SIZES 32      /* pixel sizes open at once (a presenter's window uses about 20); each holds FreeType caches */
+#define CACHE_MAX 4096    /* cached lines of text */
+#define CACHE_BUDGET ((size_t)16 << 20) /* coverage bytes across them: bounded memory (a 4K window's text fits) */
 #define MEASURE_SLOTS 8192 /* direct-mapped cache of text widths (layout measures a lot) */
 #define MEASURE_TEXT 120   /* longer strings are measured every time */
 #define CACHE_BUCKETS 4096 /* power of two */
 
-/* The primary and fallback font opened at one pixel size. */
+/* The font files, each found on its own; a face that is missing is skipped. */
+typedef enum { FACE_SANS, FACE_SANS_FALLBACK, FACE_MONO, FACE_MONO_FALLBACK, FACE_SYMBOLS, FACE_COUNT } face_id;
+
+/* Where a style looks for a glyph, in order (FACE_COUNT ends the list); the
+ * first face of the list that exists sets the line's height and baseline. */
+static const face_id chains[VIZ_FONT_COUNT][FACE_COUNT + 1] = {
+    [VIZ_FONT_SANS] = {FACE_SANS, FACE_SANS_FALLBACK, FACE_SYMBOLS, FACE_COUNT},
+    [VIZ_FONT_MONO] = {FACE_MONO, FACE_MONO_FALLBACK, FACE_SANS, FACE_SANS_FALLBACK, FACE_SYMBOLS, FACE_COUNT},
+};
+
+/* Every face opened at one pixel size, each on first use. */
 typedef struct {
-    int px;             /* 0: slot unused */
-    TTF_Font *prim;
-    TTF_Font *fall;     /* NULL when there is no fallback font */
-    unsigned long used; /* tick of last use, for eviction */
+    int px;                      /* 0: slot unused */
+    TTF_Font *font[FACE_COUNT];  /* NULL until opened, or when its file is missing or unreadable */
+    bool tried[FACE_COUNT];      /* opening it was attempted */
+    unsigned long used;          /* tick of last use, for eviction */
 } sized_fonts;
 
-/* One cached line of text as coverage; key is (text, px): colour is applied
- * when drawing, so one entry serves every colour. */
+/* One cached line of text as coverage; key is (text, px, font): colour is
+ * applied when drawing, so one entry serves every colour. */
 typedef struct text_entry {
     struct text_entry *chain;         /* next in the hash bucket */
     struct text_entry *newer, *older; /* LRU list */
-    uint32_t hash;                    /* text_hash(text, strlen(text), px) */
+    uint32_t hash;                    /* text_hash(text, strlen(text), px, font) */
     int px;                           /* font size in whole pixels */
+    viz_font font;                    /* its style */
+    unsigned long held;               /* the hold (viz_fonts_hold) it was last used in */
     uint8_t *cov;                     /* w×h coverage bytes (owned); NULL: nothing visible */
     viz_text_img img;                 /* what viz_fonts_text returns */
     size_t bytes;                     /* size of cov */
@@ -61,23 +76,31 @@ typedef struct {
     size_t size;
 } font_map;
 
-/* One remembered width: text (len bytes) at px is w pixels wide. */
+/* A font file and where it lives in memory. */
+typedef struct {
+    char *path;   /* NULL: not found (skipped) */
+    int index;    /* face index inside a .ttc */
+    font_map map; /* the file mapped into memory, shared by every size */
+} face;
+
+/* One remembered width: text (len bytes) at px in font is w pixels wide. */
 typedef struct {
     int px;           /* 0: empty */
     int w;
     uint8_t len;
+    uint8_t font;
     char text[MEASURE_TEXT];
 } measure_slot;
 
 struct viz_fonts {
-    char *prim_path, *fall_path; /* fall_path NULL: no fallback */
-    font_map prim_map, fall_map; /* the files mapped into memory, shared by every size */
+    face faces[FACE_COUNT];      /* the files; FACE_SANS is always found */
     measure_slot *measures;      /* MEASURE_SLOTS widths; NULL if it could not be allocated */
-    int prim_index, fall_index;  /* face index inside a .ttc */
     sized_fonts sizes[MAX_SIZES];
+    uint8_t slot_of[MAX_PX + 1]; /* the slot of sizes holding pixel size px, plus one; 0: none */
     unsigned long tick;
     text_entry *bucket[CACHE_BUCKETS]; /* hash chains of cached lines */
     text_entry *newest, *oldest;       /* LRU order */
+    unsigned long hold;                /* lines used since the last viz_fonts_hold are never evicted */
     int count;                         /* cached lines */
     size_t bytes;                      /* coverage bytes across them */
     char *scratch; /* NUL-terminated copy of a run for SDL_ttf */
@@ -112,10 +135,15 @@ static bool fc_has_char(FcPattern *match, FcChar32 cp) {
     return FcPatternGetCharSet(match, FC_CHARSET, 0, &cs) == FcResultMatch && FcCharSetHasChar(cs, cp);
 }
 
-/* fontconfig's best scalable match for family: a malloc'd file path and its face
- * index. With cjk, a match that neither is the family nor has 它 is refused
- * (fontconfig always answers with something, often a Latin-only font). */
-static char *fc_find(const char *family, bool cjk, int *index) {
+typedef enum {
+    FC_ANY,   /* whatever fontconfig answers (the Latin fallback: any font draws ᵀ better than none) */
+    FC_CJK,   /* the family, or any font with 它 (fontconfig always answers, often with a Latin font) */
+    FC_EXACT  /* the family itself, else nothing: a missing fallback is skipped, never replaced */
+} fc_want;
+
+/* fontconfig's best scalable match for family: a malloc'd file path and its
+ * face index, or NULL when the match is not what want asks for. */
+static char *fc_find(const char *family, fc_want want, int *index) {
     char *path = NULL;
     FcPattern *match = NULL;
     FcChar8 *file = NULL;
@@ -125,12 +153,13 @@ static char *fc_find(const char *family, bool cjk, int *index) {
     FcPatternAddString(pat, FC_FAMILY, (const FcChar8 *)family);
     FcPatternAddBool(pat, FC_SCALABLE, FcTrue);
     // if the family is missing, prefer any Chinese font over a Latin one
-    if (cjk) FcPatternAddString(pat, FC_LANG, (const FcChar8 *)"zh-cn");
+    if (want == FC_CJK) FcPatternAddString(pat, FC_LANG, (const FcChar8 *)"zh-cn");
     if (!FcConfigSubstitute(NULL, pat, FcMatchPattern)) goto cleanup;
     FcDefaultSubstitute(pat);
     match = FcFontMatch(NULL, pat, &res);
     if (!match || FcPatternGetString(match, FC_FILE, 0, &file) != FcResultMatch) goto cleanup;
-    if (cjk && !fc_is_family(match, family) && !fc_has_char(match, CJK_PROBE)) goto cleanup;
+    if (want == FC_CJK && !fc_is_family(match, family) && !fc_has_char(match, CJK_PROBE)) goto cleanup;
+    if (want == FC_EXACT && !fc_is_family(match, family)) goto cleanup;
     if (FcPatternGetInteger(match, FC_INDEX, 0, index) != FcResultMatch) *index = 0;
     path = strdup((const char *)file);
 cleanup:
@@ -148,8 +177,8 @@ static int px_of(float size) {
 }
 
 static void close_sized(sized_fonts *s) {
-    if (s->prim) TTF_CloseFont(s->prim);
-    if (s->fall) TTF_CloseFont(s->fall);
+    for (int i = 0; i < FACE_COUNT; i++)
+        if (s->font[i]) TTF_CloseFont(s->font[i]);
     memset(s, 0, sizeof *s);
 }
 
@@ -185,51 +214,75 @@ static void unmap_font(font_map *m) {
     m->data = NULL;
 }
 
-static TTF_Font *open_font(const font_map *m, const char *path, int px, int index) {
-    if (!m->data) return TTF_OpenFontIndex(path, px, index);
-    SDL_RWops *rw = SDL_RWFromConstMem(m->data, (int)m->size);
-    return rw ? TTF_OpenFontIndexRW(rw, 1, px, index) : NULL; // closing the font closes rw, not the map
+static TTF_Font *open_face(const face *fc, int px) {
+    if (!fc->path) return NULL;
+    if (!fc->map.data) return TTF_OpenFontIndex(fc->path, px, fc->index);
+    SDL_RWops *rw = SDL_RWFromConstMem(fc->map.data, (int)fc->map.size);
+    return rw ? TTF_OpenFontIndexRW(rw, 1, px, fc->index) : NULL; // closing the font closes rw, not the map
 }
 
-/* Both fonts at px, opened on first use. NULL with SDL_GetError set. */
+/* Face i at the slot's size, opened on first use; NULL when it is missing
+ * (a fallback that fails to open only costs its glyphs, not the text). */
+static TTF_Font *face_at(const viz_fonts *f, sized_fonts *s, face_id i) {
+    if (!s->tried[i]) {
+        s->tried[i] = true;
+        s->font[i] = open_face(&f->faces[i], s->px);
+    }
+    return s->font[i];
+}
+
+/* The fonts at px (the primary opened at once). NULL with SDL_GetError set. */
 static sized_fonts *fonts_at(viz_fonts *f, int px) {
     f->tick++;
-    for (int i = 0; i < MAX_SIZES; i++) {
-        if (f->sizes[i].px == px) {
-            f->sizes[i].used = f->tick;
-            return &f->sizes[i];
-        }
+    if (f->slot_of[px]) { // every text asks: found without a search
+        sized_fonts *s = &f->sizes[f->slot_of[px] - 1];
+        s->used = f->tick;
+        return s;
     }
-    TTF_Font *prim = open_font(&f->prim_map, f->prim_path, px, f->prim_index);
+    TTF_Font *prim = open_face(&f->faces[FACE_SANS], px);
     if (!prim) return NULL;
     sized_fonts *s = victim_slot(f);
+    if (s->px) f->slot_of[s->px] = 0;
+    f->slot_of[px] = (uint8_t)(s - f->sizes + 1);
     close_sized(s);
     s->px = px;
-    s->prim = prim;
-    // a fallback that fails to open only costs the rare glyphs, not the text
-    s->fall = f->fall_path ? open_font(&f->fall_map, f->fall_path, px, f->fall_index) : NULL;
+    s->font[FACE_SANS] = prim;
+    s->tried[FACE_SANS] = true;
     s->used = f->tick;
     return s;
 }
 
+/* The first face of style's chain that exists at this size: its line metrics are the line's. */
+static TTF_Font *lead_font(const viz_fonts *f, sized_fonts *s, viz_font style) {
+    for (const face_id *c = chains[style]; *c != FACE_COUNT; c++) {
+        TTF_Font *font = face_at(f, s, *c);
+        if (font) return font;
+    }
+    return s->font[FACE_SANS];
+}
+
 /* ---- runs: maximal spans drawn by one font ---- */
 
-/* The font for cp: the primary when it has the glyph or the fallback lacks it too. */
-static TTF_Font *font_for(const sized_fonts *s, uint32_t cp) {
-    if (!s->fall || TTF_GlyphIsProvided32(s->prim, cp)) return s->prim;
-    return TTF_GlyphIsProvided32(s->fall, cp) ? s->fall : s->prim;
+/* The font for cp in style: the first of its chain that has the glyph, else its lead. */
+static TTF_Font *font_for(const viz_fonts *f, sized_fonts *s, viz_font style, uint32_t cp) {
+    for (const face_id *c = chains[style]; *c != FACE_COUNT; c++) {
+        TTF_Font *font = face_at(f, s, *c);
+        if (font && TTF_GlyphIsProvided32(font, cp)) return font;
+    }
+    return lead_font(f, s, style);
 }
 
 /* Bytes in the run that starts s[0..len), and its font in *font. */
-static size_t next_run(const sized_fonts *s, const char *text, size_t len, TTF_Font **font) {
+static size_t next_run(const viz_fonts *f, sized_fonts *s, viz_font style, const char *text, size_t len,
+                       TTF_Font **font) {
     size_t pos = 0;
     *font = NULL;
     while (pos < len) {
         uint32_t cp = 0xFFFD;
         int n = utf8_decode(text + pos, len - pos, &cp);
         if (n <= 0) n = 1; // SDL_ttf shows a bad byte as U+FFFD; keep it in the run
-        // combining marks stay with their base character
-        TTF_Font *want = *font && utf8_cp_width(cp) == 0 ? *font : font_for(s, cp);
+        // combining marks and variation selectors stay with their base character
+        TTF_Font *want = *font && utf8_cp_width(cp) == 0 ? *font : font_for(f, s, style, cp);
         if (*font && want != *font) break;
         *font = want;
         pos += (size_t)n;
@@ -254,12 +307,12 @@ static const char *run_cstr(viz_fonts *f, const char *s, size_t n) {
     return f->scratch;
 }
 
-/* Width of len bytes of text: the sum of its runs, exactly as drawn. */
-static int text_width(viz_fonts *f, const sized_fonts *s, const char *text, size_t len) {
+/* Width of len bytes of text in style: the sum of its runs, exactly as drawn. */
+static int text_width(viz_fonts *f, sized_fonts *s, viz_font style, const char *text, size_t len) {
     int total = 0;
     while (len > 0) {
         TTF_Font *font;
-        size_t n = next_run(s, text, len, &font);
+        size_t n = next_run(f, s, style, text, len, &font);
         const char *run = run_cstr(f, text, n);
         int w = 0;
         if (run && TTF_SizeUTF8(font, run, &w, NULL) == 0) total += w;
@@ -269,26 +322,28 @@ static int text_width(viz_fonts *f, const sized_fonts *s, const char *text, size
     return total;
 }
 
-/* FNV-1a over the text and the size: the key of both caches (widths, lines). */
-static uint32_t text_hash(const char *text, size_t len, int px) {
-    uint64_t h = attn_fnv1a(ATTN_FNV_OFFSET, &px, sizeof px);
+/* FNV-1a over the text, the size and the style: the key of both caches (widths, lines). */
+static uint32_t text_hash(const char *text, size_t len, int px, viz_font style) {
+    int key[2] = {px, (int)style};
+    uint64_t h = attn_fnv1a(ATTN_FNV_OFFSET, key, sizeof key);
     h = attn_fnv1a(h, text, len);
     return (uint32_t)(h ^ (h >> 32)); // fold: both halves reach the bucket index
 }
 
-static float measure_width(void *ctx, const char *text, size_t len, float px) {
-    viz_fonts *f = ctx;
+static float measure_in(viz_fonts *f, viz_font style, const char *text, size_t len, float px) {
     if (!f) return 0.0f;
     int ipx = px_of(px);
     measure_slot *slot = NULL;
     if (len <= MEASURE_TEXT && f->measures) { // the layout asks for the same labels over and over
-        slot = &f->measures[text_hash(text, len, ipx) & (MEASURE_SLOTS - 1)];
-        if (slot->px == ipx && slot->len == len && memcmp(slot->text, text, len) == 0) return (float)slot->w;
+        slot = &f->measures[text_hash(text, len, ipx, style) & (MEASURE_SLOTS - 1)];
+        if (slot->px == ipx && slot->font == style && slot->len == len && memcmp(slot->text, text, len) == 0)
+            return (float)slot->w;
     }
     sized_fonts *s = fonts_at(f, ipx);
-    int w = s ? text_width(f, s, text, len) : 0;
+    int w = s ? text_width(f, s, style, text, len) : 0;
     if (slot && s) {
         slot->px = ipx;
+        slot->font = (uint8_t)style;
         slot->len = (uint8_t)len;
         memcpy(slot->text, text, len);
         slot->w = w;
@@ -296,16 +351,25 @@ static float measure_width(void *ctx, const char *text, size_t len, float px) {
     return (float)w;
 }
 
+static float measure_sans(void *ctx, const char *text, size_t len, float px) {
+    return measure_in(ctx, VIZ_FONT_SANS, text, len, px);
+}
+
+static float measure_mono(void *ctx, const char *text, size_t len, float px) {
+    return measure_in(ctx, VIZ_FONT_MONO, text, len, px);
+}
+
 viz_measure viz_fonts_measure(viz_fonts *f) {
-    viz_measure m = {measure_width, f};
+    viz_measure m = {measure_sans, f, measure_mono};
     return m;
 }
 
-int viz_fonts_line(viz_fonts *f, float px, int *height, int *ascent) {
+int viz_fonts_line(viz_fonts *f, float px, viz_font style, int *height, int *ascent) {
     sized_fonts *s = fonts_at(f, px_of(px));
     if (!s) return -1;
-    *height = TTF_FontHeight(s->prim);
-    *ascent = TTF_FontAscent(s->prim);
+    TTF_Font *lead = lead_font(f, s, style);
+    *height = TTF_FontHeight(lead);
+    *ascent = TTF_FontAscent(lead);
     return 0;
 }
 
@@ -329,12 +393,12 @@ static int run_baseline(TTF_Font *font, const char *run) {
 
 /* Size of the composed line: total width, and the tallest extents above and
  * below the baseline over all runs. */
-static int line_extent(viz_fonts *f, const sized_fonts *s, const char *text, int *w, int *above,
+static int line_extent(viz_fonts *f, sized_fonts *s, viz_font style, const char *text, int *w, int *above,
                        int *below) {
     *w = *above = *below = 0;
     for (size_t len = strlen(text); len > 0;) {
         TTF_Font *font;
-        size_t n = next_run(s, text, len, &font);
+        size_t n = next_run(f, s, style, text, len, &font);
         const char *run = run_cstr(f, text, n);
         int rw = 0, rh = 0;
         if (!run || TTF_SizeUTF8(font, run, &rw, &rh) != 0) return -1;
@@ -369,11 +433,12 @@ static int blit_run(viz_fonts *f, TTF_Font *font, const char *text, size_t n, SD
 
 /* The whole line as one ARGB surface whose alpha is the glyphs' coverage.
  * *out NULL when the text has no width. */
-static int render_line(viz_fonts *f, const sized_fonts *s, const char *text, SDL_Surface **out, int *asc) {
+static int render_line(viz_fonts *f, sized_fonts *s, viz_font style, const char *text, SDL_Surface **out,
+                       int *asc) {
     int w, above, below, x = 0, rc = -1;
     SDL_Surface *line = NULL;
     *out = NULL;
-    if (line_extent(f, s, text, &w, &above, &below) != 0) goto cleanup;
+    if (line_extent(f, s, style, text, &w, &above, &below) != 0) goto cleanup;
     rc = 0;
     if (w <= 0 || above + below <= 0) goto cleanup;
     rc = -1;
@@ -383,7 +448,7 @@ static int render_line(viz_fonts *f, const sized_fonts *s, const char *text, SDL
     SDL_Color fg = {255, 255, 255, 255};
     for (size_t len = strlen(text); len > 0;) {
         TTF_Font *font;
-        size_t n = next_run(s, text, len, &font);
+        size_t n = next_run(f, s, style, text, len, &font);
         if (blit_run(f, font, text, n, fg, line, above, &x) != 0) goto cleanup;
         text += n;
         len -= n;
@@ -399,9 +464,9 @@ cleanup:
 
 /* ---- text coverage cache ---- */
 
-static text_entry *cache_find(viz_fonts *f, const char *text, int px, uint32_t h) {
+static text_entry *cache_find(viz_fonts *f, const char *text, int px, viz_font style, uint32_t h) {
     for (text_entry *e = f->bucket[h & (CACHE_BUCKETS - 1)]; e; e = e->chain)
-        if (e->hash == h && e->px == px && strcmp(e->text, text) == 0) return e;
+        if (e->hash == h && e->px == px && e->font == style && strcmp(e->text, text) == 0) return e;
     return NULL;
 }
 
@@ -432,10 +497,16 @@ static void cache_remove(viz_fonts *f, text_entry *e) {
     free(e);
 }
 
-/* Evicts the least recently used entries, never keep, until under both caps. */
+/* Evicts the least recently used entries, never keep nor one used since the
+ * last hold (the newest are the held ones), until under both caps. */
 static void cache_trim(viz_fonts *f, const text_entry *keep) {
-    while ((f->count > CACHE_MAX || f->bytes > CACHE_BUDGET) && f->oldest && f->oldest != keep)
+    while ((f->count > CACHE_MAX || f->bytes > CACHE_BUDGET) && f->oldest && f->oldest != keep &&
+           f->oldest->held != f->hold)
         cache_remove(f, f->oldest);
+}
+
+void viz_fonts_hold(viz_fonts *f) {
+    f->hold++;
 }
 
 /* Renders e->text and keeps its alpha channel: the coverage of every pixel. */
@@ -443,7 +514,7 @@ static int entry_render(viz_fonts *f, text_entry *e) {
     SDL_Surface *line = NULL;
     int rc = -1, asc = 0;
     sized_fonts *s = fonts_at(f, e->px);
-    if (!s || render_line(f, s, e->text, &line, &asc) != 0) goto cleanup;
+    if (!s || render_line(f, s, e->font, e->text, &line, &asc) != 0) goto cleanup;
     rc = 0;
     if (!line) goto cleanup; // nothing visible: cache the empty result too
     e->cov = malloc((size_t)line->w * (size_t)line->h);
@@ -462,20 +533,21 @@ cleanup:
     return rc;
 }
 
-int viz_fonts_text(viz_fonts *f, const char *text, float px, viz_text_img *out) {
+int viz_fonts_text(viz_fonts *f, const char *text, float px, viz_font style, viz_text_img *out) {
     int ipx = px_of(px);
-    uint32_t h = text_hash(text, strlen(text), ipx);
-    text_entry *e = cache_find(f, text, ipx, h);
+    uint32_t h = text_hash(text, strlen(text), ipx, style);
+    text_entry *e = cache_find(f, text, ipx, style, h);
     if (e) {
         lru_unlink(f, e);
         lru_push_front(f, e);
+        e->held = f->hold;
         *out = e->img;
         return 0;
     }
     size_t len = strlen(text);
     e = calloc(1, sizeof *e + len + 1);
     if (!e) return SDL_OutOfMemory();
-    *e = (text_entry){.hash = h, .px = ipx};
+    *e = (text_entry){.hash = h, .px = ipx, .font = style, .held = f->hold};
     memcpy(e->text, text, len + 1);
     if (entry_render(f, e) != 0) {
         free(e);
@@ -501,9 +573,9 @@ static int use_override(viz_fonts *f, const char *path, char *err, size_t cap) {
         return -1;
     }
     fclose(fp);
-    f->prim_path = strdup(path);
-    f->prim_index = 0;
-    if (!f->prim_path) {
+    f->faces[FACE_SANS].path = strdup(path);
+    f->faces[FACE_SANS].index = 0;
+    if (!f->faces[FACE_SANS].path) {
         set_err(err, cap, "Not enough memory to open the fonts.");
         return -1;
     }
@@ -511,12 +583,27 @@ static int use_override(viz_fonts *f, const char *path, char *err, size_t cap) {
 }
 
 static int find_primary(viz_fonts *f, char *err, size_t cap) {
-    f->prim_path = fc_find(PRIMARY_FAMILY, true, &f->prim_index);
-    if (f->prim_path) return 0;
+    f->faces[FACE_SANS].path = fc_find(PRIMARY_FAMILY, FC_CJK, &f->faces[FACE_SANS].index);
+    if (f->faces[FACE_SANS].path) return 0;
     set_err(err, cap,
             "No Chinese font found: install the Debian package fonts-wqy-microhei "
             "(sudo apt-get install fonts-wqy-microhei), or pass --font FILE.");
     return -1;
+}
+
+/* The fallbacks, each found by its family alone: one that is not installed
+ * is skipped (code is then set in the next face, an emoji as an empty box). */
+static void find_fallbacks(viz_fonts *f) {
+    static const struct { face_id face; const char *family; fc_want want; } fallbacks[] = {
+        {FACE_SANS_FALLBACK, FALLBACK_FAMILY, FC_ANY},
+        {FACE_MONO, MONO_FAMILY, FC_EXACT},
+        {FACE_MONO_FALLBACK, MONO_FALLBACK_FAMILY, FC_EXACT},
+        {FACE_SYMBOLS, SYMBOLS_FAMILY, FC_EXACT},
+    };
+    for (size_t i = 0; i < sizeof fallbacks / sizeof *fallbacks; i++) {
+        face *fc = &f->faces[fallbacks[i].face];
+        fc->path = fc_find(fallbacks[i].family, fallbacks[i].want, &fc->index);
+    }
 }
 
 viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap) {
@@ -528,11 +615,10 @@ viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap) {
     f->measures = calloc(MEASURE_SLOTS, sizeof *f->measures); // optional: measuring works without it
     int rc = override_path ? use_override(f, override_path, err, cap) : find_primary(f, err, cap);
     if (rc != 0) goto fail;
-    f->fall_path = fc_find(FALLBACK_FAMILY, false, &f->fall_index);
-    map_font(&f->prim_map, f->prim_path);
-    map_font(&f->fall_map, f->fall_path);
+    find_fallbacks(f);
+    for (int i = 0; i < FACE_COUNT; i++) map_font(&f->faces[i].map, f->faces[i].path);
     if (!fonts_at(f, CHECK_PX)) {
-        set_err(err, cap, "Cannot use the font %s%s: SDL_ttf cannot read it (%s).", f->prim_path,
+        set_err(err, cap, "Cannot use the font %s%s: SDL_ttf cannot read it (%s).", f->faces[FACE_SANS].path,
                 override_path ? " (--font)" : "", TTF_GetError());
         goto fail;
     }
@@ -542,14 +628,22 @@ fail:
     return NULL;
 }
 
+bool viz_fonts_has_face(const viz_fonts *f, const char *family) {
+    static const char *const families[FACE_COUNT] = {PRIMARY_FAMILY, FALLBACK_FAMILY, MONO_FAMILY,
+                                                      MONO_FALLBACK_FAMILY, SYMBOLS_FAMILY};
+    for (int i = 0; f && i < FACE_COUNT; i++)
+        if (strcmp(families[i], family) == 0) return f->faces[i].path != NULL;
+    return false;
+}
+
 void viz_fonts_close(viz_fonts *f) {
     if (!f) return;
     while (f->newest) cache_remove(f, f->newest);
     for (int i = 0; i < MAX_SIZES; i++) close_sized(&f->sizes[i]);
-    unmap_font(&f->prim_map);
-    unmap_font(&f->fall_map);
-    free(f->prim_path);
-    free(f->fall_path);
+    for (int i = 0; i < FACE_COUNT; i++) {
+        unmap_font(&f->faces[i].map);
+        free(f->faces[i].path);
+    }
     free(f->scratch);
     free(f->measures);
     free(f);

@@ -12,23 +12,36 @@ typedef struct {
     const viz_theme *th;    /* s->theme resolved */
     float u;                /* one UI unit in pixels (scale) */
     float body, small, big; /* text sizes in pixels */
+    float value_min;        /* the text size the theme wants values written at (0: where square cells allow) */
 } viz_ctx;
 
 typedef struct { float x, y, w, h; } viz_box;
 
 /* ---- text (viz_text.c) ---- */
 float viz_text_w(const viz_ctx *c, const char *s, float px);
-/* Draws s shortened with "…" to fit w; returns the width drawn. */
+/* Draws s in the box: at px when it fits, else up to 15% smaller, else on
+ * two lines when the box is tall enough, else shortened with "…" to fit w;
+ * returns the width drawn. */
 float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px,
                 int align, viz_rgba col);
+/* The size viz_label draws s at on one line of width w (px, or up to 15%
+ * smaller), or 0 when it takes two lines or is cut. */
+float viz_line_px(const viz_ctx *c, const char *s, float px, float w);
 /* Wraps text (paragraphs split by blank lines or \n) into box b starting
  * scroll pixels down; draws the lines that are visible and returns the total
- * height of the text. CJK may break between any two characters. */
+ * height of the text. CJK may break between any two characters. A line that
+ * starts with VIZ_CODE_MARK is code (viz_code_line, a little smaller). */
 float viz_wrap(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, viz_rgba col);
 /* The same, with the lines after a paragraph's first indented by indent
  * pixels (a hanging indent), drawing only when draw (else it only measures). */
 float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float scroll, float indent, viz_rgba col,
                   bool draw);
+/* One line of code (len bytes, without its mark) at y in box b: the code face
+ * at px on a grid of columns (a wide character takes two), wrapped with a
+ * hanging indent and a continuation mark; drawn when draw (whole lines
+ * only). Returns the height it takes. */
+float viz_code_line(const viz_ctx *c, viz_box b, const char *s, size_t len, float px, float y, viz_rgba col,
+                    bool draw);
 /* Formats a value for a cell: 2 decimals, "−∞" for -inf, short exponent when large. */
 void viz_format_value(char *buf, size_t cap, double v);
 /* A string of the scene's UI table. */
@@ -58,14 +71,23 @@ typedef struct {
     int weight_of;          /* a weight matrix: the stage it feeds (Q, K, V or OUTPUT); else -1 */
     const attn_mask *mask;  /* draw cells the mask hides as masked (for A); NULL otherwise */
     bool own_range;         /* SIGNED on a scale of its own (a gradient), not the step's shared one */
+    float cw, ch;           /* cell width and height when set (> 0); else the cs a call passes */
+    const char *const *row_names, *const *col_names; /* the lesson's names of DIMS rows / columns, or NULL */
 } viz_mat;
 
 /* Space a matrix needs around its cells at cell size cs: label column width,
  * title + column label height. */
 float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs);
 float viz_mat_top(const viz_ctx *c, const viz_mat *m, float cs);
-/* Draws m with its cells' top-left at (x, y) and cell size cs. */
+/* Draws m with its cells' top-left at (x, y) and cell size cs (or m->cw × m->ch). */
 void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs);
+/* The column width at which m's named columns (features, a lesson's names)
+ * are all labelled in two staggered lines; 0 when its columns have no names. */
+float viz_col_label_need(const viz_ctx *c, const viz_mat *m, float cw);
+/* The text size m's values are written at in cells of cw × ch (0: none fit). */
+float viz_value_px(const viz_ctx *c, const viz_mat *m, float cw, float ch);
+/* The narrowest cells that hold m's values at px: their width and height. */
+void viz_value_cell(const viz_ctx *c, const viz_mat *m, float px, float *cw, float *ch);
 /* Draws a legend bar for map in b (range for SIGNED), with a masked swatch when
  * with_masked, after caption (which matrices it is for) when not NULL. */
 void viz_legend(const viz_ctx *c, viz_box b, viz_map map, double range, bool with_masked, const char *caption);
@@ -90,7 +112,7 @@ const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int
 void viz_lab_overlay(const viz_ctx *c);
 
 /* ---- the training view (viz_train.c) ---- */
-void viz_train_overlay(const viz_ctx *c);
+void viz_train_overlay(const viz_ctx *c, float status_h); /* over all but the status line, status_h high */
 
 /* ---- the canvas of a step (viz_steps.c) ---- */
 /* Draws the operands and result of the scene's step for head of t in b,

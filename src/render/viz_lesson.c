@@ -66,3 +66,64 @@ viz_mark viz_lesson_mark(const lesson_highlight *hl, const attn_tokens *t) {
     else if (hl->kind == LESSON_HL_CELL && a >= 0 && b >= 0) m = (viz_mark){VIZ_MARK_CELL, a, b};
     return m;
 }
+
+void viz_lesson_names(viz_names *out, const lesson *l, int i, const attn_trace *t) {
+    static const attn_matrix w[3] = {ATTN_MAT_W_Q, ATTN_MAT_W_K, ATTN_MAT_W_V};
+    memset(out, 0, sizeof *out);
+    const lesson_page *pg = l ? lesson_page_at(l, i) : NULL;
+    if (!pg) return;
+    out->keep = pg->keep;
+    out->n_keep = pg->n_keep;
+    lesson_names nm;
+    lesson_page_names(l, i, &t->cfg, &nm);
+    // a name describes what a design computes: random weights in its place compute something else
+    for (int k = 0; k < 3; k++)
+        for (int h = 0; h < t->cfg.heads && h < ATTN_MAX_HEADS; h++)
+            if (t->given[w[k]][h]) out->qkv[k][h] = nm.mat[w[k]][h];
+    if (t->given[ATTN_MAT_W_O][0]) out->out = nm.mat[ATTN_MAT_W_O][0];
+}
+
+/* A paragraph's text with its {references} computed. */
+static void para_text(attn_strbuf *b, const lesson_page *pg, const lesson_para *p, const attn_trace *t,
+                      const attn_trace *alt, const char *const *ui) {
+    int at = 0, len = (int)strlen(p->text);
+    char val[128];
+    for (int k = 0; k < p->n_spans; k++) {
+        const lesson_span *sp = &p->spans[k];
+        if (sp->kind != LESSON_SPAN_REF || sp->ref < 0) continue;
+        attn_sb_append(b, p->text + at, (size_t)(sp->start - at));
+        viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], t, alt, ui);
+        attn_sb_puts(b, val);
+        at = sp->start + sp->len;
+    }
+    attn_sb_append(b, p->text + at, (size_t)(len - at));
+}
+
+/* A code block, each of its lines after the code mark. */
+static void code_text(attn_strbuf *b, const char *text) {
+    for (const char *p = text;;) {
+        const char *nl = strchr(p, '\n');
+        attn_sb_puts(b, VIZ_CODE_MARK);
+        attn_sb_append(b, p, nl ? (size_t)(nl - p) : strlen(p));
+        attn_sb_puts(b, "\n");
+        if (!nl) break;
+        p = nl + 1;
+    }
+}
+
+void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, const attn_trace *t,
+                          const attn_trace *alt, const char *const *ui) {
+    for (int i = 0; i < pg->n_paras; i++) {
+        const lesson_para *p = &pg->paras[i];
+        if (pg->has_reveal && p->after_reveal && asked) break; // the answer waits
+        bool item = p->kind == LESSON_PARA_ITEM, next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM;
+        if (p->kind == LESSON_PARA_CODE) {
+            code_text(b, p->text);
+            attn_sb_puts(b, "\n");
+            continue;
+        }
+        if (item) attn_sb_puts(b, "• ");
+        para_text(b, pg, p, t, alt, ui);
+        attn_sb_puts(b, item && next_item ? "\n" : "\n\n"); // list items stay together
+    }
+}

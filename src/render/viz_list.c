@@ -73,6 +73,11 @@ void viz_line(viz_list *l, float x, float y, float x2, float y2, float thick, vi
 
 void viz_text(viz_list *l, float x, float y, float w, float h, const char *text, float size,
               int align, viz_rgba col) {
+    viz_text_font(l, x, y, w, h, text, size, align, col, VIZ_FONT_SANS);
+}
+
+void viz_text_font(viz_list *l, float x, float y, float w, float h, const char *text, float size,
+                   int align, viz_rgba col, viz_font font) {
     size_t len = strlen(text);
     if (!grow(l, (void **)&l->strings, &l->str_cap, l->str_len + len + 1, 1)) return;
     viz_cmd *c = push(l, VIZ_TEXT, x, y, w, h);
@@ -83,6 +88,7 @@ void viz_text(viz_list *l, float x, float y, float w, float h, const char *text,
     c->size = size;
     c->align = align;
     c->color = col;
+    c->font = font;
 }
 
 viz_rgba *viz_grid(viz_list *l, float x, float y, float w, float h, int rows, int cols) {

@@ -16,20 +16,29 @@ double viz_abs_max(const double *v, size_t count) {
 
 /* Label text size for cell size cs: readable, never taller than the cell allows. */
 static float label_px(const viz_ctx *c, float cs) {
-    float px = cs * 0.7f;
+    float px = cs * (c->value_min > 0 ? 0.8f : 0.7f); // where values are read from afar, labels are too
     if (px > c->small) px = c->small;
-    if (px < 10.0f) px = 10.0f; // below 10 px labels are thinned instead
+    if (px < 10.0f) px = cs / 1.15f >= 9.0f ? fminf(10.0f, cs / 1.15f) : 10.0f; // one per cell if 9 px allow, else thinned
     return px;
 }
 
-/* Show every k-th label so labels of height px do not overlap at cell size cs. */
-static int label_step(float cs, float px) {
-    int k = (int)ceilf(px * 1.15f / cs);
-    return k < 1 ? 1 : k;
+/* m's cells: their width (along a row) and height, drawn at cs unless m sets its own. */
+static float cell_w(const viz_mat *m, float cs) { return m->cw > 0 ? m->cw : cs; }
+static float cell_h(const viz_mat *m, float cs) { return m->ch > 0 ? m->ch : cs; }
+
+/* The size of m's column labels: as large as its cells allow, their width
+ * counting up to twice their height (so wide cells do not get labels larger
+ * than their rows'). */
+static float col_label_px(const viz_ctx *c, const viz_mat *m, float cs) {
+    float cw = cell_w(m, cs), ch = cell_h(m, cs);
+    return label_px(c, fminf(cw, fmaxf(ch, cw * 0.5f)));
 }
+
+#define MAX_LABELS (ATTN_MAX_HEADS * ATTN_MAX_D_K) /* the widest matrix: concat and W_O's rows */
 
 static void row_label(const viz_ctx *c, const viz_mat *m, int i, char *buf, size_t cap, bool is_col) {
     viz_labels kind = is_col ? m->col_labels : m->row_labels;
+    const char *const *names = is_col ? m->col_names : m->row_names;
     const attn_trace *t = c->s->trace;
     if (kind == VIZ_LABEL_TOKENS) attn_token_label(&t->tokens, i, 0, buf, cap);
     else if (kind == VIZ_LABEL_FEATURES && c->s->feature_names) {
@@ -38,12 +47,13 @@ static void row_label(const viz_ctx *c, const viz_mat *m, int i, char *buf, size
     }
     else if (kind == VIZ_LABEL_CONCAT) snprintf(buf, cap, "h%d.%d", i / t->cfg.d_k + 1, i % t->cfg.d_k);
     else if (kind == VIZ_LABEL_WORDS && c->s->model) snprintf(buf, cap, "%s", c->s->model->vocab[i]);
+    else if (kind == VIZ_LABEL_DIMS && names) snprintf(buf, cap, "%s", names[i]);
     else snprintf(buf, cap, "%d", i);
 }
 
 float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs) {
     if (m->row_labels == VIZ_LABEL_NONE) return 0;
-    float px = label_px(c, cs), w = 0;
+    float px = label_px(c, cell_h(m, cs)), w = 0;
     char buf[128];
     for (int i = 0; i < m->rows; i++) {
         row_label(c, m, i, buf, sizeof buf, false);
@@ -56,11 +66,11 @@ float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs) {
 
 /* Column labels need two staggered rows when they are wider than a cell. */
 static bool cols_staggered(const viz_ctx *c, const viz_mat *m, float cs) {
-    float px = label_px(c, cs);
+    float px = col_label_px(c, m, cs);
     char buf[128];
     for (int j = 0; j < m->cols; j++) {
         row_label(c, m, j, buf, sizeof buf, true);
-        if (viz_text_w(c, buf, px) > cs - 2) return true;
+        if (viz_text_w(c, buf, px) > cell_w(m, cs) - 2) return true;
     }
     return false;
 }
@@ -68,10 +78,102 @@ static bool cols_staggered(const viz_ctx *c, const viz_mat *m, float cs) {
 float viz_mat_top(const viz_ctx *c, const viz_mat *m, float cs) {
     float h = c->small * 1.6f;
     if (m->col_labels != VIZ_LABEL_NONE) {
-        float lh = label_px(c, cs) * 1.3f;
+        float lh = col_label_px(c, m, cs) * 1.3f;
         h += cols_staggered(c, m, cs) ? 2 * lh : lh;
     }
     return h;
+}
+
+float viz_col_label_need(const viz_ctx *c, const viz_mat *m, float cw) {
+    if (m->col_labels != VIZ_LABEL_FEATURES && !(m->col_labels == VIZ_LABEL_DIMS && m->col_names)) return 0;
+    float px = col_label_px(c, m, cw), widest = 0;
+    char buf[128];
+    for (int j = 0; j < m->cols; j++) {
+        row_label(c, m, j, buf, sizeof buf, true);
+        widest = fmaxf(widest, viz_text_w(c, buf, px));
+    }
+    return (fminf(widest, 110.0f * c->u) + 4 * c->u) / 2; // two staggered lines: each label has two cells
+}
+
+/* The rank of label s among the labels the page keeps, or -1. */
+static int keep_rank(const viz_ctx *c, const char *s) {
+    for (int k = 0; k < c->s->names.n_keep; k++)
+        if (strcmp(c->s->names.keep[k], s) == 0) return k;
+    return -1;
+}
+
+/* The order in which n labels claim room: the query's, the ones the page
+ * keeps (in its order), every step-th, then the rest. */
+static int label_order(const viz_ctx *c, const viz_mat *m, bool is_col, int n, int step, int *order) {
+    viz_labels kind = is_col ? m->col_labels : m->row_labels;
+    int q = c->s->query, k = 0;
+    char buf[128];
+    bool taken[MAX_LABELS];
+    memset(taken, 0, sizeof(bool) * (size_t)n);
+    if (kind == VIZ_LABEL_TOKENS && q >= 0 && q < n) order[k++] = q, taken[q] = true;
+    for (int r = 0; r < c->s->names.n_keep; r++)
+        for (int i = 0; i < n; i++) {
+            if (taken[i]) continue;
+            row_label(c, m, i, buf, sizeof buf, is_col);
+            if (keep_rank(c, buf) == r) order[k++] = i, taken[i] = true;
+        }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            if (!taken[i] && (pass == 1 || i % step == 0)) order[k++] = i, taken[i] = true;
+    return k;
+}
+
+/* Which rows get a label of size px in cells of height ch: greedily in
+ * label_order, each at least px·1.15 from the ones already placed. */
+static void pick_rows(const viz_ctx *c, const viz_mat *m, float ch, float px, bool *show) {
+    int order[MAX_LABELS], placed[MAX_LABELS];
+    int n = m->rows < MAX_LABELS ? m->rows : MAX_LABELS, np = 0;
+    int step = (int)ceilf(px * 1.15f / ch);
+    if (step < 1) step = 1;
+    int k = label_order(c, m, false, n, step, order);
+    memset(show, 0, sizeof(bool) * (size_t)n);
+    for (int a = 0; a < k; a++) {
+        int i = order[a];
+        bool room = true;
+        for (int b = 0; b < np && room; b++) room = abs(placed[b] - i) * ch >= px * 1.15f - 0.01f;
+        if (room) show[i] = true, placed[np++] = i;
+    }
+}
+
+/* Which columns get a label, and in which of the two staggered lines
+ * (lane[j]: 0 the upper, 1 the lower): greedily in label_order, each where
+ * it overlaps no label placed before in its line. */
+static void pick_cols(const viz_ctx *c, const viz_mat *m, float cw, float px, float cap, bool *show, int *lane) {
+    int order[MAX_LABELS];
+    float width[MAX_LABELS];
+    int n = m->cols < MAX_LABELS ? m->cols : MAX_LABELS;
+    char buf[128];
+    float widest = 0, sep = 4 * c->u;
+    for (int j = 0; j < n; j++) {
+        row_label(c, m, j, buf, sizeof buf, true);
+        width[j] = fminf(viz_text_w(c, buf, px), cap);
+        widest = fmaxf(widest, width[j]);
+    }
+    bool all = true; // every label, alternating between the lines, when that fits
+    for (int j = 0; j + 2 < n && all; j++) all = 2 * cw >= (width[j] + width[j + 2]) / 2 + sep;
+    if (all) {
+        for (int j = 0; j < n; j++) show[j] = true, lane[j] = j % 2;
+        return;
+    }
+    int step = (int)ceilf((widest + sep) / (2 * cw)); // as many as fit when all are the widest
+    if (step < 1) step = 1;
+    int k = label_order(c, m, true, n, step, order);
+    memset(show, 0, sizeof(bool) * (size_t)n);
+    for (int a = 0; a < k; a++) {
+        int j = order[a], want = (j / step) % 2 == 0 ? 0 : 1;
+        for (int t = 0; t < 2 && !show[j]; t++) {
+            int ln = t == 0 ? want : !want;
+            bool room = true;
+            for (int i = 0; i < n && room; i++)
+                if (show[i] && lane[i] == ln) room = fabsf((float)(i - j)) * cw >= (width[i] + width[j]) / 2 + sep;
+            if (room) show[j] = true, lane[j] = ln;
+        }
+    }
 }
 
 /* Which cell, row or column of m feeds the hovered cell (-1 where none). */
@@ -124,135 +226,171 @@ static double cell_value(const viz_mat *m, int r, int col) {
     return m->transposed ? m->v[(size_t)col * m->rows + r] : m->v[(size_t)r * m->cols + col];
 }
 
+/* Characters of v as viz_format_value writes it (digits share one width). */
+static int value_chars(double v) {
+    if (v == -INFINITY) return 2;
+    double a = fabs(v);
+    if (a >= 999.995) return (v < 0) + (a >= 1e100 ? 6 : 5); // "1e+03"
+    if (a < 0.005) return 4;                                  // "0.00"
+    return (v < 0) + (a < 9.995 ? 1 : a < 99.995 ? 2 : 3) + 3;
+}
+
+/* The value of m that is written widest, formatted into buf. */
+static void widest_value(const viz_mat *m, char *buf, size_t cap) {
+    double best = 0;
+    int most = -1;
+    for (int r = 0; r < m->rows; r++)
+        for (int k = 0; k < m->cols; k++) {
+            double v = cell_value(m, r, k);
+            int n = value_chars(v) * 2 + (v >= 0); // a digit is wider than a minus sign
+            if (n > most) most = n, best = v;
+        }
+    viz_format_value(buf, cap, best);
+}
+
+float viz_value_px(const viz_ctx *c, const viz_mat *m, float cw, float ch) {
+    char widest[32];
+    widest_value(m, widest, sizeof widest);
+    if (c->value_min <= 0) { // the airy rule: a third of a square cell
+        float cs = fminf(cw, ch), px = fminf(cs * 0.34f, c->small);
+        return px >= 9.0f && viz_text_w(c, widest, px) <= cw - 2 ? px : 0;
+    }
+    // as large as the cell holds, in whole pixels as the fonts draw them; smaller than the
+    // theme's size they would not read from afar, only clutter the heatmap: none then
+    float px = floorf(fminf(ch / 1.25f + 0.01f, c->small)), least = floorf(c->value_min);
+    while (px >= least && viz_text_w(c, widest, px) + px * 0.25f > cw + 0.01f) px -= 1.0f;
+    return px >= least ? px : 0;
+}
+
+void viz_value_cell(const viz_ctx *c, const viz_mat *m, float px, float *cw, float *ch) {
+    char widest[32];
+    widest_value(m, widest, sizeof widest);
+    *ch = ceilf(px * 1.25f);
+    *cw = fmaxf(*ch, ceilf(viz_text_w(c, widest, px) + px * 0.25f));
+}
+
 static void draw_cells(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
-    viz_rgba *px = viz_grid(c->l, x, y, cs * m->cols, cs * m->rows, m->rows, m->cols);
+    float cw = cell_w(m, cs), ch = cell_h(m, cs);
+    viz_rgba *px = viz_grid(c->l, x, y, cw * m->cols, ch * m->rows, m->rows, m->cols);
     for (int r = 0; r < m->rows && px; r++)
         for (int k = 0; k < m->cols; k++) {
             double v = cell_value(m, r, k);
             px[r * m->cols + k] = cell_color(c, m, v, cell_masked(m, r, k, v));
         }
     // thin separators keep neighbouring cells of similar colour apart
-    if (cs >= 10) { // opaque: blending a few thousand separators costs a frame
+    if (fminf(cw, ch) >= 10) { // opaque: blending a few thousand separators costs a frame
         viz_rgba sep = viz_mix(c->th->panel, c->th->line, 0.35f);
-        for (int k = 1; k < m->cols; k++) viz_fill(c->l, x + k * cs - 0.5f, y, 1, cs * m->rows, sep);
-        for (int r = 1; r < m->rows; r++) viz_fill(c->l, x, y + r * cs - 0.5f, cs * m->cols, 1, sep);
+        for (int k = 1; k < m->cols; k++) viz_fill(c->l, x + k * cw - 0.5f, y, 1, ch * m->rows, sep);
+        for (int r = 1; r < m->rows; r++) viz_fill(c->l, x, y + r * ch - 0.5f, cw * m->cols, 1, sep);
     }
-    float vpx = cs * 0.34f;
-    if (vpx > c->small) vpx = c->small;
-    bool values = !m->hidden && vpx >= 9.0f && viz_text_w(c, "-0.00", vpx) <= cs - 2;
+    float vpx = m->hidden ? 0 : viz_value_px(c, m, cw, ch);
+    bool values = vpx > 0;
     char buf[32];
     for (int r = 0; r < m->rows; r++)
         for (int k = 0; k < m->cols; k++) {
             double v = cell_value(m, r, k);
             bool masked = cell_masked(m, r, k, v);
-            float cx = x + k * cs, cy = y + r * cs;
-            if (masked && !m->hidden && cs >= 6 && !values) // hatch (or "−∞"): masked is never a colour of the scale
-                viz_line(c->l, cx + 1, cy + cs - 1, cx + cs - 1, cy + 1, 1.0f, c->th->masked_hatch);
+            float cx = x + k * cw, cy = y + r * ch;
+            if (masked && !m->hidden && fminf(cw, ch) >= 6 && !values) // hatch (or "−∞"): masked is never a colour of the scale
+                viz_line(c->l, cx + 1, cy + ch - 1, cx + cw - 1, cy + 1, 1.0f, c->th->masked_hatch);
             if (!values) continue;
             viz_format_value(buf, sizeof buf, v);
-            viz_text(c->l, cx, cy, cs, cs, buf, vpx, VIZ_CENTER | VIZ_MIDDLE, viz_text_on(cell_color(c, m, v, masked)));
+            viz_text(c->l, cx, cy, cw, ch, buf, vpx, VIZ_CENTER | VIZ_MIDDLE, viz_text_on(cell_color(c, m, v, masked)));
         }
 }
 
 static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
-    float px = label_px(c, cs), left = viz_mat_left(c, m, cs);
+    float cw = cell_w(m, cs), ch = cell_h(m, cs), left = viz_mat_left(c, m, cs), cap = 110.0f * c->u;
     int q = c->s->query;
     char buf[128];
+    bool show[MAX_LABELS];
+    int lane[MAX_LABELS];
     if (m->row_labels != VIZ_LABEL_NONE) {
-        int step = label_step(cs, px);
-        bool forced = m->row_labels == VIZ_LABEL_TOKENS && q >= 0 && q < m->rows && q % step != 0;
-        for (int i = 0; i < m->rows; i++) {
+        float px = label_px(c, ch);
+        pick_rows(c, m, ch, px, show);
+        for (int i = 0; i < m->rows && i < MAX_LABELS; i++) {
+            if (!show[i]) continue;
             bool sel = m->row_labels == VIZ_LABEL_TOKENS && i == q;
-            if (i % step != 0 && !sel) continue;
-            if (!sel && forced && abs(i - q) < step) continue; // the query's label takes this room
             row_label(c, m, i, buf, sizeof buf, false);
-            viz_label(c, x - left, y + i * cs, left - 5 * c->u, cs, buf, px, VIZ_RIGHT | VIZ_MIDDLE,
+            viz_label(c, x - left, y + i * ch, left - 5 * c->u, ch, buf, px, VIZ_RIGHT | VIZ_MIDDLE,
                       sel ? c->th->highlight : c->th->muted);
             if (m->row_labels == VIZ_LABEL_TOKENS)
-                viz_hit_region(c->l, x - left, y + i * cs, left, cs, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
+                viz_hit_region(c->l, x - left, y + i * ch, left, ch, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
         }
     }
     if (m->col_labels == VIZ_LABEL_NONE) return;
+    float px = col_label_px(c, m, cs), lh = px * 1.3f;
     bool stagger = cols_staggered(c, m, cs);
-    float lh = px * 1.3f, widest = 0;
-    for (int j = 0; stagger && j < m->cols; j++) {
-        row_label(c, m, j, buf, sizeof buf, true);
-        float tw = viz_text_w(c, buf, px);
-        if (tw > widest) widest = tw;
-    }
-    // staggered labels alternate between two rows, so each may use two cells
-    int step = stagger ? (int)ceilf((widest + 4 * c->u) / (2 * cs)) : 1;
-    if (step < 1) step = 1;
-    bool forced = m->col_labels == VIZ_LABEL_TOKENS && q >= 0 && q < m->cols && q % step != 0;
-    for (int j = 0; j < m->cols; j++) {
+    if (stagger) pick_cols(c, m, cw, px, cap, show, lane);
+    for (int j = 0; j < m->cols && j < MAX_LABELS; j++) {
+        if (stagger && !show[j]) continue;
         bool sel = m->col_labels == VIZ_LABEL_TOKENS && j == q;
-        if (j % step != 0 && !sel) continue;
-        if (!sel && forced && abs(j - q) < (stagger ? 2 * step : step)) continue;
         row_label(c, m, j, buf, sizeof buf, true);
-        float w = stagger ? 2 * cs * step - 2 : cs;
-        float ly = y - lh * (stagger && (j / step) % 2 == 0 ? 2 : 1);
-        viz_label(c, x + j * cs + cs / 2 - w / 2, ly, w, lh, buf, px, VIZ_CENTER | VIZ_MIDDLE,
+        float w = stagger ? fminf(viz_text_w(c, buf, px), cap) + 2 : cw;
+        float ly = y - lh * (stagger && lane[j] == 0 ? 2 : 1);
+        viz_label(c, x + j * cw + cw / 2 - w / 2, ly, w, lh, buf, px, VIZ_CENTER | VIZ_MIDDLE,
                   sel ? c->th->highlight : c->th->muted);
     }
 }
 
 /* The lesson page's mark in m: a token's rows (and its column where columns
  * are tokens), a key's column, or one cell, in the accent colour. */
-static void lesson_mark(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
+static void lesson_mark(const viz_ctx *c, const viz_mat *m, float x, float y, float cw, float ch) {
     const viz_mark *mk = &c->s->mark;
-    float t = 2.0f * c->u, w = cs * m->cols, h = cs * m->rows;
+    float t = 2.0f * c->u, w = cw * m->cols, h = ch * m->rows;
     bool token_rows = m->weight_of < 0 && !m->transposed; // every matrix but W's rows a token's
     bool token_cols = m->col_labels == VIZ_LABEL_TOKENS;
     viz_rgba col = c->th->accent;
     if (mk->kind == VIZ_MARK_TOKEN && token_rows && mk->row >= 0 && mk->row < m->rows)
-        viz_stroke(c->l, x - t, y + mk->row * cs - t, w + 2 * t, cs + 2 * t, t, col);
+        viz_stroke(c->l, x - t, y + mk->row * ch - t, w + 2 * t, ch + 2 * t, t, col);
     if ((mk->kind == VIZ_MARK_TOKEN || mk->kind == VIZ_MARK_COLUMN) && token_cols) {
         int k = mk->kind == VIZ_MARK_TOKEN ? mk->row : mk->col;
-        if (k >= 0 && k < m->cols) viz_stroke(c->l, x + k * cs - t, y - t, cs + 2 * t, h + 2 * t, t, col);
+        if (k >= 0 && k < m->cols) viz_stroke(c->l, x + k * cw - t, y - t, cw + 2 * t, h + 2 * t, t, col);
     }
     if (mk->kind == VIZ_MARK_CELL && token_cols && m->rows == m->cols && mk->row >= 0 && mk->row < m->rows &&
         mk->col >= 0 && mk->col < m->cols)
-        viz_stroke(c->l, x + mk->col * cs - 2 * t, y + mk->row * cs - 2 * t, cs + 4 * t, cs + 4 * t, 2 * t, col);
+        viz_stroke(c->l, x + mk->col * cw - 2 * t, y + mk->row * ch - 2 * t, cw + 4 * t, ch + 4 * t, 2 * t, col);
 }
 
-static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
-    float t = 2.0f * c->u, w = cs * m->cols, h = cs * m->rows;
+static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, float cw, float ch) {
+    float t = 2.0f * c->u, w = cw * m->cols, h = ch * m->rows;
     int q = c->s->query;
     // the query's row, wherever rows are queries (K and V rows are keys)
     // (in every matrix whose rows are the queries, labelled or not)
     bool query_rows = m->stage != ATTN_ST_K && m->stage != ATTN_ST_V && m->weight_of < 0 && !m->transposed;
     if (q >= 0 && q < m->rows && query_rows)
-        viz_stroke(c->l, x - t, y + q * cs - t, w + 2 * t, cs + 2 * t, t, c->th->highlight);
-    lesson_mark(c, m, x, y, cs);
+        viz_stroke(c->l, x - t, y + q * ch - t, w + 2 * t, ch + 2 * t, t, c->th->highlight);
+    lesson_mark(c, m, x, y, cw, ch);
     int orow, ocol;
     operand_of(c, m, &orow, &ocol);
     if (m->transposed) { int tmp = orow; orow = ocol; ocol = tmp; }
     viz_rgba op = c->th->operand;
-    if (orow >= 0 && ocol >= 0) viz_stroke(c->l, x + ocol * cs - t, y + orow * cs - t, cs + 2 * t, cs + 2 * t, t, op);
-    else if (orow >= 0) viz_stroke(c->l, x - t / 2, y + orow * cs - t / 2, w + t, cs + t, t, viz_alpha(op, 200));
-    else if (ocol >= 0) viz_stroke(c->l, x + ocol * cs - t / 2, y - t / 2, cs + t, h + t, t, viz_alpha(op, 200));
+    if (orow >= 0 && ocol >= 0) viz_stroke(c->l, x + ocol * cw - t, y + orow * ch - t, cw + 2 * t, ch + 2 * t, t, op);
+    else if (orow >= 0) viz_stroke(c->l, x - t / 2, y + orow * ch - t / 2, w + t, ch + t, t, viz_alpha(op, 200));
+    else if (ocol >= 0) viz_stroke(c->l, x + ocol * cw - t / 2, y - t / 2, cw + t, h + t, t, viz_alpha(op, 200));
     viz_hit hv = c->s->hover;
     if (hv.kind == VIZ_HIT_CELL && hv.stage == (int)m->stage && m->weight_of < 0 &&
         (hv.head == m->head || !model_stage_per_head(m->stage))) {
         int r = m->transposed ? hv.col : hv.row, k = m->transposed ? hv.row : hv.col;
         if (r < m->rows && k < m->cols)
-            viz_stroke(c->l, x + k * cs - t, y + r * cs - t, cs + 2 * t, cs + 2 * t, t, c->th->hover);
+            viz_stroke(c->l, x + k * cw - t, y + r * ch - t, cw + 2 * t, ch + 2 * t, t, c->th->hover);
     }
 }
 
 void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
-    float top = viz_mat_top(c, m, cs), left = viz_mat_left(c, m, cs);
-    viz_label(c, x - left, y - top, left + cs * m->cols + 40 * c->u, c->small * 1.4f, m->title, c->small,
-              VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    float top = viz_mat_top(c, m, cs), left = viz_mat_left(c, m, cs), cw = cell_w(m, cs), ch = cell_h(m, cs);
+    // the title may reach past the cells: the layout keeps the room for it (viz_steps.c's mat_w)
+    float tw = fmaxf(left + cw * m->cols + 40 * c->u, viz_text_w(c, m->title, c->small) + 6 * c->u);
+    viz_label(c, x - left, y - top, tw, c->small * 1.4f, m->title, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     draw_cells(c, m, x, y, cs);
     draw_labels(c, m, x, y, cs);
-    draw_marks(c, m, x, y, cs);
+    draw_marks(c, m, x, y, cw, ch);
     if (m->hidden || m->weight_of >= 0) return;
     for (int r = 0; r < m->rows; r++) // one hit region per cell, named as the core names it
         for (int k = 0; k < m->cols; k++) {
             viz_hit h = {.kind = VIZ_HIT_CELL, .stage = (int)m->stage, .head = m->head, .row = m->transposed ? k : r,
                          .col = m->transposed ? r : k};
-            viz_hit_region(c->l, x + k * cs, y + r * cs, cs, cs, h);
+            viz_hit_region(c->l, x + k * cw, y + r * ch, cw, ch, h);
         }
 }
 

@@ -9,6 +9,10 @@
 #include "model_run.h"
 #include "viz.h"
 
+/* A line of a scene's narrative that starts with this byte is a line of code,
+ * kept as written and set in the code face (lessons' ``` blocks). */
+#define VIZ_CODE_MARK "\x1f"
+
 /* Every UI string, in one table per language (assets/ui_strings.tsv). */
 typedef enum {
 #define VIZ_STR(id) VIZ_S_##id,
@@ -30,6 +34,8 @@ typedef struct {
     viz_rgba error;       /* error text */
     viz_rgba masked, masked_hatch; /* masked cells: never a colour of a scale */
     float body_px;        /* body text size at UI scale 1 */
+    float value_px;       /* cell values are written at least this large at UI scale 1 when the layout can
+                             make room (narrower inner cells, cells wider than tall); 0: only in square cells */
 } viz_theme;
 
 /* The theme's colours and sizes (static storage). */
@@ -103,6 +109,15 @@ void viz_badge(char *out, size_t cap, const char *const *ui, const attn_trace *t
  * what it shows means nothing yet. */
 bool viz_weights_random(const attn_trace *t, viz_origin o);
 
+/* What a lesson calls the figure's rows and columns besides X's features,
+ * and which labels it keeps (all borrowed; NULL where it names nothing). */
+typedef struct {
+    const char *const *qkv[3][ATTN_MAX_HEADS]; /* head h's columns of Q, K and V (d_k names; V's also name Z's) */
+    const char *const *out;                    /* the output's columns (d_model names: W_O's block) */
+    const char *const *keep;                   /* labels kept first when labels thin out, most important first */
+    int n_keep;
+} viz_names;
+
 typedef struct {
     /* what is computed */
     const attn_trace *trace;        /* the current trace; never NULL when drawing */
@@ -119,6 +134,7 @@ typedef struct {
     bool backward;                  /* the gradients on the scale, mask and softmax steps */
     viz_target target;              /* whose answers run's targets are */
     const model_explanation *model_explain; /* the hovered cell's arithmetic with a model (explain is NULL then) */
+    viz_names names;                /* the lesson's names of Q/K/V/Z and output columns, and the labels it keeps */
     /* what is shown */
     attn_step step;                  /* rail step */
     int head;                       /* head shown, 0-based */
@@ -130,6 +146,7 @@ typedef struct {
     viz_compare compare;            /* split view */
     bool lines_all_heads;           /* the attention-lines view shows every head, one colour each */
     bool hide_weights;              /* predict-before-reveal: weights, outputs and lines hidden */
+    bool question;                  /* the page asks which token the query attends to (answered or not) */
     viz_focus focus;                /* keyboard focus (drawn as an outline) */
     float canvas_zoom;              /* 1 = fit; > 1 zooms into the canvas */
     float canvas_pan_x, canvas_pan_y; /* canvas scroll in pixels at the current zoom */
@@ -146,7 +163,7 @@ typedef struct {
     const char *const *ui;          /* VIZ_STR_COUNT strings in the current language */
     const char *badge;              /* weights source, e.g. "random, untrained (seed 1)" */
     const char *narrative_title;    /* narrative panel title (lesson page), or NULL: the step name */
-    const char *narrative;          /* narrative text; paragraphs split by blank lines */
+    const char *narrative;          /* narrative text; paragraphs split by blank lines, code lines marked */
     const char *status;             /* status line text */
     const char *page_label;         /* e.g. "3 / 14", or NULL without a lesson */
     bool show_help;                 /* the key help overlay */

@@ -17,10 +17,17 @@ typedef struct viz_fonts viz_fonts;
 /* Opens the UI fonts. override_path (--font FILE) is used as the primary font
  * when non-NULL; otherwise fontconfig finds WenQuanYi Micro Hei (Latin + CJK).
  * A fallback font (fontconfig's match for DejaVu Sans) draws glyphs the primary
- * lacks (ᵀ, ₖ, ₙ ...), chosen per glyph. Returns NULL and writes a learner-
+ * lacks (ᵀ, ₖ, ₙ ...), chosen per glyph; Symbola (fonts-symbola), when
+ * installed, draws emoji last. Code (VIZ_FONT_MONO) is set in WenQuanYi Micro
+ * Hei Mono (face 1 of wqy-microhei.ttc), then DejaVu Sans Mono, then the UI's
+ * faces; a missing fallback is skipped. Returns NULL and writes a learner-
  * readable message into err (cap bytes) when no CJK font is found — the message
  * names the Debian package fonts-wqy-microhei. TTF_Init must have been called. */
 viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap);
+
+/* Whether the face of family ("WenQuanYi Micro Hei Mono", "DejaVu Sans Mono",
+ * "Symbola", …) was found: code and emoji use the ones that are. */
+bool viz_fonts_has_face(const viz_fonts *f, const char *family);
 
 /* Frees the fonts and every cached line of text. NULL is a no-op. */
 void viz_fonts_close(viz_fonts *f);
@@ -36,6 +43,12 @@ viz_measure viz_fonts_measure(viz_fonts *f);
  * what changed. Text lines are cached in f across calls. Returns 0, or -1 with
  * SDL_GetError set (every command is still tried: a partial frame beats none). */
 int viz_sdl_draw(SDL_Surface *dst, viz_fonts *f, const viz_list *l, const SDL_Rect *area, viz_rgba bg);
+
+/* viz_sdl_draw over n areas at once (NULL: all of dst), possibly
+ * overlapping: each text is placed once, and a large job is drawn by two
+ * threads, each owning a band of rows (the pixels are those of one thread). */
+int viz_sdl_draw_areas(SDL_Surface *dst, viz_fonts *f, const viz_list *l, const SDL_Rect *areas, int n,
+                       viz_rgba bg);
 
 /* The signature of l for viz_damage: what each drawn command is and the
  * pixels it may touch, with text measured by f. false when out of memory. */

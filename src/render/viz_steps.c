@@ -9,7 +9,7 @@
 
 #define MAX_BLOCKS 3
 
-#define MAX_MATS 8 /* E, P and X; or concat, W_O, out, X and the residual: at most 7 */
+#define MAX_MATS 8 /* E, P and X; or concat, W_O, out, X and the residual: at most 5 */
 
 /* A product layout: left · top[k] = res[k]; left may be NULL (a plain row).
  * It holds its matrices and their texts, so a product on the stack is whole. */
@@ -17,45 +17,13 @@ typedef struct {
     viz_mat *left;
     viz_mat *top[MAX_BLOCKS];  /* may be NULL per block */
     viz_mat *res[MAX_BLOCKS];
+    bool operand[MAX_BLOCKS];  /* res[k] of a plain row feeds the result rather than being one (S before ÷√dₖ) */
     const char *op[MAX_BLOCKS];/* text drawn before block k when there is no left, e.g. "÷ √dₖ" */
     int blocks;
     viz_mat mats[MAX_MATS];    /* what left, top and res point at */
     char titles[MAX_MATS][96]; /* mats[i].title when it names a head */
     char op_text[64];          /* an op that holds numbers */
 } product;
-
-static viz_mat mat(const attn_trace *t, attn_stage st, int head, const char *title, viz_map map,
-                   viz_labels rows, viz_labels cols) {
-    viz_mat m;
-    memset(&m, 0, sizeof m);
-    m.v = attn_trace_stage(t, st, head);
-    attn_trace_shape(t, st, &m.rows, &m.cols);
-    m.stage = st;
-    m.head = head;
-    m.title = title;
-    m.map = map;
-    m.range = 1.0;
-    m.row_labels = rows;
-    m.col_labels = cols;
-    m.weight_of = -1;
-    return m;
-}
-
-static viz_mat weight(const double *v, int rows, int cols, int feeds, int head, const char *title) {
-    viz_mat m;
-    memset(&m, 0, sizeof m);
-    m.v = v;
-    m.rows = rows;
-    m.cols = cols;
-    m.stage = ATTN_ST_X;
-    m.head = head;
-    m.title = title;
-    m.map = VIZ_MAP_SIGNED;
-    m.row_labels = VIZ_LABEL_NONE;
-    m.col_labels = VIZ_LABEL_DIMS;
-    m.weight_of = feeds;
-    return m;
-}
 
 /* A matrix the trace does not hold (E, the positions, a model's stage):
  * values and shape given, named stage for hits. */
@@ -77,7 +45,15 @@ static viz_mat raw(const double *v, int rows, int cols, int stage, int head, con
     return m;
 }
 
-/* A stage of the model's run (residual, a gradient, the readout), for layer shown. */
+/* A stage of the trace, for head. */
+static viz_mat mat(const attn_trace *t, attn_stage st, int head, const char *title, viz_map map,
+                   viz_labels rows, viz_labels cols) {
+    int r, k;
+    attn_trace_shape(t, st, &r, &k);
+    return raw(attn_trace_stage(t, st, head), r, k, st, head, title, map, rows, cols);
+}
+
+/* A stage of the model's run (residual, a gradient, the readout), for the layer shown. */
 static viz_mat run_mat(const viz_ctx *c, int stage, int head, const char *title, viz_map map, viz_labels rows,
                        viz_labels cols) {
     int r, k;
@@ -85,90 +61,247 @@ static viz_mat run_mat(const viz_ctx *c, int stage, int head, const char *title,
     return raw(v, r, k, stage, head, title, map, rows, cols);
 }
 
+static viz_mat weight(const double *v, int rows, int cols, int feeds, int head, const char *title) {
+    viz_mat m;
+    memset(&m, 0, sizeof m);
+    m.v = v;
+    m.rows = rows;
+    m.cols = cols;
+    m.stage = ATTN_ST_X;
+    m.head = head;
+    m.title = title;
+    m.map = VIZ_MAP_SIGNED;
+    m.row_labels = VIZ_LABEL_NONE;
+    m.col_labels = VIZ_LABEL_DIMS;
+    m.weight_of = feeds;
+    return m;
+}
+
 static float gap(const viz_ctx *c) { return 22 * c->u; }
 
-/* Width a matrix takes right of its row labels: its cells, or its title if wider. */
-static float mat_w(const viz_ctx *c, const viz_mat *m, float cs) {
-    float cells = m->cols * cs, title = viz_text_w(c, m->title, c->small) + 6 * c->u - viz_mat_left(c, m, cs);
-    return cells > title ? cells : title;
+/* The cells of a product: its results' (width along a row, height), and the
+ * inner dimension's (the left operand's columns, the top operands' rows, the
+ * columns of a plain row's operands), which may be narrower so that the
+ * results can hold their values. */
+typedef struct {
+    float rw, rh, kw, kh;
+} cells;
+
+static cells square(float cs) { return (cells){cs, cs, cs, cs}; }
+
+/* Gives every matrix of p its cells by its role. */
+static void assign(product *p, cells z) {
+    if (p->left) p->left->cw = z.kw, p->left->ch = z.rh;
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->top[k]) p->top[k]->cw = z.rw, p->top[k]->ch = z.kh;
+        p->res[k]->cw = p->operand[k] ? z.kw : z.rw;
+        p->res[k]->ch = z.rh;
+    }
 }
+
+static float cells_w(const viz_mat *m) { return m->cols * m->cw; }
+static float cells_h(const viz_mat *m) { return m->rows * m->ch; }
+
+/* Width a matrix takes right of its row labels: its cells, or its title if wider. */
+static float mat_w(const viz_ctx *c, const viz_mat *m) {
+    float title = viz_text_w(c, m->title, c->small) + 6 * c->u - viz_mat_left(c, m, 0);
+    return cells_w(m) > title ? cells_w(m) : title;
+}
+
+/* The text size of the operators between a plain row's matrices: smaller where the canvas wants its room. */
+static float op_px(const viz_ctx *c) { return c->value_min > 0 ? c->small : c->body; }
 
 static float op_w(const viz_ctx *c, const char *op) {
-    return op ? viz_text_w(c, op, c->body) + 2 * gap(c) : gap(c);
+    return op ? viz_text_w(c, op, op_px(c)) + (c->value_min > 0 ? 1 : 2) * gap(c) : gap(c);
 }
 
-/* Width and height the product needs at cell size cs. */
-static void product_size(const viz_ctx *c, const product *p, float cs, float *w, float *h) {
-    float x = 0, top_h = 0, res_top = 0, rows = 0;
+/* Where the parts of p lie at its cells: the height of the top operands'
+ * band, of the titles and labels above the results, and how far the first
+ * top operand's row labels reach left of the left operand. */
+static void product_bands(const viz_ctx *c, const product *p, float *top_h, float *res_top, float *shift) {
+    *top_h = *res_top = *shift = 0;
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->top[k]) *top_h = fmaxf(*top_h, viz_mat_top(c, p->top[k], 0) + cells_h(p->top[k]) + 8 * c->u);
+        *res_top = fmaxf(*res_top, viz_mat_top(c, p->res[k], 0));
+    }
+    if (!p->left) return;
+    *res_top = fmaxf(*res_top, viz_mat_top(c, p->left, 0));
+    float x0 = viz_mat_left(c, p->left, 0) + mat_w(c, p->left) + gap(c);
+    if (p->top[0]) *shift = fmaxf(0, viz_mat_left(c, p->top[0], 0) - x0);
+}
+
+/* Width and height the product needs at the cells its matrices were given. */
+static void product_size(const viz_ctx *c, const product *p, float *w, float *h) {
+    float top_h, res_top, x, rows = 0;
+    product_bands(c, p, &top_h, &res_top, &x);
     if (p->left) {
-        x += viz_mat_left(c, p->left, cs) + mat_w(c, p->left, cs) + gap(c);
-        rows = p->left->rows;
-        res_top = viz_mat_top(c, p->left, cs);
+        x += viz_mat_left(c, p->left, 0) + mat_w(c, p->left) + gap(c);
+        rows = cells_h(p->left);
     }
     for (int k = 0; k < p->blocks; k++) {
         const viz_mat *r = p->res[k], *t = p->top[k];
-        if (!p->left) x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, cs);
-        else if (k && p->op[k]) x += op_w(c, p->op[k]) - gap(c) + viz_mat_left(c, r, cs); // "+ X = residual"
-        float bw = mat_w(c, r, cs);
-        if (t && mat_w(c, t, cs) > bw) bw = mat_w(c, t, cs);
+        if (!p->left) x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, 0);
+        else if (k && p->op[k]) x += op_w(c, p->op[k]) - gap(c) + viz_mat_left(c, r, 0); // "+ X = residual"
+        float bw = mat_w(c, r);
+        if (t && mat_w(c, t) > bw) bw = mat_w(c, t);
         x += bw + (k + 1 < p->blocks && p->left ? gap(c) : 0);
-        if (t) {
-            float th = viz_mat_top(c, t, cs) + t->rows * cs + 8 * c->u;
-            if (th > top_h) top_h = th;
-        }
-        if (viz_mat_top(c, r, cs) > res_top) res_top = viz_mat_top(c, r, cs);
-        if (r->rows > rows) rows = r->rows;
+        rows = fmaxf(rows, cells_h(r));
     }
     *w = x;
-    *h = top_h + res_top + rows * cs;
+    *h = top_h + res_top + rows;
 }
 
-/* The largest cell size (at most max_cs) at which the product fits w × h. */
-static float fit_cell(const viz_ctx *c, const product *p, float w, float h, float max_cs) {
-    float cs = max_cs;
-    for (int i = 0; i < 60 && cs > 2.0f; i++) {
-        float pw, ph;
-        product_size(c, p, cs, &pw, &ph);
-        if (pw <= w && ph <= h) return cs;
-        cs *= 0.92f;
+static bool fits(const viz_ctx *c, product *p, cells z, float w, float h) {
+    float pw, ph;
+    assign(p, z);
+    product_size(c, p, &pw, &ph);
+    return pw <= w && ph <= h;
+}
+
+/* The largest square cells of max_cs, max_cs·0.92, max_cs·0.92² … (60 of
+ * them, above 2 px) at which the product fits w × h, else the next size (at
+ * least 2 px). Fitting only gets easier as cells shrink, so the size is found
+ * by bisection: a long sentence's labels are measured at each try. */
+static float fit_square(const viz_ctx *c, product *p, float w, float h, float max_cs) {
+    float sizes[61];
+    int n = 0;
+    for (float cs = max_cs; n < 60 && cs > 2.0f; cs *= 0.92f) sizes[n++] = cs;
+    sizes[n] = n ? sizes[n - 1] * 0.92f : max_cs; // what the last one shrinks to
+    int lo = 0, hi = n; // sizes[hi] is the first that fits (n: none does)
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (fits(c, p, square(sizes[mid]), w, h)) hi = mid;
+        else lo = mid + 1;
     }
-    return cs < 2.0f ? 2.0f : cs;
+    return lo < n ? sizes[lo] : fmaxf(2.0f, sizes[n]);
 }
 
-static void product_draw(const viz_ctx *c, const product *p, float x0, float y0, float cs) {
-    float top_h = 0, res_top = 0;
+/* Whether every result of p writes its values at px in cells z. */
+static bool results_read(const viz_ctx *c, const product *p, cells z, float px) {
+    for (int k = 0; k < p->blocks; k++)
+        if (!p->operand[k] && viz_value_px(c, p->res[k], z.rw, z.rh) < px) return false;
+    return true;
+}
+
+/* Results at s times the smallest cells that hold their values (rw0 × rh0),
+ * growing towards squares; the inner rows at kh and the inner columns at kw
+ * times theirs, at least kmin. */
+static cells grown(float rw0, float rh0, float s, float kh, float kw, float kmin) {
+    float rh = rh0 * s, rw = fmaxf(rw0, rh);
+    return (cells){rw, rh, fmaxf(kmin, kw * rw), fmaxf(kmin, kh * fminf(rw, rh))};
+}
+
+/* The largest x in [lo, hi] at which make(x) fits (fitting only gets harder as x grows). */
+#define LARGEST(lo, hi, make)                                            \
+    for (int i_ = 0; i_ < 12 && (hi) - (lo) > 0.01f * (hi); i_++) {     \
+        float x = ((lo) + (hi)) / 2;                                     \
+        if (fits(c, p, (make), w, h)) (lo) = x;                          \
+        else (hi) = x;                                                   \
+    }
+
+/* Cells for the theme's value size (c->value_min): the largest results that
+ * hold their values and fit, with the inner dimension as close to theirs as
+ * room allows — the inner columns first (width is often spare), then the
+ * inner rows. false when even the smallest do not fit. */
+static bool fit_values(const viz_ctx *c, product *p, float w, float h, float max_cs, cells *out) {
+    static const float shares[][2] = {{1, 1}, {0.6f, 1}, {0.35f, 1}, {0, 1},  {0.6f, 0.6f},
+                                      {0.35f, 0.35f}, {0, 0.35f}, {0, 0}}; // inner rows', inner columns'
+    float rw0 = 0, rh0 = 0, kmin = fmaxf(6.0f, 3 * c->u);
     for (int k = 0; k < p->blocks; k++) {
-        if (p->top[k]) {
-            float th = viz_mat_top(c, p->top[k], cs) + p->top[k]->rows * cs + 8 * c->u;
-            if (th > top_h) top_h = th;
-        }
-        if (viz_mat_top(c, p->res[k], cs) > res_top) res_top = viz_mat_top(c, p->res[k], cs);
+        if (p->operand[k]) continue;
+        float cw, ch;
+        viz_value_cell(c, p->res[k], c->value_min, &cw, &ch);
+        rw0 = fmaxf(rw0, cw);
+        rh0 = fmaxf(rh0, ch);
     }
-    if (p->left && viz_mat_top(c, p->left, cs) > res_top) res_top = viz_mat_top(c, p->left, cs);
-    float x = x0, y = y0 + top_h + res_top;
+    for (size_t r = 0; r < sizeof shares / sizeof *shares; r++) {
+        float kh = shares[r][0], kw = shares[r][1];
+        if (!fits(c, p, grown(rw0, rh0, 1, kh, kw, kmin), w, h)) continue;
+        float lo = 1, hi = fmaxf(1.0f, max_cs / rh0);
+        LARGEST(lo, hi, grown(rw0, rh0, x, kh, kw, kmin));
+        cells z = grown(rw0, rh0, lo, kh, kw, kmin);
+        lo = z.kh, hi = fminf(z.rw, z.rh); // then the inner rows as tall as they fit
+        LARGEST(lo, hi, ((cells){z.rw, z.rh, z.kw, x}));
+        z.kh = lo;
+        lo = z.kw, hi = z.rw; // and the inner columns as wide
+        LARGEST(lo, hi, ((cells){z.rw, z.rh, x, z.kh}));
+        z.kw = lo;
+        *out = z;
+        return true;
+    }
+    return false;
+}
+#undef LARGEST
+
+/* How wide the results' columns would like to be: wide enough for their
+ * (and their top operands') column names in two lines, and, where the theme
+ * wants values, for values as large as the cells' height allows. */
+static float wanted_rw(const viz_ctx *c, const product *p, cells z) {
+    float want = 0;
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->operand[k]) continue;
+        want = fmaxf(want, viz_col_label_need(c, p->res[k], z.rw));
+        if (p->top[k]) want = fmaxf(want, viz_col_label_need(c, p->top[k], z.rw));
+        if (c->value_min > 0) {
+            float cw, ch;
+            viz_value_cell(c, p->res[k], fminf(c->small, floorf(z.rh / 1.25f)), &cw, &ch);
+            want = fmaxf(want, cw);
+        }
+    }
+    return want;
+}
+
+/* z with the results' columns widened towards wanted_rw while p fits. */
+static cells widened(const viz_ctx *c, product *p, cells z, float w, float h) {
+    float lo = z.rw, hi = wanted_rw(c, p, z);
+    if (hi <= lo) return z;
+    for (int i = 0; i < 10 && hi - lo > 0.25f; i++) {
+        float mid = (lo + hi) / 2;
+        if (fits(c, p, (cells){mid, z.rh, z.kw, z.kh}, w, h)) lo = mid;
+        else hi = mid;
+    }
+    z.rw = lo;
+    return z;
+}
+
+/* The cells at which the product fits w × h (at most max_cs): square, or,
+ * when the theme wants values at a size squares cannot hold, fit_values';
+ * then the results' columns as wide as their names or values want. */
+static cells fit_cells(const viz_ctx *c, product *p, float w, float h, float max_cs) {
+    cells z = square(fit_square(c, p, w, h, max_cs)), v;
+    if (c->value_min > 0 && !results_read(c, p, z, c->value_min) && fit_values(c, p, w, h, max_cs, &v)) z = v;
+    z = widened(c, p, z, w, h);
+    assign(p, z);
+    return z;
+}
+
+static void product_draw(const viz_ctx *c, const product *p, float x0, float y0) {
+    float top_h, res_top, shift;
+    product_bands(c, p, &top_h, &res_top, &shift);
+    float x = x0 + shift, y = y0 + top_h + res_top;
     if (p->left) {
-        x += viz_mat_left(c, p->left, cs);
-        viz_mat_draw(c, p->left, x, y, cs);
-        x += mat_w(c, p->left, cs) + gap(c);
+        x += viz_mat_left(c, p->left, 0);
+        viz_mat_draw(c, p->left, x, y, 0);
+        x += mat_w(c, p->left) + gap(c);
     }
     for (int k = 0; k < p->blocks; k++) {
         const viz_mat *r = p->res[k], *t = p->top[k];
         if (!p->left) {
             if (k && p->op[k]) {
-                viz_text(c->l, x, y, op_w(c, p->op[k]), r->rows * cs, p->op[k], c->body,
+                viz_text(c->l, x, y, op_w(c, p->op[k]), cells_h(r), p->op[k], op_px(c),
                          VIZ_CENTER | VIZ_MIDDLE, c->th->muted);
             }
-            x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, cs);
+            x += (k ? op_w(c, p->op[k]) : 0) + viz_mat_left(c, r, 0);
         } else if (k && p->op[k]) { // a sum after the product: the gap before it holds the operator
             float ow = op_w(c, p->op[k]) - gap(c);
-            viz_text(c->l, x - gap(c), y, ow + gap(c), r->rows * cs, p->op[k], c->body, VIZ_CENTER | VIZ_MIDDLE,
+            viz_text(c->l, x - gap(c), y, ow + gap(c), cells_h(r), p->op[k], op_px(c), VIZ_CENTER | VIZ_MIDDLE,
                      c->th->muted);
-            x += ow + viz_mat_left(c, r, cs);
+            x += ow + viz_mat_left(c, r, 0);
         }
-        if (t) viz_mat_draw(c, t, x, y - res_top - 8 * c->u - t->rows * cs, cs);
-        viz_mat_draw(c, r, x, y, cs);
-        float bw = mat_w(c, r, cs);
-        if (t && mat_w(c, t, cs) > bw) bw = mat_w(c, t, cs);
+        if (t) viz_mat_draw(c, t, x, y - res_top - 8 * c->u - cells_h(t), 0);
+        viz_mat_draw(c, r, x, y, 0);
+        float bw = mat_w(c, r);
+        if (t && mat_w(c, t) > bw) bw = mat_w(c, t);
         x += bw + (p->left ? gap(c) : 0);
     }
 }
@@ -212,6 +345,31 @@ static float lines_legend(const viz_ctx *c, float x, float y, float w, const viz
     return y + lh - y0;
 }
 
+/* The rows of the lines view for n tokens under a title of title_h in a box
+ * of height h: their height and the labels' text size. */
+static void lines_rows(const viz_ctx *c, float h, float title_h, int n, float *rh, float *px) {
+    *rh = fminf((h - title_h) / n, 30 * c->u);
+    *px = fmaxf(9.0f, fminf(*rh * 0.7f, c->small));
+}
+
+/* The width one side's labels need: the widest token at px, and a gap. */
+static float lines_label_w(const viz_ctx *c, const attn_trace *t, float px) {
+    char lab[96];
+    float w = 0;
+    for (int i = 0; i < t->n; i++) {
+        attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
+        w = fmaxf(w, viz_text_w(c, lab, px));
+    }
+    return w + 6 * c->u;
+}
+
+/* The narrowest the lines view can be in a box of height h: both labels and some room for the lines. */
+static float lines_need_w(const viz_ctx *c, const attn_trace *t, float h) {
+    float rh, px;
+    lines_rows(c, h, c->small * 2.0f, t->n, &rh, &px);
+    return 2 * lines_label_w(c, t, px * 0.85f) + 40 * c->u;
+}
+
 /* Token rows on the left, keys on the right, a line from the query to each key:
  * thickness and opacity follow the weight. */
 static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
@@ -227,16 +385,17 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
         size_t used = strlen(buf);
         snprintf(buf + used, sizeof buf - used, " · %s", viz_s(c, VIZ_S_LINES_ALL_HEADS));
     }
-    viz_label(c, b.x, b.y, b.w, c->small * 1.6f, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    // the title takes a second line rather than being cut
+    float title_h = viz_line_px(c, buf, c->small, b.w) > 0 ? c->small * 2.0f : c->small * 3.0f;
+    viz_label(c, b.x, b.y, b.w, title_h - c->small * 0.4f, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     bool all = c->s->compare == VIZ_COMPARE_OFF && c->s->lines_all_heads;
     int h0 = all ? 0 : head, h1 = all ? t->cfg.heads : head + 1;
-    float lw = b.w * 0.28f, lx = b.x + lw, rx = b.x + b.w - lw;
     bool legend = all && h1 > 1 && !c->s->hide_weights;
+    float top = b.y + title_h, rh, px;
+    lines_rows(c, b.h, title_h, n, &rh, &px);
+    float lw = fminf(fmaxf(b.w * 0.28f, lines_label_w(c, t, px)), b.w * 0.4f), lx = b.x + lw, rx = b.x + b.w - lw;
     float leg_h = legend ? lines_legend(c, lx, 0, b.w - lw, NULL, h1, false) + 6 * c->u : 0;
-    float top = b.y + c->small * 2.0f, rh = (b.h - (top - b.y) - leg_h) / n; // the legend has its own room
-    if (rh > 30 * c->u) rh = 30 * c->u;
-    float px = rh * 0.7f < c->small ? rh * 0.7f : c->small;
-    if (px < 9) px = 9;
+    if (leg_h > 0) lines_rows(c, b.h - leg_h, title_h, n, &rh, &px); // the legend has its own room
     int step = (int)ceilf(px * 1.1f / rh);
     for (int i = 0; i < n; i++) {
         float y = top + i * rh;
@@ -286,11 +445,12 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
     int dm = t->cfg.d_model, dk = t->cfg.d_k, hk = t->cfg.heads * dk;
     viz_labels xcols = c->s->feature_names && dm <= 64 ? VIZ_LABEL_FEATURES : VIZ_LABEL_DIMS;
     bool hide = c->s->hide_weights;
+    const viz_names *nm = &c->s->names;
+    const viz_scene *sc = c->s;
+    bool grad = viz_step_has_grad(c);
     memset(p, 0, sizeof *p);
     viz_mat *mats = p->mats;
     char (*tt)[96] = p->titles;
-    const viz_scene *sc = c->s;
-    bool grad = viz_step_has_grad(c);
     switch (c->s->step) {
     case ATTN_STEP_EMBED:
         mats[0] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, xcols);
@@ -308,7 +468,9 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
             mats[0].col_labels = VIZ_LABEL_DIMS;
             mats[0].title = pos ? "X = E + P" : "X = E";
             p->res[0] = &mats[1];
+            p->operand[0] = true;
             p->res[1] = pos ? &mats[2] : &mats[0];
+            p->operand[1] = pos;
             p->op[1] = pos ? "+" : "=";
             if (pos) p->res[2] = &mats[0], p->op[2] = "=";
             p->blocks = pos ? 3 : 2;
@@ -321,10 +483,12 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         p->left = &mats[0];
         for (int k = 0; k < 3; k++) {
             mats[1 + k] = weight(w[k], dm, dk, ATTN_ST_Q + k, h, title(c, tt[1 + k], sizeof tt[0], wn[k], h));
+            mats[1 + k].col_names = nm->qkv[k][h];
             mats[4 + k] = mat(t, ATTN_ST_Q + k, h, title(c, tt[4 + k], sizeof tt[0], rn[k], h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
             p->top[k] = &mats[1 + k];
             p->res[k] = &mats[4 + k];
         }
+        if (xcols == VIZ_LABEL_FEATURES) mats[1].row_labels = VIZ_LABEL_FEATURES; // W's rows are X's columns
         p->blocks = 3;
         break;
     }
@@ -334,6 +498,9 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         mats[1].transposed = true;
         mats[1].rows = dk;
         mats[1].cols = t->n;
+        mats[0].col_names = nm->qkv[0][h];
+        mats[1].row_names = nm->qkv[1][h]; // Kᵀ's rows are K's columns, met by Q's of the same name
+        if (nm->qkv[1][h]) mats[1].row_labels = VIZ_LABEL_DIMS;
         mats[2] = mat(t, ATTN_ST_SCORES, h, title(c, tt[2], sizeof tt[0], "S = QKᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
         p->left = &mats[0];
         p->top[0] = &mats[1];
@@ -352,8 +519,10 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         if (scale && t->cfg.scale) snprintf(opbuf, sizeof p->op_text, "÷ √%d = %.3g", dk, sqrt((double)dk));
         else if (scale) snprintf(opbuf, sizeof p->op_text, "= (%s)", viz_s(c, VIZ_S_SCALE_OFF_LABEL));
         else snprintf(opbuf, sizeof p->op_text, "→");
+        if (c->value_min > 0) mats[0].row_labels = VIZ_LABEL_NONE; // its rows are the result's, labelled beside it
         p->res[0] = &mats[0];
         p->res[1] = &mats[1];
+        p->operand[0] = true;
         p->op[1] = opbuf;
         p->blocks = 2;
         if (grad) { // the step's result and beside it how the loss changes with it: two large matrices
@@ -361,8 +530,10 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
                               VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
             mats[2].own_range = true;
             mats[2].hidden = hide;
+            mats[1].row_labels = VIZ_LABEL_TOKENS;
             p->res[0] = &mats[1];
             p->res[1] = &mats[2];
+            p->operand[0] = false;
             p->op[1] = "";
         }
         break;
@@ -390,7 +561,9 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         mats[1] = mat(t, ATTN_ST_V, h, title(c, tt[1], sizeof tt[0], "V", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
         mats[2] = mat(t, ATTN_ST_Z, h, title(c, tt[2], sizeof tt[0], "Z = A·V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
         mats[2].hidden = hide;
+        mats[1].col_names = mats[2].col_names = nm->qkv[2][h]; // Z's columns are V's, mixed
         for (int k = 0; k < 3; k++) p->res[k] = &mats[k];
+        p->operand[0] = p->operand[1] = true;
         p->op[1] = "·";
         p->op[2] = "=";
         p->blocks = 3;
@@ -399,6 +572,8 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         mats[0] = mat(t, ATTN_ST_CONCAT, 0, "concat(Z)", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_CONCAT);
         mats[0].hidden = hide;
         mats[1] = weight(t->w_o, hk, dm, ATTN_ST_OUTPUT, 0, "W_O");
+        mats[1].col_names = nm->out ? nm->out : t->given[ATTN_MAT_W_O][0] && xcols == VIZ_LABEL_FEATURES
+                                                    ? c->s->feature_names : NULL; // a design maps back to features
         mats[2] = mat(t, ATTN_ST_OUTPUT, 0, "out = concat·W_O", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
         mats[2].hidden = hide;
         p->left = &mats[0];
@@ -453,24 +628,39 @@ double viz_step_range(const viz_ctx *c, const attn_trace *t, int head) {
     return product_range(&p);
 }
 
+/* How much of b the matrices take when the lines view shares it (softmax):
+ * 58%, or more where the theme wants values and the lines can do with less. */
+static float matrices_w(const viz_ctx *c, viz_box b, const attn_trace *t) {
+    if (c->s->step != ATTN_STEP_SOFTMAX || viz_step_has_grad(c)) return b.w; // the backward pass takes the lines' room
+    float w = c->value_min > 0 ? fmaxf(b.w * 0.58f, b.w - fmaxf(b.w * 0.25f, 150 * c->u)) : b.w * 0.58f;
+    return fminf(w, b.w - gap(c) - lines_need_w(c, t, b.h)); // the lines keep their labels whole
+}
+
+static cells zoomed(cells z, float zoom) {
+    return (cells){z.rw * zoom, z.rh * zoom, z.kw * zoom, z.kh * zoom};
+}
+
 void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range) {
     product p;
     build_product(c, &p, t, head);
     set_range(&p, range);
-    if (subtitle) {
-        viz_label(c, b.x, b.y, b.w, c->body * 1.5f, subtitle, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
-        b.y += c->body * 1.7f;
-        b.h -= c->body * 1.7f;
+    if (subtitle) { // a view's settings: one line, or two of smaller text rather than cut
+        bool one = viz_line_px(c, subtitle, c->body, b.w) > 0;
+        float h = one ? c->body * 1.5f : c->small * 2.6f;
+        viz_label(c, b.x, b.y, b.w, h, subtitle, one ? c->body : c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
+        b.y += h + c->body * 0.2f;
+        b.h -= h + c->body * 0.2f;
     }
     viz_box mb = b;
     bool lines = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c);
-    if (lines) mb.w = b.w * 0.58f;
-    float cs = fit_cell(c, &p, mb.w, mb.h, 46 * c->u) * c->s->canvas_zoom;
+    mb.w = matrices_w(c, b, t);
+    assign(&p, zoomed(fit_cells(c, &p, mb.w, mb.h, 46 * c->u), c->s->canvas_zoom));
     float pw, ph;
-    product_size(c, &p, cs, &pw, &ph);
+    product_size(c, &p, &pw, &ph);
+    if (lines && pw < mb.w) mb.w = fmaxf(fminf(b.w * 0.58f, mb.w), pw); // the lines view gets what the matrices leave
     float x = mb.x + (pw < mb.w ? (mb.w - pw) / 2 : 0) - c->s->canvas_pan_x;
     float y = mb.y + (ph < mb.h ? (mb.h - ph) / 2 : 0) - c->s->canvas_pan_y;
-    product_draw(c, &p, x, y, cs);
+    product_draw(c, &p, x, y);
     if (lines) {
         viz_box lb = {b.x + mb.w + gap(c), b.y, b.w - mb.w - gap(c), b.h};
         lines_view(c, lb, t, head);
@@ -480,8 +670,8 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     product p;
     build_product(c, &p, t, head);
-    float w = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c) ? b.w * 0.58f : b.w; // the lines view takes the rest
-    return fit_cell(c, &p, w, b.h - c->body * 1.7f, 46 * c->u);
+    cells z = fit_cells(c, &p, matrices_w(c, b, t), b.h - c->body * 1.7f, 46 * c->u);
+    return fminf(z.rw, z.rh); // the results' cells: what a split view compares
 }
 
 void viz_draw_single(const viz_ctx *c, viz_box b, viz_mat *m) {
@@ -490,9 +680,10 @@ void viz_draw_single(const viz_ctx *c, viz_box b, viz_mat *m) {
     p.mats[0] = *m;
     p.res[0] = &p.mats[0];
     p.blocks = 1;
-    float cs = fit_cell(c, &p, b.w, b.h, 46 * c->u) * c->s->canvas_zoom, pw, ph;
-    product_size(c, &p, cs, &pw, &ph);
+    assign(&p, zoomed(fit_cells(c, &p, b.w, b.h, 46 * c->u), c->s->canvas_zoom));
+    float pw, ph;
+    product_size(c, &p, &pw, &ph);
     float x = b.x + (pw < b.w ? (b.w - pw) / 2 : 0) - c->s->canvas_pan_x;
     float y = b.y + (ph < b.h ? (b.h - ph) / 2 : 0) - c->s->canvas_pan_y;
-    product_draw(c, &p, x, y, cs);
+    product_draw(c, &p, x, y);
 }

@@ -40,6 +40,44 @@ static size_t fitting_prefix(const viz_ctx *c, const char *s, size_t len, float 
     return lo;
 }
 
+static size_t next_line(const viz_ctx *c, const char *s, size_t len, float w, float px);
+
+/* The largest whole size from px down to 85% of it (never below 9 px) at
+ * which s is at most w wide, or 0: a slightly smaller label reads better
+ * than a cut one. */
+static float shrunk_px(const viz_ctx *c, const char *s, float px, float w) {
+    for (float p = floorf(px); p >= fmaxf(9.0f, ceilf(px * 0.85f)); p -= 1.0f)
+        if (viz_text_w(c, s, p) <= w) return p;
+    return 0;
+}
+
+float viz_line_px(const viz_ctx *c, const char *s, float px, float w) {
+    return viz_text_w(c, s, px) <= w ? px : shrunk_px(c, s, px, w);
+}
+
+/* s on two lines of the box when it is tall enough for them and both fit
+ * (at px or a little smaller). Returns the width drawn, 0 when not. */
+static float two_lines(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px, int align,
+                       viz_rgba col) {
+    size_t len = strlen(s);
+    char line[512];
+    for (float p = floorf(px); p >= fmaxf(9.0f, ceilf(px * 0.85f)); p -= 1.0f) {
+        float lh = p * 1.25f;
+        if (2 * lh > h) continue;
+        size_t n = next_line(c, s, len, w, p), rest = n;
+        while (rest < len && s[rest] == ' ') rest++;
+        if (n == 0 || n >= sizeof line || rest >= len || viz_text_w(c, s + rest, p) > w) continue;
+        memcpy(line, s, n);
+        while (n > 0 && line[n - 1] == ' ') n--;
+        line[n] = '\0';
+        float top = y + (h - 2 * lh) / 2, a = (float)(align & (VIZ_CENTER | VIZ_RIGHT));
+        viz_text(c->l, x, top, w, lh, line, p, (int)a | VIZ_MIDDLE, col);
+        viz_text(c->l, x, top + lh, w, lh, s + rest, p, (int)a | VIZ_MIDDLE, col);
+        return fmaxf(viz_text_w(c, line, p), viz_text_w(c, s + rest, p));
+    }
+    return 0;
+}
+
 float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char *s, float px,
                 int align, viz_rgba col) {
     float tw = viz_text_w(c, s, px);
@@ -47,6 +85,12 @@ float viz_label(const viz_ctx *c, float x, float y, float w, float h, const char
         viz_text(c->l, x, y, w, h, s, px, align, col);
         return tw;
     }
+    float p = shrunk_px(c, s, px, w), drawn;
+    if (p > 0) {
+        viz_text(c->l, x, y, w, h, s, p, align, col);
+        return viz_text_w(c, s, p);
+    }
+    if ((drawn = two_lines(c, x, y, w, h, s, px, align, col)) > 0) return drawn;
     char buf[512];
     size_t keep = fitting_prefix(c, s, strlen(s), w, px);
     if (keep > sizeof buf - 4) keep = sizeof buf - 4;
@@ -73,10 +117,21 @@ static bool break_before(const char *s, size_t i, size_t len) {
     return utf8_cp_width(cp) == 2 || utf8_cp_width(prev) == 2;
 }
 
+static size_t line_within(const viz_ctx *c, const char *s, size_t len, size_t all, float w, float px);
+
 /* Length of the next line of s[0..len) that fits in w (at least one code point):
  * the last break whose line fits, found by a binary search over the breaks
  * (a longer line is never narrower). */
 static size_t next_line(const viz_ctx *c, const char *s, size_t len, float w, float px) {
+    // hardly a line of width w holds more bytes than this (a byte per 1/6 em, and some): searching
+    // beyond it would only measure long prefixes, which the width cache does not keep
+    size_t cap = (size_t)(6.0f * w / fmaxf(px, 1.0f)) + 32;
+    return line_within(c, s, cap < len ? cap : len, len, w, px);
+}
+
+/* next_line over the first len of all bytes; when every break in them fits,
+ * over all of them. */
+static size_t line_within(const viz_ctx *c, const char *s, size_t len, size_t all, float w, float px) {
     size_t breaks[1024], nb = 0; // positions after which the line may end
     for (size_t i = 0; i < len && nb < sizeof breaks / sizeof *breaks;) {
         uint32_t cp;
@@ -91,6 +146,7 @@ static size_t next_line(const viz_ctx *c, const char *s, size_t len, float w, fl
         if (c->m.width(c->m.ctx, s, end, px) <= w) lo = mid + 1;
         else hi = mid;
     }
+    if (len < all && lo == nb) return line_within(c, s, all, all, w, px); // every break fitted: look further
     if (lo > 0) return breaks[lo - 1];
     // one word wider than the box: cut it at the last code point that fits
     size_t first = 0;
@@ -117,6 +173,11 @@ float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float
         const char *nl = strchr(p, '\n');
         size_t plen = nl ? (size_t)(nl - p) : strlen(p);
         if (plen == 0) y += lh * 0.5f; // a blank line separates paragraphs
+        if (plen > 0 && *p == VIZ_CODE_MARK[0]) { // code: its own face, grid and wrapping
+            y += viz_code_line(c, b, p + 1, plen - 1, px * 0.87f, y, col, draw);
+            p += nl ? plen + 1 : plen;
+            continue;
+        }
         for (bool first = true; plen > 0; first = false) {
             float x = first ? b.x : b.x + indent, w = first ? b.w : b.w - indent; // continuation lines hang
             size_t n = next_line(c, p, plen, w, px);

@@ -475,12 +475,11 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
 
 /* ---- the whole view ---- */
 
-void viz_train_overlay(const viz_ctx *c) {
+void viz_train_overlay(const viz_ctx *c, float status_h) {
     const viz_scene *s = c->s;
     const viz_train_view *v = s->train;
     // everything but the status line, which names what was saved or why something failed (nothing is drawn under it)
-    float W = (float)s->width, H = (float)s->height - 28 * c->u, m = 8 * c->u, pad = 14 * c->u;
-    viz_fill(c->l, 0, 0, W, H, c->th->bg);
+    float W = (float)s->width, H = (float)s->height - status_h, m = 8 * c->u, pad = 14 * c->u;
     viz_hit_region(c->l, 0, 0, W, H, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_TRAIN});
     viz_box box = {m, m, W - 2 * m, H - 1.5f * m};
     viz_fill(c->l, box.x, box.y, box.w, box.h, c->th->panel);

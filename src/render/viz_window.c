@@ -21,14 +21,15 @@ static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m)
     c->body = 15.0f * c->u;
     c->small = 13.0f * c->u;
     c->big = 20.0f * c->u;
+    // the theme's value size grows and shrinks with the UI, but never below what reads at all
+    c->value_min = c->th->value_px > 0 ? fmaxf(9.0f, c->th->value_px * c->u * 15.0f / c->th->body_px) : 0;
 }
 
 /* ---- top bar ---- */
 
 static void sentence_bar(const viz_ctx *c, viz_box b) {
     const viz_theme *th = c->th;
-    float pad = 10 * c->u, bw = 0;
-    viz_fill(c->l, b.x, b.y, b.w, b.h, th->panel);
+    float pad = 10 * c->u, bw = 0; // its background: viz_build_window's
     viz_fill(c->l, b.x, b.y + b.h - 1, b.w, 1, th->line);
     float nw = viz_text_w(c, viz_s(c, VIZ_S_APP_NAME), c->big) + 2 * pad;
     viz_text(c->l, b.x + pad, b.y, nw, b.h, viz_s(c, VIZ_S_APP_NAME), c->big, VIZ_LEFT | VIZ_MIDDLE, th->accent);
@@ -118,12 +119,15 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
     }
 }
 
-static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px) {
-    static const viz_str names[VIZ_W_COUNT] = {
-        VIZ_S_CTRL_HEADS, VIZ_S_CTRL_DK, VIZ_S_CTRL_DMODEL, VIZ_S_CTRL_SEED, VIZ_S_CTRL_SCALE,
-        VIZ_S_CTRL_MASK, VIZ_S_CTRL_WINDOW, VIZ_S_CTRL_POSENC, VIZ_S_CTRL_SHOW_HEAD,
-        VIZ_S_CTRL_COMPARE, VIZ_S_CTRL_THEME, VIZ_S_CTRL_LANG, VIZ_S_CTRL_LAYER, VIZ_S_CTRL_BACKWARD,
-        VIZ_S_STEP_READOUT, VIZ_S_CTRL_MODEL_CLOSE};
+static const viz_str control_names[VIZ_W_COUNT] = {
+    VIZ_S_CTRL_HEADS, VIZ_S_CTRL_DK, VIZ_S_CTRL_DMODEL, VIZ_S_CTRL_SEED, VIZ_S_CTRL_SCALE,
+    VIZ_S_CTRL_MASK, VIZ_S_CTRL_WINDOW, VIZ_S_CTRL_POSENC, VIZ_S_CTRL_SHOW_HEAD,
+    VIZ_S_CTRL_COMPARE, VIZ_S_CTRL_THEME, VIZ_S_CTRL_LANG, VIZ_S_CTRL_LAYER, VIZ_S_CTRL_BACKWARD,
+    VIZ_S_STEP_READOUT, VIZ_S_CTRL_MODEL_CLOSE};
+
+/* One control: its name in the first lw pixels, then − value + (or ‹ value ›). */
+static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px, float lw) {
+    const viz_str *names = control_names;
     if (w == VIZ_W_MODEL_CLOSE) { // one button, the whole row
         viz_fill(c->l, r.x, r.y + 2, r.w, r.h - 4, c->th->panel2);
         viz_label(c, r.x, r.y, r.w, r.h, viz_s(c, names[w]), px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
@@ -134,7 +138,7 @@ static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px) {
     bool fixed = c->s->model && viz_widget_model_fixed(w); // the model's training chose it: shown, not offered
     char val[64];
     control_value(c, w, val, sizeof val);
-    float bw = r.h, lw = r.w * 0.38f;
+    float bw = r.h;
     viz_label(c, r.x, r.y, lw - 4 * c->u, r.h, viz_s(c, names[w]), px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     if (fixed) {
         viz_label(c, r.x + lw, r.y, r.w - lw, r.h, val, px, VIZ_CENTER | VIZ_MIDDLE, c->th->muted);
@@ -153,9 +157,24 @@ static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px) {
     viz_hit_region(c->l, px2, r.y, bw, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = w, .delta = +1});
 }
 
+/* The largest size up to px, down to 80% of it, at which every one of n
+ * texts is at most w wide: a column of labels keeps one size. */
+static float column_px(const viz_ctx *c, const char *const *texts, int n, float w, float px) {
+    float widest = 0;
+    for (int i = 0; i < n; i++) widest = fmaxf(widest, viz_text_w(c, texts[i], px));
+    return widest <= w ? px : fmaxf(px * 0.8f, px * w / widest);
+}
+
+/* The rail's steps ("3  Scores QKᵀ") into buf[i]. */
+static void step_labels(const viz_ctx *c, char buf[][96], const char **texts) {
+    for (int i = 0; i < ATTN_STEP_COUNT; i++) {
+        snprintf(buf[i], sizeof buf[i], "%d  %s", i + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
+        texts[i] = buf[i];
+    }
+}
+
 static void rail(const viz_ctx *c, viz_box b) {
-    const viz_theme *th = c->th;
-    viz_fill(c->l, b.x, b.y, b.w, b.h, th->panel);
+    const viz_theme *th = c->th; // its background: viz_build_window's
     viz_fill(c->l, b.x + b.w - 1, b.y, 1, b.h, th->line);
     float pad = 10 * c->u;
     bool model = c->s->model != NULL;
@@ -165,26 +184,40 @@ static void rail(const viz_ctx *c, viz_box b) {
     if (rh > 30 * c->u) rh = 30 * c->u;
     float px = rh * 0.58f < c->body ? rh * 0.58f : c->body;
     float x = b.x + pad, w = b.w - 2 * pad, y = b.y + pad;
+    char steps[ATTN_STEP_COUNT][96];
+    const char *texts[(int)VIZ_W_COUNT > (int)ATTN_STEP_COUNT ? (int)VIZ_W_COUNT : (int)ATTN_STEP_COUNT];
+    step_labels(c, steps, texts);
+    float step_px = column_px(c, texts, ATTN_STEP_COUNT, w, px);
+    // the controls' names and values share what the buttons leave, at one size that fits both
+    char vals[VIZ_W_COUNT][64];
+    float ctrl_px = px * 0.92f, names = 0, values = 0, avail = w - 2 * rh - 10 * c->u;
+    for (int i = 0; i < VIZ_W_COUNT; i++) {
+        if ((viz_widget_model_only((viz_widget)i) && !model) || i == VIZ_W_MODEL_CLOSE || i == VIZ_W_READOUT) continue;
+        control_value(c, (viz_widget)i, vals[i], sizeof vals[i]);
+        names = fmaxf(names, viz_text_w(c, viz_s(c, control_names[i]), ctrl_px));
+        values = fmaxf(values, viz_text_w(c, vals[i], ctrl_px));
+    }
+    if (names + values > avail) ctrl_px *= fmaxf(0.8f, avail / (names + values));
+    float k = ctrl_px / (px * 0.92f), lw = fmaxf(names * k + 6 * c->u, w * 0.3f);
+    if (lw + values * k + 4 * c->u > avail + 6 * c->u) lw = names * k + 6 * c->u; // tidy columns only if room
     viz_label(c, x, y, w, rh, viz_s(c, VIZ_S_STEPS), px * 0.9f, VIZ_LEFT | VIZ_MIDDLE, th->muted);
     y += rh;
     if (model) {
-        control_row(c, (viz_box){x, y, w, rh}, VIZ_W_LAYER, px * 0.92f);
+        control_row(c, (viz_box){x, y, w, rh}, VIZ_W_LAYER, ctrl_px, lw);
         y += rh;
     }
     float steps_y = y;
     for (int i = 0; i < ATTN_STEP_COUNT; i++, y += rh) {
         bool cur = (int)c->s->step == i && !c->s->readout;
         if (cur) viz_fill(c->l, b.x + 4 * c->u, y + 1, b.w - 8 * c->u, rh - 2, th->accent);
-        char buf[96];
-        snprintf(buf, sizeof buf, "%d  %s", i + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
-        viz_label(c, x, y, w, rh, buf, px, VIZ_LEFT | VIZ_MIDDLE, cur ? th->accent_text : th->text);
+        viz_label(c, x, y, w, rh, steps[i], step_px, VIZ_LEFT | VIZ_MIDDLE, cur ? th->accent_text : th->text);
         viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){.kind = VIZ_HIT_STEP, .step = i});
     }
     if (model) { // 9: the model's answer after its last layer
         if (c->s->readout) viz_fill(c->l, b.x + 4 * c->u, y + 1, b.w - 8 * c->u, rh - 2, th->accent);
         char buf[96];
         snprintf(buf, sizeof buf, "9  %s", viz_s(c, VIZ_S_STEP_READOUT));
-        viz_label(c, x, y, w, rh, buf, px, VIZ_LEFT | VIZ_MIDDLE, c->s->readout ? th->accent_text : th->text);
+        viz_label(c, x, y, w, rh, buf, step_px, VIZ_LEFT | VIZ_MIDDLE, c->s->readout ? th->accent_text : th->text);
         viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = VIZ_W_READOUT});
         y += rh;
     }
@@ -195,7 +228,7 @@ static void rail(const viz_ctx *c, viz_box b) {
     y += rh;
     for (int wdg = 0; wdg < VIZ_W_COUNT; wdg++) {
         if (wdg == VIZ_W_LAYER || wdg == VIZ_W_READOUT || (viz_widget_model_only((viz_widget)wdg) && !model)) continue;
-        control_row(c, (viz_box){x, y, w, rh}, (viz_widget)wdg, px * 0.92f);
+        control_row(c, (viz_box){x, y, w, rh}, (viz_widget)wdg, ctrl_px, lw);
         y += rh;
     }
 }
@@ -235,6 +268,9 @@ static int chips_pass(const viz_ctx *c, viz_box b, float px, bool draw) {
  * their room to the matrices, whose token labels are clickable too. Returns
  * the height used. */
 static float token_chips(const viz_ctx *c, viz_box b) {
+    // one row where the canvas wants its room, if slightly smaller text allows it
+    for (float px = c->small; c->value_min > 0 && px >= fmaxf(10.0f, c->small * 0.8f); px *= 0.95f)
+        if (chips_pass(c, b, px, false) == 1) return chips_pass(c, b, px, true) * (px * 1.8f + 4 * c->u);
     for (float px = c->small; px >= 10.0f; px *= 0.85f)
         if (chips_pass(c, b, px, false) <= 2) {
             int rows = chips_pass(c, b, px, true);
@@ -289,12 +325,10 @@ static void view_label(const viz_ctx *c, char *out, size_t cap, const attn_trace
     }
 }
 
-/* Title, equation, token chips, the step (split when comparing), legend. */
-static void canvas(const viz_ctx *c, viz_box b, bool chips) {
+/* The step's number and name, and its equation: on one line where the
+ * canvas wants its room and both fit, else on two. Returns the height used. */
+static float canvas_title(const viz_ctx *c, viz_box in) {
     const viz_scene *s = c->s;
-    const attn_trace *t = s->trace;
-    float pad = 14 * c->u;
-    viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
     char buf[256], eq[320], layer[64] = "";
     if (s->model) { // which layer of the model this is
         snprintf(layer, sizeof layer, viz_s(c, VIZ_S_LAYER_OF), s->layer + 1, s->model->cfg.layers);
@@ -302,34 +336,129 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     }
     if (s->readout) snprintf(buf, sizeof buf, "9 · %s", viz_s(c, VIZ_S_STEP_READOUT));
     else snprintf(buf, sizeof buf, "%s%d · %s", layer, (int)s->step + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
-    viz_label(c, in.x, in.y, in.w, c->big * 1.4f, buf, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
-    in.y += c->big * 1.5f;
     if (s->readout) viz_readout_equation(c, eq, sizeof eq);
-    else equation_line(c, t, eq, sizeof eq);
-    viz_label(c, in.x, in.y, in.w, c->body * 1.5f, eq, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
-    in.y += c->body * 1.8f;
+    else equation_line(c, s->trace, eq, sizeof eq);
+    float tw = viz_text_w(c, buf, c->big), sep = 1.5f * c->big;
+    for (float px = c->body; c->value_min > 0 && px >= c->small - 0.01f; px = c->small) { // the equation may shrink a little
+        float ew = viz_text_w(c, eq, px);
+        if (tw + sep + ew > in.w && px > c->small) continue;
+        if (tw + sep + ew > in.w) break;
+        viz_text(c->l, in.x, in.y, tw + 1, c->big * 1.4f, buf, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+        viz_text(c->l, in.x + tw + sep, in.y, ew + 1, c->big * 1.4f, eq, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+        return c->big * 1.6f;
+    }
+    viz_label(c, in.x, in.y, in.w, c->big * 1.4f, buf, c->big, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    viz_label(c, in.x, in.y + c->big * 1.5f, in.w, c->body * 1.5f, eq, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    return c->big * 1.5f + c->body * 1.8f;
+}
+
+/* The notice at the foot of the canvas, in b beside the legend, when it fits
+ * there (a little smaller than the canvas's text); true when drawn. */
+static bool notice_at_foot(const viz_ctx *c, viz_box b, const char *notice, bool error) {
+    float px = c->small * 0.85f;
+    if (b.w < 120 * c->u || viz_wrap_ex(c, b, notice, px, 0, 0, c->th->muted, false) > b.h) return false;
+    viz_wrap_ex(c, b, notice, px, 0, 0, error ? c->th->error : c->th->muted, true);
+    return true;
+}
+
+/* The step's legends in lg: A's and V, Z's on the weighted sum, else one. */
+static void legends(const viz_ctx *c, viz_box lg, double range) {
+    const viz_scene *s = c->s;
+    if (viz_step_has_grad(c)) { // the gradient on a scale of its own: two true legends
+        bool weights_step = s->step == ATTN_STEP_SOFTMAX;
+        int gs;
+        double gr;
+        viz_step_grad(c, s->trace, s->head, &gs, &gr);
+        viz_box lg2 = {lg.x + lg.w / 2, lg.y, lg.w / 2, lg.h};
+        lg.w = lg.w / 2 - 10 * c->u;
+        viz_legend(c, lg, weights_step ? VIZ_MAP_WEIGHTS : VIZ_MAP_SIGNED, range, step_has_masked(c),
+                   weights_step ? "A" : NULL);
+        viz_legend(c, lg2, VIZ_MAP_SIGNED, gr, false, gs == MODEL_ST_D_WEIGHTS ? "∂L/∂A" : "∂L/∂T");
+    } else if (s->step == ATTN_STEP_WEIGHTED) { // A on the weights scale, V and Z signed: two true legends
+        viz_box lg2 = {lg.x + lg.w / 2, lg.y, lg.w / 2, lg.h};
+        lg.w = lg.w / 2 - 10 * c->u;
+        viz_legend(c, lg, VIZ_MAP_WEIGHTS, 1.0, step_has_masked(c), "A");
+        viz_legend(c, lg2, VIZ_MAP_SIGNED, range, false, "V, Z");
+    } else {
+        viz_legend(c, lg, s->step == ATTN_STEP_SOFTMAX ? VIZ_MAP_WEIGHTS : VIZ_MAP_SIGNED, range, step_has_masked(c),
+                   NULL);
+    }
+}
+
+/* The step in in: one view, or two side by side or one above the other. */
+static void canvas_views(const viz_ctx *c, viz_box in, double range) {
+    const viz_scene *s = c->s;
+    const attn_trace *t = s->trace;
+    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG;
+    if (s->compare == VIZ_COMPARE_OFF || (second_trace && !s->alt_trace)) {
+        viz_draw_step(c, in, t, s->head, NULL, range);
+        return;
+    }
+    const attn_trace *t2 = second_trace ? s->alt_trace : t;
+    int h2 = second_trace ? s->head : s->head_b;
+    // side by side or one above the other: whichever gives larger cells
+    bool stacked = viz_step_fit(c, (viz_box){0, 0, in.w, (in.h - 20 * c->u) / 2}, t, s->head) >
+                   viz_step_fit(c, (viz_box){0, 0, (in.w - 20 * c->u) / 2, in.h}, t, s->head);
+    float half = (in.w - 20 * c->u) / 2, halfh = (in.h - 20 * c->u) / 2;
+    char s1[192], s2[192];
+    view_label(c, s1, sizeof s1, t, s->head, 0);
+    view_label(c, s2, sizeof s2, t2, h2, 1);
+    if (stacked) {
+        viz_draw_step(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, range);
+        viz_fill(c->l, in.x, in.y + halfh + 10 * c->u, in.w, 1, c->th->line);
+        viz_draw_step(c, (viz_box){in.x, in.y + halfh + 20 * c->u, in.w, halfh}, t2, h2, s2, range);
+    } else {
+        viz_draw_step(c, (viz_box){in.x, in.y, half, in.h}, t, s->head, s1, range);
+        viz_fill(c->l, in.x + half + 10 * c->u, in.y, 1, in.h, c->th->line);
+        viz_draw_step(c, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, range);
+    }
+}
+
+/* The scale every signed matrix of the view(s) shares. */
+static double canvas_range(const viz_ctx *c) {
+    const viz_scene *s = c->s;
+    double range = viz_step_range(c, s->trace, s->head);
+    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG;
+    if (s->compare != VIZ_COMPARE_OFF && (!second_trace || s->alt_trace)) {
+        double r2 = viz_step_range(c, second_trace ? s->alt_trace : s->trace, second_trace ? s->head : s->head_b);
+        if (r2 > range) range = r2;
+    }
+    return range;
+}
+
+/* Title, equation, notice, token chips, the question, the step, legend. */
+static void canvas(const viz_ctx *c, viz_box b, bool chips) {
+    const viz_scene *s = c->s;
+    const attn_trace *t = s->trace;
+    float pad = 14 * c->u, legend_h = c->small * 3.2f;
+    viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
+    in.y += canvas_title(c, in);
     if (viz_step_has_grad(c)) { // what the gradients are of, and how to read their colours
-        viz_backward_caption(c, eq, sizeof eq);
-        float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 3.0f}, eq, c->small, 0, 0, c->th->accent, true);
+        char cap[320];
+        viz_backward_caption(c, cap, sizeof cap);
+        float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 3.0f}, cap, c->small, 0, 0, c->th->accent, true);
         in.y += fminf(nh, c->small * 3.0f) + 4 * c->u;
     }
     const char *notice = s->notice ? s->notice : viz_weights_random(t, s->origin) ? viz_s(c, VIZ_S_NOTICE_RANDOM) : NULL;
-    if (notice) { // once, plainly: where the weights stand
+    // where the canvas wants its room, the notice goes beside the legend if it fits there
+    float share = c->value_min > 0 && notice ? (s->step == ATTN_STEP_WEIGHTED ? 0.5f : 0.36f) : 1.0f;
+    viz_box foot = {in.x, b.y + b.h - pad - legend_h + 6 * c->u, in.w, legend_h};
+    viz_box beside = {foot.x + foot.w * share + 20 * c->u, foot.y - 6 * c->u, foot.w * (1 - share) - 20 * c->u,
+                      legend_h + pad * 0.8f};
+    if (share < 1 && !notice_at_foot(c, beside, notice, s->notice != NULL)) share = 1;
+    if (notice && share == 1) { // once, plainly: where the weights stand
         float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 4.4f}, notice, c->small, 0, 0,
                                s->notice ? c->th->error : c->th->muted, true);
         in.y += fminf(nh, c->small * 4.4f) + 4 * c->u;
     }
-    if (chips) {
-        float ch = token_chips(c, (viz_box){in.x, in.y, in.w, 0}) + 10 * c->u;
-        in.y += ch;
-    }
-    float legend_h = c->small * 3.2f;
+    if (chips) in.y += token_chips(c, (viz_box){in.x, in.y, in.w, 0}) + 10 * c->u;
     in.h = b.y + b.h - pad - legend_h - in.y;
-    if (s->hide_weights && (s->step >= ATTN_STEP_SOFTMAX)) {
+    if (s->question && s->step >= ATTN_STEP_SOFTMAX) { // its line stays once answered: the layout does not jump
         char q[96], msg[256];
         attn_token_label(&t->tokens, s->query >= 0 ? s->query : 0, 12, q, sizeof q);
-        snprintf(msg, sizeof msg, viz_s(c, VIZ_S_HIDDEN_PREDICT), q);
-        viz_label(c, in.x, in.y, in.w, c->body * 1.6f, msg, c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->highlight);
+        snprintf(msg, sizeof msg, viz_s(c, s->hide_weights ? VIZ_S_HIDDEN_PREDICT : VIZ_S_ANSWERED_PREDICT), q);
+        viz_label(c, in.x, in.y, in.w, c->body * 1.6f, msg, c->body, VIZ_LEFT | VIZ_MIDDLE,
+                  s->hide_weights ? c->th->highlight : c->th->muted);
         in.y += c->body * 1.8f;
         in.h -= c->body * 1.8f;
     }
@@ -338,60 +467,18 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
         viz_hit_region(c->l, in.x, in.y, in.w, in.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_CANVAS});
         viz_draw_readout(c, in);
         viz_clip(c->l, 0, 0, 0, 0);
-        viz_legend(c, (viz_box){in.x, b.y + b.h - pad - legend_h + 6 * c->u, in.w, legend_h}, VIZ_MAP_WEIGHTS, 1.0,
-                   false, NULL);
+        viz_legend(c, foot, VIZ_MAP_WEIGHTS, 1.0, false, NULL);
         return;
     }
-    double range = viz_step_range(c, t, s->head);
+    double range = canvas_range(c);
     viz_clip(c->l, b.x, in.y, b.w, in.h);
     viz_hit_region(c->l, in.x, in.y, in.w, in.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_CANVAS});
-    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG;
-    if (s->compare == VIZ_COMPARE_OFF || (second_trace && !s->alt_trace)) {
-        viz_draw_step(c, in, t, s->head, NULL, range);
-    } else {
-        const attn_trace *t2 = second_trace ? s->alt_trace : t;
-        int h2 = second_trace ? s->head : s->head_b;
-        double r2 = viz_step_range(c, t2, h2);
-        if (r2 > range) range = r2;
-        // side by side or one above the other: whichever gives larger cells
-        bool stacked = viz_step_fit(c, (viz_box){0, 0, in.w, (in.h - 20 * c->u) / 2}, t, s->head) >
-                       viz_step_fit(c, (viz_box){0, 0, (in.w - 20 * c->u) / 2, in.h}, t, s->head);
-        float half = (in.w - 20 * c->u) / 2, halfh = (in.h - 20 * c->u) / 2;
-        char s1[192], s2[192];
-        view_label(c, s1, sizeof s1, t, s->head, 0);
-        view_label(c, s2, sizeof s2, t2, h2, 1);
-        if (stacked) {
-            viz_draw_step(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, range);
-            viz_fill(c->l, in.x, in.y + halfh + 10 * c->u, in.w, 1, c->th->line);
-            viz_draw_step(c, (viz_box){in.x, in.y + halfh + 20 * c->u, in.w, halfh}, t2, h2, s2, range);
-        } else {
-            viz_draw_step(c, (viz_box){in.x, in.y, half, in.h}, t, s->head, s1, range);
-            viz_fill(c->l, in.x + half + 10 * c->u, in.y, 1, in.h, c->th->line);
-            viz_draw_step(c, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, range);
-        }
-    }
+    canvas_views(c, in, range);
     viz_clip(c->l, 0, 0, 0, 0);
     if (c->s->focus == VIZ_FOCUS_CANVAS && c->s->hover.kind == VIZ_HIT_CELL)
         viz_stroke(c->l, b.x + 2, in.y - 2, b.w - 4, in.h + 4, 1, viz_alpha(c->th->highlight, 90));
-    viz_box lg = {in.x, b.y + b.h - pad - legend_h + 6 * c->u, in.w, legend_h};
-    bool weights_step = s->step == ATTN_STEP_SOFTMAX;
-    if (viz_step_has_grad(c)) { // the gradient on a scale of its own: two true legends
-        int gs;
-        double gr;
-        viz_step_grad(c, t, s->head, &gs, &gr);
-        lg.w = in.w / 2 - 10 * c->u;
-        viz_legend(c, lg, weights_step ? VIZ_MAP_WEIGHTS : VIZ_MAP_SIGNED, range, step_has_masked(c),
-                   weights_step ? "A" : NULL);
-        viz_legend(c, (viz_box){in.x + in.w / 2, lg.y, in.w / 2, legend_h}, VIZ_MAP_SIGNED, gr, false,
-                   gs == MODEL_ST_D_WEIGHTS ? "∂L/∂A" : "∂L/∂T");
-    } else if (s->step == ATTN_STEP_WEIGHTED) { // A on the weights scale, V and Z signed: two true legends
-        lg.w = in.w / 2 - 10 * c->u;
-        viz_legend(c, lg, VIZ_MAP_WEIGHTS, 1.0, step_has_masked(c), "A");
-        viz_box lg2 = {in.x + in.w / 2, lg.y, in.w / 2, legend_h};
-        viz_legend(c, lg2, VIZ_MAP_SIGNED, range, false, "V, Z");
-    } else {
-        viz_legend(c, lg, weights_step ? VIZ_MAP_WEIGHTS : VIZ_MAP_SIGNED, range, step_has_masked(c), NULL);
-    }
+    foot.w *= share;
+    legends(c, foot, range);
 }
 
 /* ---- right side: narrative and cell arithmetic ---- */
@@ -499,8 +586,7 @@ static void detail(const viz_ctx *c, viz_box b) {
 }
 
 static void status_line(const viz_ctx *c, viz_box b) {
-    float pad = 10 * c->u;
-    viz_fill(c->l, b.x, b.y, b.w, b.h, c->th->panel);
+    float pad = 10 * c->u; // its background: viz_build_window's
     viz_fill(c->l, b.x, b.y, b.w, 1, c->th->line);
     float rw = 0;
     if (c->s->page_label) {
@@ -536,28 +622,36 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     ctx_init(&c, l, s, m);
     viz_clear(l);
     float W = (float)s->width, H = (float)s->height, u = c.u;
-    float top = 54 * u, status = 28 * u;
+    // a theme that wants readable values (presenter) gives the canvas the room the chrome would take
+    bool roomy = c.value_min > 0;
+    float top = (roomy ? 42 : 54) * u, status = (roomy ? 22 : 28) * u;
     if (s->train) { // the training view covers all but the status line: nothing under it is laid out or drawn
+        viz_fill(l, 0, 0, W, H - status, c.th->bg);
+        viz_fill(l, 0, H - status, W, status, c.th->panel);
         status_line(&c, (viz_box){0, H - status, W, status});
-        viz_train_overlay(&c);
+        viz_train_overlay(&c, status);
         if (s->show_lab) viz_lab_overlay(&c);
         if (s->show_help) help_overlay(&c);
         return;
     }
-    float rail_w = fmaxf(200 * u, fminf(W * 0.19f, 270 * u));
-    float side_w = fmaxf(250 * u, fminf(W * 0.27f, 440 * u));
+    float rail_w = roomy ? fmaxf(fmaxf(160 * u, 200.0f), fminf(W * 0.16f, 240 * u)) : fmaxf(200 * u, fminf(W * 0.19f, 270 * u));
+    float side_w = roomy ? fmaxf(230 * u, fminf(W * 0.23f, 400 * u)) : fmaxf(250 * u, fminf(W * 0.27f, 440 * u));
     if (rail_w + side_w > W * 0.62f) { // narrow windows: shrink the side panels first
         float k = W * 0.62f / (rail_w + side_w);
         rail_w *= k;
         side_w *= k;
     }
     float body_h = H - top - status;
-    // every pixel is covered once: the panels paint themselves, the canvas its background
+    // every pixel is covered once, first, by the panels' opaque backgrounds (so the rasteriser
+    // need not clear what they cover), then drawn over
+    viz_fill(l, 0, 0, W, top, c.th->panel);
+    viz_fill(l, 0, top, rail_w, body_h, c.th->panel);
     viz_fill(l, rail_w, top, W - rail_w - side_w, body_h, c.th->bg);
+    viz_fill(l, W - side_w, top, side_w, body_h, c.th->panel);
+    viz_fill(l, 0, H - status, W, status, c.th->panel);
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
     canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
-    viz_fill(l, W - side_w, top, side_w, body_h, c.th->panel);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
     float nar_h = body_h * 0.52f;
     narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});

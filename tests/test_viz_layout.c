@@ -1,0 +1,518 @@
+/* test_viz_layout.c — what the window shows, measured from its display list:
+ * values readable from the back of the room in the presenter theme, the
+ * features a lesson page names labelled in a small window, nothing cut to
+ * "…" there, a question's page that keeps its layout once answered, and the
+ * attention lines' labels. ATTNVIZ_LAYOUT_SHOTS=DIR saves every view tested
+ * as a PNG there, to look at. */
+#include "test_sdl_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "viz.h"
+#include "viz_sdl.h"
+#include "viz_strings.h"
+
+#define LESSON_ZH ATTN_SOURCE_DIR "/lessons/zh/self-attention.lesson"
+#define LESSON_EN ATTN_SOURCE_DIR "/lessons/en/self-attention.lesson"
+
+static viz_fonts *g_fonts;
+static viz_strings g_ui;
+static viz_list g_list;
+
+static int group_setup(void **state) {
+    (void)state;
+    attn_err err;
+    if (viz_strings_load(&g_ui, ATTN_SOURCE_DIR "/assets/ui_strings.tsv", &err) != ATTN_OK) return -1;
+    g_fonts = test_fonts_open();
+    return g_fonts ? 0 : -1;
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    viz_free(&g_list);
+    test_fonts_close(g_fonts);
+    viz_strings_free(&g_ui);
+    return 0;
+}
+
+/* ---- helpers ---- */
+
+static void start(app_state *st, viz_theme_id theme, viz_lang lang) {
+    attn_config cfg;
+    attn_config_default(&cfg);
+    attn_err err;
+    if (app_init(st, NULL, &cfg, &g_ui, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    st->theme = theme;
+    st->lang = lang;
+}
+
+static void open_lesson(app_state *st, viz_lang lang, viz_theme_id theme) {
+    start(st, theme, lang);
+    attn_err err;
+    const char *path = lang == VIZ_LANG_ZH ? LESSON_ZH : LESSON_EN, *pair = lang == VIZ_LANG_ZH ? LESSON_EN : LESSON_ZH;
+    if (app_lesson_open(st, path, pair, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    st->theme = theme;
+}
+
+/* Lays the window out at w×h into g_list; saves it when asked (name: a file stem). */
+static const viz_list *build(app_state *st, int w, int h, const char *name) {
+    viz_scene sc;
+    char badge[320];
+    st->width = w;
+    st->height = h;
+    app_scene(st, &sc, badge, sizeof badge);
+    viz_build_window(&g_list, &sc, viz_fonts_measure(g_fonts));
+    assert_false(g_list.failed);
+    const char *dir = getenv("ATTNVIZ_LAYOUT_SHOTS");
+    if (dir && *dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.png", dir, name);
+        SDL_Surface *s = viz_sdl_render_surface(g_fonts, &g_list, w, h, viz_theme_get(st->theme)->bg);
+        attn_err err;
+        assert_non_null(s);
+        if (viz_save_png(s, path, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        SDL_FreeSurface(s);
+    }
+    return &g_list;
+}
+
+static bool same_box(const viz_cmd *a, const viz_cmd *b) {
+    return fabsf(a->x - b->x) < 0.01f && fabsf(a->y - b->y) < 0.01f && fabsf(a->w - b->w) < 0.01f &&
+           fabsf(a->h - b->h) < 0.01f;
+}
+
+/* Whether a TEXT command of l says exactly s. */
+static bool text_drawn(const viz_list *l, const char *s) {
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_TEXT && strcmp(viz_cmd_text(l, &l->cmds[i]), s) == 0) return true;
+    return false;
+}
+
+static const char *theme_key(viz_theme_id t) { return viz_theme_name(t); }
+
+/* ---- presenter: values readable from the back of the room ---- */
+
+/* The stages that are the result of step (the matrices whose values must read). */
+static int result_stages(attn_step step, int *out) {
+    switch (step) {
+    case ATTN_STEP_EMBED: out[0] = ATTN_ST_X; return 1;
+    case ATTN_STEP_QKV: out[0] = ATTN_ST_Q, out[1] = ATTN_ST_K, out[2] = ATTN_ST_V; return 3;
+    case ATTN_STEP_SCORES: out[0] = ATTN_ST_SCORES; return 1;
+    case ATTN_STEP_SCALE: out[0] = ATTN_ST_SCALED; return 1;
+    case ATTN_STEP_MASK: out[0] = ATTN_ST_MASKED; return 1;
+    case ATTN_STEP_SOFTMAX: out[0] = ATTN_ST_WEIGHTS; return 1;
+    case ATTN_STEP_WEIGHTED: out[0] = ATTN_ST_Z; return 1;
+    default: out[0] = ATTN_ST_OUTPUT; return 1;
+    }
+}
+
+/* The area of the box around the text l draws inside panel p. */
+static double text_block(const viz_list *l, const viz_cmd *p) {
+    float x0 = 1e9f, y0 = 1e9f, x1 = -1e9f, y1 = -1e9f;
+    for (int i = 0; i < l->count; i++) {
+        const viz_cmd *t = &l->cmds[i];
+        if (t->kind != VIZ_TEXT || t->x < p->x || t->y < p->y || t->x >= p->x + p->w || t->y >= p->y + p->h) continue;
+        x0 = fminf(x0, t->x), y0 = fminf(y0, t->y); // a text's box, as far as the panel reaches
+        x1 = fmaxf(x1, fminf(t->x + t->w, p->x + p->w)), y1 = fmaxf(y1, fminf(t->y + t->h, p->y + p->h));
+    }
+    return x1 > x0 ? (double)(x1 - x0) * (y1 - y0) : 0;
+}
+
+typedef struct {
+    int cells;      /* result cells on screen */
+    int written;    /* of them, those with a value written inside */
+    float min_px;   /* the smallest size a value of them is written at */
+    float x0, y0, x1, y1; /* the box around every matrix drawn (GRID commands) in the canvas */
+    double heatmaps, largest_other; /* the matrices' cells in the canvas; the largest other block of text */
+} readout;
+
+/* What l's result cells of step show: each cell's hit region, and the text
+ * command drawn in exactly its box (draw_cells writes a value so). */
+static readout read_results(const viz_list *l, attn_step step) {
+    int stages[3], ns = result_stages(step, stages);
+    readout r = {0, 0, 1e9f, 1e9f, 1e9f, -1e9f, -1e9f, 0, 0};
+    viz_cmd canvas = {0}, rail = {.x = 1e9f, .y = 1e9f};
+    for (int i = 0; i < l->count; i++) {
+        const viz_cmd *c = &l->cmds[i];
+        if (c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_PANEL && c->hit.panel == VIZ_PANEL_CANVAS) canvas = *c;
+        if (c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_PANEL && c->hit.panel != VIZ_PANEL_CANVAS)
+            r.largest_other = fmax(r.largest_other, text_block(l, c)); // the narrative, the cell arithmetic
+        if (c->kind == VIZ_HIT && (c->hit.kind == VIZ_HIT_STEP || c->hit.kind == VIZ_HIT_WIDGET)) { // the rail
+            rail.x = fminf(rail.x, c->x), rail.y = fminf(rail.y, c->y);
+            rail.w = fmaxf(rail.w, c->x + c->w), rail.h = fmaxf(rail.h, c->y + c->h); // right and bottom, for now
+        }
+        bool result = false;
+        for (int k = 0; k < ns; k++) result |= c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_CELL && c->hit.stage == stages[k];
+        if (!result) continue;
+        r.cells++;
+        for (int j = 0; j < l->count; j++) {
+            const viz_cmd *t = &l->cmds[j];
+            if (t->kind == VIZ_TEXT && same_box(t, c)) {
+                r.written++;
+                r.min_px = fminf(r.min_px, t->size);
+                break;
+            }
+        }
+    }
+    rail.w -= rail.x, rail.h -= rail.y;
+    r.largest_other = fmax(r.largest_other, text_block(l, &rail));
+    for (int i = 0; i < l->count; i++) {
+        const viz_cmd *c = &l->cmds[i];
+        if (c->kind != VIZ_GRID || c->rows < 2 || c->y < canvas.y || c->y > canvas.y + canvas.h) continue; // not legends
+        r.heatmaps += (double)c->w * c->h;
+        r.x0 = fminf(r.x0, c->x), r.y0 = fminf(r.y0, c->y);
+        r.x1 = fmaxf(r.x1, c->x + c->w), r.y1 = fmaxf(r.y1, c->y + c->h);
+    }
+    r.x0 = (r.x1 - r.x0) / canvas.w; // from here: the share of the canvas's width and height they span
+    r.y0 = (r.y1 - r.y0) / canvas.h;
+    return r;
+}
+
+/* For up to 20 tokens (the seed sentence, the lessons' pages) every result
+ * cell of every step writes its value at 16 px or more, the heatmaps are the
+ * largest thing on screen, and the matrices span most of the canvas. */
+static void presenter_values_read_from_afar(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, VIZ_THEME_PRESENTER, VIZ_LANG_ZH);
+    assert_int_equal(st.trace.n, 20);
+    for (int step = 0; step < ATTN_STEP_COUNT; step++)
+        for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+            st.lang = (viz_lang)lang;
+            app_goto_step(&st, step);
+            char name[64];
+            snprintf(name, sizeof name, "presenter-1920-%s-step%d", lang ? "zh" : "en", step + 1);
+            readout r = read_results(build(&st, 1920, 1080, name), (attn_step)step);
+            if (r.cells == 0 || r.written != r.cells)
+                fail_msg("step %d: %d of %d result cells write their value", step + 1, r.written, r.cells);
+            if (r.min_px < 16.0f) fail_msg("step %d: values written at %.1f px", step + 1, r.min_px);
+            if (r.heatmaps <= r.largest_other)
+                fail_msg("step %d: the heatmaps (%.0f px²) are smaller than a block of text (%.0f px²)", step + 1,
+                         r.heatmaps, r.largest_other);
+            if (fmaxf(r.x0, r.y0) < 0.8f)
+                fail_msg("step %d: the matrices span %.0f%% of the canvas's width and %.0f%% of its height", step + 1,
+                         100 * r.x0, 100 * r.y0);
+        }
+    app_free(&st);
+}
+
+/* The lessons' pages too: each page's own step, in both languages. */
+static void presenter_lesson_pages_read_from_afar(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        app_state st;
+        open_lesson(&st, (viz_lang)lang, VIZ_THEME_PRESENTER);
+        const lesson *l = app_lesson(&st);
+        for (int i = 0; i < lesson_page_count(l); i++) {
+            app_lesson_goto(&st, i);
+            if (st.trace.n > 20 || st.lesson.predict_pending || st.compare != VIZ_COMPARE_OFF) continue;
+            char name[96];
+            snprintf(name, sizeof name, "presenter-1920-%s-%s", lang ? "zh" : "en", lesson_page_at(l, i)->id);
+            readout r = read_results(build(&st, 1920, 1080, name), st.step);
+            if (r.written != r.cells || r.min_px < 16.0f)
+                fail_msg("page %s: %d of %d result cells written, the smallest at %.1f px", lesson_page_at(l, i)->id,
+                         r.written, r.cells, r.min_px);
+        }
+        app_free(&st);
+    }
+}
+
+/* ---- feature names in a small window ---- */
+
+/* Whether name is a label the figure of step has a row or column for: X's
+ * columns (features), W's rows (features) and columns (Q/K/V names), Kᵀ's
+ * rows and Q's columns, V's and Z's columns — computed from the lesson, not
+ * from the display list. */
+static bool step_labels(const app_state *st, attn_step step, const char *name) {
+    const lesson *l = app_lesson(st);
+    const attn_vocab *v = lesson_vocab(l);
+    bool feature = false;
+    for (int i = 0; v && st->trace.vocab_rows && v->dim == st->cfg.d_model && i < v->dim; i++)
+        feature |= strcmp(v->features[i], name) == 0;
+    lesson_names nm;
+    lesson_page_names(l, st->lesson.page, &st->cfg, &nm);
+    const attn_matrix mats[3] = {ATTN_MAT_W_Q, ATTN_MAT_W_K, ATTN_MAT_W_V};
+    bool col[3] = {false, false, false};
+    for (int k = 0; k < 3; k++) {
+        const char *const *names = st->trace.given[mats[k]][st->head] ? nm.mat[mats[k]][st->head] : NULL;
+        for (int d = 0; names && d < st->cfg.d_k; d++) col[k] |= strcmp(names[d], name) == 0;
+    }
+    switch (step) {
+    case ATTN_STEP_EMBED: return feature;
+    case ATTN_STEP_QKV: return feature || col[0] || col[1] || col[2];
+    case ATTN_STEP_SCORES: return col[0] || col[1];
+    case ATTN_STEP_WEIGHTED: return col[2];
+    default: return false;
+    }
+}
+
+/* Whether page pg's text names s. */
+static bool page_names(const lesson_page *pg, const char *s) {
+    for (int i = 0; i < pg->n_paras; i++)
+        if (strstr(pg->paras[i].text, s)) return true;
+    return false;
+}
+
+/* At 1024×640, in both languages and in the light and presenter themes,
+ * every label a page keeps (@features) and names in its text is drawn on the
+ * page's own step when that step's figure has a row or column for it. */
+static void page_features_labelled_in_small_window(void **state) {
+    (void)state;
+    static const viz_theme_id themes[] = {VIZ_THEME_LIGHT, VIZ_THEME_PRESENTER};
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (size_t th = 0; th < 2; th++) {
+            app_state st;
+            open_lesson(&st, (viz_lang)lang, themes[th]);
+            const lesson *l = app_lesson(&st);
+            int checked = 0;
+            for (int i = 0; i < lesson_page_count(l); i++) {
+                app_lesson_goto(&st, i);
+                const lesson_page *pg = lesson_page_at(l, i);
+                assert_true(pg->n_keep > 0);
+                char name[128];
+                snprintf(name, sizeof name, "features-1024-%s-%s-%s", lang ? "zh" : "en", theme_key(themes[th]), pg->id);
+                const viz_list *list = build(&st, 1024, 640, name);
+                for (int k = 0; k < pg->n_keep; k++) {
+                    if (!page_names(pg, pg->keep[k]) || !step_labels(&st, st.step, pg->keep[k])) continue;
+                    checked++;
+                    if (!text_drawn(list, pg->keep[k]))
+                        fail_msg("%s, page %s, step %d (%s): “%s” is not labelled", lang ? "zh" : "en", pg->id,
+                                 st.step + 1, theme_key(themes[th]), pg->keep[k]);
+                }
+            }
+            if (checked < 10) fail_msg("only %d labels checked: the pages name few of the features they show", checked);
+            app_free(&st);
+        }
+}
+
+/* X's columns at 1024×640 (step 1 of a page with the vocabulary): the
+ * lesson's kept features all, and nearly all sixteen, are labelled — in
+ * English, where the names are long, too. */
+static void feature_columns_stay(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (int th = 0; th < VIZ_THEME_COUNT; th++) {
+            app_state st;
+            open_lesson(&st, (viz_lang)lang, (viz_theme_id)th);
+            app_lesson_guess(&st, st.query);
+            app_goto_step(&st, ATTN_STEP_EMBED);
+            char name[64];
+            snprintf(name, sizeof name, "features-1024-%s-%s-step1", lang ? "zh" : "en", theme_key((viz_theme_id)th));
+            const viz_list *list = build(&st, 1024, 640, name);
+            const attn_vocab *v = lesson_vocab(app_lesson(&st));
+            const lesson_page *pg = lesson_page_at(app_lesson(&st), st.lesson.page);
+            int shown = 0;
+            for (int i = 0; i < v->dim; i++) shown += text_drawn(list, v->features[i]);
+            if (shown < 14) fail_msg("%s: %d of %d feature columns are labelled", name, shown, v->dim);
+            for (int k = 0; k < pg->n_keep; k++)
+                if (step_labels(&st, ATTN_STEP_EMBED, pg->keep[k]) && !text_drawn(list, pg->keep[k]))
+                    fail_msg("%s: “%s” is not labelled", name, pg->keep[k]);
+            app_free(&st);
+        }
+}
+
+/* ---- nothing cut to "…" in a small window ---- */
+
+static bool ends_with_ellipsis(const char *s) {
+    size_t n = strlen(s), e = strlen("…");
+    return n >= e && strcmp(s + n - e, "…") == 0;
+}
+
+/* The first text command of l that ends in "…", or NULL. */
+static const char *cut_text(const viz_list *l) {
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_TEXT && ends_with_ellipsis(viz_cmd_text(l, &l->cmds[i])))
+            return viz_cmd_text(l, &l->cmds[i]);
+    return NULL;
+}
+
+static void assert_nothing_cut(app_state *st, const char *what) {
+    char name[160];
+    snprintf(name, sizeof name, "cut-1024-%s-%s-%s", st->lang ? "zh" : "en", theme_key(st->theme), what);
+    const char *cut = cut_text(build(st, 1024, 640, name));
+    if (cut) fail_msg("%s, %s, %s: “%s”", st->lang ? "zh" : "en", theme_key(st->theme), what, cut);
+}
+
+/* Every step, the split views and every lesson page (asked and answered),
+ * in every theme and both languages: no control, badge, label or title of
+ * the window is cut to "…" at 1024×640. */
+static void nothing_cut_in_small_window(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (int th = 0; th < VIZ_THEME_COUNT; th++) {
+            app_state st;
+            start(&st, (viz_theme_id)th, (viz_lang)lang);
+            char what[64];
+            for (int step = 0; step < ATTN_STEP_COUNT; step++) {
+                app_goto_step(&st, step);
+                snprintf(what, sizeof what, "step%d", step + 1);
+                assert_nothing_cut(&st, what);
+            }
+            app_goto_step(&st, ATTN_STEP_SOFTMAX);
+            st.lines_all = true; // the lines of every head, with their legend
+            assert_nothing_cut(&st, "lines-all-heads");
+            st.lines_all = false;
+            app_edit_begin(&st); // the editing hint
+            assert_nothing_cut(&st, "editing");
+            app_edit_cancel(&st);
+            app_toggle_help(&st);
+            assert_nothing_cut(&st, "help");
+            app_toggle_help(&st);
+            for (int k = 1; k < VIZ_COMPARE_CONFIG; k++) { // scaling on vs off, two heads
+                app_widget(&st, VIZ_W_COMPARE, +1);
+                snprintf(what, sizeof what, "compare%d", k);
+                assert_nothing_cut(&st, what);
+            }
+            app_free(&st);
+            open_lesson(&st, (viz_lang)lang, (viz_theme_id)th);
+            const lesson *l = app_lesson(&st);
+            for (int i = 0; i < lesson_page_count(l); i++) {
+                app_lesson_goto(&st, i);
+                assert_nothing_cut(&st, lesson_page_at(l, i)->id);
+                if (!st.lesson.predict_pending) continue;
+                app_lesson_guess(&st, 0);
+                snprintf(what, sizeof what, "%s-answered", lesson_page_at(l, i)->id);
+                assert_nothing_cut(&st, what);
+            }
+            app_free(&st);
+        }
+}
+
+/* ---- a question's page keeps its layout once answered ---- */
+
+/* The boxes of l's matrices (GRID commands with more than one row). */
+static int grids(const viz_list *l, viz_cmd *out, int cap) {
+    int n = 0;
+    for (int i = 0; i < l->count && n < cap; i++)
+        if (l->cmds[i].kind == VIZ_GRID && l->cmds[i].rows > 1) out[n++] = l->cmds[i];
+    return n;
+}
+
+static void question_pages_keep_their_layout(void **state) {
+    (void)state;
+    static const int sizes[][2] = {{1024, 640}, {1920, 1080}};
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (int th = 0; th < VIZ_THEME_COUNT; th++)
+            for (int z = 0; z < 2; z++) {
+                app_state st;
+                open_lesson(&st, (viz_lang)lang, (viz_theme_id)th);
+                const lesson *l = app_lesson(&st);
+                for (int i = 0; i < lesson_page_count(l); i++) {
+                    app_lesson_goto(&st, i);
+                    if (!st.lesson.predict_pending) continue;
+                    char name[128];
+                    const char *id = lesson_page_at(l, i)->id;
+                    snprintf(name, sizeof name, "question-%d-%s-%s-%s", sizes[z][0], lang ? "zh" : "en",
+                             theme_key((viz_theme_id)th), id);
+                    viz_cmd before[64], after[64];
+                    int nb = grids(build(&st, sizes[z][0], sizes[z][1], name), before, 64);
+                    app_lesson_guess(&st, 0);
+                    strcat(name, "-answered");
+                    int na = grids(build(&st, sizes[z][0], sizes[z][1], name), after, 64);
+                    if (na != nb) fail_msg("%s: %d matrices asked, %d answered", name, nb, na);
+                    for (int k = 0; k < nb; k++)
+                        if (!same_box(&before[k], &after[k]))
+                            fail_msg("%s: matrix %d moves from %.0f,%.0f %.0fx%.0f to %.0f,%.0f %.0fx%.0f", name, k,
+                                     before[k].x, before[k].y, before[k].w, before[k].h, after[k].x, after[k].y,
+                                     after[k].w, after[k].h);
+                }
+                app_free(&st);
+            }
+}
+
+/* ---- the attention lines keep their labels ---- */
+
+/* On the softmax step at 1024×640, the lines view labels every token on both
+ * sides, whole, in one view and in the split views. */
+static void lines_view_keeps_labels(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        app_state st;
+        open_lesson(&st, (viz_lang)lang, VIZ_THEME_LIGHT);
+        app_lesson_guess(&st, 0);
+        app_goto_step(&st, ATTN_STEP_SOFTMAX);
+        for (int k = 0; k < 3; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "lines-1024-%s-%d", lang ? "zh" : "en", k);
+            const viz_list *l = build(&st, 1024, 640, name);
+            float right = 0; // the lines views lie right of the rightmost weights cell of their row of views
+            for (int i = 0; i < l->count; i++)
+                if (l->cmds[i].kind == VIZ_HIT && l->cmds[i].hit.kind == VIZ_HIT_CELL &&
+                    l->cmds[i].hit.stage == ATTN_ST_WEIGHTS)
+                    right = fmaxf(right, l->cmds[i].x + l->cmds[i].w);
+            for (int t = 0; t < st.trace.n; t++) {
+                char lab[96];
+                attn_token_label(&st.trace.tokens, t, 0, lab, sizeof lab);
+                int seen = 0;
+                for (int i = 0; i < l->count; i++)
+                    seen += l->cmds[i].kind == VIZ_TEXT && l->cmds[i].x > right &&
+                            strcmp(viz_cmd_text(l, &l->cmds[i]), lab) == 0;
+                if (seen < 2) fail_msg("%s: token %d (“%s”) is labelled %d times in the lines view", name, t, lab, seen);
+            }
+            assert_null(cut_text(l));
+            app_widget(&st, VIZ_W_COMPARE, +1);
+        }
+        app_free(&st);
+    }
+}
+
+/* ---- code in the narrative ---- */
+
+/* The first text command of l that says s, or NULL. */
+static const viz_cmd *find_text(const viz_list *l, const char *s) {
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_TEXT && strcmp(viz_cmd_text(l, &l->cmds[i]), s) == 0) return &l->cmds[i];
+    return NULL;
+}
+
+/* A lesson's code is drawn in the code face on a grid where a Chinese
+ * character takes two columns (what follows "它它" lines up with what follows
+ * "ab" + "cd"), and a long line wraps after "↪" with a hanging indent. */
+static void code_in_the_code_face(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, VIZ_THEME_LIGHT, VIZ_LANG_ZH);
+    st.lesson.narrative = strdup("Text.\n\n" VIZ_CODE_MARK "x = 它它  # one\n" VIZ_CODE_MARK "y = abcd  # two\n"
+                                 VIZ_CODE_MARK "    long = f(aaaa, bbbb, cccc, dddd, eeee, ffff, gggg, hhhh, iiii, jjjj)\n");
+    const viz_list *l = build(&st, 1280, 800, "code-grid");
+    const viz_cmd *one = find_text(l, "# one"), *two = find_text(l, "y = abcd  # two"), *mark = find_text(l, "↪");
+    const viz_cmd *ta = NULL, *text = find_text(l, "Text.");
+    for (int i = 0; i < l->count && !ta; i++) // the code's 它, not a token chip's
+        if (l->cmds[i].kind == VIZ_TEXT && l->cmds[i].font == VIZ_FONT_MONO && !strcmp(viz_cmd_text(l, &l->cmds[i]), "它"))
+            ta = &l->cmds[i];
+    assert_non_null(one);
+    assert_non_null(two);
+    assert_non_null(ta);
+    assert_non_null(mark);
+    assert_int_equal(one->font, VIZ_FONT_MONO);
+    assert_int_equal(two->font, VIZ_FONT_MONO);
+    assert_int_equal(text->font, VIZ_FONT_SANS);
+    viz_measure m = viz_fonts_measure(g_fonts);
+    float px = two->size, cell = m.mono(m.ctx, "0", 1, px);
+    // "# two" starts 10 columns into its line; "# one" after "x = " (4), "它它" (4) and two spaces
+    float two_hash = two->x + m.mono(m.ctx, "y = abcd  ", 10, px);
+    if (fabsf(one->x - two_hash) > 0.5f)
+        fail_msg("the comments start at %.1f and %.1f (a column is %.1f px)", one->x, two_hash, cell);
+    assert_true(fabsf(ta->x - (two->x + 4 * cell + (2 * cell - m.mono(m.ctx, "它", strlen("它"), px)) / 2)) < 0.5f);
+    // the long line's continuation: the mark two columns past its indentation, the text after it
+    assert_true(fabsf(mark->x - (two->x + 6 * cell)) < 0.5f);
+    assert_true(mark->y > two->y);
+    app_free(&st);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(presenter_values_read_from_afar),
+        cmocka_unit_test(presenter_lesson_pages_read_from_afar),
+        cmocka_unit_test(page_features_labelled_in_small_window),
+        cmocka_unit_test(feature_columns_stay),
+        cmocka_unit_test(nothing_cut_in_small_window),
+        cmocka_unit_test(question_pages_keep_their_layout),
+        cmocka_unit_test(lines_view_keeps_labels),
+        cmocka_unit_test(code_in_the_code_face),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
