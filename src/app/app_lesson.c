@@ -155,9 +155,12 @@ static attn_status page_compute(app_state *st, const lesson_page *pg, const char
     }
     attn_status rc = app_set_sentence(st, sentence, &pg->cfg, err);
     if (rc == ATTN_OK && pg->model_name) {
-        const char *task = pg->train_task ? pg->train_task : "?";
-        snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_MODEL_MISSING), pg->model_name,
-                 pg->model_why ? pg->model_why : "", task);
+        if (pg->train_task)
+            snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_MODEL_MISSING), pg->model_name,
+                     pg->model_why ? pg->model_why : "", pg->train_task);
+        else
+            snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_MODEL_UNREAD), pg->model_name,
+                     pg->model_why ? pg->model_why : "");
         utf8_trim_partial(st->notice);
     }
     return rc;
@@ -178,7 +181,7 @@ void app_lesson_goto(app_state *st, int page) {
     st->canvas_zoom = 1.0f;
     st->pan_x = st->pan_y = st->narrative_scroll = 0;
     set_compare(st, pg);
-    char *copy = strdup(pg->sentence);
+    char *copy = strdup(pg->sentence && *pg->sentence ? pg->sentence : st->sentence);
     attn_err err;
     attn_status rc = copy ? page_compute(st, pg, copy, &err) : attn_fail(&err, ATTN_ERR_NOMEM, "Not enough memory for the page.");
     if (rc == ATTN_OK) {

@@ -900,6 +900,9 @@ static void resolve_model(parser *p, page_ctx *c, const raw_dir *d) {
     }
     utf8_trim_partial(why);
     pg->model_why = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, why, strlen(why)));
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    for (int t = 0; t < task_count() && !pg->train_task; t++) // referent-zh-steps0.json: a model of referent-zh
+        if (strncmp(base, task_at(t)->name, strlen(task_at(t)->name)) == 0) pg->train_task = task_at(t)->name;
     if (p->checking) lsn_add_err(p, d->line, d->col, "the model “%s” cannot be read: %s", name, why);
 }
 
@@ -964,7 +967,11 @@ static bool page_basics(parser *p, page_ctx *c) {
     bool set_dm = false;
     attn_err e;
     if (r->pub.model) return model_basics(p, c, sent);
-    if (r->pub.model_name) return false; // the page says the model is missing; nothing else can be checked
+    if (r->pub.model_name) { // the page says the model is missing, over its sentence in one layer; nothing else is checked
+        r->pub.cfg = l->cfg;
+        r->pub.sentence = sent ? sent->args : l->sentence ? l->sentence : "";
+        return false;
+    }
     r->pub.cfg = l->cfg;
     if (p->top_config_bad || (cfg && !apply_settings(p, cfg, &r->pub.cfg, &set_dm, false))) return false;
     if (attn_config_check(&r->pub.cfg, &e) != ATTN_OK) {
