@@ -749,6 +749,7 @@ void app_scene(const app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->readout = st->model.m && st->model.readout;
     s->backward = st->model.m && st->model.backward;
     s->target = st->model.target_labelled ? VIZ_TARGET_TASK : VIZ_TARGET_PREDICTED;
+    s->page_model = st->model.from_page;
     s->model_explain = st->model.m && st->explain_valid ? st->model.explain : NULL;
     s->step = st->step;
     s->head = st->head;

@@ -13,6 +13,11 @@ attn_status app_model_compute(app_state *st, const char *text, attn_err *err);
  * false when the move stays inside the layer (the caller does it). */
 bool app_model_step(app_state *st, int delta);
 
+/* app_model_use, with the sentence to show (not NULL: a lesson page's, and
+ * the model is the page's: the lesson's text stays beside it). */
+attn_status app_model_show(app_state *st, model *m, app_model_source source, const char *name, const char *sentence,
+                           attn_err *err);
+
 /* Frees the model and its run, nothing recomputed (app_free). */
 void app_model_close_silently(app_state *st);
 

@@ -9,6 +9,7 @@
 #include "app_internal.h"
 #include "fileio.h"
 #include "strbuf.h"
+#include "utf8.h"
 #include "viz_lesson.h"
 
 /* The slot of the lesson shown: the current language's, else the other. */
@@ -74,9 +75,11 @@ void app_lesson_refresh_narrative(app_state *st) {
     if (!pg) return;
     attn_strbuf b;
     attn_sb_init(&b);
-    viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &st->trace, st->alt.n ? &st->alt : NULL,
-                         lesson_words(st, l));
-    vocab_note(&b, st);
+    bool model = st->model.m && pg->model; // the page's model, as the page shows it
+    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->alt.n ? &st->alt : NULL, .model = model ? st->model.m : NULL,
+                     .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l)};
+    viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &x);
+    if (!model) vocab_note(&b, st);
     st->lesson.narrative = attn_sb_take(&b);
     st->dirty = true;
 }
@@ -84,7 +87,8 @@ void app_lesson_refresh_narrative(app_state *st) {
 static void set_question(app_state *st, const lesson_page *pg) {
     st->lesson.predict_pending = pg->predict.on;
     if (!pg->predict.on) return;
-    int q = lesson_find_token(&st->trace.tokens, &pg->predict.query);
+    if (st->model.m && pg->predict.layer >= 0) st->model.layer = pg->predict.layer; // the layer asked about
+    int q = lesson_find_token(&app_trace(st)->tokens, &pg->predict.query);
     if (q >= 0) st->query = q;
     st->lesson.predict_head = pg->predict.head;
     if (st->compare != VIZ_COMPARE_HEADS) st->head = pg->predict.head < st->cfg.heads ? pg->predict.head : 0;
@@ -122,9 +126,14 @@ bool app_page_compares_config(const app_state *st) {
 /* The page's step and highlighted token, found in the computed sentence. */
 static void set_view(app_state *st, const lesson_page *pg) {
     if (pg->step >= 0) st->step = (attn_step)pg->step;
+    if (st->model.m) { // a model page: its layer, its readout, its backward pass
+        st->model.layer = lesson_page_layer(pg);
+        st->model.readout = pg->readout;
+        st->model.backward = pg->backward;
+    }
     const lesson_highlight *hl = &pg->highlight;
     if (hl->kind == LESSON_HL_TOKEN || hl->kind == LESSON_HL_ROW || hl->kind == LESSON_HL_CELL) {
-        int q = lesson_find_token(&st->trace.tokens, &hl->a);
+        int q = lesson_find_token(&app_trace(st)->tokens, &hl->a);
         if (q >= 0) st->query = q;
     }
 }
@@ -133,6 +142,28 @@ const lesson_page *app_lesson_page_shown(const app_state *st) {
     const lesson *l = app_lesson(st);
     if (!l || (st->model.m && !st->model.from_page)) return NULL; // a model of the learner's own is shown
     return lesson_page_at(l, st->lesson.page);
+}
+
+/* The page's computation: its model on its sentence, or its one layer with
+ * its settings and designs; a page whose model cannot be read says so over
+ * the canvas and shows its sentence in one layer. */
+static attn_status page_compute(app_state *st, const lesson_page *pg, const char *sentence, attn_err *err) {
+    if (pg->model) {
+        model m;
+        attn_status rc = model_copy(&m, pg->model, err);
+        return rc == ATTN_OK ? app_model_show(st, &m, APP_MODEL_FILE, pg->model_path, sentence, err) : rc;
+    }
+    attn_status rc = app_set_sentence(st, sentence, &pg->cfg, err);
+    if (rc == ATTN_OK && pg->model_name) {
+        if (pg->train_task)
+            snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_MODEL_MISSING), pg->model_name,
+                     pg->model_why ? pg->model_why : "", pg->train_task);
+        else
+            snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_MODEL_UNREAD), pg->model_name,
+                     pg->model_why ? pg->model_why : "");
+        utf8_trim_partial(st->notice);
+    }
+    return rc;
 }
 
 void app_lesson_goto(app_state *st, int page) {
@@ -150,14 +181,16 @@ void app_lesson_goto(app_state *st, int page) {
     st->canvas_zoom = 1.0f;
     st->pan_x = st->pan_y = st->narrative_scroll = 0;
     set_compare(st, pg);
-    char *copy = strdup(pg->sentence);
+    char *copy = strdup(pg->sentence && *pg->sentence ? pg->sentence : st->sentence);
     attn_err err;
-    if (copy && app_set_sentence(st, copy, &pg->cfg, &err) == ATTN_OK) { // the page's one computation
-        st->query = attn_trace_default_query(&st->trace); // 它/it when present: the classic question
+    attn_status rc = copy ? page_compute(st, pg, copy, &err) : attn_fail(&err, ATTN_ERR_NOMEM, "Not enough memory for the page.");
+    if (rc == ATTN_OK) {
+        st->query = attn_trace_default_query(app_trace(st)); // 它/it when present: the classic question
         set_view(st, pg);
         set_question(st, pg);
+        if (st->model.m) app_recompute(st); // the layer and the query chosen: the run, its target and the comparison
     } else {
-        app_status(st, "%s", copy ? err.msg : "Not enough memory for the page.");
+        app_status(st, "%s", err.msg);
     }
     free(copy);
     app_lesson_refresh_narrative(st);
@@ -242,16 +275,17 @@ void app_switch_lang(app_state *st) {
 }
 
 void app_lesson_guess(app_state *st, int token) {
-    if (!st->lesson.predict_pending || token < 0 || token >= st->trace.n) return;
+    const attn_trace *t = app_trace(st);
+    if (!st->lesson.predict_pending || token < 0 || token >= t->n) return;
     st->lesson.predict_pending = false;
     int h = st->lesson.predict_head < st->cfg.heads ? st->lesson.predict_head : 0;
-    const double *row = st->trace.head[h].weights + (size_t)st->query * st->trace.n;
+    const double *row = t->head[h].weights + (size_t)st->query * t->n;
     int best = 0;
-    for (int j = 1; j < st->trace.n; j++)
+    for (int j = 1; j < t->n; j++)
         if (row[j] > row[best]) best = j;
     char guess[96], answer[96];
-    attn_token_label(&st->trace.tokens, token, 16, guess, sizeof guess);
-    attn_token_label(&st->trace.tokens, best, 16, answer, sizeof answer);
+    attn_token_label(&t->tokens, token, 16, guess, sizeof guess);
+    attn_token_label(&t->tokens, best, 16, answer, sizeof answer);
     if (best == token)
         app_status(st, app_str(st, VIZ_S_PREDICT_RIGHT), guess, row[best]);
     else

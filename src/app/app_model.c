@@ -63,6 +63,11 @@ void app_model_close_silently(app_state *st) {
 }
 
 attn_status app_model_use(app_state *st, model *m, app_model_source source, const char *name, attn_err *err) {
+    return app_model_show(st, m, source, name, NULL, err);
+}
+
+attn_status app_model_show(app_state *st, model *m, app_model_source source, const char *name, const char *sentence,
+                           attn_err *err) {
     model *mine = malloc(sizeof *mine);
     model_explanation *ex = malloc(sizeof *ex);
     if (!mine || !ex) {
@@ -83,10 +88,10 @@ attn_status app_model_use(app_state *st, model *m, app_model_source source, cons
     st->model.backward = old.backward;
     snprintf(st->model.name, sizeof st->model.name, "%s", source == APP_MODEL_FILE && name ? name : "");
     st->model.saved_cfg = old.m ? old.saved_cfg : old_cfg;
-    // the sentence stays when the model reads it, else the model's own probe
-    const char *text = st->sentence;
-    attn_status rc = app_set_sentence(st, text, &st->cfg, NULL);
-    if (rc != ATTN_OK) rc = app_set_sentence(st, mine->probe, &st->cfg, err);
+    st->model.from_page = sentence != NULL;
+    // a page's sentence; else the sentence stays when the model reads it, else the model's own probe
+    attn_status rc = app_set_sentence(st, sentence ? sentence : st->sentence, &st->cfg, sentence ? err : NULL);
+    if (rc != ATTN_OK && !sentence) rc = app_set_sentence(st, mine->probe, &st->cfg, err);
     if (rc != ATTN_OK) { // the view before stays
         state_free(&st->model);
         st->model = old;

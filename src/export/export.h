@@ -67,6 +67,7 @@
 #include "model_run.h"
 #include "strbuf.h"
 #include "viz.h"
+#include "viz_lesson.h"
 #include "viz_scene.h"
 #include "viz_sdl.h"
 #include "viz_strings.h"
@@ -205,18 +206,16 @@ attn_status export_sentence(const export_opts *o, const attn_trace *t, int head,
 attn_status export_lesson(const export_opts *o, const lesson *l, const char *page_id, const viz_strings *ui,
                           viz_fonts *fonts, attn_err *err);
 
-/* What a page's {references} are computed on, and worded with. */
-typedef struct {
-    const attn_trace *trace; /* the page's */
-    const attn_trace *alt;   /* its @compare view's, or NULL */
-    const char *const *ui;   /* the strings of the export's language */
-} export_text_ctx;
 
 /* A page's narrative as Markdown (paragraphs, "- " items, fenced code,
  * *emphasis* and `code` spans, references computed; other Markdown
  * characters escaped): the part before its @reveal (all of it without one),
  * or, with after_reveal, the part after. */
-char *export_lesson_text(const lesson_page *pg, bool after_reveal, const export_text_ctx *x);
+char *export_lesson_text(const lesson_page *pg, bool after_reveal, const viz_ref_ctx *x);
+
+/* What an item's page {references} are computed on: its trace, its @compare
+ * view, its model and run (the page's layer), worded with ui. */
+void export_item_refs(viz_ref_ctx *x, const export_item *it, const char *const *ui);
 
 /* ---- building blocks (used by export_run; public for tests and the GUI) ---- */
 

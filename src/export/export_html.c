@@ -47,7 +47,9 @@ static void para_spans(attn_strbuf *b, const export_item *it, const char *const 
         keep = copy[sp->start + sp->len];
         copy[sp->start + sp->len] = '\0';
         if (sp->kind == LESSON_SPAN_REF && sp->ref >= 0) {
-            viz_lesson_ref(val, sizeof val, &it->page->refs[sp->ref], it->trace, it->alt, ui);
+            viz_ref_ctx x;
+            export_item_refs(&x, it, ui);
+            viz_lesson_ref(val, sizeof val, &it->page->refs[sp->ref], &x);
             ex_xml_text(b, val);
         } else {
             const char *tag = sp->kind == LESSON_SPAN_CODE ? "code" : "em";

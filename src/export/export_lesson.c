@@ -21,7 +21,7 @@ static void md_plain(attn_strbuf *b, const char *s, int len, bool para_start) {
 /* A paragraph's text with its spans as <em>emphasis</em> and `code` (HTML
  * tags, because Markdown's * does not close after CJK punctuation, “）*因”)
  * and its {references} computed on the page's traces. */
-static void md_spans(attn_strbuf *b, const lesson_page *pg, const lesson_para *p, const export_text_ctx *x) {
+static void md_spans(attn_strbuf *b, const lesson_page *pg, const lesson_para *p, const viz_ref_ctx *x) {
     int at = 0, len = (int)strlen(p->text);
     char val[128];
     for (int k = 0; k < p->n_spans; k++) {
@@ -31,7 +31,7 @@ static void md_spans(attn_strbuf *b, const lesson_page *pg, const lesson_para *p
         if (sp->kind == LESSON_SPAN_CODE && inner) {
             ex_md_code(b, inner);
         } else if (sp->kind == LESSON_SPAN_REF && sp->ref >= 0) {
-            viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], x->trace, x->alt, x->ui);
+            viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], x);
             md_plain(b, val, (int)strlen(val), false);
         } else {
             attn_sb_puts(b, "<em>");
@@ -44,7 +44,12 @@ static void md_spans(attn_strbuf *b, const lesson_page *pg, const lesson_para *p
     md_plain(b, p->text + at, len - at, at == 0);
 }
 
-char *export_lesson_text(const lesson_page *pg, bool after_reveal, const export_text_ctx *x) {
+void export_item_refs(viz_ref_ctx *x, const export_item *it, const char *const *ui) {
+    *x = (viz_ref_ctx){.trace = it->trace, .alt = it->alt, .model = it->model, .run = it->model ? it->run : NULL,
+                       .layer = it->page ? lesson_page_layer(it->page) : it->layer, .ui = ui};
+}
+
+char *export_lesson_text(const lesson_page *pg, bool after_reveal, const viz_ref_ctx *x) {
     attn_strbuf b;
     attn_sb_init(&b);
     for (int i = 0; i < pg->n_paras; i++) {
@@ -71,6 +76,7 @@ char *export_lesson_text(const lesson_page *pg, bool after_reveal, const export_
 typedef struct {
     export_item *items;
     attn_trace *traces, *alts; /* each page's, and its @compare view's (when it has one) */
+    model_result *runs;        /* a model page's run of its sentence */
     char **texts, **afters, **flags, **narratives;
     int n; /* items filled in */
 } lesson_job;
@@ -81,17 +87,19 @@ static bool lesson_job_alloc(lesson_job *j, int pages) {
     j->items = calloc(n, sizeof *j->items);
     j->traces = calloc(n, sizeof *j->traces);
     j->alts = calloc(n, sizeof *j->alts);
+    j->runs = calloc(n, sizeof *j->runs);
     j->texts = calloc(n, sizeof *j->texts);
     j->afters = calloc(n, sizeof *j->afters);
     j->flags = calloc(n, sizeof *j->flags);
     j->narratives = calloc(n, sizeof *j->narratives);
-    return j->items && j->traces && j->alts && j->texts && j->afters && j->flags && j->narratives;
+    return j->items && j->traces && j->alts && j->runs && j->texts && j->afters && j->flags && j->narratives;
 }
 
 static void lesson_job_free(lesson_job *j) {
     for (int i = 0; i < j->n; i++) {
         attn_trace_free(&j->traces[i]);
         attn_trace_free(&j->alts[i]);
+        model_result_free(&j->runs[i]);
         free(j->texts[i]);
         free(j->afters[i]);
         free(j->flags[i]);
@@ -100,6 +108,7 @@ static void lesson_job_free(lesson_job *j) {
     free(j->items);
     free(j->traces);
     free(j->alts);
+    free(j->runs);
     free(j->texts);
     free(j->afters);
     free(j->flags);
@@ -129,13 +138,28 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     const lesson_page *pg = lesson_page_at(l, i);
     int k = j->n;
     attn_trace *t = &j->traces[k];
-    attn_status st = lesson_page_trace(t, l, i, NULL, 0, err);
+    bool labelled = false;
+    attn_status st = ATTN_OK;
+    if (pg->model_name && !pg->model)
+        st = attn_fail(err, ATTN_ERR_INPUT, "Page %s needs the model %s, which cannot be read: %s", pg->id,
+                       pg->model_name, pg->model_why ? pg->model_why : "?");
+    else if (pg->model) st = lesson_page_run(&j->runs[k], l, i, NULL, 0, -1, &labelled, err);
+    else st = lesson_page_trace(t, l, i, NULL, 0, err);
     if (st == ATTN_OK && pg->compare.kind == LESSON_CMP_CONFIG) st = lesson_page_compare_trace(&j->alts[k], l, i, err);
     j->n++;
     if (st != ATTN_OK) return st;
-    const attn_vocab *v = lesson_vocab(l);
+    if (pg->model) t = &j->runs[k].layer[lesson_page_layer(pg)]; // the layer the page shows
+    const attn_vocab *v = pg->model ? NULL : lesson_vocab(l);
     export_item *it = &j->items[k];
     it->trace = t;
+    if (pg->model) { // a trained model: its layer, readout or backward view, as the window shows the page
+        it->model = pg->model;
+        it->run = &j->runs[k];
+        it->layer = lesson_page_layer(pg);
+        it->readout = pg->readout;
+        it->backward = pg->backward;
+        it->target = labelled ? VIZ_TARGET_TASK : VIZ_TARGET_PREDICTED;
+    }
     it->step = page_step(l, i);
     it->number = i + 1; // NN is the page's place in the lesson, also when one page is remade
     it->head = pg->predict.on ? pg->predict.head : pg->compare.kind == LESSON_CMP_HEADS ? pg->compare.head_a : 0;
@@ -143,19 +167,23 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->mark = viz_lesson_mark(&pg->highlight, &t->tokens);
     it->id = pg->id;
     it->title = pg->title;
-    export_text_ctx x = {t, j->alts[k].n ? &j->alts[k] : NULL, ui ? ui->s[o->lang] : NULL};
+    it->page = pg;
+    it->alt = j->alts[k].n ? &j->alts[k] : NULL;
+    viz_ref_ctx x;
+    export_item_refs(&x, it, ui ? ui->s[o->lang] : NULL);
     it->text = j->texts[k] = export_lesson_text(pg, false, &x);
     it->text_after = j->afters[k] = export_lesson_text(pg, true, &x);
     attn_strbuf nb; // the window view's narrative, as the window shows the answered page
     attn_sb_init(&nb);
-    viz_lesson_narrative(&nb, pg, false, x.trace, x.alt, x.ui);
+    viz_lesson_narrative(&nb, pg, false, &x);
     it->narrative = j->narratives[k] = attn_sb_take(&nb);
     it->origin = (viz_origin){.kind = VIZ_FROM_LESSON, .name = o->lesson_path ? o->lesson_path : lesson_id(l),
                               .gain = pg->random_weights ? pg->gain : 0};
-    it->page = pg;
-    it->alt = j->alts[k].n ? &j->alts[k] : NULL;
+    if (pg->model) // the badge says which model, as in the window
+        it->origin = (viz_origin){.kind = VIZ_FROM_MODEL, .name = pg->model_name, .task = pg->model->task,
+                                  .steps = pg->model->training.steps, .seed = pg->model->training.seed};
     it->feature_names = v && v->dim == t->cfg.d_model && t->vocab_rows ? v->features : NULL;
-    viz_lesson_names(&it->names, l, i, t);
+    if (!pg->model) viz_lesson_names(&it->names, l, i, t);
     size_t fl = strlen(pg->id) + sizeof "--page ";
     if ((j->flags[k] = malloc(fl)) != NULL) snprintf(j->flags[k], fl, "--page %s", pg->id);
     it->remake_flags = j->flags[k];

@@ -15,7 +15,11 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "model_file.h"
+#include "model_run.h"
+#include "task.h"
 #include "tokenize.h"
+#include <sys/stat.h>
 
 #define ARENA_SLACK (1u << 20) /* room kept for what the other pages still need */
 #include "utf8.h"
@@ -427,6 +431,10 @@ static bool resolve_tokref(parser *p, const raw_dir *d, const char *w, size_t n,
 /* "1".."8" or a step name (attn_step_name). */
 static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
     size_t n = strlen(d->args);
+    if (c->rec->pub.model && (lsn_word_is(d->args, n, "readout") || lsn_word_is(d->args, n, "9"))) {
+        c->rec->pub.readout = true; // the model's answer, after its last layer
+        return;
+    }
     long long v = attn_step_from_name(d->args, n) + 1;
     if (v == 0 && !lsn_parse_int(d->args, n, 1, ATTN_STEP_COUNT, &v)) {
         lsn_add_err(
@@ -474,9 +482,20 @@ static bool check_head(parser *p, const raw_dir *d, const char *w, size_t n, int
     return false;
 }
 
-/* "query=T head=H answer=T" (head defaults to 0, answer is optional). */
+static bool check_layer(parser *p, const raw_dir *d, const char *w, size_t n, const model *m, int *out) {
+    long long v;
+    if (lsn_parse_int(w, n, 0, m->cfg.layers - 1, &v)) {
+        *out = (int)v;
+        return true;
+    }
+    lsn_add_err(p, d->line, dir_col(d, w), "layer “%.*s” does not exist: the model has %d layer%s, numbered from 0",
+                (int)n, w, m->cfg.layers, m->cfg.layers == 1 ? "" : "s");
+    return false;
+}
+
+/* "query=T head=H answer=T" (head defaults to 0, answer is optional; layer=L on a model page). */
 static void resolve_predict(parser *p, page_ctx *c, const raw_dir *d) {
-    lesson_predict pr = {.on = true, .query = {-1, NULL}, .answer = {-1, NULL}};
+    lesson_predict pr = {.on = true, .query = {-1, NULL}, .layer = -1, .answer = {-1, NULL}};
     const char *s = d->args, *end = s + strlen(s), *w;
     size_t wn;
     while (lsn_next_word(&s, end, &w, &wn)) {
@@ -488,9 +507,11 @@ static void resolve_predict(parser *p, page_ctx *c, const raw_dir *d) {
         else if (lsn_word_is(w, kn, "answer") && vn) ok = resolve_tokref(p, d, v, vn, &c->toks, &pr.answer);
         else if (lsn_word_is(w, kn, "head") && vn)
             ok = check_head(p, d, v, vn, c->rec->pub.cfg.heads, &pr.head);
+        else if (lsn_word_is(w, kn, "layer") && vn && c->rec->pub.model)
+            ok = check_layer(p, d, v, vn, c->rec->pub.model, &pr.layer);
         else {
             lsn_add_err(p, d->line, dir_col(d, w),
-                        "write @predict: query=T head=H (and optionally answer=T)");
+                        "write @predict: query=T head=H (and optionally answer=T; layer=L on a page with @model)");
             ok = false;
         }
         if (!ok) return;
@@ -622,8 +643,20 @@ static void make_gained(parser *p, page_rec *r, const raw_dir *d) {
  * dimension 0 … cols-1 (for X also a feature's name). */
 static bool resolve_ref_col(parser *p, page_ctx *c, const raw_dir *d, const char *w, size_t n, lesson_ref *r) {
     const attn_config *cfg = &c->rec->pub.cfg;
-    if (r->stage >= ATTN_ST_SCORES && r->stage <= ATTN_ST_WEIGHTS) return resolve_tokref(p, d, w, n, &c->toks, &r->col);
-    int cols = r->stage == ATTN_ST_X || r->stage == ATTN_ST_OUTPUT ? cfg->d_model
+    const model *m = c->rec->pub.model;
+    bool token_cols = (r->stage >= ATTN_ST_SCORES && r->stage <= ATTN_ST_WEIGHTS) || r->stage == MODEL_ST_D_WEIGHTS ||
+                      r->stage == MODEL_ST_D_SCALED || r->stage == MODEL_ST_AVG;
+    if (token_cols) return resolve_tokref(p, d, w, n, &c->toks, &r->col);
+    if (r->stage == MODEL_ST_LOGITS || r->stage == MODEL_ST_PROBS) { // the readout's columns are the vocabulary's words
+        char word[MODEL_MAX_WORD];
+        snprintf(word, sizeof word, "%.*s", (int)n, w);
+        int id = model_word_id(m, word, strlen(word));
+        if (id >= 0) return r->col_dim = id, true;
+        lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” is not a word of the model's vocabulary", (int)n, w);
+        return false;
+    }
+    if (r->stage == MODEL_ST_RESIDUAL) r->stage = MODEL_ST_RESIDUAL; // d_model columns, as X
+    int cols = r->stage == ATTN_ST_X || r->stage == ATTN_ST_OUTPUT || r->stage == MODEL_ST_RESIDUAL ? cfg->d_model
                : r->stage == ATTN_ST_CONCAT                     ? cfg->heads * cfg->d_k
                                                                 : cfg->d_k;
     long long v;
@@ -632,24 +665,32 @@ static bool resolve_ref_col(parser *p, page_ctx *c, const raw_dir *d, const char
         if (lsn_word_is(w, n, l->features[f])) return r->col_dim = f, true;
     if (lsn_parse_int(w, n, 0, cols - 1, &v)) return r->col_dim = (int)v, true;
     lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” is not a column of %s: its columns are 0 to %d%s", (int)n, w,
-                attn_stage_name(r->stage), cols - 1, r->stage == ATTN_ST_X && l->has_vocab ? " or a feature's name" : "");
+                model_stage_name(r->stage), cols - 1, r->stage == ATTN_ST_X && l->has_vocab ? " or a feature's name" : "");
     return false;
 }
 
 /* The options after a reference's words: head=H and exact. */
 static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const char *w, size_t n, lesson_ref *r) {
-    if (lsn_word_is(w, n, "exact") && (r->kind == LESSON_REF_CELL || r->kind == LESSON_REF_REST))
+    if (lsn_word_is(w, n, "exact") &&
+        (r->kind == LESSON_REF_CELL || r->kind == LESSON_REF_REST || r->kind == LESSON_REF_RATIO))
         return r->exact = true;
     if (lsn_word_is(w, n, "compare") && r->kind == LESSON_REF_MEAN_MAX) {
         if (c->rec->pub.compare.kind == LESSON_CMP_CONFIG) return r->compare = true;
         lsn_add_err(p, d->line, dir_col(d, w), "{mean-max compare} needs the page's @compare of settings");
         return false;
     }
-    if (lsn_starts_with(w, n, "head=") && r->kind != LESSON_REF_STEP && r->kind != LESSON_REF_MACS &&
-        r->kind != LESSON_REF_TOKENS)
-        return check_head(p, d, w + 5, n - 5, c->rec->pub.cfg.heads, &r->head);
-    lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” does not belong in this reference (options: head=H, exact)", (int)n,
-                w);
+    bool per_row = r->kind != LESSON_REF_STEP && r->kind != LESSON_REF_MACS && r->kind != LESSON_REF_TOKENS &&
+                   r->kind != LESSON_REF_ACCURACY && r->kind != LESSON_REF_ANSWER;
+    if (lsn_starts_with(w, n, "head=") && per_row) return check_head(p, d, w + 5, n - 5, c->rec->pub.cfg.heads, &r->head);
+    if (lsn_starts_with(w, n, "layer=") && c->rec->pub.model && r->kind != LESSON_REF_STEP &&
+        r->kind != LESSON_REF_ACCURACY && r->kind != LESSON_REF_ANSWER)
+        return check_layer(p, d, w + 6, n - 6, c->rec->pub.model, &r->layer);
+    if (lsn_starts_with(w, n, "layer=") && !c->rec->pub.model) {
+        lsn_add_err(p, d->line, dir_col(d, w), "layer= is for a page with @model");
+        return false;
+    }
+    lsn_add_err(p, d->line, dir_col(d, w),
+                "“%.*s” does not belong in this reference (options: head=H, exact, and layer=L with @model)", (int)n, w);
     return false;
 }
 
@@ -659,20 +700,42 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     size_t n[8];
     int count = 0;
     while (count < 8 && lsn_next_word(&s, end, &w[count], &n[count])) count++;
+    const model *m = c->rec->pub.model;
     int stage = count ? attn_stage_from_name_n(w[0], n[0]) : -1, args = 0;
+    if (count && stage < 0) { // a trained model's own stages
+        char name[16];
+        snprintf(name, sizeof name, "%.*s", (int)(n[0] < 15 ? n[0] : 15), w[0]);
+        int ms = model_stage_from_name(name);
+        if (ms >= 0 && !m) {
+            lsn_add_err(p, d->line, d->col, "{%s …} is a stage of a trained model: it needs @model on the page", name);
+            return false;
+        }
+        stage = ms;
+    }
+    bool model_only = count && (lsn_word_is(w[0], n[0], "answer") || lsn_word_is(w[0], n[0], "accuracy"));
+    if (model_only && !m) {
+        lsn_add_err(p, d->line, d->col, "{%.*s} is about a trained model: it needs @model on the page", (int)n[0], w[0]);
+        return false;
+    }
     if (count && lsn_word_is(w[0], n[0], "step")) r->kind = LESSON_REF_STEP, args = 1;
+    else if (count && lsn_word_is(w[0], n[0], "top")) r->kind = LESSON_REF_TOP, args = 2;
+    else if (count && lsn_word_is(w[0], n[0], "ratio")) r->kind = LESSON_REF_RATIO, args = 2;
+    else if (count && lsn_word_is(w[0], n[0], "answer")) r->kind = LESSON_REF_ANSWER, args = 2;
+    else if (count && lsn_word_is(w[0], n[0], "accuracy")) r->kind = LESSON_REF_ACCURACY;
     else if (count && lsn_word_is(w[0], n[0], "macs")) r->kind = LESSON_REF_MACS, args = 1;
     else if (count && lsn_word_is(w[0], n[0], "mean-max")) r->kind = LESSON_REF_MEAN_MAX;
     else if (count && lsn_word_is(w[0], n[0], "n")) r->kind = LESSON_REF_TOKENS;
     else if (count && lsn_word_is(w[0], n[0], "rest")) r->kind = LESSON_REF_REST, args = 2;
-    else if (stage >= 0) r->kind = LESSON_REF_CELL, r->stage = (attn_stage)stage, args = 2;
+    else if (stage >= 0) r->kind = LESSON_REF_CELL, r->stage = stage, args = 2;
     else {
         lsn_add_err(p, d->line, d->col,
                     "unknown reference {%.*s}; write {step NAME}, {STAGE ROW COLUMN} (e.g. {weights 它 鸟}), "
-                    "{rest ROW KEY…}, {macs STEP}, {mean-max} or {n}",
+                    "{rest ROW KEY…}, {top ROW}, {ratio ROW KEY KEY}, {macs STEP}, {mean-max} or {n} (with @model "
+                    "also {answer ROW} and {accuracy})",
                     (int)(end - d->args), d->args);
         return false;
     }
+    bool row_only = r->kind == LESSON_REF_TOP || r->kind == LESSON_REF_ANSWER;
     int i = 1;
     if (r->kind == LESSON_REF_STEP || r->kind == LESSON_REF_MACS) {
         long long v = count > 1 ? attn_step_from_name(w[1], n[1]) + 1 : 0;
@@ -685,9 +748,10 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
         r->step = (int)v - 1;
         i = 2;
     } else if (args == 2) {
-        if (count < 3) {
-            lsn_add_err(p, d->line, d->col, "{%.*s} needs a row and a %s", (int)(end - d->args), d->args,
-                        r->kind == LESSON_REF_REST ? "key to leave out" : "column");
+        if (count < (row_only ? 2 : r->kind == LESSON_REF_RATIO ? 4 : 3)) {
+            lsn_add_err(p, d->line, d->col, "{%.*s} needs a row%s", (int)(end - d->args), d->args,
+                        row_only ? "" : r->kind == LESSON_REF_REST ? " and a key to leave out"
+                        : r->kind == LESSON_REF_RATIO ? " and two keys" : " and a column");
             return false;
         }
         if (!resolve_tokref(p, d, w[1], n[1], &c->toks, &r->row)) return false;
@@ -696,8 +760,14 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
                 if (!resolve_ref_col(p, c, d, w[i], n[i], r)) return false;
                 continue;
             }
-            if (r->kind == LESSON_REF_CELL || r->n_keys == LESSON_REF_MAX_KEYS) break; // an extra word: refused below
+            bool full = row_only || r->kind == LESSON_REF_CELL || r->n_keys == LESSON_REF_MAX_KEYS ||
+                        (r->kind == LESSON_REF_RATIO && r->n_keys == 2);
+            if (full) break; // an extra word: refused below
             if (!resolve_tokref(p, d, w[i], n[i], &c->toks, &r->keys[r->n_keys++])) return false;
+        }
+        if (r->kind == LESSON_REF_RATIO && r->n_keys != 2) {
+            lsn_add_err(p, d->line, d->col, "{ratio ROW KEY KEY} needs two keys: the weight on the first over the second");
+            return false;
         }
     }
     for (; i < count; i++)
@@ -718,7 +788,8 @@ static void resolve_refs(parser *p, page_ctx *c) {
             lesson_span *sp = (lesson_span *)&para->spans[i]; // the arena's: pass 2 fills in the index
             if (sp->kind != LESSON_SPAN_REF) continue;
             raw_dir d = {D_REVEAL, para->text + sp->start, sp->line, sp->col};
-            lesson_ref r = {.row = {-1, NULL}, .col = {-1, NULL}, .col_dim = -1, .line = sp->line, .column = sp->col};
+            lesson_ref r = {.row = {-1, NULL}, .col = {-1, NULL}, .col_dim = -1, .layer = -1, .line = sp->line,
+                            .column = sp->col};
             if (!parse_ref(p, c, &d, para->text + sp->start, para->text + sp->start + sp->len, &r)) continue;
             lesson_ref *slot = lsn_nomem_check(p, PUSH(&p->l->mem, rec->refs, rec->pub.n_refs, rec->cap_refs));
             if (!slot) return;
@@ -734,19 +805,26 @@ static void check_answer(parser *p, int page) {
     const lesson_page *pg = &p->l->pages[page].pub;
     const lesson_predict *pr = &pg->predict;
     if (!pr->on || pr->answer.index < 0) return;
-    attn_trace t = {0};
+    attn_trace own = {0};
+    model_result run;
+    memset(&run, 0, sizeof run);
     attn_err e;
-    if (lesson_page_trace(&t, p->l, page, NULL, 0, &e) != ATTN_OK) {
+    bool labelled;
+    attn_status st = pg->model ? lesson_page_run(&run, p->l, page, NULL, 0, pr->query.index, &labelled, &e)
+                               : lesson_page_trace(&own, p->l, page, NULL, 0, &e);
+    if (st != ATTN_OK) {
         lsn_add_err(p, pg->line, 1, "this page cannot be computed: %s", e.msg);
         return;
     }
-    const double *row = attn_trace_stage(&t, ATTN_ST_WEIGHTS, pr->head) + (size_t)pr->query.index * t.n;
+    // a model page: the layer asked about, as the page shows it
+    const attn_trace *t = pg->model ? &run.layer[pr->layer >= 0 ? pr->layer : lesson_page_layer(pg)] : &own;
+    const double *row = attn_trace_stage(t, ATTN_ST_WEIGHTS, pr->head) + (size_t)pr->query.index * t->n;
     int best = 0;
-    for (int j = 1; j < t.n; j++)
+    for (int j = 1; j < t->n; j++)
         if (row[j] > row[best]) best = j;
     if (best != pr->answer.index) {
         int len;
-        const char *tok = attn_token_text(&t.tokens, best, &len);
+        const char *tok = attn_token_text(&t->tokens, best, &len);
         const raw_dir *d = NULL;
         for (int i = 0; i < p->l->pages[page].sc.n_dirs; i++)
             if (p->l->pages[page].sc.dirs[i].kind == D_PREDICT) d = &p->l->pages[page].sc.dirs[i];
@@ -756,7 +834,129 @@ static void check_answer(parser *p, int page) {
             "%.3f)",
             pr->answer.text, pr->query.text, len, tok, row[best], row[pr->answer.index]);
     }
-    attn_trace_free(&t);
+    attn_trace_free(&own);
+    model_result_free(&run);
+}
+
+/* ---- @model: a trained model on the page ------------------------------------ */
+
+static bool is_file(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The model at path, read once per lesson (NULL and why when it cannot be read). */
+static const model *lesson_model(parser *p, const char *path, char *why, size_t cap) {
+    lesson *l = p->l;
+    for (int i = 0; i < l->n_models; i++)
+        if (strcmp(l->models[i].path, path) == 0) return &l->models[i].m;
+    if (l->n_models == l->cap_models) {
+        int ncap = l->cap_models ? 2 * l->cap_models : 4;
+        struct lesson_model *nv = realloc(l->models, sizeof *nv * (size_t)ncap);
+        if (!lsn_nomem_check(p, nv)) return NULL;
+        l->models = nv;
+        l->cap_models = ncap;
+    }
+    struct lesson_model *slot = &l->models[l->n_models];
+    attn_err e;
+    slot->path = strdup(path);
+    if (!lsn_nomem_check(p, slot->path)) return NULL;
+    if (model_file_load(&slot->m, path, &e) != ATTN_OK) {
+        snprintf(why, cap, "%s", e.msg);
+        free(slot->path);
+        return NULL;
+    }
+    return &l->models[l->n_models++].m;
+}
+
+/* "@model: FILE": found beside the lesson, else in the shipped models
+ * (DIR/../../assets/models, where they are in the source, the build and an
+ * install). A file that is not there, or not a model, is said by the page
+ * (and is an error for lesson_check). */
+static void resolve_model(parser *p, page_ctx *c, const raw_dir *d) {
+    lesson_page *pg = &c->rec->pub;
+    const char *name = d->args;
+    char tried[2][1024], why[512];
+    int n = 0;
+    if (!*name || strpbrk(name, " \t")) {
+        lsn_add_err(p, d->line, d->col, "write @model: FILE, a model file's name (e.g. referent-zh.json)");
+        return;
+    }
+    pg->model_name = name;
+    if (name[0] == '/') snprintf(tried[n++], sizeof tried[0], "%s", name);
+    else {
+        snprintf(tried[n++], sizeof tried[0], "%s/%s", p->l->dir, name);
+        snprintf(tried[n++], sizeof tried[0], "%s/../../assets/models/%s", p->l->dir, name);
+    }
+    int at = -1;
+    for (int i = 0; i < n && at < 0; i++)
+        if (is_file(tried[i])) at = i;
+    if (at < 0) snprintf(why, sizeof why, n == 1 ? "%s is not a file" : "neither %s nor %s is a file", tried[0], tried[1]);
+    else if ((pg->model = lesson_model(p, tried[at], why, sizeof why)))
+        pg->model_path = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, tried[at], strlen(tried[at])));
+    if (pg->model) {
+        if (!pg->train_task) pg->train_task = pg->model->task;
+        return;
+    }
+    utf8_trim_partial(why);
+    pg->model_why = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, why, strlen(why)));
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    for (int t = 0; t < task_count() && !pg->train_task; t++) // referent-zh-steps0.json: a model of referent-zh
+        if (strncmp(base, task_at(t)->name, strlen(task_at(t)->name)) == 0) pg->train_task = task_at(t)->name;
+    if (p->checking) lsn_add_err(p, d->line, d->col, "the model “%s” cannot be read: %s", name, why);
+}
+
+/* "@train: TASK": the task the training view offers on this page. */
+static void resolve_train(parser *p, page_ctx *c, const raw_dir *d) {
+    const task_info *t = task_find(d->args);
+    if (t) c->rec->pub.train_task = t->name;
+    else lsn_add_err(p, d->line, d->col, "there is no task “%s”; the tasks are %s", d->args, task_names());
+}
+
+/* @layer, @backward and the page's own settings: what a model page may and may not say. */
+static void resolve_model_view(parser *p, page_ctx *c) {
+    lesson_page *pg = &c->rec->pub;
+    const raw_dir *layer = c->seen[D_LAYER], *back = c->seen[D_BACKWARD];
+    static const dir_kind one_layer[] = {D_CONFIG, D_RANDOM, D_COMPARE, D_FEATURES};
+    for (size_t k = 0; k < sizeof one_layer / sizeof *one_layer && pg->model_name; k++)
+        if (c->seen[one_layer[k]])
+            lsn_add_err(p, c->seen[one_layer[k]]->line, 1, "@%s is for the designed layer; a page with @model shows "
+                        "the model as it was trained", lsn_dir_names[one_layer[k]]);
+    if (pg->model_name && c->rec->sc.n_mats)
+        lsn_add_err(p, c->rec->sc.mats[0].line, 1, "a page with @model uses the model's weights, not @weights");
+    for (const raw_dir *d = layer ? layer : back; d && !pg->model_name; d = NULL)
+        lsn_add_err(p, d->line, 1, "@%s goes with @model: FILE", lsn_dir_names[d->kind]);
+    if (back && back->args[0]) lsn_add_err(p, back->line, back->col, "@backward takes nothing after it");
+    pg->backward = back && pg->model_name;
+    long long v;
+    if (layer && pg->model) {
+        if (lsn_parse_int(layer->args, strlen(layer->args), 0, pg->model->cfg.layers - 1, &v)) pg->layer = (int)v;
+        else
+            lsn_add_err(p, layer->line, layer->col, "layer “%s” does not exist: the model has %d layer%s, numbered "
+                        "from 0", layer->args, pg->model->cfg.layers, pg->model->cfg.layers == 1 ? "" : "s");
+    }
+}
+
+int lesson_page_layer(const lesson_page *pg) {
+    return pg->model ? (pg->layer >= 0 ? pg->layer : pg->model->cfg.layers - 1) : 0;
+}
+
+/* A model page's sentence, tokenized with the model's vocabulary. */
+static bool model_basics(parser *p, page_ctx *c, const raw_dir *sent) {
+    lesson_page *pg = &c->rec->pub;
+    const model *m = pg->model;
+    int ids[MODEL_MAX_LEN];
+    attn_err e;
+    model_attn_config(&pg->cfg, &m->cfg);
+    pg->cfg.seed = m->training.seed;
+    pg->sentence = sent ? sent->args : m->probe;
+    if (model_tokenize(m, pg->sentence, strlen(pg->sentence), &c->toks, ids, &e) != ATTN_OK) {
+        lsn_add_err(p, sent ? sent->line : c->seen[D_MODEL]->line, sent ? sent->col : 1,
+                    "this sentence cannot be used with the model: %s", e.msg);
+        return false;
+    }
+    pg->n_tokens = c->toks.n;
+    return true;
 }
 
 /* Sentence and configuration: everything else on the page depends on them. */
@@ -766,6 +966,12 @@ static bool page_basics(parser *p, page_ctx *c) {
     const raw_dir *cfg = c->seen[D_CONFIG], *sent = c->seen[D_SENTENCE];
     bool set_dm = false;
     attn_err e;
+    if (r->pub.model) return model_basics(p, c, sent);
+    if (r->pub.model_name) { // the page says the model is missing, over its sentence in one layer; nothing else is checked
+        r->pub.cfg = l->cfg;
+        r->pub.sentence = sent ? sent->args : l->sentence ? l->sentence : "";
+        return false;
+    }
     r->pub.cfg = l->cfg;
     if (p->top_config_bad || (cfg && !apply_settings(p, cfg, &r->pub.cfg, &set_dm, false))) return false;
     if (attn_config_check(&r->pub.cfg, &e) != ATTN_OK) {
@@ -794,6 +1000,10 @@ static void resolve_page(parser *p, int index) {
     r->pub.n_keep = p->l->n_keep;
     if (!r->pub.title[0] && !r->title_reported)
         lsn_add_err(p, r->pub.line, 1, "this page has no title; write “title: …” right after === page:");
+    r->pub.layer = -1;
+    if (c.seen[D_TRAIN]) resolve_train(p, &c, c.seen[D_TRAIN]);
+    if (c.seen[D_MODEL]) resolve_model(p, &c, c.seen[D_MODEL]);
+    resolve_model_view(p, &c);
     if (page_basics(p, &c)) {
         if (c.seen[D_RANDOM] && resolve_random(p, c.seen[D_RANDOM], &r->pub.gain))
             r->pub.random_weights = true;
@@ -826,8 +1036,16 @@ static int cmp_err(const void *a, const void *b) {
 }
 
 /* Runs both passes; the lesson is returned even with errors (free it). */
-static lesson *run_parser(parser *p, const char *text, size_t len) {
+/* The folder of filename ("." when it names none): where @model looks first. */
+static const char *file_dir(arena *a, const char *filename) {
+    const char *slash = filename ? strrchr(filename, '/') : NULL;
+    if (!slash) return ".";
+    return lsn_arena_strndup(a, filename, slash == filename ? 1 : (size_t)(slash - filename));
+}
+
+static lesson *run_parser(parser *p, const char *text, size_t len, const char *filename, bool checking) {
     memset(p, 0, sizeof *p);
+    p->checking = checking;
     lesson *l = calloc(1, sizeof *l);
     if (!l) {
         p->nomem = true;
@@ -835,6 +1053,8 @@ static lesson *run_parser(parser *p, const char *text, size_t len) {
     }
     p->l = l;
     l->mem.limit = LESSON_MAX_MEMORY;
+    l->dir = file_dir(&l->mem, filename);
+    if (!l->dir) l->dir = ".";
     attn_sha256_hex(text, len, l->sha256);
     if (len == 0) lsn_add_err(p, 1, 1, "the file is empty; a lesson starts with “# lesson: ID”");
     else if (len > LESSON_MAX_BYTES)
@@ -857,7 +1077,7 @@ static lesson *run_parser(parser *p, const char *text, size_t len) {
 attn_status lesson_parse(lesson **out, const char *text, size_t len, const char *filename, attn_err *err) {
     parser p;
     *out = NULL;
-    lesson *l = run_parser(&p, text, len);
+    lesson *l = run_parser(&p, text, len, filename, false);
     attn_status st = ATTN_OK;
     if (p.nomem && !p.errs.n) st = attn_fail(err, ATTN_ERR_NOMEM, "%s: not enough memory to read the lesson", filename);
     else if (p.errs.n)
@@ -885,7 +1105,7 @@ attn_status lesson_load(lesson **out, const char *path, attn_err *err) {
 
 int lesson_check(const char *text, size_t len, const char *filename, char **report, int *n_pages) {
     parser p;
-    lesson *l = run_parser(&p, text, len);
+    lesson *l = run_parser(&p, text, len, filename, true);
     if (p.nomem) lsn_add_err(&p, 1, 1, "not enough memory to check the whole lesson");
     int count = p.errs.n > 0 ? p.errs.n : p.nomem;
     attn_strbuf sb;
@@ -906,6 +1126,11 @@ int lesson_check(const char *text, size_t len, const char *filename, char **repo
 
 void lesson_free(lesson *l) {
     if (!l) return;
+    for (int i = 0; i < l->n_models; i++) {
+        model_free(&l->models[i].m);
+        free(l->models[i].path);
+    }
+    free(l->models);
     lsn_arena_free(&l->mem);
     free(l);
 }
@@ -1027,6 +1252,17 @@ attn_status lesson_page_compare_trace(attn_trace *out, const lesson *l, int i, a
     attn_weights w;
     lesson_page_weights(l, i, &pg->compare.cfg, &w);
     return attn_trace_run(out, pg->sentence, strlen(pg->sentence), &pg->compare.cfg, lesson_vocab(l), &w, err);
+}
+
+attn_status lesson_page_run(model_result *out, const lesson *l, int i, const char *sentence, size_t len, int query,
+                            bool *labelled, attn_err *err) {
+    const lesson_page *pg = lesson_page_at(l, i);
+    if (!pg || !pg->model) return attn_fail(err, ATTN_ERR_RANGE, "Page %d of the lesson has no model.", i);
+    if (!sentence) {
+        sentence = pg->sentence;
+        len = strlen(sentence);
+    }
+    return model_run_view(out, pg->model, sentence, len, query, labelled, err);
 }
 
 int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref) {

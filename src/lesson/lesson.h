@@ -19,6 +19,7 @@
 
 #include "attn.h"
 #include "attn_err.h"
+#include "model_run.h"
 
 #define LESSON_MAX_BYTES (1u << 20) /* bytes in one lesson file */
 #define LESSON_MAX_PAGES 256
@@ -84,7 +85,11 @@ typedef enum {
     LESSON_REF_REST,     /* {rest 它 鸟 动物}: the sum of a weights row without the keys named */
     LESSON_REF_MACS,     /* {macs scores}: the multiply-adds the core counted for a step */
     LESSON_REF_MEAN_MAX, /* {mean-max} / {mean-max compare}: the mean of the rows' largest weights */
-    LESSON_REF_TOKENS    /* {n}: how many tokens the sentence has */
+    LESSON_REF_TOKENS,   /* {n}: how many tokens the sentence has */
+    LESSON_REF_TOP,      /* {top 它}: the key a row's weights are largest on (its label) */
+    LESSON_REF_RATIO,    /* {ratio 它 鸟 动物}: a row's weight on one key over its weight on another */
+    LESSON_REF_ANSWER,   /* {answer 它}: a model page's answer at a row (a word, or the token pointed to) */
+    LESSON_REF_ACCURACY  /* {accuracy}: a model page's held-out accuracy, from its training record */
 } lesson_ref_kind;
 
 #define LESSON_REF_MAX_KEYS 4 /* tokens a REST reference may leave out */
@@ -92,12 +97,13 @@ typedef enum {
 typedef struct {
     lesson_ref_kind kind;
     int step;                 /* STEP, MACS: the attn_step */
-    attn_stage stage;         /* CELL: the matrix */
-    int head;                 /* CELL, REST, MEAN_MAX: 0-based (as @predict's head=) */
-    lesson_tokref row;        /* CELL, REST: the row's token */
+    int stage;                /* CELL: the matrix, an attn_stage (a model_stage on a model page) */
+    int head;                 /* CELL, REST, MEAN_MAX, TOP, RATIO: 0-based (as @predict's head=) */
+    int layer;                /* on a model page: the layer (0-based, layer=L), -1: the page's; else -1 */
+    lesson_tokref row;        /* CELL, REST, TOP, RATIO, ANSWER: the row's token */
     lesson_tokref col;        /* CELL of a token×token stage: the column's token */
-    int col_dim;              /* CELL of the other stages: the column (0-based), else -1 */
-    int n_keys;               /* REST: the tokens left out */
+    int col_dim;              /* CELL of the other stages: the column (0-based; for probs and logits a word's index), else -1 */
+    int n_keys;               /* REST: the tokens left out; RATIO: 2, the key over the other */
     lesson_tokref keys[LESSON_REF_MAX_KEYS];
     bool exact;               /* CELL, REST: 3 significant digits instead of the cells' 2 decimals */
     bool compare;             /* MEAN_MAX: of the page's @compare view */
@@ -124,6 +130,7 @@ typedef struct {
     bool on;
     lesson_tokref query;
     int head;
+    int layer;            /* on a model page: the layer asked about (0-based), -1: the page's */
     lesson_tokref answer; /* index -1 when the page gives none */
 } lesson_predict;
 
@@ -160,6 +167,15 @@ typedef struct {
     bool random_weights; /* @random-weights: the page ignores the lesson's designs */
     bool has_reveal;     /* @reveal: its paragraphs after it wait for the learner's answer */
     double gain;         /* its gain (1 when not given) */
+    /* @model: a trained model instead of the one designed layer */
+    const char *model_name; /* the file as written, or NULL: the page shows its own layer */
+    const model *model;     /* it, read (owned by the lesson), or NULL when it was not found or not read */
+    const char *model_path; /* where it was read from, or NULL */
+    const char *model_why;  /* when model is NULL: where it was looked for, or why it could not be read */
+    int layer;              /* @layer (0-based), or -1: the model's last */
+    bool backward;          /* @backward: the backward pass on the scale, mask and softmax steps */
+    bool readout;           /* @step: readout (or 9): the model's answer after its last layer */
+    const char *train_task; /* @train TASK, else the model's task (or NULL): what the training view (F3) offers */
 } lesson_page;
 
 typedef struct lesson lesson; /* opaque */
@@ -228,6 +244,16 @@ attn_status lesson_page_trace(attn_trace *out, const lesson *l, int i, const cha
 /* Runs page i's @compare view (its settings with the @compare's changes),
  * as lesson_page_trace; ATTN_ERR_RANGE when the page compares no settings. */
 attn_status lesson_page_compare_trace(attn_trace *out, const lesson *l, int i, attn_err *err);
+
+/* Runs page i's model on its sentence (or sentence/len when not NULL) with
+ * the targets a view shows (model_run_view; query < 0: the pronoun, else
+ * the first token). ATTN_ERR_RANGE when the page has no model (or it was
+ * not found). */
+attn_status lesson_page_run(model_result *out, const lesson *l, int i, const char *sentence, size_t len, int query,
+                            bool *labelled, attn_err *err);
+
+/* The layer a page's model shows: pg->layer, or the model's last. */
+int lesson_page_layer(const lesson_page *pg);
 
 /* Index of ref's token in t: ref->index when that token has ref's text, else
  * the first token with that text, else -1. */

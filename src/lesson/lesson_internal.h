@@ -67,7 +67,8 @@ typedef struct {
 } design_mat;
 
 typedef enum {
-    D_SENTENCE, D_CONFIG, D_STEP, D_HIGHLIGHT, D_PREDICT, D_COMPARE, D_RANDOM, D_REVEAL, D_FEATURES, D_KINDS
+    D_SENTENCE, D_CONFIG, D_STEP, D_HIGHLIGHT, D_PREDICT, D_COMPARE, D_RANDOM, D_REVEAL, D_FEATURES,
+    D_MODEL, D_LAYER, D_BACKWARD, D_TRAIN, D_KINDS
 } dir_kind;
 extern const char *const lsn_dir_names[D_KINDS]; /* "sentence" … "features" */
 
@@ -125,6 +126,12 @@ struct lesson {
     const char **word_ptrs; /* words[i].word, for attn_vocab */
     int *word_order;        /* attn_words_sort's index of word_ptrs */
     attn_vocab vocab;
+    const char *dir;        /* the folder of the lesson's file: @model is found from here */
+    struct lesson_model {   /* the models its pages read, each once (malloc'd: model_free) */
+        char *path;
+        model m;
+    } *models;
+    int n_models, cap_models;
 };
 
 /* ---- errors --------------------------------------------------------------- */
@@ -171,6 +178,7 @@ typedef struct {
     int code_lines;        /* lines read into the open code block */
     bool top_sentence_bad; /* the lesson's @sentence was reported */
     bool top_config_bad;   /* the lesson's @config was reported: pages are not checked */
+    bool checking;         /* lesson_check: a model that is not found is an error (a window only says so) */
 } parser;
 
 /* ---- shared helpers (lesson_read.c) ----------------------------------------- */

@@ -74,6 +74,7 @@ void *lsn_arena_grow(arena *a, void *arr, int count, int *cap, size_t elem) {
 
 const char *const lsn_dir_names[D_KINDS] = {
     "sentence", "config", "step", "highlight", "predict", "compare", "random-weights", "reveal", "features",
+    "model", "layer", "backward", "train",
 };
 
 /* ---- errors and columns --------------------------------------------------- */
@@ -668,8 +669,8 @@ static void directive_line(parser *p, const char *s, const char *end) {
     if (kind < 0) {
         lsn_add_err(p, p->line, 1,
                     "unknown directive @%.*s; the directives are @sentence, @config, @step, @highlight, "
-                    "@predict, @reveal, @compare, @random-weights, @features, @vocab and @weights (write \\@ for a line that "
-                    "starts with @)",
+                    "@predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, "
+                    "@vocab and @weights (write \\@ for a line that starts with @)",
                     (int)nn, name);
         return;
     }

@@ -15,44 +15,111 @@ static size_t value_text(char *out, size_t cap, double v, bool exact) {
     return strlen(out);
 }
 
-static size_t cell(char *out, size_t cap, const lesson_ref *r, const attn_trace *t) {
-    int row = lesson_find_token(&t->tokens, &r->row), rows, cols;
+/* The trace a reference is computed on: the page's layer, or the model's layer it names. */
+static const attn_trace *ref_trace(const lesson_ref *r, const viz_ref_ctx *x) {
+    if (!x->model) return x->trace;
+    return &x->run->layer[r->layer >= 0 ? r->layer : x->layer];
+}
+
+/* Cell (row, col) of r's stage as the figure shows it, or NULL. */
+static const double *stage_cell(const lesson_ref *r, const viz_ref_ctx *x, int row, int col) {
+    const attn_trace *t = ref_trace(r, x);
+    int rows, cols;
+    const double *m;
+    if (x->model) m = model_result_stage(x->run, x->model, r->stage, r->layer >= 0 ? r->layer : x->layer, r->head,
+                                         &rows, &cols);
+    else {
+        attn_trace_shape(t, (attn_stage)r->stage, &rows, &cols);
+        m = attn_trace_stage(t, (attn_stage)r->stage, r->head);
+    }
+    if (!m || row < 0 || col < 0 || row >= rows || col >= cols) return NULL;
+    return &m[(size_t)row * cols + col];
+}
+
+static size_t cell(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
+    const attn_trace *t = ref_trace(r, x);
+    int row = lesson_find_token(&t->tokens, &r->row);
     int col = r->col_dim >= 0 ? r->col_dim : lesson_find_token(&t->tokens, &r->col);
-    attn_trace_shape(t, r->stage, &rows, &cols);
-    const double *m = attn_trace_stage(t, r->stage, r->head);
-    if (!m || row < 0 || col < 0 || row >= rows || col >= cols) return (size_t)snprintf(out, cap, "—");
-    return value_text(out, cap, m[(size_t)row * cols + col], r->exact);
+    const double *v = stage_cell(r, x, row, col);
+    if (!v) return (size_t)snprintf(out, cap, "—");
+    return value_text(out, cap, *v, r->exact);
+}
+
+/* The row of A r names (its head, its layer), and the row's index, or NULL. */
+static const double *weights_row(const lesson_ref *r, const viz_ref_ctx *x, int *row) {
+    const attn_trace *t = ref_trace(r, x);
+    *row = lesson_find_token(&t->tokens, &r->row);
+    const double *a = attn_trace_stage(t, ATTN_ST_WEIGHTS, r->head);
+    return a && *row >= 0 ? a + (size_t)*row * t->n : NULL;
 }
 
 /* The weights of a row without the keys r names. */
-static size_t rest(char *out, size_t cap, const lesson_ref *r, const attn_trace *t) {
-    int row = lesson_find_token(&t->tokens, &r->row);
-    const double *a = attn_trace_stage(t, ATTN_ST_WEIGHTS, r->head);
-    if (!a || row < 0) return (size_t)snprintf(out, cap, "—");
+static size_t rest(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
+    const attn_trace *t = ref_trace(r, x);
+    int row;
+    const double *a = weights_row(r, x, &row);
+    if (!a) return (size_t)snprintf(out, cap, "—");
     double sum = 0;
     for (int j = 0; j < t->n; j++) {
         bool named = false;
         for (int k = 0; k < r->n_keys; k++) named |= lesson_find_token(&t->tokens, &r->keys[k]) == j;
-        if (!named) sum += a[(size_t)row * t->n + j];
+        if (!named) sum += a[j];
     }
     return value_text(out, cap, sum, r->exact);
 }
 
-size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const attn_trace *t, const attn_trace *alt,
-                      const char *const *ui) {
+/* The key a row attends to most (ties to the first), as the chips label it. */
+static size_t top(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
+    const attn_trace *t = ref_trace(r, x);
+    int row;
+    const double *a = weights_row(r, x, &row);
+    if (!a) return (size_t)snprintf(out, cap, "—");
+    int best = 0;
+    for (int j = 1; j < t->n; j++)
+        if (a[j] > a[best]) best = j;
+    attn_token_label(&t->tokens, best, 0, out, cap);
+    return strlen(out);
+}
+
+/* A row's weight on the first key over its weight on the second. */
+static size_t ratio(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
+    const attn_trace *t = ref_trace(r, x);
+    int row, k0 = lesson_find_token(&t->tokens, &r->keys[0]), k1 = lesson_find_token(&t->tokens, &r->keys[1]);
+    const double *a = weights_row(r, x, &row);
+    if (!a || k0 < 0 || k1 < 0 || a[k1] <= 0) return (size_t)snprintf(out, cap, "—");
+    return value_text(out, cap, a[k0] / a[k1], r->exact);
+}
+
+/* The model's answer at a row: the word it predicts (a pointer model: the word it points at). */
+static size_t answer(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
+    int row = lesson_find_token(&x->run->layer[0].tokens, &r->row);
+    if (row < 0) return (size_t)snprintf(out, cap, "—");
+    return (size_t)snprintf(out, cap, "%s", x->model->vocab[x->run->predicted[row]]);
+}
+
+size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
     if (cap) out[0] = '\0';
+    const char *const *ui = x->ui;
+    const attn_trace *t = ref_trace(r, x);
+    if (!t || (x->model && !x->run)) return (size_t)snprintf(out, cap, "—");
     switch (r->kind) {
     case LESSON_REF_STEP: {
         viz_str name = (viz_str)(VIZ_S_STEP_1 + r->step);
         return (size_t)snprintf(out, cap, "%d · %s", r->step + 1, ui && ui[name] ? ui[name] : viz_str_key(name));
     }
-    case LESSON_REF_CELL: return cell(out, cap, r, t);
-    case LESSON_REF_REST: return rest(out, cap, r, t);
+    case LESSON_REF_CELL: return cell(out, cap, r, x);
+    case LESSON_REF_REST: return rest(out, cap, r, x);
     case LESSON_REF_MACS: return (size_t)snprintf(out, cap, "%lld", attn_step_macs(t, (attn_step)r->step));
     case LESSON_REF_MEAN_MAX:
-        if (r->compare && !alt) return (size_t)snprintf(out, cap, "—");
-        return (size_t)snprintf(out, cap, "%.2f", attn_mean_row_max(r->compare ? alt : t, r->head));
+        if (r->compare && !x->alt) return (size_t)snprintf(out, cap, "—");
+        return (size_t)snprintf(out, cap, "%.2f", attn_mean_row_max(r->compare ? x->alt : t, r->head));
     case LESSON_REF_TOKENS: return (size_t)snprintf(out, cap, "%d", t->n);
+    case LESSON_REF_TOP: return top(out, cap, r, x);
+    case LESSON_REF_RATIO: return ratio(out, cap, r, x);
+    case LESSON_REF_ANSWER: return x->model ? answer(out, cap, r, x) : (size_t)snprintf(out, cap, "—");
+    case LESSON_REF_ACCURACY:
+        if (!x->model) return (size_t)snprintf(out, cap, "—");
+        return (size_t)snprintf(out, cap, "%.1f%%", 100.0 * x->model->training.heldout_accuracy);
     }
     return 0;
 }
@@ -84,15 +151,14 @@ void viz_lesson_names(viz_names *out, const lesson *l, int i, const attn_trace *
 }
 
 /* A paragraph's text with its {references} computed. */
-static void para_text(attn_strbuf *b, const lesson_page *pg, const lesson_para *p, const attn_trace *t,
-                      const attn_trace *alt, const char *const *ui) {
+static void para_text(attn_strbuf *b, const lesson_page *pg, const lesson_para *p, const viz_ref_ctx *x) {
     int at = 0, len = (int)strlen(p->text);
     char val[128];
     for (int k = 0; k < p->n_spans; k++) {
         const lesson_span *sp = &p->spans[k];
         if (sp->kind != LESSON_SPAN_REF || sp->ref < 0) continue;
         attn_sb_append(b, p->text + at, (size_t)(sp->start - at));
-        viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], t, alt, ui);
+        viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], x);
         attn_sb_puts(b, val);
         at = sp->start + sp->len;
     }
@@ -111,8 +177,7 @@ static void code_text(attn_strbuf *b, const char *text) {
     }
 }
 
-void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, const attn_trace *t,
-                          const attn_trace *alt, const char *const *ui) {
+void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, const viz_ref_ctx *x) {
     for (int i = 0; i < pg->n_paras; i++) {
         const lesson_para *p = &pg->paras[i];
         if (pg->has_reveal && p->after_reveal && asked) break; // the answer waits
@@ -123,7 +188,7 @@ void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, con
             continue;
         }
         if (item) attn_sb_puts(b, "• ");
-        para_text(b, pg, p, t, alt, ui);
+        para_text(b, pg, p, x);
         attn_sb_puts(b, item && next_item ? "\n" : "\n\n"); // list items stay together
     }
 }

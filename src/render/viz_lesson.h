@@ -10,13 +10,22 @@
 #include "strbuf.h"
 #include "viz_scene.h"
 
-/* Writes what r refers to, computed on t (and alt: the page's comparison
- * view, or NULL), into out (cap bytes, NUL-terminated), in the words of ui
- * (VIZ_STR_COUNT strings of one language): "3 · Scores QKᵀ", a cell as the
- * figure shows it ("0.81", "−∞"), "1156". A token r names that the sentence
- * no longer has (after an edit) gives "—". Returns the bytes written. */
-size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const attn_trace *t, const attn_trace *alt,
-                      const char *const *ui);
+/* What a page's {references} are computed on, and worded with. */
+typedef struct {
+    const attn_trace *trace;  /* the page's one layer (a model page: unused, see run) */
+    const attn_trace *alt;    /* the page's @compare view, or NULL */
+    const model *model;       /* a model page: its model, else NULL */
+    const model_result *run;  /* and the sentence through it, with the view's targets */
+    int layer;                /* a model page: the page's layer (what a reference without layer= is of) */
+    const char *const *ui;    /* VIZ_STR_COUNT strings of the text's language */
+} viz_ref_ctx;
+
+/* Writes what r refers to, computed on x, into out (cap bytes,
+ * NUL-terminated), in x's words: "3 · Scores QKᵀ", a cell as the figure
+ * shows it ("0.81", "−∞"), "1156", a token, a word, "100.0%". A token r
+ * names that the sentence no longer has (after an edit) gives "—". Returns
+ * the bytes written. */
+size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x);
 
 /* What a page's @highlight points at in t (tokens found by their text, so an
  * edited sentence keeps the mark where it can): NONE for a row (the query
@@ -25,11 +34,9 @@ viz_mark viz_lesson_mark(const lesson_highlight *hl, const attn_tokens *t);
 
 /* Page pg's text as the window's narrative shows it, appended to b:
  * paragraphs split by blank lines, list items after "• ", code blocks line by
- * line after VIZ_CODE_MARK, each {reference} computed on t (and alt) in the
- * words of ui; without the text after the page's @reveal while asked (the
+ * line after VIZ_CODE_MARK, each {reference} computed on x; without the text after the page's @reveal while asked (the
  * question is still open). */
-void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, const attn_trace *t,
-                          const attn_trace *alt, const char *const *ui);
+void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, const viz_ref_ctx *x);
 
 /* The names page i of l gives the columns of t's matrices (only those t was
  * given by the lesson's design) and the labels the page keeps, into out. */

@@ -133,6 +133,7 @@ typedef struct {
     bool readout;                   /* the rail's readout entry is shown instead of step */
     bool backward;                  /* the gradients on the scale, mask and softmax steps */
     viz_target target;              /* whose answers run's targets are */
+    bool page_model;                /* the model is the lesson page's: it is not closed from the rail */
     const model_explanation *model_explain; /* the hovered cell's arithmetic with a model (explain is NULL then) */
     viz_names names;                /* the lesson's names of Q/K/V/Z and output columns, and the labels it keeps */
     /* what is shown */

@@ -120,8 +120,8 @@ bool viz_weights_random(const attn_trace *t, viz_origin o) {
 
 void viz_badge(char *out, size_t cap, const char *const *ui, const attn_trace *t, viz_origin o) {
     unsigned seed = (unsigned)t->cfg.seed;
-    if (o.kind == VIZ_FROM_MODEL && o.name) // a model file: its name, as for weights
-        snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_FILE), o.name);
+    if (o.kind == VIZ_FROM_MODEL && o.name) // a model file: its name (the status line and Ctrl+Shift+C give the path)
+        snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_FILE), strrchr(o.name, '/') ? strrchr(o.name, '/') + 1 : o.name);
     else if (o.kind == VIZ_FROM_MODEL)
         snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_TRAINED), o.task ? o.task : "?", o.steps, o.seed);
     else if (o.kind == VIZ_FROM_LESSON && o.gain > 0 && t->source == ATTN_SRC_EXPLICIT)

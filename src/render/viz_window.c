@@ -228,6 +228,7 @@ static void rail(const viz_ctx *c, viz_box b) {
     y += rh;
     for (int wdg = 0; wdg < VIZ_W_COUNT; wdg++) {
         if (wdg == VIZ_W_LAYER || wdg == VIZ_W_READOUT || (viz_widget_model_only((viz_widget)wdg) && !model)) continue;
+        if (wdg == VIZ_W_MODEL_CLOSE && c->s->page_model) continue; // the page's: N and P leave it
         control_row(c, (viz_box){x, y, w, rh}, (viz_widget)wdg, ctrl_px, lw);
         y += rh;
     }

@@ -42,7 +42,7 @@ def script(models, out):
     for c, (name, sentence, pronoun, _) in enumerate(CASES):
         path = f"{models}/{name}.json"
         tag = f"{out}/{c}"
-        lines += [f"drop {path}", f"expect model {name}", f"expect badge from {path}", "expect weights model"]
+        lines += [f"drop {path}", f"expect model {name}", f"expect badge from {name}.json", "expect weights model"]
         if sentence:
             lines += ["key e", "key ctrl+a", f"type {sentence}", "key Return", f"expect sentence {sentence}"]
         if pronoun is not None:

@@ -227,7 +227,7 @@ variant page-untitled '48d'
 lesson lesson-page-untitled "$L/page-untitled.lesson" 52:1 "a page starts with its title: write “title: …” right after === page:"
 # directives
 variant directive '61s/.*/@colour: red/'
-lesson lesson-unknown-directive "$L/directive.lesson" 61:1 "unknown directive @colour; the directives are @sentence, @config, @step, @highlight, @predict, @reveal, @compare, @random-weights, @features, @vocab and @weights (write \\@ for a line that starts with @)"
+lesson lesson-unknown-directive "$L/directive.lesson" 61:1 "unknown directive @colour; the directives are @sentence, @config, @step, @highlight, @predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, @vocab and @weights (write \\@ for a line that starts with @)"
 variant directive-twice '61a @step: 3'
 lesson lesson-directive-twice "$L/directive-twice.lesson" 62:1 "@step is given twice here (first at line 61)"
 variant directive-outside '7a @step: 3'
