@@ -407,6 +407,37 @@ static void test_options_after_start_ask_for_reset(void **state) {
     close_view(&v);
 }
 
+/* A lesson page whose model cannot be read offers to train it with F3: the
+ * view opens on that task (not yet trained, it follows the page). */
+static void test_page_offers_its_task(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-train-lesson-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/m.lesson", dir);
+    static const char text[] = "# lesson: m\ntitle: A model to train\nlang: en\n@sentence: a b c\n"
+                               "=== page: p\ntitle: The induction head\n@model: induction-steps600.json\n\nText.\n";
+    attn_err err;
+    assert_int_equal(attn_write_file(path, text, strlen(text), NULL, &err), ATTN_OK);
+    view v;
+    attn_config c;
+    attn_config_default(&c);
+    if (app_init(&v.st, NULL, &c, &strings, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (app_lesson_open(&v.st, path, NULL, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_non_null(strstr(v.st.notice, "F3"));
+    app_train_init(&v.t, &v.st);
+    app_train_key(&v.t, SDLK_F3, 0);
+    char *task = app_train_value(&v.t, "train_task");
+    assert_string_equal(task, "induction");
+    free(task);
+    task = app_train_value(&v.t, "train_steps");
+    assert_string_equal(task, "600");
+    free(task);
+    close_view(&v);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* ---- readable: nothing cut, nothing outside its box, no two texts on each other ---- */
 
 /* Where a TEXT command's ink goes: its measured width placed by its alignment, a line of its size. */
@@ -517,6 +548,7 @@ int main(void) {
         cmocka_unit_test(test_axis),
         cmocka_unit_test(test_thread_pauses_and_steps),
         cmocka_unit_test(test_options_after_start_ask_for_reset),
+        cmocka_unit_test(test_page_offers_its_task),
         cmocka_unit_test(test_view_is_readable),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

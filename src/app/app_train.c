@@ -401,8 +401,24 @@ void app_train_free(app_train *t) {
     memset(t, 0, sizeof *t);
 }
 
+/* The task the lesson page offers to train (@train, or its model's), or -1. */
+static int page_task(const app_train *t) {
+    const lesson *l = app_lesson(t->st);
+    const lesson_page *pg = l ? lesson_page_at(l, t->st->lesson.page) : NULL;
+    const task_info *task = pg && pg->train_task ? task_find(pg->train_task) : NULL;
+    for (int i = 0; task && i < task_count(); i++)
+        if (task_at(i) == task) return i;
+    return -1;
+}
+
 void app_train_toggle(app_train *t) {
     t->open = !t->open;
+    int offered = t->open ? page_task(t) : -1;
+    bool untouched = !t->made || (t->state == VIZ_TRAIN_IDLE && t->step_seen == 0);
+    if (offered >= 0 && untouched && offered != t->chosen.task) { // a page that names a model to train: its task
+        app_train_defaults(&t->chosen, offered);
+        if (t->made) do_reset(t);
+    }
     if (t->open && !t->made) do_reset(t);
     t->last_poll = SDL_GetTicks();
     t->st->dirty = true;
