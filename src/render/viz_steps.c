@@ -235,6 +235,10 @@ static float wanted_rw(const viz_ctx *c, const product *p, cells z) {
 static cells widened(const viz_ctx *c, product *p, cells z, float w, float h) {
     float lo = z.rw, hi = wanted_rw(c, p, z);
     if (hi <= lo) return z;
+    if (fits(c, p, (cells){hi, z.rh, z.kw, z.kh}, w, h)) { // all the way: labels in between may take a third line
+        z.rw = hi;
+        return z;
+    }
     for (int i = 0; i < 10 && hi - lo > 0.25f; i++) {
         float mid = (lo + hi) / 2;
         if (fits(c, p, (cells){mid, z.rh, z.kw, z.kh}, w, h)) lo = mid;
