@@ -567,16 +567,30 @@ static cells zoomed(cells z, float zoom) {
     return (cells){z.rw * zoom, z.rh * zoom, z.kw * zoom, z.kh * zoom};
 }
 
+int viz_subtitle_lines(const viz_ctx *c, const char *s, float w) {
+    return viz_line_px(c, s, c->body, w) > 0 ? 1 : 2;
+}
+
+/* The room a subtitle of lines lines takes (0: none). */
+static float subtitle_h(const viz_ctx *c, int lines) {
+    return lines <= 0 ? 0 : (lines == 1 ? c->body * 1.5f : c->small * 2.6f) + c->body * 0.2f;
+}
+
 void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range) {
+    viz_draw_view(c, b, t, head, subtitle, subtitle ? viz_subtitle_lines(c, subtitle, b.w) : 0, range);
+}
+
+void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, int sub_lines,
+                   double range) {
     product p;
     build_product(c, &p, t, head);
     set_range(&p, range);
     if (subtitle) { // a view's settings: one line, or two of smaller text rather than cut
-        bool one = viz_line_px(c, subtitle, c->body, b.w) > 0;
-        float h = one ? c->body * 1.5f : c->small * 2.6f;
-        viz_label(c, b.x, b.y, b.w, h, subtitle, one ? c->body : c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
-        b.y += h + c->body * 0.2f;
-        b.h -= h + c->body * 0.2f;
+        float h = subtitle_h(c, sub_lines);
+        viz_label(c, b.x, b.y, b.w, h - c->body * 0.2f, subtitle, sub_lines == 1 ? c->body : c->small,
+                  VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
+        b.y += h;
+        b.h -= h;
     }
     viz_box mb = b;
     bool lines = c->s->step == ATTN_STEP_SOFTMAX;
@@ -597,6 +611,6 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     product p;
     build_product(c, &p, t, head);
-    cells z = fit_cells(c, &p, matrices_w(c, b, t), b.h - c->body * 1.7f, 46 * c->u);
+    cells z = fit_cells(c, &p, matrices_w(c, b, t), b.h - subtitle_h(c, 1), 46 * c->u);
     return fminf(z.rw, z.rh); // the results' cells: what a split view compares
 }
