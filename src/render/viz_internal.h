@@ -71,6 +71,7 @@ typedef struct {
     int weight_of;          /* a weight matrix: the stage it feeds (Q, K, V or OUTPUT); else -1 */
     const attn_mask *mask;  /* draw cells the mask hides as masked (for A); NULL otherwise */
     float cw, ch;           /* cell width and height when set (> 0); else the cs a call passes */
+    float title_up;         /* when > 0: its title this far above the cells (a row of matrices aligns its titles) */
     const char *const *row_names, *const *col_names; /* the lesson's names of DIMS rows / columns, or NULL */
 } viz_mat;
 

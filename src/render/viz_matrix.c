@@ -383,7 +383,8 @@ static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, flo
 }
 
 void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
-    float top = viz_mat_top(c, m, cs), left = viz_mat_left(c, m, cs), cw = cell_w(m, cs), ch = cell_h(m, cs);
+    float top = m->title_up > 0 ? m->title_up : viz_mat_top(c, m, cs), left = viz_mat_left(c, m, cs);
+    float cw = cell_w(m, cs), ch = cell_h(m, cs);
     // the title may reach past the cells: the layout keeps the room for it (viz_steps.c's mat_w)
     float tw = fmaxf(left + cw * m->cols + 40 * c->u, viz_text_w(c, m->title, c->small) + 6 * c->u);
     viz_label(c, x - left, y - top, tw, c->small * 1.4f, m->title, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);

@@ -259,9 +259,23 @@ static cells fit_cells(const viz_ctx *c, product *p, float w, float h, float max
     return z;
 }
 
-static void product_draw(const viz_ctx *c, const product *p, float x0, float y0) {
+/* Puts the titles of each row of matrices on one line: the tops' above the
+ * tallest of their label bands, the results' (and the left's) above theirs. */
+static void align_titles(const viz_ctx *c, product *p, float res_top) {
+    float tops = 0; // the tops stand on the results' band: their titles go above the tallest
+    for (int k = 0; k < p->blocks; k++)
+        if (p->top[k]) tops = fmaxf(tops, viz_mat_top(c, p->top[k], 0) + cells_h(p->top[k]));
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->top[k]) p->top[k]->title_up = tops - cells_h(p->top[k]);
+        p->res[k]->title_up = res_top;
+    }
+    if (p->left) p->left->title_up = res_top;
+}
+
+static void product_draw(const viz_ctx *c, product *p, float x0, float y0) {
     float top_h, res_top, shift;
     product_bands(c, p, &top_h, &res_top, &shift);
+    align_titles(c, p, res_top);
     float x = x0 + shift, y = y0 + top_h + res_top;
     if (p->left) {
         x += viz_mat_left(c, p->left, 0);
@@ -477,7 +491,8 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         if (scale && t->cfg.scale) snprintf(opbuf, sizeof p->op_text, "÷ √%d = %.3g", dk, sqrt((double)dk));
         else if (scale) snprintf(opbuf, sizeof p->op_text, "= (%s)", viz_s(c, VIZ_S_SCALE_OFF_LABEL));
         else snprintf(opbuf, sizeof p->op_text, "→");
-        if (c->value_min > 0) mats[0].row_labels = VIZ_LABEL_NONE; // its rows are the result's, labelled beside it
+        if (c->value_min > 0) // its rows and columns are the result's, labelled beside it
+            mats[0].row_labels = mats[0].col_labels = VIZ_LABEL_NONE;
         p->res[0] = &mats[0];
         p->res[1] = &mats[1];
         p->operand[0] = true;
