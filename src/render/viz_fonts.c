@@ -29,9 +29,9 @@
 #define MIN_PX 1
 #define MAX_PX 512
 #define CHECK_PX 16       /* size opened at start to prove the files load */
-#define MAX_SIZES 32      /* pixel sizes open at once (a presenter's window uses about 20); each holds FreeType caches */
+#define MAX_SIZES 16      /* pixel sizes open at once (a presenter's window uses about 12); each holds FreeType caches */
 #define CACHE_MAX 4096    /* cached lines of text */
-#define CACHE_BUDGET ((size_t)16 << 20) /* coverage bytes across them: bounded memory (a 4K window's text fits) */
+#define CACHE_BUDGET ((size_t)4 << 20) /* coverage bytes across them: bounded memory (a 4K window's text fits) */
 #define MEASURE_SLOTS 8192 /* direct-mapped cache of text widths (layout measures a lot) */
 #define MEASURE_TEXT 120   /* longer strings are measured every time */
 #define CACHE_BUCKETS 4096 /* power of two */
