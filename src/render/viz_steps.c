@@ -163,55 +163,66 @@ static bool results_read(const viz_ctx *c, const product *p, cells z, float px) 
     return true;
 }
 
-/* Results at s times the smallest cells that hold their values (rw0 × rh0),
- * growing towards squares; the inner rows at kh and the inner columns at kw
- * times theirs, at least kmin. */
-static cells grown(float rw0, float rh0, float s, float kh, float kw, float kmin) {
-    float rh = rh0 * s, rw = fmaxf(rw0, rh);
-    return (cells){rw, rh, fmaxf(kmin, kw * rw), fmaxf(kmin, kh * fminf(rw, rh))};
+/* How cells grow in fit_values: the results from the smallest cells that
+ * hold their values (rw0 × rh0) towards squares, the inner rows and columns
+ * at shares of them (at least kmin). */
+typedef struct {
+    float rw0, rh0, kh, kw, kmin;
+} growth;
+
+/* What a search in fit_values changes. */
+typedef enum { GROW_ALL, GROW_INNER_ROWS, GROW_INNER_COLS } grow_what;
+
+/* z with what grows set to x: the results at x times their smallest (and the
+ * inner cells at their shares), or the inner rows or columns at x pixels. */
+static cells grown(const growth *g, cells z, grow_what what, float x) {
+    if (what == GROW_INNER_ROWS) z.kh = x;
+    if (what == GROW_INNER_COLS) z.kw = x;
+    if (what != GROW_ALL) return z;
+    float rh = g->rh0 * x, rw = fmaxf(g->rw0, rh);
+    return (cells){rw, rh, fmaxf(g->kmin, g->kw * rw), fmaxf(g->kmin, g->kh * fminf(rw, rh))};
 }
 
-/* The largest x in [lo, hi] at which make(x) fits (fitting only gets harder as x grows). */
-#define LARGEST(lo, hi, make)                                            \
-    for (int i_ = 0; i_ < 12 && (hi) - (lo) > 0.01f * (hi); i_++) {     \
-        float x = ((lo) + (hi)) / 2;                                     \
-        if (fits(c, p, (make), w, h)) (lo) = x;                          \
-        else (hi) = x;                                                   \
+/* The largest x in [lo, hi] at which grown(z, what, x) fits (fitting only
+ * gets harder as x grows), by bisection; lo must fit. */
+static float largest(const viz_ctx *c, product *p, float w, float h, const growth *g, cells z, grow_what what,
+                     float lo, float hi) {
+    for (int i = 0; i < 12 && hi - lo > 0.01f * hi; i++) {
+        float x = (lo + hi) / 2;
+        if (fits(c, p, grown(g, z, what, x), w, h)) lo = x;
+        else hi = x;
     }
+    return lo;
+}
 
 /* Cells for the theme's value size (c->value_min): the largest results that
- * hold their values and fit, with the inner dimension as close to theirs as
- * room allows — the inner columns first (width is often spare), then the
- * inner rows. false when even the smallest do not fit. */
+ * hold their values and fit, with the inner cells at the largest shares of
+ * theirs that let the smallest results fit (the inner columns' first: width
+ * is often spare), then the inner rows and columns as large as room allows.
+ * false when even the smallest results do not fit. */
 static bool fit_values(const viz_ctx *c, product *p, float w, float h, float max_cs, cells *out) {
     static const float shares[][2] = {{1, 1}, {0.6f, 1}, {0.35f, 1}, {0, 1},  {0.6f, 0.6f},
                                       {0.35f, 0.35f}, {0, 0.35f}, {0, 0}}; // inner rows', inner columns'
-    float rw0 = 0, rh0 = 0, kmin = fmaxf(6.0f, 3 * c->u);
+    growth g = {0, 0, 0, 0, fmaxf(6.0f, 3 * c->u)};
     for (int k = 0; k < p->blocks; k++) {
         if (p->operand[k]) continue;
         float cw, ch;
         viz_value_cell(c, p->res[k], c->value_min, &cw, &ch);
-        rw0 = fmaxf(rw0, cw);
-        rh0 = fmaxf(rh0, ch);
+        g.rw0 = fmaxf(g.rw0, cw);
+        g.rh0 = fmaxf(g.rh0, ch);
     }
+    cells z = {0, 0, 0, 0};
     for (size_t r = 0; r < sizeof shares / sizeof *shares; r++) {
-        float kh = shares[r][0], kw = shares[r][1];
-        if (!fits(c, p, grown(rw0, rh0, 1, kh, kw, kmin), w, h)) continue;
-        float lo = 1, hi = fmaxf(1.0f, max_cs / rh0);
-        LARGEST(lo, hi, grown(rw0, rh0, x, kh, kw, kmin));
-        cells z = grown(rw0, rh0, lo, kh, kw, kmin);
-        lo = z.kh, hi = fminf(z.rw, z.rh); // then the inner rows as tall as they fit
-        LARGEST(lo, hi, ((cells){z.rw, z.rh, z.kw, x}));
-        z.kh = lo;
-        lo = z.kw, hi = z.rw; // and the inner columns as wide
-        LARGEST(lo, hi, ((cells){z.rw, z.rh, x, z.kh}));
-        z.kw = lo;
+        g.kh = shares[r][0], g.kw = shares[r][1];
+        if (!fits(c, p, grown(&g, z, GROW_ALL, 1), w, h)) continue;
+        z = grown(&g, z, GROW_ALL, largest(c, p, w, h, &g, z, GROW_ALL, 1, fmaxf(1.0f, max_cs / g.rh0)));
+        z.kh = largest(c, p, w, h, &g, z, GROW_INNER_ROWS, z.kh, fminf(z.rw, z.rh));
+        z.kw = largest(c, p, w, h, &g, z, GROW_INNER_COLS, z.kw, z.rw);
         *out = z;
         return true;
     }
     return false;
 }
-#undef LARGEST
 
 /* How wide the results' columns would like to be: wide enough for their
  * (and their top operands') column names in two lines, and, where the theme
