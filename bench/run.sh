@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh — every figure of the README's "Speed, measured", on this machine:
-#   1. attnviz --bench (Release build): frame times, first frame, export, RSS;
+#   1. attnviz --bench (Release build): frame times, first frame, export, RSS; then again on a
+#      4K projector's window in the presenter theme (--size 3840x2160 --theme presenter);
 #   2. bench/numpy_compare.sh: one full head at n = 2048, d = 64, C against numpy;
 #   3. bench/export_compare.sh: eight PNGs from attnviz against one matplotlib heatmap;
 #   4. attnviz --complexity --max-n 1024: the fitted slopes of full, window and linear attention;
@@ -14,6 +15,8 @@ bench_build attnviz
 bench_machine
 echo "==== attnviz --bench"
 "$build/attnviz" --bench
+echo "==== attnviz --bench --size 3840x2160 --theme presenter"
+"$build/attnviz" --bench --size 3840x2160 --theme presenter
 echo "==== bench/numpy_compare.sh"
 bash "$root/bench/numpy_compare.sh"
 echo "==== bench/export_compare.sh"

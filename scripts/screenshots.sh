@@ -52,6 +52,11 @@ key 9
 shot $out/model-readout-zh.png
 quit
 SCRIPT
+cat >"$tmp/presenter.script" <<SCRIPT
+size 1920 1080
+shot $out/presenter-qkv-en.png
+quit
+SCRIPT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --sentence "这只动物没看见那只鸟，因为它飞得太快了。" \
     --script "$tmp/shots.script"
@@ -59,6 +64,8 @@ xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lang en --script "$tmp/train.sc
 LANG=zh_CN.UTF-8 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --script "$tmp/lesson.script"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lang zh --model "$root/assets/models/referent-zh.json" \
     --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --script "$tmp/model.script"
+xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lesson "$root/lessons/en/self-attention.lesson" --page qkv \
+    --theme presenter --lang en --script "$tmp/presenter.script"
 "$bin" --headless --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --lang en --steps 6 --format html \
     --export-dir "$tmp/html-en" >/dev/null
 "$bin" --headless --lesson "$root/lessons/zh/self-attention.lesson" --page intro --format html \

@@ -393,7 +393,7 @@ static long next_frame(window *w, const app_state *st) {
     sc.width = W * 4, sc.height = H * 4;
     viz_build_window(&w->list, &sc, viz_fonts_measure(g_fonts));
     viz_sig *now = &w->sig[!w->cur];
-    assert_true(viz_sdl_signature(now, g_fonts, &w->list, sc.width, sc.height));
+    assert_true(viz_sdl_signature(now, &w->sig[w->cur], g_fonts, &w->list, sc.width, sc.height));
     viz_irect d[VIZ_DAMAGE_MAX];
     int n = viz_damage(&w->sig[w->cur], now, d, VIZ_DAMAGE_MAX);
     viz_rgba bg = viz_theme_get(st->theme)->bg;

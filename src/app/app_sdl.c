@@ -130,7 +130,7 @@ static int redraw(app_ui *u, viz_irect *d) {
     viz_sig *old = &u->sig[u->sig_cur], *now = &u->sig[!u->sig_cur];
     int n = 1;
     d[0] = (viz_irect){0, 0, w, h};
-    bool known = viz_sdl_signature(now, u->fonts, &u->list, w, h);
+    bool known = viz_sdl_signature(now, old, u->fonts, &u->list, w, h);
     if (known && !u->full_redraw) n = viz_damage(old, now, d, VIZ_DAMAGE_MAX);
     double t1 = now_ms();
     viz_rgba bg = viz_theme_get(u->st.theme)->bg;

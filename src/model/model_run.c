@@ -125,25 +125,26 @@ static attn_status run(model_result *r, const model *m, const char *sentence, si
     return split_embedding(r, m, err);
 }
 
-attn_status model_run(model_result *out, const model *m, const char *sentence, size_t len,
-                      const model_target_spec *targets, int count, attn_err *err) {
+/* Either kind of targets, checked; *out built in place (its pointers lead
+ * into its own workspace) and left freed on error. */
+static attn_status run_into(model_result *out, const model *m, const char *sentence, size_t len,
+                            const model_target_spec *spec, const model_target *resolved, int count, attn_err *err) {
     model_result_free(out);
     if (count < 0 || count > MODEL_MAX_LEN)
         return attn_fail(err, ATTN_ERR_RANGE, "At most %d targets.", MODEL_MAX_LEN);
-    // built in place: the result's pointers lead into its own workspace
-    attn_status st = run(out, m, sentence, len, targets, NULL, count, err);
+    attn_status st = run(out, m, sentence, len, spec, resolved, count, err);
     if (st != ATTN_OK) model_result_free(out);
     return st;
 }
 
+attn_status model_run(model_result *out, const model *m, const char *sentence, size_t len,
+                      const model_target_spec *targets, int count, attn_err *err) {
+    return run_into(out, m, sentence, len, targets, NULL, count, err);
+}
+
 attn_status model_run_targets(model_result *out, const model *m, const char *sentence, size_t len,
                               const model_target *targets, int count, attn_err *err) {
-    model_result_free(out);
-    if (count < 0 || count > MODEL_MAX_LEN)
-        return attn_fail(err, ATTN_ERR_RANGE, "At most %d targets.", MODEL_MAX_LEN);
-    attn_status st = run(out, m, sentence, len, NULL, targets, count, err);
-    if (st != ATTN_OK) model_result_free(out);
-    return st;
+    return run_into(out, m, sentence, len, NULL, targets, count, err);
 }
 
 int model_view_targets(const model *m, const model_result *r, int query, model_target *out, bool *labelled) {

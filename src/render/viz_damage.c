@@ -85,6 +85,8 @@ static uint64_t cmd_hash(const viz_list *l, const viz_cmd *c, viz_irect clip) {
 
 /* ---- signatures ---- */
 
+static int find(const viz_sig *s, int from, uint64_t h);
+
 static bool push(viz_sig *s, uint64_t hash, viz_irect box) {
     if (s->count == s->cap) {
         int cap = s->cap ? s->cap * 2 : 256;
@@ -97,28 +99,49 @@ static bool push(viz_sig *s, uint64_t hash, viz_irect box) {
     return true;
 }
 
-bool viz_sig_build(viz_sig *s, const viz_list *l, int w, int h, viz_text_box_fn text_box, void *ctx) {
+/* The index of hash h in prev from *at on (within LOOKAHEAD), moving *at past
+ * it; -1 when it is not there. Frames mostly keep their commands in order. */
+static int seen_before(const viz_sig *prev, int *at, uint64_t h) {
+    if (!prev) return -1;
+    int k = find(prev, *at, h);
+    if (k >= 0) *at = k + 1;
+    return k;
+}
+
+bool viz_sig_build_after(viz_sig *s, const viz_sig *prev, const viz_list *l, int w, int h, viz_text_box_fn text_box,
+                         void *ctx) {
     viz_irect canvas = {0, 0, w > 0 ? w : 0, h > 0 ? h : 0}, clip = canvas;
     s->count = 0;
     s->w = canvas.w;
     s->h = canvas.h;
-    for (int i = 0; l && i < l->count; i++) {
+    for (int i = 0, at = 0; l && i < l->count; i++) {
         const viz_cmd *c = &l->cmds[i];
         if (c->kind == VIZ_HIT) continue; // draws nothing
         if (c->kind == VIZ_CLIP) {
             clip = c->w <= 0 ? canvas : viz_irect_clip(viz_box_pixels(c->x, c->y, c->w, c->h), canvas);
             continue;
         }
-        viz_irect box = viz_cmd_box(c);
-        if (c->kind == VIZ_TEXT && !(text_box && text_box(ctx, l, c, &box))) box = canvas;
-        box = viz_irect_clip(box, clip);
+        uint64_t hash = cmd_hash(l, c, clip);
+        int k = seen_before(prev, &at, hash);
+        viz_irect box;
+        if (k >= 0 && c->kind == VIZ_TEXT) {
+            box = prev->items[k].box; // the same text in the same place and clip: its box again, not measured
+        } else {
+            box = viz_cmd_box(c);
+            if (c->kind == VIZ_TEXT && !(text_box && text_box(ctx, l, c, &box))) box = canvas;
+            box = viz_irect_clip(box, clip);
+        }
         if (empty(box)) continue; // touches no pixel: cannot make a difference
-        if (!push(s, cmd_hash(l, c, clip), box)) {
+        if (!push(s, hash, box)) {
             s->count = 0;
             return false;
         }
     }
     return !(l && l->failed);
+}
+
+bool viz_sig_build(viz_sig *s, const viz_list *l, int w, int h, viz_text_box_fn text_box, void *ctx) {
+    return viz_sig_build_after(s, NULL, l, w, h, text_box, ctx);
 }
 
 void viz_sig_free(viz_sig *s) {

@@ -41,6 +41,12 @@ typedef bool (*viz_text_box_fn)(void *ctx, const viz_list *l, const viz_cmd *c, 
  * Returns false when out of memory (s is then empty). */
 bool viz_sig_build(viz_sig *s, const viz_list *l, int w, int h, viz_text_box_fn text_box, void *ctx);
 
+/* viz_sig_build, taking the boxes of texts from prev (the last frame's
+ * signature, or NULL) where the same command was there: same hash, same box,
+ * without measuring it again. */
+bool viz_sig_build_after(viz_sig *s, const viz_sig *prev, const viz_list *l, int w, int h, viz_text_box_fn text_box,
+                         void *ctx);
+
 /* Frees what s owns and zeroes it. NULL is a no-op. */
 void viz_sig_free(viz_sig *s);
 

@@ -29,9 +29,9 @@
 #define MIN_PX 1
 #define MAX_PX 512
 #define CHECK_PX 16       /* size opened at start to prove the files load */
-#define MAX_SIZES 32      /* pixel sizes open at once (a presenter's window uses about 20); each holds FreeType caches */
+#define MAX_SIZES 16      /* pixel sizes open at once (a presenter's window uses about 12); each holds FreeType caches */
 #define CACHE_MAX 4096    /* cached lines of text */
-#define CACHE_BUDGET ((size_t)16 << 20) /* coverage bytes across them: bounded memory (a 4K window's text fits) */
+#define CACHE_BUDGET ((size_t)4 << 20) /* coverage bytes across them: bounded memory (a 4K window's text fits) */
 #define MEASURE_SLOTS 8192 /* direct-mapped cache of text widths (layout measures a lot) */
 #define MEASURE_TEXT 120   /* longer strings are measured every time */
 #define CACHE_BUCKETS 4096 /* power of two */
@@ -431,13 +431,31 @@ static int blit_run(viz_fonts *f, TTF_Font *font, const char *text, size_t n, SD
     return rc;
 }
 
-/* The whole line as one ARGB surface whose alpha is the glyphs' coverage.
- * *out NULL when the text has no width. */
+/* A line drawn by one font (most are): SDL_ttf's own surface is the line,
+ * its size and baseline measured once. Returns 1 when text is not one run. */
+static int render_one_run(viz_fonts *f, sized_fonts *s, viz_font style, const char *text, SDL_Surface **out,
+                          int *w, int *h, int *asc) {
+    TTF_Font *font;
+    size_t len = strlen(text);
+    if (next_run(f, s, style, text, len, &font) != len) return 1;
+    if (TTF_SizeUTF8(font, text, w, h) != 0) return -1;
+    *asc = run_baseline(font, text);
+    if (*w <= 0 || *h <= 0) return 0; // only zero-width characters: SDL_ttf refuses to render them
+    SDL_Color fg = {255, 255, 255, 255};
+    *out = TTF_RenderUTF8_Blended(font, text, fg);
+    return *out ? 0 : -1;
+}
+
+/* The whole line as one ARGB surface whose alpha is the glyphs' coverage,
+ * w×h of it (the rest is empty) with the baseline asc below its top. *out
+ * NULL when the text has no width. */
 static int render_line(viz_fonts *f, sized_fonts *s, viz_font style, const char *text, SDL_Surface **out,
-                       int *asc) {
+                       int *lw, int *lh, int *asc) {
     int w, above, below, x = 0, rc = -1;
     SDL_Surface *line = NULL;
     *out = NULL;
+    if ((rc = render_one_run(f, s, style, text, out, lw, lh, asc)) != 1) return rc;
+    rc = -1;
     if (line_extent(f, s, style, text, &w, &above, &below) != 0) goto cleanup;
     rc = 0;
     if (w <= 0 || above + below <= 0) goto cleanup;
@@ -455,6 +473,8 @@ static int render_line(viz_fonts *f, sized_fonts *s, viz_font style, const char 
     }
     *out = line;
     *asc = above;
+    *lw = w;
+    *lh = above + below;
     line = NULL;
     rc = 0;
 cleanup:
@@ -512,22 +532,22 @@ void viz_fonts_hold(viz_fonts *f) {
 /* Renders e->text and keeps its alpha channel: the coverage of every pixel. */
 static int entry_render(viz_fonts *f, text_entry *e) {
     SDL_Surface *line = NULL;
-    int rc = -1, asc = 0;
+    int rc = -1, asc = 0, w = 0, h = 0;
     sized_fonts *s = fonts_at(f, e->px);
-    if (!s || render_line(f, s, e->font, e->text, &line, &asc) != 0) goto cleanup;
+    if (!s || render_line(f, s, e->font, e->text, &line, &w, &h, &asc) != 0) goto cleanup;
     rc = 0;
     if (!line) goto cleanup; // nothing visible: cache the empty result too
-    e->cov = malloc((size_t)line->w * (size_t)line->h);
+    e->cov = calloc((size_t)w * (size_t)h, 1);
     if (!e->cov) {
         rc = SDL_OutOfMemory();
         goto cleanup;
     }
-    for (int y = 0; y < line->h; y++) {
+    for (int y = 0; y < h && y < line->h; y++) {
         const Uint32 *row = (const Uint32 *)((const Uint8 *)line->pixels + (size_t)y * (size_t)line->pitch);
-        for (int x = 0; x < line->w; x++) e->cov[(size_t)y * line->w + x] = (uint8_t)(row[x] >> 24);
+        for (int x = 0; x < w && x < line->w; x++) e->cov[(size_t)y * w + x] = (uint8_t)(row[x] >> 24);
     }
-    e->img = (viz_text_img){e->cov, line->w, line->h, asc};
-    e->bytes = (size_t)line->w * (size_t)line->h;
+    e->img = (viz_text_img){e->cov, w, h, asc};
+    e->bytes = (size_t)w * (size_t)h;
 cleanup:
     SDL_FreeSurface(line);
     return rc;

@@ -72,6 +72,7 @@ typedef struct {
     const attn_mask *mask;  /* draw cells the mask hides as masked (for A); NULL otherwise */
     bool own_range;         /* SIGNED on a scale of its own (a gradient), not the step's shared one */
     float cw, ch;           /* cell width and height when set (> 0); else the cs a call passes */
+    float title_up;         /* when > 0: its title this far above the cells (a row of matrices aligns its titles) */
     const char *const *row_names, *const *col_names; /* the lesson's names of DIMS rows / columns, or NULL */
 } viz_mat;
 
@@ -118,6 +119,12 @@ void viz_train_overlay(const viz_ctx *c, float status_h); /* over all but the st
 /* Draws the operands and result of the scene's step for head of t in b,
  * every signed matrix on the scale ±range; subtitle (compare) may be NULL. */
 void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range);
+/* viz_draw_step with its subtitle on lines lines (1 or 2): the two views of a
+ * comparison take the same room, whatever their texts. */
+void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, int lines,
+                   double range);
+/* The lines a view's subtitle s takes in width w: 1, or 2 of smaller text. */
+int viz_subtitle_lines(const viz_ctx *c, const char *s, float w);
 /* The cell size the step's matrices get in b (with a subtitle line). */
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head);
 /* One matrix fitted into b, centred (the canvas's zoom and pan apply). */

@@ -64,22 +64,41 @@ float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs) {
     return (w < cap ? w : cap) + 6.0f * c->u;
 }
 
-/* Column labels need two staggered rows when they are wider than a cell. */
-static bool cols_staggered(const viz_ctx *c, const viz_mat *m, float cs) {
-    float px = col_label_px(c, m, cs);
+/* The widths of m's column labels at px (at most cap) into width; returns the widest. */
+static float col_widths(const viz_ctx *c, const viz_mat *m, float px, float cap, float *width) {
+    int n = m->cols < MAX_LABELS ? m->cols : MAX_LABELS;
     char buf[128];
-    for (int j = 0; j < m->cols; j++) {
+    float widest = 0;
+    for (int j = 0; j < n; j++) {
         row_label(c, m, j, buf, sizeof buf, true);
-        if (viz_text_w(c, buf, px) > cell_w(m, cs) - 2) return true;
+        width[j] = fminf(viz_text_w(c, buf, px), cap);
+        widest = fmaxf(widest, width[j]);
     }
-    return false;
+    return widest;
+}
+
+/* Whether every label fits when they take turns over lanes lines. */
+static bool alternate_fits(const float *width, int n, float cw, int lanes, float sep) {
+    for (int j = 0; j + lanes < n; j++)
+        if (lanes * cw < (width[j] + width[j + lanes]) / 2 + sep) return false;
+    return true;
+}
+
+/* How many lines m's column labels take: one when each fits its cell, two
+ * staggered ones, or three when only three label every column. */
+static int col_lanes(const viz_ctx *c, const viz_mat *m, float cs) {
+    float px = col_label_px(c, m, cs), cw = cell_w(m, cs), width[MAX_LABELS];
+    int n = m->cols < MAX_LABELS ? m->cols : MAX_LABELS;
+    if (col_widths(c, m, px, 110.0f * c->u, width) <= cw - 2) return 1;
+    float sep = 4 * c->u;
+    return !alternate_fits(width, n, cw, 2, sep) && alternate_fits(width, n, cw, 3, sep) ? 3 : 2;
 }
 
 float viz_mat_top(const viz_ctx *c, const viz_mat *m, float cs) {
     float h = c->small * 1.6f;
     if (m->col_labels != VIZ_LABEL_NONE) {
         float lh = col_label_px(c, m, cs) * 1.3f;
-        h += cols_staggered(c, m, cs) ? 2 * lh : lh;
+        h += col_lanes(c, m, cs) * lh;
     }
     return h;
 }
@@ -140,34 +159,28 @@ static void pick_rows(const viz_ctx *c, const viz_mat *m, float ch, float px, bo
     }
 }
 
-/* Which columns get a label, and in which of the two staggered lines
- * (lane[j]: 0 the upper, 1 the lower): greedily in label_order, each where
- * it overlaps no label placed before in its line. */
-static void pick_cols(const viz_ctx *c, const viz_mat *m, float cw, float px, float cap, bool *show, int *lane) {
+/* Which columns get a label, and in which of lanes staggered lines
+ * (lane[j]: 0 the upper): all of them taking turns when they fit so, else
+ * greedily in label_order, each where it overlaps no label placed before in
+ * its line. */
+static void pick_cols(const viz_ctx *c, const viz_mat *m, float cw, float px, float cap, int lanes, bool *show,
+                      int *lane) {
     int order[MAX_LABELS];
     float width[MAX_LABELS];
     int n = m->cols < MAX_LABELS ? m->cols : MAX_LABELS;
-    char buf[128];
-    float widest = 0, sep = 4 * c->u;
-    for (int j = 0; j < n; j++) {
-        row_label(c, m, j, buf, sizeof buf, true);
-        width[j] = fminf(viz_text_w(c, buf, px), cap);
-        widest = fmaxf(widest, width[j]);
-    }
-    bool all = true; // every label, alternating between the lines, when that fits
-    for (int j = 0; j + 2 < n && all; j++) all = 2 * cw >= (width[j] + width[j + 2]) / 2 + sep;
-    if (all) {
-        for (int j = 0; j < n; j++) show[j] = true, lane[j] = j % 2;
+    float widest = col_widths(c, m, px, cap, width), sep = 4 * c->u;
+    if (alternate_fits(width, n, cw, lanes, sep)) {
+        for (int j = 0; j < n; j++) show[j] = true, lane[j] = j % lanes;
         return;
     }
-    int step = (int)ceilf((widest + sep) / (2 * cw)); // as many as fit when all are the widest
+    int step = (int)ceilf((widest + sep) / (lanes * cw)); // as many as fit when all are the widest
     if (step < 1) step = 1;
     int k = label_order(c, m, true, n, step, order);
     memset(show, 0, sizeof(bool) * (size_t)n);
     for (int a = 0; a < k; a++) {
-        int j = order[a], want = (j / step) % 2 == 0 ? 0 : 1;
-        for (int t = 0; t < 2 && !show[j]; t++) {
-            int ln = t == 0 ? want : !want;
+        int j = order[a], want = (j / step) % lanes;
+        for (int t = 0; t < lanes && !show[j]; t++) {
+            int ln = (want + t) % lanes;
             bool room = true;
             for (int i = 0; i < n && room; i++)
                 if (show[i] && lane[i] == ln) room = fabsf((float)(i - j)) * cw >= (width[i] + width[j]) / 2 + sep;
@@ -320,14 +333,15 @@ static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, fl
     }
     if (m->col_labels == VIZ_LABEL_NONE) return;
     float px = col_label_px(c, m, cs), lh = px * 1.3f;
-    bool stagger = cols_staggered(c, m, cs);
-    if (stagger) pick_cols(c, m, cw, px, cap, show, lane);
+    int lanes = col_lanes(c, m, cs);
+    bool stagger = lanes > 1;
+    if (stagger) pick_cols(c, m, cw, px, cap, lanes, show, lane);
     for (int j = 0; j < m->cols && j < MAX_LABELS; j++) {
         if (stagger && !show[j]) continue;
         bool sel = m->col_labels == VIZ_LABEL_TOKENS && j == q;
         row_label(c, m, j, buf, sizeof buf, true);
         float w = stagger ? fminf(viz_text_w(c, buf, px), cap) + 2 : cw;
-        float ly = y - lh * (stagger && lane[j] == 0 ? 2 : 1);
+        float ly = y - lh * (stagger ? lanes - lane[j] : 1);
         viz_label(c, x + j * cw + cw / 2 - w / 2, ly, w, lh, buf, px, VIZ_CENTER | VIZ_MIDDLE,
                   sel ? c->th->highlight : c->th->muted);
     }
@@ -378,7 +392,8 @@ static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, flo
 }
 
 void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs) {
-    float top = viz_mat_top(c, m, cs), left = viz_mat_left(c, m, cs), cw = cell_w(m, cs), ch = cell_h(m, cs);
+    float top = m->title_up > 0 ? m->title_up : viz_mat_top(c, m, cs), left = viz_mat_left(c, m, cs);
+    float cw = cell_w(m, cs), ch = cell_h(m, cs);
     // the title may reach past the cells: the layout keeps the room for it (viz_steps.c's mat_w)
     float tw = fmaxf(left + cw * m->cols + 40 * c->u, viz_text_w(c, m->title, c->small) + 6 * c->u);
     viz_label(c, x - left, y - top, tw, c->small * 1.4f, m->title, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);

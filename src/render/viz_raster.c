@@ -414,6 +414,6 @@ static bool text_box(void *ctx, const viz_list *l, const viz_cmd *c, viz_irect *
     return true;
 }
 
-bool viz_sdl_signature(viz_sig *out, viz_fonts *f, const viz_list *l, int w, int h) {
-    return viz_sig_build(out, l, w, h, text_box, f);
+bool viz_sdl_signature(viz_sig *out, const viz_sig *prev, viz_fonts *f, const viz_list *l, int w, int h) {
+    return viz_sig_build_after(out, prev, l, w, h, text_box, f);
 }

@@ -51,8 +51,9 @@ int viz_sdl_draw_areas(SDL_Surface *dst, viz_fonts *f, const viz_list *l, const 
                        viz_rgba bg);
 
 /* The signature of l for viz_damage: what each drawn command is and the
- * pixels it may touch, with text measured by f. false when out of memory. */
-bool viz_sdl_signature(viz_sig *out, viz_fonts *f, const viz_list *l, int w, int h);
+ * pixels it may touch, with text measured by f unless prev (the last frame's,
+ * or NULL) had it. false when out of memory. */
+bool viz_sdl_signature(viz_sig *out, const viz_sig *prev, viz_fonts *f, const viz_list *l, int w, int h);
 
 /* Renders l into a new w×h ARGB8888 surface (opaque, bg first): no window or
  * display needed. The caller frees the surface. NULL on failure (SDL_GetError). */

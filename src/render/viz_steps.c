@@ -183,55 +183,66 @@ static bool results_read(const viz_ctx *c, const product *p, cells z, float px) 
     return true;
 }
 
-/* Results at s times the smallest cells that hold their values (rw0 × rh0),
- * growing towards squares; the inner rows at kh and the inner columns at kw
- * times theirs, at least kmin. */
-static cells grown(float rw0, float rh0, float s, float kh, float kw, float kmin) {
-    float rh = rh0 * s, rw = fmaxf(rw0, rh);
-    return (cells){rw, rh, fmaxf(kmin, kw * rw), fmaxf(kmin, kh * fminf(rw, rh))};
+/* How cells grow in fit_values: the results from the smallest cells that
+ * hold their values (rw0 × rh0) towards squares, the inner rows and columns
+ * at shares of them (at least kmin). */
+typedef struct {
+    float rw0, rh0, kh, kw, kmin;
+} growth;
+
+/* What a search in fit_values changes. */
+typedef enum { GROW_ALL, GROW_INNER_ROWS, GROW_INNER_COLS } grow_what;
+
+/* z with what grows set to x: the results at x times their smallest (and the
+ * inner cells at their shares), or the inner rows or columns at x pixels. */
+static cells grown(const growth *g, cells z, grow_what what, float x) {
+    if (what == GROW_INNER_ROWS) z.kh = x;
+    if (what == GROW_INNER_COLS) z.kw = x;
+    if (what != GROW_ALL) return z;
+    float rh = g->rh0 * x, rw = fmaxf(g->rw0, rh);
+    return (cells){rw, rh, fmaxf(g->kmin, g->kw * rw), fmaxf(g->kmin, g->kh * fminf(rw, rh))};
 }
 
-/* The largest x in [lo, hi] at which make(x) fits (fitting only gets harder as x grows). */
-#define LARGEST(lo, hi, make)                                            \
-    for (int i_ = 0; i_ < 12 && (hi) - (lo) > 0.01f * (hi); i_++) {     \
-        float x = ((lo) + (hi)) / 2;                                     \
-        if (fits(c, p, (make), w, h)) (lo) = x;                          \
-        else (hi) = x;                                                   \
+/* The largest x in [lo, hi] at which grown(z, what, x) fits (fitting only
+ * gets harder as x grows), by bisection; lo must fit. */
+static float largest(const viz_ctx *c, product *p, float w, float h, const growth *g, cells z, grow_what what,
+                     float lo, float hi) {
+    for (int i = 0; i < 12 && hi - lo > 0.01f * hi; i++) {
+        float x = (lo + hi) / 2;
+        if (fits(c, p, grown(g, z, what, x), w, h)) lo = x;
+        else hi = x;
     }
+    return lo;
+}
 
 /* Cells for the theme's value size (c->value_min): the largest results that
- * hold their values and fit, with the inner dimension as close to theirs as
- * room allows — the inner columns first (width is often spare), then the
- * inner rows. false when even the smallest do not fit. */
+ * hold their values and fit, with the inner cells at the largest shares of
+ * theirs that let the smallest results fit (the inner columns' first: width
+ * is often spare), then the inner rows and columns as large as room allows.
+ * false when even the smallest results do not fit. */
 static bool fit_values(const viz_ctx *c, product *p, float w, float h, float max_cs, cells *out) {
     static const float shares[][2] = {{1, 1}, {0.6f, 1}, {0.35f, 1}, {0, 1},  {0.6f, 0.6f},
                                       {0.35f, 0.35f}, {0, 0.35f}, {0, 0}}; // inner rows', inner columns'
-    float rw0 = 0, rh0 = 0, kmin = fmaxf(6.0f, 3 * c->u);
+    growth g = {0, 0, 0, 0, fmaxf(6.0f, 3 * c->u)};
     for (int k = 0; k < p->blocks; k++) {
         if (p->operand[k]) continue;
         float cw, ch;
         viz_value_cell(c, p->res[k], c->value_min, &cw, &ch);
-        rw0 = fmaxf(rw0, cw);
-        rh0 = fmaxf(rh0, ch);
+        g.rw0 = fmaxf(g.rw0, cw);
+        g.rh0 = fmaxf(g.rh0, ch);
     }
+    cells z = {0, 0, 0, 0};
     for (size_t r = 0; r < sizeof shares / sizeof *shares; r++) {
-        float kh = shares[r][0], kw = shares[r][1];
-        if (!fits(c, p, grown(rw0, rh0, 1, kh, kw, kmin), w, h)) continue;
-        float lo = 1, hi = fmaxf(1.0f, max_cs / rh0);
-        LARGEST(lo, hi, grown(rw0, rh0, x, kh, kw, kmin));
-        cells z = grown(rw0, rh0, lo, kh, kw, kmin);
-        lo = z.kh, hi = fminf(z.rw, z.rh); // then the inner rows as tall as they fit
-        LARGEST(lo, hi, ((cells){z.rw, z.rh, z.kw, x}));
-        z.kh = lo;
-        lo = z.kw, hi = z.rw; // and the inner columns as wide
-        LARGEST(lo, hi, ((cells){z.rw, z.rh, x, z.kh}));
-        z.kw = lo;
+        g.kh = shares[r][0], g.kw = shares[r][1];
+        if (!fits(c, p, grown(&g, z, GROW_ALL, 1), w, h)) continue;
+        z = grown(&g, z, GROW_ALL, largest(c, p, w, h, &g, z, GROW_ALL, 1, fmaxf(1.0f, max_cs / g.rh0)));
+        z.kh = largest(c, p, w, h, &g, z, GROW_INNER_ROWS, z.kh, fminf(z.rw, z.rh));
+        z.kw = largest(c, p, w, h, &g, z, GROW_INNER_COLS, z.kw, z.rw);
         *out = z;
         return true;
     }
     return false;
 }
-#undef LARGEST
 
 /* How wide the results' columns would like to be: wide enough for their
  * (and their top operands') column names in two lines, and, where the theme
@@ -255,6 +266,10 @@ static float wanted_rw(const viz_ctx *c, const product *p, cells z) {
 static cells widened(const viz_ctx *c, product *p, cells z, float w, float h) {
     float lo = z.rw, hi = wanted_rw(c, p, z);
     if (hi <= lo) return z;
+    if (fits(c, p, (cells){hi, z.rh, z.kw, z.kh}, w, h)) { // all the way: labels in between may take a third line
+        z.rw = hi;
+        return z;
+    }
     for (int i = 0; i < 10 && hi - lo > 0.25f; i++) {
         float mid = (lo + hi) / 2;
         if (fits(c, p, (cells){mid, z.rh, z.kw, z.kh}, w, h)) lo = mid;
@@ -275,9 +290,23 @@ static cells fit_cells(const viz_ctx *c, product *p, float w, float h, float max
     return z;
 }
 
-static void product_draw(const viz_ctx *c, const product *p, float x0, float y0) {
+/* Puts the titles of each row of matrices on one line: the tops' above the
+ * tallest of their label bands, the results' (and the left's) above theirs. */
+static void align_titles(const viz_ctx *c, product *p, float res_top) {
+    float tops = 0; // the tops stand on the results' band: their titles go above the tallest
+    for (int k = 0; k < p->blocks; k++)
+        if (p->top[k]) tops = fmaxf(tops, viz_mat_top(c, p->top[k], 0) + cells_h(p->top[k]));
+    for (int k = 0; k < p->blocks; k++) {
+        if (p->top[k]) p->top[k]->title_up = tops - cells_h(p->top[k]);
+        p->res[k]->title_up = res_top;
+    }
+    if (p->left) p->left->title_up = res_top;
+}
+
+static void product_draw(const viz_ctx *c, product *p, float x0, float y0) {
     float top_h, res_top, shift;
     product_bands(c, p, &top_h, &res_top, &shift);
+    align_titles(c, p, res_top);
     float x = x0 + shift, y = y0 + top_h + res_top;
     if (p->left) {
         x += viz_mat_left(c, p->left, 0);
@@ -519,7 +548,8 @@ static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int
         if (scale && t->cfg.scale) snprintf(opbuf, sizeof p->op_text, "÷ √%d = %.3g", dk, sqrt((double)dk));
         else if (scale) snprintf(opbuf, sizeof p->op_text, "= (%s)", viz_s(c, VIZ_S_SCALE_OFF_LABEL));
         else snprintf(opbuf, sizeof p->op_text, "→");
-        if (c->value_min > 0) mats[0].row_labels = VIZ_LABEL_NONE; // its rows are the result's, labelled beside it
+        if (c->value_min > 0) // its rows and columns are the result's, labelled beside it
+            mats[0].row_labels = mats[0].col_labels = VIZ_LABEL_NONE;
         p->res[0] = &mats[0];
         p->res[1] = &mats[1];
         p->operand[0] = true;
@@ -640,16 +670,30 @@ static cells zoomed(cells z, float zoom) {
     return (cells){z.rw * zoom, z.rh * zoom, z.kw * zoom, z.kh * zoom};
 }
 
+int viz_subtitle_lines(const viz_ctx *c, const char *s, float w) {
+    return viz_line_px(c, s, c->body, w) > 0 ? 1 : 2;
+}
+
+/* The room a subtitle of lines lines takes (0: none). */
+static float subtitle_h(const viz_ctx *c, int lines) {
+    return lines <= 0 ? 0 : (lines == 1 ? c->body * 1.5f : c->small * 2.6f) + c->body * 0.2f;
+}
+
 void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, double range) {
+    viz_draw_view(c, b, t, head, subtitle, subtitle ? viz_subtitle_lines(c, subtitle, b.w) : 0, range);
+}
+
+void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, int sub_lines,
+                   double range) {
     product p;
     build_product(c, &p, t, head);
     set_range(&p, range);
     if (subtitle) { // a view's settings: one line, or two of smaller text rather than cut
-        bool one = viz_line_px(c, subtitle, c->body, b.w) > 0;
-        float h = one ? c->body * 1.5f : c->small * 2.6f;
-        viz_label(c, b.x, b.y, b.w, h, subtitle, one ? c->body : c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
-        b.y += h + c->body * 0.2f;
-        b.h -= h + c->body * 0.2f;
+        float h = subtitle_h(c, sub_lines);
+        viz_label(c, b.x, b.y, b.w, h - c->body * 0.2f, subtitle, sub_lines == 1 ? c->body : c->small,
+                  VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
+        b.y += h;
+        b.h -= h;
     }
     viz_box mb = b;
     bool lines = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c);
@@ -670,7 +714,7 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     product p;
     build_product(c, &p, t, head);
-    cells z = fit_cells(c, &p, matrices_w(c, b, t), b.h - c->body * 1.7f, 46 * c->u);
+    cells z = fit_cells(c, &p, matrices_w(c, b, t), b.h - subtitle_h(c, 1), 46 * c->u);
     return fminf(z.rw, z.rh); // the results' cells: what a split view compares
 }
 

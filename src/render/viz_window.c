@@ -404,14 +404,17 @@ static void canvas_views(const viz_ctx *c, viz_box in, double range) {
     char s1[192], s2[192];
     view_label(c, s1, sizeof s1, t, s->head, 0);
     view_label(c, s2, sizeof s2, t2, h2, 1);
+    float vw = stacked ? in.w : half; // both settings lines take the room the longer needs
+    int lines = viz_subtitle_lines(c, s1, vw) > viz_subtitle_lines(c, s2, vw) ? viz_subtitle_lines(c, s1, vw)
+                                                                            : viz_subtitle_lines(c, s2, vw);
     if (stacked) {
-        viz_draw_step(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, range);
+        viz_draw_view(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, lines, range);
         viz_fill(c->l, in.x, in.y + halfh + 10 * c->u, in.w, 1, c->th->line);
-        viz_draw_step(c, (viz_box){in.x, in.y + halfh + 20 * c->u, in.w, halfh}, t2, h2, s2, range);
+        viz_draw_view(c, (viz_box){in.x, in.y + halfh + 20 * c->u, in.w, halfh}, t2, h2, s2, lines, range);
     } else {
-        viz_draw_step(c, (viz_box){in.x, in.y, half, in.h}, t, s->head, s1, range);
+        viz_draw_view(c, (viz_box){in.x, in.y, half, in.h}, t, s->head, s1, lines, range);
         viz_fill(c->l, in.x + half + 10 * c->u, in.y, 1, in.h, c->th->line);
-        viz_draw_step(c, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, range);
+        viz_draw_view(c, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, lines, range);
     }
 }
 
@@ -455,9 +458,10 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     if (chips) in.y += token_chips(c, (viz_box){in.x, in.y, in.w, 0}) + 10 * c->u;
     in.h = b.y + b.h - pad - legend_h - in.y;
     if (s->question && s->step >= ATTN_STEP_SOFTMAX) { // its line stays once answered: the layout does not jump
-        char q[96], msg[256];
+        char q[96], msg[384], step[128];
         attn_token_label(&t->tokens, s->query >= 0 ? s->query : 0, 12, q, sizeof q);
-        snprintf(msg, sizeof msg, viz_s(c, s->hide_weights ? VIZ_S_HIDDEN_PREDICT : VIZ_S_ANSWERED_PREDICT), q);
+        snprintf(step, sizeof step, "%d · %s", ATTN_STEP_SOFTMAX + 1, viz_s(c, VIZ_S_STEP_6));
+        snprintf(msg, sizeof msg, viz_s(c, s->hide_weights ? VIZ_S_HIDDEN_PREDICT : VIZ_S_ANSWERED_PREDICT), q, step);
         viz_label(c, in.x, in.y, in.w, c->body * 1.6f, msg, c->body, VIZ_LEFT | VIZ_MIDDLE,
                   s->hide_weights ? c->th->highlight : c->th->muted);
         in.y += c->body * 1.8f;

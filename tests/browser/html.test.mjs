@@ -20,6 +20,8 @@ const bin = resolve(process.env.ATTNVIZ || 'build/attnviz');
 const root = resolve(new URL('../..', import.meta.url).pathname);
 const zhLesson = join(root, 'lessons/zh/self-attention.lesson');
 const enSentence = 'The animal didn\'t cross the street because it was too tired.';
+const zhModel = join(root, 'assets/models/referent-zh.json');
+const zhSentence = '这只动物没看见那只鸟，因为它飞得太快了。';
 const STEPS = ['01-embeddings', '02-qkv', '03-scores', '04-scale', '05-mask', '06-softmax', '07-weighted-sum', '08-multi-head'];
 
 let out, browser, page;
@@ -30,6 +32,7 @@ before(async () => {
   exp('seed', '--format', 'png,html', '--lang', 'en');
   exp('zh', '--lesson', zhLesson, '--format', 'html');
   exp('causal', '--sentence', enSentence, '--mask', 'causal', '--steps', '6', '--format', 'html', '--lang', 'en');
+  exp('model', '--model', zhModel, '--sentence', zhSentence, '--steps', '4,9', '--format', 'html', '--lang', 'en');
   writeFileSync(join(out, 'blank.html'), '<!DOCTYPE html><title>blank</title>');
   writeFileSync(join(out, 'probe.html'), '<!DOCTYPE html><title>probe</title><img src="http://127.0.0.1:9/probe.png">');
   writeFileSync(join(out, 'host.html'), '<!DOCTYPE html><title>host</title>' +
@@ -167,6 +170,36 @@ test('the same with a causal mask: masked keys', async () => {
 test('the same in Chinese, on a lesson page with designed weights', async () => {
   const n = await everyWeightsCell(join(out, 'zh/07-softmax.html'), ['--lesson', zhLesson, '--page', 'softmax'], ZH);
   assert.equal(n, 17 * 17);
+  clean();
+});
+
+// A model's backward view: every ∂L/∂T cell's panel ends with the value attnviz --explain gives it,
+// and its terms are A·dA; the readout's Ā cells end with theirs.
+async function everyModelCell(file, stage, layer) {
+  await open(page, file);
+  await page.evaluate(() => document.querySelector('svg.attnviz-svg').scrollIntoView({ block: 'start' }));
+  const cells = await page.evaluate((st) => [...document.querySelectorAll(`[data-cell^="${st}:"]`)].map((e) => {
+    const r = e.getBoundingClientRect();
+    return { name: e.dataset.cell, x: r.x + r.width / 2, y: r.y + r.height / 2 };
+  }), stage);
+  assert.ok(cells.length > 0, `the page has ${stage} cells`);
+  for (const c of cells) {
+    const [, head, row, col] = c.name.split(':');
+    const { stdout } = await run(bin, ['--headless', '--model', zhModel, '--sentence', zhSentence, '--target', '10:鸟',
+      '--explain', `${stage}:${layer}:${head}:${row}:${col}`]);
+    const want = Number(stdout.trim().split('\n').pop().match(/(\S+)$/)[1]);
+    await page.mouse.move(c.x, c.y);
+    const panel = await page.evaluate(() => [...document.querySelectorAll('[data-panel="explain"] [data-kind]')].map(
+      (d) => ({ kind: d.dataset.kind, text: d.textContent })));
+    assert.ok(panel.length > 2, `${c.name}: a panel`);
+    assert.ok(close(nums(panel[panel.length - 1].text).pop(), want), `${c.name}: ${panel[panel.length - 1].text} vs ${want}`);
+  }
+  return cells.length;
+}
+
+test('a model: every ∂L/∂T cell of the backward view and every Ā cell of the readout, against --explain', async () => {
+  assert.equal(await everyModelCell(join(out, 'model/L2-04-scale-backward.html'), 'd_scaled', 1), 17 * 17);
+  assert.equal(await everyModelCell(join(out, 'model/L2-09-readout.html'), 'avg', 1), 17 * 17 + 8); // and its 8 bars
   clean();
 });
 
