@@ -757,6 +757,40 @@ static void test_large_vocabulary(void **state) {
     attn_sb_free(&b);
 }
 
+/* A lesson naming more models than its first slots hold: every page keeps
+ * its own model (the slots never move when more are read), each read once. */
+static void test_many_models(void **state) {
+    (void)state;
+    static const char *const files[] = {"referent-en.json", "referent-en-steps0.json", "reverse.json", "sort.json",
+                                        "induction.json", "referent-en-token-seed1.json", "referent-en.json"};
+    static const char *const tasks[] = {"referent-en", "referent-en", "reverse", "sort", "induction", "referent-en",
+                                        "referent-en"};
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n");
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        attn_sb_printf(&b, "=== page: p%zu\ntitle: P\n@model: %s\n", i, files[i]);
+    lesson *l = NULL;
+    attn_err err;
+    // beside the shipped lessons: @model finds ../../assets/models from there
+    if (lesson_parse(&l, grow(&b), b.len, ATTN_SOURCE_DIR "/lessons/en/t.lesson", &err) != ATTN_OK)
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < lesson_page_count(l); i++) {
+        const lesson_page *pg = lesson_page_at(l, i);
+        assert_non_null(pg->model);
+        assert_string_equal(pg->model->task, tasks[i]);
+        assert_string_equal(pg->train_task, tasks[i]);
+        model_result r = {0};
+        bool labelled;
+        assert_int_equal(lesson_page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
+        assert_int_equal(r.layer[0].n, pg->n_tokens);
+        model_result_free(&r);
+    }
+    assert_ptr_equal(lesson_page_at(l, 0)->model, lesson_page_at(l, 6)->model); // the same file, read once
+    lesson_free(l);
+    attn_sb_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_lesson),
@@ -779,6 +813,7 @@ int main(void) {
         cmocka_unit_test(test_error_list_limit),
         cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_large_vocabulary),
+        cmocka_unit_test(test_many_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
