@@ -757,6 +757,104 @@ static void test_large_vocabulary(void **state) {
     attn_sb_free(&b);
 }
 
+/* A lesson naming more models than its first slots hold: every page keeps
+ * its own model (the slots never move when more are read), each read once. */
+static void test_many_models(void **state) {
+    (void)state;
+    static const char *const files[] = {"referent-en.json", "referent-en-steps0.json", "reverse.json", "sort.json",
+                                        "induction.json", "referent-en-token-seed1.json", "referent-en.json"};
+    static const char *const tasks[] = {"referent-en", "referent-en", "reverse", "sort", "induction", "referent-en",
+                                        "referent-en"};
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n");
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        attn_sb_printf(&b, "=== page: p%zu\ntitle: P\n@model: %s\n", i, files[i]);
+    lesson *l = NULL;
+    attn_err err;
+    // beside the shipped lessons: @model finds ../../assets/models from there
+    if (lesson_parse(&l, grow(&b), b.len, ATTN_SOURCE_DIR "/lessons/en/t.lesson", &err) != ATTN_OK)
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < lesson_page_count(l); i++) {
+        const lesson_page *pg = lesson_page_at(l, i);
+        assert_non_null(pg->model);
+        assert_string_equal(pg->model->task, tasks[i]);
+        assert_string_equal(pg->train_task, tasks[i]);
+        model_result r = {0};
+        bool labelled;
+        assert_int_equal(lesson_page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
+        assert_int_equal(r.layer[0].n, pg->n_tokens);
+        model_result_free(&r);
+    }
+    assert_ptr_equal(lesson_page_at(l, 0)->model, lesson_page_at(l, 6)->model); // the same file, read once
+    lesson_free(l);
+    attn_sb_free(&b);
+}
+
+/* The shipped lessons' model pages: each model is found, and what the pages
+ * say the models do is what they do: the flip of the pronoun in layer 2
+ * (pointer models), the token models' answers and where their last layer
+ * looks, the one-layer patterns. Each case: page, sentence's row, layer,
+ * the key its strongest weight is on, the model's answer there. */
+static void check_model_pages(const char *path, const char *const cases[][5], size_t n) {
+    lesson *l = load_ok(path);
+    for (int i = 0; i < lesson_page_count(l); i++) {
+        const lesson_page *pg = lesson_page_at(l, i);
+        if (pg->model_name && !pg->model) fail_msg("%s page %s: %s", path, pg->id, pg->model_why);
+    }
+    for (size_t c = 0; c < n; c++) {
+        int i = lesson_find_page(l, cases[c][0]);
+        assert_true(i >= 0);
+        const lesson_page *pg = lesson_page_at(l, i);
+        model_result r = {0};
+        bool labelled;
+        attn_err err;
+        assert_int_equal(lesson_page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
+        const attn_trace *t = &r.layer[atoi(cases[c][2])];
+        const char *colon = strchr(cases[c][1], ':'); // "10:c": a token named by its position
+        lesson_tokref row = {colon ? atoi(cases[c][1]) - 1 : -1, colon ? colon + 1 : cases[c][1]};
+        int q = lesson_find_token(&t->tokens, &row), best = 0;
+        assert_true(q >= 0);
+        const double *a = t->head[0].weights + (size_t)q * t->n;
+        for (int j = 1; j < t->n; j++)
+            if (a[j] > a[best]) best = j;
+        char lab[64];
+        attn_token_label(&t->tokens, best, 0, lab, sizeof lab);
+        if (strcmp(lab, cases[c][3]) != 0)
+            fail_msg("%s page %s: row %s of layer %s looks most at %s, not %s", path, pg->id, cases[c][1],
+                     cases[c][2], lab, cases[c][3]);
+        const char *said = pg->model->vocab[r.predicted[q]];
+        if (strcmp(said, cases[c][4]) != 0)
+            fail_msg("%s page %s: the answer at %s is %s, not %s", path, pg->id, cases[c][1], said, cases[c][4]);
+        model_result_free(&r);
+    }
+    lesson_free(l);
+}
+
+static void test_model_pages(void **state) {
+    (void)state;
+    static const char *const zh[][5] = {
+        {"two-layers", "它", "1", "动物", "动物"},      {"two-layers", "它", "0", "累", "动物"},
+        {"two-layers-flip", "它", "1", "鸟", "鸟"},     {"two-layers-flip", "它", "0", "飞", "鸟"},
+        {"other-language", "it", "1", "street", "street"}, {"other-language", "it", "0", "wide", "street"},
+        {"limits", "它", "1", "鸟", "鸟"},             {"limits-seed", "它", "1", "，", "鸟"},
+        {"limits-seed", "，", "0", "鸟", "鸟"},         {"reverse", "3", "0", "8", "8"},
+        {"sort", "5", "0", "1", "1"},                  {"induction", "10:c", "1", "3:h", "h"},
+        {"induction", "3:h", "0", "2:c", "h"},
+    };
+    static const char *const en[][5] = {
+        {"two-layers", "it", "1", "animal", "animal"},   {"two-layers", "it", "0", "tired", "animal"},
+        {"two-layers-flip", "it", "1", "street", "street"}, {"two-layers-flip", "it", "0", "wide", "street"},
+        {"other-language", "它", "1", "鸟", "鸟"},        {"other-language", "它", "0", "飞", "鸟"},
+        {"limits", "it", "1", "animal", "animal"},       {"limits-seed", "it", "1", "tired", "animal"},
+        {"limits-seed", "tired", "0", "animal", "animal"}, {"reverse", "3", "0", "8", "8"},
+        {"sort", "5", "0", "1", "1"},                    {"induction", "10:c", "1", "3:h", "h"},
+        {"induction", "3:h", "0", "2:c", "h"},
+    };
+    check_model_pages(ZH_LESSON, zh, sizeof zh / sizeof *zh);
+    check_model_pages(EN_LESSON, en, sizeof en / sizeof *en);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_lesson),
@@ -779,6 +877,8 @@ int main(void) {
         cmocka_unit_test(test_error_list_limit),
         cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_large_vocabulary),
+        cmocka_unit_test(test_many_models),
+        cmocka_unit_test(test_model_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -208,7 +208,10 @@ static void presenter_lesson_pages_read_from_afar(void **state) {
         const lesson *l = app_lesson(&st);
         for (int i = 0; i < lesson_page_count(l); i++) {
             app_lesson_goto(&st, i);
-            if (st.trace.n > 20 || st.lesson.predict_pending || st.compare != VIZ_COMPARE_OFF) continue;
+            // split views (a comparison, the backward pass beside A) share the canvas between two matrices
+            if (app_trace(&st)->n > 20 || st.lesson.predict_pending || st.compare != VIZ_COMPARE_OFF ||
+                (st.model.m && st.model.backward))
+                continue;
             char name[96];
             snprintf(name, sizeof name, "presenter-1920-%s-%s", lang ? "zh" : "en", lesson_page_at(l, i)->id);
             readout r = read_results(build(&st, 1920, 1080, name), st.step);

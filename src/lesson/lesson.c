@@ -849,24 +849,30 @@ static bool is_file(const char *path) {
 static const model *lesson_model(parser *p, const char *path, char *why, size_t cap) {
     lesson *l = p->l;
     for (int i = 0; i < l->n_models; i++)
-        if (strcmp(l->models[i].path, path) == 0) return &l->models[i].m;
+        if (strcmp(l->models[i]->path, path) == 0) return &l->models[i]->m;
     if (l->n_models == l->cap_models) {
         int ncap = l->cap_models ? 2 * l->cap_models : 4;
-        struct lesson_model *nv = realloc(l->models, sizeof *nv * (size_t)ncap);
+        struct lesson_model **nv = realloc(l->models, sizeof *nv * (size_t)ncap);
         if (!lsn_nomem_check(p, nv)) return NULL;
         l->models = nv;
         l->cap_models = ncap;
     }
-    struct lesson_model *slot = &l->models[l->n_models];
+    struct lesson_model *slot = calloc(1, sizeof *slot);
+    if (!lsn_nomem_check(p, slot)) return NULL;
     attn_err e;
     slot->path = strdup(path);
-    if (!lsn_nomem_check(p, slot->path)) return NULL;
+    if (!lsn_nomem_check(p, slot->path)) {
+        free(slot);
+        return NULL;
+    }
     if (model_file_load(&slot->m, path, &e) != ATTN_OK) {
         snprintf(why, cap, "%s", e.msg);
         free(slot->path);
+        free(slot);
         return NULL;
     }
-    return &l->models[l->n_models++].m;
+    l->models[l->n_models++] = slot;
+    return &slot->m;
 }
 
 /* "@model: FILE": found beside the lesson, else in the shipped models
@@ -1127,8 +1133,9 @@ int lesson_check(const char *text, size_t len, const char *filename, char **repo
 void lesson_free(lesson *l) {
     if (!l) return;
     for (int i = 0; i < l->n_models; i++) {
-        model_free(&l->models[i].m);
-        free(l->models[i].path);
+        model_free(&l->models[i]->m);
+        free(l->models[i]->path);
+        free(l->models[i]);
     }
     free(l->models);
     lsn_arena_free(&l->mem);

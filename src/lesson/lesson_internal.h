@@ -127,10 +127,10 @@ struct lesson {
     int *word_order;        /* attn_words_sort's index of word_ptrs */
     attn_vocab vocab;
     const char *dir;        /* the folder of the lesson's file: @model is found from here */
-    struct lesson_model {   /* the models its pages read, each once (malloc'd: model_free) */
-        char *path;
+    struct lesson_model {   /* the models its pages read, each once, each malloc'd on its own: */
+        char *path;         /* pages keep pointers to m, so a slot never moves (model_free) */
         model m;
-    } *models;
+    } **models;
     int n_models, cap_models;
 };
 

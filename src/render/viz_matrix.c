@@ -121,15 +121,20 @@ static int keep_rank(const viz_ctx *c, const char *s) {
     return -1;
 }
 
-/* The order in which n labels claim room: the query's, the ones the page
- * keeps (in its order), every step-th, then the rest. */
+/* The order in which n labels claim room: the query's, the token the page
+ * points at (its @highlight: a token, a column, a cell's key), the ones the
+ * page keeps (in its order), every step-th, then the rest. */
 static int label_order(const viz_ctx *c, const viz_mat *m, bool is_col, int n, int step, int *order) {
     viz_labels kind = is_col ? m->col_labels : m->row_labels;
+    const viz_mark *mk = &c->s->mark;
     int q = c->s->query, k = 0;
+    int marked = mk->kind == VIZ_MARK_TOKEN ? mk->row : mk->kind == VIZ_MARK_NONE ? -1 : is_col ? mk->col : mk->row;
     char buf[128];
     bool taken[MAX_LABELS];
     memset(taken, 0, sizeof(bool) * (size_t)n);
     if (kind == VIZ_LABEL_TOKENS && q >= 0 && q < n) order[k++] = q, taken[q] = true;
+    if (kind == VIZ_LABEL_TOKENS && marked >= 0 && marked < n && !taken[marked])
+        order[k++] = marked, taken[marked] = true;
     for (int r = 0; r < c->s->names.n_keep; r++)
         for (int i = 0; i < n; i++) {
             if (taken[i]) continue;
