@@ -535,7 +535,7 @@ static void test_lesson_fifo_read_once(void **state) {
     int status;
     waitpid(writer, &status, 0);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    assert_int_equal(lesson_page_count(app_lesson(&st)), 12);
+    assert_int_equal(lesson_page_count(app_lesson(&st)), test_lesson_pages(en));
     assert_false(app_lesson_reload(&st)); // returns at once: a FIFO is not watched
     alarm(0);
     app_free(&st);

@@ -333,7 +333,7 @@ truncate -s 20M "$L/big.lesson" # sparse: nothing is written
 lesson_file lesson-too-big "$L/big.lesson" "$L/big.lesson is 20971520 bytes; attnviz reads at most 1048576."
 # a page that is not in the (shipped) lesson
 en=$src/lessons/en/self-attention.lesson
-refuse lesson-unknown-page 1 "re:^attnviz: The lesson $en has no page \"nope\"; its pages are: intro, qkv, .*, cost\.$" -- \
+refuse lesson-unknown-page 1 "re:^attnviz: The lesson $en has no page \"nope\"; its pages are: intro, qkv, .*, induction\.$" -- \
     --headless --lesson "$en" --page nope --print --dump-json run.json
 # limits are named, with their line (not "not enough memory", not "@vocab is empty")
 { head -n 46 "$L/base.lesson"; for i in $(seq 1 257); do printf '=== page: p%d\ntitle: P\n' "$i"; done; } >"$L/pages-257.lesson"
