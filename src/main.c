@@ -162,7 +162,7 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
         attn_err err;
         attn_status st = export_model(&eo, o, &err);
         if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);
-        else if (o->print || o->dump_path || o->explain) st = cli_model_run(o, stdout, stderr) ? ATTN_ERR_IO : ATTN_OK;
+        else if (o->print || o->dump_path || o->explain) st = cli_model_run(o, false, stdout, stderr) ? ATTN_ERR_IO : ATTN_OK;
         else printf("attnviz: exported to %s (see index.md there)\n", o->export_dir);
         free((char *)eo.command_prefix);
         return st == ATTN_OK ? 0 : 1;

@@ -68,6 +68,14 @@ static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
     return ATTN_OK;
 }
 
+attn_status cli_check_layer_page(cli_opts *o, attn_err *err) {
+    attn_status st = o->explain ? parse_explain(o, o->explain_spec, err) : ATTN_OK;
+    if (st == ATTN_OK && o->print_stage >= ATTN_STAGE_COUNT)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; it goes with --model FILE.json "
+                                              "(or a lesson page with @model).", model_stage_name(o->print_stage));
+    return st;
+}
+
 /* --size WxH: 320x240 .. 7680x4320. */
 static attn_status parse_size(cli_opts *o, const char *val, attn_err *err) {
     const char *x = strchr(val, 'x');
@@ -275,10 +283,7 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION) return ATTN_OK;
     attn_status st = cli_model_finish(o, err);
     if (st != ATTN_OK || o->mode == CLI_MODE_TRAIN || o->mode == CLI_MODE_TASKS) return st;
-    if (o->explain && !o->model.model_path && (st = parse_explain(o, o->explain_spec, err)) != ATTN_OK) return st;
-    if (o->print_stage >= ATTN_STAGE_COUNT && !o->model.model_path)
-        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; it goes with --model FILE.json.",
-                         model_stage_name(o->print_stage));
+    if (!o->model.model_path && !o->lesson_path && (st = cli_check_layer_page(o, err)) != ATTN_OK) return st;
     st = check_lesson_flags(o, err);
     if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;

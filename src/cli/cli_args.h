@@ -66,6 +66,15 @@ typedef struct {
  * --train and --tasks (cli_model_args.c). */
 attn_status cli_model_finish(cli_opts *o, attn_err *err);
 
+/* The first flag given that sets a one-layer configuration (--d-model …
+ * --bias), which a trained model fixes, or NULL. */
+const char *cli_model_config_flag(const cli_opts *o);
+
+/* With --lesson, --explain's cell and a model's --print stage are checked
+ * once the page is known (a model page's cells have a layer): this checks
+ * them for a page of the designed layer. */
+attn_status cli_check_layer_page(cli_opts *o, attn_err *err);
+
 /* Parses argv[1..argc). Fills *o (defaults first) and returns ATTN_OK, or an
  * error naming the flag. argv strings are borrowed, not copied. */
 attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err);

@@ -292,12 +292,12 @@ static void print_explanation(FILE *out, const model_explanation *e, const model
 /* ---- the run ----------------------------------------------------------------------- */
 
 /* --print of a stage the model or the run does not have is refused, not left blank. */
-static attn_status check_print(const cli_opts *o, const model *m, attn_err *err) {
+static attn_status check_print(const cli_opts *o, const model *m, const model_result *r, attn_err *err) {
     int s = o->print ? o->print_stage : -1;
     if ((s == MODEL_ST_LOGITS || s == MODEL_ST_PROBS) && m->cfg.objective != MODEL_OBJ_TOKEN)
         return attn_fail(err, ATTN_ERR_RANGE, "--print %s: this is a pointer model, which has no readout; its answer "
                                               "is the last layer's weights (--print weights).", model_stage_name(s));
-    if ((s == MODEL_ST_D_WEIGHTS || s == MODEL_ST_D_SCALED) && o->model.n_targets == 0)
+    if ((s == MODEL_ST_D_WEIGHTS || s == MODEL_ST_D_SCALED) && r->n_targets == 0)
         return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a gradient: give the loss a target with --target POS:TOKEN.",
                          model_stage_name(s));
     return ATTN_OK;
@@ -334,14 +334,14 @@ void cli_model_state_free(cli_model_state *s) {
     memset(s, 0, sizeof *s);
 }
 
-static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
+static attn_status act(const cli_opts *o, bool view_targets, FILE *out, attn_err *err) {
     const cli_model_opts *mo = &o->model;
     cli_model_state s;
     char *json = NULL;
     model_explanation *e = NULL;
-    attn_status st = cli_model_compute(&s, o, false, err);
+    attn_status st = cli_model_compute(&s, o, view_targets, err);
     if (st != ATTN_OK) return st;
-    st = check_print(o, &s.m, err);
+    st = check_print(o, &s.m, &s.r, err);
     if (st == ATTN_OK && o->explain) { // a cell that does not exist is refused before anything is written
         e = malloc(sizeof *e);
         st = e ? model_explain(e, &s.r, &s.m, model_stage_from_name(mo->explain_stage), mo->explain_layer,
@@ -361,10 +361,10 @@ static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
     return st;
 }
 
-int cli_model_run(const cli_opts *o, FILE *out, FILE *errf) {
+int cli_model_run(const cli_opts *o, bool view_targets, FILE *out, FILE *errf) {
     attn_err err;
     attn_err_clear(&err);
-    attn_status st = act(o, out, &err);
+    attn_status st = act(o, view_targets, out, &err);
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;

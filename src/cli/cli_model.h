@@ -32,7 +32,8 @@ void cli_model_state_free(cli_model_state *s); /* NULL is a no-op */
 /* Runs o's headless actions with o->model.model_path. Results go to out,
  * errors to errf (one line, "attnviz: "). Returns 0, or 1 when the model
  * file, the sentence, a target or the computation failed; nothing is written
- * to --dump-json's file then. */
-int cli_model_run(const cli_opts *o, FILE *out, FILE *errf);
+ * to --dump-json's file then. view_targets: without --target, the targets
+ * the window shows (a lesson's model page), so its gradients are there too. */
+int cli_model_run(const cli_opts *o, bool view_targets, FILE *out, FILE *errf);
 
 #endif

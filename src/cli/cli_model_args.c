@@ -105,7 +105,7 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
 }
 
 /* The flags that set a one-layer configuration; a model file or a task fixes these. */
-static const char *config_flag(const cli_opts *o) {
+const char *cli_model_config_flag(const cli_opts *o) {
     return o->set_d_model ? "--d-model" : o->set_d_k ? "--d-k" : o->set_heads ? "--heads" : o->set_seed ? "--seed"
          : o->set_mask ? "--mask" : o->set_scale ? (o->cfg.scale ? "--scale" : "--no-scale")
          : o->set_pos_enc ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc") : o->set_bias ? (o->cfg.bias ? "--bias" : "--no-bias")
@@ -137,7 +137,7 @@ static attn_status check_train(cli_opts *o, attn_err *err) {
 /* --model FILE: the configuration comes from the file. */
 static attn_status check_model(cli_opts *o, attn_err *err) {
     cli_model_opts *m = &o->model;
-    const char *flag = config_flag(o);
+    const char *flag = cli_model_config_flag(o);
     if (!flag) flag = training_flag(m);
     if (o->weights_path || o->lesson_path || flag)
         return attn_fail(err, ATTN_ERR_RANGE, "--model takes its weights and configuration from the file; "

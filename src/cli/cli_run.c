@@ -174,17 +174,60 @@ int cli_finish_output(FILE *out, const char *name, FILE *errf, int code) {
     return code ? code : 1;
 }
 
+/* A page with @model (mo: o with the model in place of the lesson): as the
+ * window shows it, with the page's sentence and the targets it draws the
+ * backward pass for. Returns ATTN_OK with mo->model.model_path NULL for a
+ * page of the designed layer. */
+static attn_status model_page(cli_opts *mo, const lesson **keep, attn_err *err) {
+    lesson *l = NULL;
+    attn_status st = lesson_load(&l, mo->lesson_path, err);
+    if (st != ATTN_OK) return st;
+    int i = mo->page_id ? lesson_find_page(l, mo->page_id) : 0;
+    const lesson_page *pg = i >= 0 ? lesson_page_at(l, i) : NULL;
+    const char *flag = cli_model_config_flag(mo);
+    if (!pg) st = unknown_page(l, mo, err);
+    else if (pg->model_name && !pg->model)
+        st = attn_fail(err, ATTN_ERR_INPUT, "Page %s shows the trained model %s, which cannot be read (%s).", pg->id,
+                       pg->model_name, pg->model_why ? pg->model_why : "no reason given");
+    else if (pg->model && flag)
+        st = attn_fail(err, ATTN_ERR_RANGE, "Page %s shows the trained model %s, whose training fixed its "
+                                            "configuration; drop %s.", pg->id, pg->model_name, flag);
+    else if (pg->model) {
+        mo->model.model_path = pg->model_path;
+        if (!mo->sentence && !mo->sentence_file) mo->sentence = pg->sentence;
+        mo->lesson_path = mo->page_id = NULL;
+        if (mo->explain) st = cli_model_parse_explain(&mo->model, mo->explain_spec, err);
+    }
+    if (st == ATTN_OK && !pg->model) st = cli_check_layer_page(mo, err);
+    if (st == ATTN_OK) *keep = l; // mo borrows the page's strings
+    else lesson_free(l);
+    return st;
+}
+
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     if (o->check_lesson) return check_lesson(o, out, errf);
-    if (o->model.model_path) return cli_model_run(o, out, errf);
-    cli_state r;
-    memset(&r, 0, sizeof r);
+    if (o->model.model_path) return cli_model_run(o, false, out, errf);
     attn_err err;
     attn_err_clear(&err);
+    cli_opts page = *o;
+    const lesson *keep = NULL;
+    if (o->lesson_path) {
+        attn_status st = model_page(&page, &keep, &err);
+        int code = st != ATTN_OK ? 1 : page.model.model_path ? cli_model_run(&page, true, out, errf) : -1;
+        if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+        if (code >= 0) {
+            lesson_free((lesson *)keep);
+            return cli_finish_output(out, "standard output", errf, code);
+        }
+        o = &page;
+    }
+    cli_state r;
+    memset(&r, 0, sizeof r);
     attn_status st = cli_state_compute(&r, o, &err);
     if (st == ATTN_OK) st = act(&r, o, out, &err);
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
     cli_state_free(&r);
+    lesson_free((lesson *)keep);
     return cli_finish_output(out, "standard output", errf, st == ATTN_OK ? 0 : 1);
 }
 

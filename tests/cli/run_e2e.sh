@@ -79,6 +79,16 @@ en=$lessons/en/self-attention.lesson
 pages_of() { grep -c '^=== page:' "$1"; }
 expect 0 "self-attention.lesson: ok, $(pages_of "$zh") pages" -- --check-lesson "$zh"
 expect 0 "self-attention.lesson: ok, $(pages_of "$en") pages" -- --check-lesson "$en"
+# a page with @model computes its model, as the window shows it (the backward pass's target included)
+expect 0 "weights: trained (referent-en, 300 steps, seed 1)" -- --headless --lesson "$en" --page two-layers --print weights
+expect 1 "Page two-layers shows the trained model referent-en.json, whose training fixed its configuration; drop --mask." \
+    -- --headless --lesson "$en" --page two-layers --mask causal --print x
+expect 1 "--explain needs STAGE:HEAD:ROW:COL" -- --headless --lesson "$en" --page intro --explain weights:0:0:7:1
+"$bin" --headless --lesson "$en" --page two-layers --dump-json "$tmp/page.json" >/dev/null 2>&1
+"$bin" --headless --model "$here/../../assets/models/referent-en.json" --target 7:animal \
+    --sentence "$(sed -n '/=== page: two-layers$/,/^$/p' "$en" | sed -n 's/^@sentence: //p')" --dump-json "$tmp/model.json" >/dev/null 2>&1
+if [ -s "$tmp/page.json" ] && cmp -s "$tmp/page.json" "$tmp/model.json"; then ok
+else bad "--lesson … --page two-layers --dump-json differs from its model's dump with --target 7:animal"; fi
 expect 1 "bad-several.lesson:13:8: there is no step" -- --check-lesson "$fixtures/bad-several.lesson"
 expect 1 "bad-unterminated.lesson:8:1: this @weights block has no @end" -- --check-lesson "$fixtures/bad-unterminated.lesson"
 expect 1 "Cannot open $tmp/missing.lesson" -- --check-lesson "$tmp/missing.lesson"
