@@ -59,6 +59,7 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "backward")) snprintf(out, cap, "%d", st->model.backward);
     else if (!strcmp(name, "target")) target_text(st, out, cap);
     else if (!strcmp(name, "strongest")) strongest(st, out, cap);
+    else if (!strcmp(name, "narrative_scroll")) snprintf(out, cap, "%d", (int)st->narrative_scroll);
     else if (!strcmp(name, "explain_value")) { // the hovered cell's value as its arithmetic states it
         if (!st->explain_valid) snprintf(out, cap, "none");
         else snprintf(out, cap, "%.17g", st->model.m ? st->model.explain->value : st->explain->value);

@@ -470,7 +470,8 @@ static void mouse_wheel(app_ui *u, const SDL_MouseWheelEvent *w) {
     float dy = (float)w->y * 40.0f * st->dpi_scale * st->zoom;
     bool ctrl = SDL_GetModState() & KMOD_CTRL, shift = SDL_GetModState() & KMOD_SHIFT;
     if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) {
-        st->narrative_scroll -= dy;
+        st->narrative_scroll -= dy; // within the text as last drawn: never past its end
+        if (st->narrative_scroll > (float)h.scroll_max) st->narrative_scroll = (float)h.scroll_max;
         if (st->narrative_scroll < 0) st->narrative_scroll = 0;
     } else if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_DETAIL) {
         int n = st->explain_valid ? st->explain->n_terms : 0; // one term a notch, within the terms

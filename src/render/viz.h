@@ -61,6 +61,7 @@ typedef struct {
     int step;                  /* STEP: the step (attn_step) */
     int widget, delta;         /* WIDGET: which control (viz_widget); -1 decrease, +1 increase, 0 toggle */
     int panel;                 /* PANEL: which panel (VIZ_PANEL_*) */
+    int scroll_max;            /* PANEL: how far its text scrolls, in pixels, as drawn (0: it all shows) */
 } viz_hit;
 
 typedef struct {

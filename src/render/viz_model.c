@@ -53,6 +53,9 @@ static void answer_bars(const viz_ctx *c, viz_box b, const double *row, int coun
         for (int j = i + 1; j < count; j++)
             if (row[order[j]] > row[order[i]]) { int t = order[i]; order[i] = order[j]; order[j] = t; }
     int shown = count < TOP_WORDS ? count : TOP_WORDS, target = target_at(c, q);
+    bool listed = target < 0;
+    for (int i = 0; i < shown && !listed; i++) listed = order[i] == target;
+    if (!listed) order[shown - 1] = target; // the legend marks the target: it is always among the bars
     float rh = fminf(b.h / (shown + 1), c->body * 2.0f), px = fminf(c->body, rh * 0.62f);
     char name[96], val[32];
     float nw = 0; // the widest name, up to half the room: names are not cut where they fit

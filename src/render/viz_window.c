@@ -457,7 +457,7 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     }
     if (chips) in.y += token_chips(c, (viz_box){in.x, in.y, in.w, 0}) + 10 * c->u;
     in.h = b.y + b.h - pad - legend_h - in.y;
-    if (s->question && s->step >= ATTN_STEP_SOFTMAX) { // its line stays once answered: the layout does not jump
+    if (s->question && s->step >= ATTN_STEP_SOFTMAX && (!s->readout || s->hide_weights)) { // stays once answered: the layout does not jump
         char q[96], msg[384], step[128];
         attn_token_label(&t->tokens, s->query >= 0 ? s->query : 0, 12, q, sizeof q);
         snprintf(step, sizeof step, "%d · %s", ATTN_STEP_SOFTMAX + 1, viz_s(c, VIZ_S_STEP_6));
@@ -508,7 +508,9 @@ static void narrative(const viz_ctx *c, viz_box b) {
     if (total - s->narrative_scroll > tb.h) // say there is more rather than cutting silently
         viz_text(c->l, in.x, in.y + in.h - more_h, in.w, more_h, viz_s(c, VIZ_S_MORE_BELOW), c->small,
                  VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
-    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE});
+    int scroll_max = total > tb.h ? (int)ceilf(total - tb.h) : 0;
+    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE,
+                                                       .scroll_max = scroll_max});
 }
 
 /* A line of the cell arithmetic, wrapped with a hanging indent: its height,
