@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "strbuf.h"
 #include "viz.h"
 #include "viz_sdl.h"
 #include "viz_strings.h"
@@ -506,8 +507,41 @@ static void code_in_the_code_face(void **state) {
     app_free(&st);
 }
 
+/* Chinese lines break by the rules of its punctuation: an opening quote or
+ * bracket never ends a line, a closing one never starts one (across many
+ * window widths, so that every position of the marks meets a line's end). */
+static void cjk_punctuation_stays_with_its_words(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, VIZ_THEME_LIGHT, VIZ_LANG_ZH);
+    attn_strbuf b;
+    attn_sb_init(&b);
+    for (int k = 0; k < 30; k++) attn_sb_puts(&b, "他说“它”是那只鸟（不是动物），《书》里也这样写。");
+    st.lesson.narrative = attn_sb_take(&b);
+    static const char *const closing[] = {"”", "）", "》", "，", "。"};
+    static const char *const opening[] = {"“", "（", "《"};
+    int lines = 0;
+    for (int w = 1024; w < 1424; w += 7) {
+        const viz_list *l = build(&st, w, 800, "cjk-breaks");
+        for (int i = 0; i < l->count; i++) {
+            const char *t = viz_cmd_text(l, &l->cmds[i]);
+            if (l->cmds[i].kind != VIZ_TEXT || !strstr(t, "它") || strlen(t) < 12) continue; // the narrative's lines
+            lines++;
+            for (size_t k = 0; k < sizeof closing / sizeof *closing; k++)
+                if (strncmp(t, closing[k], strlen(closing[k])) == 0) fail_msg("width %d: a line starts with %s: %s", w, closing[k], t);
+            for (size_t k = 0; k < sizeof opening / sizeof *opening; k++) {
+                size_t n = strlen(t), m = strlen(opening[k]);
+                if (n >= m && strcmp(t + n - m, opening[k]) == 0) fail_msg("width %d: a line ends with %s: %s", w, opening[k], t);
+            }
+        }
+    }
+    assert_true(lines > 100);
+    app_free(&st);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cjk_punctuation_stays_with_its_words),
         cmocka_unit_test(presenter_values_read_from_afar),
         cmocka_unit_test(presenter_lesson_pages_read_from_afar),
         cmocka_unit_test(page_features_labelled_in_small_window),

@@ -110,9 +110,14 @@ static bool break_before(const char *s, size_t i, size_t len) {
     while (j > 0 && ((unsigned char)s[j] & 0xC0) == 0x80) j--;
     utf8_decode(s + j, i - j, &prev);
     if (prev == ' ') return true;
-    // no break before closing CJK punctuation (，。、：；！？）」) so it never starts a line
-    if (cp == 0xFF0C || cp == 0x3002 || cp == 0x3001 || cp == 0xFF1A || cp == 0xFF1B ||
-        cp == 0xFF01 || cp == 0xFF1F || cp == 0xFF09 || cp == 0x300D || cp == 0x201D)
+    // no break before closing punctuation (，。、：；！？）」”’》』】) so it never starts a line,
+    // nor after opening punctuation (“‘（「《『【) so it never ends one
+    if (cp == 0xFF0C || cp == 0x3002 || cp == 0x3001 || cp == 0xFF1A || cp == 0xFF1B || cp == 0xFF01 ||
+        cp == 0xFF1F || cp == 0xFF09 || cp == 0x300D || cp == 0x201D || cp == 0x2019 || cp == 0x300B ||
+        cp == 0x300F || cp == 0x3011)
+        return false;
+    if (prev == 0x201C || prev == 0x2018 || prev == 0xFF08 || prev == 0x300C || prev == 0x300A ||
+        prev == 0x300E || prev == 0x3010)
         return false;
     return utf8_cp_width(cp) == 2 || utf8_cp_width(prev) == 2;
 }
