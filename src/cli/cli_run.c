@@ -57,7 +57,7 @@ static attn_status unknown_page(const lesson *l, const cli_opts *o, attn_err *er
 
 /* --lesson: the page's configuration, with the settings flags given on top. */
 static attn_status load_lesson(cli_state *r, const cli_opts *o, attn_err *err) {
-    attn_status st = lesson_load(&r->lesson, o->lesson_path, err);
+    attn_status st = r->lesson ? ATTN_OK : lesson_load(&r->lesson, o->lesson_path, err); // a pipe is read once
     if (st != ATTN_OK) return st;
     r->page = o->page_id ? lesson_find_page(r->lesson, o->page_id) : 0;
     if (r->page < 0) return unknown_page(r->lesson, o, err);
@@ -223,11 +223,12 @@ int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     }
     cli_state r;
     memset(&r, 0, sizeof r);
+    r.lesson = (lesson *)keep; // read once: it may have come through a pipe
+    keep = NULL;
     attn_status st = cli_state_compute(&r, o, &err);
     if (st == ATTN_OK) st = act(&r, o, out, &err);
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
     cli_state_free(&r);
-    lesson_free((lesson *)keep);
     return cli_finish_output(out, "standard output", errf, st == ATTN_OK ? 0 : 1);
 }
 

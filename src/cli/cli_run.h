@@ -27,8 +27,9 @@ typedef struct {
     char weights_name[512]; /* "the lesson FILE, page ID" for the tokens line */
 } cli_state;
 
-/* Computes o's trace into *r (zeroed first by the caller). On error r may hold
- * partial results: free it with cli_state_free either way. */
+/* Computes o's trace into *r (zeroed first by the caller; r->lesson may then
+ * be set to o's lesson already read, which r owns from then on). On error r
+ * may hold partial results: free it with cli_state_free either way. */
 attn_status cli_state_compute(cli_state *r, const cli_opts *o, attn_err *err);
 
 /* Frees what r owns and zeroes it. NULL is a no-op. */

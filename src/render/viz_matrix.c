@@ -368,7 +368,8 @@ static void lesson_mark(const viz_ctx *c, const viz_mat *m, float x, float y, fl
     }
     if (mk->kind == VIZ_MARK_CELL && token_cols && m->rows == m->cols && mk->row >= 0 && mk->row < m->rows &&
         mk->col >= 0 && mk->col < m->cols)
-        viz_stroke(c->l, x + mk->col * cw - 2 * t, y + mk->row * ch - 2 * t, cw + 4 * t, ch + 4 * t, 2 * t, col);
+        viz_stroke(c->l, x + mk->col * cw - 0.75f * t, y + mk->row * ch - 0.75f * t, cw + 1.5f * t, ch + 1.5f * t,
+                   1.5f * t, col); // across the cell's edge: the neighbours' digits stay clear
 }
 
 static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, float cw, float ch) {
