@@ -228,6 +228,7 @@ static void test_run_and_explain(void **state) {
             assert_close(sum, e->value);
             assert_int_equal(model_explain(e, &r, &m, MODEL_ST_PROBS, 0, 0, 3, 4, NULL), ATTN_OK);
             assert_close(exp(e->core.softmax.score - e->core.softmax.row_max) / e->core.softmax.denom, e->value);
+            assert_true(e->core.value == e->value); // the panel's last line ("… / denominator = p") reads it
             assert_int_equal(r.predicted[3], model_predict_row(&r.ws_, 3));
         } else {
             assert_int_equal(model_explain(e, &r, &m, MODEL_ST_LOGITS, 0, 0, 3, 4, &err), ATTN_ERR_RANGE);

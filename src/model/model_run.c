@@ -337,6 +337,7 @@ static attn_status explain_extra(model_explanation *e, const model_result *r, co
         e->value = g->d_scaled[(size_t)i * n + j];
         break;
     }
+    e->core.value = e->value; // the terms' own result, as for the core's stages (the panel ends with it)
     return st;
 }
 

@@ -724,7 +724,22 @@ void viz_draw_single(const viz_ctx *c, viz_box b, viz_mat *m) {
     p.mats[0] = *m;
     p.res[0] = &p.mats[0];
     p.blocks = 1;
-    assign(&p, zoomed(fit_cells(c, &p, b.w, b.h, 46 * c->u), c->s->canvas_zoom));
+    cells z = fit_cells(c, &p, b.w, b.h, 46 * c->u);
+    // a matrix much wider than tall (a readout's n × vocabulary) takes the height its width leaves:
+    // taller rows, up to three times as tall as wide, keep their labels
+    // (taller rows label themselves larger: the columns give up the width their labels take)
+    assign(&p, z);
+    float left0 = viz_mat_left(c, &p.mats[0], 0), lo = z.rh, hi = fminf(46 * c->u, 3 * z.rw), rw = z.rw;
+    for (int i = 0; i < 12 && hi - lo > 0.25f; i++) {
+        float mid = (lo + hi) / 2;
+        assign(&p, (cells){z.rw, mid, z.kw, mid});
+        float w = z.rw - fmaxf(0, viz_mat_left(c, &p.mats[0], 0) - left0) / (float)p.mats[0].cols;
+        if (w >= 0.85f * z.rw && fits(c, &p, (cells){w, mid, z.kw, mid}, b.w, b.h)) lo = mid, rw = w;
+        else hi = mid;
+    }
+    z.rw = rw;
+    z.rh = z.kh = lo;
+    assign(&p, zoomed(z, c->s->canvas_zoom));
     float pw, ph;
     product_size(c, &p, &pw, &ph);
     float x = b.x + (pw < b.w ? (b.w - pw) / 2 : 0) - c->s->canvas_pan_x;
