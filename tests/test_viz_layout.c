@@ -12,6 +12,8 @@
 
 #include "app.h"
 #include "strbuf.h"
+#include "model_file.h"
+#include "model_run.h"
 #include "viz.h"
 #include "viz_sdl.h"
 #include "viz_strings.h"
@@ -539,8 +541,66 @@ static void cjk_punctuation_stays_with_its_words(void **state) {
     app_free(&st);
 }
 
+/* Every TEXT command's text, spaces dropped (a caption may wrap anywhere between its words). */
+static char *drawn_text(const viz_list *l) {
+    attn_strbuf b;
+    attn_sb_init(&b);
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_TEXT)
+            for (const char *t = viz_cmd_text(l, &l->cmds[i]); *t; t++)
+                if (*t != ' ') attn_sb_append(&b, t, 1);
+    return attn_sb_take(&b);
+}
+
+/* The backward view's caption names the cell the pointer loss reads and its
+ * gradient, so the value a lesson quotes is on screen where the cells are too
+ * narrow to write it: the value of an independent run of the model file
+ * with the same target, as the cells format it (∂L/∂A on the softmax step,
+ * ∂L/∂T on the scale step), in both languages and themes. */
+static void backward_caption_names_the_target_cell(void **state) {
+    (void)state;
+    static const char *const models[] = {"referent-en-steps0.json", "referent-zh-steps0.json", "referent-en.json"};
+    for (int k = 0; k < 3; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/assets/models/%s", ATTN_SOURCE_DIR, models[k]);
+        app_state st;
+        start(&st, k == 1 ? VIZ_THEME_PRESENTER : VIZ_THEME_LIGHT, k == 1 ? VIZ_LANG_ZH : VIZ_LANG_EN);
+        attn_err err;
+        if (app_model_open(&st, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        app_model_toggle_backward(&st);
+        app_model_layer(&st, +8); // the last layer, where the loss reads the cell (clamped)
+        model m;
+        if (model_file_load(&m, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        model_result r = {0};
+        const model_result *shown = &st.model.run;
+        assert_int_equal(shown->n_targets, 1);
+        assert_int_equal(model_run_targets(&r, &m, st.sentence, strlen(st.sentence), shown->targets, 1, &err), ATTN_OK);
+        int i = r.targets[0].row, j = r.targets[0].target, L = m.cfg.layers - 1;
+        for (int step = ATTN_STEP_SCALE; step <= ATTN_STEP_SOFTMAX; step += ATTN_STEP_SOFTMAX - ATTN_STEP_SCALE) {
+            app_goto_step(&st, step);
+            int stage = step == ATTN_STEP_SOFTMAX ? MODEL_ST_D_WEIGHTS : MODEL_ST_D_SCALED, rows, cols;
+            const double *g = model_result_stage(&r, &m, stage, L, 0, &rows, &cols);
+            char row[96], key[96], want[256];
+            attn_token_label(&r.layer[L].tokens, i, 14, row, sizeof row);
+            attn_token_label(&r.layer[L].tokens, j, 14, key, sizeof key);
+            double v = g[(size_t)i * cols + j];
+            snprintf(want, sizeof want, "%s[%s,%s]=%.2f", stage == MODEL_ST_D_WEIGHTS ? "∂L/∂A" : "∂L/∂T", row, key,
+                     fabs(v) < 0.005 ? 0.0 : v); // as the cells write it: never "-0.00"
+            for (int w = 1024; w <= 1920; w += 896) {
+                char *text = drawn_text(build(&st, w, w == 1024 ? 640 : 1080, "backward-caption"));
+                if (!strstr(text, want)) fail_msg("%s at %d: the caption does not say %s", models[k], w, want);
+                free(text);
+            }
+        }
+        model_result_free(&r);
+        model_free(&m);
+        app_free(&st);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(backward_caption_names_the_target_cell),
         cmocka_unit_test(cjk_punctuation_stays_with_its_words),
         cmocka_unit_test(presenter_values_read_from_afar),
         cmocka_unit_test(presenter_lesson_pages_read_from_afar),

@@ -148,6 +148,25 @@ const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int
     return g;
 }
 
+/* Where the pointer loss reads its weight (the last layer, the target's
+ * cell): " · ∂L/∂A[ROW, KEY] = V" as the cell writes it, so the value a
+ * lesson quotes is on screen even where the cells are too small for it.
+ * Returns the bytes written (0 for other layers and for token models). */
+static size_t target_cell(const viz_ctx *c, char *out, size_t cap, const char *row, const char *key) {
+    const viz_scene *s = c->s;
+    if (s->model->cfg.objective != MODEL_OBJ_POINTER || s->layer != s->model->cfg.layers - 1 || cap == 0) return 0;
+    int stage, rows, cols;
+    double range;
+    const double *g = viz_step_grad(c, s->trace, s->head, &stage, &range);
+    (void)model_result_stage(s->run, s->model, stage, s->layer, s->head, &rows, &cols);
+    int i = s->run->targets[0].row, j = s->run->targets[0].target;
+    if (!g || i >= rows || j >= cols) return 0;
+    char v[32];
+    viz_format_value(v, sizeof v, g[(size_t)i * cols + j]);
+    int n = snprintf(out, cap, " · %s[%s, %s] = %s", stage == MODEL_ST_D_WEIGHTS ? "∂L/∂A" : "∂L/∂T", row, key, v);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
 void viz_backward_caption(const viz_ctx *c, char *out, size_t cap) {
     const model_result *r = c->s->run;
     const model *m = c->s->model;
@@ -158,6 +177,7 @@ void viz_backward_caption(const viz_ctx *c, char *out, size_t cap) {
         if (m->cfg.objective == MODEL_OBJ_POINTER) attn_token_label(&c->s->trace->tokens, r->targets[0].target, 14, ans, sizeof ans);
         else snprintf(ans, sizeof ans, "%s", m->vocab[r->targets[0].target]);
         n = (size_t)snprintf(out, cap, viz_s(c, VIZ_S_BACKWARD_ONE), row, ans);
+        n += target_cell(c, out + n, n < cap ? cap - n : 0, row, ans);
     } else {
         n = (size_t)snprintf(out, cap, viz_s(c, VIZ_S_BACKWARD_ROWS), r->n_targets);
     }

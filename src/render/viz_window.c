@@ -440,8 +440,8 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     if (viz_step_has_grad(c)) { // what the gradients are of, and how to read their colours
         char cap[320];
         viz_backward_caption(c, cap, sizeof cap);
-        float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 3.0f}, cap, c->small, 0, 0, c->th->accent, true);
-        in.y += fminf(nh, c->small * 3.0f) + 4 * c->u;
+        float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 4.4f}, cap, c->small, 0, 0, c->th->accent, true);
+        in.y += fminf(nh, c->small * 4.4f) + 4 * c->u;
     }
     const char *notice = s->notice ? s->notice : viz_weights_random(t, s->origin) ? viz_s(c, VIZ_S_NOTICE_RANDOM) : NULL;
     // where the canvas wants its room, the notice goes beside the legend if it fits there
