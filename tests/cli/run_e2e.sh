@@ -5,25 +5,7 @@ bin=$1
 data=$2
 here=$(cd "$(dirname "$0")" && pwd)
 py=/usr/bin/python3 # Debian's interpreter: the compare script needs only json
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect CODE PATTERN -- args...: exit code and a pattern in stdout+stderr
-expect() {
-    local code=$1 pattern=$2
-    shift 3
-    local out rc
-    out=$("$bin" "$@" 2>&1)
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then bad "attnviz $* exited $rc, expected $code: $out"; return; fi
-    if ! grep -qF -- "$pattern" <<<"$out"; then bad "attnviz $* did not print '$pattern': $out"; return; fi
-    ok
-}
+. "$(dirname "$0")/e2e_lib.sh"
 
 expect 0 "tokens (20): 1:这 2:只" -- --headless --print
 expect 0 "== output:" -- --headless --print
@@ -117,5 +99,4 @@ print(t[row.index(max(row))])' "$q"
 [ "$(top "$en" intro it --sentence "The animal didn't see the bird because it was too tired.")" = bird ] \
     && ok || bad "the designed head should not depend on the context (en)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -10,25 +10,7 @@ data=$2
 src=$3
 py=/usr/bin/python3 # Debian's interpreter: the checks need only json
 models=$src/assets/models
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect CODE PATTERN -- args...: the exit code and a pattern in stdout+stderr
-expect() {
-    local code=$1 pattern=$2
-    shift 3
-    local out rc
-    out=$("$bin" "$@" 2>&1)
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then bad "attnviz $* exited $rc, expected $code: $out"; return; fi
-    if ! grep -qF -- "$pattern" <<<"$out"; then bad "attnviz $* did not print '$pattern': $out"; return; fi
-    ok
-}
+. "$(dirname "$0")/e2e_lib.sh"
 
 # json FILE EXPRESSION: evaluates a Python expression over the parsed dump d; prints it
 json() { $py -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
@@ -166,5 +148,4 @@ expect 1 "this model reads at most 8 (its max_len)" -- --headless --model "$mode
 "$bin" --headless --model "$models/referent-zh.json" --target 10:猪 --dump-json "$tmp/none.json" >/dev/null 2>&1
 [ ! -e "$tmp/none.json" ] && ok || bad "a failed run wrote its dump"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
