@@ -242,28 +242,39 @@ static void open_without_cjk(const char *conf, char *out, size_t cap) {
     waitpid(pid, NULL, 0);
 }
 
-static void no_cjk_font_names_the_package(void **state) {
-    (void)state;
-    char *dejavu = family_file("DejaVu Sans");
-    assert_non_null(dejavu);
-    char tmp[] = "/tmp/attnviz-fc-XXXXXX", conf[256], cache[256];
-    assert_non_null(mkdtemp(tmp));
-    snprintf(conf, sizeof conf, "%s/fonts.conf", tmp);
-    snprintf(cache, sizeof cache, "%s/cache", tmp);
+/* A fontconfig configuration that knows only the folder of family's file:
+ * dir ("/tmp/attnviz-fc-XXXXXX") is made, conf and cache (256 bytes each)
+ * name its fonts.conf and cache folder. remove_config takes it away. */
+static void config_with_only(const char *family, char *dir, char *conf, char *cache) {
+    char *file = family_file(family);
+    assert_non_null(file);
+    assert_non_null(mkdtemp(dir));
+    snprintf(conf, 256, "%s/fonts.conf", dir);
+    snprintf(cache, 256, "%s/cache", dir);
     FILE *fp = fopen(conf, "w");
     assert_non_null(fp);
     fprintf(fp, "<?xml version=\"1.0\"?>\n<fontconfig><dir>%s</dir><cachedir>%s</cachedir></fontconfig>\n",
-            dirname(dejavu), cache);
+            dirname(file), cache);
     fclose(fp);
+    free(file);
+}
+
+static void remove_config(const char *dir, const char *conf, const char *cache) {
+    remove_flat_dir(cache);
+    unlink(conf);
+    rmdir(dir);
+}
+
+static void no_cjk_font_names_the_package(void **state) {
+    (void)state;
+    char tmp[] = "/tmp/attnviz-fc-XXXXXX", conf[256], cache[256];
+    config_with_only("DejaVu Sans", tmp, conf, cache);
     char msg[512];
     open_without_cjk(conf, msg, sizeof msg);
     assert_non_null(strstr(msg, "No Chinese font found"));
     assert_non_null(strstr(msg, "fonts-wqy-microhei"));
     assert_non_null(strstr(msg, "--font FILE"));
-    remove_flat_dir(cache);
-    unlink(conf);
-    rmdir(tmp);
-    free(dejavu);
+    remove_config(tmp, conf, cache);
 }
 
 /* With only WenQuanYi Micro Hei's folder (no DejaVu, no Symbola) the fonts
@@ -271,17 +282,8 @@ static void no_cjk_font_names_the_package(void **state) {
  * skipped, never an error. Run in a child: fontconfig's configuration is global. */
 static void missing_fallbacks_are_skipped(void **state) {
     (void)state;
-    char *wqy = family_file("WenQuanYi Micro Hei");
-    assert_non_null(wqy);
     char tmp[] = "/tmp/attnviz-fc-XXXXXX", conf[256], cache[256];
-    assert_non_null(mkdtemp(tmp));
-    snprintf(conf, sizeof conf, "%s/fonts.conf", tmp);
-    snprintf(cache, sizeof cache, "%s/cache", tmp);
-    FILE *fp = fopen(conf, "w");
-    assert_non_null(fp);
-    fprintf(fp, "<?xml version=\"1.0\"?>\n<fontconfig><dir>%s</dir><cachedir>%s</cachedir></fontconfig>\n",
-            dirname(wqy), cache);
-    fclose(fp);
+    config_with_only("WenQuanYi Micro Hei", tmp, conf, cache);
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     pid_t pid = fork();
@@ -307,10 +309,7 @@ static void missing_fallbacks_are_skipped(void **state) {
     close(fds[0]);
     waitpid(pid, NULL, 0);
     if (strcmp(msg, "DRAWN symbola=0 dejavu=0") != 0) fail_msg("%s", msg);
-    remove_flat_dir(cache);
-    unlink(conf);
-    rmdir(tmp);
-    free(wqy);
+    remove_config(tmp, conf, cache);
 }
 
 static void font_override_missing_file(void **state) {
