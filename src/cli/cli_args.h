@@ -21,7 +21,7 @@ typedef enum {
     CLI_MODE_HELP,     /* --help */
     CLI_MODE_VERSION,  /* --version */
     CLI_MODE_TRAIN,    /* --train TASK --save FILE: train a model (cli_train.c) */
-    CLI_MODE_TASKS     /* --tasks: list the tasks (cli_train.c) */
+    CLI_MODE_TASKS     /* --tasks: list the tasks (cli_train.c); the last (the fuzzer's range check) */
 } cli_mode;
 
 typedef struct {

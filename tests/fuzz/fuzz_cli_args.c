@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(buf);
         return 0;
     }
-    FUZZ_CHECK(o.mode >= CLI_MODE_GUI && o.mode <= CLI_MODE_VERSION);
+    FUZZ_CHECK(o.mode >= CLI_MODE_GUI && o.mode <= CLI_MODE_TASKS); // the first and the last of cli_mode
     FUZZ_CHECK(!(o.sentence && o.sentence_file));
     FUZZ_CHECK(o.print_stage >= -1 && o.print_stage < ATTN_STAGE_COUNT);
     if (o.explain) { // no wrapped number gets through: every part within the largest trace
