@@ -1,7 +1,6 @@
 /* cli_model_args.c — parsing the model's flags and checking how they combine. */
 #include "cli_args.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +22,12 @@ bool cli_model_takes_value(const char *flag) {
     return false;
 }
 
+/* A whole number in [lo, hi], read by the one reader of typed numbers. */
 static attn_status whole(int *out, const char *flag, const char *s, long lo, long hi, attn_err *err) {
-    char *end = NULL;
-    errno = 0;
-    long v = (*s >= '0' && *s <= '9') ? strtol(s, &end, 10) : -1;
-    if (!end || *end || errno == ERANGE || v < lo || v > hi)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number from %ld to %ld (not \"%s\").", flag, lo, hi, s);
+    long long v = 0;
+    if (attn_parse_int(s, strlen(s), lo, hi, &v) != ATTN_INT_OK)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number from %ld to %ld (not \"%.*s\").", flag, lo, hi,
+                         (int)utf8_cut(s, strlen(s), 64), s);
     *out = (int)v;
     return ATTN_OK;
 }
