@@ -115,7 +115,7 @@ static void report_results(FILE *out, model_trainer *t, double start, double ste
 
 int cli_run_train(const cli_opts *o, FILE *out, FILE *errf) {
     const char *path = o->model.save_path;
-    FILE *report = strcmp(path, "-") == 0 ? errf : out; // the model itself goes to standard output
+    FILE *report = out;
     model_trainer t;
     memset(&t, 0, sizeof t);
     attn_out file;
@@ -129,6 +129,7 @@ int cli_run_train(const cli_opts *o, FILE *out, FILE *errf) {
     // missing or unwritable folder; the temporary opened here is removed by a signal or a failure
     attn_status st = model_file_check_save(path, &err);
     if (st == ATTN_OK) st = attn_out_open(&file, path, NULL, &err);
+    if (st == ATTN_OK && file.fp == stdout) report = errf; // "-", or where standard output goes: the model alone there
     if (st == ATTN_OK) st = train(&t, o, report, &step_s, &err);
     if (st == ATTN_OK) st = model_file_write_checked(&t.model, &json, &err);
     if (st == ATTN_OK) {

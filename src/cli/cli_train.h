@@ -16,8 +16,9 @@ void cli_train_settings(const cli_opts *o, const task_info *task, model_config *
  * permission) and settings whose file --model could not read (too large);
  * the temporary the writer opens then is removed on failure or by a signal.
  * After training, a diverged model (values beyond ±1e18) is not saved.
- * Progress goes to out (errf when the model goes to standard output, "-"): a
- * bar on a terminal, plain lines otherwise; then the held-out accuracy, the
+ * Progress goes to out (errf when the model goes to standard output: "-", or
+ * the file standard output already is): a bar on a terminal, plain lines
+ * otherwise; then the held-out accuracy, the
  * time and, for referent tasks, the referent attention and the lesson
  * sentences. Returns the exit code: 0, or 1 after printing the error to errf
  * (nothing is written then). */
