@@ -145,6 +145,18 @@ static void test_bad_files_are_refused(void **state) {
     assert_non_null(strstr(err.msg, "m.json: a model file must be a JSON object"));
 }
 
+/* A NUL byte in a word: cJSON ended the word there ("y\0z" read as "y"). */
+static void expect_nul_byte(void) {
+    char *base = tiny_text(), *bad = edit(base, "[\"x\", \"y\"]", "[\"x\", \"y#z\"]");
+    *strchr(bad, '#') = '\0';
+    model m;
+    attn_err err;
+    assert_int_equal(model_file_parse(&m, bad, strlen(base) + 2, "m.json", &err), ATTN_ERR_PARSE);
+    assert_string_equal(err.msg, "m.json:6:20: a NUL byte; a model file is text.");
+    free(bad);
+    free(base);
+}
+
 /* Issue 25: read as strictly as weights files. One JSON value; UTF-8 text
  * without control characters (a word with ESC made --print retitle the
  * terminal, one not UTF-8 made --dump-json write invalid JSON); what an error
@@ -165,6 +177,7 @@ static void test_text_is_read_strictly(void **state) {
     expect_error("[\"x\", \"y\"]", "[\"x\", \"y\xc2\x9b\"]", ATTN_ERR_PARSE, "contains a control character (U+009B)");
     expect_error("[\"x\", \"y\"]", "[\"x\", \"y\\u0000z\"]", ATTN_ERR_PARSE,
                  "m.json:6:20: \\u0000 (the character NUL) cannot be in a model file's text.");
+    expect_nul_byte();
     expect_error("[\"x\", \"y\"]", "[\"x\", \"y\\\\u0000\"]", ATTN_OK, ""); // an escaped backslash, then text
     expect_error("\"attnviz-model\"", "\"\\u001b]0;owned\\u0007attnviz-model\"", ATTN_ERR_PARSE,
                  "m.json.format contains a control character (U+001B); a model file's text has none.");

@@ -418,7 +418,8 @@ static size_t find_nul_escape(const char *text, size_t len) {
     return (size_t)-1;
 }
 
-/* The text before JSON: UTF-8 throughout and no \u0000 (what cJSON lets through). */
+/* The text before JSON: UTF-8 throughout, no NUL byte and no \u0000 (what
+ * cJSON lets through, cutting a string short). */
 static attn_status check_text(const char *text, size_t len, const char *name, attn_err *err) {
     int line, col;
     size_t bad = utf8_find_invalid(text, len);
@@ -426,6 +427,11 @@ static attn_status check_text(const char *text, size_t len, const char *name, at
         attn_json_position(text, bad, &line, &col);
         return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: the file is not valid UTF-8: there is %s (a model file is "
                                               "UTF-8 text).", name, line, col, utf8_problem(text, len, bad));
+    }
+    const char *nul = memchr(text, '\0', len); // cJSON would end a string there, as at \u0000
+    if (nul) {
+        attn_json_position(text, (size_t)(nul - text), &line, &col);
+        return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: a NUL byte; a model file is text.", name, line, col);
     }
     bad = find_nul_escape(text, len);
     if (bad != (size_t)-1) {

@@ -226,6 +226,7 @@ bad_model escape-word.json "vocab[1] contains a control character (U+001B)" 't.r
 bad_model raw-escape.json "vocab[1] contains a control character (U+001B)" 't.replace("\"1\"", "\"1\x1b[2J\"", 1).encode()'
 bad_model format.json "format contains a control character (U+001B)" 't.replace("attnviz-model", "\x1b]0;owned\x07", 1).encode()'
 bad_model key.json "\\x1b[2J is not a key attnviz knows here" 't.replace("{", "{\"\x1b[2J\": 1,", 1).encode()'
+bad_model nul-byte.json "a NUL byte; a model file is text." 't.replace("\"1\"", "\"1\x00x\"", 1).encode()'
 bad_model nul.json "\\u0000 (the character NUL) cannot be in a model file's text" 't.replace("\"1\"", "\"1\\u0000\"", 1).encode()'
 # --model - is a reader of standard input like the others; numbers are read whole
 expect 2 "--model - and --sentence-file - would both read standard input" -- --headless --model - --sentence-file -
