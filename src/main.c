@@ -337,8 +337,8 @@ static int run_bench(const cli_opts *o, double start_s) {
     return code;
 }
 
-/* SIGINT, SIGTERM, SIGHUP in a headless run: what is half written (a
- * temporary, an export's staging folder) is removed, then the signal ends
+/* SIGINT, SIGTERM, SIGHUP in a headless run or a training: what is half
+ * written (a temporary, an export's staging folder) is removed, then the signal ends
  * the process as it would have. */
 static void on_signal(int sig) {
     if (!attn_cleanup_signal(sig)) return; // held: raised again once the step is done
@@ -372,8 +372,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         return 2;
     }
-    // the window keeps SDL's handlers: there a signal asks to quit, and settings are saved
-    if (opts.mode == CLI_MODE_HEADLESS || opts.mode == CLI_MODE_EXPORT) clean_up_on_signals();
+    // every mode that writes files removes its temporaries on a signal; the window keeps SDL's
+    // handlers: there a signal asks to quit, and settings are saved
+    if (opts.mode == CLI_MODE_HEADLESS || opts.mode == CLI_MODE_EXPORT || opts.mode == CLI_MODE_TRAIN)
+        clean_up_on_signals();
     int code = 0;
     switch (opts.mode) {
     case CLI_MODE_HELP:

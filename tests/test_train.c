@@ -2,7 +2,8 @@
  * attnviz --tasks states and writes exactly the shipped assets/models/TASK.json
  * (so the shipped models are what --train makes, byte for byte); the same
  * seed gives the same bytes on 1 and on 2 threads at once, and with the
- * training paused for snapshots; AdamW decays weights and not biases; the
+ * training paused for snapshots; AdamW decays weights and not biases; a
+ * diverged or oversized model is not written; the
  * configurations a trainer refuses. Assertions on results, never on time. */
 #include <dirent.h>
 #include <pthread.h>
@@ -35,7 +36,8 @@ static char *train_text(const char *task, int steps, int snapshot_every, model_t
     }
     if (model_trainer_finish(&tr, &err) != ATTN_OK) fail_msg("%s", err.msg);
     if (record) *record = tr.model.training;
-    char *text = model_file_write(&tr.model);
+    char *text = NULL; // as --train saves it: only what --model reads back
+    if (model_file_write_checked(&tr.model, &text, &err) != ATTN_OK) fail_msg("%s", err.msg);
     model_trainer_free(&tr);
     return text;
 }
@@ -213,6 +215,41 @@ static void test_trainer_refuses(void **state) {
     assert_non_null(strstr(err.msg, "--layers must be between 1 and 4"));
 }
 
+/* Issue 25: a diverging training (induction, --lr 10 --weight-decay 1, 3
+ * steps: a loss of 1.6e21) was saved although --model refuses it; and the
+ * largest settings make a file past the 64 MiB --model reads. The writer's
+ * checks refuse both, the size before a step is taken. */
+static void test_unreadable_models_are_not_written(void **state) {
+    (void)state;
+    const task_info *t = task_find("induction");
+    task_train_opts o = t->train;
+    o.steps = 3;
+    o.lr = 10;
+    o.weight_decay = 1;
+    model_trainer tr;
+    attn_err err;
+    if (model_trainer_init(&tr, t, &t->cfg, &o, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_int_equal(model_file_check_size(&tr.model, &err), ATTN_OK);
+    while (tr.step < o.steps)
+        if (model_trainer_step(&tr, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (model_trainer_finish(&tr, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *text = (char *)"untouched";
+    assert_int_equal(model_file_write_checked(&tr.model, &text, &err), ATTN_ERR_NONFINITE);
+    assert_null(text);
+    if (!strstr(err.msg, "The training diverged: training.loss is 1.64876e+21")) fail_msg("%s", err.msg);
+    model_trainer_free(&tr);
+    model_config c = task_find("sort")->cfg;
+    c.d_model = 512;
+    c.d_k = 64;
+    c.heads = 8;
+    c.layers = 3;
+    o = task_find("sort")->train;
+    if (model_trainer_init(&tr, task_find("sort"), &c, &o, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_int_equal(model_file_check_size(&tr.model, &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "3150848 parameters"));
+    model_trainer_free(&tr);
+}
+
 /* Every other shipped model (the lessons' ones) is what its own training
  * record makes: its task, configuration and record (seed, steps, batch, lr,
  * weight decay) retrain it byte for byte (scripts/make-models.sh lists the
@@ -263,6 +300,7 @@ int main(void) {
         cmocka_unit_test(test_every_shipped_model_is_made_by_its_record),
         cmocka_unit_test(test_adamw_decays_weights_not_biases),
         cmocka_unit_test(test_trainer_refuses),
+        cmocka_unit_test(test_unreadable_models_are_not_written),
         cmocka_unit_test(test_same_bytes_on_one_and_two_threads_and_when_paused),
         cmocka_unit_test(test_shipped_models_resolve_the_lessons),
         cmocka_unit_test(test_token_objective_defaults),

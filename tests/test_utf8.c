@@ -196,6 +196,27 @@ static void unicode_tables(void **state) {
     }
 }
 
+/* What a file says, echoed to a terminal: controls and broken bytes are shown
+ * as escapes, text stays as it is, and a cut never splits a character or an
+ * escape. */
+static void visible(void **state) {
+    (void)state;
+    char out[64];
+    const char title[] = "\x1b]0;owned\x07ok"; /* a terminal's "set the title" */
+    assert_int_equal(utf8_visible(out, sizeof out, title, strlen(title)), 18);
+    assert_string_equal(out, "\\x1b]0;owned\\x07ok");
+    const char mixed[] = "\xc2\x85 \xff\x7f\t鸟";
+    utf8_visible(out, sizeof out, mixed, strlen(mixed));
+    assert_string_equal(out, "\\u0085 \\xff\\x7f\\x09鸟");
+    utf8_visible(out, sizeof out, "a\0b", 3); /* a NUL inside the text */
+    assert_string_equal(out, "a\\x00b");
+    assert_int_equal(utf8_visible(out, 5, "ab\x1b", 3), 2); /* "\x1b" would not fit whole */
+    assert_string_equal(out, "ab");
+    assert_int_equal(utf8_visible(out, 4, "a鸟", 4), 1); /* nor 鸟 after a */
+    assert_int_equal(utf8_visible(out, 1, "abc", 3), 0);
+    assert_string_equal(out, "");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decode_valid),
@@ -208,6 +229,7 @@ int main(void) {
         cmocka_unit_test(string_width),
         cmocka_unit_test(prefix_fitting),
         cmocka_unit_test(unicode_tables),
+        cmocka_unit_test(visible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

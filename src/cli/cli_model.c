@@ -212,8 +212,10 @@ static void print_all(FILE *out, const model_result *r, const model *m, const ch
         const char *tok = attn_token_text(toks, i, &len);
         fprintf(out, " %d:%.*s", i + 1, len, tok);
     }
+    char shown[1024]; // a file name may hold control characters too: shown, not obeyed
+    utf8_visible(shown, sizeof shown, path, strlen(path));
     fprintf(out, "\nweights: trained (%s, %d steps, seed %lu), from %s\n", m->task, m->training.steps,
-            (unsigned long)m->training.seed, path);
+            (unsigned long)m->training.seed, shown);
     if (stage >= 0) print_stage(out, r, m, stage);
     for (int s = 0; s < MODEL_STAGE_COUNT && stage < 0; s++) print_stage(out, r, m, s);
     fprintf(out, "\npredicted:");

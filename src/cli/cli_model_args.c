@@ -1,14 +1,15 @@
 /* cli_model_args.c — parsing the model's flags and checking how they combine. */
 #include "cli_args.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model_run.h"
+#include "numparse.h"
 #include "task.h"
+#include "utf8.h"
 
 static const char *const valued[] = {
     "--train", "--save", "--model", "--layers", "--pos", "--objective", "--train-steps", "--batch",
@@ -21,12 +22,12 @@ bool cli_model_takes_value(const char *flag) {
     return false;
 }
 
+/* A whole number in [lo, hi], read by the one reader of typed numbers. */
 static attn_status whole(int *out, const char *flag, const char *s, long lo, long hi, attn_err *err) {
-    char *end = NULL;
-    errno = 0;
-    long v = (*s >= '0' && *s <= '9') ? strtol(s, &end, 10) : -1;
-    if (!end || *end || errno == ERANGE || v < lo || v > hi)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number from %ld to %ld (not \"%s\").", flag, lo, hi, s);
+    long long v = 0;
+    if (attn_parse_int(s, strlen(s), lo, hi, &v) != ATTN_INT_OK)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number from %ld to %ld (not \"%.*s\").", flag, lo, hi,
+                         (int)utf8_cut(s, strlen(s), 64), s);
     *out = (int)v;
     return ATTN_OK;
 }
@@ -82,13 +83,38 @@ attn_status cli_model_parse_valued(cli_model_opts *m, const char *flag, const ch
     return real(&m->weight_decay, flag, val, 0.0, 100.0, err);
 }
 
+/* LAYER:HEAD:ROW:COL, each read whole (numparse) and within the largest model:
+ * a number that would wrap (4294967303 is not 7) is refused, never cut. A
+ * cell outside this model is refused with its own sizes later. */
+static attn_status parse_model_cell(cli_model_opts *m, const char *s, attn_err *err) {
+    static const char *const names[] = {"--explain LAYER", "--explain HEAD", "--explain ROW", "--explain COL"};
+    static const long long hi[] = {MODEL_MAX_LAYERS - 1, ATTN_MAX_HEADS - 1, MODEL_MAX_LEN - 1,
+                                   (ATTN_MAX_HEADS * ATTN_MAX_D_K > MODEL_MAX_VOCAB ? ATTN_MAX_HEADS * ATTN_MAX_D_K
+                                                                                    : MODEL_MAX_VOCAB) - 1};
+    int *dst[] = {&m->explain_layer, &m->explain_head, &m->explain_row, &m->explain_col};
+    for (int i = 0; i < 4; i++) {
+        const char *end = i < 3 ? strchr(s, ':') : s + strlen(s);
+        int shown = (int)utf8_cut(s, (size_t)(end - s), 64); // the value as given, cut on a character
+        long long v = 0;
+        switch (attn_parse_int(s, (size_t)(end - s), 0, hi[i], &v)) {
+        case ATTN_INT_OK: break;
+        case ATTN_INT_NOT_WHOLE:
+            return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%.*s\".", names[i], shown, s);
+        case ATTN_INT_RANGE:
+            return attn_fail(err, ATTN_ERR_RANGE, "%s must be between 0 and %lld (it is %.*s).", names[i], hi[i],
+                             shown, s);
+        }
+        *dst[i] = (int)v;
+        s = end + 1;
+    }
+    return ATTN_OK;
+}
+
 attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_err *err) {
     const char *colon = strchr(spec, ':');
-    size_t n = colon ? (size_t)(colon - spec) : 0;
-    int l, h, r, c;
-    char tail;
-    if (!colon || n == 0 || n >= sizeof m->explain_stage ||
-        sscanf(colon + 1, "%d:%d:%d:%d%c", &l, &h, &r, &c, &tail) != 4)
+    size_t n = colon ? (size_t)(colon - spec) : 0, colons = 0;
+    for (const char *p = spec; (p = strchr(p, ':')); p++) colons++;
+    if (colons != 4 || n == 0 || n >= sizeof m->explain_stage)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "With --model, --explain needs STAGE:LAYER:HEAD:ROW:COL, e.g. weights:1:0:10:7 (all from 0).");
     memcpy(m->explain_stage, spec, n);
@@ -97,11 +123,7 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, concat, "
                          "output, residual, logits, probs, d_weights or d_scaled.", m->explain_stage);
-    m->explain_layer = l;
-    m->explain_head = h;
-    m->explain_row = r;
-    m->explain_col = c;
-    return ATTN_OK;
+    return parse_model_cell(m, colon + 1, err);
 }
 
 /* The flags that set a one-layer configuration; a model file or a task fixes these. */
@@ -134,9 +156,24 @@ static attn_status check_train(cli_opts *o, attn_err *err) {
     return ATTN_OK;
 }
 
+/* Standard input is read once: --model - cannot share it with the inputs that
+ * may come with --model (cli_args.c's check_stdin compares the others). */
+static attn_status check_model_stdin(const cli_opts *o, attn_err *err) {
+    const char *const flags[] = {"--sentence-file", "--script"};
+    const char *const vals[] = {o->sentence_file, o->script_path};
+    if (strcmp(o->model.model_path, "-") != 0) return ATTN_OK;
+    for (int i = 0; i < 2; i++)
+        if (vals[i] && strcmp(vals[i], "-") == 0)
+            return attn_fail(err, ATTN_ERR_RANGE, "--model - and %s - would both read standard input, which can be "
+                                                  "read only once; give one of them a file.", flags[i]);
+    return ATTN_OK;
+}
+
 /* --model FILE: the configuration comes from the file. */
 static attn_status check_model(cli_opts *o, attn_err *err) {
     cli_model_opts *m = &o->model;
+    attn_status st = check_model_stdin(o, err);
+    if (st != ATTN_OK) return st;
     const char *flag = cli_model_config_flag(o);
     if (!flag) flag = training_flag(m);
     if (o->weights_path || o->lesson_path || flag)

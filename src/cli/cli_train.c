@@ -81,6 +81,7 @@ static attn_status train(model_trainer *t, const cli_opts *o, FILE *out, double 
     task_train_opts opts;
     cli_train_settings(o, task, &cfg, &opts);
     attn_status st = model_trainer_init(t, task, &cfg, &opts, err);
+    if (st == ATTN_OK) st = model_file_check_size(&t->model, err); // a file --model would refuse is never made
     if (st != ATTN_OK) return st;
     fprintf(out, "training %s: %d layer%s x %d head%s, d_model %d, d_k %d, %s positions, %s objective; "
                  "%d steps of %d, lr %g, weight decay %g, seed %lu; %d training and %d held-out examples\n",
@@ -97,36 +98,51 @@ static attn_status train(model_trainer *t, const cli_opts *o, FILE *out, double 
     return st == ATTN_OK ? model_trainer_finish(t, err) : st;
 }
 
+/* The results after a saved training. */
+static void report_results(FILE *out, model_trainer *t, double start, double step_s, const char *path) {
+    const model_training *r = &t->model.training;
+    double total = now_s() - start;
+    fprintf(out, "held-out accuracy: %.1f%% of the target rows of %d held-out examples; training loss %.4f\n",
+            100.0 * r->heldout_accuracy, t->data.n_heldout, r->loss);
+    fprintf(out, "time: %.2f s in all, %.2f ms per step\n", total, r->steps ? 1000.0 * step_s / r->steps : 0.0);
+    if (r->has_referent) {
+        fprintf(out, "referent attention: in %.1f%% of held-out sentences, the last layer's head with the largest "
+                     "weight from the pronoun puts it on the referent\n", 100.0 * r->referent_attention);
+        lesson_report(out, t);
+    }
+    fprintf(out, "saved %s\n", strcmp(path, "-") == 0 ? "to standard output" : path);
+}
+
 int cli_run_train(const cli_opts *o, FILE *out, FILE *errf) {
+    const char *path = o->model.save_path;
+    FILE *report = out;
     model_trainer t;
+    memset(&t, 0, sizeof t);
+    attn_out file;
+    memset(&file, 0, sizeof file);
+    file.cleanup = -1;
     attn_err err;
     attn_err_clear(&err);
     double start = now_s(), step_s = 0.0;
     char *json = NULL;
-    attn_status st = train(&t, o, out, &step_s, &err);
+    // what would stop the save stops the run before the first step: a file that is not attnviz's, a
+    // missing or unwritable folder; the temporary opened here is removed by a signal or a failure
+    attn_status st = model_file_check_save(path, &err);
+    if (st == ATTN_OK) st = attn_out_open(&file, path, NULL, &err);
+    if (st == ATTN_OK && file.fp == stdout) report = errf; // "-", or where standard output goes: the model alone there
+    if (st == ATTN_OK) st = train(&t, o, report, &step_s, &err);
+    if (st == ATTN_OK) st = model_file_write_checked(&t.model, &json, &err);
     if (st == ATTN_OK) {
-        json = model_file_write(&t.model);
-        st = json ? attn_write_file(o->model.save_path, json, strlen(json), NULL, &err)
-                  : attn_fail(&err, ATTN_ERR_NOMEM, "Not enough memory to write the model.");
-    }
-    if (st == ATTN_OK) {
-        const model_training *r = &t.model.training;
-        double total = now_s() - start;
-        fprintf(out, "held-out accuracy: %.1f%% of the target rows of %d held-out examples; training loss %.4f\n",
-                100.0 * r->heldout_accuracy, t.data.n_heldout, r->loss);
-        fprintf(out, "time: %.2f s in all, %.2f ms per step\n", total, r->steps ? 1000.0 * step_s / r->steps : 0.0);
-        if (r->has_referent) {
-            fprintf(out, "referent attention: in %.1f%% of held-out sentences, the last layer's head with the largest "
-                         "weight from the pronoun puts it on the referent\n", 100.0 * r->referent_attention);
-            lesson_report(out, &t);
-        }
-        fprintf(out, "saved %s\n", o->model.save_path);
+        fputs(json, file.fp);
+        st = attn_out_close(&file, &err); // a failed write shows here
     } else {
-        fprintf(errf, "attnviz: %s\n", err.msg);
+        attn_out_abort(&file);
     }
+    if (st == ATTN_OK) report_results(report, &t, start, step_s, path);
+    else fprintf(errf, "attnviz: %s\n", err.msg);
     free(json);
     model_trainer_free(&t);
-    fflush(out);
+    fflush(report);
     return st == ATTN_OK ? 0 : 1;
 }
 

@@ -201,11 +201,13 @@ static attn_status check_limits(const attn_json_mat *m, int kind, const char *wh
 }
 
 /* "FILE: KEY" or "FILE: heads[H].KEY" (h < 0: a top-level key), the key cut
- * to KEY_BYTES on a character boundary. */
+ * to KEY_BYTES on a character boundary, its control characters shown as
+ * escapes (a key must not retitle or clear the terminal). */
 static void key_where(char where[WHERE_CAP], const char *name, int h, const char *key) {
-    int n = (int)utf8_cut(key, strlen(key), KEY_BYTES);
-    if (h >= 0) snprintf(where, WHERE_CAP, "%s: heads[%d].%.*s", name, h, n, key);
-    else snprintf(where, WHERE_CAP, "%s: %.*s", name, n, key);
+    char shown[KEY_BYTES * 4 + 1];
+    utf8_visible(shown, sizeof shown, key, utf8_cut(key, strlen(key), KEY_BYTES));
+    if (h >= 0) snprintf(where, WHERE_CAP, "%s: heads[%d].%s", name, h, shown);
+    else snprintf(where, WHERE_CAP, "%s: %s", name, shown);
     utf8_trim_partial(where); // a very long path is cut too
 }
 

@@ -2,13 +2,43 @@
 #include "model_file.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "attn_json.h"
 #include "fileio.h"
 #include "task.h"
+#include "utf8.h"
+
+/* What a message quotes of a file's text: its first 40 bytes, with control
+ * characters and broken bytes shown as escapes (a file must not be able to
+ * retitle or clear the terminal an error is printed on). */
+#define QUOTE_BYTES 40
+#define QUOTE_CAP (QUOTE_BYTES * 4 + 1)
+
+static const char *quote(char buf[QUOTE_CAP], const char *s) {
+    utf8_visible(buf, QUOTE_CAP, s, utf8_cut(s, strlen(s), QUOTE_BYTES));
+    return buf;
+}
+
+/* The first control character (U+0000-U+001F, U+007F-U+009F) of the UTF-8
+ * string s, or 0 when it has none. */
+static uint32_t first_control(const char *s) {
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = 0;
+        int n = utf8_decode(s + i, len - i, &cp);
+        if (n == 0) return 0xFFFD; // not reached: the whole file was checked to be UTF-8
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return cp;
+        i += (size_t)n;
+    }
+    return 0;
+}
 
 /* ---- writing ------------------------------------------------------------- */
 
@@ -134,9 +164,11 @@ char *model_file_write(const model *m) {
 static attn_status unique_keys(const cJSON *obj, const char *where, const char *const *known, size_t count,
                                attn_err *err) {
     const cJSON *it;
+    char shown[QUOTE_CAP];
     cJSON_ArrayForEach(it, obj) {
         if (cJSON_GetObjectItemCaseSensitive(obj, it->string) != it)
-            return attn_fail(err, ATTN_ERR_PARSE, "%s.%s appears more than once; give each key once.", where, it->string);
+            return attn_fail(err, ATTN_ERR_PARSE, "%s.%s appears more than once; give each key once.", where,
+                             quote(shown, it->string));
         bool ok = false;
         for (size_t i = 0; i < count && !ok; i++) ok = strcmp(it->string, known[i]) == 0;
         if (!ok) {
@@ -145,8 +177,8 @@ static attn_status unique_keys(const cJSON *obj, const char *where, const char *
                 size_t used = strlen(list);
                 snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", known[i]);
             }
-            return attn_fail(err, ATTN_ERR_PARSE, "%s.%.40s is not a key attnviz knows here; the keys are %s.",
-                             where, it->string, list);
+            return attn_fail(err, ATTN_ERR_PARSE, "%s.%s is not a key attnviz knows here; the keys are %s.",
+                             where, quote(shown, it->string), list);
         }
     }
     return ATTN_OK;
@@ -193,6 +225,12 @@ static const char *read_string(const cJSON *obj, const char *key, const char *wh
         attn_fail(err, ATTN_ERR_PARSE, "%s.%s must be a string.", where, key);
         return NULL;
     }
+    uint32_t cp = first_control(it->valuestring);
+    if (cp) {
+        attn_fail(err, ATTN_ERR_PARSE, "%s.%s contains a control character (U+%04X); a model file's text has none.",
+                  where, key, (unsigned)cp);
+        return NULL;
+    }
     return it->valuestring;
 }
 
@@ -211,14 +249,17 @@ static attn_status read_config(model_config *c, const cJSON *obj, const char *na
     if (st == ATTN_OK) st = read_bool(&c->scale, obj, "scale", where, err);
     if (st == ATTN_OK) st = read_bool(&c->bias, obj, "bias", where, err);
     const char *s = NULL;
+    char shown[QUOTE_CAP];
     if (st == ATTN_OK && (s = read_string(obj, "pos", where, err)) && model_pos_parse(&c->pos, s, NULL) != ATTN_OK)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s.pos is \"%.40s\"; it is sinusoidal, learned or none.", where, s);
+        return attn_fail(err, ATTN_ERR_RANGE, "%s.pos is \"%s\"; it is sinusoidal, learned or none.", where,
+                         quote(shown, s));
     if (st == ATTN_OK && s && (s = read_string(obj, "mask", where, err)) && attn_mask_parse(&c->mask, s, NULL) != ATTN_OK)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s.mask is \"%.40s\"; it is none, causal, window:W or causal-window:W "
-                                              "(W 1-%d).", where, s, ATTN_MAX_WINDOW);
+        return attn_fail(err, ATTN_ERR_RANGE, "%s.mask is \"%s\"; it is none, causal, window:W or causal-window:W "
+                                              "(W 1-%d).", where, quote(shown, s), ATTN_MAX_WINDOW);
     if (st == ATTN_OK && s && (s = read_string(obj, "objective", where, err)) &&
         model_objective_parse(&c->objective, s, NULL) != ATTN_OK)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s.objective is \"%.40s\"; it is pointer or token.", where, s);
+        return attn_fail(err, ATTN_ERR_RANGE, "%s.objective is \"%s\"; it is pointer or token.", where,
+                         quote(shown, s));
     return st != ATTN_OK ? st : s ? ATTN_OK : ATTN_ERR_PARSE;
 }
 
@@ -332,6 +373,10 @@ static attn_status read_vocab(char ***words, int *count, const cJSON *arr, const
     for (int i = 0; i < *count; i++) {
         const cJSON *w = cJSON_GetArrayItem(arr, i);
         if (!cJSON_IsString(w)) return attn_fail(err, ATTN_ERR_PARSE, "%s: vocab[%d] must be a string.", name, i);
+        uint32_t cp = first_control(w->valuestring);
+        if (cp)
+            return attn_fail(err, ATTN_ERR_PARSE, "%s: vocab[%d] contains a control character (U+%04X); a word "
+                                                  "is printable text.", name, i, (unsigned)cp);
         (*words)[i] = w->valuestring; // borrowed from the JSON tree until model_create copies it
     }
     return ATTN_OK;
@@ -360,13 +405,41 @@ static attn_status read_training(model_training *r, const cJSON *obj, bool refer
     return st;
 }
 
-static void json_position(const char *text, const char *at, int *line, int *col) {
-    *line = 1;
-    *col = 1;
-    for (const char *p = text; p < at; p++) {
-        if (*p == '\n') (*line)++, *col = 1;
-        else if (((unsigned char)*p & 0xC0) != 0x80) (*col)++; // count code points
+/* The offset of the first \u0000 escape in text, or (size_t)-1: cJSON would
+ * end the string there and drop the rest of it silently. */
+static size_t find_nul_escape(const char *text, size_t len) {
+    for (const char *p = text; (p = memchr(p, '\\', len - (size_t)(p - text))) && p + 6 <= text + len; p++) {
+        if (p[1] == '\\') { // an escaped backslash: the next one starts afresh
+            p++;
+            continue;
+        }
+        if (p[1] == 'u' && memcmp(p + 2, "0000", 4) == 0) return (size_t)(p - text);
     }
+    return (size_t)-1;
+}
+
+/* The text before JSON: UTF-8 throughout, no NUL byte and no \u0000 (what
+ * cJSON lets through, cutting a string short). */
+static attn_status check_text(const char *text, size_t len, const char *name, attn_err *err) {
+    int line, col;
+    size_t bad = utf8_find_invalid(text, len);
+    if (bad != (size_t)-1) {
+        attn_json_position(text, bad, &line, &col);
+        return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: the file is not valid UTF-8: there is %s (a model file is "
+                                              "UTF-8 text).", name, line, col, utf8_problem(text, len, bad));
+    }
+    const char *nul = memchr(text, '\0', len); // cJSON would end a string there, as at \u0000
+    if (nul) {
+        attn_json_position(text, (size_t)(nul - text), &line, &col);
+        return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: a NUL byte; a model file is text.", name, line, col);
+    }
+    bad = find_nul_escape(text, len);
+    if (bad != (size_t)-1) {
+        attn_json_position(text, bad, &line, &col);
+        return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: \\u0000 (the character NUL) cannot be in a model file's text.",
+                         name, line, col);
+    }
+    return ATTN_OK;
 }
 
 /* Puts "name: " before a message that came from a function that knows no file. */
@@ -385,8 +458,10 @@ static attn_status read_model(model *out, const cJSON *root, const char *name, a
     if (st != ATTN_OK) return st;
     const char *format = read_string(root, "format", name, err);
     if (!format) return ATTN_ERR_PARSE;
+    char shown[QUOTE_CAP];
     if (strcmp(format, "attnviz-model") != 0)
-        return attn_fail(err, ATTN_ERR_PARSE, "%s: format is \"%.40s\"; a model file says \"attnviz-model\".", name, format);
+        return attn_fail(err, ATTN_ERR_PARSE, "%s: format is \"%s\"; a model file says \"attnviz-model\".", name,
+                         quote(shown, format));
     int version = 0;
     if ((st = read_int(&version, root, "version", name, 0, 1000000, err)) != ATTN_OK) return st;
     if (version != 1)
@@ -394,7 +469,8 @@ static attn_status read_model(model *out, const cJSON *root, const char *name, a
     const char *task = read_string(root, "task", name, err), *probe = task ? read_string(root, "probe", name, err) : NULL;
     if (!task || !probe) return ATTN_ERR_PARSE;
     const task_info *ti = task_find(task);
-    if (!ti) return attn_fail(err, ATTN_ERR_PARSE, "%s: task \"%.40s\" is not one of %s.", name, task, task_names());
+    if (!ti)
+        return attn_fail(err, ATTN_ERR_PARSE, "%s: task \"%s\" is not one of %s.", name, quote(shown, task), task_names());
     model_config c;
     memset(&c, 0, sizeof c);
     const cJSON *cfg = need(root, "config", name, err);
@@ -434,12 +510,17 @@ static attn_status read_model(model *out, const cJSON *root, const char *name, a
 
 attn_status model_file_parse(model *out, const char *text, size_t len, const char *name, attn_err *err) {
     memset(out, 0, sizeof *out);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    attn_status st;
+    attn_status st = check_text(text, len, name, err);
+    if (st != ATTN_OK) return st;
+    size_t stop = 0;
+    bool more = false;
+    cJSON *root = attn_json_parse_one(text, len, &stop, &more);
     if (!root) {
         int line, col;
-        json_position(text, end ? end : text, &line, &col);
+        attn_json_position(text, stop, &line, &col);
+        if (more) // e.g. two models, as `>>` makes
+            return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: more follows the JSON object; a model file is exactly one "
+                                                  "JSON object (was a second one appended?).", name, line, col);
         return attn_fail(err, ATTN_ERR_PARSE,
                          "%s:%d:%d: this is not valid JSON (a model file is a JSON object; JSON has no NaN or Infinity).",
                          name, line, col);
@@ -459,4 +540,121 @@ attn_status model_file_load(model *out, const char *path, attn_err *err) {
     if (st == ATTN_OK) st = model_file_parse(out, text, len, path, err);
     free(text);
     return st;
+}
+
+/* ---- what may be written ------------------------------------------------------ */
+
+/* The longest number the writer prints for a value within ±1e18: a sign, 17
+ * significant digits, the point and an exponent ("-4.9406564584124654e-324"). */
+#define NUMBER_CHARS 24
+
+/* Bytes a JSON string of s takes at most (every byte escaped as \u00XX). */
+static size_t string_bound(const char *s) {
+    return 6 * strlen(s) + 2;
+}
+
+size_t model_file_size_bound(const model *m) {
+    size_t bytes = 4096; // the keys, the config and the training record, with room to spare
+    bytes += string_bound(m->task) + string_bound(m->probe);
+    for (int i = 0; i < m->vocab_count; i++) bytes += string_bound(m->vocab[i]) + 2;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const model_tensor *t = &m->tensor[i];
+        size_t rows = t->vector ? 1 : (size_t)t->rows;
+        bytes += 32 + rows * 16 + rows * (size_t)t->cols * (NUMBER_CHARS + 2); // key, indents, brackets, ", "
+    }
+    return bytes;
+}
+
+attn_status model_file_check_size(const model *m, attn_err *err) {
+    size_t bound = model_file_size_bound(m);
+    if (bound <= MODEL_FILE_MAX_BYTES) return ATTN_OK;
+    return attn_fail(err, ATTN_ERR_RANGE,
+                     "With these settings the model has %zu parameters, and its file could take %.0f MB, more than "
+                     "the %u MiB a model file may have (attnviz reads no more); choose a smaller d_model, d_k, "
+                     "number of heads or layers.", m->n_params, bound / 1e6, MODEL_FILE_MAX_BYTES >> 20);
+}
+
+/* Where a parameter is in the file: "layers[1].heads[0].W_Q[2][3]". */
+static void parameter_where(char *out, size_t cap, const model_tensor *t, size_t k) {
+    char pos[48];
+    if (t->vector) snprintf(pos, sizeof pos, "[%zu]", k);
+    else snprintf(pos, sizeof pos, "[%zu][%zu]", k / (size_t)t->cols, k % (size_t)t->cols);
+    if (t->layer < 0) snprintf(out, cap, "%s%s", t->name, pos);
+    else if (t->head < 0) snprintf(out, cap, "layers[%d].%s%s", t->layer, t->name, pos);
+    else snprintf(out, cap, "layers[%d].heads[%d].%s%s", t->layer, t->head, t->name, pos);
+}
+
+static bool readable_number(double v) {
+    return isfinite(v) && fabs(v) <= ATTN_MAX_ABS;
+}
+
+attn_status model_file_check_values(const model *m, attn_err *err) {
+    static const char *const why = "beyond the finite numbers of at most 1e18 in size a model file holds, so the "
+                                   "model is not saved; a smaller learning rate helps";
+    const model_training *r = &m->training;
+    const double record[] = {r->loss, r->heldout_accuracy, r->referent_attention};
+    const char *const record_key[] = {"training.loss", "training.heldout_accuracy", "training.referent_attention"};
+    for (int i = 0; i < 3; i++)
+        if (!readable_number(record[i]))
+            return attn_fail(err, ATTN_ERR_NONFINITE, "The training diverged: %s is %g, %s.", record_key[i],
+                             record[i], why);
+    for (int i = 0; i < m->n_tensors; i++) {
+        const model_tensor *t = &m->tensor[i];
+        size_t count = (size_t)(t->vector ? 1 : t->rows) * (size_t)t->cols;
+        for (size_t k = 0; k < count; k++) {
+            double v = m->block[t->offset + k];
+            if (readable_number(v)) continue;
+            char where[96];
+            parameter_where(where, sizeof where, t, k);
+            return attn_fail(err, ATTN_ERR_NONFINITE, "The training diverged: %s is %g, %s.", where, v, why);
+        }
+    }
+    return ATTN_OK;
+}
+
+attn_status model_file_write_checked(const model *m, char **out, attn_err *err) {
+    *out = NULL;
+    attn_status st = model_file_check_values(m, err);
+    if (st == ATTN_OK) st = model_file_check_size(m, err);
+    if (st != ATTN_OK) return st;
+    char *text = model_file_write(m);
+    if (!text) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to write the model.");
+    model back; // what --model would make of it: never write a file attnviz refuses
+    st = model_file_parse(&back, text, strlen(text), "the model", err);
+    model_free(&back);
+    if (st != ATTN_OK) {
+        free(text);
+        return st;
+    }
+    *out = text;
+    return ATTN_OK;
+}
+
+bool model_file_says_model(const char *text, size_t len) {
+    size_t stop = 0;
+    bool more = false;
+    cJSON *root = attn_json_parse_one(text, len, &stop, &more);
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format"); // NULL root: NULL
+    bool yes = cJSON_IsString(format) && strcmp(format->valuestring, "attnviz-model") == 0;
+    cJSON_Delete(root);
+    return yes;
+}
+
+attn_status model_file_check_save(const char *path, attn_err *err) {
+    struct stat sb;
+    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
+        return ATTN_OK; // new, empty, or not a file to replace: the writer decides (and refuses a folder)
+    if (access(path, R_OK) != 0)
+        return attn_fail(err, ATTN_ERR_IO, "%s is there already, and attnviz cannot read it (%s) to see whether it is "
+                                           "one of its model files; move it away or choose another name.", path,
+                         strerror(errno));
+    char *text = NULL;
+    size_t len = 0;
+    bool ours = attn_read_regular_file(path, MODEL_FILE_MAX_BYTES, &text, &len, NULL) == ATTN_OK &&
+                model_file_says_model(text, len); // a larger file is no model attnviz wrote
+    free(text);
+    if (ours) return ATTN_OK;
+    return attn_fail(err, ATTN_ERR_IO, "%s is there already and is not an attnviz model file (its \"format\" is not "
+                                       "\"attnviz-model\"); attnviz replaces only its own models. Move it away or "
+                                       "choose another name.", path);
 }

@@ -1,6 +1,7 @@
 /* utf8.c — strict UTF-8 decoding and terminal display width. */
 #include "utf8.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "unicode_tables.h"
@@ -224,4 +225,29 @@ void utf8_trim_partial(char *s) {
 
 size_t utf8_bom_len(const char *s, size_t len) {
     return len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
+size_t utf8_visible(char *out, size_t cap, const char *s, size_t len) {
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        char piece[8];
+        uint32_t cp = 0;
+        int n = utf8_decode(s + i, len - i, &cp);
+        size_t k;
+        if (n == 0 || cp < 0x20 || cp == 0x7F) { // not UTF-8 here, or a C0 control: one byte at a time
+            k = (size_t)snprintf(piece, sizeof piece, "\\x%02x", (unsigned char)s[i]);
+            n = 1;
+        } else if (cp >= 0x80 && cp <= 0x9F) {
+            k = (size_t)snprintf(piece, sizeof piece, "\\u%04x", (unsigned)cp);
+        } else {
+            k = (size_t)n;
+            memcpy(piece, s + i, k);
+        }
+        if (o + k >= cap) break;
+        memcpy(out + o, piece, k);
+        o += k;
+        i += (size_t)n;
+    }
+    if (cap) out[o] = '\0';
+    return o;
 }

@@ -53,4 +53,12 @@ void utf8_trim_partial(char *s);
  * how many bytes to skip so that it is not read as text. */
 size_t utf8_bom_len(const char *s, size_t len);
 
+/* s (len bytes, any bytes) as text that cannot act on a terminal, for
+ * echoing what a file says: a control character (U+0000-U+001F, U+007F) and
+ * a byte that is not part of valid UTF-8 are written \xHH, a C1 control
+ * (U+0080-U+009F) \uHHHH; everything else is copied. out (cap > 0 bytes)
+ * gets as much as fits, never half a character or escape, NUL-terminated.
+ * Returns the bytes written (without the NUL). */
+size_t utf8_visible(char *out, size_t cap, const char *s, size_t len);
+
 #endif

@@ -185,6 +185,10 @@ run "${S[@]}" --weights "$in/long-key.json"
 [ $rc -eq 1 ] && $py -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' <"$tmp/stderr" &&
     grep -q "long-key.json: 键键键.* is not a key attnviz knows" "$tmp/stderr" && ok ||
     bad "exit $rc, or not UTF-8: $(head -c 300 "$tmp/stderr")"
+# a key that would retitle the terminal is quoted with its control characters as escapes (issue 25)
+printf '{"\x1b]0;owned\x07\\u009b": [[1]]}' >"$in/escape-key.json"
+refuse weights-escape-key 1 'escape-key.json: \x1b]0;owned\x07\u009b is not a key attnviz knows' -- "${S[@]}" --weights "$in/escape-key.json"
+LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <"$tmp/stderr") && bad "a control character reached the terminal: $(cat -v "$tmp/stderr")"
 printf '{"X": [[1e18, -1e18], [1e18, 1e18]], "W_O": [[1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18], [1e18, 1e18]]}' >"$in/bound.json"
 accept weights-at-the-bound 2 "weights: from $in/bound.json, the rest random (seed 1)" -- "${S[@]}" --weights "$in/bound.json" --print output
 

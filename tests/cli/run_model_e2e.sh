@@ -58,6 +58,64 @@ expect 1 "Cannot write $tmp/no/m.json" -- --train sort --save "$tmp/no/m.json" -
 [ ! -e "$tmp/x.json" ] && ok || bad "a refused training wrote a file"
 ls "$tmp" | grep -q tmp- && bad "temporary file left behind" || ok
 
+# --- issue 25: --save replaces only a model, and what would stop the save stops the run before training
+# refused_early CODE MESSAGE -- ARGS: the exit code and message, no training begun, no temporary left
+refused_early() {
+    local code=$1 msg=$2
+    shift 3
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ $rc -ne "$code" ] || ! grep -qF -- "$msg" "$tmp/err"; then bad "attnviz $*: exit $rc, $(cat "$tmp/err")"; return; fi
+    grep -q "^training\|^step" "$tmp/out" && { bad "attnviz $*: trained before refusing: $(head -c 300 "$tmp/out")"; return; }
+    compgen -G "$tmp/*.tmp-*" >/dev/null && { bad "attnviz $*: a temporary was left"; return; }
+    ok
+}
+printf 'my notes\n' >"$tmp/notes.txt"
+refused_early 1 "notes.txt is there already and is not an attnviz model file" -- --train sort --save "$tmp/notes.txt"
+[ "$(cat "$tmp/notes.txt")" = "my notes" ] && ok || bad "the notes were replaced"
+cp "$src/lessons/en/self-attention.lesson" "$tmp/l.lesson"
+refused_early 1 "is not an attnviz model file" -- --train sort --save "$tmp/l.lesson"
+cmp -s "$src/lessons/en/self-attention.lesson" "$tmp/l.lesson" && ok || bad "the lesson was replaced"
+refused_early 1 "Cannot write $tmp/no/m.json: No such file or directory." -- --train sort --save "$tmp/no/m.json"
+mkdir -p "$tmp/folder.json"
+refused_early 1 "Cannot write $tmp/folder.json: Is a directory." -- --train sort --save "$tmp/folder.json"
+if [ "$(id -u)" -ne 0 ]; then # root writes anywhere
+    mkdir -p "$tmp/locked" && chmod 555 "$tmp/locked"
+    refused_early 1 "Cannot write $tmp/locked/m.json: Permission denied." -- --train sort --save "$tmp/locked/m.json"
+    chmod 755 "$tmp/locked"
+fi
+# the largest settings made 69 MB, past the 64 MiB --model reads: refused before training
+refused_early 1 "With these settings the model has 3150848 parameters, and its file could take" -- --train sort \
+    --save "$tmp/big.json" --d-model 512 --d-k 64 --heads 8 --layers 3
+[ ! -e "$tmp/big.json" ] && ok || bad "the oversized model was written"
+# retraining replaces a model attnviz wrote
+cp "$tmp/a.json" "$tmp/re.json"
+expect 0 "saved $tmp/re.json" -- --train referent-zh --save "$tmp/re.json" --train-steps 3
+cmp -s "$tmp/a.json" "$tmp/re.json" && bad "the model was not replaced" || ok
+# a diverging training (loss 1.6e21) is not saved: --model would refuse it
+out=$("$bin" --train induction --save "$tmp/re.json" --train-steps 3 --lr 10 --weight-decay 1 2>&1)
+rc=$?
+[ $rc -eq 1 ] && grep -qF "The training diverged: training.loss is 1.64876e+21" <<<"$out" && ok || bad "exit $rc: $out"
+"$bin" --headless --model "$tmp/re.json" --print avg >/dev/null && ok || bad "the model kept is not the one before"
+# --save -: the model alone on standard output, the progress on standard error
+"$bin" --train sort --save - --train-steps 2 >"$tmp/stdout.json" 2>"$tmp/err" && ok || bad "--save -: $(cat "$tmp/err")"
+"$bin" --headless --model "$tmp/stdout.json" --print avg >/dev/null 2>&1 && grep -q "^saved to standard output" "$tmp/err" \
+    && ok || bad "--save - mixed the progress into the model"
+# SIGINT and SIGTERM while training: the temporary beside the model is removed, a model there stays
+for sig in INT TERM; do
+    cp "$tmp/a.json" "$tmp/sig.json"
+    env --default-signal=INT "$bin" --train referent-zh --save "$tmp/sig.json" --train-steps 100000 >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 400); do compgen -G "$tmp/sig.json.tmp-*" >/dev/null && break; sleep 0.05; done
+    compgen -G "$tmp/sig.json.tmp-*" >/dev/null && seen=yes || seen=no
+    kill -"$sig" $pid
+    wait $pid
+    rc=$?
+    want=$((128 + $(kill -l "$sig")))
+    [ $seen = yes ] && [ $rc -eq $want ] && ! compgen -G "$tmp/sig.json.tmp-*" >/dev/null && cmp -s "$tmp/a.json" "$tmp/sig.json" \
+        && ok || bad "SIG$sig: temporary seen: $seen, exit $rc (want $want), left: $(ls "$tmp" | grep sig.json)"
+done
+
 # --- --model: the dump, per layer, and the flip of the lessons' sentences
 zh1="这只动物没看见那只鸟，因为它飞得太快了。"
 zh2="这只动物没看见那只鸟，因为它太累了。"
@@ -147,5 +205,34 @@ expect 1 "\"猪\" (token 8) is not in the model's vocabulary" -- --headless --mo
 expect 1 "this model reads at most 8 (its max_len)" -- --headless --model "$models/sort.json" --sentence "1 2 3 4 5 6 7 8 1"
 "$bin" --headless --model "$models/referent-zh.json" --target 10:猪 --dump-json "$tmp/none.json" >/dev/null 2>&1
 [ ! -e "$tmp/none.json" ] && ok || bad "a failed run wrote its dump"
+
+# --- issue 25: the model file is read as strictly as weights files, and what it says is never obeyed by a terminal
+# bad_model NAME MESSAGE PYTHON: the shipped sort model edited by PYTHON (over text t) is refused with MESSAGE;
+# standard error holds no control character
+bad_model() {
+    $py -c 'import sys; t = open(sys.argv[1], encoding="utf-8").read(); sys.stdout.buffer.write(eval(sys.argv[2]))' \
+        "$models/sort.json" "$3" >"$tmp/$1"
+    "$bin" --headless --model "$tmp/$1" --print avg --dump-json "$tmp/none.json" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ $rc -ne 1 ] || ! grep -qF -- "$2" "$tmp/err"; then bad "$1: exit $rc, $(cat -v "$tmp/err")"; return; fi
+    LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <"$tmp/err") && { bad "$1: a control character reached the terminal: $(cat -v "$tmp/err")"; return; }
+    [ -s "$tmp/out" ] || [ -e "$tmp/none.json" ] && { bad "$1: something was written"; return; }
+    ok
+}
+bad_model appended.json "appended.json:" 't.encode() + t.encode()'
+bad_model appended.json "more follows the JSON object; a model file is exactly one JSON object" 't.encode() + b"{}"'
+bad_model latin1.json "the file is not valid UTF-8: there is a byte that never appears in UTF-8" 't.replace("\"1\"", "\"1\xff\"", 1).encode("latin-1")'
+bad_model escape-word.json "vocab[1] contains a control character (U+001B)" 't.replace("\"1\"", "\"1\\u001b]0;owned\\u0007\"", 1).encode()'
+bad_model raw-escape.json "vocab[1] contains a control character (U+001B)" 't.replace("\"1\"", "\"1\x1b[2J\"", 1).encode()'
+bad_model format.json "format contains a control character (U+001B)" 't.replace("attnviz-model", "\x1b]0;owned\x07", 1).encode()'
+bad_model key.json "\\x1b[2J is not a key attnviz knows here" 't.replace("{", "{\"\x1b[2J\": 1,", 1).encode()'
+bad_model nul-byte.json "a NUL byte; a model file is text." 't.replace("\"1\"", "\"1\x00x\"", 1).encode()'
+bad_model nul.json "\\u0000 (the character NUL) cannot be in a model file's text" 't.replace("\"1\"", "\"1\\u0000\"", 1).encode()'
+# --model - is a reader of standard input like the others; numbers are read whole
+expect 2 "--model - and --sentence-file - would both read standard input" -- --headless --model - --sentence-file -
+expect 2 "--explain ROW must be between 0 and 63 (it is 4294967303)." -- --headless --model "$models/referent-en.json" \
+    --explain weights:1:0:4294967303:1
+expect 2 "--explain LAYER needs a whole number, not \"+1x\"." -- --headless --model "$models/referent-en.json" --explain weights:+1x:0:7:1
+expect 2 "--explain needs STAGE:LAYER:HEAD:ROW:COL" -- --headless --model "$models/referent-en.json" --explain weights:1:0:7:1:0
 
 finish

@@ -1,11 +1,27 @@
 /* fuzz_model_file.c — the model file reader on arbitrary bytes: a refused file
- * names itself and leaves nothing behind; an accepted one writes back to text
- * that reads to the same parameters, and (when small) runs on its probe. */
+ * names itself, quotes nothing a terminal would obey and leaves nothing
+ * behind; an accepted one holds only printable UTF-8 text, passes the
+ * writer's checks, writes back to text that reads to the same parameters,
+ * and (when small) runs on its probe. */
 #include <string.h>
 
 #include "fuzz_common.h"
 #include "model_file.h"
 #include "model_run.h"
+#include "utf8.h"
+
+/* s is UTF-8 without a control character (what --print may show as it is). */
+static bool printable(const char *s) {
+    size_t len = strlen(s);
+    if (utf8_find_invalid(s, len) != (size_t)-1) return false;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = 0;
+        int n = utf8_decode(s + i, len - i, &cp);
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return false;
+        i += (size_t)n;
+    }
+    return true;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     model m;
@@ -14,10 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     attn_status st = model_file_parse(&m, (const char *)data, size, "fuzz.json", &err);
     if (st != ATTN_OK) {
         FUZZ_CHECK(err.code == st && strstr(err.msg, "fuzz.json") != NULL && m.block == NULL);
+        FUZZ_CHECK(printable(err.msg));
         return 0;
     }
-    char *text = model_file_write(&m);
-    FUZZ_CHECK(text != NULL);
+    FUZZ_CHECK(printable(m.task) && printable(m.probe));
+    for (int i = 0; i < m.vocab_count; i++) FUZZ_CHECK(printable(m.vocab[i]));
+    char *text = NULL;
+    FUZZ_CHECK(model_file_write_checked(&m, &text, &err) == ATTN_OK);
     model back;
     FUZZ_CHECK(model_file_parse(&back, text, strlen(text), "again.json", &err) == ATTN_OK);
     FUZZ_CHECK(back.n_params == m.n_params && memcmp(back.block, m.block, sizeof(double) * m.n_params) == 0);
