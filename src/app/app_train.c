@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app_paths.h"
+#include "clock.h"
 #include "fileio.h"
 #include "model_file.h"
 #include "strbuf.h"
@@ -131,10 +132,6 @@ void app_train_file_name(char *out, size_t cap, const char *task, uint32_t seed,
 
 /* ---- the thread ---- */
 
-static double now_s(void) {
-    return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
-}
-
 /* Evaluation k of the model as it is now: the held-out loss and accuracy (of
  * the first APP_TRAIN_EVAL_SAMPLE held-out examples, or of all of them at the
  * last step), and the mean batch loss since the last one. The thread's own copy of the
@@ -158,13 +155,13 @@ static int worker(void *arg) {
     model_trainer *tr = &t->trainer;
     attn_err err;
     int next_eval = 0, next_snap = 1, total = t->opts.steps, loss_n = 0;
-    double loss_sum = 0, t0 = now_s();
+    double loss_sum = 0, t0 = attn_clock_s();
     attn_status st = ATTN_OK;
     if (t->n_evals > 0 && t->eval_steps[0] == 0) { // how the untrained model does
         st = eval_point(t, 0, &loss_sum, &loss_n, &err);
         next_eval = st == ATTN_OK;
     }
-    double eval0 = now_s() - t0;
+    double eval0 = attn_clock_s() - t0;
     SDL_LockMutex(t->lock);
     t->pub_points = next_eval;
     t->eval_s += eval0;
@@ -181,9 +178,9 @@ static int worker(void *arg) {
         if (t->pending > 0) t->pending--;
         t->stepping = true; // a step under way: still training, even with nothing more asked for
         SDL_UnlockMutex(t->lock);
-        double a = now_s();
+        double a = attn_clock_s();
         st = model_trainer_step(tr, &err);
-        double b = now_s();
+        double b = attn_clock_s();
         if (st == ATTN_OK) {
             loss_sum += tr->last_loss;
             loss_n++;
@@ -196,9 +193,9 @@ static int worker(void *arg) {
             s->training = tr->model.training;
         }
         bool last = st == ATTN_OK && tr->step >= total;
-        double c = now_s();
+        double c = attn_clock_s();
         if (last) st = model_trainer_finish(tr, &err); // the training record, as --train writes it
-        double d = now_s();
+        double d = attn_clock_s();
         SDL_LockMutex(t->lock);
         memcpy(t->pub.block, tr->model.block, sizeof(double) * tr->model.n_params);
         t->pub.training = tr->model.training;
