@@ -9,7 +9,8 @@
 #include <sys/wait.h>
 
 #include "test_common.h"
-#include "app.h"
+#include "app_actions.h"
+#include "app_view.h"
 #include "app_paths.h"
 #include "app_settings.h"
 #include "fileio.h"
@@ -73,10 +74,10 @@ static void test_editing(void **state) {
     app_state st;
     start(&st, "它飞");
     app_edit_begin(&st);
-    assert_true(st.editing);
-    assert_int_equal(st.cursor, 6);
+    assert_true(st.edit.ed.active);
+    assert_int_equal(st.edit.ed.cursor, 6);
     app_edit_backspace(&st); // one code point: 飞 is three bytes
-    assert_int_equal(st.cursor, 3);
+    assert_int_equal(st.edit.ed.cursor, 3);
     assert_string_equal(st.sentence, "它");
     app_edit_insert(&st, "是鸟");
     assert_string_equal(st.sentence, "它是鸟");
@@ -85,31 +86,31 @@ static void test_editing(void **state) {
     app_edit_delete(&st);
     assert_string_equal(st.sentence, "是鸟");
     app_edit_move(&st, 1);
-    assert_int_equal(st.cursor, 3);
+    assert_int_equal(st.edit.ed.cursor, 3);
     app_edit_move(&st, INT_MAX);
-    assert_int_equal(st.cursor, 6);
+    assert_int_equal(st.edit.ed.cursor, 6);
     // an empty sentence is refused: the last valid one stays computed
     app_edit_backspace(&st);
     app_edit_backspace(&st);
-    assert_string_equal(st.edit, "");
-    assert_non_null(strstr(st.edit_error, "empty"));
+    assert_string_equal(st.edit.ed.text, "");
+    assert_non_null(strstr(st.edit.ed.error, "empty"));
     assert_string_equal(st.sentence, "是");
     assert_int_equal(st.trace.n, 1);
     // Esc restores the sentence from before editing
     app_edit_cancel(&st);
-    assert_false(st.editing);
+    assert_false(st.edit.ed.active);
     assert_string_equal(st.sentence, "它飞");
     assert_int_equal(st.trace.n, 2);
     // compositions show but do not change the sentence until committed
     app_edit_begin(&st);
     app_edit_compose(&st, "niao");
-    assert_string_equal(st.composition, "niao");
+    assert_string_equal(st.edit.ed.composition, "niao");
     assert_string_equal(st.sentence, "它飞");
     app_edit_insert(&st, "鸟");
-    assert_string_equal(st.composition, "");
+    assert_string_equal(st.edit.ed.composition, "");
     app_edit_commit(&st);
     assert_string_equal(st.sentence, "它飞鸟");
-    assert_false(st.editing);
+    assert_false(st.edit.ed.active);
     app_edit_insert(&st, "x"); // not editing: ignored
     assert_string_equal(st.sentence, "它飞鸟");
     app_free(&st);

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "test_sdl_common.h"
+#include "app_actions.h"
 #include "app_train.h"
+#include "app_view.h"
 #include "cli_args.h"
 #include "cli_train.h"
 #include "fileio.h"
@@ -391,14 +393,14 @@ static void test_options_after_start_ask_for_reset(void **state) {
     free(s);
     // the probe: a word outside the vocabulary is refused naming it; the last valid one stays
     app_train_key(&v.t, SDLK_e, 0);
-    assert_true(v.st.editing);
+    assert_true(v.st.edit.ed.active);
     app_edit_insert(&v.st, "车");
-    assert_non_null(strstr(v.st.edit_error, "“车”"));
+    assert_non_null(strstr(v.st.edit.ed.error, "“车”"));
     assert_string_equal(v.t.probe, task_at(0)->probe);
     app_edit_backspace(&v.st);
-    assert_string_equal(v.st.edit_error, "");
+    assert_string_equal(v.st.edit.ed.error, "");
     app_edit_commit(&v.st);
-    assert_false(v.st.editing);
+    assert_false(v.st.edit.ed.active);
     // Esc closes; the keys of the view are then the walkthrough's again
     assert_true(app_train_key(&v.t, SDLK_ESCAPE, 0));
     assert_false(v.t.open);

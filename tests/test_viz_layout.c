@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
+#include "app_actions.h"
+#include "app_view.h"
 #include "strbuf.h"
 #include "model_file.h"
 #include "model_run.h"
@@ -483,6 +484,7 @@ static void code_in_the_code_face(void **state) {
     start(&st, VIZ_THEME_LIGHT, VIZ_LANG_ZH);
     st.lesson.narrative = strdup("Text.\n\n" VIZ_CODE_MARK "x = 它它  # one\n" VIZ_CODE_MARK "y = abcd  # two\n"
                                  VIZ_CODE_MARK "    long = f(aaaa, bbbb, cccc, dddd, eeee, ffff, gggg, hhhh, iiii, jjjj)\n");
+    st.lesson.narrative_stale = false; // this text, not one rebuilt from a page (there is none)
     const viz_list *l = build(&st, 1280, 800, "code-grid");
     const viz_cmd *one = find_text(l, "# one"), *two = find_text(l, "y = abcd  # two"), *mark = find_text(l, "↪");
     const viz_cmd *ta = NULL, *text = find_text(l, "Text.");
@@ -520,6 +522,7 @@ static void cjk_punctuation_stays_with_its_words(void **state) {
     attn_sb_init(&b);
     for (int k = 0; k < 30; k++) attn_sb_puts(&b, "他说“它”是那只鸟（不是动物），《书》里也这样写。");
     st.lesson.narrative = attn_sb_take(&b);
+    st.lesson.narrative_stale = false; // this text, not one rebuilt from a page (there is none)
     static const char *const closing[] = {"”", "）", "》", "，", "。"};
     static const char *const opening[] = {"“", "（", "《"};
     int lines = 0;

@@ -42,7 +42,7 @@ static void target_text(const app_state *st, char *out, size_t cap) {
     if (n < cap) snprintf(out + n, cap - n, "%s", st->model.target_labelled ? "task" : "predicted");
 }
 
-static bool state_value(const app_ui *u, const char *name, char *out, size_t cap) {
+static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     const app_state *st = &u->st;
     const attn_config *cfg = &app_trace(st)->cfg;
     static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page"};
@@ -50,7 +50,7 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     attn_mask_format(mask, sizeof mask, cfg->mask);
     if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->step + 1);
     else if (!strcmp(name, "query")) snprintf(out, cap, "%d", st->query);
-    else if (!strcmp(name, "editing")) snprintf(out, cap, "%d", st->editing);
+    else if (!strcmp(name, "editing")) snprintf(out, cap, "%d", st->edit.ed.active);
     else if (!strcmp(name, "sentence")) snprintf(out, cap, "%s", st->sentence);
     else if (!strcmp(name, "tokens")) snprintf(out, cap, "%d", app_trace(st)->n);
     else if (!strcmp(name, "model")) snprintf(out, cap, "%s", st->model.m ? st->model.m->task : "none");
@@ -81,8 +81,8 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->width, st->height);
     else if (!strcmp(name, "badge")) app_badge(st, out, cap);
     else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->status[0] ? st->status : "(none)");
-    else if (!strcmp(name, "edit_error")) snprintf(out, cap, "%s", st->edit_error);
-    else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->composition);
+    else if (!strcmp(name, "edit_error")) snprintf(out, cap, "%s", st->edit.ed.error);
+    else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->edit.ed.composition);
     else if (!strcmp(name, "page")) {
         const lesson *l = app_lesson(st);
         const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
@@ -98,7 +98,10 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     } else if (!strcmp(name, "predict")) snprintf(out, cap, "%d", st->lesson.predict_pending);
     else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->show_lab ? "off" : st->lab ? "done" : "running");
     else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->lines_all);
-    else if (!strcmp(name, "narrative")) snprintf(out, cap, "%s", st->lesson.narrative ? st->lesson.narrative : "");
+    else if (!strcmp(name, "narrative")) { // as the scene would show it now
+        const char *text = app_lesson_narrative(&u->st);
+        snprintf(out, cap, "%s", text ? text : "");
+    }
     else if (!strcmp(name, "hover")) {
         if (st->hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
         else snprintf(out, cap, "%s %d %d %d", model_stage_name(st->hover.stage), st->hover.head, st->hover.row, st->hover.col);

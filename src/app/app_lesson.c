@@ -1,29 +1,17 @@
-/* app_lesson.c — lessons in the window: pages, their settings and designed
- * weights, the language pair, predict-before-reveal, reloading on change. */
+/* app_lesson.c — floor 3 of src/app: lessons in the window: pages, their
+ * settings and designed weights, the language pair, predict-before-reveal,
+ * reloading on change. */
+#include "app_lesson.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "app.h"
-#include "app_internal.h"
 #include "fileio.h"
 #include "strbuf.h"
 #include "utf8.h"
 #include "viz_lesson.h"
-
-/* The slot of the lesson shown: the current language's, else the other. */
-static int lesson_slot(const app_state *st) {
-    return st->lesson.files[st->lang] ? (int)st->lang : !st->lang;
-}
-
-const lesson *app_lesson(const app_state *st) {
-    return st->lesson.files[lesson_slot(st)];
-}
-
-const char *app_lesson_path(const app_state *st) {
-    return st->lesson.paths[lesson_slot(st)];
-}
 
 /* When a regular file was last changed; -1 for anything else: a pipe or
  * FIFO the user named is read once and never watched. */
@@ -72,6 +60,7 @@ void app_lesson_refresh_narrative(app_state *st) {
     const lesson_page *pg = app_lesson_page_shown(st);
     free(st->lesson.narrative);
     st->lesson.narrative = NULL;
+    st->lesson.narrative_stale = false;
     if (!pg) return;
     attn_strbuf b;
     attn_sb_init(&b);
@@ -82,6 +71,11 @@ void app_lesson_refresh_narrative(app_state *st) {
     if (!model) vocab_note(&b, st);
     st->lesson.narrative = attn_sb_take(&b);
     st->dirty = true;
+}
+
+const char *app_lesson_narrative(app_state *st) {
+    if (st->lesson.narrative_stale) app_lesson_refresh_narrative(st);
+    return st->lesson.narrative;
 }
 
 static void set_question(app_state *st, const lesson_page *pg) {
@@ -136,12 +130,6 @@ static void set_view(app_state *st, const lesson_page *pg) {
         int q = lesson_find_token(&app_trace(st)->tokens, &hl->a);
         if (q >= 0) st->query = q;
     }
-}
-
-const lesson_page *app_lesson_page_shown(const app_state *st) {
-    const lesson *l = app_lesson(st);
-    if (!l || (st->model.m && !st->model.from_page)) return NULL; // a model of the learner's own is shown
-    return lesson_page_at(l, st->lesson.page);
 }
 
 /* The page's computation: its model on its sentence, or its one layer with
@@ -249,17 +237,6 @@ void app_lesson_turn(app_state *st, int delta) {
     if (!l) return;
     int p = st->lesson.page + delta;
     if (p >= 0 && p < lesson_page_count(l)) app_lesson_goto(st, p);
-}
-
-void app_clicker(app_state *st, int delta) {
-    bool at_end = delta > 0 ? (int)st->step == ATTN_STEP_COUNT - 1 : st->step == 0;
-    if (!app_lesson(st) || !at_end) {
-        app_step(st, delta);
-        return;
-    }
-    int before = st->lesson.page;
-    app_lesson_turn(st, delta);
-    if (delta < 0 && st->lesson.page != before) app_goto_step(st, ATTN_STEP_COUNT - 1); // back: arrive at its last step
 }
 
 void app_switch_lang(app_state *st) {

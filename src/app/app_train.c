@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app_actions.h"
 #include "app_paths.h"
 #include "clock.h"
 #include "fileio.h"
@@ -390,7 +391,7 @@ void app_train_init(app_train *t, app_state *st) {
 
 void app_train_free(app_train *t) {
     if (!t) return;
-    if (t->st && t->st->editing && t->st->edit_ctx == t) t->st->edit_check = NULL, t->st->editing = false;
+    if (t->st) app_edit_drop(t->st, t); // the probe being edited goes with the view
     free_training(t);
     if (t->lock) SDL_DestroyMutex(t->lock);
     if (t->wake) SDL_DestroyCond(t->wake);
@@ -728,12 +729,13 @@ void app_train_scene(app_train *t, viz_scene *s) {
     fill_view(t);
     app_state *st = t->st;
     viz_train_view *v = &t->view;
-    if (st->editing && st->edit_check == probe_check && st->edit_ctx == t) {
+    const app_editor *e = &st->edit.ed;
+    if (e->active && st->edit.check == probe_check && st->edit.ctx == t) {
         v->editing = true;
-        v->probe = st->edit;
-        v->cursor = st->cursor;
-        v->composition = st->composition;
-        v->probe_error = st->edit_error[0] ? st->edit_error : NULL;
+        v->probe = e->text;
+        v->cursor = e->cursor;
+        v->composition = e->composition;
+        v->probe_error = e->error[0] ? e->error : NULL;
     }
     s->train = v;
 }
