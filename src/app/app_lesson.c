@@ -187,15 +187,17 @@ void app_lesson_goto(app_state *st, int page) {
 }
 
 /* A lesson attnviz finds by itself (the other language, a reload): only a
- * regular file, never waited on like a FIFO. */
+ * regular file, never waited on like a FIFO; lesson_load reads it. */
 static attn_status load_found(lesson **out, const char *path, attn_err *err) {
-    char *text = NULL;
-    size_t len = 0;
     *out = NULL;
-    attn_status rc = attn_read_regular_file(path, LESSON_MAX_BYTES, &text, &len, err);
-    if (rc == ATTN_OK) rc = lesson_parse(out, text, len, path, err);
-    free(text);
-    return rc;
+    if (mtime_ns(path) < 0) { // missing or not a regular file: fileio refuses it in its words, without waiting
+        char *none = NULL;
+        size_t len = 0;
+        attn_status rc = attn_read_regular_file(path, LESSON_MAX_BYTES, &none, &len, err);
+        free(none);
+        if (rc != ATTN_OK) return rc;
+    }
+    return lesson_load(out, path, err);
 }
 
 /* Puts l (owned from now on) into slot lang as path's lesson. */
