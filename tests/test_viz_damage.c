@@ -397,7 +397,7 @@ static long next_frame(window *w, app_state *st) {
     assert_true(viz_sdl_signature(now, &w->sig[w->cur], g_fonts, &w->list, sc.width, sc.height));
     viz_irect d[VIZ_DAMAGE_MAX];
     int n = viz_damage(&w->sig[w->cur], now, d, VIZ_DAMAGE_MAX);
-    viz_rgba bg = viz_theme_get(st->theme)->bg;
+    viz_rgba bg = viz_theme_get(st->look.theme)->bg;
     long drawn = 0;
     for (int i = 0; i < n; i++) {
         SDL_Rect r = {d[i].x, d[i].y, d[i].w, d[i].h};

@@ -4,7 +4,6 @@
  * lesson's narrative) is marked stale and rebuilt when the scene is built. */
 #include "app.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +15,16 @@
 #define SEED_SENTENCE "这只动物没看见那只鸟，因为它飞得太快了。"
 
 const char *app_str(const app_state *st, viz_str id) {
-    const char *s = st->strings ? st->strings->s[st->lang][id] : NULL;
+    const char *s = st->look.strings ? st->look.strings->s[st->look.lang][id] : NULL;
     return s ? s : viz_str_key(id);
 }
 
 void app_status(app_state *st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(st->status, sizeof st->status, fmt, ap);
+    vsnprintf(st->look.status, sizeof st->look.status, fmt, ap);
     va_end(ap);
-    utf8_trim_partial(st->status); // a long path or sentence is cut between characters
+    utf8_trim_partial(st->look.status); // a long path or sentence is cut between characters
     st->dirty = true;
 }
 
@@ -36,14 +35,14 @@ viz_origin app_origin(const app_state *st) {
                             m->task, m->training.steps, m->training.seed};
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
-    if (st->weights == APP_WEIGHTS_DESIGN && pg)
+    if (st->src.weights == APP_WEIGHTS_DESIGN && pg)
         return (viz_origin){.kind = VIZ_FROM_LESSON, .name = app_lesson_path(st), .gain = pg->random_weights ? pg->gain : 0};
-    if (st->weights == APP_WEIGHTS_FILE) return (viz_origin){.kind = VIZ_FROM_FILE, .name = st->weights_name};
+    if (st->src.weights == APP_WEIGHTS_FILE) return (viz_origin){.kind = VIZ_FROM_FILE, .name = st->src.weights_name};
     return (viz_origin){.kind = VIZ_FROM_NONE};
 }
 
 void app_badge(const app_state *st, char *out, size_t cap) {
-    viz_badge(out, cap, st->strings ? st->strings->s[st->lang] : NULL, app_trace(st), app_origin(st));
+    viz_badge(out, cap, st->look.strings ? st->look.strings->s[st->look.lang] : NULL, app_trace(st), app_origin(st));
     utf8_trim_partial(out); // a long file name is cut between characters
 }
 
@@ -53,18 +52,18 @@ static attn_status weights_for(app_state *st, const char *text, const attn_confi
                                const attn_weights **out, attn_err *err) {
     *out = NULL;
     const lesson *l = app_lesson(st);
-    if (st->weights == APP_WEIGHTS_DESIGN && l) {
+    if (st->src.weights == APP_WEIGHTS_DESIGN && l) {
         lesson_page_weights(l, st->lesson.page, cfg, storage);
         *out = storage;
         return ATTN_OK;
     }
-    if (st->weights != APP_WEIGHTS_FILE) return ATTN_OK;
+    if (st->src.weights != APP_WEIGHTS_FILE) return ATTN_OK;
     attn_tokens toks = {0};
-    attn_wordlist words = attn_vocab_words(st->vocab);
-    attn_status rc = attn_tokenize(&toks, text, strlen(text), st->vocab ? &words : NULL, err);
+    attn_wordlist words = attn_vocab_words(st->src.vocab);
+    attn_status rc = attn_tokenize(&toks, text, strlen(text), st->src.vocab ? &words : NULL, err);
     int n = toks.n;
     attn_tokens_free(&toks);
-    if (rc == ATTN_OK) rc = attn_weights_file_bind(storage, &st->wfile, cfg, n, st->weights_name, err);
+    if (rc == ATTN_OK) rc = attn_weights_file_bind(storage, &st->src.wfile, cfg, n, st->src.weights_name, err);
     if (rc == ATTN_OK) *out = storage;
     return rc;
 }
@@ -74,14 +73,14 @@ static attn_status run(app_state *st, attn_trace *out, const char *text, const a
     attn_weights storage;
     const attn_weights *w;
     attn_status rc = weights_for(st, text, cfg, &storage, &w, err);
-    return rc == ATTN_OK ? attn_trace_run(out, text, strlen(text), cfg, st->vocab, w, err) : rc;
+    return rc == ATTN_OK ? attn_trace_run(out, text, strlen(text), cfg, st->src.vocab, w, err) : rc;
 }
 
 /* The configuration the second view of a comparison shows, or NULL. */
 static bool compare_config(const app_state *st, const attn_config *cfg, attn_config *out) {
     *out = *cfg;
-    if (st->compare == VIZ_COMPARE_SCALE) out->scale = !cfg->scale;
-    else if (st->compare == VIZ_COMPARE_CONFIG) attn_config_apply_changes(out, &st->compare_base, &st->compare_cfg);
+    if (st->view.compare == VIZ_COMPARE_SCALE) out->scale = !cfg->scale;
+    else if (st->view.compare == VIZ_COMPARE_CONFIG) attn_config_apply_changes(out, &st->src.compare_base, &st->src.compare_cfg);
     else return false;
     return true;
 }
@@ -118,17 +117,17 @@ static attn_status model_compute(app_state *st, const char *text, attn_err *err)
     model_result r;
     memset(&r, 0, sizeof r);
     bool labelled = false;
-    attn_status rc = model_run_view(&r, m, text, strlen(text), st->query, &labelled, err);
+    attn_status rc = model_run_view(&r, m, text, strlen(text), st->view.query, &labelled, err);
     if (rc != ATTN_OK) return rc;
     model_result_free(&st->model.run);
     st->model.run = r;
     st->model.target_labelled = labelled;
     if (st->model.layer >= m->cfg.layers) st->model.layer = m->cfg.layers - 1;
-    attn_trace_free(&st->alt);
-    if (st->compare == VIZ_COMPARE_SCALE && compare_layer(st, text, &st->alt, err) != ATTN_OK)
-        st->compare = VIZ_COMPARE_OFF; // the main view stands; only the comparison is dropped
-    model_attn_config(&st->cfg, &m->cfg);
-    st->cfg.seed = m->training.seed;
+    attn_trace_free(&st->src.alt);
+    if (st->view.compare == VIZ_COMPARE_SCALE && compare_layer(st, text, &st->src.alt, err) != ATTN_OK)
+        st->view.compare = VIZ_COMPARE_OFF; // the main view stands; only the comparison is dropped
+    model_attn_config(&st->src.cfg, &m->cfg);
+    st->src.cfg.seed = m->training.seed;
     return ATTN_OK;
 }
 
@@ -136,29 +135,29 @@ static attn_status model_compute(app_state *st, const char *text, attn_err *err)
 static void update_notice(app_state *st) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
-    if (st->weights == APP_WEIGHTS_FILE || st->model.m) st->notice[0] = '\0';
-    if (st->weights != APP_WEIGHTS_DESIGN || !pg || st->model.m) return;
-    st->notice[0] = '\0';
+    if (st->src.weights == APP_WEIGHTS_FILE || st->model.m) st->src.notice[0] = '\0';
+    if (st->src.weights != APP_WEIGHTS_DESIGN || !pg || st->model.m) return;
+    st->src.notice[0] = '\0';
     if (pg->random_weights) return; // seeded weights × a gain: nothing designed to lose
     attn_weights w;
-    int designed = lesson_page_weights(l, st->lesson.page, &pg->cfg, &w), used = given_count(&st->trace);
+    int designed = lesson_page_weights(l, st->lesson.page, &pg->cfg, &w), used = given_count(&st->src.trace);
     if (used < designed)
-        snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_DESIGN_DROPPED), pg->cfg.d_model, pg->cfg.d_k,
-                 pg->cfg.heads, designed - used, designed, (unsigned)st->cfg.seed);
+        snprintf(st->src.notice, sizeof st->src.notice, app_str(st, VIZ_S_NOTICE_DESIGN_DROPPED), pg->cfg.d_model, pg->cfg.d_k,
+                 pg->cfg.heads, designed - used, designed, (unsigned)st->src.cfg.seed);
 }
 
 /* After a new trace: the selection, heads and texts that depend on it. */
 static void computed(app_state *st) {
     const attn_trace *t = app_trace(st);
-    const attn_config *cfg = &st->cfg;
-    st->status[0] = '\0'; // what it said was about the state before (an action may say something new)
-    if (st->query >= t->n) st->query = t->n - 1;
-    if (st->head >= cfg->heads) st->head = cfg->heads - 1;
-    if (st->head_b >= cfg->heads) st->head_b = cfg->heads - 1;
-    if (st->compare == VIZ_COMPARE_HEADS && cfg->heads < 2) st->compare = VIZ_COMPARE_OFF; // one head: nothing to compare
+    const attn_config *cfg = &st->src.cfg;
+    st->look.status[0] = '\0'; // what it said was about the state before (an action may say something new)
+    if (st->view.query >= t->n) st->view.query = t->n - 1;
+    if (st->view.head >= cfg->heads) st->view.head = cfg->heads - 1;
+    if (st->view.head_b >= cfg->heads) st->view.head_b = cfg->heads - 1;
+    if (st->view.compare == VIZ_COMPARE_HEADS && cfg->heads < 2) st->view.compare = VIZ_COMPARE_OFF; // one head: nothing to compare
     update_notice(st);
     st->lesson.narrative_stale = true; // its numbers are the new trace's: rebuilt with the scene
-    app_hover(st, st->hover); // the hovered cell may have moved or vanished
+    app_hover(st, st->view.hover); // the hovered cell may have moved or vanished
     st->dirty = true;
 }
 
@@ -173,32 +172,32 @@ attn_status app_compute(app_state *st, const char *text, const attn_config *cfg,
     attn_status rc = run(st, &t, text, cfg, err);
     if (rc == ATTN_OK && compare_config(st, cfg, &c2)) {
         rc = run(st, &alt, text, &c2, err);
-        attn_config_diff_text(st->compare_labels[0], sizeof st->compare_labels[0], &c2, cfg); // what each view sets
-        attn_config_diff_text(st->compare_labels[1], sizeof st->compare_labels[1], cfg, &c2);
+        attn_config_diff_text(st->src.compare_labels[0], sizeof st->src.compare_labels[0], &c2, cfg); // what each view sets
+        attn_config_diff_text(st->src.compare_labels[1], sizeof st->src.compare_labels[1], cfg, &c2);
     }
     if (rc != ATTN_OK) {
         attn_trace_free(&t);
         attn_trace_free(&alt);
         return rc;
     }
-    attn_trace_free(&st->trace);
-    attn_trace_free(&st->alt);
-    st->trace = t;
-    st->alt = alt;
-    st->cfg = *cfg;
+    attn_trace_free(&st->src.trace);
+    attn_trace_free(&st->src.alt);
+    st->src.trace = t;
+    st->src.alt = alt;
+    st->src.cfg = *cfg;
     computed(st);
     return ATTN_OK;
 }
 
 bool app_recompute_with(app_state *st, const attn_config *cfg) {
     attn_err err;
-    if (app_compute(st, st->sentence, cfg, &err) == ATTN_OK) return true;
+    if (app_compute(st, st->src.sentence, cfg, &err) == ATTN_OK) return true;
     app_status(st, "%s", err.msg);
     return false;
 }
 
 void app_recompute(app_state *st) {
-    app_recompute_with(st, &st->cfg);
+    app_recompute_with(st, &st->src.cfg);
 }
 
 void app_refresh_texts(app_state *st) {
@@ -215,35 +214,35 @@ attn_status app_set_sentence(app_state *st, const char *sentence, const attn_con
         free(copy);
         return rc;
     }
-    free(st->sentence);
-    st->sentence = copy;
+    free(st->src.sentence);
+    st->src.sentence = copy;
     return ATTN_OK;
 }
 
 attn_status app_init(app_state *st, const char *sentence, const attn_config *cfg,
                      const viz_strings *strings, attn_err *err) {
     memset(st, 0, sizeof *st);
-    st->strings = strings;
-    st->cfg = st->design_cfg = *cfg;
-    st->canvas_zoom = 1.0f;
-    st->dpi_scale = st->zoom = 1.0f;
-    st->width = 1280;
-    st->height = 800;
-    st->hover.kind = VIZ_HIT_NONE;
-    st->step = ATTN_STEP_SOFTMAX;
-    st->head_b = cfg->heads > 1 ? 1 : 0;
-    st->explain = malloc(sizeof *st->explain);
-    st->sentence = strdup(sentence ? sentence : SEED_SENTENCE);
-    if (!st->explain || !st->sentence) {
+    st->look.strings = strings;
+    st->src.cfg = st->src.design_cfg = *cfg;
+    st->view.canvas_zoom = 1.0f;
+    st->look.dpi_scale = st->look.zoom = 1.0f;
+    st->look.width = 1280;
+    st->look.height = 800;
+    st->view.hover.kind = VIZ_HIT_NONE;
+    st->view.step = ATTN_STEP_SOFTMAX;
+    st->view.head_b = cfg->heads > 1 ? 1 : 0;
+    st->src.explain = malloc(sizeof *st->src.explain);
+    st->src.sentence = strdup(sentence ? sentence : SEED_SENTENCE);
+    if (!st->src.explain || !st->src.sentence) {
         app_free(st);
         return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to start.");
     }
-    attn_status rc = app_compute(st, st->sentence, cfg, err);
+    attn_status rc = app_compute(st, st->src.sentence, cfg, err);
     if (rc != ATTN_OK) {
         app_free(st);
         return rc;
     }
-    st->query = attn_trace_default_query(&st->trace);
+    st->view.query = attn_trace_default_query(&st->src.trace);
     st->dirty = true;
     return ATTN_OK;
 }
@@ -256,11 +255,11 @@ void app_free(app_state *st) {
     }
     free(st->lesson.narrative);
     app_model_state_free(&st->model);
-    attn_trace_free(&st->trace);
-    attn_trace_free(&st->alt);
-    attn_weights_file_free(&st->wfile);
-    free(st->explain);
-    free(st->sentence);
+    attn_trace_free(&st->src.trace);
+    attn_trace_free(&st->src.alt);
+    attn_weights_file_free(&st->src.wfile);
+    free(st->src.explain);
+    free(st->src.sentence);
     app_editor_free(&st->edit.ed);
     memset(st, 0, sizeof *st);
 }
@@ -273,41 +272,41 @@ attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err)
     if (rc == ATTN_OK) rc = attn_weights_file_parse(&f, text, len, path, err);
     free(text);
     if (rc != ATTN_OK) return rc;
-    attn_weights_file_free(&st->wfile);
-    st->wfile = f;
-    snprintf(st->weights_name, sizeof st->weights_name, "%s", path);
-    utf8_trim_partial(st->weights_name);
-    attn_config cfg = st->cfg;
+    attn_weights_file_free(&st->src.wfile);
+    st->src.wfile = f;
+    snprintf(st->src.weights_name, sizeof st->src.weights_name, "%s", path);
+    utf8_trim_partial(st->src.weights_name);
+    attn_config cfg = st->src.cfg;
     int dm, dk, heads;
     attn_weights_file_dims(&f, &dm, &dk, &heads);
     if (dm) cfg.d_model = dm;
     if (dk) cfg.d_k = dk;
     if (heads) cfg.heads = heads;
-    app_weights_mode old = st->weights;
-    st->weights = APP_WEIGHTS_FILE;
-    rc = app_compute(st, st->sentence, &cfg, err);
-    if (rc != ATTN_OK) st->weights = old;
+    app_weights_mode old = st->src.weights;
+    st->src.weights = APP_WEIGHTS_FILE;
+    rc = app_compute(st, st->src.sentence, &cfg, err);
+    if (rc != ATTN_OK) st->src.weights = old;
     return rc;
 }
 
 /* ---- what is shown, derived from the state ---- */
 
 void app_hover(app_state *st, viz_hit hit) {
-    if (memcmp(&hit, &st->hover, sizeof hit) != 0) st->detail_scroll = 0; // a new cell starts at its own term
-    st->hover = hit;
-    st->explain_valid = false;
+    if (memcmp(&hit, &st->view.hover, sizeof hit) != 0) st->view.detail_scroll = 0; // a new cell starts at its own term
+    st->view.hover = hit;
+    st->src.explain_valid = false;
     if (hit.kind == VIZ_HIT_CELL && st->model.m)
-        st->explain_valid = model_explain(st->model.explain, &st->model.run, st->model.m, hit.stage, st->model.layer,
+        st->src.explain_valid = model_explain(st->model.explain, &st->model.run, st->model.m, hit.stage, st->model.layer,
                                           hit.head, hit.row, hit.col, NULL) == ATTN_OK;
     else if (hit.kind == VIZ_HIT_CELL && hit.stage < ATTN_STAGE_COUNT)
-        st->explain_valid = attn_explain(st->explain, &st->trace, (attn_stage)hit.stage, hit.head, hit.row, hit.col, NULL) == ATTN_OK;
-    if (hit.kind == VIZ_HIT_CELL && !st->explain_valid) st->hover.kind = VIZ_HIT_NONE;
+        st->src.explain_valid = attn_explain(st->src.explain, &st->src.trace, (attn_stage)hit.stage, hit.head, hit.row, hit.col, NULL) == ATTN_OK;
+    if (hit.kind == VIZ_HIT_CELL && !st->src.explain_valid) st->view.hover.kind = VIZ_HIT_NONE;
     st->dirty = true;
 }
 
 
 const attn_trace *app_trace(const app_state *st) {
-    return st->model.m ? &st->model.run.layer[st->model.layer] : &st->trace;
+    return st->model.m ? &st->model.run.layer[st->model.layer] : &st->src.trace;
 }
 
 void app_model_state_free(app_model_state *ms) {
@@ -321,7 +320,7 @@ void app_model_state_free(app_model_state *ms) {
 
 /* The slot of the lesson shown: the current language's, else the other. */
 static int lesson_slot(const app_state *st) {
-    return st->lesson.files[st->lang] ? (int)st->lang : !st->lang;
+    return st->lesson.files[st->look.lang] ? (int)st->look.lang : !st->look.lang;
 }
 
 const lesson *app_lesson(const app_state *st) {

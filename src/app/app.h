@@ -89,8 +89,8 @@ typedef struct {
     void *ctx;                  /* its context */
 } app_edit_state;
 
+/* The source and its trace: what is computed, and from what. */
 typedef struct {
-    /* what is computed */
     char *sentence;             /* last valid sentence (owned, UTF-8) */
     attn_config cfg;            /* current configuration */
     attn_config design_cfg;     /* configuration the lesson's design needs (R returns to it) */
@@ -103,12 +103,16 @@ typedef struct {
     attn_config compare_cfg;    /* … and its @compare's; the second view applies their difference */
     char compare_labels[2][96]; /* compare = config: the settings in which the two views differ, each view's */
     attn_trace trace;           /* trace of sentence under cfg (always valid after app_init) */
-    attn_trace alt;             /* compare = scale: the same with scaling toggled */
+    attn_trace alt;             /* compare = scale or config: the second view's trace, else empty */
     attn_explanation *explain;  /* explanation of the hovered cell (owned) */
-    bool explain_valid;         /* explain describes hover */
-    /* what is shown */
-    attn_step step;              /* rail step */
-    int head, head_b;           /* head shown; second head when comparing heads */
+    bool explain_valid;         /* explain describes the hovered cell */
+} app_source_state;
+
+/* What is shown of the trace, and where. */
+typedef struct {
+    attn_step step;             /* rail step */
+    int head;                   /* head shown */
+    int head_b;                 /* second head when comparing heads */
     int query;                  /* selected query token */
     viz_hit hover;              /* hovered or keyboard-cursor cell/token */
     viz_focus focus;            /* keyboard focus */
@@ -119,25 +123,34 @@ typedef struct {
     const attn_cx_result *lab;  /* its measurements once done (owned by the window), else NULL */
     float lab_elapsed;          /* seconds the measurement has run */
     float canvas_zoom;          /* canvas zoom (1 = fit) */
-    float pan_x, pan_y;         /* canvas pan in pixels */
-    float narrative_scroll;     /* narrative panel scroll */
+    float pan_x;                /* canvas pan in pixels, sideways … */
+    float pan_y;                /* … and down */
+    float narrative_scroll;     /* narrative panel scroll in pixels */
     int detail_scroll;          /* terms the cell arithmetic is scrolled by (0: around the cell's own) */
-    /* editing the sentence */
-    app_edit_state edit;        /* the sentence bar's editor (or the probe's) */
-    /* look and feel */
+} app_view_state;
+
+/* The look and feel of the window. */
+typedef struct {
     viz_lang lang;              /* UI language */
     viz_theme_id theme;         /* colour theme */
     float dpi_scale;            /* from the display (or --ui-scale) */
     float zoom;                 /* user zoom, Ctrl+= / Ctrl+− (persisted) */
     bool fullscreen;            /* F11 */
-    int width, height;          /* window size in pixels */
+    int width;                  /* window width in pixels */
+    int height;                 /* window height in pixels */
     char status[APP_STATUS_CAP];/* status line */
     const viz_strings *strings; /* UI strings (borrowed) */
-    /* lessons */
+} app_look_state;
+
+/* The app: its named parts, then the bookkeeping of the main loop. (The
+ * training view's own state is app_train's, beside this in the window.) */
+typedef struct {
+    app_source_state src;       /* the sentence, settings, weights and their traces */
+    app_view_state view;        /* the step, head, query, hover, overlays, zoom and scrolls shown */
+    app_edit_state edit;        /* the sentence bar's editor (or the training probe's) */
+    app_look_state look;        /* language, theme, scale, window size, status line */
     app_lesson_state lesson;    /* the open lesson, its page and question */
-    /* a trained model */
     app_model_state model;      /* the model in the walkthrough, its layer, readout and backward */
-    /* bookkeeping */
     bool dirty;                 /* something visible changed: rebuild the display list */
     bool quit;                  /* leave the main loop */
 } app_state;

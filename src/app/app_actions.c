@@ -3,7 +3,6 @@
  * through the lesson, the model and the compute pipeline below. */
 #include "app_actions.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +59,7 @@ void app_open_dropped(app_state *st, const char *path) {
 static bool model_step(app_state *st, int delta) {
     if (!st->model.m) return false;
     int layers = st->model.m->cfg.layers, last = ATTN_STEP_COUNT - 1;
-    if (delta > 0 && !st->model.readout && (int)st->step == last) { // on to the next layer, then the readout
+    if (delta > 0 && !st->model.readout && (int)st->view.step == last) { // on to the next layer, then the readout
         if (st->model.layer + 1 < layers) {
             st->model.layer++;
             app_recompute(st);
@@ -75,7 +74,7 @@ static bool model_step(app_state *st, int delta) {
         app_goto_step(st, last);
         return true;
     }
-    if (delta < 0 && (int)st->step == 0 && st->model.layer > 0) {
+    if (delta < 0 && (int)st->view.step == 0 && st->model.layer > 0) {
         st->model.layer--;
         app_recompute(st);
         app_goto_step(st, last);
@@ -91,21 +90,21 @@ void app_goto_step(app_state *st, int step) {
     if (step >= ATTN_STEP_COUNT) step = ATTN_STEP_COUNT - 1;
     if (st->model.readout) { // a step again, of the last layer
         st->model.readout = false;
-        st->pan_x = st->pan_y = 0;
-        if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
+        st->view.pan_x = st->view.pan_y = 0;
+        if (st->view.hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
     }
-    if ((int)st->step != step) {
-        st->step = (attn_step)step;
-        st->pan_x = st->pan_y = 0;
-        st->narrative_scroll = 0;
-        if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
+    if ((int)st->view.step != step) {
+        st->view.step = (attn_step)step;
+        st->view.pan_x = st->view.pan_y = 0;
+        st->view.narrative_scroll = 0;
+        if (st->view.hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
     }
     st->dirty = true;
 }
 
 void app_step(app_state *st, int delta) {
     if (model_step(st, delta)) return; // across layers and on to the readout
-    app_goto_step(st, (int)st->step + delta);
+    app_goto_step(st, (int)st->view.step + delta);
 }
 
 void app_select_query(app_state *st, int token) {
@@ -114,8 +113,8 @@ void app_select_query(app_state *st, int token) {
         return;
     }
     const attn_trace *t = app_trace(st);
-    if (token >= 0 && token < t->n && token != st->query) {
-        st->query = token;
+    if (token >= 0 && token < t->n && token != st->view.query) {
+        st->view.query = token;
         if (st->model.m && !st->model.target_labelled) app_recompute(st); // the prediction's target follows the query
     }
     st->dirty = true;
@@ -123,44 +122,44 @@ void app_select_query(app_state *st, int token) {
 
 void app_move_cursor(app_state *st, int drow, int dcol) {
     if (st->model.readout) return; // the readout's cells are hovered with the mouse
-    attn_stage s = attn_step_result(st->step);
+    attn_stage s = attn_step_result(st->view.step);
     int rows, cols;
     attn_trace_shape(app_trace(st), s, &rows, &cols);
-    viz_hit h = st->hover;
-    if (h.kind != VIZ_HIT_CELL || h.stage != (int)s) h = (viz_hit){.kind = VIZ_HIT_CELL, .stage = s, .row = st->query};
+    viz_hit h = st->view.hover;
+    if (h.kind != VIZ_HIT_CELL || h.stage != (int)s) h = (viz_hit){.kind = VIZ_HIT_CELL, .stage = s, .row = st->view.query};
     else {
         h.row += drow;
         h.col += dcol;
     }
-    h.head = attn_stage_per_head(s) ? st->head : 0;
+    h.head = attn_stage_per_head(s) ? st->view.head : 0;
     h.row = h.row < 0 ? 0 : h.row >= rows ? rows - 1 : h.row;
     h.col = h.col < 0 ? 0 : h.col >= cols ? cols - 1 : h.col;
     app_hover(st, h);
 }
 
 void app_toggle_focus(app_state *st) {
-    st->focus = st->focus == VIZ_FOCUS_RAIL ? VIZ_FOCUS_CANVAS : VIZ_FOCUS_RAIL;
-    if (st->focus == VIZ_FOCUS_CANVAS && st->hover.kind != VIZ_HIT_CELL) app_move_cursor(st, 0, 0);
+    st->view.focus = st->view.focus == VIZ_FOCUS_RAIL ? VIZ_FOCUS_CANVAS : VIZ_FOCUS_RAIL;
+    if (st->view.focus == VIZ_FOCUS_CANVAS && st->view.hover.kind != VIZ_HIT_CELL) app_move_cursor(st, 0, 0);
     st->dirty = true;
 }
 
 void app_toggle_help(app_state *st) {
-    st->show_help = !st->show_help;
+    st->view.show_help = !st->view.show_help;
     st->dirty = true;
 }
 
 void app_click_step(app_state *st, int step) {
     app_goto_step(st, step);
-    st->focus = VIZ_FOCUS_RAIL;
+    st->view.focus = VIZ_FOCUS_RAIL;
 }
 
 void app_click_cell(app_state *st, viz_hit cell) {
-    st->focus = VIZ_FOCUS_CANVAS;
+    st->view.focus = VIZ_FOCUS_CANVAS;
     app_hover(st, cell);
 }
 
 void app_clicker(app_state *st, int delta) {
-    bool at_end = delta > 0 ? (int)st->step == ATTN_STEP_COUNT - 1 : st->step == 0;
+    bool at_end = delta > 0 ? (int)st->view.step == ATTN_STEP_COUNT - 1 : st->view.step == 0;
     if (!app_lesson(st) || !at_end) {
         app_step(st, delta);
         return;
@@ -203,30 +202,30 @@ static int wrap(int v, int n) {
  * says what could not), a file that no longer fits gives way to random weights. */
 static void apply_shape_change(app_state *st, attn_config cfg) {
     attn_err err;
-    if (app_compute(st, st->sentence, &cfg, &err) != ATTN_OK) {
-        if (st->weights != APP_WEIGHTS_FILE) {
+    if (app_compute(st, st->src.sentence, &cfg, &err) != ATTN_OK) {
+        if (st->src.weights != APP_WEIGHTS_FILE) {
             app_status(st, "%s", err.msg);
             return;
         }
-        st->weights = APP_WEIGHTS_RANDOM;
+        st->src.weights = APP_WEIGHTS_RANDOM;
         if (!app_recompute_with(st, &cfg)) {
-            st->weights = APP_WEIGHTS_FILE;
+            st->src.weights = APP_WEIGHTS_FILE;
             return;
         }
-        snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_FILE_DROPPED), st->weights_name, cfg.d_model,
+        snprintf(st->src.notice, sizeof st->src.notice, app_str(st, VIZ_S_NOTICE_FILE_DROPPED), st->src.weights_name, cfg.d_model,
                  cfg.d_k, cfg.heads, (unsigned)cfg.seed);
     }
-    if (st->notice[0]) app_status(st, "%s", st->notice); // said where the eye is, and in the status line
-    else st->status[0] = '\0';
+    if (st->src.notice[0]) app_status(st, "%s", st->src.notice); // said where the eye is, and in the status line
+    else st->look.status[0] = '\0';
 }
 
 /* The next split view the controls offer: heads only with two of them, the
  * page's own comparison only on a page that has one. */
 static viz_compare next_compare(const app_state *st, int dir) {
-    viz_compare c = st->compare;
+    viz_compare c = st->view.compare;
     for (int k = 0; k < VIZ_COMPARE_COUNT; k++) {
         c = (viz_compare)wrap((int)c + dir, VIZ_COMPARE_COUNT);
-        if (c == VIZ_COMPARE_HEADS && st->cfg.heads < 2) continue;
+        if (c == VIZ_COMPARE_HEADS && st->src.cfg.heads < 2) continue;
         if (c == VIZ_COMPARE_CONFIG && (!app_page_compares_config(st) || st->model.m)) continue;
         return c;
     }
@@ -234,7 +233,7 @@ static viz_compare next_compare(const app_state *st, int dir) {
 }
 
 static void widget_config(app_state *st, viz_widget w, int delta) {
-    attn_config c = st->cfg;
+    attn_config c = st->src.cfg;
     int dir = delta ? delta : 1;
     switch (w) {
     case VIZ_W_HEADS: c.heads = c.heads + dir < 1 ? 1 : c.heads + dir > ATTN_MAX_HEADS ? ATTN_MAX_HEADS : c.heads + dir; break;
@@ -245,16 +244,16 @@ static void widget_config(app_state *st, viz_widget w, int delta) {
         break;
     default: break;
     }
-    bool seed_only = c.seed != st->cfg.seed && c.heads == st->cfg.heads && c.d_k == st->cfg.d_k &&
-                     c.d_model == st->cfg.d_model;
-    if (c.heads != st->cfg.heads || c.d_k != st->cfg.d_k || c.d_model != st->cfg.d_model || c.seed != st->cfg.seed)
+    bool seed_only = c.seed != st->src.cfg.seed && c.heads == st->src.cfg.heads && c.d_k == st->src.cfg.d_k &&
+                     c.d_model == st->src.cfg.d_model;
+    if (c.heads != st->src.cfg.heads || c.d_k != st->src.cfg.d_k || c.d_model != st->src.cfg.d_model || c.seed != st->src.cfg.seed)
         apply_shape_change(st, c);
-    if (seed_only && every_matrix_given(&st->trace) && !st->notice[0])
+    if (seed_only && every_matrix_given(&st->src.trace) && !st->src.notice[0])
         app_status(st, app_str(st, VIZ_S_STATUS_SEED_UNUSED), (unsigned)c.seed); // nothing here is seeded
 }
 
 static void widget_mask(app_state *st, viz_widget w, int delta) {
-    attn_config c = st->cfg;
+    attn_config c = st->src.cfg;
     if (w == VIZ_W_SCALE) c.scale = !c.scale;
     else if (w == VIZ_W_POSENC) c.pos_enc = !c.pos_enc;
     else if (w == VIZ_W_MASK) c.mask.kind = (attn_mask_kind)wrap((int)c.mask.kind + (delta ? delta : 1), 4);
@@ -280,17 +279,17 @@ void app_widget(app_state *st, viz_widget w, int delta) {
         widget_mask(st, w, delta);
         break;
     case VIZ_W_SHOW_HEAD:
-        st->head = wrap(st->head + (delta ? delta : 1), st->cfg.heads);
-        if (st->compare == VIZ_COMPARE_HEADS && st->head_b == st->head) st->head_b = wrap(st->head + 1, st->cfg.heads);
-        app_hover(st, st->hover);
+        st->view.head = wrap(st->view.head + (delta ? delta : 1), st->src.cfg.heads);
+        if (st->view.compare == VIZ_COMPARE_HEADS && st->view.head_b == st->view.head) st->view.head_b = wrap(st->view.head + 1, st->src.cfg.heads);
+        app_hover(st, st->view.hover);
         break;
     case VIZ_W_COMPARE:
-        st->compare = next_compare(st, delta ? delta : 1);
-        if (st->compare == VIZ_COMPARE_HEADS && st->head_b == st->head) st->head_b = wrap(st->head + 1, st->cfg.heads);
-        app_recompute_with(st, &st->cfg); // the scale and config comparisons need their second trace
+        st->view.compare = next_compare(st, delta ? delta : 1);
+        if (st->view.compare == VIZ_COMPARE_HEADS && st->view.head_b == st->view.head) st->view.head_b = wrap(st->view.head + 1, st->src.cfg.heads);
+        app_recompute_with(st, &st->src.cfg); // the scale and config comparisons need their second trace
         break;
     case VIZ_W_THEME:
-        st->theme = (viz_theme_id)wrap((int)st->theme + (delta ? delta : 1), VIZ_THEME_COUNT);
+        st->look.theme = (viz_theme_id)wrap((int)st->look.theme + (delta ? delta : 1), VIZ_THEME_COUNT);
         break;
     case VIZ_W_LANG:
         app_switch_lang(st);
@@ -307,13 +306,13 @@ void app_widget(app_state *st, viz_widget w, int delta) {
 
 void app_reset(app_state *st) {
     if (st->model.m && !app_lesson(st)) { // the model's first view: its layers stay
-        st->compare = VIZ_COMPARE_OFF;
-        st->head = 0;
-        st->canvas_zoom = 1.0f;
-        st->pan_x = st->pan_y = 0;
+        st->view.compare = VIZ_COMPARE_OFF;
+        st->view.head = 0;
+        st->view.canvas_zoom = 1.0f;
+        st->view.pan_x = st->view.pan_y = 0;
         st->model.readout = st->model.backward = false;
         app_recompute(st);
-        st->query = attn_trace_default_query(app_trace(st));
+        st->view.query = attn_trace_default_query(app_trace(st));
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
         return;
     }
@@ -322,14 +321,14 @@ void app_reset(app_state *st) {
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
         return;
     }
-    st->weights = st->weights_name[0] ? APP_WEIGHTS_FILE : APP_WEIGHTS_RANDOM;
-    st->notice[0] = '\0';
-    st->compare = VIZ_COMPARE_OFF;
-    st->head = 0;
-    st->canvas_zoom = 1.0f;
-    st->pan_x = st->pan_y = 0;
-    if (app_recompute_with(st, &st->design_cfg)) {
-        st->query = attn_trace_default_query(&st->trace);
+    st->src.weights = st->src.weights_name[0] ? APP_WEIGHTS_FILE : APP_WEIGHTS_RANDOM;
+    st->src.notice[0] = '\0';
+    st->view.compare = VIZ_COMPARE_OFF;
+    st->view.head = 0;
+    st->view.canvas_zoom = 1.0f;
+    st->view.pan_x = st->view.pan_y = 0;
+    if (app_recompute_with(st, &st->src.design_cfg)) {
+        st->view.query = attn_trace_default_query(&st->src.trace);
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
     }
     st->dirty = true;
@@ -348,20 +347,20 @@ static void edit_apply(app_state *st) {
         st->dirty = true;
         return;
     }
-    if (app_compute(st, e->text, &st->cfg, &err) != ATTN_OK) {
+    if (app_compute(st, e->text, &st->src.cfg, &err) != ATTN_OK) {
         snprintf(e->error, sizeof e->error, "%s", err.msg);
     } else {
         char *copy = strdup(e->text);
         if (copy) {
-            free(st->sentence);
-            st->sentence = copy;
+            free(st->src.sentence);
+            st->src.sentence = copy;
         }
     }
     st->dirty = true;
 }
 
 void app_edit_begin(app_state *st) {
-    app_edit_begin_other(st, st->sentence, NULL, NULL);
+    app_edit_begin_other(st, st->src.sentence, NULL, NULL);
 }
 
 void app_edit_begin_other(app_state *st, const char *text, app_edit_check check, void *ctx) {
@@ -442,11 +441,11 @@ void app_edit_cancel(app_state *st) {
         st->dirty = true;
         return;
     }
-    if (e->backup && strcmp(e->backup, st->sentence) != 0) {
+    if (e->backup && strcmp(e->backup, st->src.sentence) != 0) {
         attn_err err;
-        if (app_compute(st, e->backup, &st->cfg, &err) == ATTN_OK) {
-            free(st->sentence);
-            st->sentence = app_editor_take_backup(e);
+        if (app_compute(st, e->backup, &st->src.cfg, &err) == ATTN_OK) {
+            free(st->src.sentence);
+            st->src.sentence = app_editor_take_backup(e);
         }
     }
     st->dirty = true;
@@ -455,40 +454,40 @@ void app_edit_cancel(app_state *st) {
 /* ---- the window ---- */
 
 void app_toggle_lines_all(app_state *st) {
-    st->lines_all = !st->lines_all;
+    st->view.lines_all = !st->view.lines_all;
     st->dirty = true;
 }
 
 bool app_toggle_lab(app_state *st) {
-    st->show_lab = !st->show_lab;
+    st->view.show_lab = !st->view.show_lab;
     st->dirty = true;
-    return st->show_lab;
+    return st->view.show_lab;
 }
 
 void app_lab_progress(app_state *st, const attn_cx_result *lab, float elapsed) {
-    st->lab = lab;
-    st->lab_elapsed = elapsed;
-    if (st->show_lab) st->dirty = true;
+    st->view.lab = lab;
+    st->view.lab_elapsed = elapsed;
+    if (st->view.show_lab) st->dirty = true;
 }
 
 void app_set_zoom(app_state *st, float zoom) {
-    st->zoom = zoom < 0.5f ? 0.5f : zoom > 3.0f ? 3.0f : zoom;
+    st->look.zoom = zoom < 0.5f ? 0.5f : zoom > 3.0f ? 3.0f : zoom;
     st->dirty = true;
 }
 
 void app_set_fullscreen(app_state *st, bool on) {
-    st->fullscreen = on;
+    st->look.fullscreen = on;
     st->dirty = true;
 }
 
 void app_resize(app_state *st, int width, int height) {
-    st->width = width;
-    st->height = height;
+    st->look.width = width;
+    st->look.height = height;
     st->dirty = true;
 }
 
 void app_set_dpi_scale(app_state *st, float scale) {
-    st->dpi_scale = scale;
+    st->look.dpi_scale = scale;
     st->dirty = true;
 }
 
@@ -502,34 +501,34 @@ void app_quit(app_state *st) {
 
 /* Pixels one wheel notch moves a text or the canvas by, at the UI's scale. */
 static float wheel_px(const app_state *st, int notches) {
-    return (float)notches * 40.0f * st->dpi_scale * st->zoom;
+    return (float)notches * 40.0f * st->look.dpi_scale * st->look.zoom;
 }
 
 void app_wheel_narrative(app_state *st, int notches, int scroll_max) {
-    st->narrative_scroll -= wheel_px(st, notches); // within the text as last drawn: never past its end
-    if (st->narrative_scroll > (float)scroll_max) st->narrative_scroll = (float)scroll_max;
-    if (st->narrative_scroll < 0) st->narrative_scroll = 0;
+    st->view.narrative_scroll -= wheel_px(st, notches); // within the text as last drawn: never past its end
+    if (st->view.narrative_scroll > (float)scroll_max) st->view.narrative_scroll = (float)scroll_max;
+    if (st->view.narrative_scroll < 0) st->view.narrative_scroll = 0;
     st->dirty = true;
 }
 
 void app_wheel_detail(app_state *st, int notches) {
-    int n = st->explain_valid ? st->explain->n_terms : 0; // one term a notch, within the terms
-    st->detail_scroll -= notches > 0 ? 1 : notches < 0 ? -1 : 0;
-    st->detail_scroll = st->detail_scroll < -n ? -n : st->detail_scroll > n ? n : st->detail_scroll;
+    int n = st->src.explain_valid ? st->src.explain->n_terms : 0; // one term a notch, within the terms
+    st->view.detail_scroll -= notches > 0 ? 1 : notches < 0 ? -1 : 0;
+    st->view.detail_scroll = st->view.detail_scroll < -n ? -n : st->view.detail_scroll > n ? n : st->view.detail_scroll;
     st->dirty = true;
 }
 
 void app_wheel_zoom(app_state *st, int notches) {
-    st->canvas_zoom *= notches > 0 ? 1.15f : 1 / 1.15f; // big sentences need it
-    if (st->canvas_zoom < 1.0f) st->canvas_zoom = 1.0f;
-    if (st->canvas_zoom > 8.0f) st->canvas_zoom = 8.0f;
-    if (st->canvas_zoom == 1.0f) st->pan_x = st->pan_y = 0; // at fit there is nothing to pan
+    st->view.canvas_zoom *= notches > 0 ? 1.15f : 1 / 1.15f; // big sentences need it
+    if (st->view.canvas_zoom < 1.0f) st->view.canvas_zoom = 1.0f;
+    if (st->view.canvas_zoom > 8.0f) st->view.canvas_zoom = 8.0f;
+    if (st->view.canvas_zoom == 1.0f) st->view.pan_x = st->view.pan_y = 0; // at fit there is nothing to pan
     st->dirty = true;
 }
 
 void app_wheel_pan(app_state *st, int notches, bool sideways) {
-    if (sideways) st->pan_x -= wheel_px(st, notches);
-    else st->pan_y -= wheel_px(st, notches);
-    if (st->canvas_zoom == 1.0f) st->pan_x = st->pan_y = 0; // at fit there is nothing to pan
+    if (sideways) st->view.pan_x -= wheel_px(st, notches);
+    else st->view.pan_y -= wheel_px(st, notches);
+    if (st->view.canvas_zoom == 1.0f) st->view.pan_x = st->view.pan_y = 0; // at fit there is nothing to pan
     st->dirty = true;
 }

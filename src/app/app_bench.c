@@ -146,7 +146,7 @@ static void session(app_ui *u, samples *f, int w, int h) {
 static void type_long_sentence(app_ui *u, samples *f, samples *edits) {
     key(u, SDLK_e, 0, f);
     u->skip_text = false; // no text event follows a synthesised key
-    size_t len = strlen(u->st.sentence);
+    size_t len = strlen(u->st.src.sentence);
     for (size_t i = 0; i < len; i++) key(u, SDLK_BACKSPACE, 0, f); // more than enough
     char word[16];
     for (int i = 0; i < 64; i++) {
@@ -256,7 +256,7 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s, const
         fprintf(stderr, "attnviz: %s\n", err.msg);
         return 1;
     }
-    st.theme = o ? o->theme : VIZ_THEME_LIGHT;
+    st.look.theme = o ? o->theme : VIZ_THEME_LIGHT;
     if (app_ui_open(&u, &st, fonts, w, h, 1.0f, msg, sizeof msg) != 0) {
         fprintf(stderr, "attnviz: %s\n", msg);
         app_free(&st);
@@ -274,10 +274,10 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s, const
     const char *accel = SDL_GetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION);
     printf("attnviz %s bench: %dx%d, theme %s, video driver %s, software drawing (attnviz's rasteriser), "
            "framebuffer acceleration %s\n",
-           ATTN_VERSION, u.st.width, u.st.height, viz_theme_name(u.st.theme), SDL_GetCurrentVideoDriver(),
+           ATTN_VERSION, u.st.look.width, u.st.look.height, viz_theme_name(u.st.look.theme), SDL_GetCurrentVideoDriver(),
            accel && *accel == '0' ? "off" : "on");
-    printf("64-token run: %d tokens, d_model %d, d_k %d, %d heads\n", u.st.trace.n, u.st.cfg.d_model, u.st.cfg.d_k,
-           u.st.cfg.heads);
+    printf("64-token run: %d tokens, d_model %d, d_k %d, %d heads\n", u.st.src.trace.n, u.st.src.cfg.d_model, u.st.src.cfg.d_k,
+           u.st.src.cfg.heads);
     session(&u, &big, w, h);
     app_ui_close(&u);
     double export_ms = time_export(ui, fonts);

@@ -26,7 +26,7 @@ attn_status app_model_show(app_state *st, model *m, app_model_source source, con
     *mine = *m;
     memset(m, 0, sizeof *m);
     app_model_state old = st->model;
-    attn_config old_cfg = st->cfg;
+    attn_config old_cfg = st->src.cfg;
     memset(&st->model, 0, sizeof st->model);
     st->model.m = mine;
     st->model.explain = ex;
@@ -37,16 +37,16 @@ attn_status app_model_show(app_state *st, model *m, app_model_source source, con
     st->model.saved_cfg = old.m ? old.saved_cfg : old_cfg;
     st->model.from_page = sentence != NULL;
     // a page's sentence; else the sentence stays when the model reads it, else the model's own probe
-    attn_status rc = app_set_sentence(st, sentence ? sentence : st->sentence, &st->cfg, sentence ? err : NULL);
-    if (rc != ATTN_OK && !sentence) rc = app_set_sentence(st, mine->probe, &st->cfg, err);
+    attn_status rc = app_set_sentence(st, sentence ? sentence : st->src.sentence, &st->src.cfg, sentence ? err : NULL);
+    if (rc != ATTN_OK && !sentence) rc = app_set_sentence(st, mine->probe, &st->src.cfg, err);
     if (rc != ATTN_OK) { // the view before stays
         app_model_state_free(&st->model);
         st->model = old;
-        st->cfg = old_cfg;
+        st->src.cfg = old_cfg;
         return rc;
     }
     app_model_state_free(&old);
-    st->query = attn_trace_default_query(app_trace(st));
+    st->view.query = attn_trace_default_query(app_trace(st));
     if (!st->model.target_labelled) app_recompute(st); // the prediction's target is the query's
     st->lesson.predict_pending = false; // a page's question is about the page's own weights
     app_refresh_texts(st);
@@ -69,10 +69,10 @@ void app_model_close(app_state *st) {
     if (!st->model.m) return;
     attn_config cfg = st->model.saved_cfg;
     app_model_state_free(&st->model);
-    attn_trace_free(&st->alt);
+    attn_trace_free(&st->src.alt);
     attn_err err;
-    if (app_set_sentence(st, st->sentence, &cfg, &err) != ATTN_OK) app_status(st, "%s", err.msg);
-    st->query = attn_trace_default_query(app_trace(st));
+    if (app_set_sentence(st, st->src.sentence, &cfg, &err) != ATTN_OK) app_status(st, "%s", err.msg);
+    st->view.query = attn_trace_default_query(app_trace(st));
     app_refresh_texts(st);
 }
 
@@ -94,7 +94,7 @@ void app_model_readout(app_state *st) {
     if (!st->model.m) return;
     st->model.readout = true;
     st->model.layer = st->model.m->cfg.layers - 1;
-    if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
+    if (st->view.hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
     st->dirty = true;
 }
 
@@ -104,7 +104,7 @@ void app_model_toggle_backward(app_state *st) {
         return;
     }
     st->model.backward = !st->model.backward;
-    if (st->hover.kind == VIZ_HIT_CELL && st->hover.stage >= ATTN_STAGE_COUNT && !st->model.backward)
+    if (st->view.hover.kind == VIZ_HIT_CELL && st->view.hover.stage >= ATTN_STAGE_COUNT && !st->model.backward)
         app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
     st->dirty = true;
 }

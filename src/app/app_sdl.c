@@ -125,7 +125,7 @@ static bool frame_buffer(app_ui *u, int w, int h) {
 /* Redraws what changed between the list on screen and the new one into the
  * frame. The damaged rectangles are left in d; their count is returned. */
 static int redraw(app_ui *u, viz_irect *d) {
-    int w = u->st.width, h = u->st.height;
+    int w = u->st.look.width, h = u->st.look.height;
     if (w <= 0 || h <= 0 || !frame_buffer(u, w, h)) return 0;
     double t0 = now_ms();
     viz_sig *old = &u->sig[u->sig_cur], *now = &u->sig[!u->sig_cur];
@@ -134,7 +134,7 @@ static int redraw(app_ui *u, viz_irect *d) {
     bool known = viz_sdl_signature(now, old, u->fonts, &u->list, w, h);
     if (known && !u->full_redraw) n = viz_damage(old, now, d, VIZ_DAMAGE_MAX);
     double t1 = now_ms();
-    viz_rgba bg = viz_theme_get(u->st.theme)->bg;
+    viz_rgba bg = viz_theme_get(u->st.look.theme)->bg;
     long drawn = 0;
     SDL_Rect r[VIZ_DAMAGE_MAX];
     for (int i = 0; i < n; i++) {
@@ -246,14 +246,14 @@ static void export_all(app_ui *u) {
     export_opts_default(&o);
     o.dir = dir;
     o.formats = EXPORT_PNG | EXPORT_SVG;
-    o.width = st->width < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->width;
-    o.height = st->height < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->height;
-    float scale = st->dpi_scale * st->zoom;
+    o.width = st->look.width < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->look.width;
+    o.height = st->look.height < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->look.height;
+    float scale = st->look.dpi_scale * st->look.zoom;
     o.ui_scale = scale < 0.5f ? 0.5f : scale > 4.0f ? 4.0f : scale;
-    o.theme = st->theme;
-    o.lang = st->lang;
-    o.weights_path = st->weights == APP_WEIGHTS_FILE ? st->weights_name : NULL;
-    o.weights_sha256 = o.weights_path ? st->wfile.sha256 : NULL; // as read at start: not read again
+    o.theme = st->look.theme;
+    o.lang = st->look.lang;
+    o.weights_path = st->src.weights == APP_WEIGHTS_FILE ? st->src.weights_name : NULL;
+    o.weights_sha256 = o.weights_path ? st->src.wfile.sha256 : NULL; // as read at start: not read again
     char *cmd = app_command_line(st), *cut = cmd ? strstr(cmd, " --print ") : NULL;
     if (cut) *cut = '\0'; // the index adds each file's own flags
     o.command_prefix = cmd;
@@ -262,15 +262,15 @@ static void export_all(app_ui *u) {
     char badge[320];
     app_scene(st, &sc, badge, sizeof badge);
     int n = st->model.m ? export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, st->model.m, &st->model.run, sc.target,
-                                                 o.steps, st->head, st->query, app_origin(st))
-                        : export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
+                                                 o.steps, st->view.head, st->view.query, app_origin(st))
+                        : export_items_for_trace(items, &st->src.trace, EXPORT_ALL_STEPS, st->view.head, st->view.query);
     for (int i = 0; i < n && !st->model.m; i++) {
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
         items[i].names = sc.names;
     }
     attn_err err;
-    if (export_run(&o, items, n, st->strings, u->fonts, &err) == ATTN_OK) {
+    if (export_run(&o, items, n, st->look.strings, u->fonts, &err) == ATTN_OK) {
         app_status(st, app_str(st, VIZ_S_STATUS_EXPORTED), dir);
     } else {
         rmdir(dir); // the new folder, empty again after the failed batch
@@ -345,8 +345,8 @@ static bool key_ctrl(app_ui *u, const SDL_Keysym *k) {
     switch (k->sym) {
     case SDLK_c: if (shift) copy_command(u); else copy_matrix(u); return true;
     case SDLK_s: if (shift) export_all(u); else screenshot(u); return true;
-    case SDLK_EQUALS: case SDLK_PLUS: case SDLK_KP_PLUS: app_set_zoom(&u->st, u->st.zoom * 1.1f); return true;
-    case SDLK_MINUS: case SDLK_KP_MINUS: app_set_zoom(&u->st, u->st.zoom / 1.1f); return true;
+    case SDLK_EQUALS: case SDLK_PLUS: case SDLK_KP_PLUS: app_set_zoom(&u->st, u->st.look.zoom * 1.1f); return true;
+    case SDLK_MINUS: case SDLK_KP_MINUS: app_set_zoom(&u->st, u->st.look.zoom / 1.1f); return true;
     case SDLK_0: case SDLK_KP_0: app_set_zoom(&u->st, 1.0f); return true;
     case SDLK_q: app_quit(&u->st); return true;
     default: return false;
@@ -375,7 +375,7 @@ static bool key_control(app_state *st, SDL_Keycode sym, bool shift) {
 
 static void key_arrows(app_ui *u, SDL_Keycode sym) {
     app_state *st = &u->st;
-    bool rail = st->focus == VIZ_FOCUS_RAIL;
+    bool rail = st->view.focus == VIZ_FOCUS_RAIL;
     int d = sym == SDLK_LEFT || sym == SDLK_UP ? -1 : 1;
     if (rail) app_step(st, d);
     else if (sym == SDLK_LEFT || sym == SDLK_RIGHT) app_move_cursor(st, 0, d);
@@ -387,7 +387,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     bool shift = k->mod & KMOD_SHIFT;
     if ((k->mod & KMOD_CTRL) && key_ctrl(u, k)) return;
     if (k->mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) return;
-    if (!st->show_help && !st->show_lab && app_train_key(&u->train, k->sym, k->mod)) { // F3, and its keys while open
+    if (!st->view.show_help && !st->view.show_lab && app_train_key(&u->train, k->sym, k->mod)) { // F3, and its keys while open
         if (st->edit.ed.active) u->skip_text = true; // E began editing the probe: its letter is not typed
         return;
     }
@@ -395,12 +395,12 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_e: app_edit_begin(st); u->skip_text = true; return;
     case SDLK_F2: toggle_lab(u); return;
     case SDLK_ESCAPE:
-        if (st->show_lab) toggle_lab(u);
-        else if (st->show_help) app_toggle_help(st);
-        else if (st->fullscreen) toggle_fullscreen(u, false);
+        if (st->view.show_lab) toggle_lab(u);
+        else if (st->view.show_help) app_toggle_help(st);
+        else if (st->look.fullscreen) toggle_fullscreen(u, false);
         return;
     case SDLK_F1: app_toggle_help(st); return;
-    case SDLK_F11: toggle_fullscreen(u, !st->fullscreen); return;
+    case SDLK_F11: toggle_fullscreen(u, !st->look.fullscreen); return;
     case SDLK_TAB: app_toggle_focus(st); return;
     case SDLK_PAGEUP: app_clicker(st, -1); return;
     case SDLK_PAGEDOWN: case SDLK_SPACE: app_clicker(st, shift ? -1 : 1); return;
@@ -412,7 +412,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_END: app_goto_step(st, ATTN_STEP_COUNT - 1); return;
     case SDLK_r: app_reset(st); return;
     case SDLK_RETURN: case SDLK_KP_ENTER:
-        if (st->hover.kind == VIZ_HIT_CELL) app_select_query(st, st->hover.row); // like clicking the row's token
+        if (st->view.hover.kind == VIZ_HIT_CELL) app_select_query(st, st->view.hover.row); // like clicking the row's token
         return;
     default: break;
     }
@@ -485,7 +485,7 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
         u->mouse_x = (float)e->motion.x;
         u->mouse_y = (float)e->motion.y;
         viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
-        if (h.kind == VIZ_HIT_CELL && memcmp(&h, &st->hover, sizeof h) != 0) app_hover(st, h);
+        if (h.kind == VIZ_HIT_CELL && memcmp(&h, &st->view.hover, sizeof h) != 0) app_hover(st, h);
         if ((e->motion.state & SDL_BUTTON_LMASK) && h.kind == VIZ_HIT_WIDGET && h.widget == VIZ_TW_SNAPSHOT)
             app_train_widget(&u->train, h.widget, h.delta); // dragging along the timeline
         break;

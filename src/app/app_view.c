@@ -14,13 +14,13 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     const char *narrative = app_lesson_narrative(st); // first: it may be stale
     memset(s, 0, sizeof *s);
     s->trace = app_trace(st);
-    s->alt_trace = st->alt.n ? &st->alt : NULL;
-    s->compare_labels[0] = st->compare_labels[0];
-    s->compare_labels[1] = st->compare_labels[1];
-    s->notice = st->notice[0] ? st->notice : NULL;
+    s->alt_trace = st->src.alt.n ? &st->src.alt : NULL;
+    s->compare_labels[0] = st->src.compare_labels[0];
+    s->compare_labels[1] = st->src.compare_labels[1];
+    s->notice = st->src.notice[0] ? st->src.notice : NULL;
     s->origin = app_origin(st);
-    s->feature_names = !st->model.m && st->vocab && st->vocab->dim == st->cfg.d_model && st->trace.vocab_rows
-                       ? st->vocab->features : NULL;
+    s->feature_names = !st->model.m && st->src.vocab && st->src.vocab->dim == st->src.cfg.d_model && st->src.trace.vocab_rows
+                       ? st->src.vocab->features : NULL;
     s->model = st->model.m;
     s->run = st->model.m ? &st->model.run : NULL;
     s->layer = st->model.layer;
@@ -28,37 +28,37 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->backward = st->model.m && st->model.backward;
     s->target = st->model.target_labelled ? VIZ_TARGET_TASK : VIZ_TARGET_PREDICTED;
     s->page_model = st->model.from_page;
-    s->model_explain = st->model.m && st->explain_valid ? st->model.explain : NULL;
-    s->step = st->step;
-    s->head = st->head;
-    s->head_b = st->head_b;
-    s->query = st->query;
-    s->hover = st->hover;
-    s->explain = st->explain_valid && !st->model.m ? st->explain : NULL;
-    s->compare = st->compare;
-    s->lines_all_heads = st->lines_all;
-    s->focus = st->focus;
-    s->canvas_zoom = st->canvas_zoom;
-    s->canvas_pan_x = st->pan_x;
-    s->canvas_pan_y = st->pan_y;
-    s->narrative_scroll = st->narrative_scroll;
-    s->detail_scroll = st->detail_scroll;
+    s->model_explain = st->model.m && st->src.explain_valid ? st->model.explain : NULL;
+    s->step = st->view.step;
+    s->head = st->view.head;
+    s->head_b = st->view.head_b;
+    s->query = st->view.query;
+    s->hover = st->view.hover;
+    s->explain = st->src.explain_valid && !st->model.m ? st->src.explain : NULL;
+    s->compare = st->view.compare;
+    s->lines_all_heads = st->view.lines_all;
+    s->focus = st->view.focus;
+    s->canvas_zoom = st->view.canvas_zoom;
+    s->canvas_pan_x = st->view.pan_x;
+    s->canvas_pan_y = st->view.pan_y;
+    s->narrative_scroll = st->view.narrative_scroll;
+    s->detail_scroll = st->view.detail_scroll;
     const app_editor *e = &st->edit.ed;
     bool bar = e->active && !st->edit.check; // the sentence bar edits the sentence, not another text
-    s->sentence = bar ? e->text : st->sentence;
+    s->sentence = bar ? e->text : st->src.sentence;
     s->editing = bar;
     s->cursor = e->cursor;
     s->sel_anchor = bar ? e->sel_anchor : -1;
     s->composition = bar ? e->composition : "";
     s->edit_error = bar && e->error[0] ? e->error : NULL;
-    s->ui = st->strings ? st->strings->s[st->lang] : NULL;
+    s->ui = st->look.strings ? st->look.strings->s[st->look.lang] : NULL;
     app_badge(st, badge, cap);
     s->badge = badge;
-    s->status = st->status[0] ? st->status : NULL;
-    s->show_help = st->show_help;
-    s->show_lab = st->show_lab;
-    s->lab = st->lab;
-    s->lab_elapsed = st->lab_elapsed;
+    s->status = st->look.status[0] ? st->look.status : NULL;
+    s->show_help = st->view.show_help;
+    s->show_lab = st->view.show_lab;
+    s->lab = st->view.lab;
+    s->lab_elapsed = st->view.lab_elapsed;
     s->hide_weights = st->lesson.predict_pending;
     s->narrative = narrative;
     const lesson_page *pg = app_lesson_page_shown(st);
@@ -67,33 +67,33 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     if (pg) viz_lesson_names(&s->names, app_lesson(st), st->lesson.page, app_trace(st));
     s->question = pg && pg->predict.on;
     s->page_label = st->lesson.page_label[0] ? st->lesson.page_label : NULL;
-    s->theme = st->theme;
-    s->scale = st->dpi_scale * st->zoom;
-    s->width = st->width;
-    s->height = st->height;
+    s->theme = st->look.theme;
+    s->scale = st->look.dpi_scale * st->look.zoom;
+    s->width = st->look.width;
+    s->height = st->look.height;
 }
 
 /* The stage the copy command takes: the hovered cell's, else what the view
  * shows: the step's result, its gradient with the backward pass on, the
  * readout's answer. */
 static void copy_target(const app_state *st, int *s, int *h) {
-    *s = attn_step_result(st->step);
-    *h = st->head;
+    *s = attn_step_result(st->view.step);
+    *h = st->view.head;
     const model *m = st->model.m;
     if (m && st->model.readout) *s = m->cfg.objective == MODEL_OBJ_TOKEN ? MODEL_ST_PROBS : MODEL_ST_AVG;
-    else if (m && st->model.backward && st->step == ATTN_STEP_SOFTMAX) *s = MODEL_ST_D_WEIGHTS;
-    else if (m && st->model.backward && (st->step == ATTN_STEP_SCALE || st->step == ATTN_STEP_MASK)) *s = MODEL_ST_D_SCALED;
-    if (st->hover.kind == VIZ_HIT_CELL) {
-        *s = st->hover.stage;
-        *h = st->hover.head;
+    else if (m && st->model.backward && st->view.step == ATTN_STEP_SOFTMAX) *s = MODEL_ST_D_WEIGHTS;
+    else if (m && st->model.backward && (st->view.step == ATTN_STEP_SCALE || st->view.step == ATTN_STEP_MASK)) *s = MODEL_ST_D_SCALED;
+    if (st->view.hover.kind == VIZ_HIT_CELL) {
+        *s = st->view.hover.stage;
+        *h = st->view.hover.head;
     }
 }
 
 /* The matrix of stage s, head h as shown, and its shape. */
 static const double *shown_matrix(const app_state *st, int s, int h, int *rows, int *cols) {
     if (st->model.m) return model_result_stage(&st->model.run, st->model.m, s, st->model.layer, h, rows, cols);
-    attn_trace_shape(&st->trace, (attn_stage)s, rows, cols);
-    return attn_trace_stage(&st->trace, (attn_stage)s, h);
+    attn_trace_shape(&st->src.trace, (attn_stage)s, rows, cols);
+    return attn_trace_stage(&st->src.trace, (attn_stage)s, h);
 }
 
 char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
@@ -143,7 +143,7 @@ static void model_command(const app_state *st, attn_strbuf *b) {
     attn_sb_puts(b, "attnviz --headless --model ");
     attn_sb_shell_word(b, st->model.source == APP_MODEL_FILE ? st->model.name : "MODEL.json");
     attn_sb_puts(b, " --sentence ");
-    attn_sb_shell_word(b, st->sentence);
+    attn_sb_shell_word(b, st->src.sentence);
     for (int k = 0; k < r->n_targets; k++) { // the backward pass's target, as --target names it
         int row = r->targets[k].row, ans = r->targets[k].target;
         const char *word = m->vocab[m->cfg.objective == MODEL_OBJ_POINTER ? r->ids[ans] : ans];
@@ -158,7 +158,7 @@ static void model_command(const app_state *st, attn_strbuf *b) {
 }
 
 char *app_command_line(const app_state *st) {
-    const attn_config *c = &st->cfg;
+    const attn_config *c = &st->src.cfg;
     attn_strbuf b;
     attn_sb_init(&b);
     if (st->model.m) {
@@ -177,14 +177,14 @@ char *app_command_line(const app_state *st) {
         attn_sb_shell_word(&b, pg->id);
     }
     attn_sb_puts(&b, " --sentence ");
-    attn_sb_shell_word(&b, st->sentence);
+    attn_sb_shell_word(&b, st->src.sentence);
     attn_sb_printf(&b, " --d-model %d --d-k %d --heads %d --seed %lu --mask %s %s %s %s", c->d_model, c->d_k,
                    c->heads, (unsigned long)c->seed, mask, c->scale ? "--scale" : "--no-scale",
                    c->pos_enc ? "--pos-enc" : "--no-pos-enc", c->bias ? "--bias" : "--no-bias");
     if (c->pos_count) attn_sb_printf(&b, " --pos-dims %d-%d", c->pos_first, c->pos_first + c->pos_count - 1);
-    if (st->weights == APP_WEIGHTS_FILE) {
+    if (st->src.weights == APP_WEIGHTS_FILE) {
         attn_sb_puts(&b, " --weights ");
-        attn_sb_shell_word(&b, st->weights_name);
+        attn_sb_shell_word(&b, st->src.weights_name);
     }
     int s, h;
     copy_target(st, &s, &h);
