@@ -304,7 +304,6 @@ void app_hover(app_state *st, viz_hit hit) {
     st->dirty = true;
 }
 
-
 const attn_trace *app_trace(const app_state *st) {
     return st->model.m ? &st->model.run.layer[st->model.layer] : &st->src.trace;
 }

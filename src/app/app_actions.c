@@ -10,6 +10,8 @@
 #include "fileio.h"
 #include "model_file.h"
 
+/* ---- a dropped file ---- */
+
 static bool ends_with(const char *s, const char *tail) {
     size_t n = strlen(s), k = strlen(tail);
     return n >= k && strcmp(s + n - k, tail) == 0;
@@ -53,6 +55,8 @@ void app_open_dropped(app_state *st, const char *path) {
     st->dirty = true;
 }
 
+/* ---- steps, selection, hover ---- */
+
 /* With a model, the previous/next step across layers (step 8 of a layer
  * leads to step 1 of the next, the last layer's to the readout). Returns
  * false when the move stays inside the layer (the caller does it). */
@@ -82,8 +86,6 @@ static bool model_step(app_state *st, int delta) {
     }
     return false;
 }
-
-/* ---- steps, selection, hover ---- */
 
 void app_goto_step(app_state *st, int step) {
     if (step < 0) step = 0;
