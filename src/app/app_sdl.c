@@ -288,7 +288,7 @@ static void toggle_lab(app_ui *u) {
 /* Shows the lab's result once it is done, else how long it has run. */
 static void lab_poll(app_ui *u) {
     if (!app_lab_running(&u->lab)) return;
-    float elapsed = 0;
+    float elapsed = u->st.view.lab_elapsed; // kept once the measurement is done
     const attn_cx_result *lab = app_lab_poll(&u->lab, &elapsed);
     app_lab_progress(&u->st, lab, elapsed);
 }
