@@ -242,14 +242,14 @@ static attn_status open_lesson(app_state *st, const cli_opts *o, const app_setti
         return app_lesson_open(st, o->lesson_path, pair[0] ? pair : NULL, o->page_id, err);
     }
     if (o->sentence || o->sentence_file || o->weights_path || o->model.model_path) return ATTN_OK;
-    snprintf(rel, sizeof rel, "lessons/%s/self-attention.lesson", st->lang == VIZ_LANG_ZH ? "zh" : "en");
+    snprintf(rel, sizeof rel, "lessons/%s/self-attention.lesson", st->look.lang == VIZ_LANG_ZH ? "zh" : "en");
     if (!app_find_data(rel, path, sizeof path)) return ATTN_OK; // no lessons installed: a plain sentence
     pair_path(path, pair, sizeof pair);
     attn_status rc = app_lesson_open(st, path, pair, saved->page[0] ? saved->page : NULL, err);
     if (rc != ATTN_OK && saved->page[0]) rc = app_lesson_open(st, path, pair, NULL, err); // page since removed
-    if (rc == ATTN_OK && saved->sentence && strcmp(saved->sentence, st->sentence) != 0) {
+    if (rc == ATTN_OK && saved->sentence && strcmp(saved->sentence, st->src.sentence) != 0) {
         attn_err ignored; // the learner's last sentence, on the page they left
-        app_set_sentence(st, saved->sentence, &st->cfg, &ignored);
+        app_set_sentence(st, saved->sentence, &st->src.cfg, &ignored);
     }
     return rc;
 }
@@ -286,8 +286,8 @@ static int run_gui(const cli_opts *o) {
         goto cleanup;
     }
     app_settings_apply(&saved, &st);
-    st.lang = o->lang || !saved.has_lang ? pick_lang(o) : st.lang;
-    if (o->theme && export_parse_theme(&st.theme, o->theme, &err) != ATTN_OK) {
+    st.look.lang = o->lang || !saved.has_lang ? pick_lang(o) : st.look.lang;
+    if (o->theme && export_parse_theme(&st.look.theme, o->theme, &err) != ATTN_OK) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         code = 2;
         goto cleanup_state;

@@ -9,7 +9,8 @@
 #include <sys/wait.h>
 
 #include "test_common.h"
-#include "app.h"
+#include "app_actions.h"
+#include "app_view.h"
 #include "app_paths.h"
 #include "app_settings.h"
 #include "fileio.h"
@@ -45,9 +46,9 @@ static void test_init_defaults(void **state) {
     (void)state;
     app_state st;
     start(&st, NULL);
-    assert_int_equal(st.trace.n, 20);
-    assert_int_equal(st.query, 13); // 它
-    assert_int_equal(st.step, ATTN_STEP_SOFTMAX);
+    assert_int_equal(st.src.trace.n, 20);
+    assert_int_equal(st.view.query, 13); // 它
+    assert_int_equal(st.view.step, ATTN_STEP_SOFTMAX);
     char badge[320];
     app_badge(&st, badge, sizeof badge);
     assert_string_equal(badge, "random, untrained (seed 1)");
@@ -59,12 +60,12 @@ static void test_steps_clamp(void **state) {
     (void)state;
     app_state st;
     start(&st, "a b c");
-    assert_int_equal(st.query, 0);
+    assert_int_equal(st.view.query, 0);
     app_goto_step(&st, 0);
     app_step(&st, -1);
-    assert_int_equal(st.step, 0);
+    assert_int_equal(st.view.step, 0);
     app_step(&st, 100);
-    assert_int_equal(st.step, ATTN_STEP_COUNT - 1);
+    assert_int_equal(st.view.step, ATTN_STEP_COUNT - 1);
     app_free(&st);
 }
 
@@ -73,45 +74,45 @@ static void test_editing(void **state) {
     app_state st;
     start(&st, "它飞");
     app_edit_begin(&st);
-    assert_true(st.editing);
-    assert_int_equal(st.cursor, 6);
+    assert_true(st.edit.ed.active);
+    assert_int_equal(st.edit.ed.cursor, 6);
     app_edit_backspace(&st); // one code point: 飞 is three bytes
-    assert_int_equal(st.cursor, 3);
-    assert_string_equal(st.sentence, "它");
+    assert_int_equal(st.edit.ed.cursor, 3);
+    assert_string_equal(st.src.sentence, "它");
     app_edit_insert(&st, "是鸟");
-    assert_string_equal(st.sentence, "它是鸟");
-    assert_int_equal(st.trace.n, 3);
+    assert_string_equal(st.src.sentence, "它是鸟");
+    assert_int_equal(st.src.trace.n, 3);
     app_edit_move(&st, INT_MIN);
     app_edit_delete(&st);
-    assert_string_equal(st.sentence, "是鸟");
+    assert_string_equal(st.src.sentence, "是鸟");
     app_edit_move(&st, 1);
-    assert_int_equal(st.cursor, 3);
+    assert_int_equal(st.edit.ed.cursor, 3);
     app_edit_move(&st, INT_MAX);
-    assert_int_equal(st.cursor, 6);
+    assert_int_equal(st.edit.ed.cursor, 6);
     // an empty sentence is refused: the last valid one stays computed
     app_edit_backspace(&st);
     app_edit_backspace(&st);
-    assert_string_equal(st.edit, "");
-    assert_non_null(strstr(st.edit_error, "empty"));
-    assert_string_equal(st.sentence, "是");
-    assert_int_equal(st.trace.n, 1);
+    assert_string_equal(st.edit.ed.text, "");
+    assert_non_null(strstr(st.edit.ed.error, "empty"));
+    assert_string_equal(st.src.sentence, "是");
+    assert_int_equal(st.src.trace.n, 1);
     // Esc restores the sentence from before editing
     app_edit_cancel(&st);
-    assert_false(st.editing);
-    assert_string_equal(st.sentence, "它飞");
-    assert_int_equal(st.trace.n, 2);
+    assert_false(st.edit.ed.active);
+    assert_string_equal(st.src.sentence, "它飞");
+    assert_int_equal(st.src.trace.n, 2);
     // compositions show but do not change the sentence until committed
     app_edit_begin(&st);
     app_edit_compose(&st, "niao");
-    assert_string_equal(st.composition, "niao");
-    assert_string_equal(st.sentence, "它飞");
+    assert_string_equal(st.edit.ed.composition, "niao");
+    assert_string_equal(st.src.sentence, "它飞");
     app_edit_insert(&st, "鸟");
-    assert_string_equal(st.composition, "");
+    assert_string_equal(st.edit.ed.composition, "");
     app_edit_commit(&st);
-    assert_string_equal(st.sentence, "它飞鸟");
-    assert_false(st.editing);
+    assert_string_equal(st.src.sentence, "它飞鸟");
+    assert_false(st.edit.ed.active);
     app_edit_insert(&st, "x"); // not editing: ignored
-    assert_string_equal(st.sentence, "它飞鸟");
+    assert_string_equal(st.src.sentence, "它飞鸟");
     app_free(&st);
 }
 
@@ -120,47 +121,47 @@ static void test_widgets(void **state) {
     app_state st;
     start(&st, NULL);
     app_widget(&st, VIZ_W_HEADS, +1);
-    assert_int_equal(st.cfg.heads, 3);
-    assert_int_equal(st.trace.cfg.heads, 3);
+    assert_int_equal(st.src.cfg.heads, 3);
+    assert_int_equal(st.src.trace.cfg.heads, 3);
     app_widget(&st, VIZ_W_DK, +1);
-    assert_int_equal(st.cfg.d_k, 8);
+    assert_int_equal(st.src.cfg.d_k, 8);
     app_widget(&st, VIZ_W_DK, -1);
-    assert_int_equal(st.cfg.d_k, 4);
+    assert_int_equal(st.src.cfg.d_k, 4);
     app_widget(&st, VIZ_W_DMODEL, -1);
-    assert_int_equal(st.cfg.d_model, 4);
+    assert_int_equal(st.src.cfg.d_model, 4);
     app_widget(&st, VIZ_W_SCALE, 0);
-    assert_false(st.trace.cfg.scale);
+    assert_false(st.src.trace.cfg.scale);
     app_widget(&st, VIZ_W_MASK, +1);
-    assert_int_equal(st.trace.cfg.mask.kind, ATTN_MASK_CAUSAL);
+    assert_int_equal(st.src.trace.cfg.mask.kind, ATTN_MASK_CAUSAL);
     app_widget(&st, VIZ_W_MASK, -1);
     app_widget(&st, VIZ_W_WINDOW, +1); // picks a window mask first
-    assert_int_equal(st.trace.cfg.mask.kind, ATTN_MASK_WINDOW);
+    assert_int_equal(st.src.trace.cfg.mask.kind, ATTN_MASK_WINDOW);
     app_widget(&st, VIZ_W_WINDOW, +1);
-    assert_int_equal(st.trace.cfg.mask.window, 2);
-    uint32_t seed = st.cfg.seed;
+    assert_int_equal(st.src.trace.cfg.mask.window, 2);
+    uint32_t seed = st.src.cfg.seed;
     app_widget(&st, VIZ_W_SEED, 0);
-    assert_true(st.cfg.seed != seed);
+    assert_true(st.src.cfg.seed != seed);
     app_widget(&st, VIZ_W_COMPARE, +1);
-    assert_int_equal(st.compare, VIZ_COMPARE_SCALE);
-    assert_int_equal(st.alt.n, 20);
-    assert_true(st.alt.cfg.scale != st.trace.cfg.scale);
+    assert_int_equal(st.view.compare, VIZ_COMPARE_SCALE);
+    assert_int_equal(st.src.alt.n, 20);
+    assert_true(st.src.alt.cfg.scale != st.src.trace.cfg.scale);
     app_widget(&st, VIZ_W_COMPARE, +1);
-    assert_int_equal(st.compare, VIZ_COMPARE_HEADS);
-    assert_true(st.head_b != st.head);
+    assert_int_equal(st.view.compare, VIZ_COMPARE_HEADS);
+    assert_true(st.view.head_b != st.view.head);
     app_widget(&st, VIZ_W_SHOW_HEAD, -1);
-    assert_int_equal(st.head, 2);
+    assert_int_equal(st.view.head, 2);
     app_widget(&st, VIZ_W_LANG, 0);
-    assert_int_equal(st.lang, VIZ_LANG_ZH);
+    assert_int_equal(st.look.lang, VIZ_LANG_ZH);
     char badge[320];
     app_badge(&st, badge, sizeof badge);
     assert_non_null(strstr(badge, "随机"));
     app_widget(&st, VIZ_W_THEME, -1);
-    assert_int_equal(st.theme, VIZ_THEME_CONTRAST);
+    assert_int_equal(st.look.theme, VIZ_THEME_CONTRAST);
     app_reset(&st);
-    assert_int_equal(st.cfg.heads, 2);
-    assert_int_equal(st.cfg.d_k, 4);
-    assert_int_equal(st.compare, VIZ_COMPARE_OFF);
-    assert_int_equal(st.query, 13);
+    assert_int_equal(st.src.cfg.heads, 2);
+    assert_int_equal(st.src.cfg.d_k, 4);
+    assert_int_equal(st.view.compare, VIZ_COMPARE_OFF);
+    assert_int_equal(st.view.query, 13);
     app_free(&st);
 }
 
@@ -169,23 +170,23 @@ static void test_hover_and_cursor(void **state) {
     app_state st;
     start(&st, NULL);
     app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = ATTN_ST_SCORES, .head = 1, .row = 13, .col = 9});
-    assert_true(st.explain_valid);
-    assert_close(st.explain->value, st.trace.head[1].scores[13 * 20 + 9]);
+    assert_true(st.src.explain_valid);
+    assert_close(st.src.explain->value, st.src.trace.head[1].scores[13 * 20 + 9]);
     app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = ATTN_ST_SCORES, .head = 5, .row = 0, .col = 0}); // no head 5
-    assert_false(st.explain_valid);
-    assert_int_equal(st.hover.kind, VIZ_HIT_NONE);
+    assert_false(st.src.explain_valid);
+    assert_int_equal(st.view.hover.kind, VIZ_HIT_NONE);
     app_move_cursor(&st, 0, 0); // starts at the query's row of the step's result
-    assert_int_equal(st.hover.stage, ATTN_ST_WEIGHTS);
-    assert_int_equal(st.hover.row, 13);
+    assert_int_equal(st.view.hover.stage, ATTN_ST_WEIGHTS);
+    assert_int_equal(st.view.hover.row, 13);
     app_move_cursor(&st, 100, -5);
-    assert_int_equal(st.hover.row, 19);
-    assert_int_equal(st.hover.col, 0);
+    assert_int_equal(st.view.hover.row, 19);
+    assert_int_equal(st.view.hover.col, 0);
     // a recompute that shrinks the sentence drops a cursor that no longer exists
     app_edit_begin(&st);
     for (int i = 0; i < 15; i++) app_edit_backspace(&st);
-    assert_int_equal(st.trace.n, 5);
-    assert_true(st.query < 5);
-    assert_int_equal(st.hover.kind, VIZ_HIT_NONE);
+    assert_int_equal(st.src.trace.n, 5);
+    assert_true(st.view.query < 5);
+    assert_int_equal(st.view.hover.kind, VIZ_HIT_NONE);
     app_free(&st);
 }
 
@@ -198,7 +199,7 @@ static void test_copy_texts(void **state) {
     assert_string_equal(what, "weights (head 1)");
     int lines = 0;
     for (char *p = tsv; *p; p++) lines += *p == '\n';
-    assert_int_equal(lines, 1 + st.trace.n);
+    assert_int_equal(lines, 1 + st.src.trace.n);
     assert_non_null(strstr(tsv, "\tit's\ta\t3:\"\ttest\t5:\"\n")); // repeated tokens carry positions
     free(tsv);
     char *cmd = app_command_line(&st);
@@ -216,10 +217,10 @@ static void test_scene(void **state) {
     viz_scene s;
     char badge[320];
     app_scene(&st, &s, badge, sizeof badge);
-    assert_ptr_equal(s.trace, &st.trace);
+    assert_ptr_equal(s.trace, &st.src.trace);
     assert_int_equal(s.query, 13);
     assert_string_equal(s.ui[VIZ_S_STEP_1], "Tokens & embeddings X");
-    st.lang = VIZ_LANG_ZH;
+    st.look.lang = VIZ_LANG_ZH;
     app_scene(&st, &s, badge, sizeof badge);
     assert_string_equal(s.ui[VIZ_S_STEP_1], "词元与嵌入 X");
     app_free(&st);
@@ -271,19 +272,19 @@ static void test_lesson_pages_lang_reload(void **state) {
     start(&st, NULL);
     attn_err err;
     if (app_lesson_open(&st, en, zh, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    assert_int_equal(st.lang, VIZ_LANG_EN);
-    assert_int_equal(st.weights, APP_WEIGHTS_DESIGN);
+    assert_int_equal(st.look.lang, VIZ_LANG_EN);
+    assert_int_equal(st.src.weights, APP_WEIGHTS_DESIGN);
     assert_true(st.lesson.predict_pending); // the first page asks before it shows
     app_select_query(&st, 1); // the guess: "animal"
     assert_false(st.lesson.predict_pending);
-    assert_non_null(strstr(st.status, "animal"));
+    assert_non_null(strstr(st.look.status, "animal"));
     app_lesson_turn(&st, +1);
     app_lesson_turn(&st, +1);
     assert_int_equal(st.lesson.page, 2);
     const char *id = lesson_page_at(app_lesson(&st), 2)->id;
     // L keeps the page: the Chinese lesson's page with the same id
     app_switch_lang(&st);
-    assert_int_equal(st.lang, VIZ_LANG_ZH);
+    assert_int_equal(st.look.lang, VIZ_LANG_ZH);
     assert_string_equal(lesson_page_at(app_lesson(&st), st.lesson.page)->id, id);
     app_switch_lang(&st);
     // an author edits the file: the app reloads it on the same page
@@ -307,7 +308,7 @@ static void test_lesson_pages_lang_reload(void **state) {
     sleep(1);
     assert_int_equal(attn_write_file(en, "=== page: x\n@nonsense\n", 22, NULL, NULL), ATTN_OK);
     assert_false(app_lesson_reload(&st));
-    assert_non_null(strstr(st.status, en));
+    assert_non_null(strstr(st.look.status, en));
     assert_int_equal(st.lesson.page, 2);
     free(text);
     free(edited);
@@ -365,8 +366,8 @@ static void test_settings_bad_file_kept(void **state) {
     app_state st;
     start(&st, NULL);
     app_settings_report(&s, &st);
-    assert_non_null(strstr(st.status, "settings.json.bad-1"));
-    assert_non_null(strstr(st.status, "line 3, column 10"));
+    assert_non_null(strstr(st.look.status, "settings.json.bad-1"));
+    assert_non_null(strstr(st.look.status, "line 3, column 10"));
     assert_true(s.can_save);
     assert_int_equal(app_settings_save(&s, &st), 0); // quitting writes fresh settings beside it
     app_settings_free(&s);
@@ -380,10 +381,10 @@ static void test_settings_bad_file_kept(void **state) {
     // the Chinese status line says the same
     assert_int_equal(attn_write_file(path, "{", 1, NULL, NULL), ATTN_OK);
     app_settings_load(&s);
-    st.lang = VIZ_LANG_ZH;
+    st.look.lang = VIZ_LANG_ZH;
     app_settings_report(&s, &st);
-    assert_non_null(strstr(st.status, "settings.json.bad-3"));
-    assert_non_null(strstr(st.status, "有效的 JSON"));
+    assert_non_null(strstr(st.look.status, "settings.json.bad-3"));
+    assert_non_null(strstr(st.look.status, "有效的 JSON"));
     app_settings_free(&s);
     // two objects back to back are not settings either
     assert_int_equal(attn_write_file(path, "{\"theme\": \"dark\"}{}", 19, NULL, NULL), ATTN_OK);
@@ -413,7 +414,7 @@ static void test_settings_fifo_left_alone(void **state) {
     start(&st, NULL);
     assert_int_equal(app_settings_save(&s, &st), -1);
     app_settings_report(&s, &st);
-    assert_non_null(strstr(st.status, "is not a regular file"));
+    assert_non_null(strstr(st.look.status, "is not a regular file"));
     struct stat sb;
     assert_int_equal(lstat(path, &sb), 0);
     assert_true(S_ISFIFO(sb.st_mode));
@@ -501,7 +502,7 @@ static void test_settings_no_home(void **state) {
         start(&st, NULL);
         app_settings_report(&s, &st);
         bool ok = s.state == APP_SETTINGS_NO_HOME && !s.can_save && app_settings_save(&s, &st) == -1 &&
-                  strstr(st.status, "no home folder") && !app_config_dir(dir, sizeof dir) &&
+                  strstr(st.look.status, "no home folder") && !app_config_dir(dir, sizeof dir) &&
                   !app_pictures_dir(dir, sizeof dir) && access("/tmp/.config/attnviz/settings.json", F_OK) != 0;
         _exit(ok ? 0 : 1);
     }

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "test_sdl_common.h"
+#include "app_actions.h"
 #include "app_train.h"
+#include "app_view.h"
 #include "cli_args.h"
 #include "cli_train.h"
 #include "fileio.h"
@@ -391,14 +393,14 @@ static void test_options_after_start_ask_for_reset(void **state) {
     free(s);
     // the probe: a word outside the vocabulary is refused naming it; the last valid one stays
     app_train_key(&v.t, SDLK_e, 0);
-    assert_true(v.st.editing);
+    assert_true(v.st.edit.ed.active);
     app_edit_insert(&v.st, "车");
-    assert_non_null(strstr(v.st.edit_error, "“车”"));
+    assert_non_null(strstr(v.st.edit.ed.error, "“车”"));
     assert_string_equal(v.t.probe, task_at(0)->probe);
     app_edit_backspace(&v.st);
-    assert_string_equal(v.st.edit_error, "");
+    assert_string_equal(v.st.edit.ed.error, "");
     app_edit_commit(&v.st);
-    assert_false(v.st.editing);
+    assert_false(v.st.edit.ed.active);
     // Esc closes; the keys of the view are then the walkthrough's again
     assert_true(app_train_key(&v.t, SDLK_ESCAPE, 0));
     assert_false(v.t.open);
@@ -424,7 +426,7 @@ static void test_page_offers_its_task(void **state) {
     attn_config_default(&c);
     if (app_init(&v.st, NULL, &c, &strings, &err) != ATTN_OK) fail_msg("%s", err.msg);
     if (app_lesson_open(&v.st, path, NULL, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    assert_non_null(strstr(v.st.notice, "F3"));
+    assert_non_null(strstr(v.st.src.notice, "F3"));
     app_train_init(&v.t, &v.st);
     app_train_key(&v.t, SDLK_F3, 0);
     char *task = app_train_value(&v.t, "train_task");
@@ -452,8 +454,8 @@ static void text_extent(const viz_cmd *c, float tw, float *x0, float *x1, float 
 
 /* Lays the window out with the view open at w×h and checks its texts. */
 static void assert_readable(view *v, int w, int h, const char *what) {
-    v->st.width = w;
-    v->st.height = h;
+    v->st.look.width = w;
+    v->st.look.height = h;
     viz_scene sc;
     char badge[320];
     app_scene(&v->st, &sc, badge, sizeof badge);
@@ -465,15 +467,15 @@ static void assert_readable(view *v, int w, int h, const char *what) {
     const char *dir = getenv("ATTNVIZ_LAYOUT_SHOTS"); // to look at what was checked
     if (dir && *dir) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/train-%dx%d-%s-%s-%s.png", dir, w, h, v->st.lang ? "zh" : "en",
-                 viz_theme_name(v->st.theme), what);
-        SDL_Surface *surf = viz_sdl_render_surface(fonts, &list, w, h, viz_theme_get(v->st.theme)->bg);
+        snprintf(path, sizeof path, "%s/train-%dx%d-%s-%s-%s.png", dir, w, h, v->st.look.lang ? "zh" : "en",
+                 viz_theme_name(v->st.look.theme), what);
+        SDL_Surface *surf = viz_sdl_render_surface(fonts, &list, w, h, viz_theme_get(v->st.look.theme)->bg);
         attn_err err;
         assert_non_null(surf);
         if (viz_save_png(surf, path, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
         SDL_FreeSurface(surf);
     }
-    const char *where = v->st.lang ? "zh" : "en";
+    const char *where = v->st.look.lang ? "zh" : "en";
     int n = list.count;
     float(*ext)[4] = calloc((size_t)n, sizeof *ext);
     assert_non_null(ext);
@@ -483,10 +485,10 @@ static void assert_readable(view *v, int w, int h, const char *what) {
         const char *t = viz_cmd_text(&list, c);
         size_t len = strlen(t), e = strlen("…");
         if (len >= e && !strcmp(t + len - e, "…"))
-            fail_msg("%dx%d %s %s %s: cut to “%s”", w, h, where, viz_theme_name(v->st.theme), what, t);
+            fail_msg("%dx%d %s %s %s: cut to “%s”", w, h, where, viz_theme_name(v->st.look.theme), what, t);
         float tw = m.width(m.ctx, t, len, c->size);
         if (tw > c->w + 1.5f)
-            fail_msg("%dx%d %s %s %s: “%s” is %.0f px wide in a box of %.0f", w, h, where, viz_theme_name(v->st.theme),
+            fail_msg("%dx%d %s %s %s: “%s” is %.0f px wide in a box of %.0f", w, h, where, viz_theme_name(v->st.look.theme),
                      what, t, tw, c->w);
         text_extent(c, tw, &ext[i][0], &ext[i][1], &ext[i][2], &ext[i][3]);
         if (ext[i][0] < -0.5f || ext[i][1] > w + 0.5f || ext[i][3] > h + 0.5f)
@@ -497,7 +499,7 @@ static void assert_readable(view *v, int w, int h, const char *what) {
             float ox = fminf(ext[i][1], ext[j][1]) - fmaxf(ext[i][0], ext[j][0]);
             float oy = fminf(ext[i][3], ext[j][3]) - fmaxf(ext[i][2], ext[j][2]);
             if (ox > 1.5f && oy > 1.5f)
-                fail_msg("%dx%d %s %s %s: “%s” overlaps “%s”", w, h, where, viz_theme_name(v->st.theme), what, t,
+                fail_msg("%dx%d %s %s %s: “%s” overlaps “%s”", w, h, where, viz_theme_name(v->st.look.theme), what, t,
                          viz_cmd_text(&list, d));
         }
     }
@@ -530,8 +532,8 @@ static void test_view_is_readable(void **state) {
         for (int l = 0; l < 2; l++)
             for (int th = 0; th < 2; th++)
                 for (int z = 0; z < 3; z++) {
-                    v.st.lang = (viz_lang)l;
-                    v.st.theme = themes[th];
+                    v.st.look.lang = (viz_lang)l;
+                    v.st.look.theme = themes[th];
                     assert_readable(&v, sizes[z][0], sizes[z][1], names[phase]);
                 }
     }

@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-#include "app.h"
+#include "app_actions.h"
+#include "app_view.h"
 #include "viz.h"
 #include "viz_damage.h"
 #include "viz_sdl.h"
@@ -386,7 +387,7 @@ typedef struct {
 /* What app_sdl.c does per frame: lay out, sign, draw the damage; then the
  * check that the frame equals a whole drawing of the same list. Returns the
  * pixels redrawn. */
-static long next_frame(window *w, const app_state *st) {
+static long next_frame(window *w, app_state *st) {
     viz_scene sc;
     char badge[320];
     app_scene(st, &sc, badge, sizeof badge);
@@ -396,7 +397,7 @@ static long next_frame(window *w, const app_state *st) {
     assert_true(viz_sdl_signature(now, &w->sig[w->cur], g_fonts, &w->list, sc.width, sc.height));
     viz_irect d[VIZ_DAMAGE_MAX];
     int n = viz_damage(&w->sig[w->cur], now, d, VIZ_DAMAGE_MAX);
-    viz_rgba bg = viz_theme_get(st->theme)->bg;
+    viz_rgba bg = viz_theme_get(st->look.theme)->bg;
     long drawn = 0;
     for (int i = 0; i < n; i++) {
         SDL_Rect r = {d[i].x, d[i].y, d[i].w, d[i].h};

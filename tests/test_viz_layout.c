@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
+#include "app_actions.h"
+#include "app_view.h"
 #include "strbuf.h"
 #include "model_file.h"
 #include "model_run.h"
@@ -48,8 +49,8 @@ static void start(app_state *st, viz_theme_id theme, viz_lang lang) {
     attn_config_default(&cfg);
     attn_err err;
     if (app_init(st, NULL, &cfg, &g_ui, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    st->theme = theme;
-    st->lang = lang;
+    st->look.theme = theme;
+    st->look.lang = lang;
 }
 
 static void open_lesson(app_state *st, viz_lang lang, viz_theme_id theme) {
@@ -57,15 +58,15 @@ static void open_lesson(app_state *st, viz_lang lang, viz_theme_id theme) {
     attn_err err;
     const char *path = lang == VIZ_LANG_ZH ? LESSON_ZH : LESSON_EN, *pair = lang == VIZ_LANG_ZH ? LESSON_EN : LESSON_ZH;
     if (app_lesson_open(st, path, pair, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    st->theme = theme;
+    st->look.theme = theme;
 }
 
 /* Lays the window out at w×h into g_list; saves it when asked (name: a file stem). */
 static const viz_list *build(app_state *st, int w, int h, const char *name) {
     viz_scene sc;
     char badge[320];
-    st->width = w;
-    st->height = h;
+    st->look.width = w;
+    st->look.height = h;
     app_scene(st, &sc, badge, sizeof badge);
     viz_build_window(&g_list, &sc, viz_fonts_measure(g_fonts));
     assert_false(g_list.failed);
@@ -73,7 +74,7 @@ static const viz_list *build(app_state *st, int w, int h, const char *name) {
     if (dir && *dir) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.png", dir, name);
-        SDL_Surface *s = viz_sdl_render_surface(g_fonts, &g_list, w, h, viz_theme_get(st->theme)->bg);
+        SDL_Surface *s = viz_sdl_render_surface(g_fonts, &g_list, w, h, viz_theme_get(st->look.theme)->bg);
         attn_err err;
         assert_non_null(s);
         if (viz_save_png(s, path, NULL, &err) != ATTN_OK) fail_msg("%s", err.msg);
@@ -181,10 +182,10 @@ static void presenter_values_read_from_afar(void **state) {
     (void)state;
     app_state st;
     start(&st, VIZ_THEME_PRESENTER, VIZ_LANG_ZH);
-    assert_int_equal(st.trace.n, 20);
+    assert_int_equal(st.src.trace.n, 20);
     for (int step = 0; step < ATTN_STEP_COUNT; step++)
         for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
-            st.lang = (viz_lang)lang;
+            st.look.lang = (viz_lang)lang;
             app_goto_step(&st, step);
             char name[64];
             snprintf(name, sizeof name, "presenter-1920-%s-step%d", lang ? "zh" : "en", step + 1);
@@ -212,12 +213,12 @@ static void presenter_lesson_pages_read_from_afar(void **state) {
         for (int i = 0; i < lesson_page_count(l); i++) {
             app_lesson_goto(&st, i);
             // split views (a comparison, the backward pass beside A) share the canvas between two matrices
-            if (app_trace(&st)->n > 20 || st.lesson.predict_pending || st.compare != VIZ_COMPARE_OFF ||
+            if (app_trace(&st)->n > 20 || st.lesson.predict_pending || st.view.compare != VIZ_COMPARE_OFF ||
                 (st.model.m && st.model.backward))
                 continue;
             char name[96];
             snprintf(name, sizeof name, "presenter-1920-%s-%s", lang ? "zh" : "en", lesson_page_at(l, i)->id);
-            readout r = read_results(build(&st, 1920, 1080, name), st.step);
+            readout r = read_results(build(&st, 1920, 1080, name), st.view.step);
             if (r.written != r.cells || r.min_px < 16.0f)
                 fail_msg("page %s: %d of %d result cells written, the smallest at %.1f px", lesson_page_at(l, i)->id,
                          r.written, r.cells, r.min_px);
@@ -236,15 +237,15 @@ static bool step_labels(const app_state *st, attn_step step, const char *name) {
     const lesson *l = app_lesson(st);
     const attn_vocab *v = lesson_vocab(l);
     bool feature = false;
-    for (int i = 0; v && st->trace.vocab_rows && v->dim == st->cfg.d_model && i < v->dim; i++)
+    for (int i = 0; v && st->src.trace.vocab_rows && v->dim == st->src.cfg.d_model && i < v->dim; i++)
         feature |= strcmp(v->features[i], name) == 0;
     lesson_names nm;
-    lesson_page_names(l, st->lesson.page, &st->cfg, &nm);
+    lesson_page_names(l, st->lesson.page, &st->src.cfg, &nm);
     const attn_matrix mats[3] = {ATTN_MAT_W_Q, ATTN_MAT_W_K, ATTN_MAT_W_V};
     bool col[3] = {false, false, false};
     for (int k = 0; k < 3; k++) {
-        const char *const *names = st->trace.given[mats[k]][st->head] ? nm.mat[mats[k]][st->head] : NULL;
-        for (int d = 0; names && d < st->cfg.d_k; d++) col[k] |= strcmp(names[d], name) == 0;
+        const char *const *names = st->src.trace.given[mats[k]][st->view.head] ? nm.mat[mats[k]][st->view.head] : NULL;
+        for (int d = 0; names && d < st->src.cfg.d_k; d++) col[k] |= strcmp(names[d], name) == 0;
     }
     switch (step) {
     case ATTN_STEP_EMBED: return feature;
@@ -282,11 +283,11 @@ static void page_features_labelled_in_small_window(void **state) {
                 snprintf(name, sizeof name, "features-1024-%s-%s-%s", lang ? "zh" : "en", theme_key(themes[th]), pg->id);
                 const viz_list *list = build(&st, 1024, 640, name);
                 for (int k = 0; k < pg->n_keep; k++) {
-                    if (!page_names(pg, pg->keep[k]) || !step_labels(&st, st.step, pg->keep[k])) continue;
+                    if (!page_names(pg, pg->keep[k]) || !step_labels(&st, st.view.step, pg->keep[k])) continue;
                     checked++;
                     if (!text_drawn(list, pg->keep[k]))
                         fail_msg("%s, page %s, step %d (%s): “%s” is not labelled", lang ? "zh" : "en", pg->id,
-                                 st.step + 1, theme_key(themes[th]), pg->keep[k]);
+                                 st.view.step + 1, theme_key(themes[th]), pg->keep[k]);
                 }
             }
             if (checked < 10) fail_msg("only %d labels checked: the pages name few of the features they show", checked);
@@ -303,7 +304,7 @@ static void feature_columns_stay(void **state) {
         for (int th = 0; th < VIZ_THEME_COUNT; th++) {
             app_state st;
             open_lesson(&st, (viz_lang)lang, (viz_theme_id)th);
-            app_lesson_guess(&st, st.query);
+            app_lesson_guess(&st, st.view.query);
             app_goto_step(&st, ATTN_STEP_EMBED);
             char name[64];
             snprintf(name, sizeof name, "features-1024-%s-%s-step1", lang ? "zh" : "en", theme_key((viz_theme_id)th));
@@ -337,9 +338,9 @@ static const char *cut_text(const viz_list *l) {
 
 static void assert_nothing_cut(app_state *st, const char *what) {
     char name[160];
-    snprintf(name, sizeof name, "cut-1024-%s-%s-%s", st->lang ? "zh" : "en", theme_key(st->theme), what);
+    snprintf(name, sizeof name, "cut-1024-%s-%s-%s", st->look.lang ? "zh" : "en", theme_key(st->look.theme), what);
     const char *cut = cut_text(build(st, 1024, 640, name));
-    if (cut) fail_msg("%s, %s, %s: “%s”", st->lang ? "zh" : "en", theme_key(st->theme), what, cut);
+    if (cut) fail_msg("%s, %s, %s: “%s”", st->look.lang ? "zh" : "en", theme_key(st->look.theme), what, cut);
 }
 
 /* Every step, the split views and every lesson page (asked and answered),
@@ -358,9 +359,9 @@ static void nothing_cut_in_small_window(void **state) {
                 assert_nothing_cut(&st, what);
             }
             app_goto_step(&st, ATTN_STEP_SOFTMAX);
-            st.lines_all = true; // the lines of every head, with their legend
+            st.view.lines_all = true; // the lines of every head, with their legend
             assert_nothing_cut(&st, "lines-all-heads");
-            st.lines_all = false;
+            st.view.lines_all = false;
             app_edit_begin(&st); // the editing hint
             assert_nothing_cut(&st, "editing");
             app_edit_cancel(&st);
@@ -449,9 +450,9 @@ static void lines_view_keeps_labels(void **state) {
                 if (l->cmds[i].kind == VIZ_HIT && l->cmds[i].hit.kind == VIZ_HIT_CELL &&
                     l->cmds[i].hit.stage == ATTN_ST_WEIGHTS)
                     right = fmaxf(right, l->cmds[i].x + l->cmds[i].w);
-            for (int t = 0; t < st.trace.n; t++) {
+            for (int t = 0; t < st.src.trace.n; t++) {
                 char lab[96];
-                attn_token_label(&st.trace.tokens, t, 0, lab, sizeof lab);
+                attn_token_label(&st.src.trace.tokens, t, 0, lab, sizeof lab);
                 int seen = 0;
                 for (int i = 0; i < l->count; i++)
                     seen += l->cmds[i].kind == VIZ_TEXT && l->cmds[i].x > right &&
@@ -483,6 +484,7 @@ static void code_in_the_code_face(void **state) {
     start(&st, VIZ_THEME_LIGHT, VIZ_LANG_ZH);
     st.lesson.narrative = strdup("Text.\n\n" VIZ_CODE_MARK "x = 它它  # one\n" VIZ_CODE_MARK "y = abcd  # two\n"
                                  VIZ_CODE_MARK "    long = f(aaaa, bbbb, cccc, dddd, eeee, ffff, gggg, hhhh, iiii, jjjj)\n");
+    st.lesson.narrative_stale = false; // this text, not one rebuilt from a page (there is none)
     const viz_list *l = build(&st, 1280, 800, "code-grid");
     const viz_cmd *one = find_text(l, "# one"), *two = find_text(l, "y = abcd  # two"), *mark = find_text(l, "↪");
     const viz_cmd *ta = NULL, *text = find_text(l, "Text.");
@@ -520,6 +522,7 @@ static void cjk_punctuation_stays_with_its_words(void **state) {
     attn_sb_init(&b);
     for (int k = 0; k < 30; k++) attn_sb_puts(&b, "他说“它”是那只鸟（不是动物），《书》里也这样写。");
     st.lesson.narrative = attn_sb_take(&b);
+    st.lesson.narrative_stale = false; // this text, not one rebuilt from a page (there is none)
     static const char *const closing[] = {"”", "）", "》", "，", "。"};
     static const char *const opening[] = {"“", "（", "《"};
     int lines = 0;
@@ -574,7 +577,7 @@ static void backward_caption_names_the_target_cell(void **state) {
         model_result r = {0};
         const model_result *shown = &st.model.run;
         assert_int_equal(shown->n_targets, 1);
-        assert_int_equal(model_run_targets(&r, &m, st.sentence, strlen(st.sentence), shown->targets, 1, &err), ATTN_OK);
+        assert_int_equal(model_run_targets(&r, &m, st.src.sentence, strlen(st.src.sentence), shown->targets, 1, &err), ATTN_OK);
         int i = r.targets[0].row, j = r.targets[0].target, L = m.cfg.layers - 1;
         for (int step = ATTN_STEP_SCALE; step <= ATTN_STEP_SOFTMAX; step += ATTN_STEP_SOFTMAX - ATTN_STEP_SCALE) {
             app_goto_step(&st, step);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app_sdl.h"
+#include "clock.h"
 #include "export.h"
 
 #define MAX_SAMPLES 65536
@@ -20,10 +21,6 @@ typedef struct {
     double share[2];                  /* summed share of the window's pixels redrawn */
     int frames[2];
 } samples;
-
-static double now_s(void) {
-    return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
-}
 
 static void add(samples *s, double ms) {
     if (s->n < MAX_SAMPLES) s->ms[s->n++] = ms;
@@ -62,11 +59,11 @@ static samples g_by_redraw[2];
 
 static void frame(app_ui *u, SDL_Event *e, samples *frames, samples *edits) {
     memset(u->stats, 0, sizeof *u->stats);
-    double t0 = now_s();
+    double t0 = attn_clock_s();
     if (e) app_ui_event(u, e);
-    double t1 = now_s();
+    double t1 = attn_clock_s();
     app_ui_frame(u);
-    double t2 = now_s();
+    double t2 = attn_clock_s();
     add(frames, (t2 - t0) * 1000.0);
     add_phases(frames, u, (t2 - t0) * 1000.0);
     if (u->frame && u->stats->drawn_px > 0)
@@ -149,7 +146,7 @@ static void session(app_ui *u, samples *f, int w, int h) {
 static void type_long_sentence(app_ui *u, samples *f, samples *edits) {
     key(u, SDLK_e, 0, f);
     u->skip_text = false; // no text event follows a synthesised key
-    size_t len = strlen(u->st.sentence);
+    size_t len = strlen(u->st.src.sentence);
     for (size_t i = 0; i < len; i++) key(u, SDLK_BACKSPACE, 0, f); // more than enough
     char word[16];
     for (int i = 0; i < 64; i++) {
@@ -175,16 +172,16 @@ static void training_phase(app_ui *u, samples *f, training_figures *out) {
     for (int run = 0; run < 3; run++) {
         if (run) app_train_key(t, SDLK_r, 0);
         app_train_key(t, SDLK_SPACE, 0);
-        double start = now_s();
+        double start = attn_clock_s();
         while (app_train_busy(t)) {
-            double t0 = now_s();
+            double t0 = attn_clock_s();
             long drawn = u->frames;
             app_train_poll(t);
             app_ui_frame(u);
-            if (u->frames != drawn) add(f, (now_s() - t0) * 1000.0);
+            if (u->frames != drawn) add(f, (attn_clock_s() - t0) * 1000.0);
             SDL_Delay(15);
         }
-        busy += now_s() - start;
+        busy += attn_clock_s() - start;
     }
     char *rate = app_train_value(t, "train_update_rate"), *share = app_train_value(t, "train_eval_share");
     out->rate = rate ? atof(rate) : 0;
@@ -211,7 +208,7 @@ static double time_export(const viz_strings *ui, viz_fonts *fonts) {
     const char *s = "这只动物没看见那只鸟，因为它飞得太快了。";
     char dir[] = "/tmp/attnviz-bench-XXXXXX";
     if (!mkdtemp(dir)) return -1;
-    double t0 = now_s();
+    double t0 = attn_clock_s();
     attn_err err;
     export_opts o;
     export_opts_default(&o);
@@ -220,7 +217,7 @@ static double time_export(const viz_strings *ui, viz_fonts *fonts) {
     o.pixel_scale = 2;
     attn_status rc = attn_trace_run(&t, s, strlen(s), &cfg, NULL, NULL, &err);
     if (rc == ATTN_OK) rc = export_sentence(&o, &t, 0, -1, ui, fonts, &err);
-    double ms = (now_s() - t0) * 1000.0;
+    double ms = (attn_clock_s() - t0) * 1000.0;
     if (rc != ATTN_OK) fprintf(stderr, "attnviz: bench export: %s\n", err.msg);
     attn_trace_free(&t);
     remove_tree(dir);
@@ -259,7 +256,7 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s, const
         fprintf(stderr, "attnviz: %s\n", err.msg);
         return 1;
     }
-    st.theme = o ? o->theme : VIZ_THEME_LIGHT;
+    st.look.theme = o ? o->theme : VIZ_THEME_LIGHT;
     if (app_ui_open(&u, &st, fonts, w, h, 1.0f, msg, sizeof msg) != 0) {
         fprintf(stderr, "attnviz: %s\n", msg);
         app_free(&st);
@@ -268,7 +265,7 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s, const
     app_frame_stats stats = {0}; // the window reports each frame's phases here
     u.stats = &stats;
     app_ui_frame(&u);
-    double first_ms = (now_s() - start_s) * 1000.0;
+    double first_ms = (attn_clock_s() - start_s) * 1000.0;
     session(&u, &seed, w, h);
     training_phase(&u, &training, &tf);
     type_long_sentence(&u, &typing, &edits);
@@ -277,10 +274,10 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s, const
     const char *accel = SDL_GetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION);
     printf("attnviz %s bench: %dx%d, theme %s, video driver %s, software drawing (attnviz's rasteriser), "
            "framebuffer acceleration %s\n",
-           ATTN_VERSION, u.st.width, u.st.height, viz_theme_name(u.st.theme), SDL_GetCurrentVideoDriver(),
+           ATTN_VERSION, u.st.look.width, u.st.look.height, viz_theme_name(u.st.look.theme), SDL_GetCurrentVideoDriver(),
            accel && *accel == '0' ? "off" : "on");
-    printf("64-token run: %d tokens, d_model %d, d_k %d, %d heads\n", u.st.trace.n, u.st.cfg.d_model, u.st.cfg.d_k,
-           u.st.cfg.heads);
+    printf("64-token run: %d tokens, d_model %d, d_k %d, %d heads\n", u.st.src.trace.n, u.st.src.cfg.d_model, u.st.src.cfg.d_k,
+           u.st.src.cfg.heads);
     session(&u, &big, w, h);
     app_ui_close(&u);
     double export_ms = time_export(ui, fonts);

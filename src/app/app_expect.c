@@ -21,7 +21,7 @@ static bool mismatch(app_script_runner *r, const app_script_cmd *c, const char *
 /* The key the query's row of the shown head attends to most, as the chips label it. */
 static void strongest(const app_state *st, char *out, size_t cap) {
     const attn_trace *t = app_trace(st);
-    const double *row = t->head[st->head].weights + (size_t)st->query * t->n;
+    const double *row = t->head[st->view.head].weights + (size_t)st->view.query * t->n;
     int best = 0;
     for (int j = 1; j < t->n; j++)
         if (row[j] > row[best]) best = j;
@@ -42,16 +42,16 @@ static void target_text(const app_state *st, char *out, size_t cap) {
     if (n < cap) snprintf(out + n, cap - n, "%s", st->model.target_labelled ? "task" : "predicted");
 }
 
-static bool state_value(const app_ui *u, const char *name, char *out, size_t cap) {
+static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     const app_state *st = &u->st;
     const attn_config *cfg = &app_trace(st)->cfg;
     static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page"};
     char mask[32];
     attn_mask_format(mask, sizeof mask, cfg->mask);
-    if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->step + 1);
-    else if (!strcmp(name, "query")) snprintf(out, cap, "%d", st->query);
-    else if (!strcmp(name, "editing")) snprintf(out, cap, "%d", st->editing);
-    else if (!strcmp(name, "sentence")) snprintf(out, cap, "%s", st->sentence);
+    if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->view.step + 1);
+    else if (!strcmp(name, "query")) snprintf(out, cap, "%d", st->view.query);
+    else if (!strcmp(name, "editing")) snprintf(out, cap, "%d", st->edit.ed.active);
+    else if (!strcmp(name, "sentence")) snprintf(out, cap, "%s", st->src.sentence);
     else if (!strcmp(name, "tokens")) snprintf(out, cap, "%d", app_trace(st)->n);
     else if (!strcmp(name, "model")) snprintf(out, cap, "%s", st->model.m ? st->model.m->task : "none");
     else if (!strcmp(name, "layer")) snprintf(out, cap, "%d", st->model.layer + 1);
@@ -59,30 +59,30 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     else if (!strcmp(name, "backward")) snprintf(out, cap, "%d", st->model.backward);
     else if (!strcmp(name, "target")) target_text(st, out, cap);
     else if (!strcmp(name, "strongest")) strongest(st, out, cap);
-    else if (!strcmp(name, "narrative_scroll")) snprintf(out, cap, "%d", (int)st->narrative_scroll);
+    else if (!strcmp(name, "narrative_scroll")) snprintf(out, cap, "%d", (int)st->view.narrative_scroll);
     else if (!strcmp(name, "explain_value")) { // the hovered cell's value as its arithmetic states it
-        if (!st->explain_valid) snprintf(out, cap, "none");
-        else snprintf(out, cap, "%.17g", st->model.m ? st->model.explain->value : st->explain->value);
+        if (!st->src.explain_valid) snprintf(out, cap, "none");
+        else snprintf(out, cap, "%.17g", st->model.m ? st->model.explain->value : st->src.explain->value);
     }
     else if (!strcmp(name, "heads")) snprintf(out, cap, "%d", cfg->heads);
-    else if (!strcmp(name, "head")) snprintf(out, cap, "%d", st->head);
+    else if (!strcmp(name, "head")) snprintf(out, cap, "%d", st->view.head);
     else if (!strcmp(name, "d_k")) snprintf(out, cap, "%d", cfg->d_k);
     else if (!strcmp(name, "d_model")) snprintf(out, cap, "%d", cfg->d_model);
     else if (!strcmp(name, "seed")) snprintf(out, cap, "%lu", (unsigned long)cfg->seed);
     else if (!strcmp(name, "scale")) snprintf(out, cap, "%s", cfg->scale ? "on" : "off");
     else if (!strcmp(name, "pos_enc")) snprintf(out, cap, "%s", cfg->pos_enc ? "on" : "off");
     else if (!strcmp(name, "mask")) snprintf(out, cap, "%s", mask);
-    else if (!strcmp(name, "compare")) snprintf(out, cap, "%s", compares[st->compare]);
-    else if (!strcmp(name, "lang")) snprintf(out, cap, "%s", st->lang == VIZ_LANG_ZH ? "zh" : "en");
-    else if (!strcmp(name, "theme")) snprintf(out, cap, "%s", viz_theme_name(st->theme));
-    else if (!strcmp(name, "focus")) snprintf(out, cap, "%s", st->focus == VIZ_FOCUS_RAIL ? "rail" : "canvas");
-    else if (!strcmp(name, "help")) snprintf(out, cap, "%d", st->show_help);
-    else if (!strcmp(name, "fullscreen")) snprintf(out, cap, "%d", st->fullscreen);
-    else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->width, st->height);
+    else if (!strcmp(name, "compare")) snprintf(out, cap, "%s", compares[st->view.compare]);
+    else if (!strcmp(name, "lang")) snprintf(out, cap, "%s", st->look.lang == VIZ_LANG_ZH ? "zh" : "en");
+    else if (!strcmp(name, "theme")) snprintf(out, cap, "%s", viz_theme_name(st->look.theme));
+    else if (!strcmp(name, "focus")) snprintf(out, cap, "%s", st->view.focus == VIZ_FOCUS_RAIL ? "rail" : "canvas");
+    else if (!strcmp(name, "help")) snprintf(out, cap, "%d", st->view.show_help);
+    else if (!strcmp(name, "fullscreen")) snprintf(out, cap, "%d", st->look.fullscreen);
+    else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->look.width, st->look.height);
     else if (!strcmp(name, "badge")) app_badge(st, out, cap);
-    else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->status[0] ? st->status : "(none)");
-    else if (!strcmp(name, "edit_error")) snprintf(out, cap, "%s", st->edit_error);
-    else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->composition);
+    else if (!strcmp(name, "status")) snprintf(out, cap, "%s", st->look.status[0] ? st->look.status : "(none)");
+    else if (!strcmp(name, "edit_error")) snprintf(out, cap, "%s", st->edit.ed.error);
+    else if (!strcmp(name, "composition")) snprintf(out, cap, "%s", st->edit.ed.composition);
     else if (!strcmp(name, "page")) {
         const lesson *l = app_lesson(st);
         const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
@@ -90,18 +90,21 @@ static bool state_value(const app_ui *u, const char *name, char *out, size_t cap
     } else if (!strcmp(name, "weights")) { // what the trace took, not what the app meant to give it
         viz_origin o = app_origin(st);
         const char *what = o.kind == VIZ_FROM_MODEL ? "model"
-                           : viz_weights_random(&st->trace, o) ? "random"
-                           : st->trace.source == ATTN_SRC_MIXED ? "mixed"
+                           : viz_weights_random(&st->src.trace, o) ? "random"
+                           : st->src.trace.source == ATTN_SRC_MIXED ? "mixed"
                            : o.kind == VIZ_FROM_FILE         ? "file"
                                                              : "design";
         snprintf(out, cap, "%s", what);
     } else if (!strcmp(name, "predict")) snprintf(out, cap, "%d", st->lesson.predict_pending);
-    else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->show_lab ? "off" : st->lab ? "done" : "running");
-    else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->lines_all);
-    else if (!strcmp(name, "narrative")) snprintf(out, cap, "%s", st->lesson.narrative ? st->lesson.narrative : "");
+    else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->view.show_lab ? "off" : st->view.lab ? "done" : "running");
+    else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->view.lines_all);
+    else if (!strcmp(name, "narrative")) { // as the scene would show it now
+        const char *text = app_lesson_narrative(&u->st);
+        snprintf(out, cap, "%s", text ? text : "");
+    }
     else if (!strcmp(name, "hover")) {
-        if (st->hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
-        else snprintf(out, cap, "%s %d %d %d", model_stage_name(st->hover.stage), st->hover.head, st->hover.row, st->hover.col);
+        if (st->view.hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
+        else snprintf(out, cap, "%s %d %d %d", model_stage_name(st->view.hover.stage), st->view.hover.head, st->view.hover.row, st->view.hover.col);
     } else if (!strncmp(name, "train_", 6)) { // the training view (app_train.h)
         char *v = app_train_value(&u->train, name);
         if (!v) return false;
@@ -161,8 +164,8 @@ static bool expect_cell_color(app_script_runner *r, app_ui *u, const app_script_
     const viz_cmd *reg = cell_region(u, s, head, row, col);
     if (!reg) return mismatch(r, c, "the cell is not on screen");
     int rows, cols;
-    attn_trace_shape(&u->st.trace, (attn_stage)s, &rows, &cols);
-    double v = attn_trace_stage(&u->st.trace, (attn_stage)s, head)[(size_t)row * cols + col];
+    attn_trace_shape(&u->st.src.trace, (attn_stage)s, &rows, &cols);
+    double v = attn_trace_stage(&u->st.src.trace, (attn_stage)s, head)[(size_t)row * cols + col];
     viz_rgba want = viz_sequential(v);
     long got = pixel(u, reg->x + reg->w * 0.2f, reg->y + reg->h * 0.2f); // off-centre: away from the value text
     char buf[64];
@@ -172,12 +175,12 @@ static bool expect_cell_color(app_script_runner *r, app_ui *u, const app_script_
 
 /* row_highlight: the query's row of the step's matrix is outlined. */
 static bool expect_row_highlight(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
-    const viz_theme *th = viz_theme_get(u->st.theme);
+    const viz_theme *th = viz_theme_get(u->st.look.theme);
     for (int i = 0; i < u->list.count; i++) { // the first cell of the query's row, leftmost
         const viz_cmd *reg = &u->list.cmds[i];
-        if (reg->kind != VIZ_HIT || reg->hit.kind != VIZ_HIT_CELL || reg->hit.row != u->st.query || reg->hit.col != 0)
+        if (reg->kind != VIZ_HIT || reg->hit.kind != VIZ_HIT_CELL || reg->hit.row != u->st.view.query || reg->hit.col != 0)
             continue;
-        float t = 2.0f * u->st.dpi_scale * u->st.zoom;
+        float t = 2.0f * u->st.look.dpi_scale * u->st.look.zoom;
         if (near(pixel(u, reg->x - t * 0.5f, reg->y + reg->h / 2), th->highlight)) return true;
     }
     return mismatch(r, c, "no highlighted row found");
@@ -185,7 +188,7 @@ static bool expect_row_highlight(app_script_runner *r, app_ui *u, const app_scri
 
 /* detail_shows TEXT: a drawn text contains TEXT and its box is not blank. */
 static bool expect_text(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
-    const viz_theme *th = viz_theme_get(u->st.theme);
+    const viz_theme *th = viz_theme_get(u->st.look.theme);
     for (int i = 0; i < u->list.count; i++) {
         const viz_cmd *reg = &u->list.cmds[i];
         if (reg->kind != VIZ_TEXT || !strstr(viz_cmd_text(&u->list, reg), c->text)) continue;

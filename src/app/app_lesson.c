@@ -1,29 +1,17 @@
-/* app_lesson.c — lessons in the window: pages, their settings and designed
- * weights, the language pair, predict-before-reveal, reloading on change. */
+/* app_lesson.c — floor 3 of src/app: lessons in the window: pages, their
+ * settings and designed weights, the language pair, predict-before-reveal,
+ * reloading on change. */
+#include "app_lesson.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "app.h"
-#include "app_internal.h"
 #include "fileio.h"
 #include "strbuf.h"
 #include "utf8.h"
 #include "viz_lesson.h"
-
-/* The slot of the lesson shown: the current language's, else the other. */
-static int lesson_slot(const app_state *st) {
-    return st->lesson.files[st->lang] ? (int)st->lang : !st->lang;
-}
-
-const lesson *app_lesson(const app_state *st) {
-    return st->lesson.files[lesson_slot(st)];
-}
-
-const char *app_lesson_path(const app_state *st) {
-    return st->lesson.paths[lesson_slot(st)];
-}
 
 /* When a regular file was last changed; -1 for anything else: a pipe or
  * FIFO the user named is read once and never watched. */
@@ -36,13 +24,13 @@ static long long mtime_ns(const char *path) {
 /* The UI strings of the lesson's own language (its references are worded in it). */
 static const char *const *lesson_words(const app_state *st, const lesson *l) {
     viz_lang lang = strcmp(lesson_lang(l), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
-    return st->strings ? st->strings->s[lang] : NULL;
+    return st->look.strings ? st->look.strings->s[lang] : NULL;
 }
 
 /* The tokens of the sentence the lesson's vocabulary does not list, as a
  * paragraph that says how their rows of X were made. */
 static void vocab_note(attn_strbuf *b, const app_state *st) {
-    const attn_trace *t = &st->trace;
+    const attn_trace *t = &st->src.trace;
     attn_strbuf names;
     attn_sb_init(&names);
     char lab[96];
@@ -58,7 +46,7 @@ static void vocab_note(attn_strbuf *b, const app_state *st) {
         int len;
         const char *tok = attn_token_text(&t->tokens, i, &len);
         snprintf(lab, sizeof lab, "%.*s", len, tok);
-        attn_sb_printf(&names, "%s%s", names.len ? (st->lang == VIZ_LANG_ZH ? "”、“" : "\", \"") : "", lab);
+        attn_sb_printf(&names, "%s%s", names.len ? (st->look.lang == VIZ_LANG_ZH ? "”、“" : "\", \"") : "", lab);
     }
     if (names.len) {
         attn_sb_printf(b, app_str(st, VIZ_S_NOT_IN_VOCAB), names.data);
@@ -72,11 +60,12 @@ void app_lesson_refresh_narrative(app_state *st) {
     const lesson_page *pg = app_lesson_page_shown(st);
     free(st->lesson.narrative);
     st->lesson.narrative = NULL;
+    st->lesson.narrative_stale = false;
     if (!pg) return;
     attn_strbuf b;
     attn_sb_init(&b);
     bool model = st->model.m && pg->model; // the page's model, as the page shows it
-    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->alt.n ? &st->alt : NULL, .model = model ? st->model.m : NULL,
+    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL,
                      .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l)};
     viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &x);
     if (!model) vocab_note(&b, st);
@@ -84,15 +73,20 @@ void app_lesson_refresh_narrative(app_state *st) {
     st->dirty = true;
 }
 
+const char *app_lesson_narrative(app_state *st) {
+    if (st->lesson.narrative_stale) app_lesson_refresh_narrative(st);
+    return st->lesson.narrative;
+}
+
 static void set_question(app_state *st, const lesson_page *pg) {
     st->lesson.predict_pending = pg->predict.on;
     if (!pg->predict.on) return;
     if (st->model.m && pg->predict.layer >= 0) st->model.layer = pg->predict.layer; // the layer asked about
     int q = lesson_find_token(&app_trace(st)->tokens, &pg->predict.query);
-    if (q >= 0) st->query = q;
+    if (q >= 0) st->view.query = q;
     st->lesson.predict_head = pg->predict.head;
-    if (st->compare != VIZ_COMPARE_HEADS) st->head = pg->predict.head < st->cfg.heads ? pg->predict.head : 0;
-    st->step = ATTN_STEP_SOFTMAX; // the question is about the weights: show them (once revealed)
+    if (st->view.compare != VIZ_COMPARE_HEADS) st->view.head = pg->predict.head < st->src.cfg.heads ? pg->predict.head : 0;
+    st->view.step = ATTN_STEP_SOFTMAX; // the question is about the weights: show them (once revealed)
 }
 
 /* true when a page's @compare changes the scaling and nothing else (the C key's own view). */
@@ -105,15 +99,15 @@ static bool compares_scale_only(const lesson_page *pg) {
 
 /* The page's split view: before computing, which the comparisons need. */
 static void set_compare(app_state *st, const lesson_page *pg) {
-    st->compare = VIZ_COMPARE_OFF;
+    st->view.compare = VIZ_COMPARE_OFF;
     if (pg->compare.kind == LESSON_CMP_HEADS) {
-        st->compare = VIZ_COMPARE_HEADS;
-        st->head = pg->compare.head_a;
-        st->head_b = pg->compare.head_b;
+        st->view.compare = VIZ_COMPARE_HEADS;
+        st->view.head = pg->compare.head_a;
+        st->view.head_b = pg->compare.head_b;
     } else if (pg->compare.kind == LESSON_CMP_CONFIG) {
-        st->compare = compares_scale_only(pg) ? VIZ_COMPARE_SCALE : VIZ_COMPARE_CONFIG;
-        st->compare_base = pg->cfg;
-        st->compare_cfg = pg->compare.cfg;
+        st->view.compare = compares_scale_only(pg) ? VIZ_COMPARE_SCALE : VIZ_COMPARE_CONFIG;
+        st->src.compare_base = pg->cfg;
+        st->src.compare_cfg = pg->compare.cfg;
     }
 }
 
@@ -125,7 +119,7 @@ bool app_page_compares_config(const app_state *st) {
 
 /* The page's step and highlighted token, found in the computed sentence. */
 static void set_view(app_state *st, const lesson_page *pg) {
-    if (pg->step >= 0) st->step = (attn_step)pg->step;
+    if (pg->step >= 0) st->view.step = (attn_step)pg->step;
     if (st->model.m) { // a model page: its layer, its readout, its backward pass
         st->model.layer = lesson_page_layer(pg);
         st->model.readout = pg->readout;
@@ -134,14 +128,8 @@ static void set_view(app_state *st, const lesson_page *pg) {
     const lesson_highlight *hl = &pg->highlight;
     if (hl->kind == LESSON_HL_TOKEN || hl->kind == LESSON_HL_ROW || hl->kind == LESSON_HL_CELL) {
         int q = lesson_find_token(&app_trace(st)->tokens, &hl->a);
-        if (q >= 0) st->query = q;
+        if (q >= 0) st->view.query = q;
     }
-}
-
-const lesson_page *app_lesson_page_shown(const app_state *st) {
-    const lesson *l = app_lesson(st);
-    if (!l || (st->model.m && !st->model.from_page)) return NULL; // a model of the learner's own is shown
-    return lesson_page_at(l, st->lesson.page);
 }
 
 /* The page's computation: its model on its sentence, or its one layer with
@@ -156,12 +144,12 @@ static attn_status page_compute(app_state *st, const lesson_page *pg, const char
     attn_status rc = app_set_sentence(st, sentence, &pg->cfg, err);
     if (rc == ATTN_OK && pg->model_name) {
         if (pg->train_task)
-            snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_MODEL_MISSING), pg->model_name,
+            snprintf(st->src.notice, sizeof st->src.notice, app_str(st, VIZ_S_NOTICE_MODEL_MISSING), pg->model_name,
                      pg->model_why ? pg->model_why : "", pg->train_task);
         else
-            snprintf(st->notice, sizeof st->notice, app_str(st, VIZ_S_NOTICE_MODEL_UNREAD), pg->model_name,
+            snprintf(st->src.notice, sizeof st->src.notice, app_str(st, VIZ_S_NOTICE_MODEL_UNREAD), pg->model_name,
                      pg->model_why ? pg->model_why : "");
-        utf8_trim_partial(st->notice);
+        utf8_trim_partial(st->src.notice);
     }
     return rc;
 }
@@ -172,20 +160,20 @@ void app_lesson_goto(app_state *st, int page) {
     if (!pg) return;
     app_model_close(st); // the page's own view
     st->lesson.page = page;
-    st->status[0] = '\0'; // the last page's message does not belong to this one
-    st->vocab = lesson_vocab(l);
-    st->design_cfg = pg->cfg;
-    st->weights = APP_WEIGHTS_DESIGN; // bound to the settings at each computation (weights_for)
-    st->notice[0] = '\0';
-    st->head = 0;
-    st->canvas_zoom = 1.0f;
-    st->pan_x = st->pan_y = st->narrative_scroll = 0;
+    st->look.status[0] = '\0'; // the last page's message does not belong to this one
+    st->src.vocab = lesson_vocab(l);
+    st->src.design_cfg = pg->cfg;
+    st->src.weights = APP_WEIGHTS_DESIGN; // bound to the settings at each computation (weights_for)
+    st->src.notice[0] = '\0';
+    st->view.head = 0;
+    st->view.canvas_zoom = 1.0f;
+    st->view.pan_x = st->view.pan_y = st->view.narrative_scroll = 0;
     set_compare(st, pg);
-    char *copy = strdup(pg->sentence && *pg->sentence ? pg->sentence : st->sentence);
+    char *copy = strdup(pg->sentence && *pg->sentence ? pg->sentence : st->src.sentence);
     attn_err err;
     attn_status rc = copy ? page_compute(st, pg, copy, &err) : attn_fail(&err, ATTN_ERR_NOMEM, "Not enough memory for the page.");
     if (rc == ATTN_OK) {
-        st->query = attn_trace_default_query(app_trace(st)); // 它/it when present: the classic question
+        st->view.query = attn_trace_default_query(app_trace(st)); // 它/it when present: the classic question
         set_view(st, pg);
         set_question(st, pg);
         if (st->model.m) app_recompute(st); // the layer and the query chosen: the run, its target and the comparison
@@ -199,15 +187,17 @@ void app_lesson_goto(app_state *st, int page) {
 }
 
 /* A lesson attnviz finds by itself (the other language, a reload): only a
- * regular file, never waited on like a FIFO. */
+ * regular file, never waited on like a FIFO; lesson_load reads it. */
 static attn_status load_found(lesson **out, const char *path, attn_err *err) {
-    char *text = NULL;
-    size_t len = 0;
     *out = NULL;
-    attn_status rc = attn_read_regular_file(path, LESSON_MAX_BYTES, &text, &len, err);
-    if (rc == ATTN_OK) rc = lesson_parse(out, text, len, path, err);
-    free(text);
-    return rc;
+    if (mtime_ns(path) < 0) { // missing or not a regular file: fileio refuses it in its words, without waiting
+        char *none = NULL;
+        size_t len = 0;
+        attn_status rc = attn_read_regular_file(path, LESSON_MAX_BYTES, &none, &len, err);
+        free(none);
+        if (rc != ATTN_OK) return rc;
+    }
+    return lesson_load(out, path, err);
 }
 
 /* Puts l (owned from now on) into slot lang as path's lesson. */
@@ -237,7 +227,7 @@ attn_status app_lesson_open(app_state *st, const char *path, const char *pair_pa
     attn_err ignored;
     if (pair_path && load_found(&pair, pair_path, &ignored) == ATTN_OK) // optional: without it L only changes the UI
         put_slot(st, !lang, pair, pair_path, &ignored);
-    st->lang = (viz_lang)lang;
+    st->look.lang = (viz_lang)lang;
     int page = page_id ? lesson_find_page(st->lesson.files[lang], page_id) : 0;
     if (page < 0) return attn_fail(err, ATTN_ERR_INPUT, "The lesson %s has no page \"%s\".", path, page_id);
     app_lesson_goto(st, page);
@@ -251,22 +241,11 @@ void app_lesson_turn(app_state *st, int delta) {
     if (p >= 0 && p < lesson_page_count(l)) app_lesson_goto(st, p);
 }
 
-void app_clicker(app_state *st, int delta) {
-    bool at_end = delta > 0 ? (int)st->step == ATTN_STEP_COUNT - 1 : st->step == 0;
-    if (!app_lesson(st) || !at_end) {
-        app_step(st, delta);
-        return;
-    }
-    int before = st->lesson.page;
-    app_lesson_turn(st, delta);
-    if (delta < 0 && st->lesson.page != before) app_goto_step(st, ATTN_STEP_COUNT - 1); // back: arrive at its last step
-}
-
 void app_switch_lang(app_state *st) {
     const lesson *from = app_lesson(st);
     const lesson_page *pg = from ? lesson_page_at(from, st->lesson.page) : NULL;
-    st->lang = (viz_lang)!st->lang;
-    const lesson *to = st->lesson.files[st->lang];
+    st->look.lang = (viz_lang)!st->look.lang;
+    const lesson *to = st->lesson.files[st->look.lang];
     if (pg && to && to != from) {
         int p = lesson_find_page(to, pg->id);
         app_lesson_goto(st, p >= 0 ? p : 0);
@@ -278,8 +257,8 @@ void app_lesson_guess(app_state *st, int token) {
     const attn_trace *t = app_trace(st);
     if (!st->lesson.predict_pending || token < 0 || token >= t->n) return;
     st->lesson.predict_pending = false;
-    int h = st->lesson.predict_head < st->cfg.heads ? st->lesson.predict_head : 0;
-    const double *row = t->head[h].weights + (size_t)st->query * t->n;
+    int h = st->lesson.predict_head < st->src.cfg.heads ? st->lesson.predict_head : 0;
+    const double *row = t->head[h].weights + (size_t)st->view.query * t->n;
     int best = 0;
     for (int j = 1; j < t->n; j++)
         if (row[j] > row[best]) best = j;

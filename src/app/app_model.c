@@ -1,66 +1,13 @@
-/* app_model.c — a trained model in the walkthrough: the sentence through
- * every layer, the target of its backward pass, the layer shown, the
- * readout entry and the backward toggle. */
+/* app_model.c — floor 2 of src/app: a trained model in the walkthrough:
+ * putting it in and taking it out, the layer shown, the readout entry and
+ * the backward toggle (its run is computed on floor 1, app.c). */
+#include "app_model.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "app_internal.h"
 #include "model_file.h"
-
-/* The second view of a comparison with a model: the layer shown, its X and
- * weights, with the scaling toggled. */
-static attn_status compare_layer(app_state *st, const char *text, attn_trace *out, attn_err *err) {
-    const model *m = st->model.m;
-    const attn_trace *t = &st->model.run.layer[st->model.layer];
-    attn_weights w;
-    memset(&w, 0, sizeof w);
-    w.x = t->x;
-    for (int mt = 0; mt < ATTN_MAT_COUNT; mt++)
-        for (int h = 0; h < ATTN_MAX_HEADS; h++) w.mat[mt][h] = m->w.layer[st->model.layer].mat[mt][h];
-    attn_config c = t->cfg;
-    c.scale = !c.scale;
-    attn_vocab v;
-    model_vocab_view(m, &v);
-    return attn_trace_run(out, text, strlen(text), &c, &v, &w, err);
-}
-
-attn_status app_model_compute(app_state *st, const char *text, attn_err *err) {
-    const model *m = st->model.m;
-    model_result r;
-    memset(&r, 0, sizeof r);
-    bool labelled = false;
-    attn_status rc = model_run_view(&r, m, text, strlen(text), st->query, &labelled, err);
-    if (rc != ATTN_OK) return rc;
-    model_result_free(&st->model.run);
-    st->model.run = r;
-    st->model.target_labelled = labelled;
-    if (st->model.layer >= m->cfg.layers) st->model.layer = m->cfg.layers - 1;
-    attn_trace_free(&st->alt);
-    if (st->compare == VIZ_COMPARE_SCALE && compare_layer(st, text, &st->alt, err) != ATTN_OK)
-        st->compare = VIZ_COMPARE_OFF; // the main view stands; only the comparison is dropped
-    model_attn_config(&st->cfg, &m->cfg);
-    st->cfg.seed = m->training.seed;
-    return ATTN_OK;
-}
-
-const attn_trace *app_trace(const app_state *st) {
-    return st->model.m ? &st->model.run.layer[st->model.layer] : &st->trace;
-}
-
-/* Frees what the model state owns and zeroes it. */
-static void state_free(app_model_state *ms) {
-    model_result_free(&ms->run);
-    model_free(ms->m);
-    free(ms->m);
-    free(ms->explain);
-    memset(ms, 0, sizeof *ms);
-}
-
-void app_model_close_silently(app_state *st) {
-    state_free(&st->model);
-}
 
 attn_status app_model_use(app_state *st, model *m, app_model_source source, const char *name, attn_err *err) {
     return app_model_show(st, m, source, name, NULL, err);
@@ -79,7 +26,7 @@ attn_status app_model_show(app_state *st, model *m, app_model_source source, con
     *mine = *m;
     memset(m, 0, sizeof *m);
     app_model_state old = st->model;
-    attn_config old_cfg = st->cfg;
+    attn_config old_cfg = st->src.cfg;
     memset(&st->model, 0, sizeof st->model);
     st->model.m = mine;
     st->model.explain = ex;
@@ -90,16 +37,16 @@ attn_status app_model_show(app_state *st, model *m, app_model_source source, con
     st->model.saved_cfg = old.m ? old.saved_cfg : old_cfg;
     st->model.from_page = sentence != NULL;
     // a page's sentence; else the sentence stays when the model reads it, else the model's own probe
-    attn_status rc = app_set_sentence(st, sentence ? sentence : st->sentence, &st->cfg, sentence ? err : NULL);
-    if (rc != ATTN_OK && !sentence) rc = app_set_sentence(st, mine->probe, &st->cfg, err);
+    attn_status rc = app_set_sentence(st, sentence ? sentence : st->src.sentence, &st->src.cfg, sentence ? err : NULL);
+    if (rc != ATTN_OK && !sentence) rc = app_set_sentence(st, mine->probe, &st->src.cfg, err);
     if (rc != ATTN_OK) { // the view before stays
-        state_free(&st->model);
+        app_model_state_free(&st->model);
         st->model = old;
-        st->cfg = old_cfg;
+        st->src.cfg = old_cfg;
         return rc;
     }
-    state_free(&old);
-    st->query = attn_trace_default_query(app_trace(st));
+    app_model_state_free(&old);
+    st->view.query = attn_trace_default_query(app_trace(st));
     if (!st->model.target_labelled) app_recompute(st); // the prediction's target is the query's
     st->lesson.predict_pending = false; // a page's question is about the page's own weights
     app_refresh_texts(st);
@@ -121,11 +68,11 @@ attn_status app_model_open(app_state *st, const char *path, attn_err *err) {
 void app_model_close(app_state *st) {
     if (!st->model.m) return;
     attn_config cfg = st->model.saved_cfg;
-    state_free(&st->model);
-    attn_trace_free(&st->alt);
+    app_model_state_free(&st->model);
+    attn_trace_free(&st->src.alt);
     attn_err err;
-    if (app_set_sentence(st, st->sentence, &cfg, &err) != ATTN_OK) app_status(st, "%s", err.msg);
-    st->query = attn_trace_default_query(app_trace(st));
+    if (app_set_sentence(st, st->src.sentence, &cfg, &err) != ATTN_OK) app_status(st, "%s", err.msg);
+    st->view.query = attn_trace_default_query(app_trace(st));
     app_refresh_texts(st);
 }
 
@@ -147,7 +94,7 @@ void app_model_readout(app_state *st) {
     if (!st->model.m) return;
     st->model.readout = true;
     st->model.layer = st->model.m->cfg.layers - 1;
-    if (st->hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
+    if (st->view.hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
     st->dirty = true;
 }
 
@@ -157,34 +104,7 @@ void app_model_toggle_backward(app_state *st) {
         return;
     }
     st->model.backward = !st->model.backward;
-    if (st->hover.kind == VIZ_HIT_CELL && st->hover.stage >= ATTN_STAGE_COUNT && !st->model.backward)
+    if (st->view.hover.kind == VIZ_HIT_CELL && st->view.hover.stage >= ATTN_STAGE_COUNT && !st->model.backward)
         app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
     st->dirty = true;
-}
-
-bool app_model_step(app_state *st, int delta) {
-    if (!st->model.m) return false;
-    int layers = st->model.m->cfg.layers, last = ATTN_STEP_COUNT - 1;
-    if (delta > 0 && !st->model.readout && (int)st->step == last) { // on to the next layer, then the readout
-        if (st->model.layer + 1 < layers) {
-            st->model.layer++;
-            app_recompute(st);
-            app_goto_step(st, 0);
-        } else {
-            app_model_readout(st);
-        }
-        return true;
-    }
-    if (delta < 0 && st->model.readout) {
-        st->model.readout = false;
-        app_goto_step(st, last);
-        return true;
-    }
-    if (delta < 0 && (int)st->step == 0 && st->model.layer > 0) {
-        st->model.layer--;
-        app_recompute(st);
-        app_goto_step(st, last);
-        return true;
-    }
-    return false;
 }

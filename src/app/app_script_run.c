@@ -45,7 +45,7 @@ bool app_runner_fail(app_script_runner *r, app_ui *u, const app_script_cmd *c, c
     va_end(ap);
     fputc('\n', stderr);
     r->exit_code = 1;
-    u->st.quit = true;
+    app_quit(&u->st);
     return false;
 }
 
@@ -87,8 +87,8 @@ static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
                       h->head == c->v[1] && h->row == c->v[2] && h->col == c->v[3]) ||
                      (c->target == APP_SC_AT_CONTROL && h->kind == VIZ_HIT_WIDGET && h->widget == control &&
                       h->delta == c->v[0]);
-        if (match && r->x + r->w / 2 >= 0 && r->y + r->h / 2 >= 0 && r->x + r->w / 2 < u->st.width &&
-            r->y + r->h / 2 < u->st.height) {
+        if (match && r->x + r->w / 2 >= 0 && r->y + r->h / 2 >= 0 && r->x + r->w / 2 < u->st.look.width &&
+            r->y + r->h / 2 < u->st.look.height) {
             *x = (int)(r->x + r->w / 2);
             *y = (int)(r->y + r->h / 2);
             return true;
@@ -103,9 +103,9 @@ static bool pointer(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
         return app_runner_fail(r, u, c, "the %s to %s is not on screen.", c->target == APP_SC_AT_TOKEN ? "token" :
                                c->target == APP_SC_AT_STEP ? "step" : c->target == APP_SC_AT_CONTROL ? "control" : "cell",
                                app_script_kind_name(c->kind));
-    if (x >= u->st.width || y >= u->st.height)
+    if (x >= u->st.look.width || y >= u->st.look.height)
         return app_runner_fail(r, u, c, "(%d, %d) is outside the window (%dx%d: x from 0 to %d, y from 0 to %d).",
-                               x, y, u->st.width, u->st.height, u->st.width - 1, u->st.height - 1);
+                               x, y, u->st.look.width, u->st.look.height, u->st.look.width - 1, u->st.look.height - 1);
     if (c->kind == APP_SC_CLICK) click_at(u, x, y);
     else move_to(u, x, y);
     return true;
@@ -176,8 +176,9 @@ static void resize(app_ui *u, int w, int h) {
         if (rw == w && rh == h) break;
         SDL_Delay(10);
     }
-    app_ui_output_size(u, &u->st.width, &u->st.height);
-    u->st.dirty = true;
+    int pw, ph;
+    app_ui_output_size(u, &pw, &ph);
+    app_resize(&u->st, pw, ph);
 }
 
 static bool run(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
@@ -197,7 +198,7 @@ static bool run(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     case APP_SC_EXPECT: return app_expect(r, u, c);
     case APP_SC_SAVE: return app_save(r, u, c);
     case APP_SC_AWAIT: return app_expect(r, u, c); // once it holds or the time is up
-    case APP_SC_QUIT: u->st.quit = true; return true;
+    case APP_SC_QUIT: app_quit(&u->st); return true;
     case APP_SC_DROP: { // as SDL delivers it: the path in SDL's memory, freed by the handler
         SDL_Event e = {.drop = {.type = SDL_DROPFILE, .file = SDL_strdup(c->text)}};
         if (!e.drop.file) return app_runner_fail(r, u, c, "no memory for the dropped path");

@@ -43,12 +43,13 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
     u->st = *st;
     memset(st, 0, sizeof *st); // moved
     app_train_init(&u->train, &u->st);
-    app_ui_output_size(u, &u->st.width, &u->st.height);
+    int pw, ph;
+    app_ui_output_size(u, &pw, &ph);
+    app_resize(&u->st, pw, ph);
     float ddpi = 0;
-    if (ui_scale > 0) u->st.dpi_scale = ui_scale;
+    if (ui_scale > 0) app_set_dpi_scale(&u->st, ui_scale);
     else if (SDL_GetDisplayDPI(0, &ddpi, NULL, NULL) == 0 && ddpi > 110) // follow a dense display
-        u->st.dpi_scale = ddpi / 96.0f > 3.0f ? 3.0f : ddpi / 96.0f;
-    u->st.dirty = true;
+        app_set_dpi_scale(&u->st, ddpi / 96.0f > 3.0f ? 3.0f : ddpi / 96.0f);
     SDL_StartTextInput();
     return 0;
 }
@@ -124,7 +125,7 @@ static bool frame_buffer(app_ui *u, int w, int h) {
 /* Redraws what changed between the list on screen and the new one into the
  * frame. The damaged rectangles are left in d; their count is returned. */
 static int redraw(app_ui *u, viz_irect *d) {
-    int w = u->st.width, h = u->st.height;
+    int w = u->st.look.width, h = u->st.look.height;
     if (w <= 0 || h <= 0 || !frame_buffer(u, w, h)) return 0;
     double t0 = now_ms();
     viz_sig *old = &u->sig[u->sig_cur], *now = &u->sig[!u->sig_cur];
@@ -133,7 +134,7 @@ static int redraw(app_ui *u, viz_irect *d) {
     bool known = viz_sdl_signature(now, old, u->fonts, &u->list, w, h);
     if (known && !u->full_redraw) n = viz_damage(old, now, d, VIZ_DAMAGE_MAX);
     double t1 = now_ms();
-    viz_rgba bg = viz_theme_get(u->st.theme)->bg;
+    viz_rgba bg = viz_theme_get(u->st.look.theme)->bg;
     long drawn = 0;
     SDL_Rect r[VIZ_DAMAGE_MAX];
     for (int i = 0; i < n; i++) {
@@ -232,7 +233,7 @@ static bool new_shot_name(app_ui *u, char *out, size_t cap, const char *ext, boo
 /* Ctrl+S: a PNG of its own in the shots folder, saved with the next frame. */
 static void screenshot(app_ui *u) {
     if (u->pending_shot[0]) app_ui_frame(u); // a press not yet saved keeps its own file
-    if (new_shot_name(u, u->pending_shot, sizeof u->pending_shot, ".png", false)) u->st.dirty = true;
+    if (new_shot_name(u, u->pending_shot, sizeof u->pending_shot, ".png", false)) app_repaint(&u->st);
     else u->pending_shot[0] = '\0';
 }
 
@@ -245,14 +246,14 @@ static void export_all(app_ui *u) {
     export_opts_default(&o);
     o.dir = dir;
     o.formats = EXPORT_PNG | EXPORT_SVG;
-    o.width = st->width < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->width;
-    o.height = st->height < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->height;
-    float scale = st->dpi_scale * st->zoom;
+    o.width = st->look.width < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->look.width;
+    o.height = st->look.height < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->look.height;
+    float scale = st->look.dpi_scale * st->look.zoom;
     o.ui_scale = scale < 0.5f ? 0.5f : scale > 4.0f ? 4.0f : scale;
-    o.theme = st->theme;
-    o.lang = st->lang;
-    o.weights_path = st->weights == APP_WEIGHTS_FILE ? st->weights_name : NULL;
-    o.weights_sha256 = o.weights_path ? st->wfile.sha256 : NULL; // as read at start: not read again
+    o.theme = st->look.theme;
+    o.lang = st->look.lang;
+    o.weights_path = st->src.weights == APP_WEIGHTS_FILE ? st->src.weights_name : NULL;
+    o.weights_sha256 = o.weights_path ? st->src.wfile.sha256 : NULL; // as read at start: not read again
     char *cmd = app_command_line(st), *cut = cmd ? strstr(cmd, " --print ") : NULL;
     if (cut) *cut = '\0'; // the index adds each file's own flags
     o.command_prefix = cmd;
@@ -261,15 +262,15 @@ static void export_all(app_ui *u) {
     char badge[320];
     app_scene(st, &sc, badge, sizeof badge);
     int n = st->model.m ? export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, st->model.m, &st->model.run, sc.target,
-                                                 o.steps, st->head, st->query, app_origin(st))
-                        : export_items_for_trace(items, &st->trace, EXPORT_ALL_STEPS, st->head, st->query);
+                                                 o.steps, st->view.head, st->view.query, app_origin(st))
+                        : export_items_for_trace(items, &st->src.trace, EXPORT_ALL_STEPS, st->view.head, st->view.query);
     for (int i = 0; i < n && !st->model.m; i++) {
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
         items[i].names = sc.names;
     }
     attn_err err;
-    if (export_run(&o, items, n, st->strings, u->fonts, &err) == ATTN_OK) {
+    if (export_run(&o, items, n, st->look.strings, u->fonts, &err) == ATTN_OK) {
         app_status(st, app_str(st, VIZ_S_STATUS_EXPORTED), dir);
     } else {
         rmdir(dir); // the new folder, empty again after the failed batch
@@ -281,17 +282,15 @@ static void export_all(app_ui *u) {
 /* ---- the complexity lab (F2): measured on its own thread ---- */
 
 static void toggle_lab(app_ui *u) {
-    app_state *st = &u->st;
-    st->show_lab = !st->show_lab;
-    st->dirty = true;
-    if (st->show_lab) app_lab_start(&u->lab);
+    if (app_toggle_lab(&u->st)) app_lab_start(&u->lab);
 }
 
 /* Shows the lab's result once it is done, else how long it has run. */
 static void lab_poll(app_ui *u) {
     if (!app_lab_running(&u->lab)) return;
-    u->st.lab = app_lab_poll(&u->lab, &u->st.lab_elapsed);
-    if (u->st.show_lab) u->st.dirty = true;
+    float elapsed = u->st.view.lab_elapsed; // kept once the measurement is done
+    const attn_cx_result *lab = app_lab_poll(&u->lab, &elapsed);
+    app_lab_progress(&u->st, lab, elapsed);
 }
 
 /* ---- keys ---- */
@@ -309,15 +308,9 @@ static void copy_command(app_ui *u) {
     free(cmd);
 }
 
-static void set_zoom(app_ui *u, float z) {
-    u->st.zoom = z < 0.5f ? 0.5f : z > 3.0f ? 3.0f : z;
-    u->st.dirty = true;
-}
-
 static void toggle_fullscreen(app_ui *u, bool on) {
-    u->st.fullscreen = on;
+    app_set_fullscreen(&u->st, on);
     SDL_SetWindowFullscreen(u->win, on ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
-    u->st.dirty = true;
 }
 
 static void key_editing(app_ui *u, const SDL_Keysym *k) {
@@ -352,10 +345,10 @@ static bool key_ctrl(app_ui *u, const SDL_Keysym *k) {
     switch (k->sym) {
     case SDLK_c: if (shift) copy_command(u); else copy_matrix(u); return true;
     case SDLK_s: if (shift) export_all(u); else screenshot(u); return true;
-    case SDLK_EQUALS: case SDLK_PLUS: case SDLK_KP_PLUS: set_zoom(u, u->st.zoom * 1.1f); return true;
-    case SDLK_MINUS: case SDLK_KP_MINUS: set_zoom(u, u->st.zoom / 1.1f); return true;
-    case SDLK_0: case SDLK_KP_0: set_zoom(u, 1.0f); return true;
-    case SDLK_q: u->st.quit = true; return true;
+    case SDLK_EQUALS: case SDLK_PLUS: case SDLK_KP_PLUS: app_set_zoom(&u->st, u->st.look.zoom * 1.1f); return true;
+    case SDLK_MINUS: case SDLK_KP_MINUS: app_set_zoom(&u->st, u->st.look.zoom / 1.1f); return true;
+    case SDLK_0: case SDLK_KP_0: app_set_zoom(&u->st, 1.0f); return true;
+    case SDLK_q: app_quit(&u->st); return true;
     default: return false;
     }
 }
@@ -382,7 +375,7 @@ static bool key_control(app_state *st, SDL_Keycode sym, bool shift) {
 
 static void key_arrows(app_ui *u, SDL_Keycode sym) {
     app_state *st = &u->st;
-    bool rail = st->focus == VIZ_FOCUS_RAIL;
+    bool rail = st->view.focus == VIZ_FOCUS_RAIL;
     int d = sym == SDLK_LEFT || sym == SDLK_UP ? -1 : 1;
     if (rail) app_step(st, d);
     else if (sym == SDLK_LEFT || sym == SDLK_RIGHT) app_move_cursor(st, 0, d);
@@ -394,35 +387,32 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     bool shift = k->mod & KMOD_SHIFT;
     if ((k->mod & KMOD_CTRL) && key_ctrl(u, k)) return;
     if (k->mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) return;
-    if (!st->show_help && !st->show_lab && app_train_key(&u->train, k->sym, k->mod)) { // F3, and its keys while open
-        if (st->editing) u->skip_text = true; // E began editing the probe: its letter is not typed
+    if (!st->view.show_help && !st->view.show_lab && app_train_key(&u->train, k->sym, k->mod)) { // F3, and its keys while open
+        if (st->edit.ed.active) u->skip_text = true; // E began editing the probe: its letter is not typed
         return;
     }
     switch (k->sym) {
     case SDLK_e: app_edit_begin(st); u->skip_text = true; return;
     case SDLK_F2: toggle_lab(u); return;
     case SDLK_ESCAPE:
-        if (st->show_lab) toggle_lab(u);
-        else if (st->show_help) app_toggle_help(st);
-        else if (st->fullscreen) toggle_fullscreen(u, false);
+        if (st->view.show_lab) toggle_lab(u);
+        else if (st->view.show_help) app_toggle_help(st);
+        else if (st->look.fullscreen) toggle_fullscreen(u, false);
         return;
     case SDLK_F1: app_toggle_help(st); return;
-    case SDLK_F11: toggle_fullscreen(u, !st->fullscreen); return;
+    case SDLK_F11: toggle_fullscreen(u, !st->look.fullscreen); return;
     case SDLK_TAB: app_toggle_focus(st); return;
     case SDLK_PAGEUP: app_clicker(st, -1); return;
     case SDLK_PAGEDOWN: case SDLK_SPACE: app_clicker(st, shift ? -1 : 1); return;
     case SDLK_n: app_lesson_turn(st, +1); return;
-    case SDLK_a:
-        st->lines_all = !st->lines_all;
-        st->dirty = true;
-        return;
+    case SDLK_a: app_toggle_lines_all(st); return;
     case SDLK_p: app_lesson_turn(st, -1); return;
     case SDLK_LEFT: case SDLK_RIGHT: case SDLK_UP: case SDLK_DOWN: key_arrows(u, k->sym); return;
     case SDLK_HOME: app_goto_step(st, 0); return;
     case SDLK_END: app_goto_step(st, ATTN_STEP_COUNT - 1); return;
     case SDLK_r: app_reset(st); return;
     case SDLK_RETURN: case SDLK_KP_ENTER:
-        if (st->hover.kind == VIZ_HIT_CELL) app_select_query(st, st->hover.row); // like clicking the row's token
+        if (st->view.hover.kind == VIZ_HIT_CELL) app_select_query(st, st->view.hover.row); // like clicking the row's token
         return;
     default: break;
     }
@@ -444,22 +434,16 @@ static viz_hit hit_at(app_ui *u, float x, float y) {
 static void mouse_down(app_ui *u, float x, float y) {
     app_state *st = &u->st;
     viz_hit h = hit_at(u, x, y);
-    if (st->editing && h.kind != VIZ_HIT_SENTENCE) app_edit_commit(st); // clicking away keeps the edit
+    if (st->edit.ed.active && h.kind != VIZ_HIT_SENTENCE) app_edit_commit(st); // clicking away keeps the edit
     switch (h.kind) {
     case VIZ_HIT_SENTENCE: app_edit_begin(st); break;
     case VIZ_HIT_TOKEN: app_select_query(st, h.token); break;
-    case VIZ_HIT_STEP:
-        app_goto_step(st, h.step);
-        st->focus = VIZ_FOCUS_RAIL;
-        break;
+    case VIZ_HIT_STEP: app_click_step(st, h.step); break;
     case VIZ_HIT_WIDGET:
         if (h.widget >= VIZ_TW_FIRST) app_train_widget(&u->train, h.widget, h.delta);
         else app_widget(st, (viz_widget)h.widget, h.delta);
         break;
-    case VIZ_HIT_CELL:
-        st->focus = VIZ_FOCUS_CANVAS;
-        app_hover(st, h);
-        break;
+    case VIZ_HIT_CELL: app_click_cell(st, h); break;
     default: break;
     }
 }
@@ -467,28 +451,11 @@ static void mouse_down(app_ui *u, float x, float y) {
 static void mouse_wheel(app_ui *u, const SDL_MouseWheelEvent *w) {
     app_state *st = &u->st;
     viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
-    float dy = (float)w->y * 40.0f * st->dpi_scale * st->zoom;
     bool ctrl = SDL_GetModState() & KMOD_CTRL, shift = SDL_GetModState() & KMOD_SHIFT;
-    if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) {
-        st->narrative_scroll -= dy; // within the text as last drawn: never past its end
-        if (st->narrative_scroll > (float)h.scroll_max) st->narrative_scroll = (float)h.scroll_max;
-        if (st->narrative_scroll < 0) st->narrative_scroll = 0;
-    } else if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_DETAIL) {
-        int n = st->explain_valid ? st->explain->n_terms : 0; // one term a notch, within the terms
-        st->detail_scroll -= w->y > 0 ? 1 : w->y < 0 ? -1 : 0;
-        st->detail_scroll = st->detail_scroll < -n ? -n : st->detail_scroll > n ? n : st->detail_scroll;
-    } else if (ctrl) { // zoom the canvas: big sentences need it
-        st->canvas_zoom *= w->y > 0 ? 1.15f : 1 / 1.15f;
-        if (st->canvas_zoom < 1.0f) st->canvas_zoom = 1.0f;
-        if (st->canvas_zoom > 8.0f) st->canvas_zoom = 8.0f;
-        if (st->canvas_zoom == 1.0f) st->pan_x = st->pan_y = 0;
-    } else if (shift) {
-        st->pan_x -= dy;
-    } else {
-        st->pan_y -= dy;
-    }
-    if (st->canvas_zoom == 1.0f) st->pan_x = st->pan_y = 0; // at fit there is nothing to pan
-    st->dirty = true;
+    if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) app_wheel_narrative(st, w->y, h.scroll_max);
+    else if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_DETAIL) app_wheel_detail(st, w->y);
+    else if (ctrl) app_wheel_zoom(st, w->y);
+    else app_wheel_pan(st, w->y, shift);
 }
 
 /* ---- events ---- */
@@ -498,29 +465,27 @@ static void text_input(app_ui *u, const char *text) {
         u->skip_text = false;
         if (strlen(text) == 1) return;
     }
-    if (u->st.editing) app_edit_insert(&u->st, text);
+    if (u->st.edit.ed.active) app_edit_insert(&u->st, text);
     else if (strcmp(text, "?") == 0) app_toggle_help(&u->st);
 }
 
 void app_ui_event(app_ui *u, const SDL_Event *e) {
     app_state *st = &u->st;
     switch (e->type) {
-    case SDL_QUIT: st->quit = true; break;
+    case SDL_QUIT: app_quit(st); break;
     case SDL_KEYDOWN:
         if (e->key.keysym.sym != SDLK_e) u->skip_text = false;
-        if (st->editing) key_editing(u, &e->key.keysym);
+        if (st->edit.ed.active) key_editing(u, &e->key.keysym);
         else key_normal(u, &e->key.keysym);
         break;
     case SDL_TEXTINPUT: text_input(u, e->text.text); break;
-    case SDL_TEXTEDITING: if (st->editing) app_edit_compose(st, e->edit.text); break;
-    case SDL_TEXTEDITING_EXT:
-        if (st->editing) app_edit_compose(st, e->editExt.text ? e->editExt.text : "");
-        break;
+    case SDL_TEXTEDITING: app_edit_compose(st, e->edit.text); break; // ignored unless editing
+    case SDL_TEXTEDITING_EXT: app_edit_compose(st, e->editExt.text ? e->editExt.text : ""); break;
     case SDL_MOUSEMOTION: {
         u->mouse_x = (float)e->motion.x;
         u->mouse_y = (float)e->motion.y;
         viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
-        if (h.kind == VIZ_HIT_CELL && memcmp(&h, &st->hover, sizeof h) != 0) app_hover(st, h);
+        if (h.kind == VIZ_HIT_CELL && memcmp(&h, &st->view.hover, sizeof h) != 0) app_hover(st, h);
         if ((e->motion.state & SDL_BUTTON_LMASK) && h.kind == VIZ_HIT_WIDGET && h.widget == VIZ_TW_SNAPSHOT)
             app_train_widget(&u->train, h.widget, h.delta); // dragging along the timeline
         break;
@@ -537,11 +502,13 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
         break;
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED || e->window.event == SDL_WINDOWEVENT_RESIZED) {
-            app_ui_output_size(u, &st->width, &st->height);
+            int w, h;
+            app_ui_output_size(u, &w, &h);
+            app_resize(st, w, h);
             if (u->frame_is_window) drop_frame(u); // SDL has freed the window surface it was
         }
         if (e->window.event == SDL_WINDOWEVENT_EXPOSED) u->repaint = true; // uncovered: show it all again
-        st->dirty = true;
+        app_repaint(st);
         break;
     default: break;
     }

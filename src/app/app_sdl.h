@@ -1,4 +1,6 @@
-/* app_sdl.h — the window: SDL events in, app actions out, display list drawn.
+/* app_sdl.h — floor 6 of src/app, the SDL event layer: the window, SDL
+ * events translated into actions (app_actions.h), the display list of the
+ * scene (app_view.h) drawn. It changes the state only through actions.
  * SDL itself is initialised (and quit) by main.c only. */
 #ifndef APP_SDL_H
 #define APP_SDL_H
@@ -6,9 +8,10 @@
 #include <SDL.h>
 #include <stdio.h>
 
-#include "app.h"
+#include "app_actions.h"
 #include "app_lab.h"
 #include "app_train.h"
+#include "app_view.h"
 #include "viz_sdl.h"
 
 /* Where a frame's time goes (for --bench, which owns it). */

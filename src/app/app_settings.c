@@ -93,9 +93,9 @@ void app_settings_load(app_settings *s) {
 }
 
 void app_settings_apply(const app_settings *s, app_state *st) {
-    st->theme = s->theme;
-    if (s->has_lang) st->lang = s->lang;
-    st->zoom = s->zoom > 0 ? s->zoom : 1.0f;
+    st->look.theme = s->theme;
+    if (s->has_lang) st->look.lang = s->lang;
+    st->look.zoom = s->zoom > 0 ? s->zoom : 1.0f;
 }
 
 void app_settings_report(const app_settings *s, app_state *st) {
@@ -131,13 +131,13 @@ int app_settings_save(const app_settings *s, const app_state *st) {
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
     attn_strbuf b;
     attn_sb_init(&b);
-    attn_sb_printf(&b, "{\n  \"theme\": \"%s\",\n  \"lang\": \"%s\",\n  \"zoom\": ", viz_theme_name(st->theme),
-                   st->lang == VIZ_LANG_ZH ? "zh" : "en");
-    attn_sb_number(&b, st->zoom);
+    attn_sb_printf(&b, "{\n  \"theme\": \"%s\",\n  \"lang\": \"%s\",\n  \"zoom\": ", viz_theme_name(st->look.theme),
+                   st->look.lang == VIZ_LANG_ZH ? "zh" : "en");
+    attn_sb_number(&b, st->look.zoom);
     attn_sb_puts(&b, ",\n  \"page\": ");
     attn_sb_json_string(&b, pg ? pg->id : "", pg ? strlen(pg->id) : 0);
     attn_sb_puts(&b, ",\n  \"sentence\": ");
-    attn_sb_json_string(&b, st->sentence, strlen(st->sentence));
+    attn_sb_json_string(&b, st->src.sentence, strlen(st->src.sentence));
     attn_sb_puts(&b, "\n}\n");
     int rc = attn_sb_ok(&b) && attn_write_file(s->path, b.data, b.len, NULL, NULL) == ATTN_OK ? 0 : -1;
     attn_sb_free(&b);

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app_actions.h"
 #include "app_paths.h"
+#include "clock.h"
 #include "fileio.h"
 #include "model_file.h"
 #include "strbuf.h"
@@ -131,10 +133,6 @@ void app_train_file_name(char *out, size_t cap, const char *task, uint32_t seed,
 
 /* ---- the thread ---- */
 
-static double now_s(void) {
-    return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
-}
-
 /* Evaluation k of the model as it is now: the held-out loss and accuracy (of
  * the first APP_TRAIN_EVAL_SAMPLE held-out examples, or of all of them at the
  * last step), and the mean batch loss since the last one. The thread's own copy of the
@@ -158,13 +156,13 @@ static int worker(void *arg) {
     model_trainer *tr = &t->trainer;
     attn_err err;
     int next_eval = 0, next_snap = 1, total = t->opts.steps, loss_n = 0;
-    double loss_sum = 0, t0 = now_s();
+    double loss_sum = 0, t0 = attn_clock_s();
     attn_status st = ATTN_OK;
     if (t->n_evals > 0 && t->eval_steps[0] == 0) { // how the untrained model does
         st = eval_point(t, 0, &loss_sum, &loss_n, &err);
         next_eval = st == ATTN_OK;
     }
-    double eval0 = now_s() - t0;
+    double eval0 = attn_clock_s() - t0;
     SDL_LockMutex(t->lock);
     t->pub_points = next_eval;
     t->eval_s += eval0;
@@ -181,9 +179,9 @@ static int worker(void *arg) {
         if (t->pending > 0) t->pending--;
         t->stepping = true; // a step under way: still training, even with nothing more asked for
         SDL_UnlockMutex(t->lock);
-        double a = now_s();
+        double a = attn_clock_s();
         st = model_trainer_step(tr, &err);
-        double b = now_s();
+        double b = attn_clock_s();
         if (st == ATTN_OK) {
             loss_sum += tr->last_loss;
             loss_n++;
@@ -196,9 +194,9 @@ static int worker(void *arg) {
             s->training = tr->model.training;
         }
         bool last = st == ATTN_OK && tr->step >= total;
-        double c = now_s();
+        double c = attn_clock_s();
         if (last) st = model_trainer_finish(tr, &err); // the training record, as --train writes it
-        double d = now_s();
+        double d = attn_clock_s();
         SDL_LockMutex(t->lock);
         memcpy(t->pub.block, tr->model.block, sizeof(double) * tr->model.n_params);
         t->pub.training = tr->model.training;
@@ -393,7 +391,7 @@ void app_train_init(app_train *t, app_state *st) {
 
 void app_train_free(app_train *t) {
     if (!t) return;
-    if (t->st && t->st->editing && t->st->edit_ctx == t) t->st->edit_check = NULL, t->st->editing = false;
+    if (t->st) app_edit_drop(t->st, t); // the probe being edited goes with the view
     free_training(t);
     if (t->lock) SDL_DestroyMutex(t->lock);
     if (t->wake) SDL_DestroyCond(t->wake);
@@ -638,8 +636,8 @@ static void save(app_train *t) {
         st = attn_fail(&err, ATTN_ERR_IO, "There is no folder to keep models in: set HOME or XDG_DATA_HOME.");
     strcat(dir, "/models");
     if (st == ATTN_OK) st = shown_copy(t, &m, &err);
-    char *json = st == ATTN_OK ? model_file_write(&m) : NULL;
-    if (st == ATTN_OK && !json) st = attn_fail(&err, ATTN_ERR_NOMEM, "Not enough memory to write the model.");
+    char *json = NULL;
+    if (st == ATTN_OK) st = model_file_write_checked(&m, &json, &err); // never a file --model refuses
     if (st == ATTN_OK && app_mkdirs(dir) != 0) st = attn_fail(&err, ATTN_ERR_IO, "Cannot make %s: %s.", dir, strerror(errno));
     if (st == ATTN_OK) st = save_new(dir, &m, json, path, sizeof path, &err);
     if (st == ATTN_OK) {
@@ -731,12 +729,13 @@ void app_train_scene(app_train *t, viz_scene *s) {
     fill_view(t);
     app_state *st = t->st;
     viz_train_view *v = &t->view;
-    if (st->editing && st->edit_check == probe_check && st->edit_ctx == t) {
+    const app_editor *e = &st->edit.ed;
+    if (e->active && st->edit.check == probe_check && st->edit.ctx == t) {
         v->editing = true;
-        v->probe = st->edit;
-        v->cursor = st->cursor;
-        v->composition = st->composition;
-        v->probe_error = st->edit_error[0] ? st->edit_error : NULL;
+        v->probe = e->text;
+        v->cursor = e->cursor;
+        v->composition = e->composition;
+        v->probe_error = e->error[0] ? e->error : NULL;
     }
     s->train = v;
 }

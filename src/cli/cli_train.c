@@ -3,19 +3,13 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fileio.h"
 #include "model_file.h"
 
 #define BAR_WIDTH 30
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void cli_train_settings(const cli_opts *o, const task_info *task, model_config *cfg, task_train_opts *train) {
     const cli_model_opts *m = &o->model;
@@ -89,19 +83,19 @@ static attn_status train(model_trainer *t, const cli_opts *o, FILE *out, double 
             cfg.d_k, model_pos_name(cfg.pos), model_objective_name(cfg.objective), opts.steps, opts.batch, opts.lr,
             opts.weight_decay, (unsigned long)opts.seed, t->data.n_train, t->data.n_heldout);
     bool tty = isatty(fileno(out));
-    double start = now_s();
+    double start = attn_clock_s();
     while (st == ATTN_OK && t->step < opts.steps) {
         st = model_trainer_step(t, err);
         if (st == ATTN_OK) progress(out, tty, t, opts.steps);
     }
-    *step_s = now_s() - start;
+    *step_s = attn_clock_s() - start;
     return st == ATTN_OK ? model_trainer_finish(t, err) : st;
 }
 
 /* The results after a saved training. */
 static void report_results(FILE *out, model_trainer *t, double start, double step_s, const char *path) {
     const model_training *r = &t->model.training;
-    double total = now_s() - start;
+    double total = attn_clock_s() - start;
     fprintf(out, "held-out accuracy: %.1f%% of the target rows of %d held-out examples; training loss %.4f\n",
             100.0 * r->heldout_accuracy, t->data.n_heldout, r->loss);
     fprintf(out, "time: %.2f s in all, %.2f ms per step\n", total, r->steps ? 1000.0 * step_s / r->steps : 0.0);
@@ -123,7 +117,7 @@ int cli_run_train(const cli_opts *o, FILE *out, FILE *errf) {
     file.cleanup = -1;
     attn_err err;
     attn_err_clear(&err);
-    double start = now_s(), step_s = 0.0;
+    double start = attn_clock_s(), step_s = 0.0;
     char *json = NULL;
     // what would stop the save stops the run before the first step: a file that is not attnviz's, a
     // missing or unwritable folder; the temporary opened here is removed by a signal or a failure

@@ -7,11 +7,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "attn.h"
 #include "attn_fast.h"
 #include "attn_variants.h"
+#include "clock.h"
 
 /* Batches per point while three cost at most CHEAP_POINT_S: the fastest of
  * three, since other programs on the machine only ever add time. */
@@ -38,12 +38,6 @@ void attn_cx_default_options(attn_cx_options *o) {
     o->min_batch_s = 0.002;
     o->fit_min_n = 128;
     o->methods = (1u << ATTN_CX_METHOD_COUNT) - 1;
-}
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* ---- the log–log fit ----------------------------------------------------- */
@@ -182,9 +176,9 @@ static void run_once(attn_cx_method m, bufs *b, const atomic_int *stop) {
 }
 
 static double time_batch(attn_cx_method m, bufs *b, int reps, const atomic_int *stop) {
-    double t0 = now_s();
+    double t0 = attn_clock_s();
     for (int r = 0; r < reps && !stop_asked(stop); r++) run_once(m, b, stop);
-    return (now_s() - t0) / reps;
+    return (attn_clock_s() - t0) / reps;
 }
 
 /* Measures one point into *p: 1. a warm-up run that also sizes the batch,
@@ -203,7 +197,7 @@ static void measure(attn_cx_point *p, attn_cx_method m, bufs *b, double min_batc
     double batch = t1 * reps;
     int batches = BATCHES * batch <= CHEAP_POINT_S ? BATCHES : 1;
     // leave the other series room: spend at most half of what is left
-    while (batches > 0 && batches * batch > (deadline - now_s()) / 2) batches--;
+    while (batches > 0 && batches * batch > (deadline - attn_clock_s()) / 2) batches--;
     if (batches > 0) p->reps = reps;
     for (int i = 0; i < batches && !stop_asked(stop); i++) {
         double t = time_batch(m, b, reps, stop);
@@ -270,14 +264,14 @@ attn_status attn_cx_run(attn_cx_result *out, const attn_cx_options *o, attn_err 
         }
     // 2. n ascending, so the budget is spent evenly across the sizes; a series
     //    whose next point would overrun it stops (is cut), the others go on
-    double start = now_s();
+    double start = attn_clock_s();
     bool *stopped = calloc((size_t)out->n_series + 1, sizeof(bool));
     if (!stopped) return attn_fail(err, ATTN_ERR_NOMEM, "Out of memory for the complexity lab.");
     for (long long n = o->min_n; n <= o->max_n && st == ATTN_OK && !out->stopped; n *= 2)
         for (int i = 0; i < out->n_series && st == ATTN_OK; i++) {
             attn_cx_series *s = &out->series[i];
             if (stopped[i]) continue;
-            double left = o->budget_s - (now_s() - start);
+            double left = o->budget_s - (attn_clock_s() - start);
             if ((is_full(s->method) && n > ATTN_CX_MAX_FULL_N) ||
                 predict_cost(s, (int)n, o->min_batch_s) > left) {
                 stopped[i] = s->cut = true;
@@ -305,6 +299,6 @@ attn_status attn_cx_run(attn_cx_result *out, const attn_cx_options *o, attn_err 
     free(stopped);
     // 3. the fits
     for (int i = 0; i < out->n_series; i++) fit_series(&out->series[i], o->fit_min_n);
-    out->elapsed_s = now_s() - start;
+    out->elapsed_s = attn_clock_s() - start;
     return st;
 }
