@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # check_layers.sh ROOT — every #include "x.h" in ROOT/src names a header of the
 # file's own folder or of a lower layer. The layers are the numbered list of
-# the README's "Layout" section (one place for that fact): "N. `src/a/`,
+# the "## Layers" of docs/architecture.md (one place for that fact): "N. `src/a/`,
 # `src/b/` — …" puts a and b on layer N; a and b include neither each other.
 # check_layers.sh --self-test: proves the check fails on a bad include.
 set -u
 
 check() { # ROOT: prints each violation, exits 1 when there is one
     local root=$1
-    awk '/^## Layout/{on=1; next} /^## /{on=0} on && /^[0-9]+\. `src\//' "$root/README.md" |
+    awk '/^## Layers/{on=1; next} /^## /{on=0} on && /^[0-9]+\. `src\//' "$root/docs/architecture.md" |
         sed -E 's/^([0-9]+)\. (.*) — .*/\1 \2/' >"$tmp/layers.raw"
     : >"$tmp/layers"
     while read -r rank rest; do
@@ -16,7 +16,7 @@ check() { # ROOT: prints each violation, exits 1 when there is one
             echo "${f%/} $rank" >>"$tmp/layers"
         done
     done <"$tmp/layers.raw"
-    [ -s "$tmp/layers" ] || { echo "check_layers: no numbered layers under ## Layout in $root/README.md"; return 1; }
+    [ -s "$tmp/layers" ] || { echo "check_layers: no numbered layers under ## Layers in $root/docs/architecture.md"; return 1; }
     # the layer of a path under src: its folder, or src/main.c itself
     layer_of() {
         local p=$1 d
@@ -27,7 +27,7 @@ check() { # ROOT: prints each violation, exits 1 when there is one
     while IFS= read -r file; do
         local rel=${file#"$root"/} mine
         mine=$(layer_of "$rel")
-        if [ -z "$mine" ]; then echo "$rel: its folder is not in the README's Layout list"; bad=1; continue; fi
+        if [ -z "$mine" ]; then echo "$rel: its folder is not in the Layers list of docs/architecture.md"; bad=1; continue; fi
         grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" | while IFS= read -r hit; do
             local line=${hit%%:*} header where theirs
             header=$(printf '%s' "$hit" | sed -E 's/.*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1/')
@@ -49,8 +49,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ "${1:-}" = --self-test ]; then
     fake=$tmp/fake
-    mkdir -p "$fake/src/util" "$fake/src/core"
-    printf '## Layout\n\n1. `src/util/` — helpers.\n2. `src/core/` — math.\n\n## Next\n' >"$fake/README.md"
+    mkdir -p "$fake/src/util" "$fake/src/core" "$fake/docs"
+    printf '## Layers\n\n1. `src/util/` — helpers.\n2. `src/core/` — math.\n\n## Next\n' >"$fake/docs/architecture.md"
     printf '#include "b.h"\n' >"$fake/src/util/a.h"   # util reaching up into core: must fail
     printf '#include "a.h"\n' >"$fake/src/core/b.h"   # core using util: fine
     if check "$fake" >"$tmp/out"; then echo "self-test: an upward include passed"; exit 1; fi
