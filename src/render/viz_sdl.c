@@ -1,6 +1,6 @@
 /* viz_sdl.c — display lists rendered offscreen into new surfaces, and
  * screenshots saved as PNG. Drawing: viz_raster.c; fonts: viz_fonts.c. */
-#include "viz_fonts_internal.h"
+#include "viz_sdl.h"
 
 #include "fileio.h"
 
