@@ -6,7 +6,7 @@
 
 #include "test_common.h"
 #include "fileio.h"
-#include "lesson.h"
+#include "page.h"
 #include "strbuf.h"
 
 #define ZH_LESSON ATTN_SOURCE_DIR "/lessons/zh/self-attention.lesson"
@@ -37,14 +37,14 @@ static lesson *parse_ok(const char *text) {
     lesson *l = NULL;
     attn_err err;
     attn_err_clear(&err);
-    if (lesson_parse(&l, text, strlen(text), "t.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (page_lesson_parse(&l, text, strlen(text), "t.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
     return l;
 }
 
 static lesson *load_ok(const char *path) {
     lesson *l = NULL;
     attn_err err;
-    if (lesson_load(&l, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (page_lesson_load(&l, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
     return l;
 }
 
@@ -53,7 +53,7 @@ static void expect_err_len(const char *text, size_t len, int line, int col, cons
     lesson *l = NULL;
     attn_err err;
     attn_err_clear(&err);
-    attn_status st = lesson_parse(&l, text, len, "t.lesson", &err);
+    attn_status st = page_lesson_parse(&l, text, len, "t.lesson", &err);
     if (st == ATTN_OK) fail_msg("accepted, expected %d:%d: %s", line, col, want);
     assert_null(l);
     assert_int_equal(st, ATTN_ERR_PARSE);
@@ -326,7 +326,7 @@ static void test_check_collects_every_error(void **state) {
     static const char text[] = HEAD "@step: 0\n@nope\n@highlight: token dog\n=== page: p1\n";
     char *report = NULL;
     int pages = -1;
-    int n = lesson_check(text, sizeof text - 1, "t.lesson", &report, &pages);
+    int n = page_lesson_check(text, sizeof text - 1, "t.lesson", &report, &pages);
     assert_int_equal(n, 5);
     assert_int_equal(pages, 0);
     assert_non_null(report);
@@ -348,7 +348,7 @@ static void test_check_collects_every_error(void **state) {
     assert_string_equal(line, "");
     free(report);
     report = NULL;
-    assert_int_equal(lesson_check(HEAD, strlen(HEAD), "t.lesson", &report, &pages), 0);
+    assert_int_equal(page_lesson_check(HEAD, strlen(HEAD), "t.lesson", &report, &pages), 0);
     assert_null(report);
     assert_int_equal(pages, 1);
 }
@@ -357,7 +357,7 @@ static void test_load_errors(void **state) {
     (void)state;
     lesson *l = (lesson *)1;
     attn_err err;
-    assert_int_equal(lesson_load(&l, "/nonexistent/x.lesson", &err), ATTN_ERR_IO);
+    assert_int_equal(page_lesson_load(&l, "/nonexistent/x.lesson", &err), ATTN_ERR_IO);
     assert_null(l);
 }
 
@@ -633,7 +633,7 @@ static void test_readme_example(void **state) {
     const char *end = strstr(start, "\n```\n");
     assert_non_null(end);
     lesson *l = NULL;
-    if (lesson_parse(&l, start, (size_t)(end - start) + 1, "README.md example", &err) != ATTN_OK)
+    if (page_lesson_parse(&l, start, (size_t)(end - start) + 1, "README.md example", &err) != ATTN_OK)
         fail_msg("%s", err.msg);
     assert_true(lesson_page_count(l) >= 2);
     lesson_free(l);
@@ -664,7 +664,7 @@ static void test_limits_named(void **state) {
     expect_err(grow(&b), 5, 2451, // f512 starts after "f0 … f511": 10·3 + 90·4 + 412·5 characters
                "a vocabulary has at most 512 features (d_model is at most 512); this line names more");
     char *report = NULL;
-    assert_int_equal(lesson_check(b.data, b.len, "t.lesson", &report, NULL), 1); // and nothing else
+    assert_int_equal(page_lesson_check(b.data, b.len, "t.lesson", &report, NULL), 1); // and nothing else
     free(report);
     attn_sb_free(&b);
     // a number past the bound, and one of many digits that is fine
@@ -688,7 +688,7 @@ static void test_error_list_limit(void **state) {
     attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: cat\n=== page: a\ntitle: A\n");
     for (int i = 0; i < LESSON_MAX_ERRORS + 7; i++) attn_sb_puts(&b, "@nonsense\n");
     char *report = NULL;
-    int n = lesson_check(grow(&b), b.len, "t.lesson", &report, NULL);
+    int n = page_lesson_check(grow(&b), b.len, "t.lesson", &report, NULL);
     assert_int_equal(n, LESSON_MAX_ERRORS);
     assert_non_null(strstr(report, "t.lesson:107:1: and 7 more errors from here on; attnviz lists at most 100"));
     free(report);
@@ -733,7 +733,7 @@ static void test_large_vocabulary(void **state) {
     for (int i = 0; i < 20000; i++) attn_sb_printf(&b, "w%d: %d\n", i, i % 7);
     attn_sb_puts(&b, "动物: 1\n动物园: 2\nW5: 3\nw17: 4\nw17: 5\n@end\n=== page: a\ntitle: A\n");
     char *report = NULL;
-    assert_int_equal(lesson_check(grow(&b), b.len, "t.lesson", &report, NULL), 2);
+    assert_int_equal(page_lesson_check(grow(&b), b.len, "t.lesson", &report, NULL), 2);
     assert_non_null(strstr(report, "t.lesson:20010:1: “w17” is listed twice (first at line 24)"));
     assert_non_null(strstr(report, "t.lesson:20011:1: “w17” is listed twice (first at line 24)"));
     free(report);
@@ -773,16 +773,16 @@ static void test_many_models(void **state) {
     lesson *l = NULL;
     attn_err err;
     // beside the shipped lessons: @model finds ../../assets/models from there
-    if (lesson_parse(&l, grow(&b), b.len, ATTN_SOURCE_DIR "/lessons/en/t.lesson", &err) != ATTN_OK)
+    if (page_lesson_parse(&l, grow(&b), b.len, ATTN_SOURCE_DIR "/lessons/en/t.lesson", &err) != ATTN_OK)
         fail_msg("%s", err.msg);
     for (int i = 0; i < lesson_page_count(l); i++) {
         const lesson_page *pg = lesson_page_at(l, i);
         assert_non_null(pg->model);
-        assert_string_equal(pg->model->task, tasks[i]);
+        assert_string_equal(page_model(pg)->task, tasks[i]);
         assert_string_equal(pg->train_task, tasks[i]);
         model_result r = {0};
         bool labelled;
-        assert_int_equal(lesson_page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
+        assert_int_equal(page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
         assert_int_equal(r.layer[0].n, pg->n_tokens);
         model_result_free(&r);
     }
@@ -809,7 +809,7 @@ static void check_model_pages(const char *path, const char *const cases[][5], si
         model_result r = {0};
         bool labelled;
         attn_err err;
-        assert_int_equal(lesson_page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
+        assert_int_equal(page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
         const attn_trace *t = &r.layer[atoi(cases[c][2])];
         const char *colon = strchr(cases[c][1], ':'); // "10:c": a token named by its position
         lesson_tokref row = {colon ? atoi(cases[c][1]) - 1 : -1, colon ? colon + 1 : cases[c][1]};
@@ -823,7 +823,7 @@ static void check_model_pages(const char *path, const char *const cases[][5], si
         if (strcmp(lab, cases[c][3]) != 0)
             fail_msg("%s page %s: row %s of layer %s looks most at %s, not %s", path, pg->id, cases[c][1],
                      cases[c][2], lab, cases[c][3]);
-        const char *said = pg->model->vocab[r.predicted[q]];
+        const char *said = page_model(pg)->vocab[r.predicted[q]];
         if (strcmp(said, cases[c][4]) != 0)
             fail_msg("%s page %s: the answer at %s is %s, not %s", path, pg->id, cases[c][1], said, cases[c][4]);
         model_result_free(&r);
