@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "attn_json.h"
+#include "attn_settings.h"
 #include "cli_explain.h"
 #include "cli_model.h"
 #include "cli_print.h"
@@ -64,15 +65,8 @@ static attn_status load_lesson(cli_state *r, const cli_opts *o, attn_err *err) {
     const lesson_page *pg = lesson_page_at(r->lesson, r->page);
     attn_config c = pg->cfg;
     const attn_config *f = &o->cfg;
-    if (o->set_d_model) c.d_model = f->d_model;
-    if (o->set_d_k) c.d_k = f->d_k;
-    if (o->set_heads) c.heads = f->heads;
-    if (o->set_seed) c.seed = f->seed;
-    if (o->set_mask) c.mask = f->mask;
-    if (o->set_scale) c.scale = f->scale;
-    if (o->set_pos_enc) c.pos_enc = f->pos_enc;
-    if (o->set_pos_dims) c.pos_first = f->pos_first, c.pos_count = f->pos_count;
-    if (o->set_bias) c.bias = f->bias;
+    for (int id = 0; id < ATTN_SETTING_COUNT; id++) // the flags given override the page
+        if (cli_setting_given(o, id)) attn_setting_copy(id, &c, f);
     r->cfg = c;
     snprintf(r->weights_name, sizeof r->weights_name, "the lesson %s, page %s", o->lesson_path, pg->id);
     return ATTN_OK;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_settings.h"
 #include "fileio.h"
 #include "tokenize.h"
 
@@ -29,89 +30,37 @@ static int dir_col(const raw_dir *d, const char *at) {
 
 /* ---- pass 2: the lesson's own settings -------------------------------------- */
 
-static const char *const config_keys[] = {"d_model", "d_k",   "heads",   "seed",    "mask",
-                                          "scale",   "pos_enc", "bias", "pos_dims"};
-
-/* Key names may be written with - or _. */
-static int config_key(const char *k, size_t n) {
-    char buf[16];
-    if (n >= sizeof buf) return -1;
-    for (size_t i = 0; i < n; i++) buf[i] = k[i] == '-' ? '_' : k[i];
-    buf[n] = '\0';
-    for (int i = 0; i < (int)(sizeof config_keys / sizeof *config_keys); i++)
-        if (strcmp(buf, config_keys[i]) == 0) return i;
-    return -1;
-}
-
-static bool parse_onoff(const char *v, size_t n, bool *out) {
-    if (lsn_word_is(v, n, "on")) *out = true;
-    else if (lsn_word_is(v, n, "off")) *out = false;
-    else return false;
-    return true;
-}
-
-/* pos_dims=A-B (the columns A to B, from 0) or all: where the positional encoding goes. */
-static bool parse_pos_dims(parser *p, const raw_dir *d, const char *v, size_t vn, attn_config *c) {
-    const char *dash = memchr(v, '-', vn);
-    long long a, b;
-    if (lsn_word_is(v, vn, "all")) {
-        c->pos_first = c->pos_count = 0;
-        return true;
-    }
-    if (dash && lsn_parse_int(v, (size_t)(dash - v), 0, ATTN_MAX_D_MODEL - 1, &a) &&
-        lsn_parse_int(dash + 1, vn - (size_t)(dash + 1 - v), a, ATTN_MAX_D_MODEL - 1, &b)) {
-        c->pos_first = (int)a;
-        c->pos_count = (int)(b - a + 1);
-        return true;
-    }
-    lsn_add_err(p, d->line, dir_col(d, v),
-                "pos_dims is the first and last column of X the positional encoding fills, counting from 0, "
-                "e.g. pos_dims=0-3 (or all), not “%.*s”", (int)vn, v);
-    return false;
-}
-
-/* Applies one "key=value" to c; reports and returns false when wrong. */
+/* Applies one "key=value" to c (the settings' table: attn_settings.h);
+ * reports and returns false when wrong. */
 static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn, const char *v, size_t vn,
                           attn_config *c, bool *set_d_model) {
-    static const long long lo[] = {1, 1, 1, 0},
-                           hi[] = {ATTN_MAX_D_MODEL, ATTN_MAX_D_K, ATTN_MAX_HEADS, 4294967295LL};
-    int key = config_key(k, kn);
-    long long num;
+    int key = attn_setting_by_key(k, kn);
+    attn_err e;
     if (key < 0) {
-        lsn_add_err(p, d->line, dir_col(d, k),
-                    "unknown setting “%.*s”; use d_model, d_k, heads, seed, mask, scale, pos_enc, pos_dims or bias",
-                    (int)kn, k);
+        lsn_add_err(p, d->line, dir_col(d, k), "unknown setting “%.*s”; use %s", (int)kn, k, attn_setting_keys());
         return false;
     }
-    if (key <= 3) {
-        if (!lsn_parse_int(v, vn, lo[key], hi[key], &num)) {
-            lsn_add_err(p, d->line, dir_col(d, v), "%s needs a whole number from %lld to %lld, not “%.*s”",
-                        config_keys[key], lo[key], hi[key], (int)vn, v);
-            return false;
-        }
-        if (key == 0) c->d_model = (int)num, *set_d_model = true;
-        else if (key == 1) c->d_k = (int)num;
-        else if (key == 2) c->heads = (int)num;
-        else c->seed = (uint32_t)num;
-    } else if (key == 4) {
-        char buf[40];
-        attn_err e;
-        snprintf(buf, sizeof buf, "%.*s", (int)utf8_cut(v, vn, 39), v); // quoted in the message: whole characters
-        if (attn_mask_parse(&c->mask, buf, &e) != ATTN_OK) {
-            lsn_add_err(p, d->line, dir_col(d, v), "%s", e.msg);
-            return false;
-        }
-    } else if (key == 8) {
-        return parse_pos_dims(p, d, v, vn, c);
-    } else {
-        bool *flag = key == 5 ? &c->scale : key == 6 ? &c->pos_enc : &c->bias;
-        if (!parse_onoff(v, vn, flag)) {
-            lsn_add_err(p, d->line, dir_col(d, v), "%s is on or off, not “%.*s”", config_keys[key], (int)vn,
-                        v);
-            return false;
-        }
+    const attn_setting *s = attn_setting_at(key);
+    size_t shown = vn;
+    if (s->kind == ATTN_SETTING_INT && (vn == 0 || v[0] < '0' || v[0] > '9')) vn = 0; // a lesson's numbers: digits only
+    switch (attn_setting_parse(key, v, vn, c, &e)) {
+    case ATTN_SETTING_OK:
+        if (key == ATTN_SET_D_MODEL) *set_d_model = true;
+        return true;
+    case ATTN_SETTING_NOT_WHOLE: case ATTN_SETTING_RANGE:
+        lsn_add_err(p, d->line, dir_col(d, v), "%s needs a whole number from %lld to %lld, not “%.*s”", s->key,
+                    s->lo, s->hi, (int)shown, v);
+        return false;
+    case ATTN_SETTING_BAD: break;
     }
-    return true;
+    if (s->kind == ATTN_SETTING_MASK) lsn_add_err(p, d->line, dir_col(d, v), "%s", e.msg);
+    else if (s->kind == ATTN_SETTING_ONOFF)
+        lsn_add_err(p, d->line, dir_col(d, v), "%s is on or off, not “%.*s”", s->key, (int)vn, v);
+    else
+        lsn_add_err(p, d->line, dir_col(d, v),
+                    "%s is the first and last column of X the positional encoding fills, counting from 0, "
+                    "e.g. %s=0-3 (or all), not “%.*s”", s->key, s->key, (int)vn, v);
+    return false;
 }
 
 /* "key=value key=value" (for @compare also "key value"). */
