@@ -3,6 +3,7 @@
  * saturation and cost figures, and the zh/en page pairing. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "test_common.h"
 #include "fileio.h"
@@ -680,6 +681,29 @@ static void test_limits_named(void **state) {
     lesson_free(l);
 }
 
+/* A line of 200,000 emphasis spans is read in time linear in the line (each
+ * span's column was counted from the line's start: 16 s for 400,000). The
+ * bound is CPU time with a wide margin: quadratic takes about a minute here,
+ * linear a few milliseconds, also under the sanitizers. */
+static void test_emphasis_linear(void **state) {
+    (void)state;
+    enum { SPANS = 200000 };
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, HEAD);
+    for (int i = 0; i < SPANS; i++) attn_sb_puts(&b, "*a* ");
+    attn_sb_puts(&b, "\n");
+    clock_t t0 = clock();
+    lesson *l = parse_ok(grow(&b));
+    double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    const lesson_para *para = &lesson_page_at(l, 0)->paras[0];
+    assert_int_equal(para->n_spans, SPANS);
+    assert_int_equal(para->spans[SPANS - 1].col, 4 * (SPANS - 1) + 2); // after "*a* " × 199,999 and the '*'
+    if (cpu > 5.0) fail_msg("%d emphasis spans took %.1f s of CPU time", SPANS, cpu);
+    lesson_free(l);
+    attn_sb_free(&b);
+}
+
 /* Past LESSON_MAX_ERRORS the report says how many more there are, and from where. */
 static void test_error_list_limit(void **state) {
     (void)state;
@@ -875,6 +899,7 @@ int main(void) {
         cmocka_unit_test(test_readme_example),
         cmocka_unit_test(test_limits_named),
         cmocka_unit_test(test_error_list_limit),
+        cmocka_unit_test(test_emphasis_linear),
         cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_large_vocabulary),
         cmocka_unit_test(test_many_models),
