@@ -815,6 +815,34 @@ static void test_many_models(void **state) {
     attn_sb_free(&b);
 }
 
+/* @layer counts from 1, as lessons/README.md and the window do: @layer: 1
+ * is the first layer (0-based 0), the model's last is its layer count. */
+static void test_layer_from_one(void **state) {
+    (void)state;
+    static const char *const head = "# lesson: t\ntitle: T\nlang: en\n=== page: p\ntitle: P\n"
+                                    "@model: referent-en.json\n@layer: ";
+    const char *path = ATTN_SOURCE_DIR "/lessons/en/t.lesson"; // beside the shipped models
+    for (int want = 1; want <= 2; want++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s%d\n", head, want);
+        lesson *l = NULL;
+        attn_err err;
+        if (page_lesson_parse(&l, text, strlen(text), path, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        assert_int_equal(lesson_page_at(l, 0)->layer, want - 1);
+        assert_int_equal(lesson_page_layer(lesson_page_at(l, 0)), want - 1);
+        lesson_free(l);
+    }
+    for (int bad = 0; bad <= 3; bad += 3) {
+        char text[256];
+        snprintf(text, sizeof text, "%s%d\n", head, bad);
+        lesson *l = NULL;
+        attn_err err;
+        assert_int_equal(page_lesson_parse(&l, text, strlen(text), path, &err), ATTN_ERR_PARSE);
+        assert_non_null(strstr(err.msg, ":7:9: layer “"));
+        assert_non_null(strstr(err.msg, "the model has 2 layers, numbered from 1"));
+    }
+}
+
 /* The shipped lessons' model pages: each model is found, and what the pages
  * say the models do is what they do: the flip of the pronoun in layer 2
  * (pointer models), the token models' answers and where their last layer
@@ -900,6 +928,7 @@ int main(void) {
         cmocka_unit_test(test_limits_named),
         cmocka_unit_test(test_error_list_limit),
         cmocka_unit_test(test_emphasis_linear),
+        cmocka_unit_test(test_layer_from_one),
         cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_large_vocabulary),
         cmocka_unit_test(test_many_models),

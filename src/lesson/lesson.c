@@ -880,10 +880,10 @@ static void resolve_model_view(parser *p, page_ctx *c) {
     long long v;
     if (layer && pg->model) {
         int layers = pg->model_layers;
-        if (lsn_parse_int(layer->args, strlen(layer->args), 0, layers - 1, &v)) pg->layer = (int)v;
+        if (lsn_parse_int(layer->args, strlen(layer->args), 1, layers, &v)) pg->layer = (int)v - 1; // as the window counts
         else
             lsn_add_err(p, layer->line, layer->col, "layer “%s” does not exist: the model has %d layer%s, numbered "
-                        "from 0", layer->args, layers, layers == 1 ? "" : "s");
+                        "from 1", layer->args, layers, layers == 1 ? "" : "s");
     }
 }
 
