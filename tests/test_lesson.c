@@ -815,6 +815,97 @@ static void test_many_models(void **state) {
     attn_sb_free(&b);
 }
 
+/* One model file named by several spellings is read and held once (ten
+ * spellings of a 2 MB model held 712 MB): every page points to one model. */
+static void test_model_spellings(void **state) {
+    (void)state;
+    static const char *const names[] = {
+        "referent-en.json", "./referent-en.json", ".//referent-en.json", "../en/../../assets/models/referent-en.json",
+        ATTN_SOURCE_DIR "/assets/models/referent-en.json", ATTN_SOURCE_DIR "/assets/models/../models/referent-en.json"};
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        attn_sb_printf(&b, "=== page: p%zu\ntitle: P\n@model: %s\n", i, names[i]);
+    lesson *l = NULL;
+    attn_err err;
+    if (page_lesson_parse(&l, grow(&b), b.len, ATTN_SOURCE_DIR "/lessons/en/t.lesson", &err) != ATTN_OK)
+        fail_msg("%s", err.msg);
+    const model *first = page_model(lesson_page_at(l, 0));
+    assert_non_null(first);
+    for (int i = 1; i < lesson_page_count(l); i++)
+        if (page_model(lesson_page_at(l, i)) != first)
+            fail_msg("@model: %s was read again instead of sharing %s", names[i], names[0]);
+    lesson_free(l);
+    attn_sb_free(&b);
+}
+
+/* ---- a stand-in source of models: each "holds" 40 MiB ---- */
+
+struct lesson_model {
+    char name[64];
+};
+static bool fake_locate(const char *dir, const char *name, char *path, size_t path_cap, char *key, size_t key_cap,
+                        char *why, size_t why_cap) {
+    (void)dir, (void)why, (void)why_cap;
+    snprintf(path, path_cap, "%s", name);
+    snprintf(key, key_cap, "%s", name);
+    return true;
+}
+static lesson_model *fake_load(const char *path, char *why, size_t cap) {
+    (void)why, (void)cap;
+    lesson_model *m = calloc(1, sizeof *m);
+    if (m) snprintf(m->name, sizeof m->name, "%s", path);
+    return m;
+}
+static void fake_free(lesson_model *m) { free(m); }
+static void fake_facts(const lesson_model *m, lesson_model_facts *out) {
+    (void)m;
+    attn_config_default(&out->cfg);
+    out->layers = 1;
+    out->probe = "cat sat";
+    out->task = "sort";
+    out->bytes = (size_t)40 << 20;
+}
+static attn_status fake_tokenize(const lesson_model *m, const char *s, size_t n, attn_tokens *out, attn_err *err) {
+    (void)m;
+    return attn_tokenize(out, s, n, NULL, err);
+}
+static int fake_word_id(const lesson_model *m, const char *w, size_t n) { (void)m, (void)w, (void)n; return -1; }
+static int fake_stage(const char *name) { (void)name; return -1; }
+static const char *fake_stage_name(int stage) { (void)stage; return "?"; }
+static lesson_cols fake_cols(int stage) { (void)stage; return LESSON_COLS_D_K; }
+static attn_status fake_row(const lesson_model *m, const char *sentence, int layer, int head, int query, double *row,
+                            int cap, int *n, attn_err *err) {
+    (void)m, (void)sentence, (void)layer, (void)head, (void)query, (void)row, (void)cap, (void)n;
+    return attn_fail(err, ATTN_ERR_RANGE, "not run");
+}
+static const char *fake_task(const char *name) { return name; }
+static const char *fake_task_names(void) { return "sort"; }
+static const lesson_model_source fake_source = {fake_locate, fake_load, fake_free, fake_facts, fake_tokenize,
+                                                fake_word_id, fake_stage, fake_stage_name, fake_cols, fake_row,
+                                                fake_task, fake_task, fake_task_names};
+
+/* The models a lesson reads count against LESSON_MAX_MEMORY: two models of
+ * 40 MiB pass 64 MiB, said at the second @model; one named twice is held once. */
+static void test_models_count_against_memory(void **state) {
+    (void)state;
+    static const char *const text = "# lesson: t\ntitle: T\nlang: en\n"
+                                    "=== page: a\ntitle: A\n@model: one.json\n"
+                                    "=== page: b\ntitle: B\n@model: one.json\n"
+                                    "=== page: c\ntitle: C\n@model: two.json\n";
+    lesson *l = NULL;
+    attn_err err;
+    assert_int_equal(lesson_parse_with(&l, text, strlen(text), "t.lesson", &fake_source, &err), ATTN_ERR_PARSE);
+    assert_null(l);
+    assert_non_null(strstr(err.msg, "t.lesson:12:9: with this page the lesson would need more than 64 MiB of memory: "
+                                    "the model holds 40.0 MiB"));
+    size_t two_pages = strstr(text, "=== page: c") - text; // the first two pages alone: one model, held once
+    assert_int_equal(lesson_parse_with(&l, text, two_pages, "t.lesson", &fake_source, &err), ATTN_OK);
+    assert_ptr_equal(lesson_page_at(l, 0)->model, lesson_page_at(l, 1)->model);
+    lesson_free(l);
+}
+
 /* @layer counts from 1, as lessons/README.md and the window do: @layer: 1
  * is the first layer (0-based 0), the model's last is its layer count. */
 static void test_layer_from_one(void **state) {
@@ -929,6 +1020,8 @@ int main(void) {
         cmocka_unit_test(test_error_list_limit),
         cmocka_unit_test(test_emphasis_linear),
         cmocka_unit_test(test_layer_from_one),
+        cmocka_unit_test(test_model_spellings),
+        cmocka_unit_test(test_models_count_against_memory),
         cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_large_vocabulary),
         cmocka_unit_test(test_many_models),

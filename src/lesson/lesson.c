@@ -560,7 +560,7 @@ static void make_gained(parser *p, page_rec *r, const raw_dir *d) {
         memcpy(r->gained, twin->gained, sizeof r->gained);
         return;
     }
-    size_t need = gained_bytes(c), used = p->l->mem.total;
+    size_t need = gained_bytes(c), used = p->l->mem.total + p->l->model_bytes; // the models count too
     if (need + ARENA_SLACK > LESSON_MAX_MEMORY || used > LESSON_MAX_MEMORY - need - ARENA_SLACK) {
         lsn_add_err(p, d->line, d->col, "with this page the lesson would need more than %u MiB of memory: "
                     "@random-weights with a gain keeps its own copy of the weights, %.1f MiB at d_model=%d d_k=%d "
@@ -822,6 +822,26 @@ static const lesson_model *lesson_model_at(parser *p, const char *path, const ch
     return slot->m;
 }
 
+/* A model read for the page at d counts against LESSON_MAX_MEMORY with the
+ * lesson's own memory (whatever the arena may still take shrinks by it);
+ * passing the limit is said at d, and the model is let go. */
+static bool model_fits(parser *p, const raw_dir *d, size_t bytes) {
+    lesson *l = p->l;
+    size_t used = l->mem.total + l->model_bytes;
+    if (bytes + ARENA_SLACK <= LESSON_MAX_MEMORY && used <= LESSON_MAX_MEMORY - ARENA_SLACK - bytes) {
+        l->model_bytes += bytes;
+        l->mem.limit = LESSON_MAX_MEMORY - l->model_bytes;
+        return true;
+    }
+    lsn_add_err(p, d->line, d->col, "with this page the lesson would need more than %u MiB of memory: the model "
+                "holds %.1f MiB and the lesson with its other models %.1f MiB; name fewer or smaller models",
+                LESSON_MAX_MEMORY >> 20, (double)bytes / (1 << 20), (double)used / (1 << 20));
+    p->stop = true;
+    l->src->free_model(l->models[--l->n_models].m); // the last read: the one of this page
+    free(l->models[l->n_models].key);
+    return false;
+}
+
 /* "@model: FILE": its source finds it (beside the lesson, else among the
  * shipped models) and reads it. A file that is not there, or not a model, is
  * said by the page (and is an error for lesson_check). */
@@ -836,9 +856,18 @@ static void resolve_model(parser *p, page_ctx *c, const raw_dir *d) {
     }
     pg->model_name = name;
     if (!src) snprintf(why, sizeof why, "this lesson was read without its models");
-    else if (src->locate(p->l->dir, name, path, sizeof path, key, sizeof key, why, sizeof why) &&
-             (pg->model = lesson_model_at(p, path, key, why, sizeof why)))
-        pg->model_path = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, path, strlen(path)));
+    else if (src->locate(p->l->dir, name, path, sizeof path, key, sizeof key, why, sizeof why)) {
+        int before = p->l->n_models;
+        pg->model = lesson_model_at(p, path, key, why, sizeof why);
+        lesson_model_facts f;
+        memset(&f, 0, sizeof f);
+        if (pg->model) src->facts(pg->model, &f);
+        if (pg->model && p->l->n_models > before && !model_fits(p, d, f.bytes)) { // read now, not shared
+            pg->model = NULL;
+            return;
+        }
+        if (pg->model) pg->model_path = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, path, strlen(path)));
+    }
     if (pg->model) {
         lesson_model_facts f;
         src->facts(pg->model, &f);

@@ -134,6 +134,7 @@ struct lesson {
         lesson_model *m;   /* pages point to it; freed with src->free_model */
     } *models;
     int n_models, cap_models;
+    size_t model_bytes;     /* what they hold: counts against LESSON_MAX_MEMORY */
 };
 
 /* ---- errors --------------------------------------------------------------- */

@@ -191,6 +191,7 @@ typedef struct {
     int layers;
     const char *probe; /* the sentence a page shows when it names none (borrowed from the model) */
     const char *task;  /* its task's name (borrowed) */
+    size_t bytes;      /* the memory it holds: counts against LESSON_MAX_MEMORY */
 } lesson_model_facts;
 
 /* Finds, reads and describes the models pages name (src/page implements it).

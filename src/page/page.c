@@ -69,6 +69,8 @@ static void facts(const lesson_model *lm, lesson_model_facts *out) {
     out->layers = lm->m.cfg.layers;
     out->probe = lm->m.probe;
     out->task = lm->m.task;
+    out->bytes = sizeof *lm + sizeof(double) * lm->m.n_params + strlen(lm->m.probe) + 1;
+    for (int i = 0; i < lm->m.vocab_count; i++) out->bytes += sizeof *lm->m.vocab + strlen(lm->m.vocab[i]) + 1;
 }
 
 static attn_status tokenize(const lesson_model *lm, const char *s, size_t n, attn_tokens *out, attn_err *err) {
