@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "test_common.h"
+#include "attn_settings.h"
 #include "cli_args.h"
 #include "cli_print.h"
 #include "cli_run.h"
@@ -53,6 +54,52 @@ static void test_config_flags(void **state) {
     assert_true(o.explain);
     assert_int_equal(o.explain_stage, ATTN_ST_WEIGHTS);
     assert_int_equal(o.explain_head, 1); assert_int_equal(o.explain_row, 11); assert_int_equal(o.explain_col, 9);
+}
+
+/* Every setting of the table is a flag: a value it writes reads back to the
+ * same configuration (the lesson key reads it too), and its --help line is
+ * in the help, with an INT's range from the table. */
+static void test_settings_table(void **state) {
+    (void)state;
+    static char *const values[ATTN_SETTING_COUNT] = {"16", "8", "3", "7", "window:2", "off", "on", "on", "2-5"};
+    attn_config want;
+    attn_config_default(&want);
+    for (int id = 0; id < ATTN_SETTING_COUNT; id++) {
+        const attn_setting *s = attn_setting_at(id);
+        cli_opts o;
+        attn_err err;
+        bool on = strcmp(values[id], "on") == 0;
+        char *flag = (char *)(s->kind == ATTN_SETTING_ONOFF && !on ? s->off_flag : s->flag);
+        if (s->kind == ATTN_SETTING_ONOFF) assert_int_equal(parse(&o, &err, 3, "--headless", flag), ATTN_OK);
+        else assert_int_equal(parse(&o, &err, 4, "--headless", flag, values[id]), ATTN_OK);
+        assert_true(cli_setting_given(&o, id));
+        char back[32];
+        attn_setting_format(id, &o.cfg, back, sizeof back);
+        assert_string_equal(back, values[id]);
+        attn_config lesson = want; // the lesson key, spelled with - or _
+        assert_int_equal(attn_setting_parse(attn_setting_by_key(s->key, strlen(s->key)), values[id], strlen(values[id]),
+                                            &lesson, NULL), ATTN_SETTING_OK);
+        attn_setting_copy(id, &want, &o.cfg);
+        assert_memory_equal(&lesson, &want, sizeof want);
+        assert_non_null(strstr(cli_help_text(), flag));
+    }
+    assert_non_null(strstr(cli_help_text(), "  --d-k N               width per head, 1-128 (default 4)\n"));
+    assert_int_equal(attn_setting_by_key("pos-dims", 8), ATTN_SET_POS_DIMS);
+    assert_string_equal(attn_setting_keys(), "d_model, d_k, heads, seed, mask, scale, pos_enc, bias or pos_dims");
+}
+
+/* --pos-dims and pos_dims= read with one rule: digits only, FIRST <= LAST < 512. */
+static void test_pos_dims_one_rule(void **state) {
+    (void)state;
+    static const char *const bad[] = {"3-1", "+1-3", " 1-3", "1- 3", "0-512", "1", "-", "a-b", "1-3x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cli_opts o;
+        attn_err err;
+        assert_int_equal(parse(&o, &err, 4, "--headless", "--pos-dims", (char *)bad[i]), ATTN_ERR_RANGE);
+        attn_config c;
+        attn_config_default(&c);
+        assert_int_equal(attn_setting_parse(ATTN_SET_POS_DIMS, bad[i], strlen(bad[i]), &c, NULL), ATTN_SETTING_BAD);
+    }
 }
 
 static void expect_error(const char *want, int argc, char *a1, char *a2) {
@@ -290,6 +337,8 @@ int main(void) {
         cmocka_unit_test(test_lesson_flags),
         cmocka_unit_test(test_lesson_headless),
         cmocka_unit_test(test_check_lesson),
+        cmocka_unit_test(test_settings_table),
+        cmocka_unit_test(test_pos_dims_one_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

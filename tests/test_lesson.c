@@ -3,10 +3,11 @@
  * saturation and cost figures, and the zh/en page pairing. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "test_common.h"
 #include "fileio.h"
-#include "lesson.h"
+#include "page.h"
 #include "strbuf.h"
 
 #define ZH_LESSON ATTN_SOURCE_DIR "/lessons/zh/self-attention.lesson"
@@ -37,14 +38,14 @@ static lesson *parse_ok(const char *text) {
     lesson *l = NULL;
     attn_err err;
     attn_err_clear(&err);
-    if (lesson_parse(&l, text, strlen(text), "t.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (page_lesson_parse(&l, text, strlen(text), "t.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
     return l;
 }
 
 static lesson *load_ok(const char *path) {
     lesson *l = NULL;
     attn_err err;
-    if (lesson_load(&l, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (page_lesson_load(&l, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
     return l;
 }
 
@@ -53,7 +54,7 @@ static void expect_err_len(const char *text, size_t len, int line, int col, cons
     lesson *l = NULL;
     attn_err err;
     attn_err_clear(&err);
-    attn_status st = lesson_parse(&l, text, len, "t.lesson", &err);
+    attn_status st = page_lesson_parse(&l, text, len, "t.lesson", &err);
     if (st == ATTN_OK) fail_msg("accepted, expected %d:%d: %s", line, col, want);
     assert_null(l);
     assert_int_equal(st, ATTN_ERR_PARSE);
@@ -326,7 +327,7 @@ static void test_check_collects_every_error(void **state) {
     static const char text[] = HEAD "@step: 0\n@nope\n@highlight: token dog\n=== page: p1\n";
     char *report = NULL;
     int pages = -1;
-    int n = lesson_check(text, sizeof text - 1, "t.lesson", &report, &pages);
+    int n = page_lesson_check(text, sizeof text - 1, "t.lesson", &report, &pages);
     assert_int_equal(n, 5);
     assert_int_equal(pages, 0);
     assert_non_null(report);
@@ -348,7 +349,7 @@ static void test_check_collects_every_error(void **state) {
     assert_string_equal(line, "");
     free(report);
     report = NULL;
-    assert_int_equal(lesson_check(HEAD, strlen(HEAD), "t.lesson", &report, &pages), 0);
+    assert_int_equal(page_lesson_check(HEAD, strlen(HEAD), "t.lesson", &report, &pages), 0);
     assert_null(report);
     assert_int_equal(pages, 1);
 }
@@ -357,7 +358,7 @@ static void test_load_errors(void **state) {
     (void)state;
     lesson *l = (lesson *)1;
     attn_err err;
-    assert_int_equal(lesson_load(&l, "/nonexistent/x.lesson", &err), ATTN_ERR_IO);
+    assert_int_equal(page_lesson_load(&l, "/nonexistent/x.lesson", &err), ATTN_ERR_IO);
     assert_null(l);
 }
 
@@ -633,7 +634,7 @@ static void test_readme_example(void **state) {
     const char *end = strstr(start, "\n```\n");
     assert_non_null(end);
     lesson *l = NULL;
-    if (lesson_parse(&l, start, (size_t)(end - start) + 1, "README.md example", &err) != ATTN_OK)
+    if (page_lesson_parse(&l, start, (size_t)(end - start) + 1, "README.md example", &err) != ATTN_OK)
         fail_msg("%s", err.msg);
     assert_true(lesson_page_count(l) >= 2);
     lesson_free(l);
@@ -664,7 +665,7 @@ static void test_limits_named(void **state) {
     expect_err(grow(&b), 5, 2451, // f512 starts after "f0 … f511": 10·3 + 90·4 + 412·5 characters
                "a vocabulary has at most 512 features (d_model is at most 512); this line names more");
     char *report = NULL;
-    assert_int_equal(lesson_check(b.data, b.len, "t.lesson", &report, NULL), 1); // and nothing else
+    assert_int_equal(page_lesson_check(b.data, b.len, "t.lesson", &report, NULL), 1); // and nothing else
     free(report);
     attn_sb_free(&b);
     // a number past the bound, and one of many digits that is fine
@@ -680,6 +681,29 @@ static void test_limits_named(void **state) {
     lesson_free(l);
 }
 
+/* A line of 200,000 emphasis spans is read in time linear in the line (each
+ * span's column was counted from the line's start: 16 s for 400,000). The
+ * bound is CPU time with a wide margin: quadratic takes about a minute here,
+ * linear a few milliseconds, also under the sanitizers. */
+static void test_emphasis_linear(void **state) {
+    (void)state;
+    enum { SPANS = 200000 };
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, HEAD);
+    for (int i = 0; i < SPANS; i++) attn_sb_puts(&b, "*a* ");
+    attn_sb_puts(&b, "\n");
+    clock_t t0 = clock();
+    lesson *l = parse_ok(grow(&b));
+    double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    const lesson_para *para = &lesson_page_at(l, 0)->paras[0];
+    assert_int_equal(para->n_spans, SPANS);
+    assert_int_equal(para->spans[SPANS - 1].col, 4 * (SPANS - 1) + 2); // after "*a* " × 199,999 and the '*'
+    if (cpu > 5.0) fail_msg("%d emphasis spans took %.1f s of CPU time", SPANS, cpu);
+    lesson_free(l);
+    attn_sb_free(&b);
+}
+
 /* Past LESSON_MAX_ERRORS the report says how many more there are, and from where. */
 static void test_error_list_limit(void **state) {
     (void)state;
@@ -688,7 +712,7 @@ static void test_error_list_limit(void **state) {
     attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: cat\n=== page: a\ntitle: A\n");
     for (int i = 0; i < LESSON_MAX_ERRORS + 7; i++) attn_sb_puts(&b, "@nonsense\n");
     char *report = NULL;
-    int n = lesson_check(grow(&b), b.len, "t.lesson", &report, NULL);
+    int n = page_lesson_check(grow(&b), b.len, "t.lesson", &report, NULL);
     assert_int_equal(n, LESSON_MAX_ERRORS);
     assert_non_null(strstr(report, "t.lesson:107:1: and 7 more errors from here on; attnviz lists at most 100"));
     free(report);
@@ -733,7 +757,7 @@ static void test_large_vocabulary(void **state) {
     for (int i = 0; i < 20000; i++) attn_sb_printf(&b, "w%d: %d\n", i, i % 7);
     attn_sb_puts(&b, "动物: 1\n动物园: 2\nW5: 3\nw17: 4\nw17: 5\n@end\n=== page: a\ntitle: A\n");
     char *report = NULL;
-    assert_int_equal(lesson_check(grow(&b), b.len, "t.lesson", &report, NULL), 2);
+    assert_int_equal(page_lesson_check(grow(&b), b.len, "t.lesson", &report, NULL), 2);
     assert_non_null(strstr(report, "t.lesson:20010:1: “w17” is listed twice (first at line 24)"));
     assert_non_null(strstr(report, "t.lesson:20011:1: “w17” is listed twice (first at line 24)"));
     free(report);
@@ -773,22 +797,141 @@ static void test_many_models(void **state) {
     lesson *l = NULL;
     attn_err err;
     // beside the shipped lessons: @model finds ../../assets/models from there
-    if (lesson_parse(&l, grow(&b), b.len, ATTN_SOURCE_DIR "/lessons/en/t.lesson", &err) != ATTN_OK)
+    if (page_lesson_parse(&l, grow(&b), b.len, ATTN_SOURCE_DIR "/lessons/en/t.lesson", &err) != ATTN_OK)
         fail_msg("%s", err.msg);
     for (int i = 0; i < lesson_page_count(l); i++) {
         const lesson_page *pg = lesson_page_at(l, i);
         assert_non_null(pg->model);
-        assert_string_equal(pg->model->task, tasks[i]);
+        assert_string_equal(page_model(pg)->task, tasks[i]);
         assert_string_equal(pg->train_task, tasks[i]);
         model_result r = {0};
         bool labelled;
-        assert_int_equal(lesson_page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
+        assert_int_equal(page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
         assert_int_equal(r.layer[0].n, pg->n_tokens);
         model_result_free(&r);
     }
     assert_ptr_equal(lesson_page_at(l, 0)->model, lesson_page_at(l, 6)->model); // the same file, read once
     lesson_free(l);
     attn_sb_free(&b);
+}
+
+/* One model file named by several spellings is read and held once (ten
+ * spellings of a 2 MB model held 712 MB): every page points to one model. */
+static void test_model_spellings(void **state) {
+    (void)state;
+    static const char *const names[] = {
+        "referent-en.json", "./referent-en.json", ".//referent-en.json", "../en/../../assets/models/referent-en.json",
+        ATTN_SOURCE_DIR "/assets/models/referent-en.json", ATTN_SOURCE_DIR "/assets/models/../models/referent-en.json"};
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        attn_sb_printf(&b, "=== page: p%zu\ntitle: P\n@model: %s\n", i, names[i]);
+    lesson *l = NULL;
+    attn_err err;
+    if (page_lesson_parse(&l, grow(&b), b.len, ATTN_SOURCE_DIR "/lessons/en/t.lesson", &err) != ATTN_OK)
+        fail_msg("%s", err.msg);
+    const model *first = page_model(lesson_page_at(l, 0));
+    assert_non_null(first);
+    for (int i = 1; i < lesson_page_count(l); i++)
+        if (page_model(lesson_page_at(l, i)) != first)
+            fail_msg("@model: %s was read again instead of sharing %s", names[i], names[0]);
+    lesson_free(l);
+    attn_sb_free(&b);
+}
+
+/* ---- a stand-in source of models: each "holds" 40 MiB ---- */
+
+struct lesson_model {
+    char name[64];
+};
+static bool fake_locate(const char *dir, const char *name, char *path, size_t path_cap, char *key, size_t key_cap,
+                        char *why, size_t why_cap) {
+    (void)dir, (void)why, (void)why_cap;
+    snprintf(path, path_cap, "%s", name);
+    snprintf(key, key_cap, "%s", name);
+    return true;
+}
+static lesson_model *fake_load(const char *path, char *why, size_t cap) {
+    (void)why, (void)cap;
+    lesson_model *m = calloc(1, sizeof *m);
+    if (m) snprintf(m->name, sizeof m->name, "%s", path);
+    return m;
+}
+static void fake_free(lesson_model *m) { free(m); }
+static void fake_facts(const lesson_model *m, lesson_model_facts *out) {
+    (void)m;
+    attn_config_default(&out->cfg);
+    out->layers = 1;
+    out->probe = "cat sat";
+    out->task = "sort";
+    out->bytes = (size_t)40 << 20;
+}
+static attn_status fake_tokenize(const lesson_model *m, const char *s, size_t n, attn_tokens *out, attn_err *err) {
+    (void)m;
+    return attn_tokenize(out, s, n, NULL, err);
+}
+static int fake_word_id(const lesson_model *m, const char *w, size_t n) { (void)m, (void)w, (void)n; return -1; }
+static int fake_stage(const char *name) { (void)name; return -1; }
+static const char *fake_stage_name(int stage) { (void)stage; return "?"; }
+static lesson_cols fake_cols(int stage) { (void)stage; return LESSON_COLS_D_K; }
+static attn_status fake_row(const lesson_model *m, const char *sentence, int layer, int head, int query, double *row,
+                            int cap, int *n, attn_err *err) {
+    (void)m, (void)sentence, (void)layer, (void)head, (void)query, (void)row, (void)cap, (void)n;
+    return attn_fail(err, ATTN_ERR_RANGE, "not run");
+}
+static const char *fake_task(const char *name) { return name; }
+static const char *fake_task_names(void) { return "sort"; }
+static const lesson_model_source fake_source = {fake_locate, fake_load, fake_free, fake_facts, fake_tokenize,
+                                                fake_word_id, fake_stage, fake_stage_name, fake_cols, fake_row,
+                                                fake_task, fake_task, fake_task_names};
+
+/* The models a lesson reads count against LESSON_MAX_MEMORY: two models of
+ * 40 MiB pass 64 MiB, said at the second @model; one named twice is held once. */
+static void test_models_count_against_memory(void **state) {
+    (void)state;
+    static const char *const text = "# lesson: t\ntitle: T\nlang: en\n"
+                                    "=== page: a\ntitle: A\n@model: one.json\n"
+                                    "=== page: b\ntitle: B\n@model: one.json\n"
+                                    "=== page: c\ntitle: C\n@model: two.json\n";
+    lesson *l = NULL;
+    attn_err err;
+    assert_int_equal(lesson_parse_with(&l, text, strlen(text), "t.lesson", &fake_source, &err), ATTN_ERR_PARSE);
+    assert_null(l);
+    assert_non_null(strstr(err.msg, "t.lesson:12:9: with this page the lesson would need more than 64 MiB of memory: "
+                                    "the model holds 40.0 MiB"));
+    size_t two_pages = strstr(text, "=== page: c") - text; // the first two pages alone: one model, held once
+    assert_int_equal(lesson_parse_with(&l, text, two_pages, "t.lesson", &fake_source, &err), ATTN_OK);
+    assert_ptr_equal(lesson_page_at(l, 0)->model, lesson_page_at(l, 1)->model);
+    lesson_free(l);
+}
+
+/* @layer counts from 1, as lessons/README.md and the window do: @layer: 1
+ * is the first layer (0-based 0), the model's last is its layer count. */
+static void test_layer_from_one(void **state) {
+    (void)state;
+    static const char *const head = "# lesson: t\ntitle: T\nlang: en\n=== page: p\ntitle: P\n"
+                                    "@model: referent-en.json\n@layer: ";
+    const char *path = ATTN_SOURCE_DIR "/lessons/en/t.lesson"; // beside the shipped models
+    for (int want = 1; want <= 2; want++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s%d\n", head, want);
+        lesson *l = NULL;
+        attn_err err;
+        if (page_lesson_parse(&l, text, strlen(text), path, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        assert_int_equal(lesson_page_at(l, 0)->layer, want - 1);
+        assert_int_equal(lesson_page_layer(lesson_page_at(l, 0)), want - 1);
+        lesson_free(l);
+    }
+    for (int bad = 0; bad <= 3; bad += 3) {
+        char text[256];
+        snprintf(text, sizeof text, "%s%d\n", head, bad);
+        lesson *l = NULL;
+        attn_err err;
+        assert_int_equal(page_lesson_parse(&l, text, strlen(text), path, &err), ATTN_ERR_PARSE);
+        assert_non_null(strstr(err.msg, ":7:9: layer “"));
+        assert_non_null(strstr(err.msg, "the model has 2 layers, numbered from 1"));
+    }
 }
 
 /* The shipped lessons' model pages: each model is found, and what the pages
@@ -809,7 +952,7 @@ static void check_model_pages(const char *path, const char *const cases[][5], si
         model_result r = {0};
         bool labelled;
         attn_err err;
-        assert_int_equal(lesson_page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
+        assert_int_equal(page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
         const attn_trace *t = &r.layer[atoi(cases[c][2])];
         const char *colon = strchr(cases[c][1], ':'); // "10:c": a token named by its position
         lesson_tokref row = {colon ? atoi(cases[c][1]) - 1 : -1, colon ? colon + 1 : cases[c][1]};
@@ -823,7 +966,7 @@ static void check_model_pages(const char *path, const char *const cases[][5], si
         if (strcmp(lab, cases[c][3]) != 0)
             fail_msg("%s page %s: row %s of layer %s looks most at %s, not %s", path, pg->id, cases[c][1],
                      cases[c][2], lab, cases[c][3]);
-        const char *said = pg->model->vocab[r.predicted[q]];
+        const char *said = page_model(pg)->vocab[r.predicted[q]];
         if (strcmp(said, cases[c][4]) != 0)
             fail_msg("%s page %s: the answer at %s is %s, not %s", path, pg->id, cases[c][1], said, cases[c][4]);
         model_result_free(&r);
@@ -875,6 +1018,10 @@ int main(void) {
         cmocka_unit_test(test_readme_example),
         cmocka_unit_test(test_limits_named),
         cmocka_unit_test(test_error_list_limit),
+        cmocka_unit_test(test_emphasis_linear),
+        cmocka_unit_test(test_layer_from_one),
+        cmocka_unit_test(test_model_spellings),
+        cmocka_unit_test(test_models_count_against_memory),
         cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_large_vocabulary),
         cmocka_unit_test(test_many_models),

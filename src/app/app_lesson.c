@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "fileio.h"
+#include "page.h"
 #include "strbuf.h"
 #include "utf8.h"
 #include "viz_lesson.h"
@@ -138,7 +139,7 @@ static void set_view(app_state *st, const lesson_page *pg) {
 static attn_status page_compute(app_state *st, const lesson_page *pg, const char *sentence, attn_err *err) {
     if (pg->model) {
         model m;
-        attn_status rc = model_copy(&m, pg->model, err);
+        attn_status rc = model_copy(&m, page_model(pg), err);
         return rc == ATTN_OK ? app_model_show(st, &m, APP_MODEL_FILE, pg->model_path, sentence, err) : rc;
     }
     attn_status rc = app_set_sentence(st, sentence, &pg->cfg, err);
@@ -197,7 +198,7 @@ static attn_status load_found(lesson **out, const char *path, attn_err *err) {
         free(none);
         if (rc != ATTN_OK) return rc;
     }
-    return lesson_load(out, path, err);
+    return page_lesson_load(out, path, err);
 }
 
 /* Puts l (owned from now on) into slot lang as path's lesson. */
@@ -218,7 +219,7 @@ static attn_status put_slot(app_state *st, int lang, lesson *l, const char *path
 attn_status app_lesson_open(app_state *st, const char *path, const char *pair_path, const char *page_id,
                             attn_err *err) {
     lesson *l = NULL;
-    attn_status rc = lesson_load(&l, path, err);
+    attn_status rc = page_lesson_load(&l, path, err);
     if (rc != ATTN_OK) return rc;
     int lang = strcmp(lesson_lang(l), "zh") == 0 ? VIZ_LANG_ZH : VIZ_LANG_EN;
     rc = put_slot(st, lang, l, path, err); // read once: the path may be a pipe

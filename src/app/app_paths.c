@@ -9,26 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "datapath.h"
 #include "fileio.h"
 
-/* Data attnviz finds by itself must be a regular file (never a FIFO to wait on). */
-static bool exists(const char *p) {
-    struct stat sb;
-    return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
 bool app_find_data(const char *rel, char *out, size_t cap) {
-    char exe[1024];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return false;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) *slash = '\0';
-    // the build tree keeps data beside the binary; an install in ../share/attnviz
-    snprintf(out, cap, "%s/%s", exe, rel);
-    if (exists(out)) return true;
-    snprintf(out, cap, "%s/../share/attnviz/%s", exe, rel);
-    return exists(out);
+    return attn_data_find(NULL, rel, out, cap, NULL, 0); // the one data-path rule (src/util/datapath.h)
 }
 
 /* An absolute path from the environment, or NULL: the XDG rule is that a

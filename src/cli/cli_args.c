@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_settings.h"
 #include "model_run.h"
 #include "numparse.h"
 #include "utf8.h"
@@ -100,22 +101,44 @@ static attn_status parse_scale(cli_opts *o, const char *val, attn_err *err) {
     return ATTN_OK;
 }
 
-/* --pos-dims A-B: the columns of X the positional encoding fills (0-based), or all. */
-static attn_status parse_pos_dims(cli_opts *o, const char *val, attn_err *err) {
-    int a, b;
-    char tail;
-    o->set_pos_dims = true;
-    if (strcmp(val, "all") == 0) {
-        o->cfg.pos_first = o->cfg.pos_count = 0;
-        return ATTN_OK;
+/* Where o records that setting id was given as a flag. */
+static bool *given(cli_opts *o, int id) {
+    switch (id) {
+    case ATTN_SET_D_MODEL: return &o->set_d_model;
+    case ATTN_SET_D_K: return &o->set_d_k;
+    case ATTN_SET_HEADS: return &o->set_heads;
+    case ATTN_SET_SEED: return &o->set_seed;
+    case ATTN_SET_MASK: return &o->set_mask;
+    case ATTN_SET_SCALE: return &o->set_scale;
+    case ATTN_SET_POS_ENC: return &o->set_pos_enc;
+    case ATTN_SET_BIAS: return &o->set_bias;
+    default: return &o->set_pos_dims;
     }
-    if (sscanf(val, "%d-%d%c", &a, &b, &tail) != 2 || a < 0 || b < a || b >= ATTN_MAX_D_MODEL)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--pos-dims needs FIRST-LAST, the columns of X the positional encoding fills counting "
-                         "from 0 (e.g. 0-3), or all (not \"%s\").", val);
-    o->cfg.pos_first = a;
-    o->cfg.pos_count = b - a + 1;
-    return ATTN_OK;
+}
+
+bool cli_setting_given(const cli_opts *o, int id) {
+    return *given((cli_opts *)o, id); // only read
+}
+
+/* A setting's flag with its value (attn_settings.h: the range and the rule
+ * are the table's; the words here are the command line's). */
+static attn_status parse_setting(cli_opts *o, int id, const char *flag, const char *val, attn_err *err) {
+    const attn_setting *s = attn_setting_at(id);
+    int shown = (int)utf8_cut(val, strlen(val), 64); // the value as given, cut on a character
+    *given(o, id) = true;
+    switch (attn_setting_parse(id, val, strlen(val), &o->cfg, err)) {
+    case ATTN_SETTING_OK: return ATTN_OK;
+    case ATTN_SETTING_NOT_WHOLE:
+        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%.*s\".", flag, shown, val);
+    case ATTN_SETTING_RANGE:
+        return attn_fail(err, ATTN_ERR_RANGE, "%s must be between %lld and %lld (it is %.*s).", flag, s->lo, s->hi,
+                         shown, val);
+    case ATTN_SETTING_BAD: break;
+    }
+    if (s->kind == ATTN_SETTING_MASK) return ATTN_ERR_RANGE; // attn_mask_parse said why
+    return attn_fail(err, ATTN_ERR_RANGE,
+                     "%s needs FIRST-LAST, the columns of X the positional encoding fills counting "
+                     "from 0 (e.g. 0-3), or all (not \"%s\").", flag, val);
 }
 
 static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
@@ -148,41 +171,22 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
     else if (strcmp(flag, "--view") == 0) o->view = val;
     else if (strcmp(flag, "--theme") == 0) o->theme = val;
     else if (strcmp(flag, "--lang") == 0) st = parse_lang(o, val, err);
+    else if (attn_setting_by_flag(flag, NULL) >= 0) st = parse_setting(o, attn_setting_by_flag(flag, NULL), flag, val, err);
     else if (strcmp(flag, "--pixel-scale") == 0) {
         st = parse_int(&v, flag, val, 1, 3, err);
         o->pixel_scale = (int)v;
     } else if (strcmp(flag, "--max-n") == 0) {
         st = parse_int(&v, flag, val, 16, 65536, err);
         o->max_n = (int)v;
-    } else if (strcmp(flag, "--seed") == 0) {
-        st = parse_int(&v, flag, val, 0, 4294967295LL, err);
-        o->cfg.seed = (uint32_t)v;
-        o->set_seed = true;
-    } else if (strcmp(flag, "--pos-dims") == 0) {
-        st = parse_pos_dims(o, val, err);
-    } else if (strcmp(flag, "--mask") == 0) {
-        st = attn_mask_parse(&o->cfg.mask, val, err);
-        o->set_mask = true;
-    } else if (strcmp(flag, "--d-model") == 0) {
-        st = parse_int(&v, flag, val, 1, ATTN_MAX_D_MODEL, err);
-        o->cfg.d_model = (int)v;
-        o->set_d_model = true;
-    } else if (strcmp(flag, "--d-k") == 0) {
-        st = parse_int(&v, flag, val, 1, ATTN_MAX_D_K, err);
-        o->cfg.d_k = (int)v;
-        o->set_d_k = true;
-    } else if (strcmp(flag, "--heads") == 0) {
-        st = parse_int(&v, flag, val, 1, ATTN_MAX_HEADS, err);
-        o->cfg.heads = (int)v;
-        o->set_heads = true;
     }
     return st;
 }
 
 static bool takes_value(const char *flag) {
+    int setting = attn_setting_by_flag(flag, NULL);
+    if (setting >= 0) return attn_setting_at(setting)->kind != ATTN_SETTING_ONOFF;
     static const char *const valued[] = {
         "--sentence", "--sentence-file", "--weights", "--dump-json", "--explain",
-        "--mask", "--seed", "--d-model", "--d-k", "--heads", "--pos-dims",
         "--size", "--ui-scale", "--font", "--script", "--shots-dir",
         "--lesson", "--page", "--check-lesson",
         "--export-dir", "--format", "--steps", "--view", "--theme", "--lang", "--pixel-scale", "--max-n",
@@ -207,13 +211,12 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
 }
 
 static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn_err *err) {
-    if (strcmp(a, "--headless") == 0) *headless = true;
-    else if (strcmp(a, "--no-scale") == 0) o->cfg.scale = false, o->set_scale = true;
-    else if (strcmp(a, "--scale") == 0) o->cfg.scale = true, o->set_scale = true; // over a page without scaling
-    else if (strcmp(a, "--pos-enc") == 0) o->cfg.pos_enc = true, o->set_pos_enc = true;
-    else if (strcmp(a, "--no-pos-enc") == 0) o->cfg.pos_enc = false, o->set_pos_enc = true;
-    else if (strcmp(a, "--bias") == 0) o->cfg.bias = true, o->set_bias = true;
-    else if (strcmp(a, "--no-bias") == 0) o->cfg.bias = false, o->set_bias = true;
+    bool on;
+    int setting = attn_setting_by_flag(a, &on); // --scale / --no-scale …: either way, over a lesson page
+    if (setting >= 0) {
+        attn_setting_set(setting, &o->cfg, on);
+        *given(o, setting) = true;
+    } else if (strcmp(a, "--headless") == 0) *headless = true;
     else if (strcmp(a, "--caption") == 0) o->caption = true;
     else if (strcmp(a, "--complexity") == 0) o->complexity = true;
     else if (strcmp(a, "--bench") == 0) o->bench = true;
@@ -310,8 +313,8 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     return ATTN_OK;
 }
 
-const char *cli_help_text(void) {
-    return
+/* --help with "%s" where the settings' lines go (so no other % in it). */
+static const char help_format[] =
         "attnviz " ATTN_VERSION " — see self-attention compute, step by step.\n"
         "\n"
         "Usage:\n"
@@ -332,17 +335,7 @@ const char *cli_help_text(void) {
         "  --weights F.json      read X, W_Q/W_K/W_V, b_*, W_O, b_O from a JSON file\n"
         "                        (the --dump-json shape); missing keys use the normal source\n"
         "Configuration:\n"
-        "  --d-model N           embedding width, 1-512 (default 8)\n"
-        "  --d-k N               width per head, 1-128 (default 4)\n"
-        "  --heads H             number of heads, 1-8 (default 2)\n"
-        "  --seed N              weight seed, 0-4294967295 (default 1)\n"
-        "  --mask M              none | causal | window:W | causal-window:W (W 1-64)\n"
-        "  --no-scale            do not divide scores by sqrt(d_k) (--scale: do, over a\n"
-        "                        lesson page that does not)\n"
-        "  --pos-enc             add sinusoidal positional encoding to X (--no-pos-enc: not)\n"
-        "  --bias                add biases b_Q, b_K, b_V, b_O (--no-bias: not)\n"
-        "  --pos-dims A-B        the positional encoding fills columns A to B of X (from 0;\n"
-        "                        default: all)\n"
+        "%s" // the settings' lines, from their table (attn_setting_help)
         "Output:\n"
         "  --print [STAGE]       print the tokens and every stage, or one of:\n"
         "                        x q k v scores scaled masked weights z concat output\n"
@@ -389,4 +382,9 @@ const char *cli_help_text(void) {
         "  --script FILE         drive the window from a script (see the README)\n"
         "  --shots-dir DIR       where Ctrl+S saves screenshots\n"
         "  --help, --version\n";
+
+const char *cli_help_text(void) {
+    static char text[8192]; // made once: the fixed text around the settings' lines
+    if (!text[0]) snprintf(text, sizeof text, help_format, attn_setting_help());
+    return text;
 }

@@ -79,7 +79,10 @@ attn_status cli_check_layer_page(cli_opts *o, attn_err *err);
  * error naming the flag. argv strings are borrowed, not copied. */
 attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err);
 
-/* The --help text (static, UTF-8). */
+/* Whether setting id (attn_settings.h) was given as a flag. */
+bool cli_setting_given(const cli_opts *o, int id);
+
+/* The --help text (static, UTF-8; its settings' lines come from their table). */
 const char *cli_help_text(void);
 
 #endif

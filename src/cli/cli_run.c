@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "attn_json.h"
+#include "attn_settings.h"
 #include "cli_explain.h"
 #include "cli_model.h"
 #include "cli_print.h"
 #include "fileio.h"
-#include "lesson.h"
+#include "page.h"
 #include "utf8.h"
 
 static attn_status load_sentence(cli_state *r, const cli_opts *o, attn_err *err) {
@@ -57,22 +58,15 @@ static attn_status unknown_page(const lesson *l, const cli_opts *o, attn_err *er
 
 /* --lesson: the page's configuration, with the settings flags given on top. */
 static attn_status load_lesson(cli_state *r, const cli_opts *o, attn_err *err) {
-    attn_status st = r->lesson ? ATTN_OK : lesson_load(&r->lesson, o->lesson_path, err); // a pipe is read once
+    attn_status st = r->lesson ? ATTN_OK : page_lesson_load(&r->lesson, o->lesson_path, err); // a pipe is read once
     if (st != ATTN_OK) return st;
     r->page = o->page_id ? lesson_find_page(r->lesson, o->page_id) : 0;
     if (r->page < 0) return unknown_page(r->lesson, o, err);
     const lesson_page *pg = lesson_page_at(r->lesson, r->page);
     attn_config c = pg->cfg;
     const attn_config *f = &o->cfg;
-    if (o->set_d_model) c.d_model = f->d_model;
-    if (o->set_d_k) c.d_k = f->d_k;
-    if (o->set_heads) c.heads = f->heads;
-    if (o->set_seed) c.seed = f->seed;
-    if (o->set_mask) c.mask = f->mask;
-    if (o->set_scale) c.scale = f->scale;
-    if (o->set_pos_enc) c.pos_enc = f->pos_enc;
-    if (o->set_pos_dims) c.pos_first = f->pos_first, c.pos_count = f->pos_count;
-    if (o->set_bias) c.bias = f->bias;
+    for (int id = 0; id < ATTN_SETTING_COUNT; id++) // the flags given override the page
+        if (cli_setting_given(o, id)) attn_setting_copy(id, &c, f);
     r->cfg = c;
     snprintf(r->weights_name, sizeof r->weights_name, "the lesson %s, page %s", o->lesson_path, pg->id);
     return ATTN_OK;
@@ -156,7 +150,7 @@ static int check_lesson(const cli_opts *o, FILE *out, FILE *errf) {
         fprintf(errf, "attnviz: %s\n", err.msg);
         return 1;
     }
-    int errors = lesson_check(text, len, o->check_lesson, &report, &pages);
+    int errors = page_lesson_check(text, len, o->check_lesson, &report, &pages);
     if (errors == 0) fprintf(out, "%s: ok, %d page%s\n", o->check_lesson, pages, pages == 1 ? "" : "s");
     else fputs(report ? report : "attnviz: not enough memory to report the lesson's errors\n", errf);
     free(report);
@@ -180,7 +174,7 @@ int cli_finish_output(FILE *out, const char *name, FILE *errf, int code) {
  * page of the designed layer. */
 static attn_status model_page(cli_opts *mo, const lesson **keep, attn_err *err) {
     lesson *l = NULL;
-    attn_status st = lesson_load(&l, mo->lesson_path, err);
+    attn_status st = page_lesson_load(&l, mo->lesson_path, err);
     if (st != ATTN_OK) return st;
     int i = mo->page_id ? lesson_find_page(l, mo->page_id) : 0;
     const lesson_page *pg = i >= 0 ? lesson_page_at(l, i) : NULL;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "export_internal.h"
-#include "lesson.h"
+#include "page.h"
 #include "viz_lesson.h"
 
 /* Plain lesson text, escaped so Markdown shows it as written. */
@@ -143,7 +143,7 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     if (pg->model_name && !pg->model)
         st = attn_fail(err, ATTN_ERR_INPUT, "Page %s needs the model %s, which cannot be read: %s", pg->id,
                        pg->model_name, pg->model_why ? pg->model_why : "?");
-    else if (pg->model) st = lesson_page_run(&j->runs[k], l, i, NULL, 0, -1, &labelled, err);
+    else if (pg->model) st = page_run(&j->runs[k], l, i, NULL, 0, -1, &labelled, err);
     else st = lesson_page_trace(t, l, i, NULL, 0, err);
     if (st == ATTN_OK && pg->compare.kind == LESSON_CMP_CONFIG) st = lesson_page_compare_trace(&j->alts[k], l, i, err);
     j->n++;
@@ -153,7 +153,7 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     export_item *it = &j->items[k];
     it->trace = t;
     if (pg->model) { // a trained model: its layer, readout or backward view, as the window shows the page
-        it->model = pg->model;
+        it->model = page_model(pg);
         it->run = &j->runs[k];
         it->layer = lesson_page_layer(pg);
         it->readout = pg->readout;
@@ -180,8 +180,8 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->origin = (viz_origin){.kind = VIZ_FROM_LESSON, .name = o->lesson_path ? o->lesson_path : lesson_id(l),
                               .gain = pg->random_weights ? pg->gain : 0};
     if (pg->model) // the badge says which model, as in the window
-        it->origin = (viz_origin){.kind = VIZ_FROM_MODEL, .name = pg->model_name, .task = pg->model->task,
-                                  .steps = pg->model->training.steps, .seed = pg->model->training.seed};
+        it->origin = (viz_origin){.kind = VIZ_FROM_MODEL, .name = pg->model_name, .task = page_model(pg)->task,
+                                  .steps = page_model(pg)->training.steps, .seed = page_model(pg)->training.seed};
     it->feature_names = v && v->dim == t->cfg.d_model && t->vocab_rows ? v->features : NULL;
     if (!pg->model) viz_lesson_names(&it->names, l, i, t);
     size_t fl = strlen(pg->id) + sizeof "--page ";

@@ -6,6 +6,8 @@
  * vocabulary) and configuration. Errors are collected with their line and
  * column and sorted into file order at the end; lesson_parse reports the
  * first, lesson_check all of them. */
+#include "lesson.h"
+
 #include "lesson_internal.h"
 
 #include <math.h>
@@ -14,12 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_settings.h"
 #include "fileio.h"
-#include "model_file.h"
-#include "model_run.h"
-#include "task.h"
 #include "tokenize.h"
-#include <sys/stat.h>
 
 #define ARENA_SLACK (1u << 20) /* room kept for what the other pages still need */
 #include "utf8.h"
@@ -31,89 +30,37 @@ static int dir_col(const raw_dir *d, const char *at) {
 
 /* ---- pass 2: the lesson's own settings -------------------------------------- */
 
-static const char *const config_keys[] = {"d_model", "d_k",   "heads",   "seed",    "mask",
-                                          "scale",   "pos_enc", "bias", "pos_dims"};
-
-/* Key names may be written with - or _. */
-static int config_key(const char *k, size_t n) {
-    char buf[16];
-    if (n >= sizeof buf) return -1;
-    for (size_t i = 0; i < n; i++) buf[i] = k[i] == '-' ? '_' : k[i];
-    buf[n] = '\0';
-    for (int i = 0; i < (int)(sizeof config_keys / sizeof *config_keys); i++)
-        if (strcmp(buf, config_keys[i]) == 0) return i;
-    return -1;
-}
-
-static bool parse_onoff(const char *v, size_t n, bool *out) {
-    if (lsn_word_is(v, n, "on")) *out = true;
-    else if (lsn_word_is(v, n, "off")) *out = false;
-    else return false;
-    return true;
-}
-
-/* pos_dims=A-B (the columns A to B, from 0) or all: where the positional encoding goes. */
-static bool parse_pos_dims(parser *p, const raw_dir *d, const char *v, size_t vn, attn_config *c) {
-    const char *dash = memchr(v, '-', vn);
-    long long a, b;
-    if (lsn_word_is(v, vn, "all")) {
-        c->pos_first = c->pos_count = 0;
-        return true;
-    }
-    if (dash && lsn_parse_int(v, (size_t)(dash - v), 0, ATTN_MAX_D_MODEL - 1, &a) &&
-        lsn_parse_int(dash + 1, vn - (size_t)(dash + 1 - v), a, ATTN_MAX_D_MODEL - 1, &b)) {
-        c->pos_first = (int)a;
-        c->pos_count = (int)(b - a + 1);
-        return true;
-    }
-    lsn_add_err(p, d->line, dir_col(d, v),
-                "pos_dims is the first and last column of X the positional encoding fills, counting from 0, "
-                "e.g. pos_dims=0-3 (or all), not “%.*s”", (int)vn, v);
-    return false;
-}
-
-/* Applies one "key=value" to c; reports and returns false when wrong. */
+/* Applies one "key=value" to c (the settings' table: attn_settings.h);
+ * reports and returns false when wrong. */
 static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn, const char *v, size_t vn,
                           attn_config *c, bool *set_d_model) {
-    static const long long lo[] = {1, 1, 1, 0},
-                           hi[] = {ATTN_MAX_D_MODEL, ATTN_MAX_D_K, ATTN_MAX_HEADS, 4294967295LL};
-    int key = config_key(k, kn);
-    long long num;
+    int key = attn_setting_by_key(k, kn);
+    attn_err e;
     if (key < 0) {
-        lsn_add_err(p, d->line, dir_col(d, k),
-                    "unknown setting “%.*s”; use d_model, d_k, heads, seed, mask, scale, pos_enc, pos_dims or bias",
-                    (int)kn, k);
+        lsn_add_err(p, d->line, dir_col(d, k), "unknown setting “%.*s”; use %s", (int)kn, k, attn_setting_keys());
         return false;
     }
-    if (key <= 3) {
-        if (!lsn_parse_int(v, vn, lo[key], hi[key], &num)) {
-            lsn_add_err(p, d->line, dir_col(d, v), "%s needs a whole number from %lld to %lld, not “%.*s”",
-                        config_keys[key], lo[key], hi[key], (int)vn, v);
-            return false;
-        }
-        if (key == 0) c->d_model = (int)num, *set_d_model = true;
-        else if (key == 1) c->d_k = (int)num;
-        else if (key == 2) c->heads = (int)num;
-        else c->seed = (uint32_t)num;
-    } else if (key == 4) {
-        char buf[40];
-        attn_err e;
-        snprintf(buf, sizeof buf, "%.*s", (int)utf8_cut(v, vn, 39), v); // quoted in the message: whole characters
-        if (attn_mask_parse(&c->mask, buf, &e) != ATTN_OK) {
-            lsn_add_err(p, d->line, dir_col(d, v), "%s", e.msg);
-            return false;
-        }
-    } else if (key == 8) {
-        return parse_pos_dims(p, d, v, vn, c);
-    } else {
-        bool *flag = key == 5 ? &c->scale : key == 6 ? &c->pos_enc : &c->bias;
-        if (!parse_onoff(v, vn, flag)) {
-            lsn_add_err(p, d->line, dir_col(d, v), "%s is on or off, not “%.*s”", config_keys[key], (int)vn,
-                        v);
-            return false;
-        }
+    const attn_setting *s = attn_setting_at(key);
+    size_t shown = vn;
+    if (s->kind == ATTN_SETTING_INT && (vn == 0 || v[0] < '0' || v[0] > '9')) vn = 0; // a lesson's numbers: digits only
+    switch (attn_setting_parse(key, v, vn, c, &e)) {
+    case ATTN_SETTING_OK:
+        if (key == ATTN_SET_D_MODEL) *set_d_model = true;
+        return true;
+    case ATTN_SETTING_NOT_WHOLE: case ATTN_SETTING_RANGE:
+        lsn_add_err(p, d->line, dir_col(d, v), "%s needs a whole number from %lld to %lld, not “%.*s”", s->key,
+                    s->lo, s->hi, (int)shown, v);
+        return false;
+    case ATTN_SETTING_BAD: break;
     }
-    return true;
+    if (s->kind == ATTN_SETTING_MASK) lsn_add_err(p, d->line, dir_col(d, v), "%s", e.msg);
+    else if (s->kind == ATTN_SETTING_ONOFF)
+        lsn_add_err(p, d->line, dir_col(d, v), "%s is on or off, not “%.*s”", s->key, (int)vn, v);
+    else
+        lsn_add_err(p, d->line, dir_col(d, v),
+                    "%s is the first and last column of X the positional encoding fills, counting from 0, "
+                    "e.g. %s=0-3 (or all), not “%.*s”", s->key, s->key, (int)vn, v);
+    return false;
 }
 
 /* "key=value key=value" (for @compare also "key value"). */
@@ -482,14 +429,14 @@ static bool check_head(parser *p, const raw_dir *d, const char *w, size_t n, int
     return false;
 }
 
-static bool check_layer(parser *p, const raw_dir *d, const char *w, size_t n, const model *m, int *out) {
+static bool check_layer(parser *p, const raw_dir *d, const char *w, size_t n, int layers, int *out) {
     long long v;
-    if (lsn_parse_int(w, n, 0, m->cfg.layers - 1, &v)) {
+    if (lsn_parse_int(w, n, 0, layers - 1, &v)) {
         *out = (int)v;
         return true;
     }
     lsn_add_err(p, d->line, dir_col(d, w), "layer “%.*s” does not exist: the model has %d layer%s, numbered from 0",
-                (int)n, w, m->cfg.layers, m->cfg.layers == 1 ? "" : "s");
+                (int)n, w, layers, layers == 1 ? "" : "s");
     return false;
 }
 
@@ -508,7 +455,7 @@ static void resolve_predict(parser *p, page_ctx *c, const raw_dir *d) {
         else if (lsn_word_is(w, kn, "head") && vn)
             ok = check_head(p, d, v, vn, c->rec->pub.cfg.heads, &pr.head);
         else if (lsn_word_is(w, kn, "layer") && vn && c->rec->pub.model)
-            ok = check_layer(p, d, v, vn, c->rec->pub.model, &pr.layer);
+            ok = check_layer(p, d, v, vn, c->rec->pub.model_layers, &pr.layer);
         else {
             lsn_add_err(p, d->line, dir_col(d, w),
                         "write @predict: query=T head=H (and optionally answer=T; layer=L on a page with @model)");
@@ -613,7 +560,7 @@ static void make_gained(parser *p, page_rec *r, const raw_dir *d) {
         memcpy(r->gained, twin->gained, sizeof r->gained);
         return;
     }
-    size_t need = gained_bytes(c), used = p->l->mem.total;
+    size_t need = gained_bytes(c), used = p->l->mem.total + p->l->model_bytes; // the models count too
     if (need + ARENA_SLACK > LESSON_MAX_MEMORY || used > LESSON_MAX_MEMORY - need - ARENA_SLACK) {
         lsn_add_err(p, d->line, d->col, "with this page the lesson would need more than %u MiB of memory: "
                     "@random-weights with a gain keeps its own copy of the weights, %.1f MiB at d_model=%d d_k=%d "
@@ -641,31 +588,37 @@ static void make_gained(parser *p, page_rec *r, const raw_dir *d) {
 
 /* The column of a cell reference: a token for the token×token stages, else a
  * dimension 0 … cols-1 (for X also a feature's name). */
+/* What the columns of stage are: the core's stages here, a model's own from its source. */
+static lesson_cols stage_cols(const parser *p, int stage) {
+    if (stage >= ATTN_STAGE_COUNT) return p->l->src->stage_cols(stage); // only a model page has them
+    if (stage >= ATTN_ST_SCORES && stage <= ATTN_ST_WEIGHTS) return LESSON_COLS_TOKENS;
+    return stage == ATTN_ST_X || stage == ATTN_ST_OUTPUT ? LESSON_COLS_D_MODEL : LESSON_COLS_D_K;
+}
+
+static const char *stage_name(const parser *p, int stage) {
+    return stage < ATTN_STAGE_COUNT ? attn_stage_name((attn_stage)stage) : p->l->src->stage_name(stage);
+}
+
 static bool resolve_ref_col(parser *p, page_ctx *c, const raw_dir *d, const char *w, size_t n, lesson_ref *r) {
     const attn_config *cfg = &c->rec->pub.cfg;
-    const model *m = c->rec->pub.model;
-    bool token_cols = (r->stage >= ATTN_ST_SCORES && r->stage <= ATTN_ST_WEIGHTS) || r->stage == MODEL_ST_D_WEIGHTS ||
-                      r->stage == MODEL_ST_D_SCALED || r->stage == MODEL_ST_AVG;
-    if (token_cols) return resolve_tokref(p, d, w, n, &c->toks, &r->col);
-    if (r->stage == MODEL_ST_LOGITS || r->stage == MODEL_ST_PROBS) { // the readout's columns are the vocabulary's words
-        char word[MODEL_MAX_WORD];
-        snprintf(word, sizeof word, "%.*s", (int)n, w);
-        int id = model_word_id(m, word, strlen(word));
+    lesson_cols kind = stage_cols(p, r->stage);
+    if (kind == LESSON_COLS_TOKENS) return resolve_tokref(p, d, w, n, &c->toks, &r->col);
+    if (kind == LESSON_COLS_WORDS) { // the readout's columns are the vocabulary's words
+        int id = p->l->src->word_id(c->rec->pub.model, w, n);
         if (id >= 0) return r->col_dim = id, true;
         lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” is not a word of the model's vocabulary", (int)n, w);
         return false;
     }
-    if (r->stage == MODEL_ST_RESIDUAL) r->stage = MODEL_ST_RESIDUAL; // d_model columns, as X
-    int cols = r->stage == ATTN_ST_X || r->stage == ATTN_ST_OUTPUT || r->stage == MODEL_ST_RESIDUAL ? cfg->d_model
-               : r->stage == ATTN_ST_CONCAT                     ? cfg->heads * cfg->d_k
-                                                                : cfg->d_k;
+    int cols = kind == LESSON_COLS_D_MODEL      ? cfg->d_model
+               : r->stage == ATTN_ST_CONCAT ? cfg->heads * cfg->d_k
+                                            : cfg->d_k;
     long long v;
     const lesson *l = p->l;
     for (int f = 0; r->stage == ATTN_ST_X && l->has_vocab && f < l->n_features; f++)
         if (lsn_word_is(w, n, l->features[f])) return r->col_dim = f, true;
     if (lsn_parse_int(w, n, 0, cols - 1, &v)) return r->col_dim = (int)v, true;
     lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” is not a column of %s: its columns are 0 to %d%s", (int)n, w,
-                model_stage_name(r->stage), cols - 1, r->stage == ATTN_ST_X && l->has_vocab ? " or a feature's name" : "");
+                stage_name(p, r->stage), cols - 1, r->stage == ATTN_ST_X && l->has_vocab ? " or a feature's name" : "");
     return false;
 }
 
@@ -684,7 +637,7 @@ static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const c
     if (lsn_starts_with(w, n, "head=") && per_row) return check_head(p, d, w + 5, n - 5, c->rec->pub.cfg.heads, &r->head);
     if (lsn_starts_with(w, n, "layer=") && c->rec->pub.model && r->kind != LESSON_REF_STEP &&
         r->kind != LESSON_REF_ACCURACY && r->kind != LESSON_REF_ANSWER)
-        return check_layer(p, d, w + 6, n - 6, c->rec->pub.model, &r->layer);
+        return check_layer(p, d, w + 6, n - 6, c->rec->pub.model_layers, &r->layer);
     if (lsn_starts_with(w, n, "layer=") && !c->rec->pub.model) {
         lsn_add_err(p, d->line, dir_col(d, w), "layer= is for a page with @model");
         return false;
@@ -700,12 +653,12 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     size_t n[8];
     int count = 0;
     while (count < 8 && lsn_next_word(&s, end, &w[count], &n[count])) count++;
-    const model *m = c->rec->pub.model;
+    const lesson_model *m = c->rec->pub.model;
     int stage = count ? attn_stage_from_name_n(w[0], n[0]) : -1, args = 0;
-    if (count && stage < 0) { // a trained model's own stages
+    if (count && stage < 0 && p->l->src) { // a trained model's own stages
         char name[16];
         snprintf(name, sizeof name, "%.*s", (int)(n[0] < 15 ? n[0] : 15), w[0]);
-        int ms = model_stage_from_name(name);
+        int ms = p->l->src->stage_from_name(name);
         if (ms >= 0 && !m) {
             lsn_add_err(p, d->line, d->col, "{%s …} is a stage of a trained model: it needs @model on the page", name);
             return false;
@@ -806,25 +759,36 @@ static void check_answer(parser *p, int page) {
     const lesson_predict *pr = &pg->predict;
     if (!pr->on || pr->answer.index < 0) return;
     attn_trace own = {0};
-    model_result run;
-    memset(&run, 0, sizeof run);
+    double *model_row = NULL;
+    const double *row = NULL;
+    int n = 0;
     attn_err e;
-    bool labelled;
-    attn_status st = pg->model ? lesson_page_run(&run, p->l, page, NULL, 0, pr->query.index, &labelled, &e)
-                               : lesson_page_trace(&own, p->l, page, NULL, 0, &e);
+    attn_status st;
+    if (pg->model) { // the layer asked about, as the page shows it
+        model_row = malloc(sizeof *model_row * ATTN_MAX_TOKENS);
+        if (!lsn_nomem_check(p, model_row)) return;
+        st = p->l->src->weights_row(pg->model, pg->sentence, pr->layer >= 0 ? pr->layer : lesson_page_layer(pg),
+                                    pr->head, pr->query.index, model_row, ATTN_MAX_TOKENS, &n, &e);
+        row = model_row;
+    } else {
+        st = lesson_page_trace(&own, p->l, page, NULL, 0, &e);
+        if (st == ATTN_OK) n = own.n, row = attn_trace_stage(&own, ATTN_ST_WEIGHTS, pr->head) + (size_t)pr->query.index * own.n;
+    }
     if (st != ATTN_OK) {
         lsn_add_err(p, pg->line, 1, "this page cannot be computed: %s", e.msg);
+        free(model_row);
         return;
     }
-    // a model page: the layer asked about, as the page shows it
-    const attn_trace *t = pg->model ? &run.layer[pr->layer >= 0 ? pr->layer : lesson_page_layer(pg)] : &own;
-    const double *row = attn_trace_stage(t, ATTN_ST_WEIGHTS, pr->head) + (size_t)pr->query.index * t->n;
     int best = 0;
-    for (int j = 1; j < t->n; j++)
+    for (int j = 1; j < n; j++)
         if (row[j] > row[best]) best = j;
     if (best != pr->answer.index) {
-        int len;
-        const char *tok = attn_token_text(&t->tokens, best, &len);
+        attn_tokens toks = {0}; // the tokens as the page reads them: the model's or the lesson's
+        int len = 0;
+        const char *tok = "";
+        if (pg->model ? p->l->src->tokenize(pg->model, pg->sentence, strlen(pg->sentence), &toks, &e) == ATTN_OK
+                      : true)
+            tok = attn_token_text(pg->model ? &toks : &own.tokens, best, &len);
         const raw_dir *d = NULL;
         for (int i = 0; i < p->l->pages[page].sc.n_dirs; i++)
             if (p->l->pages[page].sc.dirs[i].kind == D_PREDICT) d = &p->l->pages[page].sc.dirs[i];
@@ -833,90 +797,98 @@ static void check_answer(parser *p, int page) {
             "the answer is “%s”, but with this page's weights “%s” attends most to “%.*s” (%.3f against "
             "%.3f)",
             pr->answer.text, pr->query.text, len, tok, row[best], row[pr->answer.index]);
+        attn_tokens_free(&toks);
     }
     attn_trace_free(&own);
-    model_result_free(&run);
+    free(model_row);
 }
 
 /* ---- @model: a trained model on the page ------------------------------------ */
 
-static bool is_file(const char *path) {
-    struct stat sb;
-    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-/* The model at path, read once per lesson (NULL and why when it cannot be read). */
-static const model *lesson_model(parser *p, const char *path, char *why, size_t cap) {
+/* The model at path (its canonical key: one file, however it is spelled),
+ * read once per lesson; NULL and why when it cannot be read. */
+static const lesson_model *lesson_model_at(parser *p, const char *path, const char *key, char *why, size_t cap) {
     lesson *l = p->l;
     for (int i = 0; i < l->n_models; i++)
-        if (strcmp(l->models[i]->path, path) == 0) return &l->models[i]->m;
-    if (l->n_models == l->cap_models) {
-        int ncap = l->cap_models ? 2 * l->cap_models : 4;
-        struct lesson_model **nv = realloc(l->models, sizeof *nv * (size_t)ncap);
-        if (!lsn_nomem_check(p, nv)) return NULL;
-        l->models = nv;
-        l->cap_models = ncap;
-    }
-    struct lesson_model *slot = calloc(1, sizeof *slot);
-    if (!lsn_nomem_check(p, slot)) return NULL;
-    attn_err e;
-    slot->path = strdup(path);
-    if (!lsn_nomem_check(p, slot->path)) {
-        free(slot);
+        if (strcmp(l->models[i].key, key) == 0) return l->models[i].m;
+    struct lesson_model_slot *slot = lsn_nomem_check(p, PUSH(&l->mem, l->models, l->n_models, l->cap_models));
+    if (!slot) return NULL;
+    slot->key = strdup(key);
+    if (!lsn_nomem_check(p, slot->key) || !(slot->m = l->src->load(path, why, cap))) {
+        free(slot->key);
+        l->n_models--;
         return NULL;
     }
-    if (model_file_load(&slot->m, path, &e) != ATTN_OK) {
-        snprintf(why, cap, "%s", e.msg);
-        free(slot->path);
-        free(slot);
-        return NULL;
-    }
-    l->models[l->n_models++] = slot;
-    return &slot->m;
+    return slot->m;
 }
 
-/* "@model: FILE": found beside the lesson, else in the shipped models
- * (DIR/../../assets/models, where they are in the source, the build and an
- * install). A file that is not there, or not a model, is said by the page
- * (and is an error for lesson_check). */
+/* A model read for the page at d counts against LESSON_MAX_MEMORY with the
+ * lesson's own memory (whatever the arena may still take shrinks by it);
+ * passing the limit is said at d, and the model is let go. */
+static bool model_fits(parser *p, const raw_dir *d, size_t bytes) {
+    lesson *l = p->l;
+    size_t used = l->mem.total + l->model_bytes;
+    if (bytes + ARENA_SLACK <= LESSON_MAX_MEMORY && used <= LESSON_MAX_MEMORY - ARENA_SLACK - bytes) {
+        l->model_bytes += bytes;
+        l->mem.limit = LESSON_MAX_MEMORY - l->model_bytes;
+        return true;
+    }
+    lsn_add_err(p, d->line, d->col, "with this page the lesson would need more than %u MiB of memory: the model "
+                "holds %.1f MiB and the lesson with its other models %.1f MiB; name fewer or smaller models",
+                LESSON_MAX_MEMORY >> 20, (double)bytes / (1 << 20), (double)used / (1 << 20));
+    p->stop = true;
+    l->src->free_model(l->models[--l->n_models].m); // the last read: the one of this page
+    free(l->models[l->n_models].key);
+    return false;
+}
+
+/* "@model: FILE": its source finds it (beside the lesson, else among the
+ * shipped models) and reads it. A file that is not there, or not a model, is
+ * said by the page (and is an error for lesson_check). */
 static void resolve_model(parser *p, page_ctx *c, const raw_dir *d) {
     lesson_page *pg = &c->rec->pub;
+    const lesson_model_source *src = p->l->src;
     const char *name = d->args;
-    char tried[2][1024], why[512];
-    int n = 0;
+    char path[1024], key[1024], why[512];
     if (!*name || strpbrk(name, " \t")) {
         lsn_add_err(p, d->line, d->col, "write @model: FILE, a model file's name (e.g. referent-zh.json)");
         return;
     }
     pg->model_name = name;
-    if (name[0] == '/') snprintf(tried[n++], sizeof tried[0], "%s", name);
-    else {
-        snprintf(tried[n++], sizeof tried[0], "%s/%s", p->l->dir, name);
-        snprintf(tried[n++], sizeof tried[0], "%s/../../assets/models/%s", p->l->dir, name);
+    if (!src) snprintf(why, sizeof why, "this lesson was read without its models");
+    else if (src->locate(p->l->dir, name, path, sizeof path, key, sizeof key, why, sizeof why)) {
+        int before = p->l->n_models;
+        pg->model = lesson_model_at(p, path, key, why, sizeof why);
+        lesson_model_facts f;
+        memset(&f, 0, sizeof f);
+        if (pg->model) src->facts(pg->model, &f);
+        if (pg->model && p->l->n_models > before && !model_fits(p, d, f.bytes)) { // read now, not shared
+            pg->model = NULL;
+            return;
+        }
+        if (pg->model) pg->model_path = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, path, strlen(path)));
     }
-    int at = -1;
-    for (int i = 0; i < n && at < 0; i++)
-        if (is_file(tried[i])) at = i;
-    if (at < 0) snprintf(why, sizeof why, n == 1 ? "%s is not a file" : "neither %s nor %s is a file", tried[0], tried[1]);
-    else if ((pg->model = lesson_model(p, tried[at], why, sizeof why)))
-        pg->model_path = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, tried[at], strlen(tried[at])));
     if (pg->model) {
-        if (!pg->train_task) pg->train_task = pg->model->task;
+        lesson_model_facts f;
+        src->facts(pg->model, &f);
+        pg->model_layers = f.layers;
+        if (!pg->train_task) pg->train_task = f.task;
         return;
     }
     utf8_trim_partial(why);
     pg->model_why = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, why, strlen(why)));
     const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-    for (int t = 0; t < task_count() && !pg->train_task; t++) // referent-zh-steps0.json: a model of referent-zh
-        if (strncmp(base, task_at(t)->name, strlen(task_at(t)->name)) == 0) pg->train_task = task_at(t)->name;
+    if (!pg->train_task && src) pg->train_task = src->task_of_file(base); // referent-zh-steps0.json: of referent-zh
     if (p->checking) lsn_add_err(p, d->line, d->col, "the model “%s” cannot be read: %s", name, why);
 }
 
-/* "@train: TASK": the task the training view offers on this page. */
+/* "@train: TASK": the task the training view offers on this page (any name
+ * without a model source, which knows the tasks). */
 static void resolve_train(parser *p, page_ctx *c, const raw_dir *d) {
-    const task_info *t = task_find(d->args);
-    if (t) c->rec->pub.train_task = t->name;
-    else lsn_add_err(p, d->line, d->col, "there is no task “%s”; the tasks are %s", d->args, task_names());
+    const lesson_model_source *src = p->l->src;
+    const char *t = src ? src->task_find(d->args) : d->args;
+    if (t) c->rec->pub.train_task = t;
+    else lsn_add_err(p, d->line, d->col, "there is no task “%s”; the tasks are %s", d->args, src->task_names());
 }
 
 /* @layer, @backward and the page's own settings: what a model page may and may not say. */
@@ -936,27 +908,28 @@ static void resolve_model_view(parser *p, page_ctx *c) {
     pg->backward = back && pg->model_name;
     long long v;
     if (layer && pg->model) {
-        if (lsn_parse_int(layer->args, strlen(layer->args), 0, pg->model->cfg.layers - 1, &v)) pg->layer = (int)v;
+        int layers = pg->model_layers;
+        if (lsn_parse_int(layer->args, strlen(layer->args), 1, layers, &v)) pg->layer = (int)v - 1; // as the window counts
         else
             lsn_add_err(p, layer->line, layer->col, "layer “%s” does not exist: the model has %d layer%s, numbered "
-                        "from 0", layer->args, pg->model->cfg.layers, pg->model->cfg.layers == 1 ? "" : "s");
+                        "from 1", layer->args, layers, layers == 1 ? "" : "s");
     }
 }
 
 int lesson_page_layer(const lesson_page *pg) {
-    return pg->model ? (pg->layer >= 0 ? pg->layer : pg->model->cfg.layers - 1) : 0;
+    return pg->model ? (pg->layer >= 0 ? pg->layer : pg->model_layers - 1) : 0;
 }
 
 /* A model page's sentence, tokenized with the model's vocabulary. */
 static bool model_basics(parser *p, page_ctx *c, const raw_dir *sent) {
     lesson_page *pg = &c->rec->pub;
-    const model *m = pg->model;
-    int ids[MODEL_MAX_LEN];
+    lesson_model_facts f;
     attn_err e;
-    model_attn_config(&pg->cfg, &m->cfg);
-    pg->cfg.seed = m->training.seed;
-    pg->sentence = sent ? sent->args : m->probe;
-    if (model_tokenize(m, pg->sentence, strlen(pg->sentence), &c->toks, ids, &e) != ATTN_OK) {
+    memset(&f, 0, sizeof f); // cfg's padding too: exports hash the configuration's bytes
+    p->l->src->facts(pg->model, &f);
+    memcpy(&pg->cfg, &f.cfg, sizeof pg->cfg);
+    pg->sentence = sent ? sent->args : f.probe;
+    if (p->l->src->tokenize(pg->model, pg->sentence, strlen(pg->sentence), &c->toks, &e) != ATTN_OK) {
         lsn_add_err(p, sent ? sent->line : c->seen[D_MODEL]->line, sent ? sent->col : 1,
                     "this sentence cannot be used with the model: %s", e.msg);
         return false;
@@ -1049,7 +1022,8 @@ static const char *file_dir(arena *a, const char *filename) {
     return lsn_arena_strndup(a, filename, slash == filename ? 1 : (size_t)(slash - filename));
 }
 
-static lesson *run_parser(parser *p, const char *text, size_t len, const char *filename, bool checking) {
+static lesson *run_parser(parser *p, const char *text, size_t len, const char *filename,
+                          const lesson_model_source *models, bool checking) {
     memset(p, 0, sizeof *p);
     p->checking = checking;
     lesson *l = calloc(1, sizeof *l);
@@ -1058,6 +1032,7 @@ static lesson *run_parser(parser *p, const char *text, size_t len, const char *f
         return NULL;
     }
     p->l = l;
+    l->src = models;
     l->mem.limit = LESSON_MAX_MEMORY;
     l->dir = file_dir(&l->mem, filename);
     if (!l->dir) l->dir = ".";
@@ -1081,9 +1056,14 @@ static lesson *run_parser(parser *p, const char *text, size_t len, const char *f
 }
 
 attn_status lesson_parse(lesson **out, const char *text, size_t len, const char *filename, attn_err *err) {
+    return lesson_parse_with(out, text, len, filename, NULL, err);
+}
+
+attn_status lesson_parse_with(lesson **out, const char *text, size_t len, const char *filename,
+                              const lesson_model_source *models, attn_err *err) {
     parser p;
     *out = NULL;
-    lesson *l = run_parser(&p, text, len, filename, false);
+    lesson *l = run_parser(&p, text, len, filename, models, false);
     attn_status st = ATTN_OK;
     if (p.nomem && !p.errs.n) st = attn_fail(err, ATTN_ERR_NOMEM, "%s: not enough memory to read the lesson", filename);
     else if (p.errs.n)
@@ -1099,19 +1079,24 @@ attn_status lesson_parse(lesson **out, const char *text, size_t len, const char 
     return st;
 }
 
-attn_status lesson_load(lesson **out, const char *path, attn_err *err) {
+attn_status lesson_load(lesson **out, const char *path, const lesson_model_source *models, attn_err *err) {
     char *text = NULL;
     size_t len = 0;
     *out = NULL;
     attn_status st = attn_read_file(path, LESSON_MAX_BYTES, &text, &len, err);
-    if (st == ATTN_OK) st = lesson_parse(out, text, len, path, err);
+    if (st == ATTN_OK) st = lesson_parse_with(out, text, len, path, models, err);
     free(text);
     return st;
 }
 
 int lesson_check(const char *text, size_t len, const char *filename, char **report, int *n_pages) {
+    return lesson_check_with(text, len, filename, NULL, report, n_pages);
+}
+
+int lesson_check_with(const char *text, size_t len, const char *filename, const lesson_model_source *models,
+                      char **report, int *n_pages) {
     parser p;
-    lesson *l = run_parser(&p, text, len, filename, true);
+    lesson *l = run_parser(&p, text, len, filename, models, true);
     if (p.nomem) lsn_add_err(&p, 1, 1, "not enough memory to check the whole lesson");
     int count = p.errs.n > 0 ? p.errs.n : p.nomem;
     attn_strbuf sb;
@@ -1133,11 +1118,9 @@ int lesson_check(const char *text, size_t len, const char *filename, char **repo
 void lesson_free(lesson *l) {
     if (!l) return;
     for (int i = 0; i < l->n_models; i++) {
-        model_free(&l->models[i]->m);
-        free(l->models[i]->path);
-        free(l->models[i]);
+        l->src->free_model(l->models[i].m);
+        free(l->models[i].key);
     }
-    free(l->models);
     lsn_arena_free(&l->mem);
     free(l);
 }
@@ -1259,17 +1242,6 @@ attn_status lesson_page_compare_trace(attn_trace *out, const lesson *l, int i, a
     attn_weights w;
     lesson_page_weights(l, i, &pg->compare.cfg, &w);
     return attn_trace_run(out, pg->sentence, strlen(pg->sentence), &pg->compare.cfg, lesson_vocab(l), &w, err);
-}
-
-attn_status lesson_page_run(model_result *out, const lesson *l, int i, const char *sentence, size_t len, int query,
-                            bool *labelled, attn_err *err) {
-    const lesson_page *pg = lesson_page_at(l, i);
-    if (!pg || !pg->model) return attn_fail(err, ATTN_ERR_RANGE, "Page %d of the lesson has no model.", i);
-    if (!sentence) {
-        sentence = pg->sentence;
-        len = strlen(sentence);
-    }
-    return model_run_view(out, pg->model, sentence, len, query, labelled, err);
 }
 
 int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref) {

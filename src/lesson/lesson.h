@@ -10,7 +10,13 @@
  * the message "file:line:column: message" (lines and columns count from 1,
  * columns in characters).
  *
- * Layer 4 (src/lesson): includes src/util, src/core and src/model. */
+ * A page may name a trained model (@model: FILE). The parser knows no model:
+ * it records the name and asks a lesson_model_source (below) to find, read
+ * and describe it; src/page is the one that does, for the app, the CLI and
+ * exports (page_lesson_load). Parsed without a source, a @model page says its
+ * model was not read.
+ *
+ * Layer 3 (src/lesson): includes src/util and src/core, nothing of src/model. */
 #ifndef ATTN_LESSON_H
 #define ATTN_LESSON_H
 
@@ -19,166 +25,7 @@
 
 #include "attn.h"
 #include "attn_err.h"
-#include "model_run.h"
-
-#define LESSON_MAX_BYTES (1u << 20) /* bytes in one lesson file */
-#define LESSON_MAX_PAGES 256
-#define LESSON_MAX_FEATURES ATTN_MAX_D_MODEL
-#define LESSON_MAX_ERRORS 100 /* lesson_check stops collecting after this many */
-#define LESSON_MAX_MEMORY (64u << 20) /* what one parsed lesson may hold; past it, an error
-                                         names the line (a window holds two, and a reload a third) */
-
-/* ---- narrative text ---------------------------------------------------- */
-
-typedef enum {
-    LESSON_PARA_TEXT, /* an ordinary paragraph: its lines joined into one */
-    LESSON_PARA_ITEM, /* one "- " list item, without the dash */
-    LESSON_PARA_CODE  /* a ``` block: lines kept verbatim, joined with '\n' */
-} lesson_para_kind;
-
-typedef enum {
-    LESSON_SPAN_EMPH, /* written *like this* */
-    LESSON_SPAN_CODE, /* written `like this` */
-    LESSON_SPAN_REF   /* written {like this}: a step or a number the page computes (lesson_ref) */
-} lesson_span_kind;
-
-/* A styled stretch of a paragraph's text, in bytes. The markers (* ` { }) and
- * escaping backslashes are already removed from the text, so a GUI draws the
- * text as it is and styles [start, start + len); a REF span's text is the
- * reference as written ("weights 它 鸟"), which a GUI replaces with what it
- * refers to (see lesson_ref). Spans never overlap and come in order; text
- * outside every span is plain. */
-typedef struct {
-    lesson_span_kind kind;
-    int start, len;
-    int ref;       /* REF: index into the page's refs */
-    int line, col; /* where it is written in the file */
-} lesson_span;
-
-
-typedef struct {
-    lesson_para_kind kind;
-    bool after_reveal;     /* written after the page's @reveal: shown once the learner has answered */
-    const char *text;      /* UTF-8, NUL-terminated, markers removed */
-    const char *code_lang; /* CODE: the word after ``` ("python", "c"), else "" */
-    int n_spans;           /* 0 for CODE */
-    const lesson_span *spans;
-    int line; /* where it starts in the file */
-} lesson_para;
-
-/* ---- directives, resolved against the page's sentence ------------------- */
-
-/* A token a page names. index is 0-based in the page's own sentence; text lets
- * a GUI find the token again after the learner edits the sentence (see
- * lesson_find_token). */
-typedef struct {
-    int index;        /* -1 when not given */
-    const char *text; /* the token's text, NULL when not given */
-} lesson_tokref;
-
-/* What a {reference} in a page's text stands for: resolved against the page's
- * sentence, and computed by whoever shows the page, on the trace it shows,
- * so the text never quotes a number the figure does not show. */
-typedef enum {
-    LESSON_REF_STEP,     /* {step scores}: the rail's number and name of a step ("3 · Scores QKᵀ") */
-    LESSON_REF_CELL,     /* {weights 它 鸟}, {scores 它 鸟 head=1}, {q 它 2}: one cell, as the figure shows it */
-    LESSON_REF_REST,     /* {rest 它 鸟 动物}: the sum of a weights row without the keys named */
-    LESSON_REF_MACS,     /* {macs scores}: the multiply-adds the core counted for a step */
-    LESSON_REF_MEAN_MAX, /* {mean-max} / {mean-max compare}: the mean of the rows' largest weights */
-    LESSON_REF_TOKENS,   /* {n}: how many tokens the sentence has */
-    LESSON_REF_TOP,      /* {top 它}: the key a row's weights are largest on (its label) */
-    LESSON_REF_RATIO,    /* {ratio 它 鸟 动物}: a row's weight on one key over its weight on another */
-    LESSON_REF_ANSWER,   /* {answer 它}: a model page's answer at a row (a word, or the token pointed to) */
-    LESSON_REF_ACCURACY  /* {accuracy}: a model page's held-out accuracy, from its training record */
-} lesson_ref_kind;
-
-#define LESSON_REF_MAX_KEYS 4 /* tokens a REST reference may leave out */
-
-typedef struct {
-    lesson_ref_kind kind;
-    int step;                 /* STEP, MACS: the attn_step */
-    int stage;                /* CELL: the matrix, an attn_stage (a model_stage on a model page) */
-    int head;                 /* CELL, REST, MEAN_MAX, TOP, RATIO: 0-based (as @predict's head=) */
-    int layer;                /* on a model page: the layer (0-based, layer=L), -1: the page's; else -1 */
-    lesson_tokref row;        /* CELL, REST, TOP, RATIO, ANSWER: the row's token */
-    lesson_tokref col;        /* CELL of a token×token stage: the column's token */
-    int col_dim;              /* CELL of the other stages: the column (0-based; for probs and logits a word's index), else -1 */
-    int n_keys;               /* REST: the tokens left out; RATIO: 2, the key over the other */
-    lesson_tokref keys[LESSON_REF_MAX_KEYS];
-    bool exact;               /* CELL, REST: 3 significant digits instead of the cells' 2 decimals */
-    bool compare;             /* MEAN_MAX: of the page's @compare view */
-    int line, column;         /* where it is written, for messages */
-} lesson_ref;
-
-typedef enum {
-    LESSON_HL_NONE,
-    LESSON_HL_TOKEN,  /* a: a token (its label, its row of X) */
-    LESSON_HL_ROW,    /* a: a query row of the n×n matrices */
-    LESSON_HL_COLUMN, /* a: a key column */
-    LESSON_HL_CELL    /* a: the row (query), b: the column (key) */
-} lesson_highlight_kind;
-
-typedef struct {
-    lesson_highlight_kind kind;
-    lesson_tokref a, b;
-} lesson_highlight;
-
-/* Predict before reveal: "which token will query attend to most, in head?"
- * answer is optional; when given, the parser checks the page's own weights
- * really make it the largest weight of the query's row. */
-typedef struct {
-    bool on;
-    lesson_tokref query;
-    int head;
-    int layer;            /* on a model page: the layer asked about (0-based), -1: the page's */
-    lesson_tokref answer; /* index -1 when the page gives none */
-} lesson_predict;
-
-typedef enum {
-    LESSON_CMP_NONE,
-    LESSON_CMP_CONFIG, /* the same page with cfg changed ("scale=off") */
-    LESSON_CMP_HEADS   /* two heads of the same run side by side */
-} lesson_compare_kind;
-
-typedef struct {
-    lesson_compare_kind kind;
-    attn_config cfg;    /* CONFIG: the page's configuration with the changes applied */
-    int head_a, head_b; /* HEADS */
-    const char *label;  /* the directive's text as written, e.g. "scale=off" */
-} lesson_compare;
-
-typedef struct {
-    const char *id; /* stable, [A-Za-z0-9_-]; pairs pages across languages */
-    const char *title;
-    int line; /* of its "=== page:" line */
-    int n_paras;
-    const lesson_para *paras;
-    int n_refs;
-    const lesson_ref *refs; /* the {references} of its paragraphs (lesson_span.ref) */
-    const char *sentence; /* the page's @sentence, else the lesson's */
-    int n_tokens;         /* tokens of sentence with the lesson's vocabulary */
-    attn_config cfg;      /* the lesson's @config with the page's on top */
-    int step;             /* attn_step (@step: 1–8 or a name), or -1 when not given */
-    lesson_highlight highlight;
-    lesson_predict predict;
-    lesson_compare compare;
-    int n_keep;          /* @features (the page's, else the lesson's): labels this page talks about, */
-    const char *const *keep; /* most important first; they stay when labels thin out */
-    bool random_weights; /* @random-weights: the page ignores the lesson's designs */
-    bool has_reveal;     /* @reveal: its paragraphs after it wait for the learner's answer */
-    double gain;         /* its gain (1 when not given) */
-    /* @model: a trained model instead of the one designed layer */
-    const char *model_name; /* the file as written, or NULL: the page shows its own layer */
-    const model *model;     /* it, read (owned by the lesson), or NULL when it was not found or not read */
-    const char *model_path; /* where it was read from, or NULL */
-    const char *model_why;  /* when model is NULL: where it was looked for, or why it could not be read */
-    int layer;              /* @layer (0-based), or -1: the model's last */
-    bool backward;          /* @backward: the backward pass on the scale, mask and softmax steps */
-    bool readout;           /* @step: readout (or 9): the model's answer after its last layer */
-    const char *train_task; /* @train TASK, else the model's task (or NULL): what the training view (F3) offers */
-} lesson_page;
-
-typedef struct lesson lesson; /* opaque */
+#include "lesson_types.h"
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -188,9 +35,13 @@ typedef struct lesson lesson; /* opaque */
  * (ATTN_ERR_PARSE; ATTN_ERR_NOMEM when memory ran out). */
 attn_status lesson_parse(lesson **out, const char *text, size_t len, const char *filename, attn_err *err);
 
-/* Reads path (at most LESSON_MAX_BYTES) and parses it; errors as above, or
- * ATTN_ERR_IO when the file cannot be read. */
-attn_status lesson_load(lesson **out, const char *path, attn_err *err);
+/* The same, with models (NULL: none; the source must outlive the lesson). */
+attn_status lesson_parse_with(lesson **out, const char *text, size_t len, const char *filename,
+                              const lesson_model_source *models, attn_err *err);
+
+/* Reads path (at most LESSON_MAX_BYTES) and parses it with models (may be
+ * NULL); errors as above, or ATTN_ERR_IO when the file cannot be read. */
+attn_status lesson_load(lesson **out, const char *path, const lesson_model_source *models, attn_err *err);
 
 /* Checks a lesson and collects every error (up to LESSON_MAX_ERRORS), in file
  * order. Returns the number of errors listed (0: valid). *report gets a
@@ -199,6 +50,10 @@ attn_status lesson_load(lesson **out, const char *path, attn_err *err);
  * where — or NULL when there is none (or memory ran out: the count is still
  * right). *n_pages (may be NULL) gets the page count of a valid lesson, else 0. */
 int lesson_check(const char *text, size_t len, const char *filename, char **report, int *n_pages);
+
+/* The same with models (may be NULL): a model that cannot be read is an error. */
+int lesson_check_with(const char *text, size_t len, const char *filename, const lesson_model_source *models,
+                      char **report, int *n_pages);
 
 /* Frees l and everything it owns. NULL is a no-op. */
 void lesson_free(lesson *l);
@@ -244,13 +99,6 @@ attn_status lesson_page_trace(attn_trace *out, const lesson *l, int i, const cha
 /* Runs page i's @compare view (its settings with the @compare's changes),
  * as lesson_page_trace; ATTN_ERR_RANGE when the page compares no settings. */
 attn_status lesson_page_compare_trace(attn_trace *out, const lesson *l, int i, attn_err *err);
-
-/* Runs page i's model on its sentence (or sentence/len when not NULL) with
- * the targets a view shows (model_run_view; query < 0: the pronoun, else
- * the first token). ATTN_ERR_RANGE when the page has no model (or it was
- * not found). */
-attn_status lesson_page_run(model_result *out, const lesson *l, int i, const char *sentence, size_t len, int query,
-                            bool *labelled, attn_err *err);
 
 /* The layer a page's model shows: pg->layer, or the model's last. */
 int lesson_page_layer(const lesson_page *pg);

@@ -1,6 +1,7 @@
 /* lesson_internal.h — what the two halves of the lesson parser share: the
  * lesson as stored, the parser's state and small helpers. Only for
- * src/core/lesson*.c; lesson.h is the public API.
+ * src/lesson/lesson*.c; lesson.h is the public API (it includes lesson_types.h,
+ * not this file, and this file not lesson.h: no circle).
  *
  * lesson_read.c: pass 1, the file's lines into pages, paragraphs, blocks and
  * raw directives. lesson.c: pass 2, the directives interpreted per page, and
@@ -12,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "lesson.h"
+#include "lesson_types.h"
 #include "sha256.h"
 #include "strbuf.h"
 
@@ -127,11 +128,13 @@ struct lesson {
     int *word_order;        /* attn_words_sort's index of word_ptrs */
     attn_vocab vocab;
     const char *dir;        /* the folder of the lesson's file: @model is found from here */
-    struct lesson_model {   /* the models its pages read, each once, each malloc'd on its own: */
-        char *path;         /* pages keep pointers to m, so a slot never moves (model_free) */
-        model m;
-    } **models;
+    const lesson_model_source *src; /* reads the models pages name, or NULL */
+    struct lesson_model_slot { /* the models its pages read, each file once (by its canonical key) */
+        char *key;
+        lesson_model *m;   /* pages point to it; freed with src->free_model */
+    } *models;
     int n_models, cap_models;
+    size_t model_bytes;     /* what they hold: counts against LESSON_MAX_MEMORY */
 };
 
 /* ---- errors --------------------------------------------------------------- */

@@ -286,6 +286,8 @@ static size_t find_close(const char *s, size_t n, size_t i, char mark) {
  * become spans (each opens and closes on the same line). */
 static void inline_line(parser *p, const char *s, size_t n) {
     size_t plain = 0; // start of the pending plain run
+    const char *counted = p->ln; // the spans' columns, counted on from the last one: linear in the line
+    int col = 1;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\\' && i + 1 < n) {
             i++;
@@ -322,7 +324,9 @@ static void inline_line(parser *p, const char *s, size_t n) {
         if (mark == '`') attn_sb_append(&p->para, s + i + 1, j - i - 1);
         else append_unescaped(p, s + i + 1, j - i - 1);
         lesson_span_kind kind = mark == '*' ? LESSON_SPAN_EMPH : mark == '`' ? LESSON_SPAN_CODE : LESSON_SPAN_REF;
-        add_span(p, kind, start, p->para.len - start, col_at(p, s + i + 1));
+        col += lsn_count_chars(counted, s + i + 1);
+        counted = s + i + 1;
+        add_span(p, kind, start, p->para.len - start, col);
         plain = j + 1;
         i = j;
     }

@@ -44,6 +44,7 @@ static attn_status resolve_targets(model_result *r, const model *m, const model_
 static attn_status layer_trace(model_result *r, const model *m, int l, const char *sentence, size_t len,
                                attn_err *err) {
     attn_config c;
+    memset(&c, 0, sizeof c); // padding too: the trace copies it, and exports hash the configuration's bytes
     model_attn_config(&c, &m->cfg);
     attn_weights w;
     memset(&w, 0, sizeof w);

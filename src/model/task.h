@@ -17,60 +17,7 @@
 
 #include <stdbool.h>
 
-#include "model.h"
-
-/* Training hyperparameters (the --train flags). */
-typedef struct {
-    int steps;           /* optimiser steps, --train-steps */
-    int batch;           /* examples per step, --batch */
-    double lr;           /* AdamW learning rate, --lr */
-    double weight_decay; /* AdamW decoupled weight decay, --weight-decay */
-    uint32_t seed;       /* initial weights and example order, --seed */
-} task_train_opts;
-
-/* One target row of an example: both answers, so either objective can train. */
-typedef struct {
-    int row; /* the position whose answer this is */
-    int pos; /* the pointer answer: a position of the sentence */
-    int tok; /* the token answer: a vocabulary index */
-} task_target;
-
-typedef struct {
-    int n;            /* tokens */
-    int first_id;     /* its first token in task_dataset.ids */
-    int first_target; /* its first target in task_dataset.targets */
-    int n_targets;    /* target rows */
-    int text;         /* offset of its sentence in task_dataset.text */
-} task_example;
-
-struct task_info;
-
-typedef struct {
-    const struct task_info *task; /* the task it was made for */
-    int n_train;                  /* training examples: ex[0 … n_train) */
-    int n_heldout;                /* held-out examples: ex[n_train … n_train + n_heldout) */
-    task_example *ex;             /* every example (owned) */
-    int *ids;                     /* every example's vocabulary indices (owned) */
-    task_target *targets;         /* every example's targets (owned) */
-    char *text;                   /* every example's sentence, NUL-terminated, one after another (owned) */
-    int max_len;                  /* the longest example, in tokens */
-} task_dataset;
-
-typedef struct task_info {
-    const char *name;           /* "referent-zh", as --train spells it */
-    const char *summary;        /* what it teaches, one line */
-    const char *lengths;        /* its sentences' lengths, for --tasks */
-    const char *format;         /* an example and its target rows, for --tasks */
-    const char *probe;          /* the sentence a model of it shows by default */
-    int vocab_count;            /* words */
-    const char *const *vocab;   /* the vocabulary, in E's row order (static) */
-    model_config cfg;           /* the default configuration (max_len: the dataset's) */
-    task_train_opts train;      /* the default training */
-    double asserted_accuracy;   /* the held-out accuracy its test asserts after the default training */
-    bool referent;              /* a referent task: one target row, the pronoun */
-    attn_status (*generate)(task_dataset *d, const struct task_info *t, attn_err *err); /* the generator */
-    task_train_opts train_other; /* the default training with the other objective (steps 0: train's) */
-} task_info;
+#include "task_info.h"
 
 /* The tasks, in --tasks order; NULL when i is out of range. */
 int task_count(void);
@@ -87,7 +34,8 @@ const task_train_opts *task_default_training(const task_info *t, model_objective
  * is "the"), or -1. */
 int task_word_id(const task_info *t, const char *word);
 
-/* "referent-zh, referent-en, reverse, sort, induction": for messages. */
+/* "referent-zh, referent-en, reverse, sort, induction": the table's names in
+ * its order, for messages (static; made from the table). */
 const char *task_names(void);
 
 /* Makes t's dataset into *d (free with task_dataset_free). Errors: memory,
@@ -107,14 +55,6 @@ const task_target *task_example_targets(const task_dataset *d, int i);
  * (a causal mask with a referent task: the predicate comes after the pronoun;
  * induction without the causal mask: the next letter would be in view). */
 attn_status task_check_config(const task_info *t, const model_config *c, attn_err *err);
-
-/* The sentences of the lessons that a referent task must get right (and never
- * trains on): count sentences, each with the referent it must point to. */
-typedef struct {
-    const char *sentence; /* UTF-8 */
-    const char *pronoun;  /* 它 / it */
-    const char *referent; /* 鸟 / 动物 / animal / street */
-} task_lesson_sentence;
 
 /* The lesson sentences of t (0 for tasks that have none). */
 int task_lesson_sentences(const task_info *t, const task_lesson_sentence **out);

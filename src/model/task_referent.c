@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "hash.h"
-#include "task_internal.h"
+#include "task_part.h"
+#include "task_referent.h"
 
 enum { /* what a noun is or can do */
     ANIMAL = 1 << 0,    /* takes the classifier 只 / can be a subject */
@@ -187,7 +188,7 @@ static bool lesson_pair(const referent_lang *lg, int tmpl, int a, int b) {
     return pair && (lg->lesson_tmpl < 0 || lg->lesson_tmpl == tmpl);
 }
 
-attn_status task_referent_generate(task_dataset *d, const task_info *t, attn_err *err) {
+static attn_status task_referent_generate(task_dataset *d, const task_info *t, attn_err *err) {
     const referent_lang *lg = lang_of(t);
     task_part train = {0}, held = {0};
     attn_status st = ATTN_OK;
@@ -199,7 +200,7 @@ attn_status task_referent_generate(task_dataset *d, const task_info *t, attn_err
                     const char *w[MAX_WORDS + 8];
                     int ids[MAX_WORDS + 8], pa = 0, pb = 0, pron = 0;
                     int n = fill_words(lg, &lg->tmpls[tm], a, b, p, w, &pa, &pb, &pron);
-                    for (int i = 0; i < n; i++) ids[i] = task_word_id(t, w[i]);
+                    for (int i = 0; i < n; i++) ids[i] = task_part_word_id(t, w[i]);
                     char text[256];
                     join(text, sizeof text, w, n, lg->spaced);
                     bool to_a = lg->preds[p].to_subject;
@@ -219,7 +220,7 @@ attn_status task_referent_generate(task_dataset *d, const task_info *t, attn_err
 
 static bool is_noun(const referent_lang *lg, const task_info *t, int id) {
     for (int i = 0; i < lg->n_nouns; i++)
-        if (task_word_id(t, lg->nouns[i].word) == id) return true;
+        if (task_part_word_id(t, lg->nouns[i].word) == id) return true;
     return false;
 }
 
@@ -234,9 +235,9 @@ static bool match(const referent_lang *lg, const task_info *t, const sentence_te
             *(word[1] == 'A' ? &pa : &pb) = k++;
         } else if (strcmp(word, "{P}") == 0) {
             for (int j = 0; lg->preds[p].words[j]; j++, k++)
-                if (k >= n || ids[k] != task_word_id(t, lg->preds[p].words[j])) return false;
+                if (k >= n || ids[k] != task_part_word_id(t, lg->preds[p].words[j])) return false;
         } else {
-            if (k >= n || ids[k] != task_word_id(t, word)) return false;
+            if (k >= n || ids[k] != task_part_word_id(t, word)) return false;
             if (strcmp(word, lg->pronoun) == 0) pron = k;
             k++;
         }

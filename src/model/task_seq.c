@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "task_internal.h"
+#include "task_part.h"
+#include "task_seq.h"
 
 #define SEQ_LEN 8        /* reverse and sort: 8 tokens; induction: at most 8, then the same again */
 #define SEQ_TRAIN 4000   /* training sequences */
@@ -40,14 +41,14 @@ static int draw_reverse(int *ids, task_target *tg, int *count, uint64_t *counter
 
 static int draw_sort(int *ids, task_target *tg, int *count, uint64_t *counter, const task_info *t) {
     // a shuffle of 1 … 8 (Fisher–Yates); row i answers where i + 1 stands
-    for (int i = 0; i < SEQ_LEN; i++) ids[i] = task_word_id(t, digit_vocab[i + 1]);
+    for (int i = 0; i < SEQ_LEN; i++) ids[i] = task_part_word_id(t, digit_vocab[i + 1]);
     for (int i = SEQ_LEN - 1; i > 0; i--) {
         int j = task_draw(STREAM_SORT, counter, i + 1), keep = ids[i];
         ids[i] = ids[j];
         ids[j] = keep;
     }
     for (int i = 0; i < SEQ_LEN; i++) {
-        int want = task_word_id(t, digit_vocab[i + 1]), at = 0;
+        int want = task_part_word_id(t, digit_vocab[i + 1]), at = 0;
         while (ids[at] != want) at++;
         tg[i] = (task_target){i, at, want};
     }
@@ -135,7 +136,7 @@ int task_seq_label(const task_info *t, const int *ids, int n, task_target *out) 
     if (strcmp(t->name, "sort") == 0) { // a shuffle of 1 … n
         int count = 0;
         for (int i = 0; i < n; i++) {
-            int want = task_word_id(t, i + 1 < 10 ? digit_vocab[i + 1] : "?"), at = -1;
+            int want = task_part_word_id(t, i + 1 < 10 ? digit_vocab[i + 1] : "?"), at = -1;
             for (int j = 0; j < n; j++)
                 if (ids[j] == want) at = at < 0 ? j : n; // n marks a repeat
             if (at < 0 || at == n) return 0;

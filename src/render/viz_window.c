@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attn_settings.h"
 #include "viz_explain.h"
 #include "viz_internal.h"
 
@@ -86,17 +87,26 @@ static void sentence_bar(const viz_ctx *c, viz_box b) {
 
 /* ---- rail: steps and controls ---- */
 
+/* The rail's controls that show a number of the settings' table, as it writes them. */
+static const struct {
+    viz_widget widget;
+    attn_setting_id setting;
+} numeric_settings[] = {
+    {VIZ_W_HEADS, ATTN_SET_HEADS}, {VIZ_W_DK, ATTN_SET_D_K}, {VIZ_W_DMODEL, ATTN_SET_D_MODEL}, {VIZ_W_SEED, ATTN_SET_SEED},
+};
+
 static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap) {
     const attn_config *cfg = &c->s->trace->cfg;
+    for (size_t i = 0; i < sizeof numeric_settings / sizeof *numeric_settings; i++)
+        if (numeric_settings[i].widget == w) {
+            attn_setting_format(numeric_settings[i].setting, cfg, buf, cap);
+            return;
+        }
     static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
     static const viz_str cmp[VIZ_COMPARE_COUNT] = {VIZ_S_COMPARE_OFF, VIZ_S_COMPARE_SCALE, VIZ_S_COMPARE_HEADS,
                                                    VIZ_S_COMPARE_PAGE};
     static const viz_str themes[] = {VIZ_S_THEME_LIGHT, VIZ_S_THEME_DARK, VIZ_S_THEME_PRESENTER, VIZ_S_THEME_CONTRAST};
     switch (w) {
-    case VIZ_W_HEADS: snprintf(buf, cap, "%d", cfg->heads); break;
-    case VIZ_W_DK: snprintf(buf, cap, "%d", cfg->d_k); break;
-    case VIZ_W_DMODEL: snprintf(buf, cap, "%d", cfg->d_model); break;
-    case VIZ_W_SEED: snprintf(buf, cap, "%lu", (unsigned long)cfg->seed); break;
     case VIZ_W_SCALE: snprintf(buf, cap, "%s", viz_s(c, cfg->scale ? VIZ_S_ON : VIZ_S_OFF)); break;
     case VIZ_W_MASK: snprintf(buf, cap, "%s", viz_s(c, masks[cfg->mask.kind])); break;
     case VIZ_W_WINDOW:

@@ -1,9 +1,9 @@
-/* task_internal.h — what the task generators share (task.c): collecting
- * examples into a dataset and drawing reproducible random numbers. */
-#ifndef TASK_INTERNAL_H
-#define TASK_INTERNAL_H
+/* task_part.h — what the task generators share: collecting examples into a
+ * dataset, drawing reproducible random numbers, a word's index. */
+#ifndef TASK_PART_H
+#define TASK_PART_H
 
-#include "task.h"
+#include "task_info.h"
 
 #define TASK_DATA_SEED 20260101u /* the datasets' own seed: independent of --seed */
 
@@ -30,17 +30,10 @@ void task_part_free(task_part *p);
 /* A whole number in [0, range) from the dataset's PRNG stream; *counter advances. */
 int task_draw(uint32_t stream, uint64_t *counter, int range);
 
-/* The referent tasks' generator (task_referent.c). */
-attn_status task_referent_generate(task_dataset *d, const task_info *t, attn_err *err);
-
 /* Joins the train and held-out parts into d (taking their storage). */
 attn_status task_parts_join(task_dataset *d, task_part *train, task_part *heldout, attn_err *err);
 
-/* The referent tasks' labelling and lesson sentences (task_referent.c). */
-int task_referent_label(const task_info *t, const int *ids, int n, task_target *out);
-int task_referent_lessons(const task_info *t, const task_lesson_sentence **out);
-
-/* The sequence tasks' labelling (task_seq.c). */
-int task_seq_label(const task_info *t, const int *ids, int n, task_target *out);
+/* Index of word in t's vocabulary (exact, then ASCII case-insensitive), or -1. */
+int task_part_word_id(const task_info *t, const char *word);
 
 #endif
