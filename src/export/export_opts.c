@@ -190,6 +190,17 @@ void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui
     utf8_trim_partial(out); // a long file name is cut between characters
 }
 
+char *ex_join(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    char *p = malloc(la + lb + 2);
+    if (!p) return NULL;
+    memcpy(p, a, la);
+    size_t k = la;
+    if (k == 0 || p[k - 1] != '/') p[k++] = '/';
+    memcpy(p + k, b, lb + 1);
+    return p;
+}
+
 /* ---- steps and their matrices ---- */
 
 int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
@@ -211,6 +222,11 @@ int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t
         n++;
     }
     return n;
+}
+
+void export_item_refs(viz_ref_ctx *x, const export_item *it, const char *const *ui) {
+    *x = (viz_ref_ctx){.trace = it->trace, .alt = it->alt, .model = it->model, .run = it->model ? it->run : NULL,
+                       .layer = it->page ? lesson_page_layer(it->page) : it->layer, .ui = ui};
 }
 
 static export_matrix matrix(const char *name, const char *tex, const double *v, int rows, int cols, int head,

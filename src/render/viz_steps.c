@@ -469,6 +469,12 @@ static const char *title(const viz_ctx *c, char *buf, size_t cap, const char *na
     return buf;
 }
 
+bool viz_step_has_grad(const viz_ctx *c) {
+    const viz_scene *s = c->s;
+    return s->model && s->backward && !s->readout && s->run->n_targets > 0 &&
+           (s->step == ATTN_STEP_SCALE || s->step == ATTN_STEP_MASK || s->step == ATTN_STEP_SOFTMAX);
+}
+
 /* How the window lays each step out; what a step shows is the step table's
  * (attn_steps.c). */
 static const struct {
