@@ -111,7 +111,7 @@ int attn_stage_from_name_n(const char *name, size_t len); /* the same, for len b
 /* true for stages that exist once per head (q, k, v, scores ... z). */
 bool attn_stage_per_head(attn_stage s);
 
-/* ---- steps and matrices (one table each, attn_config.c) ----------------- */
+/* ---- steps and matrices (one table each: attn_steps.c, attn_config.c) -- */
 
 /* The stage step s computes: its result matrix (X, Q, S, S/√dₖ, masked, A, Z,
  * output). */

@@ -158,52 +158,7 @@ bool attn_stage_per_head(attn_stage s) {
     return s >= ATTN_ST_Q && s <= ATTN_ST_Z;
 }
 
-/* ---- steps and matrices -------------------------------------------------- */
-
-static const struct {
-    attn_stage result;     /* what the step shows as its result */
-    attn_stage last;       /* the stages it computes end here (QKV: V, multi-head: output) */
-    const char *name, *slug;
-} steps[ATTN_STEP_COUNT] = {
-    [ATTN_STEP_EMBED] = {ATTN_ST_X, ATTN_ST_X, "tokens", "embeddings"},
-    [ATTN_STEP_QKV] = {ATTN_ST_Q, ATTN_ST_V, "qkv", "qkv"},
-    [ATTN_STEP_SCORES] = {ATTN_ST_SCORES, ATTN_ST_SCORES, "scores", "scores"},
-    [ATTN_STEP_SCALE] = {ATTN_ST_SCALED, ATTN_ST_SCALED, "scale", "scale"},
-    [ATTN_STEP_MASK] = {ATTN_ST_MASKED, ATTN_ST_MASKED, "mask", "mask"},
-    [ATTN_STEP_SOFTMAX] = {ATTN_ST_WEIGHTS, ATTN_ST_WEIGHTS, "softmax", "softmax"},
-    [ATTN_STEP_WEIGHTED] = {ATTN_ST_Z, ATTN_ST_Z, "sum", "weighted-sum"},
-    [ATTN_STEP_MULTIHEAD] = {ATTN_ST_OUTPUT, ATTN_ST_OUTPUT, "heads", "multi-head"},
-};
-
-static bool step_ok(attn_step s) {
-    return (int)s >= 0 && s < ATTN_STEP_COUNT;
-}
-
-attn_stage attn_step_result(attn_step s) {
-    return step_ok(s) ? steps[s].result : ATTN_ST_X;
-}
-
-long long attn_step_macs(const attn_trace *t, attn_step s) {
-    if (!step_ok(s)) return 0;
-    int first = s == 0 ? 0 : (int)steps[s - 1].last + 1;
-    long long n = 0;
-    for (int k = first; k <= (int)steps[s].last; k++) n += t->macs[k];
-    return n;
-}
-
-const char *attn_step_name(attn_step s) {
-    return step_ok(s) ? steps[s].name : "";
-}
-
-const char *attn_step_slug(attn_step s) {
-    return step_ok(s) ? steps[s].slug : "";
-}
-
-int attn_step_from_name(const char *name, size_t len) {
-    for (int s = 0; s < ATTN_STEP_COUNT; s++)
-        if (strlen(steps[s].name) == len && memcmp(name, steps[s].name, len) == 0) return s;
-    return -1;
-}
+/* ---- matrices (the steps are attn_steps.c's) ---------------------------- */
 
 static const char *const matrix_names[ATTN_MAT_COUNT] = {
     [ATTN_MAT_W_Q] = "W_Q", [ATTN_MAT_W_K] = "W_K", [ATTN_MAT_W_V] = "W_V", [ATTN_MAT_W_O] = "W_O",

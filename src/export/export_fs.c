@@ -19,17 +19,6 @@
 
 int export_test_fail_at_file;
 
-char *ex_join(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    char *p = malloc(la + lb + 2);
-    if (!p) return NULL;
-    memcpy(p, a, la);
-    size_t k = la;
-    if (k == 0 || p[k - 1] != '/') p[k++] = '/';
-    memcpy(p + k, b, lb + 1);
-    return p;
-}
-
 static attn_status nomem(attn_err *err) {
     return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
 }

@@ -10,7 +10,7 @@
 #define EX_MANIFEST ".attnviz-export.json"     /* in DIR: what exports wrote there */
 #define EX_STAGING_PREFIX ".attnviz-staging-" /* + PID-XXXXXX: a batch being written */
 
-/* ---- numbers and text (export.c) ---- */
+/* ---- numbers, text and paths (export_opts.c) ---- */
 
 /* Appends v rounded to 2 decimals with '.', trailing zeros dropped ("1.5",
  * "-0.25", "12"), whatever the locale; from 1e15 on its shortest exact form
@@ -27,6 +27,9 @@ void ex_item_config_text(attn_strbuf *b, const export_item *it);
 
 /* The UI string id in lang (never NULL). */
 const char *ex_str(const viz_strings *ui, viz_lang lang, viz_str id);
+
+/* "a/b": a and b joined by one '/' (malloc'd; NULL when out of memory). */
+char *ex_join(const char *a, const char *b);
 
 /* Cuts s back to whole UTF-8 characters (after a truncating snprintf). */
 void ex_utf8_trim(char *s);
@@ -130,8 +133,6 @@ attn_status ex_sha256_file(const char *path, char hex[ATTN_SHA256_HEX], attn_err
 
 /* ---- files (export_fs.c) ---- */
 
-/* "a/b": a and b joined by one '/' (malloc'd; NULL when out of memory). */
-char *ex_join(const char *a, const char *b);
 
 /* A staged batch: a hidden folder inside dir and the names written there. */
 typedef struct {

@@ -44,11 +44,6 @@ static void md_spans(attn_strbuf *b, const lesson_page *pg, const lesson_para *p
     md_plain(b, p->text + at, len - at, at == 0);
 }
 
-void export_item_refs(viz_ref_ctx *x, const export_item *it, const char *const *ui) {
-    *x = (viz_ref_ctx){.trace = it->trace, .alt = it->alt, .model = it->model, .run = it->model ? it->run : NULL,
-                       .layer = it->page ? lesson_page_layer(it->page) : it->layer, .ui = ui};
-}
-
 char *export_lesson_text(const lesson_page *pg, bool after_reveal, const viz_ref_ctx *x) {
     attn_strbuf b;
     attn_sb_init(&b);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_steps.h"
 #include "export_internal.h"
 #include "numparse.h"
 #include "utf8.h"
@@ -189,6 +190,17 @@ void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui
     utf8_trim_partial(out); // a long file name is cut between characters
 }
 
+char *ex_join(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    char *p = malloc(la + lb + 2);
+    if (!p) return NULL;
+    memcpy(p, a, la);
+    size_t k = la;
+    if (k == 0 || p[k - 1] != '/') p[k++] = '/';
+    memcpy(p + k, b, lb + 1);
+    return p;
+}
+
 /* ---- steps and their matrices ---- */
 
 int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
@@ -210,6 +222,11 @@ int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t
         n++;
     }
     return n;
+}
+
+void export_item_refs(viz_ref_ctx *x, const export_item *it, const char *const *ui) {
+    *x = (viz_ref_ctx){.trace = it->trace, .alt = it->alt, .model = it->model, .run = it->model ? it->run : NULL,
+                       .layer = it->page ? lesson_page_layer(it->page) : it->layer, .ui = ui};
 }
 
 static export_matrix matrix(const char *name, const char *tex, const double *v, int rows, int cols, int head,
@@ -300,65 +317,32 @@ int export_item_matrices(const export_item *it, int head, export_matrix *out, in
     return n;
 }
 
-/* The per-head matrices of step for head h, appended at out[n]; returns the new n. */
-static int head_matrices(const attn_trace *t, attn_step step, int h, export_matrix *out, int n, int cap) {
-    const attn_head *hd = &t->head[h];
-    int nt = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k;
-    const export_axis T = EXPORT_AXIS_TOKENS, D = EXPORT_AXIS_DIMS;
-    export_matrix m[6];
-    int k = 0;
-    switch (step) {
-    case ATTN_STEP_QKV:
-        m[k++] = matrix("W_Q", "W_Q", hd->w_q, dm, dk, h, D, D);
-        m[k++] = matrix("W_K", "W_K", hd->w_k, dm, dk, h, D, D);
-        m[k++] = matrix("W_V", "W_V", hd->w_v, dm, dk, h, D, D);
-        m[k++] = matrix("Q", "Q", hd->q, nt, dk, h, T, D);
-        m[k++] = matrix("K", "K", hd->k, nt, dk, h, T, D);
-        m[k++] = matrix("V", "V", hd->v, nt, dk, h, T, D);
-        break;
-    case ATTN_STEP_SCORES:
-        m[k++] = matrix("Q", "Q", hd->q, nt, dk, h, T, D);
-        m[k++] = matrix("K", "K", hd->k, nt, dk, h, T, D);
-        m[k++] = matrix("S", "S", hd->scores, nt, nt, h, T, T);
-        break;
-    case ATTN_STEP_SCALE:
-        m[k++] = matrix("S", "S", hd->scores, nt, nt, h, T, T);
-        m[k++] = matrix("S_scaled", "S'", hd->scaled, nt, nt, h, T, T);
-        break;
-    case ATTN_STEP_MASK:
-        m[k++] = matrix("S_scaled", "S'", hd->scaled, nt, nt, h, T, T);
-        m[k++] = matrix("S_masked", "\\tilde{S}", hd->masked, nt, nt, h, T, T);
-        break;
-    case ATTN_STEP_SOFTMAX:
-        m[k++] = matrix("A", "A", hd->weights, nt, nt, h, T, T);
-        break;
-    case ATTN_STEP_WEIGHTED:
-        m[k++] = matrix("A", "A", hd->weights, nt, nt, h, T, T);
-        m[k++] = matrix("V", "V", hd->v, nt, dk, h, T, D);
-        m[k++] = matrix("Z", "Z", hd->z, nt, dk, h, T, D);
-        break;
-    default:
-        break;
-    }
-    for (int i = 0; i < k && n < cap; i++) out[n++] = m[i];
-    return n;
+static export_axis axis(attn_axis a) {
+    return a == ATTN_AXIS_TOKENS ? EXPORT_AXIS_TOKENS : a == ATTN_AXIS_CONCAT ? EXPORT_AXIS_CONCAT : EXPORT_AXIS_DIMS;
+}
+
+/* The step table's matrix m of t for head h (-1: a whole-layer one). */
+static export_matrix step_matrix(const attn_trace *t, attn_step_matrix m, int h) {
+    int rows, cols;
+    const double *v = attn_step_matrix_values(t, m, h < 0 ? 0 : h, &rows, &cols);
+    attn_axis ra, ca;
+    attn_step_matrix_axes(m, &ra, &ca);
+    export_matrix out = matrix(attn_step_matrix_file(m), attn_step_matrix_tex(m), v, rows, cols, h, axis(ra), axis(ca));
+    out.features = m == ATTN_SM_X; // X's columns are its features
+    return out;
 }
 
 int export_step_matrices(const attn_trace *t, attn_step step, int head, export_matrix *out, int cap) {
-    int n = 0, nt = t->n, dm = t->cfg.d_model, hk = t->cfg.heads * t->cfg.d_k;
-    if (step == ATTN_STEP_EMBED && cap > 0) {
-        out[n] = matrix("X", "X", t->x, nt, dm, -1, EXPORT_AXIS_TOKENS, EXPORT_AXIS_DIMS);
-        out[n++].features = true;
-    } else if (step == ATTN_STEP_MULTIHEAD) {
-        export_matrix m[3] = {
-            matrix("concat", "\\operatorname{concat}(Z)", t->concat, nt, hk, -1, EXPORT_AXIS_TOKENS, EXPORT_AXIS_CONCAT),
-            matrix("W_O", "W_O", t->w_o, hk, dm, -1, EXPORT_AXIS_CONCAT, EXPORT_AXIS_DIMS),
-            matrix("out", "\\mathrm{out}", t->output, nt, dm, -1, EXPORT_AXIS_TOKENS, EXPORT_AXIS_DIMS)};
-        for (int i = 0; i < 3 && n < cap; i++) out[n++] = m[i];
-    } else {
-        int h0 = head < 0 ? 0 : head, h1 = head < 0 ? t->cfg.heads : head + 1;
-        for (int h = h0; h < h1 && h < t->cfg.heads; h++) n = head_matrices(t, step, h, out, n, cap);
-    }
+    const attn_step_info *info = attn_step_get(step);
+    int n = 0, shown = info ? info->operands + info->results : 0;
+    int h0 = head < 0 ? 0 : head, h1 = head < 0 ? t->cfg.heads : head + 1;
+    for (int i = 0; i < shown && n < cap; i++) // the whole-layer matrices, then each head's
+        if (!(info->shown[i].show & ATTN_SHOW_WINDOW_ONLY) && !attn_step_matrix_per_head(info->shown[i].m))
+            out[n++] = step_matrix(t, info->shown[i].m, -1);
+    for (int h = h0; h < h1 && h < t->cfg.heads; h++)
+        for (int i = 0; i < shown && n < cap; i++)
+            if (!(info->shown[i].show & ATTN_SHOW_WINDOW_ONLY) && attn_step_matrix_per_head(info->shown[i].m))
+                out[n++] = step_matrix(t, info->shown[i].m, h);
     return n;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_steps.h"
 #include "export_internal.h"
 
 /* Math signs the step names and equations use: typeset in math mode, so
@@ -88,45 +89,51 @@ static void shapes(attn_strbuf *b, int r1, int c1, int r2, int c2) {
     attn_sb_printf(b, "\\qquad (%d\\times %d)(%d\\times %d) \\to %d\\times %d", r1, c1, r2, c2, r1, c2);
 }
 
-/* The step's equation in LaTeX, with its shapes. */
+/* The TeX symbol of a matrix of the step table ("S'", "\\tilde{S}"). */
+#define TEX(id) attn_step_matrix_tex(ATTN_SM_##id)
+
+/* The step's equation in LaTeX, with its shapes; the symbols are the step
+ * table's (attn_steps.def). */
 static void equation(attn_strbuf *b, const attn_trace *t, attn_step step) {
     int n = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k, hk = t->cfg.heads * dk;
     const char *bias = t->cfg.bias ? " + b" : "";
     char mask[32];
     switch (step) {
     case ATTN_STEP_EMBED:
-        attn_sb_printf(b, "%s \\qquad %d\\times %d", t->cfg.pos_enc && !t->x_given ? "X = E + PE" : "X", n, dm);
+        attn_sb_printf(b, "%s%s \\qquad %d\\times %d", TEX(X), t->cfg.pos_enc && !t->x_given ? " = E + PE" : "", n, dm);
         break;
     case ATTN_STEP_QKV:
-        attn_sb_printf(b, "Q = X W_Q%s_Q,\\; K = X W_K%s_K,\\; V = X W_V%s_V", bias, bias, bias);
+        attn_sb_printf(b, "%s = %s %s%s_Q,\\; %s = %s %s%s_K,\\; %s = %s %s%s_V", TEX(Q), TEX(X), TEX(W_Q), bias, TEX(K),
+                       TEX(X), TEX(W_K), bias, TEX(V), TEX(X), TEX(W_V), bias);
         shapes(b, n, dm, dm, dk);
         break;
     case ATTN_STEP_SCORES:
-        attn_sb_puts(b, "S = Q K^{\\top}");
+        attn_sb_printf(b, "%s = %s %s^{\\top}", TEX(S), TEX(Q), TEX(K));
         shapes(b, n, dk, dk, n);
         break;
     case ATTN_STEP_SCALE:
-        if (t->cfg.scale) attn_sb_printf(b, "S' = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{\\sqrt{%d}}", dk);
-        else attn_sb_puts(b, "S' = S \\quad \\text{(scaling off)}");
+        if (t->cfg.scale)
+            attn_sb_printf(b, "%s = \\frac{%s}{\\sqrt{d_k}} = \\frac{%s}{\\sqrt{%d}}", TEX(S_SCALED), TEX(S), TEX(S), dk);
+        else attn_sb_printf(b, "%s = %s \\quad \\text{(scaling off)}", TEX(S_SCALED), TEX(S));
         attn_sb_printf(b, " \\qquad %d\\times %d", n, n);
         break;
     case ATTN_STEP_MASK:
-        attn_sb_puts(b, "\\tilde{S}_{ij} = \\begin{cases} S'_{ij} & \\text{if query } i \\text{ may see key } j\\\\"
-                        " -\\infty & \\text{otherwise} \\end{cases}");
+        attn_sb_printf(b, "%s_{ij} = \\begin{cases} %s_{ij} & \\text{if query } i \\text{ may see key } j\\\\"
+                          " -\\infty & \\text{otherwise} \\end{cases}", TEX(S_MASKED), TEX(S_SCALED));
         attn_mask_format(mask, sizeof mask, t->cfg.mask);
         attn_sb_printf(b, " \\qquad \\text{mask: %s} \\qquad %d\\times %d", mask, n, n);
         break;
     case ATTN_STEP_SOFTMAX:
-        attn_sb_puts(b, "A_{ij} = \\frac{e^{\\tilde{S}_{ij}}}{\\sum_{k} e^{\\tilde{S}_{ik}}}");
+        attn_sb_printf(b, "%s_{ij} = \\frac{e^{%s_{ij}}}{\\sum_{k} e^{%s_{ik}}}", TEX(A), TEX(S_MASKED), TEX(S_MASKED));
         attn_sb_printf(b, " \\qquad %d\\times %d", n, n);
         break;
     case ATTN_STEP_WEIGHTED:
-        attn_sb_puts(b, "Z = A V");
+        attn_sb_printf(b, "%s = %s %s", TEX(Z), TEX(A), TEX(V));
         shapes(b, n, n, n, dk);
         break;
     case ATTN_STEP_MULTIHEAD:
-        attn_sb_printf(b, "\\mathrm{out} = \\operatorname{concat}(Z_1, \\dots, Z_{%d})\\, W_O%s", t->cfg.heads,
-                       t->cfg.bias ? " + b_O" : "");
+        attn_sb_printf(b, "%s = \\operatorname{concat}(%s_1, \\dots, %s_{%d})\\, %s%s", TEX(OUT), TEX(Z), TEX(Z),
+                       t->cfg.heads, TEX(W_O), t->cfg.bias ? " + b_O" : "");
         shapes(b, n, hk, hk, dm);
         break;
     case ATTN_STEP_COUNT:

@@ -104,8 +104,6 @@ void viz_draw_readout(const viz_ctx *c, viz_box b);
 void viz_readout_equation(const viz_ctx *c, char *out, size_t cap);
 /* The backward pass's target as the view says it ("… target 鸟 (the task's own answer)"). */
 void viz_backward_caption(const viz_ctx *c, char *out, size_t cap);
-/* true when the step shows a gradient (backward on, steps 4–6, a run with targets). */
-bool viz_step_has_grad(const viz_ctx *c);
 /* The gradient the step shows for head, and its ±range (largest |value|). */
 const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int *stage, double *range);
 
@@ -127,6 +125,8 @@ void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 int viz_subtitle_lines(const viz_ctx *c, const char *s, float w);
 /* The cell size the step's matrices get in b (with a subtitle line). */
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head);
+/* true when the step shows a gradient (backward on, steps 4–6, a run with targets). */
+bool viz_step_has_grad(const viz_ctx *c);
 /* One matrix fitted into b, centred (the canvas's zoom and pan apply). */
 void viz_draw_single(const viz_ctx *c, viz_box b, viz_mat *m);
 /* The ±range the step's signed matrices need for head of t. */

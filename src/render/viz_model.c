@@ -133,12 +133,6 @@ void viz_draw_readout(const viz_ctx *c, viz_box b) {
 
 /* ---- the backward pass ---- */
 
-bool viz_step_has_grad(const viz_ctx *c) {
-    const viz_scene *s = c->s;
-    return s->model && s->backward && !s->readout && s->run->n_targets > 0 &&
-           (s->step == ATTN_STEP_SCALE || s->step == ATTN_STEP_MASK || s->step == ATTN_STEP_SOFTMAX);
-}
-
 const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int *stage, double *range) {
     int rows, cols;
     *stage = c->s->step == ATTN_STEP_SOFTMAX ? MODEL_ST_D_WEIGHTS : MODEL_ST_D_SCALED;

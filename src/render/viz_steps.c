@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_steps.h"
 #include "viz_internal.h"
 
 #define MAX_BLOCKS 3
@@ -468,161 +469,195 @@ static const char *title(const viz_ctx *c, char *buf, size_t cap, const char *na
     return buf;
 }
 
-/* Fills p with the matrices of step s for head h of t (mats is storage). */
-static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int h) {
-    const attn_head *hd = &t->head[h];
-    int dm = t->cfg.d_model, dk = t->cfg.d_k, hk = t->cfg.heads * dk;
-    viz_labels xcols = c->s->feature_names && dm <= 64 ? VIZ_LABEL_FEATURES : VIZ_LABEL_DIMS;
-    bool hide = c->s->hide_weights;
+bool viz_step_has_grad(const viz_ctx *c) {
+    const viz_scene *s = c->s;
+    return s->model && s->backward && !s->readout && s->run->n_targets > 0 &&
+           (s->step == ATTN_STEP_SCALE || s->step == ATTN_STEP_MASK || s->step == ATTN_STEP_SOFTMAX);
+}
+
+/* How the window lays each step out; what a step shows is the step table's
+ * (attn_steps.c). */
+static const struct {
+    bool product;               /* left · top[k] = res[k]: the first operand left, the others above the results */
+    bool labels_beside;         /* a row's operand has the result's rows and columns: with values, labelled beside it */
+    bool bare_result_rows;      /* a row's result has its operands' rows (Z = A·V): unlabelled */
+    const char *op[MAX_BLOCKS]; /* a row's operator before block k */
+} layouts[ATTN_STEP_COUNT] = {
+    [ATTN_STEP_QKV] = {.product = true},
+    [ATTN_STEP_SCORES] = {.product = true},
+    [ATTN_STEP_SCALE] = {.labels_beside = true}, // its operator holds numbers: scale_op
+    [ATTN_STEP_MASK] = {.labels_beside = true, .op = {NULL, "→"}},
+    // side by side: V is as tall as A, so stacking it would halve every cell
+    [ATTN_STEP_WEIGHTED] = {.bare_result_rows = true, .op = {NULL, "·", "="}},
+    [ATTN_STEP_MULTIHEAD] = {.product = true},
+};
+
+/* The scale step's operator: "÷ √4 = 2", or "= (not scaled)". */
+static const char *scale_op(const viz_ctx *c, const attn_trace *t, product *p) {
+    int dk = t->cfg.d_k;
+    if (t->cfg.scale) snprintf(p->op_text, sizeof p->op_text, "÷ √%d = %.3g", dk, sqrt((double)dk));
+    else snprintf(p->op_text, sizeof p->op_text, "= (%s)", viz_s(c, VIZ_S_SCALE_OFF_LABEL));
+    return p->op_text;
+}
+
+/* The lesson's names of m's columns for head h (NULL: numbered). */
+static const char *const *column_names(const viz_ctx *c, const attn_trace *t, attn_step_matrix m, int h,
+                                       viz_labels xcols) {
     const viz_names *nm = &c->s->names;
-    const viz_scene *sc = c->s;
-    bool grad = viz_step_has_grad(c);
-    memset(p, 0, sizeof *p);
+    switch (m) {
+    case ATTN_SM_Q: case ATTN_SM_W_Q: return nm->qkv[0][h];
+    case ATTN_SM_K: case ATTN_SM_W_K: return nm->qkv[1][h];
+    case ATTN_SM_V: case ATTN_SM_W_V: case ATTN_SM_Z: return nm->qkv[2][h]; // Z's columns are V's, mixed
+    case ATTN_SM_W_O: // a design maps back to features
+        return nm->out ? nm->out : t->given[ATTN_MAT_W_O][0] && xcols == VIZ_LABEL_FEATURES ? c->s->feature_names : NULL;
+    default: return NULL;
+    }
+}
+
+static viz_labels axis_labels(attn_axis a, viz_labels dims) {
+    return a == ATTN_AXIS_TOKENS ? VIZ_LABEL_TOKENS : a == ATTN_AXIS_CONCAT ? VIZ_LABEL_CONCAT : dims;
+}
+
+/* The matrix sh of the step table for head h of t, titled by its screen name
+ * ("Kᵀ (head 2)") in title_buf, labelled by its axes. feeds: the stage a
+ * weight matrix feeds. */
+static viz_mat shown_mat(const viz_ctx *c, const attn_trace *t, attn_shown sh, int h, int feeds, viz_labels xcols,
+                         char *title_buf, size_t cap) {
+    attn_step_matrix m = sh.m, named = m;
+    if (m == ATTN_SM_S_SCALED && !t->cfg.scale) named = ATTN_SM_S; // the same values as S: named S
+    bool per_head = attn_step_matrix_per_head(m);
+    char name[96];
+    snprintf(name, sizeof name, "%s%s", viz_s(c, (viz_str)((sh.show & ATTN_SHOW_DEFINED ? VIZ_S_DEF_X : VIZ_S_MAT_X) + named)),
+             sh.show & ATTN_SHOW_TRANSPOSED ? "ᵀ" : "");
+    title(c, title_buf, cap, name, per_head ? h : -1);
+    int rows, cols, stage = attn_step_matrix_stage(m);
+    const double *v = attn_step_matrix_values(t, m, h, &rows, &cols);
+    attn_axis ra, ca;
+    attn_step_matrix_axes(m, &ra, &ca);
+    viz_mat out;
+    if (stage < 0) { // a weight: its rows are the matrix it multiplies' columns, labelled there
+        out = weight(v, rows, cols, feeds, per_head ? h : 0, title_buf);
+    } else {
+        out = raw(v, rows, cols, stage, per_head ? h : 0, title_buf,
+                  stage == ATTN_ST_WEIGHTS ? VIZ_MAP_WEIGHTS : VIZ_MAP_SIGNED,
+                  axis_labels(ra, m == ATTN_SM_X ? xcols : VIZ_LABEL_DIMS), axis_labels(ca, m == ATTN_SM_X ? xcols : VIZ_LABEL_DIMS));
+        if (stage == ATTN_ST_WEIGHTS) out.mask = &t->cfg.mask;
+        out.hidden = c->s->hide_weights && stage >= ATTN_ST_WEIGHTS; // the answer, while the learner predicts
+    }
+    out.col_names = column_names(c, t, m, h, xcols);
+    if (sh.show & ATTN_SHOW_TRANSPOSED) {
+        out.transposed = true;
+        out.rows = cols, out.cols = rows;
+        out.row_labels = out.col_names ? VIZ_LABEL_DIMS : VIZ_LABEL_NONE; // met by the left's columns of the same name
+        out.col_labels = axis_labels(ra, VIZ_LABEL_DIMS);
+        out.row_names = out.col_names;
+        out.col_names = NULL;
+    }
+    return out;
+}
+
+/* Lays the step table's matrices of the scene's step out in p, for head h. */
+static void lay_out_step(const viz_ctx *c, product *p, const attn_trace *t, int h, viz_labels xcols) {
+    attn_step s = c->s->step;
+    const attn_step_info *info = attn_step_get(s);
     viz_mat *mats = p->mats;
-    char (*tt)[96] = p->titles;
-    switch (c->s->step) {
-    case ATTN_STEP_EMBED:
-        mats[0] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, xcols);
-        p->res[0] = &mats[0];
-        p->blocks = 1;
-        if (sc->model && sc->layer > 0) { // a later layer reads the residual stream
-            snprintf(tt[0], sizeof tt[0], viz_s(c, VIZ_S_X_FROM_RESIDUAL), sc->layer);
-            mats[0].title = tt[0];
-        } else if (sc->model) { // X = E[token] + P: the learned embedding and the positions
-            int n = t->n;
-            bool pos = sc->model->cfg.pos != MODEL_POS_NONE;
-            mats[1] = raw(sc->run->embed, n, dm, ATTN_ST_X, 0, "E[token]", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
-            mats[2] = raw(sc->run->pos, n, dm, ATTN_ST_X, 0, "P", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
-            mats[0].row_labels = VIZ_LABEL_NONE;
-            mats[0].col_labels = VIZ_LABEL_DIMS;
-            mats[0].title = pos ? "X = E + P" : "X = E";
-            p->res[0] = &mats[1];
-            p->operand[0] = true;
-            p->res[1] = pos ? &mats[2] : &mats[0];
-            p->operand[1] = pos;
-            p->op[1] = pos ? "+" : "=";
-            if (pos) p->res[2] = &mats[0], p->op[2] = "=";
-            p->blocks = pos ? 3 : 2;
-        }
-        break;
-    case ATTN_STEP_QKV: {
-        static const char *const wn[3] = {"W_Q", "W_K", "W_V"}, *const rn[3] = {"Q", "K", "V"};
-        const double *w[3] = {hd->w_q, hd->w_k, hd->w_v};
-        mats[0] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_NONE);
-        p->left = &mats[0];
-        for (int k = 0; k < 3; k++) {
-            mats[1 + k] = weight(w[k], dm, dk, ATTN_ST_Q + k, h, title(c, tt[1 + k], sizeof tt[0], wn[k], h));
-            mats[1 + k].col_names = nm->qkv[k][h];
-            mats[4 + k] = mat(t, ATTN_ST_Q + k, h, title(c, tt[4 + k], sizeof tt[0], rn[k], h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
-            p->top[k] = &mats[1 + k];
-            p->res[k] = &mats[4 + k];
-        }
-        if (xcols == VIZ_LABEL_FEATURES) mats[1].row_labels = VIZ_LABEL_FEATURES; // W's rows are X's columns
-        p->blocks = 3;
-        break;
+    int n = info->operands + info->results, first_result = info->operands;
+    for (int i = 0; i < n; i++) {
+        int feeds = layouts[s].product && i > 0 && i < first_result ? attn_step_matrix_stage(info->shown[first_result + i - 1].m) : -1;
+        mats[i] = shown_mat(c, t, info->shown[i], h, feeds, xcols, p->titles[i], sizeof p->titles[i]);
     }
-    case ATTN_STEP_SCORES:
-        mats[0] = mat(t, ATTN_ST_Q, h, title(c, tt[0], sizeof tt[0], "Q", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
-        mats[1] = mat(t, ATTN_ST_K, h, title(c, tt[1], sizeof tt[0], "Kᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_TOKENS);
-        mats[1].transposed = true;
-        mats[1].rows = dk;
-        mats[1].cols = t->n;
-        mats[0].col_names = nm->qkv[0][h];
-        mats[1].row_names = nm->qkv[1][h]; // Kᵀ's rows are K's columns, met by Q's of the same name
-        if (nm->qkv[1][h]) mats[1].row_labels = VIZ_LABEL_DIMS;
-        mats[2] = mat(t, ATTN_ST_SCORES, h, title(c, tt[2], sizeof tt[0], "S = QKᵀ", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+    if (layouts[s].product) {
         p->left = &mats[0];
-        p->top[0] = &mats[1];
-        p->res[0] = &mats[2];
-        p->blocks = 1;
-        break;
-    case ATTN_STEP_SCALE:
-    case ATTN_STEP_MASK: {
-        bool scale = c->s->step == ATTN_STEP_SCALE;
-        mats[0] = mat(t, scale ? ATTN_ST_SCORES : ATTN_ST_SCALED, h, title(c, tt[0], sizeof tt[0], scale ? "S" : (t->cfg.scale ? "S/√dₖ" : "S"), h),
-                      VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
-        mats[1] = mat(t, scale ? ATTN_ST_SCALED : ATTN_ST_MASKED, h,
-                      title(c, tt[1], sizeof tt[0], scale ? (t->cfg.scale ? "S/√dₖ" : "S") : "mask(S)", h),
-                      VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
-        char *opbuf = p->op_text;
-        if (scale && t->cfg.scale) snprintf(opbuf, sizeof p->op_text, "÷ √%d = %.3g", dk, sqrt((double)dk));
-        else if (scale) snprintf(opbuf, sizeof p->op_text, "= (%s)", viz_s(c, VIZ_S_SCALE_OFF_LABEL));
-        else snprintf(opbuf, sizeof p->op_text, "→");
-        if (c->value_min > 0) // its rows and columns are the result's, labelled beside it
-            mats[0].row_labels = mats[0].col_labels = VIZ_LABEL_NONE;
-        p->res[0] = &mats[0];
-        p->res[1] = &mats[1];
-        p->operand[0] = true;
-        p->op[1] = opbuf;
-        p->blocks = 2;
-        if (grad) { // the step's result and beside it how the loss changes with it: two large matrices
-            mats[2] = run_mat(c, MODEL_ST_D_SCALED, h, title(c, tt[2], sizeof tt[0], "∂L/∂T", h), VIZ_MAP_SIGNED,
-                              VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
-            mats[2].own_range = true;
-            mats[2].hidden = hide;
-            mats[1].row_labels = VIZ_LABEL_TOKENS;
-            p->res[0] = &mats[1];
-            p->res[1] = &mats[2];
-            p->operand[0] = false;
-            p->op[1] = "";
+        if (info->shown[0].m == ATTN_SM_X) { // W's rows are X's columns: they carry X's features
+            mats[0].col_labels = VIZ_LABEL_NONE;
+            if (xcols == VIZ_LABEL_FEATURES) mats[1].row_labels = VIZ_LABEL_FEATURES;
         }
-        break;
+        for (int k = 0; k < info->results; k++) {
+            p->top[k] = k + 1 < first_result ? &mats[k + 1] : NULL;
+            p->res[k] = &mats[first_result + k];
+            p->res[k]->row_labels = p->res[k]->col_labels = VIZ_LABEL_NONE; // the left's rows, the top's columns
+        }
+        p->blocks = info->results;
+        return;
     }
-    case ATTN_STEP_SOFTMAX:
-        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, tt[0], sizeof tt[0], "A = softmax", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
-        mats[0].mask = &t->cfg.mask;
-        mats[0].hidden = hide;
-        p->res[0] = &mats[0];
-        p->blocks = 1;
-        if (grad) { // the backward pass takes the lines view's room
-            mats[1] = run_mat(c, MODEL_ST_D_WEIGHTS, h, title(c, tt[1], sizeof tt[0], "∂L/∂A", h), VIZ_MAP_SIGNED,
-                              VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
-            mats[1].own_range = true;
-            mats[1].hidden = hide;
-            p->res[1] = &mats[1];
-            p->op[1] = "";
-            p->blocks = 2;
-        }
-        break;
-    case ATTN_STEP_WEIGHTED: // side by side: V is as tall as A, so stacking it would halve every cell
-        mats[0] = mat(t, ATTN_ST_WEIGHTS, h, title(c, tt[0], sizeof tt[0], "A", h), VIZ_MAP_WEIGHTS, VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
-        mats[0].mask = &t->cfg.mask;
-        mats[0].hidden = hide;
-        mats[1] = mat(t, ATTN_ST_V, h, title(c, tt[1], sizeof tt[0], "V", h), VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
-        mats[2] = mat(t, ATTN_ST_Z, h, title(c, tt[2], sizeof tt[0], "Z = A·V", h), VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
-        mats[2].hidden = hide;
-        mats[1].col_names = mats[2].col_names = nm->qkv[2][h]; // Z's columns are V's, mixed
-        for (int k = 0; k < 3; k++) p->res[k] = &mats[k];
-        p->operand[0] = p->operand[1] = true;
-        p->op[1] = "·";
+    for (int k = 0; k < n; k++) {
+        p->res[k] = &mats[k];
+        p->operand[k] = k < first_result;
+        p->op[k] = layouts[s].op[k];
+        if (p->operand[k] && layouts[s].labels_beside && c->value_min > 0)
+            mats[k].row_labels = mats[k].col_labels = VIZ_LABEL_NONE; // its rows and columns are the result's
+        if (!p->operand[k] && layouts[s].bare_result_rows) mats[k].row_labels = VIZ_LABEL_NONE;
+    }
+    if (s == ATTN_STEP_SCALE) p->op[1] = scale_op(c, t, p);
+    p->blocks = n;
+}
+
+/* A model's X = E[token] + P: the learned embedding and the positions before X. */
+static void embed_sum(const viz_ctx *c, product *p, const attn_trace *t) {
+    const viz_scene *sc = c->s;
+    viz_mat *mats = p->mats;
+    int n = t->n, dm = t->cfg.d_model;
+    bool pos = sc->model->cfg.pos != MODEL_POS_NONE;
+    mats[1] = raw(sc->run->embed, n, dm, ATTN_ST_X, 0, "E[token]", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
+    mats[2] = raw(sc->run->pos, n, dm, ATTN_ST_X, 0, "P", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
+    mats[0].row_labels = VIZ_LABEL_NONE;
+    mats[0].col_labels = VIZ_LABEL_DIMS;
+    mats[0].title = pos ? "X = E + P" : "X = E";
+    p->res[0] = &mats[1];
+    p->operand[0] = true;
+    p->res[1] = pos ? &mats[2] : &mats[0];
+    p->operand[1] = pos;
+    p->op[1] = pos ? "+" : "=";
+    if (pos) p->res[2] = &mats[0], p->op[2] = "=";
+    p->blocks = pos ? 3 : 2;
+}
+
+/* The backward pass beside the step (scale, mask: the result and ∂L/∂T;
+ * softmax: A and ∂L/∂A): two large matrices, the gradient on its own range. */
+static void with_gradient(const viz_ctx *c, product *p, int h) {
+    viz_mat *mats = p->mats;
+    bool soft = c->s->step == ATTN_STEP_SOFTMAX;
+    int g = p->blocks; // after the step's matrices
+    mats[g] = run_mat(c, soft ? MODEL_ST_D_WEIGHTS : MODEL_ST_D_SCALED, h,
+                      title(c, p->titles[g], sizeof p->titles[g], soft ? "∂L/∂A" : "∂L/∂T", h), VIZ_MAP_SIGNED,
+                      VIZ_LABEL_TOKENS, VIZ_LABEL_TOKENS);
+    mats[g].own_range = true;
+    mats[g].hidden = c->s->hide_weights;
+    if (!soft) { // the result alone beside it: the operand gives up its place
+        mats[1].row_labels = VIZ_LABEL_TOKENS;
+        p->res[0] = &mats[1];
+        p->operand[0] = false;
+    }
+    p->res[1] = &mats[g];
+    p->op[1] = "";
+    p->blocks = 2;
+}
+
+/* Fills p with the matrices of the scene's step for head h of t (p->mats is
+ * storage): the step table's, and a model's own around them. */
+static void build_product(const viz_ctx *c, product *p, const attn_trace *t, int h) {
+    const viz_scene *sc = c->s;
+    viz_labels xcols = sc->feature_names && t->cfg.d_model <= 64 ? VIZ_LABEL_FEATURES : VIZ_LABEL_DIMS;
+    memset(p, 0, sizeof *p);
+    if (!attn_step_get(sc->step)) return;
+    lay_out_step(c, p, t, h, xcols);
+    if (sc->step == ATTN_STEP_EMBED && sc->model && sc->layer > 0) { // a later layer reads the residual stream
+        snprintf(p->titles[0], sizeof p->titles[0], viz_s(c, VIZ_S_X_FROM_RESIDUAL), sc->layer);
+        p->mats[0].title = p->titles[0];
+    } else if (sc->step == ATTN_STEP_EMBED && sc->model) {
+        embed_sum(c, p, t);
+    }
+    if (viz_step_has_grad(c)) with_gradient(c, p, h);
+    if (sc->step == ATTN_STEP_MULTIHEAD && sc->model) { // the residual stream: the layer adds its output to its input
+        viz_mat *mats = p->mats;
+        mats[3] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+        mats[4] = run_mat(c, MODEL_ST_RESIDUAL, 0, "X + out", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
+        mats[4].hidden = sc->hide_weights;
+        p->res[1] = &mats[3];
+        p->op[1] = "+";
+        p->res[2] = &mats[4];
         p->op[2] = "=";
         p->blocks = 3;
-        break;
-    case ATTN_STEP_MULTIHEAD:
-        mats[0] = mat(t, ATTN_ST_CONCAT, 0, "concat(Z)", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_CONCAT);
-        mats[0].hidden = hide;
-        mats[1] = weight(t->w_o, hk, dm, ATTN_ST_OUTPUT, 0, "W_O");
-        mats[1].col_names = nm->out ? nm->out : t->given[ATTN_MAT_W_O][0] && xcols == VIZ_LABEL_FEATURES
-                                                    ? c->s->feature_names : NULL; // a design maps back to features
-        mats[2] = mat(t, ATTN_ST_OUTPUT, 0, "out = concat·W_O", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
-        mats[2].hidden = hide;
-        p->left = &mats[0];
-        p->top[0] = &mats[1];
-        p->res[0] = &mats[2];
-        p->blocks = 1;
-        if (sc->model) { // the residual stream: the layer adds its output to its input
-            mats[3] = mat(t, ATTN_ST_X, 0, "X", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
-            mats[4] = run_mat(c, MODEL_ST_RESIDUAL, 0, "X + out", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_NONE);
-            mats[4].hidden = hide;
-            p->res[1] = &mats[3];
-            p->op[1] = "+";
-            p->res[2] = &mats[4];
-            p->op[2] = "=";
-            p->blocks = 3;
-        }
-        break;
-    case ATTN_STEP_COUNT:
-        break;
     }
 }
 
