@@ -459,12 +459,12 @@ static void tex_escaping(void **state) {
     attn_trace t;
     trace_of(&t, "50% & $x_1 {它}", 4, 2, 1, "causal");
     export_item it = {.trace = &t, .step = ATTN_STEP_MASK, .head = 0};
-    char *doc = export_tex_document(&it, "Mask #5");
+    char *doc = export_tex_document(&it, "Mask #5", &g_ui, VIZ_LANG_EN);
     assert_non_null(doc);
     assert_non_null(strstr(doc, "\\usepackage[UTF8]{ctex}"));
     assert_non_null(strstr(doc, "\\section*{Mask \\#5}"));
     assert_non_null(strstr(doc, "Sentence: 50\\% \\& \\$x\\_1 \\{它\\}"));
-    assert_non_null(strstr(doc, "\\begin{bmatrix}"));
+    assert_non_null(strstr(doc, "\\multicolumn{1}{c}{\\text{\\%}}")); // a column's label, escaped
     assert_non_null(strstr(doc, "-\\infty"));
     int depth = 0; // braces balance outside escapes
     for (const char *p = doc; *p; p++) {
@@ -473,10 +473,92 @@ static void tex_escaping(void **state) {
         else if (*p == '}') assert_true(--depth >= 0);
     }
     assert_int_equal(depth, 0);
-    assert_int_equal(count(doc, "\\begin{bmatrix}"), 2);
+    assert_int_equal(count(doc, "\\begin{array}"), 2);
     assert_int_equal(count(doc, "\\begin{"), count(doc, "\\end{"));
     free(doc);
     attn_trace_free(&t);
+}
+
+/* Issue 25: "Q = X W_Q_Q" (a double subscript) stopped every projection
+ * file; with biases, "+ b_Q". */
+static void tex_projection_compiles(void **state) {
+    (void)state;
+    attn_trace t;
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    export_item it = {.trace = &t, .step = ATTN_STEP_QKV, .head = 0};
+    char *doc = export_tex_document(&it, "QKV", &g_ui, VIZ_LANG_EN);
+    assert_non_null(strstr(doc, "\\[ Q = X W_Q,\\; K = X W_K,\\; V = X W_V\\qquad"));
+    assert_null(strstr(doc, "W_Q_"));
+    free(doc);
+    attn_trace_free(&t);
+    attn_config c;
+    attn_config_default(&c);
+    c.bias = true;
+    assert_int_equal(attn_trace_run(&t, "a b c", 5, &c, NULL, NULL, NULL), ATTN_OK);
+    doc = export_tex_document(&it, "QKV", &g_ui, VIZ_LANG_EN);
+    assert_non_null(strstr(doc, "\\[ Q = X W_Q + b_Q,\\; K = X W_K + b_K,\\; V = X W_V + b_V\\qquad"));
+    free(doc);
+    attn_trace_free(&t);
+}
+
+/* Issue 25: a zh document had English boilerplate. */
+static void tex_words_in_the_language(void **state) {
+    (void)state;
+    attn_trace t;
+    trace_of(&t, "它 飞", 4, 2, 1, "causal");
+    export_item it = {.trace = &t, .step = ATTN_STEP_MASK, .head = 0};
+    char *doc = export_tex_document(&it, "掩码", &g_ui, VIZ_LANG_ZH);
+    static const char *const english[] = {"Sentence:", "Tokens", "Configuration:", "otherwise", "mask:", "query"};
+    for (size_t i = 0; i < sizeof english / sizeof *english; i++)
+        if (strstr(doc, english[i])) fail_msg("the zh document says \"%s\"", english[i]);
+    assert_non_null(strstr(doc, "句子： 它 飞"));
+    assert_non_null(strstr(doc, "配置： \\texttt{"));
+    assert_non_null(strstr(doc, "\\text{若查询 $i$ 可以看到键 $j$}"));
+    assert_non_null(strstr(doc, "\\text{否则}"));
+    assert_non_null(strstr(doc, "\\text{掩码：causal}"));
+    free(doc);
+    attn_trace_free(&t);
+}
+
+/* Issue 25: a 39-column matrix ran 346 pt off the landscape page, its
+ * columns unlabelled. Now it is split into labelled blocks of columns, each
+ * estimated to fit; every column is labelled once. */
+static void tex_wide_matrix_in_labelled_blocks(void **state) {
+    (void)state;
+    char sentence[200] = "";
+    for (int i = 0; i < 39; i++) strcat(sentence, i ? " tok" : "tok"); // 39 tokens: scores are 39 × 39
+    attn_trace t;
+    trace_of(&t, sentence, 4, 2, 1, "none");
+    export_item it = {.trace = &t, .step = ATTN_STEP_SOFTMAX, .head = 0};
+    char *doc = export_tex_document(&it, "Softmax", &g_ui, VIZ_LANG_EN);
+    int blocks = count(doc, "\\begin{array}");
+    assert_true(blocks >= 2);
+    assert_non_null(strstr(doc, "columns 1–"));
+    assert_non_null(strstr(doc, "of 39\n"));
+    assert_int_equal(count(doc, "\\multicolumn{1}{c}{\\text{"), 39); // every column labelled once
+    assert_int_equal(count(doc, "\\multicolumn{1}{c}{}"), blocks); // the corner of each block
+    assert_null(strstr(doc, "\\tiny"));
+    free(doc);
+    attn_trace_free(&t);
+}
+
+/* Issue 25: each matrix also as a snippet to \input in any document: a
+ * bmatrix up to 10 columns (amsmath), an array beyond (no MaxMatrixCols). */
+static void tex_snippets(void **state) {
+    (void)state;
+    static const double v[33] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, -INFINITY};
+    export_matrix narrow = {"S", "S", v, 4, 2, 0, EXPORT_AXIS_TOKENS, EXPORT_AXIS_DIMS, false, NULL};
+    export_matrix wide = {"A", "A", v, 3, 11, 0, EXPORT_AXIS_TOKENS, EXPORT_AXIS_TOKENS, false, NULL};
+    char *a = export_tex_snippet(&narrow), *b = export_tex_snippet(&wide);
+    assert_non_null(strstr(a, "needs amsmath.\n\\begin{bmatrix}\n  1.00 & 2.00 \\\\\n"));
+    assert_non_null(strstr(a, "7.00 & 8.00\n\\end{bmatrix}\n"));
+    assert_null(strstr(a, "\\documentclass"));
+    assert_non_null(strstr(b, "no package needed.\n\\left[\\begin{array}{*{11}{r}}\n  1.00 & 2.00"));
+    assert_non_null(strstr(b, "-\\infty"));
+    assert_non_null(strstr(b, "\\end{array}\\right]\n"));
+    assert_null(strstr(b, "bmatrix"));
+    free(a);
+    free(b);
 }
 
 /* Every writer shows every value the core accepts (up to ±1e18): LaTeX had
@@ -859,7 +941,7 @@ static void failure_leaves_nothing(void **state) {
     assert_int_equal(export_parse_steps(&o.steps, "3,6", &err), ATTN_OK);
     write_file(note, "the user's own");
     if (export_sentence(&o, &t2, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    const int files = 2 + 2 + 4 + 2 + 2; // png, svg, csv, tex, handout + index
+    const int files = 2 + 2 + 4 + 2 + 4 + 2; // png, svg, csv, tex, tex snippets, handout + index
     assert_int_equal(entries(dir, NULL), files + 2); // and notes.txt, and the manifest
     size_t before_len = 0;
     char *before = slurp(old, &before_len);
@@ -1330,6 +1412,10 @@ int main(void) {
         cmocka_unit_test(svg_primitives),
         cmocka_unit_test(csv_golden_quoting),
         cmocka_unit_test(tex_escaping),
+        cmocka_unit_test(tex_projection_compiles),
+        cmocka_unit_test(tex_words_in_the_language),
+        cmocka_unit_test(tex_wide_matrix_in_labelled_blocks),
+        cmocka_unit_test(tex_snippets),
         cmocka_unit_test(every_value_shows),
         cmocka_unit_test(png_golden),
         cmocka_unit_test(png_pixel_scale_2),

@@ -153,15 +153,21 @@ static attn_status write_svg(job *j, const export_item *it, const char *name, at
     return write_text(j, name, export_svg(&j->list, j->o.width, j->o.height), err);
 }
 
-static attn_status write_csvs(job *j, const export_item *it, const char *stem, attn_err *err) {
+/* One file per matrix of the item, every head: NN-<id>-<M>[-headH].csv
+ * and, for LaTeX, .tex snippets to \input. */
+static attn_status write_matrices(job *j, const export_item *it, const char *stem, attn_err *err) {
     export_matrix ms[EXPORT_MAX_MATRICES];
     int n = export_item_matrices(it, -1, ms, EXPORT_MAX_MATRICES);
     attn_status st = ATTN_OK;
     char name[256];
     for (int i = 0; i < n && st == ATTN_OK; i++) {
-        if (ms[i].head >= 0) snprintf(name, sizeof name, "%s-%s-head%d.csv", stem, ms[i].name, ms[i].head + 1);
-        else snprintf(name, sizeof name, "%s-%s.csv", stem, ms[i].name);
-        st = write_text(j, name, export_csv(it->trace, &ms[i], it->feature_names), err);
+        if (ms[i].head >= 0) snprintf(name, sizeof name, "%s-%s-head%d", stem, ms[i].name, ms[i].head + 1);
+        else snprintf(name, sizeof name, "%s-%s", stem, ms[i].name);
+        size_t len = strlen(name);
+        snprintf(name + len, sizeof name - len, ".csv");
+        if (j->o.formats & EXPORT_CSV) st = write_text(j, name, export_csv(it->trace, &ms[i], it->feature_names), err);
+        snprintf(name + len, sizeof name - len, ".tex");
+        if (st == ATTN_OK && (j->o.formats & EXPORT_TEX)) st = write_text(j, name, export_tex_snippet(&ms[i]), err);
     }
     return st;
 }
@@ -221,10 +227,10 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     if (o->formats & EXPORT_PNG) st = write_png(j, it, name, err);
     snprintf(name, sizeof name, "%s.svg", stem);
     if (st == ATTN_OK && (o->formats & EXPORT_SVG)) st = write_svg(j, it, name, err);
-    if (st == ATTN_OK && (o->formats & EXPORT_CSV)) st = write_csvs(j, it, stem, err);
     snprintf(name, sizeof name, "%s.tex", stem);
     if (st == ATTN_OK && (o->formats & EXPORT_TEX))
-        st = write_text(j, name, export_tex_document(it, item_title(j, it)), err);
+        st = write_text(j, name, export_tex_document(it, item_title(j, it), j->ui, o->lang), err);
+    if (st == ATTN_OK && (o->formats & (EXPORT_CSV | EXPORT_TEX))) st = write_matrices(j, it, stem, err);
     if (st == ATTN_OK && (o->formats & EXPORT_HTML))
         st = ex_html_write(&j->st, &j->html, o, it, number, stem, item_title(j, it), item_text(j, it), j->ui, j->fonts,
                            err);

@@ -22,6 +22,7 @@
  *   NN-<id>.png / .svg      the figure (id: the step's slug, or a page id)
  *   NN-<id>-<M>[-headH].csv one per matrix M of the step (every head)
  *   NN-<id>.tex             a standalone LaTeX document (xelatex + ctex)
+ *   NN-<id>-<M>[-headH].tex one per matrix M, to \input in math mode (export_tex_snippet)
  *   handout.md              md: every page's title, text and figure
  *   NN-<id>.html            html: the page, its figure interactive (export_html.c)
  *   handout.html            html: every page in order
@@ -279,10 +280,21 @@ void export_tex_escape(attn_strbuf *b, const char *s);
  * shows), masked entries -\infty. */
 void export_tex_bmatrix(attn_strbuf *b, const export_matrix *m);
 
-/* A standalone document (xelatex + ctex) for the item's figure, its head:
- * the title, the sentence, the configuration, the equation and a bmatrix per
- * matrix (export_item_matrices). */
-char *export_tex_document(const export_item *it, const char *title);
+/* A standalone document (xelatex + ctex) for the item's figure, its head,
+ * in ui's words in lang (ui NULL: the strings' keys): the title, the
+ * sentence, the configuration, the equation and every matrix
+ * (export_item_matrices) with its rows and columns labelled, a wide one in
+ * blocks of columns that fit the landscape page. */
+char *export_tex_document(const export_item *it, const char *title, const viz_strings *ui, viz_lang lang);
+
+/* amsmath's bmatrix takes this many columns unless MaxMatrixCols says more. */
+#define EXPORT_TEX_BMATRIX_COLS 10
+
+/* One matrix for \input in math mode in any document (\[ S' = \input{…} \]):
+ * a bmatrix (needs amsmath) up to EXPORT_TEX_BMATRIX_COLS columns, wider
+ * \left[\begin{array}…\end{array}\right] (needs nothing), after a comment
+ * line saying which. */
+char *export_tex_snippet(const export_matrix *m);
 
 /* Test hook: when > 0, the Nth file export_run writes from now on fails as if
  * the disk were full, leaving a partial file in the staging folder (so the

@@ -17,6 +17,12 @@
  * ("1e+16"). Non-finite values append "0". */
 void ex_num(attn_strbuf *b, double v);
 
+/* Label i of axis a of m into buf: the token, the feature name (features,
+ * may be NULL), the vocabulary word, "d3", or "h2.1". What the CSV and TeX
+ * files label rows and columns with. */
+void ex_axis_label(char *buf, size_t cap, const attn_trace *t, const export_matrix *m, export_axis a, int i,
+                   const char *const *features);
+
 /* "png,svg": the --format list of the EXPORT_* bits in formats. */
 void ex_format_list(attn_strbuf *b, unsigned formats);
 

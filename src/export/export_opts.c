@@ -201,6 +201,18 @@ char *ex_join(const char *a, const char *b) {
     return p;
 }
 
+void ex_axis_label(char *buf, size_t cap, const attn_trace *t, const export_matrix *m, export_axis a, int i,
+                   const char *const *features) {
+    if (a == EXPORT_AXIS_TOKENS) attn_token_label(&t->tokens, i, 0, buf, cap);
+    else if (a == EXPORT_AXIS_CONCAT) snprintf(buf, cap, "h%d.%d", i / t->cfg.d_k + 1, i % t->cfg.d_k);
+    else if (a == EXPORT_AXIS_WORDS && m->words) snprintf(buf, cap, "%s", m->words[i]);
+    else if (m->features && features && features[i]) {
+        snprintf(buf, cap, "%s", features[i]);
+        ex_utf8_trim(buf); // a long feature name is cut between characters
+    }
+    else snprintf(buf, cap, "d%d", i);
+}
+
 /* ---- steps and their matrices ---- */
 
 int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,

@@ -72,16 +72,38 @@ static void num_fixed(attn_strbuf *b, double v) {
     attn_sb_printf(b, "%s%llu.%02u", q < 0 ? "-" : "", a / 100, (unsigned)(a % 100));
 }
 
-void export_tex_bmatrix(attn_strbuf *b, const export_matrix *m) {
-    attn_sb_puts(b, "\\begin{bmatrix}\n");
+/* The rows of m as "a & b \\ c & d", a row a line, each led by lead. */
+static void matrix_rows(attn_strbuf *b, const export_matrix *m, const char *lead) {
     for (int i = 0; i < m->rows; i++) {
         for (int j = 0; j < m->cols; j++) {
-            attn_sb_puts(b, j ? " & " : "  ");
+            attn_sb_puts(b, j ? " & " : lead);
             num_fixed(b, m->v[(size_t)i * m->cols + j]);
         }
         attn_sb_puts(b, i + 1 < m->rows ? " \\\\\n" : "\n");
     }
+}
+
+void export_tex_bmatrix(attn_strbuf *b, const export_matrix *m) {
+    attn_sb_puts(b, "\\begin{bmatrix}\n");
+    matrix_rows(b, m, "  ");
     attn_sb_puts(b, "\\end{bmatrix}");
+}
+
+char *export_tex_snippet(const export_matrix *m) {
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_printf(&b, "%% attnviz %s: %s, %d×%d, for \\input in math mode; ", ATTN_VERSION, m->name, m->rows, m->cols);
+    if (m->cols <= EXPORT_TEX_BMATRIX_COLS) { // amsmath's matrices take 10 columns unless MaxMatrixCols says more
+        attn_sb_puts(&b, "needs amsmath.\n");
+        export_tex_bmatrix(&b, m);
+    } else {
+        attn_sb_puts(&b, "no package needed.\n");
+        attn_sb_printf(&b, "\\left[\\begin{array}{*{%d}{r}}\n", m->cols);
+        matrix_rows(&b, m, "  ");
+        attn_sb_puts(&b, "\\end{array}\\right]");
+    }
+    attn_sb_puts(&b, "\n");
+    return attn_sb_take(&b);
 }
 
 /* "(a\times b)(c\times d) \to e\times f" */
@@ -89,22 +111,57 @@ static void shapes(attn_strbuf *b, int r1, int c1, int r2, int c2) {
     attn_sb_printf(b, "\\qquad (%d\\times %d)(%d\\times %d) \\to %d\\times %d", r1, c1, r2, c2, r1, c2);
 }
 
+/* The words of a document in its language (UI strings; the key when ui is NULL). */
+typedef struct {
+    const viz_strings *ui;
+    viz_lang lang;
+} words;
+
+static const char *word(const words *w, viz_str id) {
+    return ex_str(w->ui, w->lang, id);
+}
+
+/* Appends the UI string fmt escaped, each %s in it replaced by the next of
+ * args as it is (TeX). */
+static void escape_filled(attn_strbuf *b, const char *fmt, const char *const *args, int n_args) {
+    int k = 0;
+    for (const char *p = fmt; *p;) {
+        const char *q = strstr(p, "%s");
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        char *piece = strndup(p, len);
+        if (piece) export_tex_escape(b, piece);
+        free(piece);
+        if (!q) break;
+        if (k < n_args) attn_sb_puts(b, args[k++]);
+        p = q + 2;
+    }
+}
+
 /* The TeX symbol of a matrix of the step table ("S'", "\\tilde{S}"). */
 #define TEX(id) attn_step_matrix_tex(ATTN_SM_##id)
 
+/* "Q = X W_Q" or, with biases, "Q = X W_Q + b_Q": one projection. */
+static void projection(attn_strbuf *b, const attn_trace *t, attn_step_matrix result, attn_step_matrix w,
+                       const char *bias) {
+    attn_sb_printf(b, "%s = %s %s", attn_step_matrix_tex(result), TEX(X), attn_step_matrix_tex(w));
+    if (t->cfg.bias) attn_sb_printf(b, " + %s", bias);
+}
+
 /* The step's equation in LaTeX, with its shapes; the symbols are the step
- * table's (attn_steps.def). */
-static void equation(attn_strbuf *b, const attn_trace *t, attn_step step) {
+ * table's (attn_steps.def), the words w's. */
+static void equation(attn_strbuf *b, const attn_trace *t, attn_step step, const words *w) {
     int n = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k, hk = t->cfg.heads * dk;
-    const char *bias = t->cfg.bias ? " + b" : "";
     char mask[32];
     switch (step) {
     case ATTN_STEP_EMBED:
         attn_sb_printf(b, "%s%s \\qquad %d\\times %d", TEX(X), t->cfg.pos_enc && !t->x_given ? " = E + PE" : "", n, dm);
         break;
     case ATTN_STEP_QKV:
-        attn_sb_printf(b, "%s = %s %s%s_Q,\\; %s = %s %s%s_K,\\; %s = %s %s%s_V", TEX(Q), TEX(X), TEX(W_Q), bias, TEX(K),
-                       TEX(X), TEX(W_K), bias, TEX(V), TEX(X), TEX(W_V), bias);
+        projection(b, t, ATTN_SM_Q, ATTN_SM_W_Q, "b_Q");
+        attn_sb_puts(b, ",\\; ");
+        projection(b, t, ATTN_SM_K, ATTN_SM_W_K, "b_K");
+        attn_sb_puts(b, ",\\; ");
+        projection(b, t, ATTN_SM_V, ATTN_SM_W_V, "b_V");
         shapes(b, n, dm, dm, dk);
         break;
     case ATTN_STEP_SCORES:
@@ -112,17 +169,33 @@ static void equation(attn_strbuf *b, const attn_trace *t, attn_step step) {
         shapes(b, n, dk, dk, n);
         break;
     case ATTN_STEP_SCALE:
-        if (t->cfg.scale)
+        if (t->cfg.scale) {
             attn_sb_printf(b, "%s = \\frac{%s}{\\sqrt{d_k}} = \\frac{%s}{\\sqrt{%d}}", TEX(S_SCALED), TEX(S), TEX(S), dk);
-        else attn_sb_printf(b, "%s = %s \\quad \\text{(scaling off)}", TEX(S_SCALED), TEX(S));
+        } else {
+            attn_sb_printf(b, "%s = %s \\quad \\text{(", TEX(S_SCALED), TEX(S));
+            export_tex_escape(b, word(w, VIZ_S_SCALE_OFF_LABEL));
+            attn_sb_puts(b, ")}");
+        }
         attn_sb_printf(b, " \\qquad %d\\times %d", n, n);
         break;
-    case ATTN_STEP_MASK:
-        attn_sb_printf(b, "%s_{ij} = \\begin{cases} %s_{ij} & \\text{if query } i \\text{ may see key } j\\\\"
-                          " -\\infty & \\text{otherwise} \\end{cases}", TEX(S_MASKED), TEX(S_SCALED));
+    case ATTN_STEP_MASK: {
+        static const char *const ij[] = {"$i$", "$j$"};
+        attn_sb_printf(b, "%s_{ij} = \\begin{cases} %s_{ij} & \\text{", TEX(S_MASKED), TEX(S_SCALED));
+        escape_filled(b, word(w, VIZ_S_TEX_MAY_SEE), ij, 2);
+        attn_sb_puts(b, "}\\\\ -\\infty & \\text{");
+        export_tex_escape(b, word(w, VIZ_S_TEX_OTHERWISE));
+        attn_sb_puts(b, "} \\end{cases} \\qquad \\text{");
         attn_mask_format(mask, sizeof mask, t->cfg.mask);
-        attn_sb_printf(b, " \\qquad \\text{mask: %s} \\qquad %d\\times %d", mask, n, n);
+        const char *arg[] = {mask};
+        attn_strbuf m;
+        attn_sb_init(&m);
+        export_tex_escape(&m, mask);
+        arg[0] = m.data ? m.data : "";
+        escape_filled(b, word(w, VIZ_S_TEX_MASK), arg, 1);
+        attn_sb_free(&m);
+        attn_sb_printf(b, "} \\qquad %d\\times %d", n, n);
         break;
+    }
     case ATTN_STEP_SOFTMAX:
         attn_sb_printf(b, "%s_{ij} = \\frac{e^{%s_{ij}}}{\\sum_{k} e^{%s_{ik}}}", TEX(A), TEX(S_MASKED), TEX(S_MASKED));
         attn_sb_printf(b, " \\qquad %d\\times %d", n, n);
@@ -150,16 +223,20 @@ static void preamble(attn_strbuf *b, const char *title) {
     attn_sb_puts(b, "}\n");
 }
 
-/* Sentence, tokens (in row order) and configuration. */
-static void facts(attn_strbuf *b, const export_item *it) {
+/* Sentence, tokens (in row order) and configuration, in w's words. */
+static void facts(attn_strbuf *b, const export_item *it, const words *w) {
     const attn_trace *t = it->trace;
     char lab[256];
     attn_strbuf cfg;
     attn_sb_init(&cfg);
     ex_item_config_text(&cfg, it);
-    attn_sb_puts(b, "\\noindent Sentence: ");
+    attn_sb_puts(b, "\\noindent ");
+    export_tex_escape(b, word(w, VIZ_S_TEX_SENTENCE));
+    attn_sb_puts(b, " ");
     export_tex_escape(b, t->tokens.text);
-    attn_sb_puts(b, "\\\\\nTokens (rows and columns, in order): ");
+    attn_sb_puts(b, "\\\\\n");
+    export_tex_escape(b, word(w, VIZ_S_TEX_TOKENS));
+    attn_sb_puts(b, " ");
     for (int i = 0; i < t->n; i++) {
         attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
         if (i) attn_sb_puts(b, ", ");
@@ -167,23 +244,148 @@ static void facts(attn_strbuf *b, const export_item *it) {
         export_tex_escape(b, lab);
         attn_sb_puts(b, "}");
     }
-    attn_sb_puts(b, "\\\\\nConfiguration: \\texttt{");
-    export_tex_escape(b, cfg.data ? cfg.data : "");
+    attn_sb_puts(b, "\\\\\n");
+    export_tex_escape(b, word(w, VIZ_S_TEX_CONFIG));
+    attn_sb_puts(b, " \\texttt{");
+    // the configuration breaks between its settings: \texttt does not hyphenate
+    for (const char *p = cfg.data ? cfg.data : ""; *p;) {
+        size_t len = strcspn(p, " ");
+        char *setting = strndup(p, len);
+        if (setting) export_tex_escape(b, setting);
+        free(setting);
+        p += len;
+        if (*p) attn_sb_puts(b, " \\allowbreak ");
+        p += strspn(p, " ");
+    }
     attn_sb_puts(b, "}\n");
     attn_sb_free(&cfg);
 }
 
-static void matrix_display(attn_strbuf *b, const export_matrix *m, int heads) {
-    const char *size = m->cols > 12 ? "\\tiny" : m->cols > 8 ? "\\scriptsize" : "\\small";
-    attn_sb_printf(b, "\\begingroup%s\n\\[ {%s}", size, m->tex);
-    if (m->head >= 0 && heads > 1) attn_sb_printf(b, "^{(%d)}", m->head + 1);
-    attn_sb_puts(b, " = ");
-    export_tex_bmatrix(b, m);
-    attn_sb_puts(b, " \\]\n\\endgroup\n");
+/* ---- a matrix in the document: labelled, in blocks of columns that fit ---- */
+
+/* The page's text width (A4 landscape, 1.5 cm margins) in pt, less a margin
+ * for the estimate below. */
+#define TEXT_PT (0.9 * (29.7 - 3.0) / 2.54 * 72.27)
+#define COLSEP_PT 3.0 /* \arraycolsep in the documents' arrays */
+
+/* A generous estimate of the width of s typeset at px pt: digits and most
+ * ASCII half an em, minus signs and capitals more, a CJK character a full em,
+ * a TeX command (\times, \infty) an em. */
+static double width_pt(const char *s, double px) {
+    double em = 0;
+    for (const char *p = s; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '\\') {
+            em += 1.0;
+            while (p[1] && ((p[1] >= 'a' && p[1] <= 'z') || (p[1] >= 'A' && p[1] <= 'Z'))) p++;
+        } else if (ch == '{' || ch == '}' || ch == '^') {
+            continue;
+        } else if (ch >= 0xC0) {
+            em += 1.0;
+        } else if (ch >= 0x80) {
+            continue; // a continuation byte
+        } else if (ch == '.' || ch == ':' || ch == ',') {
+            em += 0.3;
+        } else if (ch == '-') {
+            em += 0.8;
+        } else if (ch >= 'A' && ch <= 'Z') {
+            em += 0.75;
+        } else {
+            em += 0.55;
+        }
+    }
+    return em * px;
+}
+
+/* Label i of an axis of m, as the CSV files label it (TeX, escaped) into lab. */
+static void axis_tex(attn_strbuf *lab, const export_item *it, const export_matrix *m, export_axis a, int i) {
+    char buf[256];
+    ex_axis_label(buf, sizeof buf, it->trace, m, a, i, a == m->col_axis ? it->feature_names : NULL);
+    export_tex_escape(lab, buf);
+}
+
+/* One block of m's columns [c0, c1): the column labels above, the row labels
+ * left, the values in a frame. */
+static void block(attn_strbuf *b, const export_item *it, const export_matrix *m, const char *symbol, int c0, int c1) {
+    attn_strbuf lab;
+    attn_sb_init(&lab);
+    attn_sb_printf(b, "\\[ %s = \\begin{array}{r|*{%d}{r}|}\n\\multicolumn{1}{c}{}", symbol, c1 - c0);
+    for (int j = c0; j < c1; j++) {
+        attn_sb_free(&lab);
+        axis_tex(&lab, it, m, m->col_axis, j);
+        attn_sb_printf(b, " & \\multicolumn{1}{c}{\\text{%s}}", lab.data ? lab.data : "");
+    }
+    attn_sb_printf(b, " \\\\ \\cline{2-%d}\n", c1 - c0 + 1);
+    for (int i = 0; i < m->rows; i++) {
+        attn_sb_free(&lab);
+        axis_tex(&lab, it, m, m->row_axis, i);
+        attn_sb_printf(b, "\\text{%s}", lab.data ? lab.data : "");
+        for (int j = c0; j < c1; j++) {
+            attn_sb_puts(b, " & ");
+            num_fixed(b, m->v[(size_t)i * m->cols + j]);
+        }
+        attn_sb_puts(b, " \\\\");
+        attn_sb_printf(b, i + 1 < m->rows ? "\n" : " \\cline{2-%d}\n", c1 - c0 + 1);
+    }
+    attn_sb_puts(b, "\\end{array} \\]\n");
+    attn_sb_free(&lab);
+}
+
+/* Width in pt of column j of m (label and values) at px, or of the row labels for j = -1. */
+static double column_pt(const export_item *it, const export_matrix *m, int j, double px) {
+    attn_strbuf s;
+    attn_sb_init(&s);
+    double w = 0;
+    for (int i = -1; i < m->rows; i++) {
+        attn_sb_free(&s);
+        if (j < 0 && i >= 0) axis_tex(&s, it, m, m->row_axis, i);
+        else if (i < 0 && j >= 0) axis_tex(&s, it, m, m->col_axis, j);
+        else if (j >= 0) num_fixed(&s, m->v[(size_t)i * m->cols + j]);
+        w = fmax(w, width_pt(s.data ? s.data : "", px));
+    }
+    attn_sb_free(&s);
+    return w + 2 * COLSEP_PT;
+}
+
+/* Where a block of m's columns from c0 ends: as many columns as the page
+ * holds beside fixed pt, at most most of them (at least one). */
+static int block_end(const export_item *it, const export_matrix *m, int c0, int most, double fixed, double px) {
+    double used = fixed + column_pt(it, m, c0, px);
+    int c1 = c0 + 1;
+    for (; c1 < m->cols && c1 - c0 < most; c1++) {
+        double next = column_pt(it, m, c1, px);
+        if (used + next > TEXT_PT) break;
+        used += next;
+    }
+    return c1;
+}
+
+static void matrix_display(attn_strbuf *b, const export_item *it, const export_matrix *m, int heads, const words *w) {
+    bool small = m->cols <= 8;
+    double px = small ? 10.0 : 8.0; // \small and \scriptsize of an 11 pt document
+    char symbol[128], cols[96];
+    if (m->head >= 0 && heads > 1) snprintf(symbol, sizeof symbol, "{%s}^{(%d)}", m->tex, m->head + 1);
+    else snprintf(symbol, sizeof symbol, "{%s}", m->tex);
+    double fixed = width_pt(symbol, px) + 3 * px + column_pt(it, m, -1, px); // the symbol, " = ", the row labels
+    attn_sb_printf(b, "\\begingroup%s\\setlength{\\arraycolsep}{%gpt}\n", small ? "\\small" : "\\scriptsize", COLSEP_PT);
+    int blocks = 0;
+    for (int c0 = 0; c0 < m->cols; blocks++) c0 = block_end(it, m, c0, m->cols, fixed, px);
+    int most = blocks ? (m->cols + blocks - 1) / blocks : 1; // blocks of even widths: 18 + 18, not 23 + 13
+    for (int c0 = 0, c1; c0 < m->cols; c0 = c1) {
+        c1 = block_end(it, m, c0, most, fixed, px);
+        if (c0 > 0 || c1 < m->cols) { // a block of a wide matrix says which columns it holds
+            snprintf(cols, sizeof cols, word(w, VIZ_S_TEX_COLUMNS), c0 + 1, c1, m->cols);
+            attn_sb_puts(b, "\\par\\noindent ");
+            export_tex_escape(b, cols);
+            attn_sb_puts(b, "\n");
+        }
+        block(b, it, m, symbol, c0, c1);
+    }
+    attn_sb_puts(b, "\\endgroup\n");
 }
 
 /* A model's own equations: the readout, the gradient, the residual, X = E + P. */
-static void model_equation(attn_strbuf *b, const export_item *it) {
+static void model_equation(attn_strbuf *b, const export_item *it, const words *w) {
     const model *m = it->model;
     if (it->readout && m->cfg.objective == MODEL_OBJ_TOKEN)
         attn_sb_puts(b, "\\[ p = \\operatorname{softmax}(x U + b_U) \\]\n");
@@ -193,25 +395,29 @@ static void model_equation(attn_strbuf *b, const export_item *it) {
         attn_sb_puts(b, "\\[ \\frac{\\partial L}{\\partial T_{ij}} = A_{ij}\\Big(\\frac{\\partial L}{\\partial A_{ij}} - "
                         "\\sum_k A_{ik}\\frac{\\partial L}{\\partial A_{ik}}\\Big) \\]\n");
     if (!it->readout && it->step == ATTN_STEP_MULTIHEAD) attn_sb_puts(b, "\\[ X' = X + \\mathrm{out} \\]\n");
-    if (!it->readout && it->step == ATTN_STEP_EMBED && it->layer == 0)
-        attn_sb_puts(b, m->cfg.pos != MODEL_POS_NONE ? "\\[ X = E[\\text{token}] + P \\]\n" : "\\[ X = E[\\text{token}] \\]\n");
+    if (!it->readout && it->step == ATTN_STEP_EMBED && it->layer == 0) {
+        attn_sb_puts(b, "\\[ X = E[\\text{");
+        export_tex_escape(b, word(w, VIZ_S_TEX_TOKEN));
+        attn_sb_puts(b, m->cfg.pos != MODEL_POS_NONE ? "}] + P \\]\n" : "}] \\]\n");
+    }
 }
 
-char *export_tex_document(const export_item *it, const char *title) {
+char *export_tex_document(const export_item *it, const char *title, const viz_strings *ui, viz_lang lang) {
     const attn_trace *t = it->trace;
+    const words w = {ui, lang};
     export_matrix ms[EXPORT_MAX_MATRICES];
     int n = export_item_matrices(it, it->head, ms, EXPORT_MAX_MATRICES);
     attn_strbuf b;
     attn_sb_init(&b);
     preamble(&b, title);
-    facts(&b, it);
+    facts(&b, it, &w);
     if (!it->readout) {
         attn_sb_puts(&b, "\\[ ");
-        equation(&b, t, it->step);
+        equation(&b, t, it->step, &w);
         attn_sb_puts(&b, " \\]\n");
     }
-    if (it->model) model_equation(&b, it);
-    for (int i = 0; i < n; i++) matrix_display(&b, &ms[i], t->cfg.heads);
+    if (it->model) model_equation(&b, it, &w);
+    for (int i = 0; i < n; i++) matrix_display(&b, it, &ms[i], t->cfg.heads, &w);
     attn_sb_puts(&b, "\\end{document}\n");
     return attn_sb_take(&b);
 }
