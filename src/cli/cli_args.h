@@ -63,7 +63,7 @@ typedef struct {
 } cli_opts;
 
 /* Checks how the model's flags combine with the rest and sets the mode for
- * --train and --tasks (cli_model_args.c). */
+ * --train and --tasks. */
 attn_status cli_model_finish(cli_opts *o, attn_err *err);
 
 /* The first flag given that sets a one-layer configuration (--d-model …

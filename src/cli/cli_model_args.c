@@ -1,5 +1,5 @@
 /* cli_model_args.c — parsing the model's flags and checking how they combine. */
-#include "cli_args.h"
+#include "cli_model_args.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -126,76 +126,10 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
     return parse_model_cell(m, colon + 1, err);
 }
 
-/* The flags that set a one-layer configuration; a model file or a task fixes these. */
-const char *cli_model_config_flag(const cli_opts *o) {
-    return o->set_d_model ? "--d-model" : o->set_d_k ? "--d-k" : o->set_heads ? "--heads" : o->set_seed ? "--seed"
-         : o->set_mask ? "--mask" : o->set_scale ? (o->cfg.scale ? "--scale" : "--no-scale")
-         : o->set_pos_enc ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc") : o->set_bias ? (o->cfg.bias ? "--bias" : "--no-bias")
-         : NULL;
-}
-
-static const char *training_flag(const cli_model_opts *m) {
+/* The first training flag given (--layers …), or NULL. */
+const char *cli_model_training_flag(const cli_model_opts *m) {
     return m->set_layers ? "--layers" : m->set_pos ? "--pos" : m->set_objective ? "--objective"
          : m->set_train_steps ? "--train-steps" : m->set_batch ? "--batch" : m->set_lr ? "--lr"
          : m->set_weight_decay ? "--weight-decay" : NULL;
 }
 
-/* --train TASK --save FILE: nothing else but the training flags. */
-static attn_status check_train(cli_opts *o, attn_err *err) {
-    cli_model_opts *m = &o->model;
-    if (!m->save_path)
-        return attn_fail(err, ATTN_ERR_RANGE, "--train needs --save FILE.json (where the trained model goes).");
-    if (m->model_path || o->weights_path || o->lesson_path || o->print || o->dump_path || o->explain ||
-        o->export_dir || m->n_targets || o->sentence || o->sentence_file)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--train only trains and saves; load the result with --headless --model FILE.json.");
-    if (o->set_pos_enc)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s is the one-layer view's flag; with --train use "
-                                              "--pos sinusoidal|learned|none.", o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc");
-    o->mode = CLI_MODE_TRAIN;
-    return ATTN_OK;
-}
-
-/* Standard input is read once: --model - cannot share it with the inputs that
- * may come with --model (cli_args.c's check_stdin compares the others). */
-static attn_status check_model_stdin(const cli_opts *o, attn_err *err) {
-    const char *const flags[] = {"--sentence-file", "--script"};
-    const char *const vals[] = {o->sentence_file, o->script_path};
-    if (strcmp(o->model.model_path, "-") != 0) return ATTN_OK;
-    for (int i = 0; i < 2; i++)
-        if (vals[i] && strcmp(vals[i], "-") == 0)
-            return attn_fail(err, ATTN_ERR_RANGE, "--model - and %s - would both read standard input, which can be "
-                                                  "read only once; give one of them a file.", flags[i]);
-    return ATTN_OK;
-}
-
-/* --model FILE: the configuration comes from the file. */
-static attn_status check_model(cli_opts *o, attn_err *err) {
-    cli_model_opts *m = &o->model;
-    attn_status st = check_model_stdin(o, err);
-    if (st != ATTN_OK) return st;
-    const char *flag = cli_model_config_flag(o);
-    if (!flag) flag = training_flag(m);
-    if (o->weights_path || o->lesson_path || flag)
-        return attn_fail(err, ATTN_ERR_RANGE, "--model takes its weights and configuration from the file; "
-                                              "drop %s.", o->weights_path ? "--weights" : o->lesson_path ? "--lesson" : flag);
-    if (o->explain) return cli_model_parse_explain(m, o->explain_spec, err);
-    return ATTN_OK;
-}
-
-attn_status cli_model_finish(cli_opts *o, attn_err *err) {
-    cli_model_opts *m = &o->model;
-    if (m->tasks) {
-        if (m->train_task || m->model_path)
-            return attn_fail(err, ATTN_ERR_RANGE, "--tasks only lists the tasks; run it on its own.");
-        o->mode = CLI_MODE_TASKS;
-        return ATTN_OK;
-    }
-    if (m->train_task) return check_train(o, err);
-    if (m->save_path) return attn_fail(err, ATTN_ERR_RANGE, "--save goes with --train TASK.");
-    if (m->model_path) return check_model(o, err);
-    if (training_flag(m))
-        return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --train TASK.", training_flag(m));
-    if (m->n_targets) return attn_fail(err, ATTN_ERR_RANGE, "--target goes with --model FILE.json.");
-    return ATTN_OK;
-}

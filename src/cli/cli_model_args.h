@@ -45,4 +45,8 @@ attn_status cli_model_parse_valued(cli_model_opts *m, const char *flag, const ch
 /* Parses --explain's STAGE:LAYER:HEAD:ROW:COL (with --model). */
 attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_err *err);
 
+/* The first training flag given (--layers, --pos, --objective, --train-steps,
+ * --batch, --lr, --weight-decay), or NULL. */
+const char *cli_model_training_flag(const cli_model_opts *m);
+
 #endif
