@@ -12,9 +12,10 @@
  * -ffp-contract=off) nor evaluates in a wider type (attn_math.c refuses to
  * compile unless FLT_EVAL_METHOD is 0).
  *
- * Accuracy, in ulp of the exact result (measured by tests/test_math.c against
- * the C library's long double functions over millions of arguments; the
- * figures there are the measured maxima):
+ * Accuracy, in ulp of the exact result: the bounds below are what
+ * tests/test_math.c asserts against the C library's long double functions
+ * over millions of arguments each; the maxima it measured when written were
+ * exp 0.94, log 0.50, pow 1.09 (|y·log x| ≤ 700), sin and cos 0.78.
  *   attn_exp   ≤ 1 ulp for every finite x (subnormal results: ≤ 1 ulp of the
  *              subnormal spacing). x > 709.79 gives +inf, x < -745.14 gives 0,
  *              exp(-inf) = 0 exactly (the softmax's masked entries rely on it),
