@@ -1,6 +1,7 @@
 /* attn_explain.c — the arithmetic behind any one cell, term by term, mirroring
  * the loops in attn_stages.c so the shown terms add up to the stored value. */
 #include "attn.h"
+#include "attn_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -58,7 +59,7 @@ static void explain_softmax(attn_explanation *e, const attn_trace *t) {
         tm->index = j;
         tm->a = row[j];
         tm->b = mx;
-        tm->value = (row[j] == -INFINITY || mx == -INFINITY) ? 0.0 : exp(row[j] - mx);
+        tm->value = (row[j] == -INFINITY || mx == -INFINITY) ? 0.0 : attn_exp(row[j] - mx);
         sum += tm->value;
     }
     e->softmax.row_max = mx;

@@ -1,6 +1,7 @@
 /* attn_stages.c — the per-stage functions: plain loops that the explain
  * function mirrors term by term, plus the PRNG and embeddings. */
 #include "attn.h"
+#include "attn_math.h"
 #include "hash.h"
 
 #include <math.h>
@@ -74,7 +75,7 @@ void attn_softmax_rows(double *a, const double *s, int n) {
         // pass 2: exponentials and their sum (the sum is >= 1: the max term is 1)
         double sum = 0.0;
         for (int j = 0; j < n; j++) {
-            ai[j] = si[j] == -INFINITY ? 0.0 : exp(si[j] - mx);
+            ai[j] = si[j] == -INFINITY ? 0.0 : attn_exp(si[j] - mx);
             sum += ai[j];
         }
         // pass 3: normalise
@@ -92,8 +93,8 @@ void attn_positional_row(double *row, int p, int d_model) {
     // each pair rotates at its own frequency and relative offsets are linear maps
     for (int c = 0; c < d_model; c++) {
         int pair = c - (c % 2);
-        double angle = p / pow(10000.0, (double)pair / d_model);
-        row[c] = (c % 2 == 0) ? sin(angle) : cos(angle);
+        double angle = p / attn_pow(10000.0, (double)pair / d_model);
+        row[c] = (c % 2 == 0) ? attn_sin(angle) : attn_cos(angle);
     }
 }
 

@@ -3,6 +3,7 @@
  *
  * Shapes: q, k, v, z: (n, d), row-major doubles. */
 #include "attn_variants.h"
+#include "attn_math.h"
 
 #include <math.h>
 #include <string.h>
@@ -42,7 +43,7 @@ static void band_softmax(double *w, int len) {
     // pass 2: exponentials and their sum; pass 3: normalise
     double sum = 0.0;
     for (int t = 0; t < len; t++) {
-        w[t] = exp(w[t] - mx);
+        w[t] = attn_exp(w[t] - mx);
         sum += w[t];
     }
     for (int t = 0; t < len; t++) w[t] /= sum;
@@ -94,7 +95,7 @@ double attn_phi(double x) {
     // elu(x) + 1: equal to x + 1 above 0 and exp(x) below, joined smoothly at
     // 1; strictly positive, so every query-key weight φ(q)·φ(k) is positive
     // like softmax's, and the normaliser φ(q)ᵀu never changes sign
-    return x > 0.0 ? x + 1.0 : exp(x);
+    return x > 0.0 ? x + 1.0 : attn_exp(x);
 }
 
 size_t attn_linear_scratch_doubles(int d) {

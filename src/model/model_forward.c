@@ -2,6 +2,7 @@
  * with the core's attention, the two losses, and the backward through the
  * layers with the core's per-stage backward functions. */
 #include "model.h"
+#include "attn_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -152,8 +153,8 @@ static double log_sum_exp(const double *l, int v) {
     double mx = l[0], sum = 0.0;
     for (int j = 1; j < v; j++)
         if (l[j] > mx) mx = l[j];
-    for (int j = 0; j < v; j++) sum += exp(l[j] - mx);
-    return mx + log(sum);
+    for (int j = 0; j < v; j++) sum += attn_exp(l[j] - mx);
+    return mx + attn_log(sum);
 }
 
 void model_readout(model_ws *ws, int first, int count) {
@@ -166,7 +167,7 @@ void model_readout(model_ws *ws, int first, int count) {
     for (int i = 0; i < count; i++) {
         const double *li = logits + (size_t)i * v;
         double *pi = probs + (size_t)i * v, lse = log_sum_exp(li, v);
-        for (int j = 0; j < v; j++) pi[j] = exp(li[j] - lse);
+        for (int j = 0; j < v; j++) pi[j] = attn_exp(li[j] - lse);
     }
 }
 
@@ -206,7 +207,7 @@ static attn_status loss_terms(model_ws *ws, const model_target *t, int count, do
                 return attn_fail(err, ATTN_ERR_RANGE,
                                  "The model's mask hides position %d from row %d, so it cannot be the answer.", y, i);
             double a = ws->avg[(size_t)i * n + y];
-            *loss += -log(a) * scale;
+            *loss += -attn_log(a) * scale;
             if (!backward) continue;
             for (int h = 0; h < c->heads; h++)
                 ws->hg[c->layers - 1][h].d_weights[(size_t)i * n + y] += -scale / (c->heads * a);

@@ -3,6 +3,7 @@
  * explanation of one cell of any of them. */
 #include "model_run.h"
 #include "task.h"
+#include "attn_math.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -262,7 +263,7 @@ static void softmax_terms(attn_explanation *e, const double *row, int v, int col
         t->index = j;
         t->a = row[j];
         t->b = mx;
-        t->value = exp(row[j] - mx);
+        t->value = attn_exp(row[j] - mx);
         sum += t->value;
     }
     e->softmax.denom = sum;

@@ -1,5 +1,6 @@
 /* model_train.c — AdamW, evaluation and the step-at-a-time trainer. */
 #include "model_train.h"
+#include "attn_math.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,8 +23,8 @@ attn_status model_adamw_init(model_adamw *a, size_t count, attn_err *err) {
 void model_adamw_step(model_adamw *a, model *m, const double *grad, double lr, double weight_decay) {
     a->step++;
     // the bias corrections undo the moments' start at 0 (Kingma & Ba 2015)
-    double bc1 = 1.0 - pow(MODEL_ADAM_BETA1, a->step);
-    double bc2_sqrt = sqrt(1.0 - pow(MODEL_ADAM_BETA2, a->step));
+    double bc1 = 1.0 - attn_pow(MODEL_ADAM_BETA1, a->step);
+    double bc2_sqrt = sqrt(1.0 - attn_pow(MODEL_ADAM_BETA2, a->step));
     double step_size = lr / bc1;
     for (int t = 0; t < m->n_tensors; t++) {
         const model_tensor *tt = &m->tensor[t];
