@@ -71,6 +71,10 @@ static void test_basic_tokenizer(void **state) {
     assert_int_equal(hf_wordpiece_encode(w, run, 100, &t, &err), ATTN_OK);
     assert_int_equal(t.count, 101); // a ##a ##a ...
     hf_tokens_free(&t);
+    assert_int_equal(hf_wordpiece_encode(w, "hel\0lo", 6, &t, &err), ATTN_OK); // U+0000 dropped too
+    assert_int_equal(t.count, 2);
+    assert_int_equal(t.v[1].id, 7);
+    hf_tokens_free(&t);
     hf_wordpiece_set_lower(w, false);
     expect(w, "Hello hello", (int[]){1, 7}, 2, NULL);
     hf_wordpiece_free(w);

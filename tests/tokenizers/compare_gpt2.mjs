@@ -18,17 +18,23 @@ const tiktoken = new Tiktoken(gpt2);
 const corpus = JSON.parse(readFileSync(new URL("corpus.json", import.meta.url), "utf8"));
 const bin = process.env.HF_TOKENIZE;
 
-function attnviz(text, bos) {
+// attnviz's tokens of every text of the corpus, in one run of the binary
+// (texts ended by NUL bytes in, one JSON line per text out).
+function attnviz(texts, bos) {
   const args = ["bpe", vocab, merges].concat(bos ? ["--bos"] : []);
-  const r = spawnSync(bin, args, { input: Buffer.from(text, "utf8") });
-  if (r.status !== 0) throw new Error(`hf_tokenize failed on ${JSON.stringify(text)}: ${r.stderr}`);
-  return JSON.parse(r.stdout.toString("utf8"));
+  const input = Buffer.concat(texts.map((t) => Buffer.from(t + "\0", "utf8")));
+  const r = spawnSync(bin, args, { input, maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`hf_tokenize failed: ${r.stderr}`);
+  const lines = r.stdout.toString("utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  if (lines.length !== texts.length) throw new Error(`hf_tokenize gave ${lines.length} results for ${texts.length} texts`);
+  return lines;
 }
 
 let failures = 0;
 const fail = (text, what) => { failures++; console.log(`FAIL ${JSON.stringify(text)}: ${what}`); };
-for (const text of corpus) {
-  const ours = attnviz(text, false);
+const all = attnviz(corpus, false), allBos = attnviz(corpus, true);
+corpus.forEach((text, i) => {
+  const ours = all[i];
   const ref = Array.from(tiktoken.encode(text, [], [])); // special tokens as plain text
   const ref2 = gpt3.encode(text);
   if (JSON.stringify(ours.ids) !== JSON.stringify(ref)) fail(text, `ids ${ours.ids} vs js-tiktoken ${ref}`);
@@ -40,10 +46,10 @@ for (const text of corpus) {
     at = e;
   }
   if (at !== bytes) fail(text, `offsets end at ${at}, not ${bytes}`);
-  const withBos = attnviz(text, true);
+  const withBos = allBos[i];
   if (withBos.ids[0] !== 50256 || JSON.stringify(withBos.ids.slice(1)) !== JSON.stringify(ours.ids))
     fail(text, `--bos gives ${withBos.ids}`);
   console.log(`ok ${ours.ids.length} tokens: ${ours.labels.join(" ")}`);
-}
+});
 console.log(failures ? `${failures} differences` : `all ${corpus.length} sentences agree`);
 process.exit(failures ? 1 : 0);

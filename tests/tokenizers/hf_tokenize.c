@@ -1,9 +1,12 @@
 /* hf_tokenize — the C tokenizers of src/hf on standard input, for the
  * comparisons with independent tokenizers (compare_gpt2.mjs, wordpiece_ref.py).
- *   hf_tokenize bpe VOCAB_JSON MERGES_TXT [--bos] < text
- *   hf_tokenize wordpiece VOCAB_TXT < text
- * Prints {"ids": [...], "offsets": [[start, end], ...], "labels": [...]} and
+ *   hf_tokenize bpe VOCAB_JSON MERGES_TXT [--bos] < texts
+ *   hf_tokenize wordpiece VOCAB_TXT < texts
+ * Standard input holds one text, or several each ended by a NUL byte (the
+ * vocabulary is read once for a whole corpus). For each text it prints a
+ * line {"ids": [...], "offsets": [[start, end], ...], "labels": [...]} and
  * exits 0, or prints the message to standard error and exits 1. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,31 +45,44 @@ static void print_tokens(const hf_tokens *t) {
     free(s);
 }
 
+/* Tokens of one text by whichever tokenizer is loaded. */
+static attn_status encode(const hf_bpe *b, bool bos, const hf_wordpiece *w, const char *text, size_t len,
+                          hf_tokens *toks, attn_err *err) {
+    return b ? hf_bpe_encode(b, text, len, bos, toks, err) : hf_wordpiece_encode(w, text, len, toks, err);
+}
+
 int main(int argc, char **argv) {
     attn_err err;
     attn_err_clear(&err);
     size_t len = 0;
     char *text = NULL;
-    hf_tokens toks = {0};
-    attn_status st = ATTN_ERR_RANGE;
+    hf_bpe *b = NULL;
+    hf_wordpiece *w = NULL;
+    bool bos = false;
+    attn_status st;
     if (argc >= 4 && strcmp(argv[1], "bpe") == 0) {
-        hf_bpe *b = NULL;
         st = hf_bpe_load(&b, argv[2], argv[3], &err);
-        if (st == ATTN_OK && (text = read_stdin(&len)) != NULL)
-            st = hf_bpe_encode(b, text, len, argc > 4 && strcmp(argv[4], "--bos") == 0, &toks, &err);
-        hf_bpe_free(b);
+        bos = argc > 4 && strcmp(argv[4], "--bos") == 0;
     } else if (argc >= 3 && strcmp(argv[1], "wordpiece") == 0) {
-        hf_wordpiece *w = NULL;
         st = hf_wordpiece_load(&w, argv[2], &err);
-        if (st == ATTN_OK && (text = read_stdin(&len)) != NULL) st = hf_wordpiece_encode(w, text, len, &toks, &err);
-        hf_wordpiece_free(w);
     } else {
-        fprintf(stderr, "usage: hf_tokenize bpe VOCAB_JSON MERGES_TXT [--bos] | wordpiece VOCAB_TXT  < text\n");
+        fprintf(stderr, "usage: hf_tokenize bpe VOCAB_JSON MERGES_TXT [--bos] | wordpiece VOCAB_TXT  < texts\n");
         return 2;
     }
-    if (st == ATTN_OK) print_tokens(&toks);
-    else fprintf(stderr, "%s\n", err.msg);
-    hf_tokens_free(&toks);
+    if (st == ATTN_OK && (text = read_stdin(&len)) == NULL) st = attn_fail(&err, ATTN_ERR_NOMEM, "Out of memory.");
+    for (size_t at = 0; st == ATTN_OK && (at < len || len == 0);) {
+        const char *nul = memchr(text + at, '\0', len - at);
+        size_t end = nul ? (size_t)(nul - text) : len;
+        hf_tokens toks = {0};
+        st = encode(b, bos, w, text + at, end - at, &toks, &err);
+        if (st == ATTN_OK) print_tokens(&toks);
+        hf_tokens_free(&toks);
+        if (!nul) break;
+        at = end + 1;
+    }
+    if (st != ATTN_OK) fprintf(stderr, "%s\n", err.msg);
+    hf_bpe_free(b);
+    hf_wordpiece_free(w);
     free(text);
     return st == ATTN_OK ? 0 : 1;
 }
