@@ -228,58 +228,62 @@ static attn_status parse_fail(st_file *f, attn_err *err, attn_status code, const
     return attn_fail(err, code, "%s: %s", shown, msg);
 }
 
-/* One tensor's entry {"dtype", "shape", "data_offsets"} into t. */
-static attn_status read_entry(jreader *r, st_tensor *t, const char *key, st_file *f, attn_err *err) {
-    bool have_dtype = false, have_shape = false, have_offsets = false;
-    if (!expect(r, '{', "'{' (a tensor's dtype, shape and data_offsets)")) return ATTN_ERR_PARSE;
-    skip_ws(r);
-    if (r->at < r->len && r->s[r->at] == '}') r->at++;
-    else for (;;) {
-        char *field = NULL;
-        if (!read_string(r, &field)) return ATTN_ERR_PARSE;
-        if (!expect(r, ':', "':' after a key")) return free(field), ATTN_ERR_PARSE;
-        bool ok = true;
-        if (strcmp(field, "dtype") == 0) {
-            char *name = NULL;
-            ok = read_string(r, &name);
-            if (ok) {
-                t->dtype = ST_OTHER;
-                for (int d = 0; d < ST_OTHER; d++)
-                    if (strcmp(name, dtypes[d].name) == 0) t->dtype = (st_dtype)d;
-                snprintf(t->dtype_name, sizeof t->dtype_name, "%s", name);
-                utf8_trim_partial(t->dtype_name);
-                free(name);
-                have_dtype = true;
-            }
-        } else if (strcmp(field, "shape") == 0) {
-            ok = read_uint_array(r, t->shape, ST_MAX_RANK, &t->rank);
-            if (!ok && strcmp(r->why, "an array that is not as long") == 0) {
-                char k[NAME_SHOWN];
-                free(field);
-                return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has more than %d dimensions.",
-                                  visible(k, sizeof k, key), ST_MAX_RANK);
-            }
-            have_shape = ok;
-        } else if (strcmp(field, "data_offsets") == 0) {
-            uint64_t off[2];
-            int n = 0;
-            ok = read_uint_array(r, off, 2, &n);
-            if (ok && n != 2) ok = false, r->why = "data_offsets as [begin, end]";
-            if (ok) t->begin = off[0], t->end = off[1], have_offsets = true;
-        } else {
-            ok = skip_value(r, 1);
-        }
-        free(field);
-        if (!ok) return ATTN_ERR_PARSE;
-        skip_ws(r);
-        if (r->at < r->len && r->s[r->at] == ',') { r->at++; continue; }
-        if (!expect(r, '}', "',' or '}'")) return ATTN_ERR_PARSE;
-        break;
+/* What an entry held besides its values. */
+typedef struct {
+    bool dtype, shape, offsets; /* present */
+    bool too_many_dims;         /* a shape over ST_MAX_RANK dimensions */
+} entry_fields;
+
+/* One field of a tensor's entry (the key already read) into t. */
+static bool read_field(jreader *r, const char *field, st_tensor *t, entry_fields *seen) {
+    if (strcmp(field, "dtype") == 0) {
+        char *name = NULL;
+        if (!read_string(r, &name)) return false;
+        t->dtype = ST_OTHER;
+        for (int d = 0; d < ST_OTHER; d++)
+            if (strcmp(name, dtypes[d].name) == 0) t->dtype = (st_dtype)d;
+        snprintf(t->dtype_name, sizeof t->dtype_name, "%s", name);
+        utf8_trim_partial(t->dtype_name);
+        free(name);
+        return seen->dtype = true;
     }
-    if (have_dtype && have_shape && have_offsets) return ATTN_OK;
-    char k[NAME_SHOWN];
-    return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has no %s.", visible(k, sizeof k, key),
-                      !have_dtype ? "dtype" : !have_shape ? "shape" : "data_offsets");
+    if (strcmp(field, "shape") == 0) {
+        if (read_uint_array(r, t->shape, ST_MAX_RANK, &t->rank)) return seen->shape = true;
+        seen->too_many_dims = strcmp(r->why, "an array that is not as long") == 0;
+        return false;
+    }
+    if (strcmp(field, "data_offsets") == 0) {
+        uint64_t off[2];
+        int n = 0;
+        if (!read_uint_array(r, off, 2, &n)) return false;
+        if (n != 2) return r->why = "data_offsets as [begin, end]", false;
+        t->begin = off[0];
+        t->end = off[1];
+        return seen->offsets = true;
+    }
+    return skip_value(r, 1);
+}
+
+/* One tensor's entry {"dtype", "shape", "data_offsets"} into t. Returns
+ * false when it is not JSON (r->why says why); *seen tells what it held. */
+static bool read_entry(jreader *r, st_tensor *t, entry_fields *seen) {
+    memset(seen, 0, sizeof *seen);
+    if (!expect(r, '{', "'{' (a tensor's dtype, shape and data_offsets)")) return false;
+    skip_ws(r);
+    if (r->at < r->len && r->s[r->at] == '}') return r->at++, true;
+    for (;;) {
+        char *field = NULL;
+        if (!read_string(r, &field)) return false;
+        bool ok = expect(r, ':', "':' after a key") && read_field(r, field, t, seen);
+        free(field);
+        if (!ok) return false;
+        skip_ws(r);
+        if (r->at < r->len && r->s[r->at] == ',') {
+            r->at++;
+            continue;
+        }
+        return expect(r, '}', "',' or '}'");
+    }
 }
 
 /* Element count and byte size of t agree with its offsets; inside data_len. */
@@ -367,12 +371,16 @@ static attn_status read_table(st_file *f, jreader *r, uint64_t data_len, attn_er
             memset(t, 0, sizeof *t);
             t->name = key;
             f->count++;
-            attn_status st = read_entry(r, t, key, f, err);
-            if (st != ATTN_OK) {
-                if (f->shown == NULL) return st; // parse_fail already cleaned up and said why
-                goto not_json;
-            }
-            st = check_extent(f, t, data_len, err);
+            entry_fields seen;
+            char k[NAME_SHOWN];
+            if (!read_entry(r, t, &seen) && !seen.too_many_dims) goto not_json;
+            if (seen.too_many_dims)
+                return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has more than %d dimensions.",
+                                  visible(k, sizeof k, key), ST_MAX_RANK);
+            if (!seen.dtype || !seen.shape || !seen.offsets)
+                return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has no %s.", visible(k, sizeof k, key),
+                                  !seen.dtype ? "dtype" : !seen.shape ? "shape" : "data_offsets");
+            attn_status st = check_extent(f, t, data_len, err);
             if (st != ATTN_OK) return st;
         }
         skip_ws(r);

@@ -40,7 +40,8 @@ typedef struct {
     char dtype_name[16];        /* as the file spells it (cut to fit) */
     int rank;                   /* 0 for a scalar */
     uint64_t shape[ST_MAX_RANK];
-    uint64_t count;             /* elements: the product of shape (1 for a scalar) */
+    uint64_t count;             /* elements: the product of shape (1 for a scalar); 0 for
+                                   ST_OTHER, whose element size is unknown */
     uint64_t begin, end;        /* data_offsets: bytes from the start of the data */
     const unsigned char *data;  /* its first byte (inside the file's bytes; may be unaligned) */
 } st_tensor;
