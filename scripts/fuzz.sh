@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build-fuzz
 seconds=${FUZZ_SECONDS:-30}
-all=(tokenize weights_json cli_args lesson script model_file safetensors)
+all=(tokenize weights_json cli_args lesson script model_file safetensors hf_tokenizers)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
@@ -24,6 +24,7 @@ max_len() {
     weights_json) echo 16384 ;;
     model_file) echo 16384 ;;
     safetensors) echo 4096 ;;
+    hf_tokenizers) echo 4096 ;;
     cli_args) echo 1024 ;;
     lesson) echo 8192 ;;
     script) echo 4096 ;;
