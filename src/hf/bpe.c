@@ -122,6 +122,21 @@ static const char *shown_name(char *out, size_t cap, const char *name) {
     return out;
 }
 
+/* Every value of the vocabulary (the object root) is a whole number from 0
+ * to MAX_ID; *max_id gets the largest. */
+static attn_status check_ids(const cJSON *root, const char *shown, int *max_id, attn_err *err) {
+    char key[NAME_SHOWN];
+    for (const cJSON *it = root->child; it; it = it->next) {
+        double v = cJSON_IsNumber(it) ? it->valuedouble : -1;
+        if (!(v >= 0 && v <= MAX_ID && v == floor(v)))
+            return attn_fail(err, ATTN_ERR_PARSE, "%s: token \"%s\" has id %s, not a whole number from 0 to %d.",
+                             shown, shown_name(key, sizeof key, it->string),
+                             cJSON_IsNumber(it) ? "out of range" : "missing", MAX_ID);
+        if ((int)v > *max_id) *max_id = (int)v;
+    }
+    return ATTN_OK;
+}
+
 /* vocab.json into b->piece and the index. */
 static attn_status load_vocab(hf_bpe *b, piece_index *ix, const char *text, size_t len, const char *name,
                               attn_err *err) {
@@ -140,16 +155,8 @@ static attn_status load_vocab(hf_bpe *b, piece_index *ix, const char *text, size
         goto done;
     }
     int count = cJSON_GetArraySize(root), max_id = -1;
-    for (cJSON *it = root->child; it; it = it->next) {
-        double v = cJSON_IsNumber(it) ? it->valuedouble : -1;
-        if (!(v >= 0 && v <= MAX_ID && v == floor(v))) {
-            st = attn_fail(err, ATTN_ERR_PARSE, "%s: token \"%s\" has id %s, not a whole number from 0 to %d.",
-                           shown, shown_name(key, sizeof key, it->string), cJSON_IsNumber(it) ? "out of range" : "missing",
-                           MAX_ID);
-            goto done;
-        }
-        if ((int)v > max_id) max_id = (int)v;
-    }
+    st = check_ids(root, shown, &max_id, err);
+    if (st != ATTN_OK) goto done;
     b->n_ids = max_id + 1;
     b->piece = calloc((size_t)(b->n_ids ? b->n_ids : 1), sizeof *b->piece);
     b->piece_len = calloc((size_t)(b->n_ids ? b->n_ids : 1), sizeof *b->piece_len);
