@@ -64,7 +64,101 @@ TABLES = [
     ("wide", "East Asian Width W or F (assigned, plus blocks whose unassigned\n"
      " * code points default to W)",
      is_wide),
+    # The Hugging Face tokenizers (src/hf, issue 26): GPT-2's pre-tokenizer
+    # classes and what BERT's basic tokenizer asks of unicodedata.
+    ("letter", "General categories L* (letters: GPT-2's \\p{L})",
+     lambda ch: unicodedata.category(ch)[0] == "L"),
+    ("number", "General categories N* (numbers: GPT-2's \\p{N})",
+     lambda ch: unicodedata.category(ch)[0] == "N"),
+    ("white_space", "The White_Space property (regular expressions' \\s): what\n"
+     " * str.isspace() holds, less U+001C-U+001F (separators, not White_Space)",
+     lambda ch: ch.isspace() and not "\x1c" <= ch <= "\x1f"),
+    ("space_separator", "General category Zs (space separators)",
+     lambda ch: unicodedata.category(ch) == "Zs"),
+    ("punct", "General categories P* (punctuation)",
+     lambda ch: unicodedata.category(ch)[0] == "P"),
+    ("other", "General categories C* (controls, format, surrogates, private use,\n"
+     " * unassigned)",
+     lambda ch: unicodedata.category(ch)[0] == "C"),
+    ("nonspacing", "General category Mn (what stripping accents removes)",
+     lambda ch: unicodedata.category(ch) == "Mn"),
 ]
+
+HANGUL_SYLLABLES = (0xAC00, 0xD7A3)  # decomposed by the C side, by formula
+
+
+def lower_strip(ch):
+    """BERT's lower-casing then accent stripping of one character: lower(),
+    NFD, nonspacing marks (Mn) dropped."""
+    return "".join(c for c in unicodedata.normalize("NFD", ch.lower())
+                   if unicodedata.category(c) != "Mn")
+
+
+def emit_lower_strip():
+    """The characters lower_strip changes (not Mn, which the C side drops by
+    category, nor Hangul syllables, which it decomposes by formula): one
+    sorted table for those that become one character, one for the few that
+    become two or three."""
+    single, multi = [], []
+    for cp in range(MAX_CP + 1):
+        ch = chr(cp)
+        if HANGUL_SYLLABLES[0] <= cp <= HANGUL_SYLLABLES[1] or unicodedata.category(ch) == "Mn":
+            continue
+        out = lower_strip(ch)
+        if out == ch:
+            continue
+        (single if len(out) == 1 else multi).append((cp, [ord(c) for c in out]))
+    lines = ["/* Lower-cased and accents stripped (lower(), NFD, Mn dropped), for the",
+             f" * characters that become one other character: {len(single)} pairs. */",
+             "static const uint32_t lower_strip_one[][2] = {"]
+    row = []
+    for cp, out in single:
+        row.append(f"{{0x{cp:X}, 0x{out[0]:X}}}")
+        if len(row) == 4:
+            lines.append("    " + ", ".join(row) + ",")
+            row = []
+    if row:
+        lines.append("    " + ", ".join(row) + ",")
+    lines += ["};", "",
+              f"/* The same for those that become 2 or 3 characters (0 ends one): {len(multi)}. */",
+              "static const uint32_t lower_strip_many[][4] = {"]
+    for cp, out in multi:
+        out = out + [0] * (3 - len(out))
+        lines.append(f"    {{0x{cp:X}, " + ", ".join(f"0x{c:X}" for c in out) + "},")
+    lines += ["};", "",
+              "int uni_lower_strip(uint32_t cp, uint32_t out[3]) {",
+              "    if (uni_is_nonspacing(cp))",
+              "        return 0;",
+              f"    if (cp >= 0x{HANGUL_SYLLABLES[0]:X} && cp <= 0x{HANGUL_SYLLABLES[1]:X}) {{ /* NFD of a Hangul syllable: L V (T) */",
+              "        uint32_t s = cp - 0xAC00, t = s % 28;",
+              "        out[0] = 0x1100 + s / 588;",
+              "        out[1] = 0x1161 + (s % 588) / 28;",
+              "        out[2] = 0x11A7 + t;",
+              "        return t ? 3 : 2;",
+              "    }",
+              "    size_t lo = 0, hi = RANGE_COUNT(lower_strip_one);",
+              "    while (lo < hi) {",
+              "        size_t mid = lo + (hi - lo) / 2;",
+              "        if (cp < lower_strip_one[mid][0])",
+              "            hi = mid;",
+              "        else if (cp > lower_strip_one[mid][0])",
+              "            lo = mid + 1;",
+              "        else {",
+              "            out[0] = lower_strip_one[mid][1];",
+              "            return 1;",
+              "        }",
+              "    }",
+              "    for (size_t i = 0; i < RANGE_COUNT(lower_strip_many); i++)",
+              "        if (lower_strip_many[i][0] == cp) {",
+              "            int n = 0;",
+              "            while (n < 3 && lower_strip_many[i][1 + n])",
+              "                out[n] = lower_strip_many[i][1 + n], n++;",
+              "            return n;",
+              "        }",
+              "    out[0] = cp;",
+              "    return 1;",
+              "}"]
+    return "\n".join(lines)
 
 
 def emit_table(name, what, ranges):
@@ -128,6 +222,7 @@ def generate():
         if name == "wide":
             ranges = merge(ranges + [list(r) for r in WIDE_UNASSIGNED_DEFAULTS])
         parts += ["", emit_table(name, what, ranges), "", emit_lookup(name)]
+    parts += ["", emit_lower_strip()]
     return "\n".join(parts) + "\n"
 
 

@@ -17,6 +17,7 @@ stamp() { echo "== [$(( $(date +%s) - start )) s] $*"; }
 
 stamp "npm ci: playwright-core for the browser tests (no browser is downloaded: Debian's chromium is used)"
 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$root/tests/browser" --no-audit --no-fund
+npm ci --prefix "$root/tests/tokenizers" --no-audit --no-fund # GPT-2's vocabulary and two reference tokenizers
 
 stamp "build and test (RelWithDebInfo)"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -23,6 +23,39 @@ bool uni_is_zero_width(uint32_t cp);
  * emoji that is drawn as an emoji by default. */
 bool uni_is_wide(uint32_t cp);
 
+/* ---- for the Hugging Face tokenizers (src/hf) ---- */
+
+/* Letters: general categories L* (GPT-2's pre-tokenizer class \p{L}). */
+bool uni_is_letter(uint32_t cp);
+
+/* Numbers: general categories N* (\p{N}). */
+bool uni_is_number(uint32_t cp);
+
+/* The White_Space property, what regular expressions' \s matches: tab to
+ * carriage return, space, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028,
+ * U+2029, U+202F, U+205F, U+3000. */
+bool uni_is_white_space(uint32_t cp);
+
+/* Space separators: general category Zs. */
+bool uni_is_space_separator(uint32_t cp);
+
+/* Punctuation: general categories P*. */
+bool uni_is_punct(uint32_t cp);
+
+/* Other: general categories C* (controls, format characters, surrogates,
+ * private use and unassigned code points). */
+bool uni_is_other(uint32_t cp);
+
+/* Nonspacing marks: general category Mn. */
+bool uni_is_nonspacing(uint32_t cp);
+
+/* cp lower-cased and its accents stripped as BERT's basic tokenizer does it
+ * (Python's str.lower(), then NFD, then every Mn dropped), into out: returns
+ * how many code points (0 for a nonspacing mark, 1 for most, up to 3). One
+ * character at a time, so NFD's reordering of a run of marks is not done:
+ * it only matters for the few spacing marks (Mc) with a combining class. */
+int uni_lower_strip(uint32_t cp, uint32_t out[3]);
+
 /* The Unicode version the tables were generated from, e.g. "14.0.0". */
 const char *uni_version(void);
 
