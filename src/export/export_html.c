@@ -202,7 +202,7 @@ static bool drawing(attn_strbuf *b, ex_html_fig *f, bool question, const char *l
         char ids[96];
         snprintf(ids, sizeof ids, "%sh-", f->ids);
         if (!ex_build_view(&f->list, f->o, f->it, f->ui, f->fonts, 1, &v)) return false;
-        ex_svg o = {.b = b, .ids = ids, .hit = ex_html_hit, .fonts = f->fonts};
+        ex_svg o = {.b = b, .ids = ids, .hit = ex_html_hit, .fonts = f->fonts, .ctx = f};
         for (int i = 0; i < f->list.count; i++) ex_svg_cmd(&o, &f->list, &f->list.cmds[i]);
         ex_svg_close(&o);
     } else {

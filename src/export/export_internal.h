@@ -9,6 +9,7 @@
 
 #define EX_MANIFEST ".attnviz-export.json"     /* in DIR: what exports wrote there */
 #define EX_STAGING_PREFIX ".attnviz-staging-" /* + PID-XXXXXX: a batch being written */
+#define EX_LOCK ".attnviz-export.lock"         /* in DIR while an export writes there: one at a time */
 
 /* ---- numbers and text (export.c) ---- */
 
@@ -33,6 +34,12 @@ void ex_utf8_trim(char *s);
 
 /* The weights badge of the item in the export's language (as the GUI words it). */
 void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const export_item *it);
+
+/* ---- CSV (export_csv.c) ---- */
+
+/* export_csv with the names the figure gives dimensions (a lesson's names of
+ * Q/K/V/Z and output columns, X's and W_*'s features); NULL names: none. */
+char *ex_csv_named(const attn_trace *t, const export_matrix *m, const char *const *features, const viz_names *names);
 
 /* ---- figures (export_figure.c) ---- */
 
@@ -142,14 +149,19 @@ typedef struct {
     char (*shas)[ATTN_SHA256_HEX]; /* their hashes, for the manifest */
     int n, cap;
     ex_files ours;       /* DIR's manifest as it was: the files this batch may replace */
+    char *lock;          /* DIR's lock file while this batch holds it (flock), else NULL */
+    int lock_fd, lock_slot; /* its descriptor and clean-up slot */
     char *made[32];      /* folders this batch created, outermost first */
     int made_slot[32];   /* their clean-up slots */
     int n_made;
 } ex_stage;
 
-/* Creates dir (and parents) when missing, reads its manifest, removes the
- * staging folders killed exports left there, and makes a staging folder of
- * its own, registered for clean-up on a signal. */
+/* Creates dir (and parents) when missing, waits for the exports already
+ * writing there (DIR's lock file), reads its manifest, removes the staging
+ * folders killed exports left there, and makes a staging folder of its own,
+ * registered for clean-up on a signal. The lock is held until
+ * ex_stage_abort, so concurrent exports into one folder run one after the
+ * other, each seeing the manifest the one before it wrote. */
 attn_status ex_stage_open(ex_stage *s, const char *dir, attn_err *err);
 
 /* Writes name (a plain file name) into the staging folder; refused when DIR
@@ -168,6 +180,16 @@ attn_status ex_stage_commit(ex_stage *s, attn_err *err);
 void ex_stage_abort(ex_stage *s);
 
 /* ---- documents (export_md.c) ---- */
+
+/* Appends len bytes of lesson, model or user text so every Markdown reader
+ * (CommonMark, pandoc, Python-Markdown/MkDocs) shows it as written: HTML's
+ * < > & as entities (no tag or script gets through), the punctuation that
+ * would start emphasis, code, links or headings backslash-escaped, line
+ * breaks as spaces; line_start: s starts a line, where "-", "+" and "1."
+ * would start a list. Every Markdown writer goes through it. */
+void ex_md_text(attn_strbuf *b, const char *s, size_t len, bool line_start);
+/* ex_md_text of a whole string inside a line (a title, a badge, alt text). */
+void ex_md_line(attn_strbuf *b, const char *s);
 
 /* Appends s as a Markdown code span (backtick fence longer than any run in s). */
 void ex_md_code(attn_strbuf *b, const char *s);
@@ -208,10 +230,12 @@ typedef struct {
  * cell. Returns false when memory ran out. */
 bool ex_html_views(ex_html_fig *f);
 /* Appends the markup of a HIT command (CELL and TOKEN kinds) as a transparent
- * rect with data-cell or data-token: ex_svg's hit hook. */
+ * rect with data-cell or data-token: ex_svg's hit hook; o->ctx is the
+ * ex_html_fig (a model's figure names its layer). */
 void ex_html_hit(ex_svg *o, const viz_cmd *c);
-/* "weights:0:13:9": a cell as --explain names it (STAGE:HEAD:ROW:COL). */
-void ex_html_cell_name(char *out, size_t cap, const viz_hit *h);
+/* "weights:0:13:9": a cell as --explain names it (STAGE:HEAD:ROW:COL); with
+ * layer >= 0 (a model's figure) "weights:1:0:13:9" (STAGE:LAYER:HEAD:ROW:COL). */
+void ex_html_cell_name(char *out, size_t cap, const viz_hit *h, int layer);
 /* Frees what f owns (not what it borrows). NULL is a no-op. */
 void ex_html_fig_free(ex_html_fig *f);
 
