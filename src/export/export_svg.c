@@ -161,7 +161,8 @@ static void svg_clip(svg_out *o, const viz_cmd *c) {
 void ex_svg_open(attn_strbuf *b, int w, int h, const char *attrs) {
     attn_sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
                       "viewBox=\"0 0 %d %d\" font-family=\"%s\" dominant-baseline=\"alphabetic\" "
-                      "xml:space=\"preserve\"%s%s>\n", w, h, w, h, EX_SVG_FONTS, attrs ? " " : "", attrs ? attrs : "");
+                      "xml:space=\"preserve\" style=\"white-space:pre\"%s%s>\n", w, h, w, h, EX_SVG_FONTS,
+                   attrs ? " " : "", attrs ? attrs : ""); // chromium ignores xml:space: "20×20   · 800" keeps its spaces
 }
 
 void ex_svg_cmd(ex_svg *o, const viz_list *l, const viz_cmd *c) {
