@@ -19,7 +19,9 @@
 
 /* ---- small pieces ---- */
 
-static void theme_vars(attn_strbuf *b, viz_theme_id id) {
+/* The style attribute with the theme's --av-* colours and fonts; more (NULL:
+ * none) adds declarations. */
+static void theme_vars(attn_strbuf *b, viz_theme_id id, const char *more) {
     const viz_theme *th = viz_theme_get(id);
     const struct { const char *name; viz_rgba c; } v[] = {
         {"bg", th->bg}, {"panel", th->panel}, {"text", th->text}, {"muted", th->muted},
@@ -27,7 +29,7 @@ static void theme_vars(attn_strbuf *b, viz_theme_id id) {
     attn_sb_puts(b, " style=\"");
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         attn_sb_printf(b, "--av-%s:#%02x%02x%02x;", v[i].name, v[i].c.r, v[i].c.g, v[i].c.b);
-    attn_sb_printf(b, "--av-font:%s\"", EX_SVG_FONTS);
+    attn_sb_printf(b, "--av-font:%s%s\"", EX_SVG_FONTS, more ? more : "");
 }
 
 /* A lesson paragraph's text with its spans as <em> and <code>, and its
@@ -270,7 +272,9 @@ static attn_status figure(attn_strbuf *b, const export_opts *o, const export_ite
     bool ok = ex_html_views(&f);
     attn_sb_printf(b, "<figure class=\"attnviz\" id=\"%sfig\" data-attnviz=\"\" data-query=\"%d\" data-step=\"%s\" "
                       "lang=\"%s\"", f.ids, f.q0, attn_step_slug(it.step), o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
-    theme_vars(b, o->theme);
+    char size[64]; // a page scales its figure to fit its frame, never beyond the drawing's own size
+    snprintf(size, sizeof size, ";--av-w:%dpx;--av-h:%dpx", o->width, o->height);
+    theme_vars(b, o->theme, size);
     attn_sb_puts(b, ">\n<div class=\"attnviz-fig\">\n");
     ok = ok && drawing(b, &f, question, label);
     attn_sb_puts(b, "</div>\n");
@@ -289,7 +293,9 @@ static attn_status figure(attn_strbuf *b, const export_opts *o, const export_ite
 
 /* ---- pages ---- */
 
-static void page_begin(attn_strbuf *b, const export_opts *o, const char *title) {
+/* The document up to <main>; fit: one figure's page, laid out to fit the
+ * window or iframe it is shown in (the handout scrolls instead). */
+static void page_begin(attn_strbuf *b, const export_opts *o, const char *title, bool fit) {
     const viz_theme *th = viz_theme_get(o->theme);
     attn_sb_printf(b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -297,8 +303,9 @@ static void page_begin(attn_strbuf *b, const export_opts *o, const char *title) 
                    o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en", ATTN_VERSION);
     ex_xml_text(b, title);
     attn_sb_printf(b, "</title>\n<style>\n%s</style>\n</head>\n<body style=\"margin:0;background:#%02x%02x%02x\">\n"
-                      "<main class=\"attnviz-page\"", (const char *)ex_html_css, th->bg.r, th->bg.g, th->bg.b);
-    theme_vars(b, o->theme);
+                      "<main class=\"attnviz-page%s\"", (const char *)ex_html_css, th->bg.r, th->bg.g, th->bg.b,
+                   fit ? " attnviz-fit" : "");
+    theme_vars(b, o->theme, NULL);
     attn_sb_puts(b, ">\n");
 }
 
@@ -331,7 +338,7 @@ attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts
     char name[200];
     snprintf(name, sizeof name, "%s.html", stem);
     if (rc == ATTN_OK) {
-        page_begin(&page, o, title);
+        page_begin(&page, o, title, true);
         const char *page_word = it->page ? ex_str(ui, o->lang, VIZ_S_HANDOUT_PAGE) : NULL;
         section(&page, 1, number, page_word, title, &body);
         page_end(&page);
@@ -349,7 +356,7 @@ attn_status ex_html_handout(ex_stage *st, const attn_strbuf *sections, const exp
                             attn_err *err) {
     attn_strbuf page;
     attn_sb_init(&page);
-    page_begin(&page, o, title);
+    page_begin(&page, o, title, false);
     attn_sb_puts(&page, "<h1>");
     ex_xml_text(&page, title);
     attn_sb_printf(&page, "</h1>\n%s", sections->data ? sections->data : "");
