@@ -17,7 +17,7 @@ typedef struct {
     ex_stage st;
     viz_list list;
     attn_strbuf index, handout;
-    attn_strbuf html;       /* handout.html's sections so far */
+    ex_handout html;        /* handout.html's sections so far */
 } job;
 
 /* ---- checks ---- */
@@ -293,7 +293,11 @@ static attn_status finish(job *j, attn_err *err) {
     if (st == ATTN_OK && (j->o.formats & EXPORT_HTML)) {
         int first = j->st.n;
         st = ex_html_handout(&j->st, &j->html, &j->o, j->o.title ? j->o.title : "attnviz", err);
-        attn_sb_puts(&j->index, "## handout.html\n\nEvery page in order, each figure interactive.\n\n");
+        attn_sb_printf(&j->index, "## handout.html\n\nEvery page in order, each figure interactive");
+        if (j->html.over) // say why the pages are framed
+            attn_sb_printf(&j->index, " (each page in an iframe: the figures together are over %zu KiB)",
+                           ex_handout_budget >> 10);
+        attn_sb_puts(&j->index, ".\n\n");
         index_files(j, first, "html", EXPORT_HTML, NULL, NULL);
     }
     if (!attn_sb_ok(&j->index) || !attn_sb_ok(&j->handout))
@@ -318,7 +322,7 @@ static void job_init(job *j, const export_opts *o, const viz_strings *ui, viz_fo
     j->fonts = fonts;
     attn_sb_init(&j->index);
     attn_sb_init(&j->handout);
-    attn_sb_init(&j->html);
+    memset(&j->html, 0, sizeof j->html);
 }
 
 static void job_free(job *j) {
@@ -326,7 +330,7 @@ static void job_free(job *j) {
     viz_free(&j->list);
     attn_sb_free(&j->index);
     attn_sb_free(&j->handout);
-    attn_sb_free(&j->html);
+    ex_handout_free(&j->html);
 }
 
 attn_status export_run(const export_opts *o, const export_item *items, int n_items, const viz_strings *ui,

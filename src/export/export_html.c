@@ -325,7 +325,32 @@ static void section(attn_strbuf *b, int level, int number, const char *page_word
     attn_sb_printf(b, "</h%d>\n%s</section>\n", level, body->data ? body->data : "");
 }
 
-attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts *o, const export_item *it,
+size_t ex_handout_budget = EX_HANDOUT_BUDGET;
+
+void ex_handout_free(ex_handout *h) {
+    if (!h) return;
+    attn_sb_free(&h->full);
+    attn_sb_free(&h->framed);
+    h->over = false;
+}
+
+/* The handout's section of a page past the budget: the page itself, in an
+ * iframe it fits (export_html.css), loaded when the reader scrolls to it. */
+static void framed_section(ex_handout *h, const export_opts *o, int number, const char *page_word,
+                           const char *title, const char *name) {
+    attn_strbuf body;
+    attn_sb_init(&body);
+    attn_sb_puts(&body, "<iframe class=\"attnviz-frame\" src=\"");
+    ex_xml_text(&body, name);
+    attn_sb_puts(&body, "\" title=\"");
+    ex_xml_text(&body, title);
+    attn_sb_printf(&body, "\" loading=\"lazy\" style=\"height:%dpx\"></iframe>\n", o->height + 240);
+    section(&h->framed, 2, number, page_word, title, &body);
+    if (!attn_sb_ok(&body)) h->framed.failed = true;
+    attn_sb_free(&body);
+}
+
+attn_status ex_html_write(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
                           int number, const char *stem, const char *title, const char *text, const viz_strings *ui,
                           viz_fonts *fonts, attn_err *err) {
     attn_strbuf body, page;
@@ -342,8 +367,13 @@ attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts
         const char *page_word = it->page ? ex_str(ui, o->lang, VIZ_S_HANDOUT_PAGE) : NULL;
         section(&page, 1, number, page_word, title, &body);
         page_end(&page);
-        section(sections, 2, number, page_word, title, &body);
-        if (!attn_sb_ok(&page) || !attn_sb_ok(sections))
+        if (!sections->over) section(&sections->full, 2, number, page_word, title, &body);
+        if (!sections->over && sections->full.len > ex_handout_budget) { // from now on only the frames
+            sections->over = true;
+            attn_sb_free(&sections->full);
+        }
+        framed_section(sections, o, number, page_word, title, name);
+        if (!attn_sb_ok(&page) || !attn_sb_ok(&sections->full) || !attn_sb_ok(&sections->framed))
             rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make the page %s.", name);
     }
     if (rc == ATTN_OK) rc = ex_stage_write(st, name, page.data, page.len, err);
@@ -352,14 +382,15 @@ attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts
     return rc;
 }
 
-attn_status ex_html_handout(ex_stage *st, const attn_strbuf *sections, const export_opts *o, const char *title,
+attn_status ex_html_handout(ex_stage *st, const ex_handout *sections, const export_opts *o, const char *title,
                             attn_err *err) {
     attn_strbuf page;
+    const attn_strbuf *body = sections->over ? &sections->framed : &sections->full;
     attn_sb_init(&page);
     page_begin(&page, o, title, false);
     attn_sb_puts(&page, "<h1>");
     ex_xml_text(&page, title);
-    attn_sb_printf(&page, "</h1>\n%s", sections->data ? sections->data : "");
+    attn_sb_printf(&page, "</h1>\n%s", body->data ? body->data : "");
     page_end(&page);
     attn_status rc = attn_sb_ok(&page) ? ex_stage_write(st, "handout.html", page.data, page.len, err)
                                        : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make handout.html.");

@@ -261,13 +261,26 @@ static void shared_free(shared *sh, int n) {
 
 /* ---- per cell: hover overlay and panel ---- */
 
+/* A hover usually only adds commands (an outline, the cells feeding it): then
+ * one walk down both lists matches every base command in order, with no
+ * hashing — thousands of cells, each a list of thousands of commands. false
+ * when the hovered list changed a base command (ex_diff finds the match then). */
+static bool added_only(const viz_list *h, const viz_list *base, int *match) {
+    int j = 0;
+    for (int i = 0; i < h->count; i++) {
+        bool same = j < base->count && ex_cmd_equal(h, &h->cmds[i], base, &base->cmds[j]);
+        match[i] = same ? j++ : -1;
+    }
+    return j == base->count;
+}
+
 /* The commands hovering c adds to the base, as fragments, into b (a JSON array). */
 static bool hover_frags(ex_html_fig *f, const viz_list *base, const viz_hit *c, attn_strbuf *b) {
     if (!build(f, f->q0, c)) return false;
     const viz_list *h = &f->list;
     int *match = malloc(sizeof(int) * (size_t)(h->count + 1));
     if (!match) return false;
-    ex_diff(h, base, match); // what has no partner in the base was added by the hover
+    if (!added_only(h, base, match)) ex_diff(h, base, match); // what has no partner in the base was added by the hover
     bool ok = true, first = true;
     attn_sb_puts(b, "[");
     for (int j = 0; j < h->count && ok; j++) {

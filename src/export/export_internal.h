@@ -239,13 +239,32 @@ void ex_html_cell_name(char *out, size_t cap, const viz_hit *h, int layer);
 /* Frees what f owns (not what it borrows). NULL is a no-op. */
 void ex_html_fig_free(ex_html_fig *f);
 
+/* A handout holds its figures while it stays under this size; past it (a
+ * model of 4 layers × 8 heads at 64 tokens made 96.6 MB), each section
+ * shows its page in a lazily loaded iframe instead, so a course site can
+ * serve it and a browser opens it at once. */
+#define EX_HANDOUT_BUDGET (8u << 20)
+
+/* The budget in force: EX_HANDOUT_BUDGET, lowered by tests. */
+extern size_t ex_handout_budget;
+
+/* handout.html's sections so far, both ways. Zero it to start. */
+typedef struct {
+    attn_strbuf full;   /* each section with its figure inline (freed once past the budget) */
+    attn_strbuf framed; /* each section as an iframe of its page */
+    bool over;          /* full passed EX_HANDOUT_BUDGET: the handout frames every page */
+} ex_handout;
+
+/* Frees what h owns. NULL is a no-op. */
+void ex_handout_free(ex_handout *h);
+
 /* Writes STEM.html for it into the stage and appends its section (heading,
- * text, figure) to sections, for the handout. title and text: the page's. */
-attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts *o, const export_item *it,
+ * text, figure) to the handout's sections. title and text: the page's. */
+attn_status ex_html_write(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
                           int number, const char *stem, const char *title, const char *text, const viz_strings *ui,
                           viz_fonts *fonts, attn_err *err);
 /* Writes handout.html: every section in order, under title. */
-attn_status ex_html_handout(ex_stage *st, const attn_strbuf *sections, const export_opts *o, const char *title,
+attn_status ex_html_handout(ex_stage *st, const ex_handout *sections, const export_opts *o, const char *title,
                             attn_err *err);
 
 /* The page's script and style (src/export/export_html.js, .css), embedded by
