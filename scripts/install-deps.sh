@@ -7,7 +7,7 @@ set -euo pipefail
 
 build_pkgs="build-essential cmake pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
 libcjson-dev libcmocka-dev libfontconfig-dev libpng-dev zlib1g-dev fonts-wqy-microhei fonts-dejavu-core fonts-symbola"
-test_pkgs="python3-numpy xvfb xauth clang libclang-rt-14-dev valgrind librsvg2-bin libxml2-utils chromium"
+test_pkgs="python3-numpy xvfb xauth clang libclang-rt-14-dev valgrind librsvg2-bin libxml2-utils chromium pandoc"
 bench_pkgs="python3-numpy python3-matplotlib python3-torch" # bench/: the numpy head, the matplotlib heatmap, the PyTorch training
 
 want="$build_pkgs"

@@ -2,7 +2,8 @@
 # Installs what is missing, builds attnviz and runs every test:
 #   1. the whole CTest suite in a normal build (RelWithDebInfo), with the
 #      browser tests' playwright-core installed first (npm ci, tests/browser);
-#   2. valgrind memcheck on a headless export of a lesson;
+#   2. pandoc on both lessons' Markdown handouts (DOCX, and PDF with xelatex),
+#      then valgrind memcheck on a headless export of a lesson;
 #   3. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   4. every libFuzzer harness for FUZZ_SECONDS (default 30) each.
 # Usage: scripts/test.sh
@@ -20,6 +21,9 @@ stamp "build and test (RelWithDebInfo)"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$jobs"
 ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
+
+stamp "pandoc: both lessons' Markdown handouts to DOCX and, with xelatex, to PDF"
+bash "$root/tests/export/run_pandoc_handouts.sh" "$root/build/attnviz" "$root/lessons"
 
 stamp "valgrind memcheck: headless export of the English lesson"
 bash "$root/tests/valgrind/run_valgrind_export.sh" "$root/build/attnviz" "$root/lessons/en/self-attention.lesson"

@@ -161,8 +161,7 @@ static void svg_clip(svg_out *o, const viz_cmd *c) {
 void ex_svg_open(attn_strbuf *b, int w, int h, const char *attrs) {
     attn_sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
                       "viewBox=\"0 0 %d %d\" font-family=\"%s\" dominant-baseline=\"alphabetic\" "
-                      "xml:space=\"preserve\" style=\"white-space:pre\"%s%s>\n", w, h, w, h, EX_SVG_FONTS,
-                   attrs ? " " : "", attrs ? attrs : ""); // chromium ignores xml:space: "20×20   · 800" keeps its spaces
+                      "xml:space=\"preserve\"%s%s>\n", w, h, w, h, EX_SVG_FONTS, attrs ? " " : "", attrs ? attrs : "");
 }
 
 void ex_svg_cmd(ex_svg *o, const viz_list *l, const viz_cmd *c) {
@@ -190,6 +189,9 @@ char *export_svg(const viz_list *l, int w, int h) {
     ex_svg o = {.b = &b};
     attn_sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- attnviz %s -->\n", ATTN_VERSION);
     ex_svg_open(&b, w, h, NULL);
+    // chromium ignores xml:space and its own style makes text nowrap: without this rule "20×20   · 800"
+    // shows as "20×20 · 800" (a page's figure has the same rule in export_html.css)
+    attn_sb_puts(&b, "<style>text { white-space: pre; }</style>\n");
     for (int i = 0; i < l->count; i++) ex_svg_cmd(&o, l, &l->cmds[i]);
     ex_svg_close(&o);
     attn_sb_puts(&b, "</svg>\n");

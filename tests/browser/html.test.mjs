@@ -29,7 +29,7 @@ let out, browser, page;
 before(async () => {
   out = mkdtempSync(join(tmpdir(), 'attnviz-html-'));
   const exp = (dir, ...args) => execFileSync(bin, ['--headless', ...args, '--export-dir', join(out, dir)], { stdio: 'pipe' });
-  exp('seed', '--format', 'png,html', '--lang', 'en');
+  exp('seed', '--format', 'png,svg,html', '--lang', 'en');
   exp('zh', '--lesson', zhLesson, '--format', 'html');
   exp('causal', '--sentence', enSentence, '--mask', 'causal', '--steps', '6', '--format', 'html', '--lang', 'en');
   exp('model', '--model', zhModel, '--sentence', zhSentence, '--steps', '4,9', '--format', 'html', '--lang', 'en');
@@ -357,6 +357,16 @@ for (const [w, h, file] of [[1400, 900, 'seed/06-softmax.html'], [700, 900, 'see
     clean();
   });
 }
+
+// Issue 25: chromium ignores xml:space and showed "20×20   · 800" as "20×20 · 800" in a standalone SVG.
+test('a standalone SVG keeps the spaces of its text in chromium', async () => {
+  await page.goto('file://' + join(out, 'seed/03-scores.svg'));
+  const texts = await page.evaluate(() => [...document.querySelectorAll('text')].filter((t) => t.textContent.includes('   '))
+    .map((t) => ({ text: t.textContent, chars: t.getNumberOfChars() })));
+  assert.ok(texts.length > 0, 'the equation line has runs of spaces');
+  for (const t of texts) assert.equal(t.chars, t.text.length, `"${t.text}" shows ${t.chars} of its ${t.text.length} characters`);
+  clean();
+});
 
 test('a screenshot of each step matches its PNG export on >= 95% of pixels within 16/255', async () => {
   const report = [];
