@@ -32,6 +32,7 @@
 #include "export_internal.h" /* ex_num */
 #include "fileio.h"
 #include "sha256.h"
+#include "model_file.h"
 
 #define GOLDEN ATTN_SOURCE_DIR "/tests/golden/export/"
 #define GW 480 /* golden figure size */
@@ -1005,6 +1006,48 @@ static void html_handout_budget(void **state) {
     attn_trace_free(&t);
 }
 
+/* Issue 25: the model's step-6 backward view shows ∂L/∂A, and its hint said
+ * "Hover a cell of ∂L/∂T"; steps 4 and 5 show ∂L/∂T and keep theirs. */
+static void model_backward_hints(void **state) {
+    (void)state;
+    model m = {0};
+    model_result r = {0};
+    attn_err err;
+    size_t len = 0;
+    char *text = slurp(ATTN_SOURCE_DIR "/assets/models/referent-en.json", &len), *dir = temp_dir();
+    assert_non_null(text);
+    if (model_file_parse(&m, text, len, "referent-en.json", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    const char *s = "The animal didn't cross the street because it was too tired.";
+    model_target_spec target = {7, "animal"}; // "it" points to the animal: the backward pass has a loss
+    if (model_run(&r, &m, s, strlen(s), &target, 1, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    export_item items[EXPORT_MAX_MODEL_ITEMS];
+    int n = export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, &m, &r, VIZ_TARGET_GIVEN,
+                                   1u << ATTN_STEP_SCALE | 1u << ATTN_STEP_SOFTMAX, 0, -1, (viz_origin){0});
+    export_opts o;
+    small_opts(&o, dir, "md");
+    if (export_run(&o, items, n, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
+    int pages = 0;
+    for (char *sec = strstr(md, "\n## "); sec; sec = strstr(sec + 1, "\n## ")) { // each page on its own
+        char *end = strstr(sec + 1, "\n## ");
+        if (end) *end = '\0';
+        bool soft = strstr(sec, "softmax-backward.png") != NULL, scale = strstr(sec, "scale-backward.png") != NULL;
+        if (soft) assert_non_null(strstr(sec, "Hover a cell of ∂L/∂A"));
+        if (soft) assert_null(strstr(sec, "∂L/∂T"));
+        if (scale) assert_non_null(strstr(sec, "Hover a cell of ∂L/∂T"));
+        pages += soft || scale;
+        if (end) *end = '\n';
+    }
+    if (pages != 2 * m.cfg.layers) fail_msg("%d backward pages in:\n%.3000s", pages, md); // steps 4 and 6 of each layer
+    free(md);
+    free(p);
+    model_result_free(&r);
+    model_free(&m);
+    free(text);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* A batch that fails at its k-th file, for every k: the files of the last
  * export are intact, nothing new appears, and no staging folder is left. */
 static void failure_leaves_nothing(void **state) {
@@ -1503,6 +1546,7 @@ int main(void) {
         cmocka_unit_test(markdown_text_escaping),
         cmocka_unit_test(csv_names_and_formulas),
         cmocka_unit_test(html_handout_budget),
+        cmocka_unit_test(model_backward_hints),
         cmocka_unit_test(html_views_rebuild_every_query),
         cmocka_unit_test(html_pages),
         cmocka_unit_test(html_lesson_question),
