@@ -857,7 +857,8 @@ static const char HOSTILE_LESSON[] =
     "@config: d_k=2 heads=1\n@sentence: the cat saw a bird\n\n"
     "=== page: one\ntitle: <img src=x onerror=alert(2)> & more\n@step: softmax\n\n"
     "Plain <b>bold</b> & <script>alert(3)</script> text, *emphasis*.\n\n"
-    "- an item with [a link](javascript:alert(4))\n";
+    "- an item with [a link](javascript:alert(4))\n\n"
+    "Guess first: click the word you think it is. Then read on. 先猜一猜：点一下你的答案。\n";
 
 static void markdown_escapes_html(void **state) {
     (void)state;
@@ -881,6 +882,7 @@ static void markdown_escapes_html(void **state) {
     char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
     assert_non_null(strstr(md, "Plain &lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;alert(3)&lt;/script&gt; text, *emphasis*."));
     assert_non_null(strstr(md, "- an item with \\[a link\\](javascript:alert(4))\n")); // no link
+    assert_non_null(strstr(md, "\nGuess first. Then read on. 先猜一猜。\n")); // on paper there is nothing to click
     free(md);
     free(p);
     lesson_free(l);

@@ -62,6 +62,15 @@ static int sentence_end(const char *s, int at, int len) {
     return len;
 }
 
+/* The length of the mark ending [from, to) (".", "?", "!", "。", "？", "！"), or 0. */
+static int sentence_mark(const char *s, int from, int to) {
+    if (to - 1 > from && strchr(".?!", s[to - 1])) return 1;
+    if (to - 3 > from && (strncmp(s + to - 3, "。", 3) == 0 || strncmp(s + to - 3, "？", 3) == 0 ||
+                          strncmp(s + to - 3, "！", 3) == 0))
+        return 3;
+    return 0;
+}
+
 static bool window_only(const char *s) {
     for (size_t k = 0; k < sizeof WINDOW_ONLY / sizeof *WINDOW_ONLY; k++)
         if (strncmp(s, WINDOW_ONLY[k], strlen(WINDOW_ONLY[k])) == 0) return true;
@@ -96,7 +105,7 @@ static void handout_keep(const lesson_para *p, int len, bool *keep) {
         if (from > at) { // "make a guess: click …." keeps "make a guess."
             to = end;
             while (to > from && p->text[to - 1] == ' ') to--;
-            to -= to > from && strchr(".?!", p->text[to - 1]) ? 1 : to - 3 > from && (unsigned char)p->text[to - 1] >= 0x80 ? 3 : 0;
+            to -= sentence_mark(p->text, from, to); // the clause goes, the sentence's full stop stays
         }
         for (int i = from; i >= 0 && i < to; i++) keep[i] = false;
         at = end;
