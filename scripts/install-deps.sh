@@ -8,9 +8,10 @@ set -euo pipefail
 
 build_pkgs="build-essential cmake pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
 libcjson-dev libcmocka-dev libfontconfig-dev libpng-dev zlib1g-dev fonts-wqy-microhei fonts-dejavu-core fonts-symbola"
-# texlive-*: tests/export/compile_tex.sh compiles every .tex an export writes (xelatex + ctex; beamer)
+# texlive-*, lmodern: tests/export/compile_tex.sh compiles every .tex an export writes (xelatex + ctex;
+# beamer), and pandoc turns the handouts into PDF through xelatex; clang-format: tests/format
 test_pkgs="python3-numpy xvfb xauth clang libclang-rt-14-dev valgrind librsvg2-bin libxml2-utils chromium
-texlive-xetex texlive-lang-chinese texlive-latex-recommended"
+texlive-xetex texlive-lang-chinese texlive-latex-recommended texlive-fonts-recommended lmodern pandoc clang-format"
 bench_pkgs="python3-numpy python3-matplotlib python3-torch" # bench/: the numpy head, the matplotlib heatmap, the PyTorch training
 web_pkgs="emscripten dpkg-dev cmake make" # scripts/web-deps.sh: the compiler, dpkg-source
 

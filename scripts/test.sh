@@ -2,9 +2,9 @@
 # Installs what is missing, builds attnviz and runs every test:
 #   1. the whole CTest suite in a normal build (RelWithDebInfo), with the
 #      browser tests' playwright-core installed first (npm ci, tests/browser);
-#   2. every .tex an export writes compiled with xelatex (once per run, not
-#      in the sanitizer build: tests/export/compile_tex.sh);
-#      valgrind memcheck on a headless export of a lesson;
+#   2. every .tex an export writes compiled with xelatex, and pandoc on both
+#      lessons' Markdown handouts (DOCX, and PDF with xelatex) — once per run,
+#      not in the sanitizer build; valgrind memcheck on a headless export;
 #   3. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   4. every libFuzzer harness for FUZZ_SECONDS (default 30) each.
 # Usage: scripts/test.sh
@@ -27,6 +27,9 @@ ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
 stamp "LaTeX: every .tex of both lessons, the seed sentence and a model compiles (xelatex)"
 bash "$root/tests/export/compile_tex.sh" --self-test "$root/build/attnviz"
 COMPILE_TEX_JOBS=$jobs bash "$root/tests/export/compile_tex.sh" "$root/build/attnviz"
+
+stamp "pandoc: both lessons' Markdown handouts to DOCX and, with xelatex, to PDF"
+bash "$root/tests/export/run_pandoc_handouts.sh" "$root/build/attnviz" "$root/lessons"
 
 stamp "valgrind memcheck: headless export of the English lesson"
 bash "$root/tests/valgrind/run_valgrind_export.sh" "$root/build/attnviz" "$root/lessons/en/self-attention.lesson"

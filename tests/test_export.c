@@ -32,6 +32,7 @@
 #include "export_internal.h" /* ex_num */
 #include "fileio.h"
 #include "sha256.h"
+#include "model_file.h"
 
 #define GOLDEN ATTN_SOURCE_DIR "/tests/golden/export/"
 #define GW 480 /* golden figure size */
@@ -891,8 +892,14 @@ static void lesson_export(void **state) {
     assert_non_null(md);
     assert_non_null(strstr(md, "# A tiny lesson\n"));
     assert_non_null(strstr(md, "## Page 1 · Who does \"saw\" look at?\n"));
-    assert_non_null(strstr(md, "The verb <em>saw</em> was built"));
-    assert_non_null(strstr(md, "- the key of `bird` is (1, 1), the key of `cat` is (1, 0).\n\nClick"));
+    assert_non_null(strstr(md, "The verb *saw* was built")); // Markdown emphasis: pandoc keeps it in DOCX and PDF
+    assert_null(strstr(md, "<em>"));
+    // a static handout asks, shows the figure, then answers in words: no "click" under a figure showing the answer
+    assert_null(strstr(md, "Click"));
+    char *fig = strstr(md, "![Who does \"saw\" look at?](01-look.svg)"), *ans = strstr(md, "### Answer\n\n");
+    assert_true(fig && ans && fig < ans);
+    assert_non_null(strstr(ans, "\"saw\" attends most to \"bird\" ("));
+    assert_non_null(strstr(md, "- the key of `bird` is (1, 1), the key of `cat` is (1, 0).\n\n![Who"));
     assert_non_null(strstr(md, "No step here: d\\_k and 2\\*3.\n"));
     assert_non_null(strstr(md, "![Plain](02-intro.svg)")); // no PNG asked for: the SVG
     free(md);
@@ -921,6 +928,206 @@ static void lesson_export(void **state) {
     free(p);
     assert_int_equal(export_lesson(&o, l, "nope", &g_ui, g_fonts, &err), ATTN_ERR_RANGE);
     lesson_free(l);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Issue 25: lesson text reaches Markdown as text. A title with <script> or
+ * <img onerror=…> landed raw in handout.md and index.md, and MkDocs ran it. */
+static const char HOSTILE_LESSON[] =
+    "# lesson: hostile\ntitle: Notes <script>alert(1)</script>\nlang: en\n\n"
+    "@config: d_k=2 heads=1\n@sentence: the cat saw a bird\n\n"
+    "=== page: one\ntitle: <img src=x onerror=alert(2)> & more\n@step: softmax\n\n"
+    "Plain <b>bold</b> & <script>alert(3)</script> text, *emphasis*.\n\n"
+    "- an item with [a link](javascript:alert(4))\n\n"
+    "Guess first: click the word you think it is. Then read on. 先猜一猜：点一下你的答案。\n";
+
+static void markdown_escapes_html(void **state) {
+    (void)state;
+    lesson *l = NULL;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    if (lesson_parse(&l, HOSTILE_LESSON, sizeof HOSTILE_LESSON - 1, "hostile.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    small_opts(&o, dir, "svg,md");
+    if (export_lesson(&o, l, NULL, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    const char *files[] = {"handout.md", "index.md"};
+    for (int i = 0; i < 2; i++) {
+        char *p = path_in(dir, files[i]), *md = slurp(p, NULL);
+        assert_non_null(md);
+        if (strstr(md, "<script") || strstr(md, "<img") || strstr(md, "<b>")) fail_msg("%s passes HTML through:\n%s", files[i], md);
+        assert_non_null(strstr(md, "# Notes &lt;script&gt;alert(1)&lt;/script&gt;\n"));
+        assert_non_null(strstr(md, "&lt;img src=x onerror=alert(2)&gt; &amp; more"));
+        free(md);
+        free(p);
+    }
+    char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
+    assert_non_null(strstr(md, "Plain &lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;alert(3)&lt;/script&gt; text, *emphasis*."));
+    assert_non_null(strstr(md, "- an item with \\[a link\\](javascript:alert(4))\n")); // no link
+    assert_non_null(strstr(md, "\nGuess first. Then read on. 先猜一猜。\n")); // on paper there is nothing to click
+    free(md);
+    free(p);
+    lesson_free(l);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* ex_md_text by hand: what every Markdown reader would take as markup. */
+static void markdown_text_escaping(void **state) {
+    (void)state;
+    const struct { const char *in; bool start; const char *out; } cases[] = {
+        {"a<b>&c", false, "a&lt;b&gt;&amp;c"},
+        {"*x* _y_ `z` [l](u) #h !i \\", false, "\\*x\\* \\_y\\_ \\`z\\` \\[l\\](u) \\#h \\!i \\\\"},
+        {"- item", true, "\\- item"},
+        {"- mid", false, "- mid"},
+        {"12. list", true, "12\\. list"},
+        {"two\nlines", false, "two lines"},
+        {"它：“鸟”", false, "它：“鸟”"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        attn_strbuf b;
+        attn_sb_init(&b);
+        ex_md_text(&b, cases[i].in, strlen(cases[i].in), cases[i].start);
+        assert_string_equal(b.data, cases[i].out);
+        attn_sb_free(&b);
+    }
+}
+
+/* Issue 25: CSV headers name the dimensions as the figure does, and a text
+ * cell a spreadsheet would run as a formula is neutralised (OWASP). */
+static const char NAMED_LESSON[] =
+    "# lesson: named\ntitle: Named\nlang: en\n\n@config: d_k=2 heads=1\n@sentence: the cat saw a bird\n\n"
+    "@vocab\n      noun animate can-fly verb\nthe:  0 0 0 0\ncat:  1 1 0 0\nsaw:  0 0 0 1\na:    0 0 0 0\n"
+    "bird: 1 1 1 0\n@end\n\n"
+    "@weights head 0 W_Q\n         wants-animate wants-can-fly\nnoun:    0 0\nanimate: 0 0\ncan-fly: 0 0\nverb:    2 2\n@end\n\n"
+    "@weights head 0 W_K\n         animate can-fly\nnoun:    0 0\nanimate: 1 0\ncan-fly: 0 1\nverb:    0 0\n@end\n\n"
+    "@weights head 0 W_V\n         noun animate\nnoun:    1 0\nanimate: 0 1\ncan-fly: 0 0\nverb:    0 0\n@end\n\n"
+    "@weights W_O\n1 0 0 0\n0 1 0 0\n@end\n\n"
+    "=== page: qkv\ntitle: Q K V\n@step: qkv\n\nThe projections.\n\n"
+    "=== page: sum\ntitle: Sum\n@step: sum\n\nZ.\n\n"
+    "=== page: out\ntitle: Out\n@step: heads\n\nBack.\n";
+
+static void csv_names_and_formulas(void **state) {
+    (void)state;
+    lesson *l = NULL;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    if (lesson_parse(&l, NAMED_LESSON, sizeof NAMED_LESSON - 1, "named.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    small_opts(&o, dir, "csv");
+    if (export_lesson(&o, l, NULL, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    const struct { const char *file, *head; } want[] = {
+        {"01-qkv-W_Q-head1.csv", "W_Q,wants-animate,wants-can-fly\r\nnoun,"},
+        {"01-qkv-Q-head1.csv", "Q,wants-animate,wants-can-fly\r\nthe,"},
+        {"01-qkv-K-head1.csv", "K,animate,can-fly\r\n"},
+        {"02-sum-Z-head1.csv", "Z,noun,animate\r\n"},
+        {"03-out-W_O.csv", "W_O,noun,animate,can-fly,verb\r\nh1.0,"},
+        {"03-out-out.csv", "out,noun,animate,can-fly,verb\r\n"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char *p = path_in(dir, want[i].file), *csv = slurp(p, NULL);
+        if (!csv || strncmp(csv, want[i].head, strlen(want[i].head)) != 0)
+            fail_msg("%s starts \"%.60s\", not \"%s\"", want[i].file, csv ? csv : "(missing)", want[i].head);
+        free(csv);
+        free(p);
+    }
+    const struct { const char *in, *out; } cells[] = {
+        {"=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""}, {"+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\""},
+        {"@SUM(1)", "\"'@SUM(1)\""}, {"-2+3", "\"'-2+3\""}, {"\tx", "\"'\tx\""},
+        {"-3", "-3"}, {"+1.5", "+1.5"}, {"a=b", "a=b"}, {"a,b", "\"a,b\""}, {"它", "它"},
+    };
+    for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
+        attn_strbuf b;
+        attn_sb_init(&b);
+        export_csv_field(&b, cells[i].in);
+        assert_string_equal(b.data, cells[i].out);
+        attn_sb_free(&b);
+    }
+    lesson_free(l);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Issue 25: a handout past its budget shows each page in a lazy iframe (a
+ * 4-layer × 8-head model at 64 tokens made a 96.6 MB handout.html). */
+static void html_handout_budget(void **state) {
+    (void)state;
+    attn_trace t;
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "a b c", 4, 2, 1, "none");
+    small_opts(&o, dir, "html");
+    o.steps = 1u << ATTN_STEP_SOFTMAX | 1u << ATTN_STEP_QKV;
+    size_t keep = ex_handout_budget;
+    ex_handout_budget = 1000; // the two pages are far more
+    attn_status st = export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err);
+    ex_handout_budget = keep;
+    if (st != ATTN_OK) fail_msg("%s", err.msg);
+    char *p = path_in(dir, "handout.html"), *page = slurp(p, NULL);
+    assert_non_null(strstr(page, "<iframe class=\"attnviz-frame\" src=\"02-qkv.html\""));
+    assert_non_null(strstr(page, "src=\"06-softmax.html\""));
+    assert_non_null(strstr(page, "loading=\"lazy\""));
+    assert_null(strstr(page, "data-attnviz=")); // no figure inline
+    assert_true(strlen(page) < 20000);
+    free(page);
+    free(p);
+    p = path_in(dir, "index.md");
+    page = slurp(p, NULL);
+    assert_non_null(strstr(page, "each page in an iframe"));
+    free(page);
+    free(p);
+    rm_rf(dir);
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    p = path_in(dir, "handout.html");
+    page = slurp(p, NULL);
+    assert_null(strstr(page, "<iframe")); // under the budget: the figures themselves
+    assert_non_null(strstr(page, "data-attnviz="));
+    free(page);
+    free(p);
+    rm_rf(dir);
+    free(dir);
+    attn_trace_free(&t);
+}
+
+/* Issue 25: the model's step-6 backward view shows ∂L/∂A, and its hint said
+ * "Hover a cell of ∂L/∂T"; steps 4 and 5 show ∂L/∂T and keep theirs. */
+static void model_backward_hints(void **state) {
+    (void)state;
+    model m = {0};
+    model_result r = {0};
+    attn_err err;
+    size_t len = 0;
+    char *text = slurp(ATTN_SOURCE_DIR "/assets/models/referent-en.json", &len), *dir = temp_dir();
+    assert_non_null(text);
+    if (model_file_parse(&m, text, len, "referent-en.json", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    const char *s = "The animal didn't cross the street because it was too tired.";
+    model_target_spec target = {7, "animal"}; // "it" points to the animal: the backward pass has a loss
+    if (model_run(&r, &m, s, strlen(s), &target, 1, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    export_item items[EXPORT_MAX_MODEL_ITEMS];
+    int n = export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, &m, &r, VIZ_TARGET_GIVEN,
+                                   1u << ATTN_STEP_SCALE | 1u << ATTN_STEP_SOFTMAX, 0, -1, (viz_origin){0});
+    export_opts o;
+    small_opts(&o, dir, "md");
+    if (export_run(&o, items, n, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
+    int pages = 0;
+    for (char *sec = strstr(md, "\n## "); sec; sec = strstr(sec + 1, "\n## ")) { // each page on its own
+        char *end = strstr(sec + 1, "\n## ");
+        if (end) *end = '\0';
+        bool soft = strstr(sec, "softmax-backward.png") != NULL, scale = strstr(sec, "scale-backward.png") != NULL;
+        if (soft) assert_non_null(strstr(sec, "Hover a cell of ∂L/∂A"));
+        if (soft) assert_null(strstr(sec, "∂L/∂T"));
+        if (scale) assert_non_null(strstr(sec, "Hover a cell of ∂L/∂T"));
+        pages += soft || scale;
+        if (end) *end = '\n';
+    }
+    if (pages != 2 * m.cfg.layers) fail_msg("%d backward pages in:\n%.3000s", pages, md); // steps 4 and 6 of each layer
+    free(md);
+    free(p);
+    model_result_free(&r);
+    model_free(&m);
+    free(text);
     rm_rf(dir);
     free(dir);
 }
@@ -1423,6 +1630,11 @@ int main(void) {
         cmocka_unit_test(handout_and_index),
         cmocka_unit_test(lesson_export),
         cmocka_unit_test(highlight_variants_differ),
+        cmocka_unit_test(markdown_escapes_html),
+        cmocka_unit_test(markdown_text_escaping),
+        cmocka_unit_test(csv_names_and_formulas),
+        cmocka_unit_test(html_handout_budget),
+        cmocka_unit_test(model_backward_hints),
         cmocka_unit_test(html_views_rebuild_every_query),
         cmocka_unit_test(html_pages),
         cmocka_unit_test(html_lesson_question),

@@ -17,7 +17,7 @@ typedef struct {
     ex_stage st;
     viz_list list;
     attn_strbuf index, handout;
-    attn_strbuf html;       /* handout.html's sections so far */
+    ex_handout html;        /* handout.html's sections so far */
 } job;
 
 /* ---- checks ---- */
@@ -165,7 +165,7 @@ static attn_status write_matrices(job *j, const export_item *it, const char *ste
         else snprintf(name, sizeof name, "%s-%s", stem, ms[i].name);
         size_t len = strlen(name);
         snprintf(name + len, sizeof name - len, ".csv");
-        if (j->o.formats & EXPORT_CSV) st = write_text(j, name, export_csv(it->trace, &ms[i], it->feature_names), err);
+        if (j->o.formats & EXPORT_CSV) st = write_text(j, name, ex_csv_named(it->trace, &ms[i], it->feature_names, &it->names), err);
         snprintf(name + len, sizeof name - len, ".tex");
         if (st == ATTN_OK && (j->o.formats & EXPORT_TEX)) st = write_text(j, name, export_tex_snippet(&ms[i]), err);
     }
@@ -180,25 +180,32 @@ static const char *item_title(const job *j, const export_item *it) {
 
 static const char *item_text(const job *j, const export_item *it) {
     if (it->text) return it->text;
+    viz_str backward = it->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX : VIZ_S_HINT_BACKWARD; // ∂L/∂A, or ∂L/∂T
     return ex_str(j->ui, j->o.lang, it->readout    ? VIZ_S_HINT_READOUT
-                                    : it->backward ? VIZ_S_HINT_BACKWARD
+                                    : it->backward ? backward
                                                    : (viz_str)(VIZ_S_HINT_1 + it->step));
 }
 
 static void index_item_head(job *j, const export_item *it, const char *stem, const char *badge) {
     attn_strbuf *b = &j->index;
     attn_sb_printf(b, "## %s — ", stem);
-    for (const char *p = item_title(j, it); *p; p++) attn_sb_append(b, *p == '\n' ? " " : p, 1);
+    ex_md_line(b, item_title(j, it));
     attn_sb_printf(b, "\n\n- Step: %d, head %d shown\n", it->readout ? ATTN_STEP_COUNT + 1 : (int)it->step + 1,
                    (it->head >= 0 && it->head < it->trace->cfg.heads ? it->head : 0) + 1);
     if (it->model) { // which layer of which model, and what the gradients are of
-        attn_sb_printf(b, "- Model: %s, layer %d of %d%s\n", it->model->task, it->layer + 1, it->model->cfg.layers,
+        attn_sb_puts(b, "- Model: ");
+        ex_md_line(b, it->model->task);
+        attn_sb_printf(b, ", layer %d of %d%s\n", it->layer + 1, it->model->cfg.layers,
                        it->backward ? ", with the backward pass" : "");
         attn_sb_puts(b, "- Targets:");
         for (int k = 0; k < it->run->n_targets; k++) {
             int ans = it->run->targets[k].target;
             bool ptr = it->model->cfg.objective == MODEL_OBJ_POINTER;
-            attn_sb_printf(b, " `%d:%s`", it->run->targets[k].row, it->model->vocab[ptr ? it->run->ids[ans] : ans]);
+            char target[160]; // a vocabulary word may hold a backtick: a fence longer than its runs
+            snprintf(target, sizeof target, "%d:%s", it->run->targets[k].row, it->model->vocab[ptr ? it->run->ids[ans] : ans]);
+            ex_utf8_trim(target);
+            attn_sb_puts(b, " ");
+            ex_md_code(b, target);
         }
         attn_sb_printf(b, " (%s)\n", it->target == VIZ_TARGET_TASK    ? "the task's own answers"
                                       : it->target == VIZ_TARGET_GIVEN ? "given with --target"
@@ -212,7 +219,9 @@ static void index_item_head(job *j, const export_item *it, const char *stem, con
     ex_item_config_text(&cfg, it);
     ex_md_code(b, cfg.data ? cfg.data : "");
     attn_sb_free(&cfg);
-    attn_sb_printf(b, "\n- Seed: %lu\n- Weights: %s\n\n", (unsigned long)it->trace->cfg.seed, badge);
+    attn_sb_printf(b, "\n- Seed: %lu\n- Weights: ", (unsigned long)it->trace->cfg.seed);
+    ex_md_line(b, badge); // it names files and models
+    attn_sb_puts(b, "\n\n");
 }
 
 static attn_status write_item(job *j, const export_item *it, int pos, attn_err *err) {
@@ -264,9 +273,10 @@ static void index_hash(attn_strbuf *b, const char *what, const char *path, const
 
 static void index_begin(job *j) {
     attn_strbuf *b = &j->index;
-    attn_sb_printf(b, "# %s\n\nMade by attnviz %s. Each file below is made again by the command under it, run "
-                      "from the folder the export was run from. Everything in this folder:\n\n",
-                   j->o.title ? j->o.title : "attnviz export", ATTN_VERSION);
+    attn_sb_puts(b, "# ");
+    ex_md_line(b, j->o.title ? j->o.title : "attnviz export");
+    attn_sb_printf(b, "\n\nMade by attnviz %s. Each file below is made again by the command under it, run "
+                      "from the folder the export was run from. Everything in this folder:\n\n", ATTN_VERSION);
     attn_strbuf cmd;
     attn_sb_init(&cmd);
     command(&cmd, &j->o, j->o.formats, NULL);
@@ -289,7 +299,11 @@ static attn_status finish(job *j, attn_err *err) {
     if (st == ATTN_OK && (j->o.formats & EXPORT_HTML)) {
         int first = j->st.n;
         st = ex_html_handout(&j->st, &j->html, &j->o, j->o.title ? j->o.title : "attnviz", err);
-        attn_sb_puts(&j->index, "## handout.html\n\nEvery page in order, each figure interactive.\n\n");
+        attn_sb_printf(&j->index, "## handout.html\n\nEvery page in order, each figure interactive");
+        if (j->html.over) // say why the pages are framed
+            attn_sb_printf(&j->index, " (each page in an iframe: the figures together are over %zu KiB)",
+                           ex_handout_budget >> 10);
+        attn_sb_puts(&j->index, ".\n\n");
         index_files(j, first, "html", EXPORT_HTML, NULL, NULL);
     }
     if (!attn_sb_ok(&j->index) || !attn_sb_ok(&j->handout))
@@ -314,7 +328,7 @@ static void job_init(job *j, const export_opts *o, const viz_strings *ui, viz_fo
     j->fonts = fonts;
     attn_sb_init(&j->index);
     attn_sb_init(&j->handout);
-    attn_sb_init(&j->html);
+    memset(&j->html, 0, sizeof j->html);
 }
 
 static void job_free(job *j) {
@@ -322,7 +336,7 @@ static void job_free(job *j) {
     viz_free(&j->list);
     attn_sb_free(&j->index);
     attn_sb_free(&j->handout);
-    attn_sb_free(&j->html);
+    ex_handout_free(&j->html);
 }
 
 attn_status export_run(const export_opts *o, const export_item *items, int n_items, const viz_strings *ui,
@@ -333,8 +347,11 @@ attn_status export_run(const export_opts *o, const export_item *items, int n_ite
     if (st == ATTN_OK) st = check_items(items, n_items, err);
     if (st == ATTN_OK) index_begin(&j);
     if (st == ATTN_OK) st = ex_stage_open(&j.st, j.o.dir, err);
-    if (st == ATTN_OK && (j.o.formats & EXPORT_MD))
-        attn_sb_printf(&j.handout, "# %s\n\n", j.o.title ? j.o.title : "attnviz");
+    if (st == ATTN_OK && (j.o.formats & EXPORT_MD)) {
+        attn_sb_puts(&j.handout, "# ");
+        ex_md_line(&j.handout, j.o.title ? j.o.title : "attnviz");
+        attn_sb_puts(&j.handout, "\n\n");
+    }
     for (int i = 0; st == ATTN_OK && i < n_items; i++) st = write_item(&j, &items[i], i, err);
     if (st == ATTN_OK) st = finish(&j, err);
     job_free(&j);

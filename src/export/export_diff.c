@@ -21,8 +21,11 @@ uint64_t ex_cmd_hash(const viz_list *l, const viz_cmd *c) {
     if (c->kind == VIZ_TEXT) {
         const char *s = viz_cmd_text(l, c);
         h = attn_fnv1a(h, s, strlen(s));
-    } else if (c->kind == VIZ_GRID) {
-        h = attn_fnv1a(h, viz_cmd_cells(l, c), sizeof(viz_rgba) * (size_t)c->rows * (size_t)c->cols);
+    } else if (c->kind == VIZ_GRID) { // at most 64 cells, evenly spread: equal grids still hash alike,
+        // and a 64×64 grid is not read whole for every view (ex_cmd_equal compares all of them)
+        const viz_rgba *cells = viz_cmd_cells(l, c);
+        size_t n = (size_t)c->rows * (size_t)c->cols, stride = n > 64 ? n / 64 : 1;
+        for (size_t i = 0; i < n; i += stride) h = attn_fnv1a(h, &cells[i], sizeof *cells);
     } else if (c->kind == VIZ_HIT) {
         h = attn_fnv1a(h, &c->hit, sizeof c->hit); // viz_hit's unused fields are 0: it hashes as it compares
     }
@@ -106,18 +109,38 @@ static void backtrack(const pair *p, const int *hist, int rounds, int *match) {
     }
 }
 
+/* l's commands [from, to) as a list of their own (the pools are l's). */
+static viz_list slice(const viz_list *l, int from, int to) {
+    viz_list s = *l;
+    s.cmds = l->cmds + from;
+    s.count = to - from;
+    return s;
+}
+
 bool ex_diff(const viz_list *a, const viz_list *b, int *match) {
-    pair p = {a, b, malloc(sizeof(uint64_t) * (size_t)(a->count + 1)), malloc(sizeof(uint64_t) * (size_t)(b->count + 1))};
+    // the views of a figure share long runs at both ends (a hovered cell adds a few commands near the
+    // end): those are matched by comparing, and only the middle is hashed and searched
+    int head = 0, ta = a->count, tb = b->count;
+    while (head < ta && head < tb && ex_cmd_equal(a, &a->cmds[head], b, &b->cmds[head])) head++;
+    while (ta > head && tb > head && ex_cmd_equal(a, &a->cmds[ta - 1], b, &b->cmds[tb - 1])) ta--, tb--;
+    viz_list ma = slice(a, head, ta), mb = slice(b, head, tb);
+    pair p = {&ma, &mb, malloc(sizeof(uint64_t) * (size_t)(ma.count + 1)), malloc(sizeof(uint64_t) * (size_t)(mb.count + 1))};
     int *hist = NULL, rounds = -1;
-    for (int i = 0; i < a->count; i++) match[i] = -1;
+    for (int i = 0; i < a->count; i++) match[i] = i < head ? i : i >= ta ? i - ta + tb : -1;
     if (p.ha && p.hb) {
-        for (int i = 0; i < a->count; i++) p.ha[i] = ex_cmd_hash(a, &a->cmds[i]);
-        for (int j = 0; j < b->count; j++) p.hb[j] = ex_cmd_hash(b, &b->cmds[j]);
+        for (int i = 0; i < ma.count; i++) p.ha[i] = ex_cmd_hash(&ma, &ma.cmds[i]);
+        for (int j = 0; j < mb.count; j++) p.hb[j] = ex_cmd_hash(&mb, &mb.cmds[j]);
         rounds = forward(&p, &hist);
     }
-    if (rounds >= 0) backtrack(&p, hist, rounds, match);
+    if (rounds >= 0) {
+        backtrack(&p, hist, rounds, match + head);
+        for (int i = head; i < ta; i++)
+            if (match[i] >= 0) match[i] += head; // the middle's indices are b's
+    }
     free(hist);
     free(p.ha);
     free(p.hb);
+    if (rounds < 0)
+        for (int i = 0; i < a->count; i++) match[i] = -1; // as promised: every match -1
     return rounds >= 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +108,44 @@ static void remove_stale_stages(const char *dir) {
     closedir(d);
 }
 
+/* Takes DIR's lock file: flock on a file of its own (the manifest is replaced
+ * by rename, so it cannot hold a lock). The holder removes the file before
+ * letting go, so a waiter that got the lock on a file no longer there opens
+ * the new one and waits again; nothing is left in DIR afterwards. */
+static attn_status take_lock(ex_stage *s, attn_err *err) {
+    if (!(s->lock = ex_join(s->dir, EX_LOCK))) return nomem(err);
+    for (;;) {
+        int fd = open(s->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            attn_status st = attn_fail(err, ATTN_ERR_IO, "Cannot write in the folder %s: %s: %s.", s->dir, EX_LOCK,
+                                       strerror(errno));
+            free(s->lock);
+            s->lock = NULL;
+            return st;
+        }
+        int rc;
+        while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {}
+        struct stat held, now;
+        if (rc == 0 && fstat(fd, &held) == 0 && lstat(s->lock, &now) == 0 && held.st_ino == now.st_ino &&
+            held.st_dev == now.st_dev) {
+            s->lock_fd = fd;
+            s->lock_slot = attn_cleanup_add(s->lock, ATTN_CLEAN_FILE); // a signal leaves no lock file either
+            return ATTN_OK;
+        }
+        close(fd); // the export before removed it meanwhile: take the next one
+    }
+}
+
+/* Lets the next export in: removes the lock file, then closes it. */
+static void drop_lock(ex_stage *s) {
+    if (!s->lock) return;
+    unlink(s->lock);
+    attn_cleanup_forget(s->lock_slot);
+    close(s->lock_fd);
+    free(s->lock);
+    s->lock = NULL;
+}
+
 attn_status ex_stage_open(ex_stage *s, const char *dir, attn_err *err) {
     memset(s, 0, sizeof *s);
     s->stage_slot = -1;
@@ -114,6 +153,7 @@ attn_status ex_stage_open(ex_stage *s, const char *dir, attn_err *err) {
     s->dir = strdup(dir);
     if (!s->dir) return nomem(err);
     attn_status st = make_dirs(s, dir, err);
+    if (st == ATTN_OK) st = take_lock(s, err); // before the manifest: the export before us may be writing it
     if (st == ATTN_OK) st = ex_manifest_read(&s->ours, dir, err);
     if (st != ATTN_OK) return st;
     remove_stale_stages(dir);
@@ -297,6 +337,7 @@ void ex_stage_abort(ex_stage *s) {
         remove_stage(s->stage);
         attn_cleanup_forget(s->stage_slot);
     }
+    drop_lock(s);
     for (int i = s->n_made - 1; i >= 0; i--) { // innermost first; only empty ones go
         rmdir(s->made[i]);
         attn_cleanup_forget(s->made_slot[i]);

@@ -19,7 +19,9 @@
 
 /* ---- small pieces ---- */
 
-static void theme_vars(attn_strbuf *b, viz_theme_id id) {
+/* The style attribute with the theme's --av-* colours and fonts; more (NULL:
+ * none) adds declarations. */
+static void theme_vars(attn_strbuf *b, viz_theme_id id, const char *more) {
     const viz_theme *th = viz_theme_get(id);
     const struct { const char *name; viz_rgba c; } v[] = {
         {"bg", th->bg}, {"panel", th->panel}, {"text", th->text}, {"muted", th->muted},
@@ -27,7 +29,7 @@ static void theme_vars(attn_strbuf *b, viz_theme_id id) {
     attn_sb_puts(b, " style=\"");
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         attn_sb_printf(b, "--av-%s:#%02x%02x%02x;", v[i].name, v[i].c.r, v[i].c.g, v[i].c.b);
-    attn_sb_printf(b, "--av-font:%s\"", EX_SVG_FONTS);
+    attn_sb_printf(b, "--av-font:%s%s\"", EX_SVG_FONTS, more ? more : "");
 }
 
 /* A lesson paragraph's text with its spans as <em> and <code>, and its
@@ -202,7 +204,7 @@ static bool drawing(attn_strbuf *b, ex_html_fig *f, bool question, const char *l
         char ids[96];
         snprintf(ids, sizeof ids, "%sh-", f->ids);
         if (!ex_build_view(&f->list, f->o, f->it, f->ui, f->fonts, 1, &v)) return false;
-        ex_svg o = {.b = b, .ids = ids, .hit = ex_html_hit, .fonts = f->fonts};
+        ex_svg o = {.b = b, .ids = ids, .hit = ex_html_hit, .fonts = f->fonts, .ctx = f};
         for (int i = 0; i < f->list.count; i++) ex_svg_cmd(&o, &f->list, &f->list.cmds[i]);
         ex_svg_close(&o);
     } else {
@@ -270,7 +272,9 @@ static attn_status figure(attn_strbuf *b, const export_opts *o, const export_ite
     bool ok = ex_html_views(&f);
     attn_sb_printf(b, "<figure class=\"attnviz\" id=\"%sfig\" data-attnviz=\"\" data-query=\"%d\" data-step=\"%s\" "
                       "lang=\"%s\"", f.ids, f.q0, attn_step_slug(it.step), o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
-    theme_vars(b, o->theme);
+    char size[64]; // a page scales its figure to fit its frame, never beyond the drawing's own size
+    snprintf(size, sizeof size, ";--av-w:%dpx;--av-h:%dpx", o->width, o->height);
+    theme_vars(b, o->theme, size);
     attn_sb_puts(b, ">\n<div class=\"attnviz-fig\">\n");
     ok = ok && drawing(b, &f, question, label);
     attn_sb_puts(b, "</div>\n");
@@ -289,7 +293,9 @@ static attn_status figure(attn_strbuf *b, const export_opts *o, const export_ite
 
 /* ---- pages ---- */
 
-static void page_begin(attn_strbuf *b, const export_opts *o, const char *title) {
+/* The document up to <main>; fit: one figure's page, laid out to fit the
+ * window or iframe it is shown in (the handout scrolls instead). */
+static void page_begin(attn_strbuf *b, const export_opts *o, const char *title, bool fit) {
     const viz_theme *th = viz_theme_get(o->theme);
     attn_sb_printf(b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -297,8 +303,9 @@ static void page_begin(attn_strbuf *b, const export_opts *o, const char *title) 
                    o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en", ATTN_VERSION);
     ex_xml_text(b, title);
     attn_sb_printf(b, "</title>\n<style>\n%s</style>\n</head>\n<body style=\"margin:0;background:#%02x%02x%02x\">\n"
-                      "<main class=\"attnviz-page\"", (const char *)ex_html_css, th->bg.r, th->bg.g, th->bg.b);
-    theme_vars(b, o->theme);
+                      "<main class=\"attnviz-page%s\"", (const char *)ex_html_css, th->bg.r, th->bg.g, th->bg.b,
+                   fit ? " attnviz-fit" : "");
+    theme_vars(b, o->theme, NULL);
     attn_sb_puts(b, ">\n");
 }
 
@@ -318,7 +325,32 @@ static void section(attn_strbuf *b, int level, int number, const char *page_word
     attn_sb_printf(b, "</h%d>\n%s</section>\n", level, body->data ? body->data : "");
 }
 
-attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts *o, const export_item *it,
+size_t ex_handout_budget = EX_HANDOUT_BUDGET;
+
+void ex_handout_free(ex_handout *h) {
+    if (!h) return;
+    attn_sb_free(&h->full);
+    attn_sb_free(&h->framed);
+    h->over = false;
+}
+
+/* The handout's section of a page past the budget: the page itself, in an
+ * iframe it fits (export_html.css), loaded when the reader scrolls to it. */
+static void framed_section(ex_handout *h, const export_opts *o, int number, const char *page_word,
+                           const char *title, const char *name) {
+    attn_strbuf body;
+    attn_sb_init(&body);
+    attn_sb_puts(&body, "<iframe class=\"attnviz-frame\" src=\"");
+    ex_xml_text(&body, name);
+    attn_sb_puts(&body, "\" title=\"");
+    ex_xml_text(&body, title);
+    attn_sb_printf(&body, "\" loading=\"lazy\" style=\"height:%dpx\"></iframe>\n", o->height + 240);
+    section(&h->framed, 2, number, page_word, title, &body);
+    if (!attn_sb_ok(&body)) h->framed.failed = true;
+    attn_sb_free(&body);
+}
+
+attn_status ex_html_write(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
                           int number, const char *stem, const char *title, const char *text, const viz_strings *ui,
                           viz_fonts *fonts, attn_err *err) {
     attn_strbuf body, page;
@@ -331,12 +363,17 @@ attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts
     char name[200];
     snprintf(name, sizeof name, "%s.html", stem);
     if (rc == ATTN_OK) {
-        page_begin(&page, o, title);
+        page_begin(&page, o, title, true);
         const char *page_word = it->page ? ex_str(ui, o->lang, VIZ_S_HANDOUT_PAGE) : NULL;
         section(&page, 1, number, page_word, title, &body);
         page_end(&page);
-        section(sections, 2, number, page_word, title, &body);
-        if (!attn_sb_ok(&page) || !attn_sb_ok(sections))
+        if (!sections->over) section(&sections->full, 2, number, page_word, title, &body);
+        if (!sections->over && sections->full.len > ex_handout_budget) { // from now on only the frames
+            sections->over = true;
+            attn_sb_free(&sections->full);
+        }
+        framed_section(sections, o, number, page_word, title, name);
+        if (!attn_sb_ok(&page) || !attn_sb_ok(&sections->full) || !attn_sb_ok(&sections->framed))
             rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make the page %s.", name);
     }
     if (rc == ATTN_OK) rc = ex_stage_write(st, name, page.data, page.len, err);
@@ -345,14 +382,15 @@ attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts
     return rc;
 }
 
-attn_status ex_html_handout(ex_stage *st, const attn_strbuf *sections, const export_opts *o, const char *title,
+attn_status ex_html_handout(ex_stage *st, const ex_handout *sections, const export_opts *o, const char *title,
                             attn_err *err) {
     attn_strbuf page;
+    const attn_strbuf *body = sections->over ? &sections->framed : &sections->full;
     attn_sb_init(&page);
-    page_begin(&page, o, title);
+    page_begin(&page, o, title, false);
     attn_sb_puts(&page, "<h1>");
     ex_xml_text(&page, title);
-    attn_sb_printf(&page, "</h1>\n%s", sections->data ? sections->data : "");
+    attn_sb_printf(&page, "</h1>\n%s", body->data ? body->data : "");
     page_end(&page);
     attn_status rc = attn_sb_ok(&page) ? ex_stage_write(st, "handout.html", page.data, page.len, err)
                                        : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make handout.html.");

@@ -8,7 +8,8 @@
 //   f      SVG fragments; b the fragment of each slot (<g data-s>) as written
 //          (-1: empty); v[q] the pairs slot, fragment where query q differs:
 //          what the window redraws for a new query ([-1]: leave the figure)
-//   c      per cell "STAGE:HEAD:ROW:COL": [panel lines, focus line, hover fragments]
+//   c      per cell "STAGE:HEAD:ROW:COL" (a model's "STAGE:LAYER:HEAD:ROW:COL"): [panel lines,
+//          focus line, hover fragments]
 //   l      panel lines "KF…" (kind, focus 0/1, then viz_explain_text's words)
 //   tl     each token's accessible name; empty: the panel's text with no cell
 //   g, r   an open question: each guess's answer, and the revealed figure

@@ -64,14 +64,17 @@ void ex_strtab_free(ex_strtab *t) {
 
 /* ---- markup of hit regions ---- */
 
-void ex_html_cell_name(char *out, size_t cap, const viz_hit *h) {
-    // a page shows one layer: the cell needs no layer to be unique on it
-    snprintf(out, cap, "%s:%d:%d:%d", model_stage_name(h->stage), h->head, h->row, h->col);
+void ex_html_cell_name(char *out, size_t cap, const viz_hit *h, int layer) {
+    if (layer >= 0) snprintf(out, cap, "%s:%d:%d:%d:%d", model_stage_name(h->stage), layer, h->head, h->row, h->col);
+    else snprintf(out, cap, "%s:%d:%d:%d", model_stage_name(h->stage), h->head, h->row, h->col);
 }
+
+/* The layer a figure's cell names carry: a model's, as --explain takes it; -1: none. */
+static int cell_layer(const ex_html_fig *f) { return f && f->it->model ? f->it->layer : -1; }
 
 void ex_html_hit(ex_svg *o, const viz_cmd *c) {
     char name[64];
-    if (c->hit.kind == VIZ_HIT_CELL) ex_html_cell_name(name, sizeof name, &c->hit);
+    if (c->hit.kind == VIZ_HIT_CELL) ex_html_cell_name(name, sizeof name, &c->hit, cell_layer(o->ctx));
     else if (c->hit.kind == VIZ_HIT_TOKEN) snprintf(name, sizeof name, "%d", c->hit.token);
     else return; // steps, widgets and panels belong to the window
     attn_sb_puts(o->b, "<rect class=\"attnviz-hit\" x=\"");
@@ -104,7 +107,7 @@ static int fragment(ex_html_fig *f, const viz_list *l, int from, int to, int q) 
     char ids[96];
     attn_sb_init(&b);
     snprintf(ids, sizeof ids, "%sq%d-", f->ids, q); // clips inside a fragment stay unique per view
-    ex_svg o = {.b = &b, .ids = ids, .hit = ex_html_hit, .fonts = f->fonts};
+    ex_svg o = {.b = &b, .ids = ids, .hit = ex_html_hit, .fonts = f->fonts, .ctx = f};
     for (int i = from; i < to; i++) ex_svg_cmd(&o, l, &l->cmds[i]);
     ex_svg_close(&o);
     int at = attn_sb_ok(&b) ? ex_strtab_add(&f->frags, b.data ? b.data : "", b.len) : -1;
@@ -191,7 +194,7 @@ static bool find_slots(ex_html_fig *f, shared *sh) {
  * every base command, those in a slot inside a <g data-s>. */
 static bool write_slots(ex_html_fig *f, shared *sh) {
     int nb = sh->base.count, k = 0;
-    ex_svg o = {.b = &f->svg, .ids = f->ids, .hit = ex_html_hit, .fonts = f->fonts};
+    ex_svg o = {.b = &f->svg, .ids = f->ids, .hit = ex_html_hit, .fonts = f->fonts, .ctx = f};
     sh->base_frag = malloc(sizeof(int) * (size_t)(2 * nb + 2));
     if (!sh->base_frag) return false;
     for (int i = 0; i <= nb; i++) {
@@ -258,13 +261,26 @@ static void shared_free(shared *sh, int n) {
 
 /* ---- per cell: hover overlay and panel ---- */
 
+/* A hover usually only adds commands (an outline, the cells feeding it): then
+ * one walk down both lists matches every base command in order, with no
+ * hashing — thousands of cells, each a list of thousands of commands. false
+ * when the hovered list changed a base command (ex_diff finds the match then). */
+static bool added_only(const viz_list *h, const viz_list *base, int *match) {
+    int j = 0;
+    for (int i = 0; i < h->count; i++) {
+        bool same = j < base->count && ex_cmd_equal(h, &h->cmds[i], base, &base->cmds[j]);
+        match[i] = same ? j++ : -1;
+    }
+    return j == base->count;
+}
+
 /* The commands hovering c adds to the base, as fragments, into b (a JSON array). */
 static bool hover_frags(ex_html_fig *f, const viz_list *base, const viz_hit *c, attn_strbuf *b) {
     if (!build(f, f->q0, c)) return false;
     const viz_list *h = &f->list;
     int *match = malloc(sizeof(int) * (size_t)(h->count + 1));
     if (!match) return false;
-    ex_diff(h, base, match); // what has no partner in the base was added by the hover
+    if (!added_only(h, base, match)) ex_diff(h, base, match); // what has no partner in the base was added by the hover
     bool ok = true, first = true;
     attn_sb_puts(b, "[");
     for (int j = 0; j < h->count && ok; j++) {
@@ -322,7 +338,7 @@ static bool cells(ex_html_fig *f, const viz_list *base) {
     for (int i = 0; i < base->count && ok; i++) {
         const viz_cmd *c = &base->cmds[i];
         if (c->kind != VIZ_HIT || c->hit.kind != VIZ_HIT_CELL) continue;
-        ex_html_cell_name(name, sizeof name, &c->hit);
+        ex_html_cell_name(name, sizeof name, &c->hit, cell_layer(f));
         attn_sb_printf(b, "%s\"%s\":[", b->len ? ",\n" : "", name);
         ok = panel_lines(f, &c->hit, b);
         attn_sb_puts(b, ",");

@@ -9,6 +9,7 @@
 
 #define EX_MANIFEST ".attnviz-export.json"     /* in DIR: what exports wrote there */
 #define EX_STAGING_PREFIX ".attnviz-staging-" /* + PID-XXXXXX: a batch being written */
+#define EX_LOCK ".attnviz-export.lock"         /* in DIR while an export writes there: one at a time */
 
 /* ---- numbers, text and paths (export_opts.c) ---- */
 
@@ -17,9 +18,15 @@
  * ("1e+16"). Non-finite values append "0". */
 void ex_num(attn_strbuf *b, double v);
 
-/* Label i of axis a of m into buf: the token, the feature name (features,
- * may be NULL), the vocabulary word, "d3", or "h2.1". What the CSV and TeX
- * files label rows and columns with. */
+/* The names of m's rows (cols false) or columns as its figure shows them —
+ * the lesson's feature names, its names of Q/K/V/out dimensions (names, may
+ * be NULL) — or NULL where the figure names none. */
+const char *const *ex_axis_names(const attn_trace *t, const export_matrix *m, bool cols,
+                                 const char *const *features, const viz_names *names);
+
+/* Label i of axis a of m into buf: the token, named[i] (named from
+ * ex_axis_names, may be NULL), the vocabulary word, "d3", or "h2.1". What
+ * the CSV and TeX files label rows and columns with. */
 void ex_axis_label(char *buf, size_t cap, const attn_trace *t, const export_matrix *m, export_axis a, int i,
                    const char *const *features);
 
@@ -42,6 +49,12 @@ void ex_utf8_trim(char *s);
 
 /* The weights badge of the item in the export's language (as the GUI words it). */
 void ex_badge(char *out, size_t cap, const export_opts *o, const viz_strings *ui, const export_item *it);
+
+/* ---- CSV (export_csv.c) ---- */
+
+/* export_csv with the names the figure gives dimensions (a lesson's names of
+ * Q/K/V/Z and output columns, X's and W_*'s features); NULL names: none. */
+char *ex_csv_named(const attn_trace *t, const export_matrix *m, const char *const *features, const viz_names *names);
 
 /* ---- figures (export_figure.c) ---- */
 
@@ -149,14 +162,19 @@ typedef struct {
     char (*shas)[ATTN_SHA256_HEX]; /* their hashes, for the manifest */
     int n, cap;
     ex_files ours;       /* DIR's manifest as it was: the files this batch may replace */
+    char *lock;          /* DIR's lock file while this batch holds it (flock), else NULL */
+    int lock_fd, lock_slot; /* its descriptor and clean-up slot */
     char *made[32];      /* folders this batch created, outermost first */
     int made_slot[32];   /* their clean-up slots */
     int n_made;
 } ex_stage;
 
-/* Creates dir (and parents) when missing, reads its manifest, removes the
- * staging folders killed exports left there, and makes a staging folder of
- * its own, registered for clean-up on a signal. */
+/* Creates dir (and parents) when missing, waits for the exports already
+ * writing there (DIR's lock file), reads its manifest, removes the staging
+ * folders killed exports left there, and makes a staging folder of its own,
+ * registered for clean-up on a signal. The lock is held until
+ * ex_stage_abort, so concurrent exports into one folder run one after the
+ * other, each seeing the manifest the one before it wrote. */
 attn_status ex_stage_open(ex_stage *s, const char *dir, attn_err *err);
 
 /* Writes name (a plain file name) into the staging folder; refused when DIR
@@ -175,6 +193,16 @@ attn_status ex_stage_commit(ex_stage *s, attn_err *err);
 void ex_stage_abort(ex_stage *s);
 
 /* ---- documents (export_md.c) ---- */
+
+/* Appends len bytes of lesson, model or user text so every Markdown reader
+ * (CommonMark, pandoc, Python-Markdown/MkDocs) shows it as written: HTML's
+ * < > & as entities (no tag or script gets through), the punctuation that
+ * would start emphasis, code, links or headings backslash-escaped, line
+ * breaks as spaces; line_start: s starts a line, where "-", "+" and "1."
+ * would start a list. Every Markdown writer goes through it. */
+void ex_md_text(attn_strbuf *b, const char *s, size_t len, bool line_start);
+/* ex_md_text of a whole string inside a line (a title, a badge, alt text). */
+void ex_md_line(attn_strbuf *b, const char *s);
 
 /* Appends s as a Markdown code span (backtick fence longer than any run in s). */
 void ex_md_code(attn_strbuf *b, const char *s);
@@ -215,20 +243,41 @@ typedef struct {
  * cell. Returns false when memory ran out. */
 bool ex_html_views(ex_html_fig *f);
 /* Appends the markup of a HIT command (CELL and TOKEN kinds) as a transparent
- * rect with data-cell or data-token: ex_svg's hit hook. */
+ * rect with data-cell or data-token: ex_svg's hit hook; o->ctx is the
+ * ex_html_fig (a model's figure names its layer). */
 void ex_html_hit(ex_svg *o, const viz_cmd *c);
-/* "weights:0:13:9": a cell as --explain names it (STAGE:HEAD:ROW:COL). */
-void ex_html_cell_name(char *out, size_t cap, const viz_hit *h);
+/* "weights:0:13:9": a cell as --explain names it (STAGE:HEAD:ROW:COL); with
+ * layer >= 0 (a model's figure) "weights:1:0:13:9" (STAGE:LAYER:HEAD:ROW:COL). */
+void ex_html_cell_name(char *out, size_t cap, const viz_hit *h, int layer);
 /* Frees what f owns (not what it borrows). NULL is a no-op. */
 void ex_html_fig_free(ex_html_fig *f);
 
+/* A handout holds its figures while it stays under this size; past it (a
+ * model of 4 layers × 8 heads at 64 tokens made 96.6 MB), each section
+ * shows its page in a lazily loaded iframe instead, so a course site can
+ * serve it and a browser opens it at once. */
+#define EX_HANDOUT_BUDGET (8u << 20)
+
+/* The budget in force: EX_HANDOUT_BUDGET, lowered by tests. */
+extern size_t ex_handout_budget;
+
+/* handout.html's sections so far, both ways. Zero it to start. */
+typedef struct {
+    attn_strbuf full;   /* each section with its figure inline (freed once past the budget) */
+    attn_strbuf framed; /* each section as an iframe of its page */
+    bool over;          /* full passed EX_HANDOUT_BUDGET: the handout frames every page */
+} ex_handout;
+
+/* Frees what h owns. NULL is a no-op. */
+void ex_handout_free(ex_handout *h);
+
 /* Writes STEM.html for it into the stage and appends its section (heading,
- * text, figure) to sections, for the handout. title and text: the page's. */
-attn_status ex_html_write(ex_stage *st, attn_strbuf *sections, const export_opts *o, const export_item *it,
+ * text, figure) to the handout's sections. title and text: the page's. */
+attn_status ex_html_write(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
                           int number, const char *stem, const char *title, const char *text, const viz_strings *ui,
                           viz_fonts *fonts, attn_err *err);
 /* Writes handout.html: every section in order, under title. */
-attn_status ex_html_handout(ex_stage *st, const attn_strbuf *sections, const export_opts *o, const char *title,
+attn_status ex_html_handout(ex_stage *st, const ex_handout *sections, const export_opts *o, const char *title,
                             attn_err *err);
 
 /* The page's script and style (src/export/export_html.js, .css), embedded by

@@ -1,52 +1,168 @@
 /* export_lesson.c — a lesson as an export job: one item per page, each with
  * its own trace (sentence, settings, vocabulary, designed weights), step,
  * title and narrative (as Markdown for the handout). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export_internal.h"
 #include "page.h"
+#include "utf8.h"
 #include "viz_lesson.h"
 
-/* Plain lesson text, escaped so Markdown shows it as written. */
-static void md_plain(attn_strbuf *b, const char *s, int len, bool para_start) {
-    for (int i = 0; i < len; i++) {
-        char c = s[i];
-        if (strchr("\\`*_[]<>", c) || (c == '#' && para_start && i == 0)) attn_sb_puts(b, "\\");
-        attn_sb_append(b, &s[i], 1);
+/* How sentences a static handout leaves out begin: they ask the reader to
+ * click in the window, and the figure under them already shows the answer. */
+static const char *const WINDOW_ONLY[] = {"Click ", "click ", "点一下", "点击"};
+
+/* Punctuation and spaces, which Markdown's emphasis flanking rules treat
+ * alike: ASCII, general punctuation (quotes, …), CJK and fullwidth forms. */
+static bool punct(uint32_t cp) {
+    return (cp < 0x80 && (ispunct((int)cp) || isspace((int)cp))) || (cp >= 0x2000 && cp <= 0x206F) ||
+           (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
+           (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65);
+}
+
+/* *emphasis*, its end punctuation outside the stars: a "*" after "）" and
+ * before "因" neither opens nor closes in CommonMark, and an emphasis of
+ * nothing but punctuation is plain text. pandoc, MkDocs and GitHub agree. */
+static void md_emph(attn_strbuf *b, const char *s, size_t len) {
+    size_t from = len, to = 0; // the first and past the last character that is not punctuation
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = 0;
+        int k = utf8_decode(s + i, len - i, &cp);
+        size_t step = k > 0 ? (size_t)k : 1;
+        if (!punct(cp)) {
+            if (from == len) from = i;
+            to = i + step;
+        }
+        i += step;
+    }
+    if (from >= to) {
+        ex_md_text(b, s, len, false);
+        return;
+    }
+    ex_md_text(b, s, from, false);
+    attn_sb_puts(b, "*");
+    ex_md_text(b, s + from, to - from, false);
+    attn_sb_puts(b, "*");
+    ex_md_text(b, s + to, len - to, false);
+}
+
+/* The end of the sentence starting at `at` (past its mark and the spaces after). */
+static int sentence_end(const char *s, int at, int len) {
+    for (int i = at; i < len; i++) {
+        int mark = s[i] == '.' || s[i] == '?' || s[i] == '!' ? 1
+                   : strncmp(s + i, "。", 3) == 0 || strncmp(s + i, "？", 3) == 0 || strncmp(s + i, "！", 3) == 0 ? 3 : 0;
+        if (!mark || (mark == 1 && i + 1 < len && s[i + 1] != ' ')) continue; // "2.5", "e.g." inside a word
+        i += mark;
+        while (i < len && s[i] == ' ') i++;
+        return i;
+    }
+    return len;
+}
+
+/* The length of the mark ending [from, to) (".", "?", "!", "。", "？", "！"), or 0. */
+static int sentence_mark(const char *s, int from, int to) {
+    if (to - 1 > from && strchr(".?!", s[to - 1])) return 1;
+    if (to - 3 > from && (strncmp(s + to - 3, "。", 3) == 0 || strncmp(s + to - 3, "？", 3) == 0 ||
+                          strncmp(s + to - 3, "！", 3) == 0))
+        return 3;
+    return 0;
+}
+
+static bool window_only(const char *s) {
+    for (size_t k = 0; k < sizeof WINDOW_ONLY / sizeof *WINDOW_ONLY; k++)
+        if (strncmp(s, WINDOW_ONLY[k], strlen(WINDOW_ONLY[k])) == 0) return true;
+    return false;
+}
+
+/* Where the sentence [at, end) stops making sense on paper: its start when
+ * it is window-only, the colon before a window-only clause ("make a guess:
+ * click the word …"), else -1. */
+static int window_clause(const char *s, int at, int end) {
+    if (window_only(s + at)) return at;
+    for (int i = at; i < end; i++) {
+        int colon = s[i] == ':' ? 1 : strncmp(s + i, "：", 3) == 0 ? 3 : 0, k = i + colon;
+        while (colon && k < end && s[k] == ' ') k++;
+        if (colon && window_only(s + k)) return i;
+    }
+    return -1;
+}
+
+/* keep[i] = false for the bytes of p's sentences the handout leaves out
+ * (WINDOW_ONLY), unless a span crosses the sentence's edge. */
+static void handout_keep(const lesson_para *p, int len, bool *keep) {
+    for (int i = 0; i < len; i++) keep[i] = true;
+    for (int at = 0; at < len;) {
+        int end = sentence_end(p->text, at, len);
+        bool whole = true;
+        for (int k = 0; k < p->n_spans; k++) {
+            int a = p->spans[k].start, z = a + p->spans[k].len;
+            if ((a < at && z > at) || (a < end && z > end)) whole = false;
+        }
+        int from = whole ? window_clause(p->text, at, end) : -1, to = end;
+        if (from > at) { // "make a guess: click …." keeps "make a guess."
+            to = end;
+            while (to > from && p->text[to - 1] == ' ') to--;
+            to -= sentence_mark(p->text, from, to); // the clause goes, the sentence's full stop stays
+        }
+        for (int i = from; i >= 0 && i < to; i++) keep[i] = false;
+        at = end;
     }
 }
 
-/* A paragraph's text with its spans as <em>emphasis</em> and `code` (HTML
- * tags, because Markdown's * does not close after CJK punctuation, “）*因”)
- * and its {references} computed on the page's traces. */
+/* Plain text [from, to) of p without the bytes left out. */
+static void md_kept(attn_strbuf *b, const char *s, const bool *keep, int from, int to, bool para_start) {
+    for (int i = from; i < to;) {
+        if (!keep[i]) {
+            i++;
+            continue;
+        }
+        int j = i;
+        while (j < to && keep[j]) j++;
+        ex_md_text(b, s + i, (size_t)(j - i), para_start && b->len == 0);
+        i = j;
+    }
+}
+
+/* A paragraph's text with its spans as *emphasis* and `code` and its
+ * {references} computed on the page's traces, without its window-only
+ * sentences. Into b, which the caller clears. */
 static void md_spans(attn_strbuf *b, const lesson_page *pg, const lesson_para *p, const viz_ref_ctx *x) {
     int at = 0, len = (int)strlen(p->text);
     char val[128];
+    bool *keep = malloc((size_t)len + 1);
+    if (!keep) {
+        b->failed = true;
+        return;
+    }
+    handout_keep(p, len, keep);
     for (int k = 0; k < p->n_spans; k++) {
         const lesson_span *sp = &p->spans[k];
-        md_plain(b, p->text + at, sp->start - at, at == 0);
+        md_kept(b, p->text, keep, at, sp->start, true);
+        at = sp->start + sp->len;
+        if (sp->len > 0 && !keep[sp->start]) continue; // inside a sentence left out
         char *inner = strndup(p->text + sp->start, (size_t)sp->len);
         if (sp->kind == LESSON_SPAN_CODE && inner) {
             ex_md_code(b, inner);
         } else if (sp->kind == LESSON_SPAN_REF && sp->ref >= 0) {
             viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], x);
-            md_plain(b, val, (int)strlen(val), false);
-        } else {
-            attn_sb_puts(b, "<em>");
-            md_plain(b, p->text + sp->start, sp->len, false);
-            attn_sb_puts(b, "</em>");
+            ex_md_text(b, val, strlen(val), b->len == 0);
+        } else if (sp->kind == LESSON_SPAN_EMPH) {
+            md_emph(b, p->text + sp->start, (size_t)sp->len);
         }
         free(inner);
-        at = sp->start + sp->len;
     }
-    md_plain(b, p->text + at, len - at, at == 0);
+    md_kept(b, p->text, keep, at, len, true);
+    while (b->len > 0 && b->data[b->len - 1] == ' ') b->data[--b->len] = '\0'; // the space before a sentence left out
+    free(keep);
 }
 
 char *export_lesson_text(const lesson_page *pg, bool after_reveal, const viz_ref_ctx *x) {
-    attn_strbuf b;
+    attn_strbuf b, para;
     attn_sb_init(&b);
+    attn_sb_init(&para);
     for (int i = 0; i < pg->n_paras; i++) {
         const lesson_para *p = &pg->paras[i];
         if (pg->has_reveal && p->after_reveal != after_reveal) continue; // the answer goes after the figure
@@ -55,15 +171,44 @@ char *export_lesson_text(const lesson_page *pg, bool after_reveal, const viz_ref
         if (p->kind == LESSON_PARA_CODE) {
             ex_md_block(&b, p->code_lang, p->text);
             attn_sb_puts(&b, "\n");
-        } else if (p->kind == LESSON_PARA_ITEM) {
-            attn_sb_puts(&b, "- ");
-            md_spans(&b, pg, p, x);
-            attn_sb_puts(&b, next_item ? "\n" : "\n\n"); // a list ends with a blank line
         } else {
-            md_spans(&b, pg, p, x);
-            attn_sb_puts(&b, "\n\n");
+            para.len = 0;
+            if (para.data) para.data[0] = '\0';
+            md_spans(&para, pg, p, x);
+            if (para.len == 0 && attn_sb_ok(&para)) continue; // nothing but a window-only sentence
+            attn_sb_puts(&b, p->kind == LESSON_PARA_ITEM ? "- " : "");
+            attn_sb_append(&b, para.data, para.len);
+            attn_sb_puts(&b, p->kind == LESSON_PARA_ITEM && next_item ? "\n" : "\n\n"); // a list ends with a blank line
         }
+        if (!attn_sb_ok(&para)) b.failed = true;
     }
+    attn_sb_free(&para);
+    return attn_sb_take(&b);
+}
+
+/* A question's answer for a static handout, whose figure already shows it:
+ * "### Answer", the query's largest weight in words, then the page's text
+ * after @reveal (malloc'd; NULL when out of memory). */
+static char *answered(const export_item *it, const char *after, const viz_strings *ui, viz_lang lang) {
+    const attn_trace *t = it->trace;
+    int h = it->head >= 0 && it->head < t->cfg.heads ? it->head : 0, best = 0;
+    int q = it->query >= 0 && it->query < t->n ? it->query : attn_trace_default_query(t);
+    const double *row = t->head[h].weights + (size_t)q * t->n;
+    for (int j = 1; j < t->n; j++)
+        if (row[j] > row[best]) best = j;
+    char query[96], key[96], line[512];
+    attn_token_label(&t->tokens, q, 16, query, sizeof query);
+    attn_token_label(&t->tokens, best, 16, key, sizeof key);
+    snprintf(line, sizeof line, ex_str(ui, lang, VIZ_S_HANDOUT_ANSWER_TEXT), query, key, row[best]);
+    ex_utf8_trim(line);
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "### ");
+    ex_md_line(&b, ex_str(ui, lang, VIZ_S_HANDOUT_ANSWER));
+    attn_sb_puts(&b, "\n\n");
+    ex_md_text(&b, line, strlen(line), true);
+    attn_sb_puts(&b, "\n\n");
+    attn_sb_puts(&b, after ? after : "");
     return attn_sb_take(&b);
 }
 
@@ -167,7 +312,9 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     viz_ref_ctx x;
     export_item_refs(&x, it, ui ? ui->s[o->lang] : NULL);
     it->text = j->texts[k] = export_lesson_text(pg, false, &x);
-    it->text_after = j->afters[k] = export_lesson_text(pg, true, &x);
+    char *after = export_lesson_text(pg, true, &x);
+    it->text_after = j->afters[k] = pg->predict.on && after ? answered(it, after, ui, o->lang) : after;
+    if (it->text_after != after) free(after);
     attn_strbuf nb; // the window view's narrative, as the window shows the answered page
     attn_sb_init(&nb);
     viz_lesson_narrative(&nb, pg, false, &x);

@@ -41,13 +41,33 @@ void ex_md_block(attn_strbuf *b, const char *lang, const char *s) {
     attn_sb_puts(b, "\n");
 }
 
-/* Image alt text: brackets and backslashes escaped, one line. */
-static void alt_text(attn_strbuf *b, const char *s) {
-    for (; *s; s++) {
-        if (*s == '[' || *s == ']' || *s == '\\') attn_sb_puts(b, "\\");
-        attn_sb_append(b, *s == '\n' || *s == '\r' ? " " : s, 1);
+/* Where a line starts, digits then '.' or ')' open an ordered list: the
+ * length of the digits, or 0. */
+static size_t list_number(const char *s, size_t len) {
+    size_t k = 0;
+    while (k < len && k < 9 && s[k] >= '0' && s[k] <= '9') k++;
+    return k > 0 && k < len && (s[k] == '.' || s[k] == ')') ? k : 0;
+}
+
+void ex_md_text(attn_strbuf *b, const char *s, size_t len, bool line_start) {
+    size_t number = line_start ? list_number(s, len) : 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (c == '<') attn_sb_puts(b, "&lt;"); // an entity: Python-Markdown (MkDocs) keeps "\<" as raw HTML
+        else if (c == '>') attn_sb_puts(b, "&gt;");
+        else if (c == '&') attn_sb_puts(b, "&amp;");
+        else if (c == '\n' || c == '\r') attn_sb_puts(b, " "); // one line: a heading, an item, a paragraph
+        else {
+            // the punctuation every Markdown (CommonMark, pandoc, Python-Markdown) takes back from "\c";
+            // a line's first '-', '+' or "1." would start a list
+            bool at_start = line_start && i == 0 && (c == '-' || c == '+');
+            if (strchr("\\`*_[]#!", c) || at_start || (number && i == number)) attn_sb_puts(b, "\\");
+            attn_sb_append(b, &s[i], 1);
+        }
     }
 }
+
+void ex_md_line(attn_strbuf *b, const char *s) { ex_md_text(b, s, strlen(s), false); }
 
 /* The page's text up to its last line break, then a blank line. */
 static void md_text(attn_strbuf *b, const char *text) {
@@ -68,7 +88,7 @@ void ex_md_page(attn_strbuf *b, const export_item *it, int number, const char *t
     if (page_word) attn_sb_printf(b, page_word, number); // a lesson's page: not to be read as a step number
     else attn_sb_printf(b, "%d", number);
     attn_sb_puts(b, " · ");
-    for (const char *p = title; *p; p++) attn_sb_append(b, *p == '\n' ? " " : p, 1);
+    ex_md_line(b, title);
     attn_sb_puts(b, "\n\n");
     ex_md_code(b, it->trace->tokens.text);
     attn_sb_puts(b, " — ");
@@ -77,7 +97,7 @@ void ex_md_page(attn_strbuf *b, const export_item *it, int number, const char *t
     md_text(b, text); // the question comes before the figure that answers it
     if (image) {
         attn_sb_puts(b, "![");
-        alt_text(b, title);
+        ex_md_line(b, title);
         attn_sb_printf(b, "](%s)\n\n", image);
     }
     md_text(b, it->text_after);

@@ -202,15 +202,43 @@ char *ex_join(const char *a, const char *b) {
 }
 
 void ex_axis_label(char *buf, size_t cap, const attn_trace *t, const export_matrix *m, export_axis a, int i,
-                   const char *const *features) {
+                   const char *const *named) {
     if (a == EXPORT_AXIS_TOKENS) attn_token_label(&t->tokens, i, 0, buf, cap);
     else if (a == EXPORT_AXIS_CONCAT) snprintf(buf, cap, "h%d.%d", i / t->cfg.d_k + 1, i % t->cfg.d_k);
     else if (a == EXPORT_AXIS_WORDS && m->words) snprintf(buf, cap, "%s", m->words[i]);
-    else if (m->features && features && features[i]) {
-        snprintf(buf, cap, "%s", features[i]);
-        ex_utf8_trim(buf); // a long feature name is cut between characters
+    else if (named && named[i]) {
+        snprintf(buf, cap, "%s", named[i]);
+        ex_utf8_trim(buf); // a long name is cut between characters
     }
     else snprintf(buf, cap, "d%d", i);
+}
+
+/* Which of a lesson's names label a matrix's rows or columns, as its figure shows them. */
+typedef enum { NAMES_NONE, NAMES_FEATURES, NAMES_Q, NAMES_K, NAMES_V, NAMES_OUT } names_of;
+
+static const struct {
+    const char *matrix; /* export_matrix.name */
+    names_of rows, cols;
+} NAMED[] = {
+    {"X", NAMES_NONE, NAMES_FEATURES},     {"W_Q", NAMES_FEATURES, NAMES_Q}, {"W_K", NAMES_FEATURES, NAMES_K},
+    {"W_V", NAMES_FEATURES, NAMES_V},      {"Q", NAMES_NONE, NAMES_Q},       {"K", NAMES_NONE, NAMES_K},
+    {"V", NAMES_NONE, NAMES_V},            {"Z", NAMES_NONE, NAMES_V}, /* Z's columns are V's, mixed */
+    {"W_O", NAMES_NONE, NAMES_OUT},        {"out", NAMES_NONE, NAMES_OUT},
+};
+
+/* The names of m's rows (cols false) or columns as its figure shows them, or NULL. */
+const char *const *ex_axis_names(const attn_trace *t, const export_matrix *m, bool cols,
+                                     const char *const *features, const viz_names *names) {
+    for (size_t i = 0; i < sizeof NAMED / sizeof *NAMED; i++) {
+        if (strcmp(NAMED[i].matrix, m->name) != 0) continue;
+        names_of k = cols ? NAMED[i].cols : NAMED[i].rows;
+        int h = m->head >= 0 && m->head < ATTN_MAX_HEADS ? m->head : 0;
+        if (k == NAMES_FEATURES) return features;
+        if (k == NAMES_OUT && names && names->out) return names->out;
+        if (k == NAMES_OUT) return t->given[ATTN_MAT_W_O][0] ? features : NULL; // a design maps back to features
+        if (k != NAMES_NONE) return names ? names->qkv[k - NAMES_Q][h] : NULL;
+    }
+    return cols && m->features ? features : NULL;
 }
 
 /* ---- steps and their matrices ---- */

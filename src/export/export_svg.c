@@ -189,6 +189,9 @@ char *export_svg(const viz_list *l, int w, int h) {
     ex_svg o = {.b = &b};
     attn_sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- attnviz %s -->\n", ATTN_VERSION);
     ex_svg_open(&b, w, h, NULL);
+    // chromium ignores xml:space and its own style makes text nowrap: without this rule "20×20   · 800"
+    // shows as "20×20 · 800" (a page's figure has the same rule in export_html.css)
+    attn_sb_puts(&b, "<style>text { white-space: pre; }</style>\n");
     for (int i = 0; i < l->count; i++) ex_svg_cmd(&o, l, &l->cmds[i]);
     ex_svg_close(&o);
     attn_sb_puts(&b, "</svg>\n");

@@ -300,7 +300,8 @@ static double width_pt(const char *s, double px) {
 /* Label i of an axis of m, as the CSV files label it (TeX, escaped) into lab. */
 static void axis_tex(attn_strbuf *lab, const export_item *it, const export_matrix *m, export_axis a, int i) {
     char buf[256];
-    ex_axis_label(buf, sizeof buf, it->trace, m, a, i, a == m->col_axis ? it->feature_names : NULL);
+    ex_axis_label(buf, sizeof buf, it->trace, m, a, i,
+                  ex_axis_names(it->trace, m, a == m->col_axis, it->feature_names, &it->names));
     export_tex_escape(lab, buf);
 }
 

@@ -510,7 +510,8 @@ static void narrative(const viz_ctx *c, viz_box b) {
     in.h -= th + 4 * c->u;
     const char *text = s->narrative        ? s->narrative
                        : s->readout         ? viz_s(c, VIZ_S_HINT_READOUT)
-                       : viz_step_has_grad(c) ? viz_s(c, VIZ_S_HINT_BACKWARD)
+                       : viz_step_has_grad(c) ? viz_s(c, s->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX
+                                                                                      : VIZ_S_HINT_BACKWARD)
                                             : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
     float more_h = c->small * 1.5f;
     viz_box tb = {in.x, in.y, in.w, in.h - more_h};

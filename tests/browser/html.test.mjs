@@ -29,7 +29,7 @@ let out, browser, page;
 before(async () => {
   out = mkdtempSync(join(tmpdir(), 'attnviz-html-'));
   const exp = (dir, ...args) => execFileSync(bin, ['--headless', ...args, '--export-dir', join(out, dir)], { stdio: 'pipe' });
-  exp('seed', '--format', 'png,html', '--lang', 'en');
+  exp('seed', '--format', 'png,svg,html', '--lang', 'en');
   exp('zh', '--lesson', zhLesson, '--format', 'html');
   exp('causal', '--sentence', enSentence, '--mask', 'causal', '--steps', '6', '--format', 'html', '--lang', 'en');
   exp('model', '--model', zhModel, '--sentence', zhSentence, '--steps', '4,9', '--format', 'html', '--lang', 'en');
@@ -184,9 +184,11 @@ async function everyModelCell(file, stage, layer) {
   }), stage);
   assert.ok(cells.length > 0, `the page has ${stage} cells`);
   for (const c of cells) {
-    const [, head, row, col] = c.name.split(':');
+    // a model's cell names its layer (STAGE:LAYER:HEAD:ROW:COL), so --explain takes the name as it is
+    assert.equal(c.name.split(':').length, 5, `${c.name} names the layer`);
+    assert.equal(c.name.split(':')[1], String(layer), `${c.name}: layer ${layer}`);
     const { stdout } = await run(bin, ['--headless', '--model', zhModel, '--sentence', zhSentence, '--target', '10:鸟',
-      '--explain', `${stage}:${layer}:${head}:${row}:${col}`]);
+      '--explain', c.name]);
     const want = Number(stdout.trim().split('\n').pop().match(/(\S+)$/)[1]);
     await page.mouse.move(c.x, c.y);
     const panel = await page.evaluate(() => [...document.querySelectorAll('[data-panel="explain"] [data-kind]')].map(
@@ -323,8 +325,52 @@ async function matchFraction(pngA, pngB) {
   }, [pngA.toString('base64'), pngB.toString('base64')]);
 }
 
+// Issue 25: a page fits the iframe it is given. The README's 900 px iframe in a 1400 px notebook
+// showed a 1166 px page whose panel started at y = 926: hovering showed nothing the reader saw.
+for (const [w, h, file] of [[1400, 900, 'seed/06-softmax.html'], [700, 900, 'seed/06-softmax.html'],
+  [1400, 600, 'zh/07-softmax.html'], [700, 900, 'zh/07-softmax.html']]) {
+  test(`a page in a ${w}×${h} iframe fits it: figure and panel inside, no scrollbar (${file})`, async () => {
+    writeFileSync(join(out, 'fit.html'), '<!DOCTYPE html><title>notebook</title><body style="margin:0">' +
+      `<iframe id="f" src="${file}" style="width:${w}px;height:${h}px;border:0"></iframe>`);
+    await page.goto('file://' + join(out, 'fit.html'));
+    const frame = page.frameLocator('#f');
+    await frame.locator('[data-attnviz][data-attnviz-ready="yes"]').waitFor();
+    const cell = frame.locator('[data-cell^="weights:0:"]').nth(5);
+    await cell.hover();
+    const inner = page.frames().find((f) => f.url().endsWith(file));
+    const r = await inner.evaluate(() => {
+      const box = (sel) => document.querySelector(sel).getBoundingClientRect();
+      const se = document.scrollingElement;
+      const lines = document.querySelector('[data-panel="explain"] .attnviz-lines > div');
+      return { svg: box('svg.attnviz-svg'), panel: box('[data-panel="explain"]'), line: lines && lines.getBoundingClientRect(),
+        scroll: [se.scrollWidth, se.clientWidth, se.scrollHeight, se.clientHeight] };
+    });
+    const inside = (b, what) => assert.ok(b.top >= 0 && b.left >= 0 && b.bottom <= h + 0.5 && b.right <= w + 0.5,
+      `${what} at ${JSON.stringify(b)} is outside the ${w}×${h} iframe`);
+    inside(r.svg, 'the figure');
+    inside(r.panel, 'the panel');
+    assert.ok(r.line && r.line.top < h && r.line.bottom > 0, 'the hovered cell\'s first panel line shows');
+    assert.ok(r.svg.height >= 150, `the figure is ${r.svg.height} px high`);
+    assert.ok(r.scroll[0] <= r.scroll[1] && r.scroll[2] <= r.scroll[3], `no scrollbar in the iframe: ${r.scroll}`);
+    if (w >= 1200) assert.ok(r.panel.left >= r.svg.right - 1, 'wide: the panel beside the figure');
+    else assert.ok(r.panel.top >= r.svg.bottom - 1, 'narrow: the panel under the figure');
+    clean();
+  });
+}
+
+// Issue 25: chromium ignores xml:space and showed "20×20   · 800" as "20×20 · 800" in a standalone SVG.
+test('a standalone SVG keeps the spaces of its text in chromium', async () => {
+  await page.goto('file://' + join(out, 'seed/03-scores.svg'));
+  const texts = await page.evaluate(() => [...document.querySelectorAll('text')].filter((t) => t.textContent.includes('   '))
+    .map((t) => ({ text: t.textContent, chars: t.getNumberOfChars() })));
+  assert.ok(texts.length > 0, 'the equation line has runs of spaces');
+  for (const t of texts) assert.equal(t.chars, t.text.length, `"${t.text}" shows ${t.chars} of its ${t.text.length} characters`);
+  clean();
+});
+
 test('a screenshot of each step matches its PNG export on >= 95% of pixels within 16/255', async () => {
   const report = [];
+  await page.setViewportSize({ width: 1900, height: 1400 }); // room for the figure at its own size
   for (const s of STEPS) {
     await open(page, join(out, `seed/${s}.html`));
     const box = await page.locator('svg.attnviz-svg').boundingBox();
@@ -335,5 +381,6 @@ test('a screenshot of each step matches its PNG export on >= 95% of pixels withi
     assert.ok(r.fraction >= 0.95, `${s}: ${(100 * r.fraction).toFixed(2)}% of pixels match (${r.size})`);
   }
   console.log('pixels matching the PNG export: ' + report.join(', '));
+  await page.setViewportSize({ width: 1720, height: 1000 });
   clean();
 });
