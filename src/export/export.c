@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "export_internal.h"
 
 #define MAX_PIXELS (64L << 20) /* per image: 8192×8192 and more is refused */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "export_internal.h"
 
 /* A spreadsheet runs a text cell that starts with one of these as a formula

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "export_internal.h"
 #include "hash.h"
 

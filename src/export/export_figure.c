@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "export.h"
 #include "export_internal.h"
 #include "utf8.h"
 

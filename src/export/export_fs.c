@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "export.h"
 #include "export_internal.h"
 #include "fileio.h"
 
@@ -117,8 +118,13 @@ static attn_status take_lock(ex_stage *s, attn_err *err) {
     for (;;) {
         int fd = open(s->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) {
-            attn_status st = attn_fail(err, ATTN_ERR_IO, "Cannot write in the folder %s: %s: %s.", s->dir, EX_LOCK,
-                                       strerror(errno));
+            // a folder nobody may write in is the folder's problem; anything else (a link or a
+            // folder in the lock's place) is the lock file's, so it is named
+            bool folder = errno == EROFS || errno == EACCES || errno == EPERM;
+            attn_status st = folder ? attn_fail(err, ATTN_ERR_IO, "Cannot write in the folder %s: %s.", s->dir,
+                                                strerror(errno))
+                                    : attn_fail(err, ATTN_ERR_IO, "Cannot write in the folder %s: %s: %s.", s->dir,
+                                                EX_LOCK, strerror(errno));
             free(s->lock);
             s->lock = NULL;
             return st;

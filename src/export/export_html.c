@@ -13,6 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "export.h"
 #include "export_internal.h"
 #include "viz_lesson.h"
 #include "hash.h"

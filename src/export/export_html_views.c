@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "export_internal.h"
 #include "hash.h"
 #include "viz_explain.h"

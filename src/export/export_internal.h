@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "export.h"
+#include "export_types.h"
 #include "sha256.h"
 
 #define EX_MANIFEST ".attnviz-export.json"     /* in DIR: what exports wrote there */
@@ -28,7 +28,7 @@ const char *const *ex_axis_names(const attn_trace *t, const export_matrix *m, bo
  * ex_axis_names, may be NULL), the vocabulary word, "d3", or "h2.1". What
  * the CSV and TeX files label rows and columns with. */
 void ex_axis_label(char *buf, size_t cap, const attn_trace *t, const export_matrix *m, export_axis a, int i,
-                   const char *const *features);
+                   const char *const *named);
 
 /* "png,svg": the --format list of the EXPORT_* bits in formats. */
 void ex_format_list(attn_strbuf *b, unsigned formats);

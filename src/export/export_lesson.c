@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "export_internal.h"
 #include "page.h"
 #include "utf8.h"

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "attn_json.h"
+#include "export.h"
 #include "export_internal.h"
 #include "fileio.h"
 #include "sha256.h"

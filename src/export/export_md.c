@@ -2,6 +2,7 @@
  * text and figure, with user text fenced so it cannot break the layout. */
 #include <string.h>
 
+#include "export.h"
 #include "export_internal.h"
 
 /* Longest run of backticks in s. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "attn_steps.h"
+#include "export.h"
 #include "export_internal.h"
 #include "numparse.h"
 #include "utf8.h"

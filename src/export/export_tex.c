@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "attn_steps.h"
+#include "export.h"
 #include "export_internal.h"
 
 /* Math signs the step names and equations use: typeset in math mode, so
