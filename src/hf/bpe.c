@@ -379,12 +379,8 @@ static int merge_piece(const hf_bpe *b, const char *s, size_t n, int *ids) {
 
 attn_status hf_bpe_encode(const hf_bpe *b, const char *text, size_t len, bool bos, hf_tokens *out,
                           attn_err *err) {
-    memset(out, 0, sizeof *out);
-    size_t bad = utf8_find_invalid(text, len);
-    if (bad != (size_t)-1)
-        return attn_fail(err, ATTN_ERR_INPUT, "The sentence is not valid UTF-8: %s at byte %zu.",
-                         utf8_problem(text, len, bad), bad);
-    attn_status st = ATTN_OK;
+    attn_status st = hf_tokens_begin(out, text, len, err);
+    if (st != ATTN_OK) return st;
     if (bos) {
         if (b->eot_id < 0)
             return attn_fail(err, ATTN_ERR_INPUT, "This vocabulary has no %s to start the sentence with.",

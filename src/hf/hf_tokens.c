@@ -98,3 +98,12 @@ attn_status hf_tokens_push(hf_tokens *t, int id, const char *text, size_t len, s
     k->label = shown;
     return ATTN_OK;
 }
+
+attn_status hf_tokens_begin(hf_tokens *out, const char *text, size_t len, attn_err *err) {
+    memset(out, 0, sizeof *out);
+    size_t bad = utf8_find_invalid(text, len);
+    if (bad != (size_t)-1)
+        return attn_fail(err, ATTN_ERR_INPUT, "The sentence is not valid UTF-8: %s at byte %zu.",
+                         utf8_problem(text, len, bad), bad);
+    return ATTN_OK;
+}

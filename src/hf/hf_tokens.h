@@ -31,6 +31,10 @@ typedef struct {
 /* Releases what t owns and empties it. NULL is a no-op. */
 void hf_tokens_free(hf_tokens *t);
 
+/* Starts an encoding: out empty, and text (len bytes) checked to be UTF-8.
+ * Returns ATTN_OK, or ATTN_ERR_INPUT naming the first bad byte. */
+attn_status hf_tokens_begin(hf_tokens *out, const char *text, size_t len, attn_err *err);
+
 /* Appends a token: id, bytes [start, end) of text (len bytes, valid UTF-8)
  * and a label. label NULL: made from those bytes (see above); otherwise
  * label (UTF-8) is shown with its invisible characters made visible.

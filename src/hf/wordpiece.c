@@ -217,14 +217,10 @@ static size_t normalise(const hf_wordpiece *w, const char *text, size_t len, wch
 
 attn_status hf_wordpiece_encode(const hf_wordpiece *w, const char *text, size_t len, hf_tokens *out,
                                 attn_err *err) {
-    memset(out, 0, sizeof *out);
-    size_t bad = utf8_find_invalid(text, len);
-    if (bad != (size_t)-1)
-        return attn_fail(err, ATTN_ERR_INPUT, "The sentence is not valid UTF-8: %s at byte %zu.",
-                         utf8_problem(text, len, bad), bad);
+    attn_status st = hf_tokens_begin(out, text, len, err);
+    if (st != ATTN_OK) return st;
     wchar *c = malloc((3 * len + 1) * sizeof *c); // a character becomes at most 3
     bool *is_end = malloc(3 * len + 1);
-    attn_status st = ATTN_OK;
     if (!c || !is_end) {
         st = attn_fail(err, ATTN_ERR_NOMEM, "Out of memory for the tokens.");
         goto done;
