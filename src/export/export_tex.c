@@ -299,10 +299,10 @@ static double width_pt(const char *s, double px) {
 }
 
 /* Label i of an axis of m, as the CSV files label it (TeX, escaped) into lab. */
-static void axis_tex(attn_strbuf *lab, const export_item *it, const export_matrix *m, export_axis a, int i) {
+static void axis_tex(attn_strbuf *lab, const export_item *it, const export_matrix *m, bool cols, int i) {
     char buf[256];
-    ex_axis_label(buf, sizeof buf, it->trace, m, a, i,
-                  ex_axis_names(it->trace, m, a == m->col_axis, it->feature_names, &it->names));
+    ex_axis_label(buf, sizeof buf, it->trace, m, cols ? m->col_axis : m->row_axis, i,
+                  ex_axis_names(it->trace, m, cols, it->feature_names, &it->names));
     export_tex_escape(lab, buf);
 }
 
@@ -314,13 +314,13 @@ static void block(attn_strbuf *b, const export_item *it, const export_matrix *m,
     attn_sb_printf(b, "\\[ %s = \\begin{array}{r|*{%d}{r}|}\n\\multicolumn{1}{c}{}", symbol, c1 - c0);
     for (int j = c0; j < c1; j++) {
         attn_sb_free(&lab);
-        axis_tex(&lab, it, m, m->col_axis, j);
+        axis_tex(&lab, it, m, true, j);
         attn_sb_printf(b, " & \\multicolumn{1}{c}{\\text{%s}}", lab.data ? lab.data : "");
     }
     attn_sb_printf(b, " \\\\ \\cline{2-%d}\n", c1 - c0 + 1);
     for (int i = 0; i < m->rows; i++) {
         attn_sb_free(&lab);
-        axis_tex(&lab, it, m, m->row_axis, i);
+        axis_tex(&lab, it, m, false, i);
         attn_sb_printf(b, "\\text{%s}", lab.data ? lab.data : "");
         for (int j = c0; j < c1; j++) {
             attn_sb_puts(b, " & ");
@@ -340,8 +340,8 @@ static double column_pt(const export_item *it, const export_matrix *m, int j, do
     double w = 0;
     for (int i = -1; i < m->rows; i++) {
         attn_sb_free(&s);
-        if (j < 0 && i >= 0) axis_tex(&s, it, m, m->row_axis, i);
-        else if (i < 0 && j >= 0) axis_tex(&s, it, m, m->col_axis, j);
+        if (j < 0 && i >= 0) axis_tex(&s, it, m, false, i);
+        else if (i < 0 && j >= 0) axis_tex(&s, it, m, true, j);
         else if (j >= 0) num_fixed(&s, m->v[(size_t)i * m->cols + j]);
         w = fmax(w, width_pt(s.data ? s.data : "", px));
     }
