@@ -1,55 +1,85 @@
-/* app_lab.c — the complexity lab's measurement thread. */
+/* app_lab.c — the complexity lab's measurement, as background work. */
 #include "app_lab.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int lab_worker(void *arg) {
+#define LAB_MAX_N 2048 /* a classroom-sized run: a few seconds, slopes already clear */
+#define LAB_BUDGET_S 8.0
+
+static void lab_options(app_lab *lab, attn_cx_options *o) {
+    attn_cx_default_options(o);
+    o->max_n = LAB_MAX_N;
+    o->dims[0] = 64;
+    o->n_dims = 1;
+    o->budget_s = LAB_BUDGET_S;
+    o->stop = &lab->stop; // quitting must not wait for the rest of the run
+}
+
+/* The whole run at once (a thread). */
+static int lab_run(void *arg) {
     app_lab *lab = arg;
     attn_cx_options o;
-    attn_cx_default_options(&o);
-    o.max_n = 2048; // a classroom-sized run: a few seconds, slopes already clear
-    o.dims[0] = 64;
-    o.n_dims = 1;
-    o.budget_s = 8.0;
-    o.stop = &lab->stop; // quitting must not wait for the rest of the run
+    lab_options(lab, &o);
     attn_err err;
     if (attn_cx_run(lab->result, &o, &err) != ATTN_OK) lab->result->n_series = 0;
     SDL_AtomicSet(&lab->done, 1);
     return 0;
 }
 
+/* One slice (no threads): the run again up to twice the last one's largest
+ * n, so that each slice's time is about that of its largest point and the
+ * last slice's result is the run's, fitted by the core as on the desktop
+ * (the smaller sizes measured again cost about as much as the largest). */
+static plat_slice lab_slice(void *arg) {
+    app_lab *lab = arg;
+    attn_cx_options o;
+    lab_options(lab, &o);
+    double left = LAB_BUDGET_S - (double)(SDL_GetTicks() - lab->started) / 1000.0;
+    lab->slice_n = lab->slice_n ? lab->slice_n * 2 : o.min_n;
+    bool last = lab->slice_n >= o.max_n || left <= 0.5 || atomic_load(&lab->stop);
+    if (lab->slice_n < o.max_n) o.max_n = lab->slice_n;
+    o.budget_s = left > 0.5 ? left : 0.5;
+    attn_err err;
+    if (attn_cx_run(lab->result, &o, &err) != ATTN_OK) lab->result->n_series = 0;
+    if (!last) return PLAT_SLICE_MORE;
+    SDL_AtomicSet(&lab->done, 1);
+    return PLAT_SLICE_DONE;
+}
+
 bool app_lab_start(app_lab *lab) {
-    if (lab->thread || lab->result) return true;
+    if (lab->job || lab->result) return true;
     lab->result = calloc(1, sizeof *lab->result);
     if (!lab->result) return false;
     SDL_AtomicSet(&lab->done, 0);
     atomic_store(&lab->stop, 0);
+    lab->slice_n = 0;
     lab->started = SDL_GetTicks();
-    lab->thread = SDL_CreateThread(lab_worker, "attnviz-lab", lab);
-    if (lab->thread) return true;
+    plat_job_def def = {"attnviz-lab", lab_run, lab_slice, lab};
+    lab->job = plat_job_start(&def);
+    if (lab->job) return true;
     free(lab->result);
     lab->result = NULL;
     return false;
 }
 
 const attn_cx_result *app_lab_poll(app_lab *lab, float *elapsed_s) {
-    if (lab->thread && SDL_AtomicGet(&lab->done)) {
-        SDL_WaitThread(lab->thread, NULL);
-        lab->thread = NULL;
+    if (lab->job && SDL_AtomicGet(&lab->done)) {
+        plat_job_wait(lab->job);
+        lab->job = NULL;
     }
-    if (lab->thread) *elapsed_s = (float)(SDL_GetTicks() - lab->started) / 1000.0f;
-    return lab->thread ? NULL : lab->result;
+    if (lab->job) *elapsed_s = (float)(SDL_GetTicks() - lab->started) / 1000.0f;
+    return lab->job ? NULL : lab->result;
 }
 
 bool app_lab_running(const app_lab *lab) {
-    return lab->thread != NULL;
+    return lab->job != NULL;
 }
 
 void app_lab_free(app_lab *lab) {
     if (!lab) return;
     atomic_store(&lab->stop, 1); // the run ends at its next check: within one stage's time
-    if (lab->thread) SDL_WaitThread(lab->thread, NULL);
+    plat_job_wait(lab->job);
     free(lab->result);
     memset(lab, 0, sizeof *lab);
 }

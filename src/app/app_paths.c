@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "platform.h"
 
 /* Data attnviz finds by itself must be a regular file (never a FIFO to wait on). */
 static bool exists(const char *p) {
@@ -19,11 +20,7 @@ static bool exists(const char *p) {
 
 bool app_find_data(const char *rel, char *out, size_t cap) {
     char exe[1024];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return false;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) *slash = '\0';
+    if (!plat_program_dir(exe, sizeof exe)) return false;
     // the build tree keeps data beside the binary; an install in ../share/attnviz
     snprintf(out, cap, "%s/%s", exe, rel);
     if (exists(out)) return true;
