@@ -264,6 +264,20 @@ static void save_on_leave(void *ctx) {
     app_settings_save(l->saved, &l->ui->st);
 }
 
+/* What the page may ask the window (platform.h): a script's expectation,
+ * the trace as --dump-json writes it. */
+static bool inspect_holds(void *ctx, const char *name, const char *value) {
+    app_script_cmd c = {.kind = APP_SC_EXPECT, .text = (char *)value};
+    snprintf(c.name, sizeof c.name, "%s", name);
+    return app_expect_holds(ctx, &c);
+}
+
+static char *inspect_trace(void *ctx) {
+    const app_ui *u = ctx;
+    if (u->st.model.m) return cli_model_dump(&u->st.model.run, u->st.model.m);
+    return attn_json_dump(app_trace(&u->st));
+}
+
 /* Everything the window needs, created in order and released in reverse. */
 static int run_gui(const cli_opts *o) {
     int code = 1;
@@ -321,6 +335,7 @@ static int run_gui(const cli_opts *o) {
     app_runner_init(&runner, &script, o->script_path);
     leave_ctx leave = {&saved, &ui};
     if (!o->script_path) plat_on_leave(save_on_leave, &leave);
+    plat_expose(&(plat_inspector){inspect_holds, inspect_trace, &ui});
     app_ui_run(&ui, o->script_path ? app_runner_tick : NULL, &runner);
     code = runner.exit_code;
     app_runner_free(&runner);
@@ -377,7 +392,8 @@ static void clean_up_on_signals(void) {
     }
 }
 
-int main(int argc, char **argv) {
+/* Everything main does; returns the exit status. */
+static int run(int argc, char **argv) {
     double start_s = (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
     cli_opts opts;
     attn_err err;
@@ -423,4 +439,8 @@ int main(int argc, char **argv) {
         break;
     }
     return cli_finish_output(stdout, "standard output", stderr, code); // --help > /dev/full is an error
+}
+
+int main(int argc, char **argv) {
+    return plat_exit_status(run(argc, argv));
 }

@@ -63,8 +63,8 @@ function attnvizArguments(query) {
       window.attnvizFirstFrameMs = performance.now();
       say('');
     },
-    // main ended without a window: bad input says why, as on the desktop
-    onExit: (code) => { if (code) say(stderr.join('\n') || `attnviz stopped (${code}).`, true); },
+    // main ended without a window (platform_web.c): bad input says why, as on the desktop
+    attnvizExit: (code) => { if (code) say(stderr.join('\n') || `attnviz stopped (${code}).`, true); },
     attnvizQuit: () => say('attnviz has ended. Reload the page to start again.'),
     // no clipboard (plain http, or refused): the text to copy, selected
     attnvizShowCopy: (text) => {

@@ -24,6 +24,11 @@ int plat_init(void);
  * platform's libraries keep for the process (fontconfig's configuration). */
 void plat_quit(void);
 
+/* main's last word: returns status, the process's exit status. The
+ * browser also tells the page, which shows what attnviz said on standard
+ * error when status is not 0 (a page has no terminal). */
+int plat_exit_status(int status);
+
 /* ---- the loop ---- */
 
 /* One pass of a loop: returns false when the loop is to end. */
@@ -88,6 +93,20 @@ int plat_link_step(void);
 /* A function the platform calls when the user leaves (closes the page); the
  * desktop saves when its loop ends instead and never calls it. */
 void plat_on_leave(void (*leave)(void *ctx), void *ctx);
+
+/* What the page may ask the running app (the browser tests): whether a
+ * script's `expect NAME VALUE` holds now (app_script.h's names), and the
+ * trace shown as --dump-json writes it (malloc'd, or NULL). */
+typedef struct {
+    bool (*holds)(void *ctx, const char *name, const char *value);
+    char *(*trace_json)(void *ctx);
+    void *ctx;
+} plat_inspector;
+
+/* Offers in (copied) to the page as attnviz_holds(name, value) and
+ * attnviz_trace() (the browser); nothing on the desktop, whose scripts
+ * ask the same through --script. */
+void plat_expose(const plat_inspector *in);
 
 /* ---- background work ---- */
 

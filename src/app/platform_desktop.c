@@ -20,6 +20,10 @@ void plat_quit(void) {
     FcFini(); // fontconfig keeps its configuration until told to let go
 }
 
+int plat_exit_status(int status) {
+    return status;
+}
+
 void plat_run(plat_frame_fn frame, void *ctx) {
     while (frame(ctx)) {
     }
@@ -96,6 +100,10 @@ int plat_link_step(void) {
 void plat_on_leave(void (*leave)(void *ctx), void *ctx) {
     (void)leave; // main saves once the loop has ended
     (void)ctx;
+}
+
+void plat_expose(const plat_inspector *in) {
+    (void)in;
 }
 
 /* ---- threads ---- */

@@ -20,6 +20,11 @@ int plat_init(void) {
 void plat_quit(void) {
 }
 
+int plat_exit_status(int status) {
+    EM_ASM(if (Module['attnvizExit']) Module['attnvizExit']($0);, status);
+    return status;
+}
+
 /* ---- the loop ---- */
 
 static plat_frame_fn loop_frame;
@@ -212,6 +217,23 @@ void plat_on_leave(void (*leave)(void *ctx), void *ctx) {
     leave_ctx = ctx;
     emscripten_set_beforeunload_callback(NULL, on_beforeunload);
     emscripten_set_visibilitychange_callback(NULL, EM_FALSE, on_visibility);
+}
+
+static plat_inspector inspector;
+
+void plat_expose(const plat_inspector *in) {
+    inspector = *in;
+}
+
+/* For the page (Module._attnviz_holds via ccall): 1 when the expectation
+ * holds, 0 when not, -1 before the app runs. */
+EMSCRIPTEN_KEEPALIVE int attnviz_holds(const char *name, const char *value) {
+    return inspector.holds ? inspector.holds(inspector.ctx, name, value) : -1;
+}
+
+/* The trace as --dump-json writes it (malloc'd: the page frees it), or NULL. */
+EMSCRIPTEN_KEEPALIVE char *attnviz_trace(void) {
+    return inspector.trace_json ? inspector.trace_json(inspector.ctx) : NULL;
 }
 
 /* ---- background work: slices ---- */

@@ -1,0 +1,205 @@
+// web_app.test.mjs — the browser build (build-web/site, scripts/build-web.sh)
+// in Debian's chromium through playwright-core (chromium is the browser
+// tested), served by python3 -m http.server on 127.0.0.1. Every request
+// outside the site is recorded and aborted; console errors and page errors
+// are collected. The numbers the page computes are compared with the native
+// headless run of the same state (--dump-json).
+// Run by scripts/test-web.sh: ATTNVIZ=native binary, ATTNVIZ_SITE=the site,
+// ATTNVIZ_ROOT=the repository, ATTNVIZ_SHOTS=where screenshots go.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const SITE = process.env.ATTNVIZ_SITE;
+const NATIVE = process.env.ATTNVIZ;
+const ROOT = process.env.ATTNVIZ_ROOT;
+const SHOTS = process.env.ATTNVIZ_SHOTS;
+const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
+
+let server, origin, browser, profile;
+const outside = [];
+
+// python3 -m http.server on a free port of the loopback; resolves to its origin
+function serve(dir) {
+  return new Promise((resolve, reject) => {
+    server = spawn('/usr/bin/python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', dir],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = /port (\d+)/.exec(out);
+      if (m) resolve(`http://127.0.0.1:${m[1]}`);
+    });
+    server.on('exit', (code) => reject(new Error(`http.server ended (${code}): ${out}`)));
+  });
+}
+
+before(async () => {
+  assert.ok(SITE && NATIVE && ROOT, 'ATTNVIZ, ATTNVIZ_SITE and ATTNVIZ_ROOT must be set (scripts/test-web.sh)');
+  origin = await serve(SITE);
+  profile = mkdtempSync(join(tmpdir(), 'attnviz-web-'));
+  const args = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    '--no-first-run', '--disable-quic'];
+  if (process.getuid && process.getuid() === 0) args.push('--no-sandbox'); // chromium refuses its sandbox as root
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args, viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1,
+    locale: 'en-US',
+  });
+  await browser.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin + '/')) return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  if (server) server.kill();
+});
+
+// A new page at index.html + query; resolves once the first frame is on
+// the canvas, with the errors seen and the milliseconds it took.
+async function openApp(query) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  await page.goto(`${origin}/index.html${query}`);
+  await page.waitForFunction(() => window.attnvizFirstFrameMs, null, { timeout: 60000 });
+  const ms = await page.evaluate(() => window.attnvizFirstFrameMs);
+  return { page, errors, ms };
+}
+
+const holds = (page, name, value) =>
+  page.evaluate(([n, v]) => Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]), [name, value]);
+
+async function trace(page) {
+  return page.evaluate(() => {
+    const p = Module.ccall('attnviz_trace', 'number', [], []);
+    if (!p) return null;
+    const text = Module.UTF8ToString(p);
+    Module._free(p);
+    return JSON.parse(text);
+  });
+}
+
+function nativeTrace(...args) {
+  return JSON.parse(execFileSync(NATIVE, ['--headless', ...args, '--dump-json', '-'], { cwd: ROOT, encoding: 'utf8' }));
+}
+
+// The share of numbers of a and b (same shape) that are equal, and the
+// largest relative difference of the others: the C libraries' exp, sin…
+// may differ in the last bits (issue 22 makes them the project's own).
+function compare(a, b, path = '$', acc = { n: 0, same: 0, worst: 0, where: '' }) {
+  if (typeof a === 'number' && typeof b === 'number') {
+    acc.n++;
+    if (a === b) acc.same++;
+    else {
+      const rel = Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b), 1e-300);
+      if (rel > acc.worst) { acc.worst = rel; acc.where = path; }
+    }
+  } else if (Array.isArray(a) && Array.isArray(b)) {
+    assert.equal(a.length, b.length, `${path}: lengths differ`);
+    a.forEach((x, i) => compare(x, b[i], `${path}[${i}]`, acc));
+  } else if (a && b && typeof a === 'object' && typeof b === 'object') {
+    assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), `${path}: keys differ`);
+    for (const k of Object.keys(a)) compare(a[k], b[k], `${path}.${k}`, acc);
+  } else {
+    assert.equal(a, b, `${path} differs`);
+  }
+  return acc;
+}
+
+function assertSameNumbers(web, native, what) {
+  const c = compare(web, native);
+  console.log(`${what}: ${c.same} of ${c.n} numbers identical; largest relative difference ${c.worst.toExponential(2)}` +
+    (c.where ? ` at ${c.where}` : ''));
+  assert.ok(c.n > 100, `${what}: too few numbers (${c.n})`);
+  assert.ok(c.worst < 1e-12, `${what}: ${c.where} differs by ${c.worst}`);
+}
+
+test('the first frame of the lesson appears, with no console error and nothing fetched outside the site', async () => {
+  const { page, errors, ms } = await openApp('');
+  console.log(`first frame ${ms.toFixed(0)} ms after navigation`);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(outside, []);
+  assert.equal(await holds(page, 'page', 'intro'), 1);
+  assert.equal(await holds(page, 'lang', 'en'), 1);
+  // the canvas holds a drawn frame, not an empty one
+  const colours = await page.evaluate(() => {
+    const c = document.getElementById('canvas');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < d.length; i += 4 * 97) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    return { n: seen.size, w: c.width, h: c.height };
+  });
+  assert.deepEqual([colours.w, colours.h], [1280, 800]);
+  assert.ok(colours.n > 20, `only ${colours.n} colours on the canvas`);
+  assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('note')).display), 'none');
+  if (SHOTS) {
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, 'web-first-frame.png') });
+  }
+  assertSameNumbers(await trace(page), nativeTrace('--lesson', 'lessons/en/self-attention.lesson', '--page', 'intro'),
+    'intro');
+  await page.close();
+});
+
+test('a link opens its lesson page at its step, language and theme', async () => {
+  const { page, errors } = await openApp('?lesson=self-attention&lang=en&page=two-layers-flip&step=6&theme=presenter');
+  assert.deepEqual(errors, []);
+  assert.equal(await holds(page, 'page', 'two-layers-flip'), 1);
+  assert.equal(await holds(page, 'step', '6'), 1);
+  assert.equal(await holds(page, 'lang', 'en'), 1);
+  assert.equal(await holds(page, 'theme', 'presenter'), 1);
+  assert.equal(await holds(page, 'step', '5'), 0); // holds can fail
+  assertSameNumbers(await trace(page),
+    nativeTrace('--lesson', 'lessons/en/self-attention.lesson', '--page', 'two-layers-flip'), 'two-layers-flip');
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'web-link-two-layers-flip.png') });
+  const zh = await openApp('?lesson=self-attention&lang=zh&page=two-layers-flip&step=3');
+  assert.equal(await holds(zh.page, 'lang', 'zh'), 1);
+  assert.equal(await holds(zh.page, 'step', '3'), 1);
+  assert.equal(await holds(zh.page, 'page', 'two-layers-flip'), 1);
+  await zh.page.close();
+  await page.close();
+});
+
+test('real key presses change the step, the heads and the page; the numbers follow', async () => {
+  const { page, errors } = await openApp('?lesson=self-attention&lang=en');
+  const until = (name, value) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 10000 });
+  await page.keyboard.press('Digit3');
+  await until('step', '3');
+  await page.keyboard.press('End');
+  await until('step', '8');
+  await page.keyboard.press('Home');
+  await until('step', '1');
+  await page.keyboard.press('KeyH'); // one more head
+  await until('heads', '2');
+  assertSameNumbers(await trace(page),
+    nativeTrace('--lesson', 'lessons/en/self-attention.lesson', '--page', 'intro', '--heads', '2'), 'intro, 2 heads');
+  await page.keyboard.press('KeyN'); // the next page
+  await until('page', 'qkv');
+  assertSameNumbers(await trace(page), nativeTrace('--lesson', 'lessons/en/self-attention.lesson', '--page', 'qkv'),
+    'qkv');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(outside, []);
+  await page.close();
+});
+
+test('a bad link is refused with attnviz\'s own message', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${origin}/index.html?lesson=self-attention&lang=en&page=no-such-page`);
+  await page.waitForFunction(() => document.getElementById('note').className === 'bad', null, { timeout: 60000 });
+  const text = await page.textContent('#note');
+  assert.match(text, /no-such-page/);
+  await page.goto(`${origin}/index.html?lesson=../../etc/passwd`);
+  assert.match(await page.textContent('#note'), /lesson/);
+  await page.close();
+});
