@@ -27,21 +27,33 @@ static int lab_run(void *arg) {
     return 0;
 }
 
+/* Whether run measured anything (a run starved by the budget has no point). */
+static bool measured(const attn_cx_result *run) {
+    for (int i = 0; i < run->n_series; i++)
+        if (run->series[i].count > 0) return true;
+    return false;
+}
+
 /* One slice (no threads): the run again up to twice the last one's largest
- * n, so that each slice's time is about that of its largest point and the
- * last slice's result is the run's, fitted by the core as on the desktop
- * (the smaller sizes measured again cost about as much as the largest). */
+ * n, so that each slice's time is about that of its largest point; the
+ * result is the last run that measured something, fitted by the core as on
+ * the desktop (the smaller sizes measured again cost about as much as the
+ * largest). It ends at LAB_MAX_N, or when the budget is spent. */
 static plat_slice lab_slice(void *arg) {
     app_lab *lab = arg;
     attn_cx_options o;
     lab_options(lab, &o);
     double left = LAB_BUDGET_S - (double)(SDL_GetTicks() - lab->started) / 1000.0;
-    lab->slice_n = lab->slice_n ? lab->slice_n * 2 : o.min_n;
-    bool last = lab->slice_n >= o.max_n || left <= 0.5 || atomic_load(&lab->stop);
-    if (lab->slice_n < o.max_n) o.max_n = lab->slice_n;
-    o.budget_s = left > 0.5 ? left : 0.5;
-    attn_err err;
-    if (attn_cx_run(lab->result, &o, &err) != ATTN_OK) lab->result->n_series = 0;
+    bool last = left <= 0.5 || atomic_load(&lab->stop) || lab->slice_n >= o.max_n;
+    if (!last) {
+        lab->slice_n = lab->slice_n ? lab->slice_n * 2 : o.min_n;
+        o.max_n = lab->slice_n;
+        o.budget_s = left;
+        attn_cx_result run;
+        attn_err err;
+        if (attn_cx_run(&run, &o, &err) == ATTN_OK && measured(&run)) *lab->result = run;
+        else last = true; // out of memory, or out of time: the last run's result stands
+    }
     if (!last) return PLAT_SLICE_MORE;
     SDL_AtomicSet(&lab->done, 1);
     return PLAT_SLICE_DONE;
