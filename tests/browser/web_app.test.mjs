@@ -203,3 +203,31 @@ test('a bad link is refused with attnviz\'s own message', async () => {
   assert.match(await page.textContent('#note'), /lesson/);
   await page.close();
 });
+
+test('F3 trains in slices inside the frames (no threads), F2 measures; the page stays live', async () => {
+  const { page, errors } = await openApp('?lesson=self-attention&lang=en');
+  const until = (name, value, timeout) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout });
+  await page.keyboard.press('F3');
+  await until('train_state', 'idle', 10000);
+  await page.keyboard.press('Space');
+  await until('train_state', 'running', 10000);
+  const fps = await page.evaluate(() => new Promise((done) => { // animation frames while training
+    let n = 0;
+    const t = performance.now();
+    const f = () => { n++; if (performance.now() - t < 1000) requestAnimationFrame(f); else done(n); };
+    requestAnimationFrame(f);
+  }));
+  console.log(`${fps} animation frames in the first second of training`);
+  assert.ok(fps >= 10, `the page froze while training (${fps} frames in a second)`);
+  await until('train_state', 'done', 180000);
+  assert.equal(await holds(page, 'train_step', '300'), 1);
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'web-f3-trained.png') });
+  await page.keyboard.press('F3');
+  await page.keyboard.press('F2');
+  await until('lab', 'running', 10000);
+  await until('lab', 'done', 60000);
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, 'web-f2-lab.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
