@@ -231,3 +231,26 @@ test('F3 trains in slices inside the frames (no threads), F2 measures; the page 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('settings persist in the page\'s storage; Ctrl+S downloads the PNG of the frame', async () => {
+  const { page, errors } = await openApp('?lesson=self-attention&lang=en&theme=light'); // whatever was saved
+  const until = (name, value) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 10000 });
+  await until('theme', 'light');
+  await page.keyboard.press('KeyT'); // the next theme
+  await until('theme', 'dark');
+  // leaving the page saves (platform_web.c: beforeunload, visibilitychange); the link names no theme now
+  await page.goto(`${origin}/index.html?lesson=self-attention&lang=en`);
+  await page.waitForFunction(() => window.attnvizFirstFrameMs, null, { timeout: 60000 });
+  assert.equal(await holds(page, 'theme', 'dark'), 1);
+  assert.match(await page.evaluate(() => localStorage.getItem('attnviz.settings')), /"theme": "dark"/);
+  const download = page.waitForEvent('download', { timeout: 10000 });
+  await page.keyboard.press('Control+KeyS');
+  const d = await download;
+  assert.match(d.suggestedFilename(), /^attnviz-\d{8}-\d{6}\.png$/);
+  const png = await (await import('node:fs/promises')).readFile(await d.path());
+  assert.equal(png.subarray(1, 4).toString(), 'PNG');
+  assert.deepEqual(errors, []);
+  await page.evaluate(() => localStorage.clear());
+  await page.close();
+});
