@@ -6,6 +6,7 @@
 
 #define LAB_MAX_N 2048 /* a classroom-sized run: a few seconds, slopes already clear */
 #define LAB_BUDGET_S 8.0
+#define LAB_SLICE_MAX_MS 250 /* sliced: a run that took longer is the last once the fit has 2 sizes */
 
 static void lab_options(app_lab *lab, attn_cx_options *o) {
     attn_cx_default_options(o);
@@ -38,7 +39,10 @@ static bool measured(const attn_cx_result *run) {
  * n, so that each slice's time is about that of its largest point; the
  * result is the last run that measured something, fitted by the core as on
  * the desktop (the smaller sizes measured again cost about as much as the
- * largest). It ends at LAB_MAX_N, or when the budget is spent. */
+ * largest). It ends at LAB_MAX_N, when the budget is spent, or once a
+ * slice takes longer than LAB_SLICE_MAX_MS with two sizes for the fit
+ * (n ≥ fit_min_n): the window stops for a slice, so the sizes stay those
+ * that fit a few frames (a browser tab). */
 static plat_slice lab_slice(void *arg) {
     app_lab *lab = arg;
     attn_cx_options o;
@@ -51,8 +55,10 @@ static plat_slice lab_slice(void *arg) {
         o.budget_s = left;
         attn_cx_result run;
         attn_err err;
+        Uint32 t0 = SDL_GetTicks();
         if (attn_cx_run(&run, &o, &err) == ATTN_OK && measured(&run)) *lab->result = run;
         else last = true; // out of memory, or out of time: the last run's result stands
+        if (SDL_GetTicks() - t0 > LAB_SLICE_MAX_MS && lab->slice_n >= 2 * o.fit_min_n) last = true;
     }
     if (!last) return PLAT_SLICE_MORE;
     SDL_AtomicSet(&lab->done, 1);
