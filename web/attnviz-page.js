@@ -77,6 +77,19 @@ function attnvizArguments(query) {
     setStatus: () => {},
   };
   window.addEventListener('error', (e) => say(`attnviz could not start: ${e.message}`, true));
+  // Ctrl+V: SDL cancels every Ctrl chord, so the browser's paste event (the
+  // one way to read the system clipboard without asking) would never come;
+  // the key is kept from SDL, the paste event hands the text to attnviz
+  window.addEventListener('keydown', (e) => {
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.code === 'KeyV') e.stopImmediatePropagation();
+  }, true);
+  document.addEventListener('paste', (e) => {
+    const text = e.clipboardData ? e.clipboardData.getData('text/plain') : '';
+    e.preventDefault();
+    if (!text || !window.Module._attnviz_paste) return;
+    window.Module.attnvizClipboard = text;
+    window.Module._attnviz_paste();
+  });
   // SDL reads keys on the window; a click on the canvas keeps the page's focus there
   canvas.addEventListener('mousedown', () => window.focus());
 })();

@@ -193,6 +193,19 @@ char *plat_clipboard_get(void) {
     return t;
 }
 
+/* The page's paste event (attnviz-page.js: the browser's own Ctrl+V, which
+ * SDL would cancel) put the text where plat_clipboard_get finds it; the app
+ * gets the Ctrl+V it handles (pasting into the sentence being edited). */
+EMSCRIPTEN_KEEPALIVE void attnviz_paste(void) {
+    SDL_Event e = {0};
+    e.type = SDL_KEYDOWN;
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.sym = SDLK_v;
+    e.key.keysym.scancode = SDL_SCANCODE_V;
+    e.key.keysym.mod = KMOD_LCTRL;
+    SDL_PushEvent(&e);
+}
+
 int plat_link_step(void) {
     return EM_ASM_INT(return Module['attnvizStep'] | 0;);
 }

@@ -254,3 +254,22 @@ test('settings persist in the page\'s storage; Ctrl+S downloads the PNG of the f
   await page.evaluate(() => localStorage.clear());
   await page.close();
 });
+
+test('Ctrl+V pastes the system clipboard into the sentence being edited', async () => {
+  await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const { page, errors } = await openApp('?lesson=self-attention&lang=en');
+  const sentence = 'The cat sat on the mat because it was warm.';
+  await page.evaluate((t) => navigator.clipboard.writeText(t), sentence);
+  const until = (name, value) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 10000 });
+  await page.keyboard.press('KeyE');
+  await until('editing', '1');
+  await page.keyboard.press('Control+KeyA');
+  await page.keyboard.press('Control+KeyV');
+  await page.keyboard.press('Enter');
+  await until('sentence', sentence);
+  assertSameNumbers(await trace(page), nativeTrace('--lesson', 'lessons/en/self-attention.lesson', '--page', 'intro',
+    '--sentence', sentence), 'pasted sentence');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
