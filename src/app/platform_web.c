@@ -98,6 +98,7 @@ EM_JS(int, web_put_rects, (const void *pixels, int pitch, int w, int h, const in
             }
         }
         ctx.putImageData(img, rx, ry);
+        Module['attnvizPutPixels'] = (Module['attnvizPutPixels'] || 0) + rw * rh; // for the tests
     }
     if (!Module['attnvizShown']) { // the page hides its loading note
         Module['attnvizShown'] = true;

@@ -273,3 +273,20 @@ test('Ctrl+V pastes the system clipboard into the sentence being edited', async 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a small change puts only its damaged rectangles on the canvas', async () => {
+  const { page, errors } = await openApp('?lesson=self-attention&lang=en&page=qkv');
+  const until = (name, value) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 10000 });
+  await page.waitForTimeout(300);
+  const before = await page.evaluate(() => Module.attnvizPutPixels);
+  await page.keyboard.press('Tab'); // the keyboard's focus moves from the step rail to the figure
+  await until('focus', 'canvas');
+  await page.waitForTimeout(300);
+  const put = (await page.evaluate(() => Module.attnvizPutPixels)) - before;
+  console.log(`Tab put ${put} pixels on the canvas (${(100 * put / (1280 * 800)).toFixed(1)}% of the frame)`);
+  assert.ok(put > 0, 'nothing was drawn');
+  assert.ok(put < 1280 * 800 / 2, `${put} pixels put: the whole frame, not its damage`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
