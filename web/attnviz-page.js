@@ -90,6 +90,44 @@ function attnvizArguments(query) {
     window.Module.attnvizClipboard = text;
     window.Module._attnviz_paste();
   });
-  // SDL reads keys on the window; a click on the canvas keeps the page's focus there
-  canvas.addEventListener('mousedown', () => window.focus());
+  // Input methods (Chinese): SDL's backend takes text only from keypress, and
+  // what an input method commits never arrives there. A hidden text field
+  // keeps the focus; its composition is forwarded (compositionupdate shown
+  // inline, compositionend typed), and keys that belong to a composition
+  // never reach SDL (else Backspace would delete in the sentence too).
+  const ime = document.getElementById('ime');
+  const compose = (name, text) => {
+    if (window.attnvizFirstFrameMs) window.Module.ccall(name, null, ['string'], [text]);
+  };
+  let composing = false; // a composition is shown in the sentence
+  let keyed = false;     // a key was pressed since the last input (SDL typed its text from keypress)
+  ime.addEventListener('compositionstart', () => { composing = true; });
+  ime.addEventListener('compositionupdate', (e) => compose('attnviz_compose', e.data || ''));
+  ime.addEventListener('compositionend', (e) => {
+    composing = false;
+    compose('attnviz_commit', e.data || '');
+    ime.value = '';
+  });
+  ime.addEventListener('input', (e) => {
+    if (e.isComposing) return;
+    if (composing) { // the composition went without compositionend (cancelled, e.g. its last letter deleted)
+      composing = false;
+      compose('attnviz_compose', '');
+    } else if (!keyed && e.inputType === 'insertText' && e.data) {
+      compose('attnviz_commit', e.data); // text inserted without a key (an input method's commit, dictation)
+    }
+    keyed = false;
+    ime.value = '';
+  });
+  window.addEventListener('keydown', (e) => {
+    if (e.isComposing || e.keyCode === 229) e.stopImmediatePropagation();
+    else keyed = true;
+  }, true);
+  // SDL reads keys on the window; a click on the canvas leaves the focus in the field
+  canvas.addEventListener('mousedown', (e) => {
+    e.preventDefault();
+    ime.focus({ preventScroll: true });
+  });
+  window.addEventListener('focus', () => ime.focus({ preventScroll: true }));
+  ime.focus({ preventScroll: true });
 })();

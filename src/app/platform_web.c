@@ -207,6 +207,32 @@ EMSCRIPTEN_KEEPALIVE void attnviz_paste(void) {
     SDL_PushEvent(&e);
 }
 
+/* What an input method composes (attnviz-page.js forwards the hidden text
+ * field's compositionupdate): shown inline in the sentence being edited,
+ * as SDL's desktop backends report it. "" ends the composition. */
+EMSCRIPTEN_KEEPALIVE void attnviz_compose(const char *utf8) {
+    SDL_Event e = {0};
+    e.type = SDL_TEXTEDITING_EXT;
+    e.editExt.text = SDL_strdup(utf8); // freed by whoever takes the event (app_sdl.c)
+    e.editExt.length = (Sint32)SDL_strlen(utf8);
+    if (e.editExt.text && SDL_PushEvent(&e) != 1) SDL_free(e.editExt.text);
+}
+
+/* What an input method commits (compositionend): typed, one code point per
+ * event as a keyboard sends them. */
+EMSCRIPTEN_KEEPALIVE void attnviz_commit(const char *utf8) {
+    attnviz_compose("");
+    for (size_t i = 0, n = strlen(utf8); i < n;) {
+        size_t k = 1;
+        while (i + k < n && ((unsigned char)utf8[i + k] & 0xC0) == 0x80) k++; // the code point's continuation bytes
+        SDL_Event e = {0};
+        e.type = SDL_TEXTINPUT;
+        memcpy(e.text.text, utf8 + i, k < sizeof e.text.text ? k : sizeof e.text.text - 1);
+        SDL_PushEvent(&e);
+        i += k;
+    }
+}
+
 int plat_link_step(void) {
     return EM_ASM_INT(return Module['attnvizStep'] | 0;);
 }

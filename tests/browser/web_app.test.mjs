@@ -290,3 +290,33 @@ test('a small change puts only its damaged rectangles on the canvas', async () =
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('Chinese from an input method: the composition shows inline, the commit is typed', async () => {
+  const { page, errors } = await openApp('?lesson=self-attention&lang=zh');
+  const until = (name, value) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 10000 });
+  await page.keyboard.press('KeyE');
+  await until('editing', '1');
+  await page.keyboard.press('End');
+  const cdp = await browser.newCDPSession(page);
+  await cdp.send('Input.imeSetComposition', { text: 'ta', selectionStart: 2, selectionEnd: 2 });
+  await until('composition', 'ta');
+  await cdp.send('Input.imeSetComposition', { text: '它', selectionStart: 1, selectionEnd: 1 });
+  await until('composition', '它');
+  await page.keyboard.press('Backspace'); // the composition's own (it ends it here): the sentence loses nothing
+  await until('composition', '');
+  await page.keyboard.press('Enter');
+  await until('sentence', '这只动物没看见那只鸟，因为它飞得太快了。');
+  await page.keyboard.press('KeyE');
+  await until('editing', '1');
+  await page.keyboard.press('End');
+  await cdp.send('Input.imeSetComposition', { text: '它', selectionStart: 1, selectionEnd: 1 });
+  await until('composition', '它');
+  await cdp.send('Input.insertText', { text: '它' });
+  await until('composition', '');
+  await page.keyboard.press('Enter');
+  await until('editing', '0');
+  await until('sentence', '这只动物没看见那只鸟，因为它飞得太快了。它');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
