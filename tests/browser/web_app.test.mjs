@@ -320,3 +320,40 @@ test('Chinese from an input method: the composition shows inline, the commit is 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the canvas equals the native window pixel for pixel (1280×800, ratio 1, en, light)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attnviz-native-'));
+  try {
+    const shot = join(dir, 'native.png'), script = join(dir, 'shot.script');
+    (await import('node:fs')).writeFileSync(script, `size 1280 800\nwait 200\nshot ${shot}\nquit\n`);
+    execFileSync(NATIVE, ['--lesson', 'lessons/en/self-attention.lesson', '--lang', 'en', '--theme', 'light',
+      '--ui-scale', '1', '--script', script], { cwd: ROOT, env: { ...process.env, SDL_VIDEODRIVER: 'offscreen',
+      HOME: dir, XDG_CONFIG_HOME: join(dir, 'config') } }); // no saved settings of the user's
+    const { page, errors } = await openApp('?lesson=self-attention&lang=en&theme=light');
+    await page.waitForTimeout(300);
+    const png = 'data:image/png;base64,' + (await import('node:fs')).readFileSync(shot).toString('base64');
+    const r = await page.evaluate(async (png) => {
+      const img = new Image();
+      img.src = png;
+      await img.decode();
+      const c = document.getElementById('canvas');
+      const a = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const o = document.createElement('canvas');
+      o.width = img.width;
+      o.height = img.height;
+      o.getContext('2d').drawImage(img, 0, 0);
+      const b = o.getContext('2d').getImageData(0, 0, o.width, o.height).data;
+      if (a.length !== b.length) return { sizes: [c.width, c.height, img.width, img.height] };
+      let same = 0;
+      for (let i = 0; i < a.length; i += 4) same += a[i] === b[i] && a[i + 1] === b[i + 1] && a[i + 2] === b[i + 2];
+      return { same, n: a.length / 4 };
+    }, png);
+    assert.ok(!r.sizes, `sizes differ: ${r.sizes}`);
+    console.log(`${r.same} of ${r.n} pixels identical (${(100 * r.same / r.n).toFixed(3)}%)`);
+    assert.ok(r.same / r.n >= 0.999, `only ${(100 * r.same / r.n).toFixed(3)}% of the pixels are the native ones`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
