@@ -1,8 +1,6 @@
 /* main.c — the one place that initialises SDL, decides exit codes and exits. */
 #include <SDL.h>
-#include <SDL_image.h>
 #include <SDL_ttf.h>
-#include <fontconfig/fontconfig.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,8 +20,10 @@
 #include "cli_train.h"
 #include "export.h"
 #include "fileio.h"
+#include "platform.h"
 
-/* What drawing text needs: the UI strings, SDL, SDL_ttf, SDL_image and fonts. */
+/* What drawing text needs: the UI strings, SDL, SDL_ttf, the platform's
+ * libraries (platform.h) and fonts. */
 typedef struct {
     viz_strings strings; /* UI strings in both languages */
     viz_fonts *fonts;    /* fontconfig's fonts (or --font) */
@@ -33,10 +33,9 @@ typedef struct {
 static void env_close(ui_env *e) {
     viz_fonts_close(e->fonts);
     if (e->sdl) {
-        IMG_Quit();
         TTF_Quit();
         SDL_Quit();
-        FcFini(); // fontconfig keeps its configuration until told to let go
+        plat_quit();
     }
     viz_strings_free(&e->strings);
     memset(e, 0, sizeof *e);
@@ -69,7 +68,7 @@ static int env_open(ui_env *e, const cli_opts *o, Uint32 sdl_flags) {
     const char *video = SDL_GetCurrentVideoDriver();
     if (video && (!SDL_strcmp(video, "x11") || !SDL_strcmp(video, "offscreen") || !SDL_strcmp(video, "dummy")))
         SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
-    if (TTF_Init() != 0 || !(IMG_Init(IMG_INIT_PNG) & IMG_INIT_PNG)) {
+    if (TTF_Init() != 0 || plat_init() != 0) {
         fprintf(stderr, "attnviz: cannot start the text or image library: %s\n", SDL_GetError());
         env_close(e);
         return 1;
@@ -254,6 +253,31 @@ static attn_status open_lesson(app_state *st, const cli_opts *o, const app_setti
     return rc;
 }
 
+/* What leaving the page saves (the browser, whose loop never ends). */
+typedef struct {
+    const app_settings *saved;
+    const app_ui *ui;
+} leave_ctx;
+
+static void save_on_leave(void *ctx) {
+    const leave_ctx *l = ctx;
+    app_settings_save(l->saved, &l->ui->st);
+}
+
+/* What the page may ask the window (platform.h): a script's expectation,
+ * the trace as --dump-json writes it. */
+static bool inspect_holds(void *ctx, const char *name, const char *value) {
+    app_script_cmd c = {.kind = APP_SC_EXPECT, .text = (char *)value};
+    snprintf(c.name, sizeof c.name, "%s", name);
+    return app_expect_holds(ctx, &c);
+}
+
+static char *inspect_trace(void *ctx) {
+    const app_ui *u = ctx;
+    if (u->st.model.m) return cli_model_dump(&u->st.model.run, u->st.model.m);
+    return attn_json_dump(app_trace(&u->st));
+}
+
 /* Everything the window needs, created in order and released in reverse. */
 static int run_gui(const cli_opts *o) {
     int code = 1;
@@ -299,6 +323,8 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
+    int link_step = plat_link_step();
+    if (link_step > 0) app_goto_step(&st, link_step - 1);
     if (app_ui_open(&ui, &st, env.fonts, o->width ? o->width : 1280, o->height ? o->height : 800,
                     (float)o->ui_scale, msg, sizeof msg) != 0) {
         fprintf(stderr, "attnviz: %s\n", msg);
@@ -307,6 +333,9 @@ static int run_gui(const cli_opts *o) {
     ui.shots_dir = o->shots_dir;
     app_script_runner runner;
     app_runner_init(&runner, &script, o->script_path);
+    leave_ctx leave = {&saved, &ui};
+    if (!o->script_path) plat_on_leave(save_on_leave, &leave);
+    plat_expose(&(plat_inspector){inspect_holds, inspect_trace, &ui});
     app_ui_run(&ui, o->script_path ? app_runner_tick : NULL, &runner);
     code = runner.exit_code;
     app_runner_free(&runner);
@@ -363,7 +392,8 @@ static void clean_up_on_signals(void) {
     }
 }
 
-int main(int argc, char **argv) {
+/* Everything main does; returns the exit status. */
+static int run(int argc, char **argv) {
     double start_s = (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
     cli_opts opts;
     attn_err err;
@@ -409,4 +439,8 @@ int main(int argc, char **argv) {
         break;
     }
     return cli_finish_output(stdout, "standard output", stderr, code); // --help > /dev/full is an error
+}
+
+int main(int argc, char **argv) {
+    return plat_exit_status(run(argc, argv));
 }

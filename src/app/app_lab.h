@@ -1,5 +1,6 @@
-/* app_lab.h — the complexity lab's measurement (F2), run on a thread of its
- * own so the window stays live while it times attention. */
+/* app_lab.h — the complexity lab's measurement (F2), run as background work
+ * (platform.h: a thread of its own, or slices in the browser's frames) so
+ * the window stays live while it times attention. */
 #ifndef APP_LAB_H
 #define APP_LAB_H
 
@@ -7,10 +8,12 @@
 #include <stdbool.h>
 
 #include "complexity.h"
+#include "platform.h"
 
 typedef struct {
-    SDL_Thread *thread;     /* the measurement, while it runs */
-    SDL_atomic_t done;      /* set by the thread when result is complete */
+    plat_job *job;          /* the measurement, while it runs */
+    SDL_atomic_t done;      /* set by the job when result is complete */
+    int slice_n;            /* sliced: the largest n of the run the last slice made */
     attn_cx_result *result; /* what it measured (owned) */
     atomic_int stop;        /* set to make the thread stop at its next check */
     Uint32 started;         /* SDL_GetTicks() when it started */
@@ -24,10 +27,10 @@ bool app_lab_start(app_lab *lab);
  * seconds it has been running. */
 const attn_cx_result *app_lab_poll(app_lab *lab, float *elapsed_s);
 
-/* true while the thread runs. */
+/* true while the measurement runs. */
 bool app_lab_running(const app_lab *lab);
 
-/* Stops the thread (within about 0.1 s: one stage of a full head at
+/* Stops the measurement (within about 0.1 s: one stage of a full head at
  * n = 2048), waits for it and frees the result. A zeroed lab is a no-op. */
 void app_lab_free(app_lab *lab);
 

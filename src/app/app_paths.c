@@ -11,9 +11,14 @@
 
 #include "datapath.h"
 #include "fileio.h"
+#include "platform.h"
 
 bool app_find_data(const char *rel, char *out, size_t cap) {
-    return attn_data_find(NULL, rel, out, cap, NULL, 0); // the one data-path rule (src/util/datapath.h)
+    char dir[1024];
+    // the platform's program folder first: the browser's data bundle is mounted at the root,
+    // where the rule's own look beside the executable finds nothing
+    bool have = plat_program_dir(dir, sizeof dir);
+    return attn_data_find(have ? dir : NULL, rel, out, cap, NULL, 0); // the one data-path rule (datapath.h)
 }
 
 /* An absolute path from the environment, or NULL: the XDG rule is that a

@@ -8,11 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <SDL_image.h>
-
 #include "app_paths.h"
 #include "export.h"
 #include "fileio.h"
+#include "platform.h"
 
 static void drop_frame(app_ui *u);
 
@@ -32,14 +31,7 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
         u->win = NULL;
         return -1;
     }
-    char icon[1024];
-    if (app_find_data("assets/attnviz.svg", icon, sizeof icon)) {
-        SDL_Surface *s = IMG_Load(icon);
-        if (s) {
-            SDL_SetWindowIcon(u->win, s);
-            SDL_FreeSurface(s);
-        }
-    }
+    plat_window_icon(u->win);
     u->st = *st;
     memset(st, 0, sizeof *st); // moved
     app_train_init(&u->train, &u->st);
@@ -153,26 +145,15 @@ static int redraw(app_ui *u, viz_irect *d) {
     return n;
 }
 
-/* Copies the damaged rectangles of the frame to the window and shows them;
- * all of it when the window surface is new (resized) or was exposed. */
+/* Shows the damaged rectangles of the frame (platform.h: copied to the
+ * window, or to the page's canvas); all of it when the screen holds
+ * something else (a new or resized window surface) or was exposed. */
 static void present(app_ui *u, const viz_irect *d, int n) {
-    SDL_Surface *ws = SDL_GetWindowSurface(u->win);
-    if (!ws || !u->frame) return;
+    if (!u->frame) return;
     SDL_Rect r[VIZ_DAMAGE_MAX];
-    viz_irect all = {0, 0, u->frame->w, u->frame->h};
-    if (ws != u->shown || u->repaint || ws->w != all.w || ws->h != all.h) {
-        d = &all;
-        n = 1;
-    }
-    for (int i = 0; i < n; i++) {
-        r[i] = (SDL_Rect){d[i].x, d[i].y, d[i].w, d[i].h};
-        SDL_Rect dst = r[i]; // SDL_BlitSurface clips dst in place
-        if (!u->frame_is_window) SDL_BlitSurface(u->frame, &r[i], ws, &dst);
-    }
-    if (n > 0 && SDL_UpdateWindowSurfaceRects(u->win, r, n) == 0) {
-        u->shown = ws;
+    for (int i = 0; i < n; i++) r[i] = (SDL_Rect){d[i].x, d[i].y, d[i].w, d[i].h};
+    if (plat_present(u->win, u->frame, u->frame_is_window, r, n, u->repaint, &u->shown) == 0)
         u->repaint = false;
-    }
 }
 
 void app_ui_frame(app_ui *u) {
@@ -189,6 +170,7 @@ void app_ui_frame(app_ui *u) {
     if (shot) {
         attn_err err;
         if (app_ui_save_frame(u, u->pending_shot, &err) == ATTN_OK) {
+            plat_file_written(u->pending_shot);
             app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_SAVED), u->pending_shot);
         } else {
             unlink(u->pending_shot); // the empty file that held its name
@@ -298,13 +280,13 @@ static void lab_poll(app_ui *u) {
 static void copy_matrix(app_ui *u) {
     char what[64];
     char *tsv = app_matrix_tsv(&u->st, what, sizeof what);
-    if (tsv && SDL_SetClipboardText(tsv) == 0) app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_COPIED), what);
+    if (tsv && plat_clipboard_set(tsv) == 0) app_status(&u->st, app_str(&u->st, VIZ_S_STATUS_COPIED), what);
     free(tsv);
 }
 
 static void copy_command(app_ui *u) {
     char *cmd = app_command_line(&u->st);
-    if (cmd && SDL_SetClipboardText(cmd) == 0) app_status(&u->st, "%s", app_str(&u->st, VIZ_S_STATUS_COPIED_CMD));
+    if (cmd && plat_clipboard_set(cmd) == 0) app_status(&u->st, "%s", app_str(&u->st, VIZ_S_STATUS_COPIED_CMD));
     free(cmd);
 }
 
@@ -329,10 +311,10 @@ static void key_editing(app_ui *u, const SDL_Keysym *k) {
         if (ctrl) app_edit_select_all(st);
         break;
     case SDLK_v:
-        if (ctrl && SDL_HasClipboardText()) {
-            char *t = SDL_GetClipboardText();
+        if (ctrl) {
+            char *t = plat_clipboard_get();
             if (t) app_edit_insert(st, t);
-            SDL_free(t);
+            free(t);
         }
         break;
     default: break;
@@ -514,27 +496,38 @@ void app_ui_event(app_ui *u, const SDL_Event *e) {
     }
 }
 
-void app_ui_run(app_ui *u, app_frame_hook hook, void *hook_ctx) {
-    Uint32 next_reload_check = 0;
-    while (!u->st.quit) {
-        if (SDL_TICKS_PASSED(SDL_GetTicks(), next_reload_check)) { // authors edit lessons beside the app
-            app_lesson_reload(&u->st);
-            next_reload_check = SDL_GetTicks() + 1000;
-        }
-        SDL_Event e;
-        // sleep until something happens: an idle app uses no CPU
-        lab_poll(u);
-        app_train_poll(&u->train);
-        int timeout = hook ? 1 : (u->st.dirty ? 0 : app_train_busy(&u->train) ? 15 : app_lab_running(&u->lab) ? 250 : 500);
-        if (SDL_WaitEventTimeout(&e, timeout)) {
-            app_ui_event(u, &e);
-            if (e.type == SDL_TEXTEDITING_EXT) SDL_free(e.editExt.text);
-            while (SDL_PollEvent(&e)) {
-                app_ui_event(u, &e);
-                if (e.type == SDL_TEXTEDITING_EXT) SDL_free(e.editExt.text);
-            }
-        }
-        app_ui_frame(u);
-        if (hook && !hook(hook_ctx, u)) hook = NULL;
+/* Handles one event and frees what SDL allocated for it. */
+static void take_event(app_ui *u, SDL_Event *e) {
+    app_ui_event(u, e);
+    if (e->type == SDL_TEXTEDITING_EXT) SDL_free(e->editExt.text);
+}
+
+bool app_sdl_frame(void *ui) {
+    app_ui *u = ui;
+    if (u->st.quit) return false;
+    if (SDL_TICKS_PASSED(SDL_GetTicks(), u->next_reload_check)) { // authors edit lessons beside the app
+        app_lesson_reload(&u->st);
+        u->next_reload_check = SDL_GetTicks() + 1000;
     }
+    bool working = plat_jobs_advance(APP_WORK_BUDGET_MS);
+    lab_poll(u);
+    app_train_poll(&u->train);
+    // sleep until something happens: an idle app uses no CPU
+    int timeout = u->hook || working ? 1
+                : u->st.dirty ? 0 : app_train_busy(&u->train) ? 15 : app_lab_running(&u->lab) ? 250 : 500;
+    SDL_Event e;
+    if (plat_wait_event(&e, timeout)) {
+        take_event(u, &e);
+        while (SDL_PollEvent(&e)) take_event(u, &e);
+    }
+    app_ui_frame(u);
+    if (u->hook && !u->hook(u->hook_ctx, u)) u->hook = NULL;
+    return !u->st.quit;
+}
+
+void app_ui_run(app_ui *u, app_frame_hook hook, void *hook_ctx) {
+    u->hook = hook;
+    u->hook_ctx = hook_ctx;
+    u->next_reload_check = 0;
+    plat_run(app_sdl_frame, u);
 }

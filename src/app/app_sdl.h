@@ -22,11 +22,17 @@ typedef struct {
     long drawn_px;                /* pixels redrawn by the last frame (damage only) */
 } app_frame_stats;
 
-typedef struct {
+typedef struct app_ui app_ui;
+
+/* Called once after each frame of app_ui_run with the window; returns false
+ * when it wants no more calls. While it wants them the loop does not sleep. */
+typedef bool (*app_frame_hook)(void *ctx, app_ui *u);
+
+struct app_ui {
     SDL_Window *win;          /* the window (owned) */
     SDL_Surface *frame;       /* the frame as drawn, (A)RGB8888: screenshots and pixel checks; owned unless */
     bool frame_is_window;     /* ... it is the window surface itself (SDL's), drawn in place: no copy to show */
-    SDL_Surface *shown;       /* the window surface the frame was last copied to (SDL's) */
+    const void *shown;        /* what the screen shows (platform.h's token for plat_present) */
     viz_sig sig[2];           /* signatures of the last drawn list and of the next one (owned) */
     int sig_cur;              /* which of sig belongs to the frame on screen */
     bool full_redraw;         /* draw the next frame whole (new size, failed drawing) */
@@ -43,11 +49,11 @@ typedef struct {
     long frames;              /* frames presented */
     app_lab lab;              /* the complexity lab's measurement (F2) */
     app_train train;          /* the training view and its thread (F3) */
-} app_ui;
-
-/* Called once after each frame of app_ui_run with the window; returns false
- * when it wants no more calls. While it wants them the loop does not sleep. */
-typedef bool (*app_frame_hook)(void *ctx, app_ui *u);
+    /* the loop (app_ui_run) */
+    app_frame_hook hook;      /* called after each frame, or NULL */
+    void *hook_ctx;
+    Uint32 next_reload_check; /* SDL_GetTicks() when lessons are next checked for edits */
+};
 
 /* The window's size in pixels. */
 void app_ui_output_size(app_ui *u, int *w, int *h);
@@ -57,7 +63,19 @@ void app_ui_output_size(app_ui *u, int *w, int *h);
 int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float ui_scale,
                 char *err, size_t cap);
 
-/* Runs the main loop until quit, calling hook (may be NULL) after each frame. */
+/* Background work (training, the lab) done per frame where it has no
+ * thread of its own (the browser): a share of a 60 Hz frame. */
+#define APP_WORK_BUDGET_MS 10.0
+
+/* One pass of the window loop (a plat_frame_fn; ui: the app_ui): lessons
+ * checked for edits, background work advanced, events (waited for on the
+ * desktop while idle) turned into actions, the frame laid out, drawn and
+ * shown, then the hook. Returns false once the app quits. */
+bool app_sdl_frame(void *ui);
+
+/* Runs the loop until quit (platform.h: on the desktop it returns then; in
+ * the browser it never returns and u must live on), calling hook (may be
+ * NULL) after each frame. */
 void app_ui_run(app_ui *u, app_frame_hook hook, void *hook_ctx);
 
 /* Closes the window and frees everything u owns. NULL is a no-op. */

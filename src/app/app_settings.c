@@ -11,6 +11,7 @@
 #include "app_paths.h"
 #include "attn_json.h"
 #include "fileio.h"
+#include "platform.h"
 #include "strbuf.h"
 #include "utf8.h"
 
@@ -73,6 +74,7 @@ void app_settings_load(app_settings *s) {
     }
     snprintf(s->path, sizeof s->path, "%s/settings.json", dir);
     s->can_save = true;
+    plat_settings_fetch(s->path); // the browser keeps it in the page's storage
     struct stat sb;
     if (stat(s->path, &sb) != 0) return; // none yet (or a link to nothing: saving makes its target)
     if (!S_ISREG(sb.st_mode)) { // a FIFO would block the window in open(), for ever
@@ -140,6 +142,7 @@ int app_settings_save(const app_settings *s, const app_state *st) {
     attn_sb_json_string(&b, st->src.sentence, strlen(st->src.sentence));
     attn_sb_puts(&b, "\n}\n");
     int rc = attn_sb_ok(&b) && attn_write_file(s->path, b.data, b.len, NULL, NULL) == ATTN_OK ? 0 : -1;
+    if (rc == 0) plat_settings_keep(s->path);
     attn_sb_free(&b);
     return rc;
 }

@@ -151,82 +151,126 @@ static attn_status eval_point(app_train *t, int k, double *loss_sum, int *loss_n
     return ATTN_OK;
 }
 
-static int worker(void *arg) {
-    app_train *t = arg;
-    model_trainer *tr = &t->trainer;
+/* The worker's first piece: how the untrained model does (evaluation 0). */
+static void work_begin(app_train *t) {
     attn_err err;
-    int next_eval = 0, next_snap = 1, total = t->opts.steps, loss_n = 0;
-    double loss_sum = 0, t0 = attn_clock_s();
     attn_status st = ATTN_OK;
-    if (t->n_evals > 0 && t->eval_steps[0] == 0) { // how the untrained model does
-        st = eval_point(t, 0, &loss_sum, &loss_n, &err);
-        next_eval = st == ATTN_OK;
+    t->next_eval = 0;
+    t->next_snap = 1;
+    t->loss_n = 0;
+    t->loss_sum = 0;
+    double t0 = attn_clock_s();
+    if (t->n_evals > 0 && t->eval_steps[0] == 0) {
+        st = eval_point(t, 0, &t->loss_sum, &t->loss_n, &err);
+        t->next_eval = st == ATTN_OK;
     }
     double eval0 = attn_clock_s() - t0;
     SDL_LockMutex(t->lock);
-    t->pub_points = next_eval;
+    t->pub_points = t->next_eval;
     t->eval_s += eval0;
     if (st != ATTN_OK) {
         t->failed = true;
         snprintf(t->error, sizeof t->error, "%s", err.msg);
     }
-    for (;;) {
-        if (t->quit) break;
-        if (t->done || t->failed || (!t->running && t->pending == 0)) { // paused, done or stopped: wait
+    SDL_UnlockMutex(t->lock);
+}
+
+/* Under the lock: whether a step is wanted now (running, or single steps
+ * asked for); if so it is taken off what was asked and marked under way. */
+static bool work_wanted(app_train *t) {
+    if (t->done || t->failed || (!t->running && t->pending == 0)) return false; // paused, done or stopped
+    if (t->pending > 0) t->pending--;
+    t->stepping = true; // a step under way: still training, even with nothing more asked for
+    return true;
+}
+
+/* One training step, with the evaluation and snapshot due at it, then
+ * published under the lock. Called without the lock. */
+static void work_step(app_train *t) {
+    model_trainer *tr = &t->trainer;
+    attn_err err;
+    int total = t->opts.steps;
+    double a = attn_clock_s();
+    attn_status st = model_trainer_step(tr, &err);
+    double b = attn_clock_s();
+    if (st == ATTN_OK) {
+        t->loss_sum += tr->last_loss;
+        t->loss_n++;
+    }
+    if (st == ATTN_OK && t->next_eval < t->n_evals && t->eval_steps[t->next_eval] == tr->step)
+        if ((st = eval_point(t, t->next_eval, &t->loss_sum, &t->loss_n, &err)) == ATTN_OK) t->next_eval++;
+    if (st == ATTN_OK && t->next_snap < t->n_snaps && t->snap_steps[t->next_snap] == tr->step) {
+        model *s = &t->snaps[t->next_snap++];
+        memcpy(s->block, tr->model.block, sizeof(double) * tr->model.n_params);
+        s->training = tr->model.training;
+    }
+    bool last = st == ATTN_OK && tr->step >= total;
+    double c = attn_clock_s();
+    if (last) st = model_trainer_finish(tr, &err); // the training record, as --train writes it
+    double d = attn_clock_s();
+    SDL_LockMutex(t->lock);
+    memcpy(t->pub.block, tr->model.block, sizeof(double) * tr->model.n_params);
+    t->pub.training = tr->model.training;
+    t->pub_step = tr->step;
+    t->pub_points = t->next_eval;
+    t->pub_snaps = t->next_snap;
+    t->stepping = false;
+    t->step_s += b - a;
+    t->eval_s += c - b;
+    t->finish_s += d - c;
+    if (st != ATTN_OK) {
+        t->failed = true;
+        snprintf(t->error, sizeof t->error, "%s", err.msg);
+    } else if (last) {
+        t->done = true;
+    }
+    if (t->failed || t->done) t->running = false, t->pending = 0;
+    SDL_UnlockMutex(t->lock);
+}
+
+/* The worker on a thread of its own: waits while paused, done or stopped. */
+static int worker(void *arg) {
+    app_train *t = arg;
+    work_begin(t);
+    SDL_LockMutex(t->lock);
+    while (!t->quit) {
+        if (!work_wanted(t)) {
             SDL_CondWait(t->wake, t->lock);
             continue;
         }
-        if (t->pending > 0) t->pending--;
-        t->stepping = true; // a step under way: still training, even with nothing more asked for
         SDL_UnlockMutex(t->lock);
-        double a = attn_clock_s();
-        st = model_trainer_step(tr, &err);
-        double b = attn_clock_s();
-        if (st == ATTN_OK) {
-            loss_sum += tr->last_loss;
-            loss_n++;
-        }
-        if (st == ATTN_OK && next_eval < t->n_evals && t->eval_steps[next_eval] == tr->step)
-            if ((st = eval_point(t, next_eval, &loss_sum, &loss_n, &err)) == ATTN_OK) next_eval++;
-        if (st == ATTN_OK && next_snap < t->n_snaps && t->snap_steps[next_snap] == tr->step) {
-            model *s = &t->snaps[next_snap++];
-            memcpy(s->block, tr->model.block, sizeof(double) * tr->model.n_params);
-            s->training = tr->model.training;
-        }
-        bool last = st == ATTN_OK && tr->step >= total;
-        double c = attn_clock_s();
-        if (last) st = model_trainer_finish(tr, &err); // the training record, as --train writes it
-        double d = attn_clock_s();
+        work_step(t);
         SDL_LockMutex(t->lock);
-        memcpy(t->pub.block, tr->model.block, sizeof(double) * tr->model.n_params);
-        t->pub.training = tr->model.training;
-        t->pub_step = tr->step;
-        t->pub_points = next_eval;
-        t->pub_snaps = next_snap;
-        t->stepping = false;
-        t->step_s += b - a;
-        t->eval_s += c - b;
-        t->finish_s += d - c;
-        if (st != ATTN_OK) {
-            t->failed = true;
-            snprintf(t->error, sizeof t->error, "%s", err.msg);
-        } else if (last) {
-            t->done = true;
-        }
-        if (t->failed || t->done) t->running = false, t->pending = 0;
     }
     SDL_UnlockMutex(t->lock);
     return 0;
 }
 
+/* The worker in slices (no threads): one step per call, nothing while paused. */
+static plat_slice worker_slice(void *arg) {
+    app_train *t = arg;
+    if (!t->begun) {
+        t->begun = true;
+        work_begin(t);
+        return PLAT_SLICE_MORE;
+    }
+    SDL_LockMutex(t->lock);
+    bool quit = t->quit, step = !quit && work_wanted(t);
+    SDL_UnlockMutex(t->lock);
+    if (quit) return PLAT_SLICE_DONE;
+    if (!step) return PLAT_SLICE_IDLE;
+    work_step(t);
+    return PLAT_SLICE_MORE;
+}
+
 static void stop_thread(app_train *t) {
-    if (!t->thread) return;
+    if (!t->job) return;
     SDL_LockMutex(t->lock);
     t->quit = true;
-    SDL_CondSignal(t->wake);
+    if (t->wake) SDL_CondSignal(t->wake);
     SDL_UnlockMutex(t->lock);
-    SDL_WaitThread(t->thread, NULL); // it stops after the step under way
-    t->thread = NULL;
+    plat_job_wait(t->job); // it stops after the step under way
+    t->job = NULL;
 }
 
 /* ---- the probe and the model shown ---- */
@@ -357,9 +401,11 @@ static attn_status reset(app_train *t, attn_err *err) {
     if (st != ATTN_OK) return st;
     t->pub_snaps = t->snaps_seen = 1; // snapshot 0 is the untrained model
     if (!t->lock) t->lock = SDL_CreateMutex();
-    if (!t->wake) t->wake = SDL_CreateCond();
-    if (t->lock && t->wake) t->thread = SDL_CreateThread(worker, "attnviz-train", t);
-    if (!t->thread) return attn_fail(err, ATTN_ERR_NOMEM, "Cannot start the training thread: %s", SDL_GetError());
+    if (!t->wake) t->wake = SDL_CreateCond(); // a thread's wait; slices need none
+    plat_job_def job = {"attnviz-train", t->wake ? worker : NULL, worker_slice, t};
+    t->begun = false;
+    if (t->lock) t->job = plat_job_start(&job);
+    if (!t->job) return attn_fail(err, ATTN_ERR_NOMEM, "Cannot start the training thread: %s", SDL_GetError());
     if (new_task || !t->probe) {
         free(t->probe);
         t->probe = strdup(t->task->probe);
@@ -461,7 +507,7 @@ static void fill_view(app_train *t) {
 }
 
 void app_train_poll(app_train *t) {
-    if (!t->made || !t->thread) return;
+    if (!t->made || !t->job) return;
     Uint32 now = SDL_GetTicks();
     bool copy_live = false, changed = false;
     SDL_LockMutex(t->lock);
@@ -511,7 +557,7 @@ bool app_train_busy(const app_train *t) {
 /* ---- actions ---- */
 
 static void start_pause(app_train *t) {
-    if (!t->thread) return;
+    if (!t->job) return;
     SDL_LockMutex(t->lock);
     bool done = t->done, failed = t->failed;
     if (!done && !failed) {
@@ -525,7 +571,7 @@ static void start_pause(app_train *t) {
 }
 
 static void one_step(app_train *t) {
-    if (!t->thread) return;
+    if (!t->job) return;
     SDL_LockMutex(t->lock);
     bool done = t->done;
     if (!done && !t->failed) {
@@ -571,7 +617,7 @@ static void option(app_train *t, int i, int delta) {
     t->focus = i;
     if (delta) app_train_option_step(&t->chosen, i, delta);
     bool untouched = t->state == VIZ_TRAIN_IDLE && t->step_seen == 0;
-    if (!same_opts(&t->chosen, &t->opts) && (untouched || !t->thread)) do_reset(t); // nothing trained yet: at once
+    if (!same_opts(&t->chosen, &t->opts) && (untouched || !t->job)) do_reset(t); // nothing trained yet: at once
     fill_view(t);
     t->st->dirty = true;
 }
@@ -642,6 +688,7 @@ static void save(app_train *t) {
     if (st == ATTN_OK) st = save_new(dir, &m, json, path, sizeof path, &err);
     if (st == ATTN_OK) {
         snprintf(t->saved, sizeof t->saved, "%s", path);
+        plat_file_written(path);
         app_status(t->st, str(t, VIZ_S_TRAIN_SAVED), path);
     } else {
         app_status(t->st, str(t, VIZ_S_TRAIN_SAVE_FAILED), err.msg);

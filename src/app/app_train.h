@@ -26,6 +26,7 @@
 #include "app.h"
 #include "model_run.h"
 #include "model_train.h"
+#include "platform.h"
 #include "viz_train.h"
 
 #define APP_TRAIN_SNAP_RATIO 1.25  /* each snapshot's step about 1.25 times the one before */
@@ -99,7 +100,7 @@ typedef struct {
     model *snaps;             /* n_snaps copies; the thread fills snapshot i before it publishes i + 1 taken */
     viz_train_point *points;  /* n_evals; the thread fills point i before it publishes i + 1 */
     /* the thread and what it publishes (under lock) */
-    SDL_Thread *thread;
+    plat_job *job;            /* the worker (platform.h: a thread, or slices in the browser) */
     SDL_mutex *lock;
     SDL_cond *wake;
     bool running, quit, done, failed;
@@ -111,6 +112,10 @@ typedef struct {
     double step_s, eval_s;    /* the thread's seconds stepping and evaluating (the curves' points) */
     double finish_s;          /* and evaluating the trained model for its record (as --train does) */
     /* the thread's own */
+    bool begun;               /* evaluation 0 is done (a sliced worker's first slice) */
+    int next_eval, next_snap; /* the evaluation and snapshot due next */
+    double loss_sum;          /* batch losses since the last evaluation */
+    int loss_n;
     model eval_model;         /* the model being evaluated (a copy) */
     model_ws eval_ws;         /* forward only, bound to eval_model */
     /* the main thread's */

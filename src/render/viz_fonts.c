@@ -5,7 +5,9 @@
 #include <SDL_ttf.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifndef __EMSCRIPTEN__
 #include <fontconfig/fontconfig.h>
+#endif
 #include <limits.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -123,6 +125,32 @@ static void set_err(char *err, size_t cap, const char *fmt, ...) {
 
 /* ---- fontconfig ---- */
 
+typedef enum {
+    FC_ANY,   /* whatever fontconfig answers (the Latin fallback: any font draws ᵀ better than none) */
+    FC_CJK,   /* the family, or any font with 它 (fontconfig always answers, often with a Latin font) */
+    FC_EXACT  /* the family itself, else nothing: a missing fallback is skipped, never replaced */
+} fc_want;
+
+#ifdef __EMSCRIPTEN__
+/* The browser has no fontconfig: the site's data bundle carries the fonts
+ * in /fonts (scripts/build-web.sh copies them from Debian's font packages).
+ * A family is its file there, or missing (then skipped, as a fallback that
+ * is not installed on the desktop). */
+static char *fc_find(const char *family, fc_want want, int *index) {
+    static const struct { const char *family, *file; int index; } bundle[] = {
+        {PRIMARY_FAMILY, "/fonts/wqy-microhei.ttc", 0}, {MONO_FAMILY, "/fonts/wqy-microhei.ttc", 1},
+        {FALLBACK_FAMILY, "/fonts/DejaVuSans.ttf", 0}, {MONO_FALLBACK_FAMILY, "/fonts/DejaVuSansMono.ttf", 0},
+        {SYMBOLS_FAMILY, "/fonts/Symbola_hint.ttf", 0},
+    };
+    (void)want;
+    for (size_t i = 0; i < sizeof bundle / sizeof *bundle; i++)
+        if (strcmp(bundle[i].family, family) == 0 && access(bundle[i].file, R_OK) == 0) {
+            *index = bundle[i].index;
+            return strdup(bundle[i].file);
+        }
+    return NULL;
+}
+#else
 static bool fc_is_family(FcPattern *match, const char *family) {
     FcChar8 *name = NULL;
     for (int i = 0; FcPatternGetString(match, FC_FAMILY, i, &name) == FcResultMatch; i++)
@@ -134,12 +162,6 @@ static bool fc_has_char(FcPattern *match, FcChar32 cp) {
     FcCharSet *cs = NULL;
     return FcPatternGetCharSet(match, FC_CHARSET, 0, &cs) == FcResultMatch && FcCharSetHasChar(cs, cp);
 }
-
-typedef enum {
-    FC_ANY,   /* whatever fontconfig answers (the Latin fallback: any font draws ᵀ better than none) */
-    FC_CJK,   /* the family, or any font with 它 (fontconfig always answers, often with a Latin font) */
-    FC_EXACT  /* the family itself, else nothing: a missing fallback is skipped, never replaced */
-} fc_want;
 
 /* fontconfig's best scalable match for family: a malloc'd file path and its
  * face index, or NULL when the match is not what want asks for. */
@@ -167,6 +189,7 @@ cleanup:
     FcPatternDestroy(pat);
     return path;
 }
+#endif
 
 /* ---- fonts per size ---- */
 

@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#ifndef __EMSCRIPTEN__
 #include <sys/syscall.h>
+#endif
 #include <unistd.h>
 
 #define SLOTS 48 /* a staging folder, the folders an export made (at most 32), temporaries */
@@ -53,6 +55,14 @@ void attn_cleanup_release(void) {
     }
 }
 
+#ifdef __EMSCRIPTEN__
+/* The browser build: Emscripten has no getdents64 system call, and nothing
+ * needs one there: no signal ends the page, and its files live in memory
+ * that goes with the page. */
+static void empty_folder(const char *path) {
+    (void)path;
+}
+#else
 /* Unlinks every entry directly inside the folder at path (not folders within). */
 static void empty_folder(const char *path) {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -71,6 +81,7 @@ static void empty_folder(const char *path) {
     }
     close(fd);
 }
+#endif
 
 bool attn_cleanup_signal(int sig) {
     if (holds > 0) {

@@ -1,0 +1,133 @@
+// attnviz-page.js — the page around attnviz.js (Emscripten): the canvas, a
+// link's query turned into attnviz's own command-line options, what the C
+// side asks of the page (a text to copy where there is no clipboard), and
+// the loading note. Loaded before attnviz.js, which reads `Module`.
+'use strict';
+
+// ?lesson=self-attention&lang=zh&page=two-layers-flip&step=6&theme=presenter
+// &sentence=…&model=referent-en.json → argv. Names are checked here (the
+// bundle has no other files to reach); everything else is attnviz's own
+// option parsing, with its own messages.
+function attnvizArguments(query) {
+  const q = new URLSearchParams(query);
+  const args = [];
+  const name = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+  const bad = [];
+  const lang = q.get('lang');
+  if (lang !== null) args.push('--lang', lang);
+  const lesson = q.get('lesson');
+  if (lesson !== null) {
+    if (!name.test(lesson)) bad.push('lesson');
+    const lessonLang = lang || ((navigator.language || '').startsWith('zh') ? 'zh' : 'en');
+    args.push('--lesson', `lessons/${lessonLang === 'zh' ? 'zh' : 'en'}/${lesson.replace(/\.lesson$/, '')}.lesson`);
+  }
+  if (q.get('page') !== null) args.push('--page', q.get('page'));
+  if (q.get('theme') !== null) args.push('--theme', q.get('theme'));
+  if (q.get('sentence') !== null) args.push('--sentence', q.get('sentence'));
+  const model = q.get('model');
+  if (model !== null) {
+    if (!name.test(model)) bad.push('model');
+    args.push('--model', `assets/models/${model}`);
+  }
+  let step = 0;
+  if (q.get('step') !== null) {
+    step = Number(q.get('step'));
+    if (!Number.isInteger(step) || step < 1 || step > 9) { bad.push('step'); step = 0; }
+  }
+  return { args, step, bad };
+}
+
+(function () {
+  const note = document.getElementById('note');
+  const canvas = document.getElementById('canvas');
+  const link = attnvizArguments(location.search);
+  const stderr = [];
+  const say = (text, bad) => {
+    note.textContent = text;
+    note.className = bad ? 'bad' : '';
+    note.style.display = text ? '' : 'none';
+  };
+  if (link.bad.length) {
+    say(`This link's ${link.bad.join(', ')} is not one attnviz knows (step is 1 to 9; names are files of the site).`, true);
+    window.Module = { noInitialRun: true };
+    return;
+  }
+  window.Module = {
+    canvas,
+    arguments: link.args,
+    attnvizStep: link.step,
+    print: (t) => console.log(t),
+    printErr: (t) => { stderr.push(t); console.warn(t); },
+    // the first frame is on the canvas (called by platform_web.c)
+    attnvizFirstFrame: () => {
+      window.attnvizFirstFrameMs = performance.now();
+      say('');
+    },
+    // main ended without a window (platform_web.c): bad input says why, as on the desktop
+    attnvizExit: (code) => { if (code) say(stderr.join('\n') || `attnviz stopped (${code}).`, true); },
+    attnvizQuit: () => say('attnviz has ended. Reload the page to start again.'),
+    // no clipboard (plain http, or refused): the text to copy, selected
+    attnvizShowCopy: (text) => {
+      const box = document.getElementById('copy');
+      box.value = text;
+      box.style.display = 'block';
+      box.select();
+      setTimeout(() => { box.style.display = 'none'; }, 15000);
+    },
+    setStatus: () => {},
+  };
+  window.addEventListener('error', (e) => say(`attnviz could not start: ${e.message}`, true));
+  // Ctrl+V: SDL cancels every Ctrl chord, so the browser's paste event (the
+  // one way to read the system clipboard without asking) would never come;
+  // the key is kept from SDL, the paste event hands the text to attnviz
+  window.addEventListener('keydown', (e) => {
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.code === 'KeyV') e.stopImmediatePropagation();
+  }, true);
+  document.addEventListener('paste', (e) => {
+    const text = e.clipboardData ? e.clipboardData.getData('text/plain') : '';
+    e.preventDefault();
+    if (!text || !window.Module._attnviz_paste) return;
+    window.Module.attnvizClipboard = text;
+    window.Module._attnviz_paste();
+  });
+  // Input methods (Chinese): SDL's backend takes text only from keypress, and
+  // what an input method commits never arrives there. A hidden text field
+  // keeps the focus; its composition is forwarded (compositionupdate shown
+  // inline, compositionend typed), and keys that belong to a composition
+  // never reach SDL (else Backspace would delete in the sentence too).
+  const ime = document.getElementById('ime');
+  const compose = (name, text) => {
+    if (window.attnvizFirstFrameMs) window.Module.ccall(name, null, ['string'], [text]);
+  };
+  let composing = false; // a composition is shown in the sentence
+  let keyed = false;     // a key was pressed since the last input (SDL typed its text from keypress)
+  ime.addEventListener('compositionstart', () => { composing = true; });
+  ime.addEventListener('compositionupdate', (e) => compose('attnviz_compose', e.data || ''));
+  ime.addEventListener('compositionend', (e) => {
+    composing = false;
+    compose('attnviz_commit', e.data || '');
+    ime.value = '';
+  });
+  ime.addEventListener('input', (e) => {
+    if (e.isComposing) return;
+    if (composing) { // the composition went without compositionend (cancelled, e.g. its last letter deleted)
+      composing = false;
+      compose('attnviz_compose', '');
+    } else if (!keyed && e.inputType === 'insertText' && e.data) {
+      compose('attnviz_commit', e.data); // text inserted without a key (an input method's commit, dictation)
+    }
+    keyed = false;
+    ime.value = '';
+  });
+  window.addEventListener('keydown', (e) => {
+    if (e.isComposing || e.keyCode === 229) e.stopImmediatePropagation();
+    else keyed = true;
+  }, true);
+  // SDL reads keys on the window; a click on the canvas leaves the focus in the field
+  canvas.addEventListener('mousedown', (e) => {
+    e.preventDefault();
+    ime.focus({ preventScroll: true });
+  });
+  window.addEventListener('focus', () => ime.focus({ preventScroll: true }));
+  ime.focus({ preventScroll: true });
+})();
