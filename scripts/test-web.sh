@@ -2,7 +2,7 @@
 # test-web.sh — builds the browser site (scripts/build-web.sh; the first
 # time also the libraries, about 15 minutes) and the native binary, then
 # drives the site in Debian's chromium (tests/browser/web_app.test.mjs).
-# Not part of scripts/test.sh yet: the dependency build is too long for CI.
+# scripts/test.sh runs it once per CI run (with --no-build, after build-web.sh).
 # Usage: scripts/test-web.sh [--no-build]   screenshots: build-web/screenshots/
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

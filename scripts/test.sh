@@ -4,7 +4,10 @@
 #      browser tests' playwright-core installed first (npm ci, tests/browser);
 #   2. every .tex an export writes compiled with xelatex, and pandoc on both
 #      lessons' Markdown handouts (DOCX, and PDF with xelatex) — once per run,
-#      not in the sanitizer build; valgrind memcheck on a headless export;
+#      not in the sanitizer build; the browser build (scripts/build-web.sh;
+#      the first time also its libraries, about 15 minutes, cached in
+#      ~/.cache/attnviz-web) driven in chromium (scripts/test-web.sh);
+#      valgrind memcheck on a headless export;
 #   3. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   4. every libFuzzer harness for FUZZ_SECONDS (default 30) each.
 # Usage: scripts/test.sh
@@ -30,6 +33,10 @@ COMPILE_TEX_JOBS=$jobs bash "$root/tests/export/compile_tex.sh" "$root/build/att
 
 stamp "pandoc: both lessons' Markdown handouts to DOCX and, with xelatex, to PDF"
 bash "$root/tests/export/run_pandoc_handouts.sh" "$root/build/attnviz" "$root/lessons"
+
+stamp "the browser build (libraries from Debian's sources, cached outside the clone) and its tests in chromium"
+bash "$root/scripts/build-web.sh"
+bash "$root/scripts/test-web.sh" --no-build
 
 stamp "valgrind memcheck: headless export of the English lesson"
 bash "$root/tests/valgrind/run_valgrind_export.sh" "$root/build/attnviz" "$root/lessons/en/self-attention.lesson"
