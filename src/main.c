@@ -139,10 +139,10 @@ static attn_status export_model(export_opts *eo, const cli_opts *o, attn_err *er
     if (!items) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the export.");
     else if (env_open(&env, o, 0) != 0) st = attn_fail(err, ATTN_ERR_IO, "The fonts could not be opened.");
     if (st == ATTN_OK) {
-        viz_origin origin = {.kind = VIZ_FROM_MODEL, .name = o->model.model_path, .task = ms.m.task,
-                             .steps = ms.m.training.steps, .seed = ms.m.training.seed};
+        viz_origin origin = {.kind = VIZ_FROM_MODEL, .name = o->model.model_path, .task = ms.m.task, .steps = ms.m.training.steps, .seed = ms.m.training.seed};
         eo->origin = origin;
-        viz_target whose = o->model.n_targets ? VIZ_TARGET_GIVEN : ms.labelled ? VIZ_TARGET_TASK : VIZ_TARGET_PREDICTED;
+        viz_target whose = o->model.n_targets ? VIZ_TARGET_GIVEN : ms.labelled ? VIZ_TARGET_TASK
+                                                                               : VIZ_TARGET_PREDICTED;
         int n = export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, &ms.m, &ms.r, whose, eo->steps, 0, -1, origin);
         st = export_run(eo, items, n, &env.strings, env.fonts, err);
         env_close(&env);
@@ -303,7 +303,8 @@ static int run_gui(const cli_opts *o) {
         return 1;
     }
     app_settings_load(&saved);
-    const char *sentence = o->sentence ? o->sentence : o->lesson_path ? NULL : saved.sentence;
+    const char *sentence = o->sentence ? o->sentence : o->lesson_path ? NULL
+                                                                      : saved.sentence;
     if (app_init(&st, sentence, &o->cfg, &env.strings, &err) != ATTN_OK && // a bad saved sentence is not fatal
         (o->sentence || app_init(&st, NULL, &o->cfg, &env.strings, &err) != ATTN_OK)) {
         fprintf(stderr, "attnviz: %s\n", err.msg);

@@ -275,7 +275,7 @@ static void test_lesson_pages_lang_reload(void **state) {
     assert_int_equal(st.look.lang, VIZ_LANG_EN);
     assert_int_equal(st.src.weights, APP_WEIGHTS_DESIGN);
     assert_true(st.lesson.predict_pending); // the first page asks before it shows
-    app_select_query(&st, 1); // the guess: "animal"
+    app_select_query(&st, 1);               // the guess: "animal"
     assert_false(st.lesson.predict_pending);
     assert_non_null(strstr(st.look.status, "animal"));
     app_lesson_turn(&st, +1);

@@ -41,7 +41,7 @@ static void test_erase_and_insert(void **state) {
     assert_int_equal(e.cursor, 4);
     app_editor_move(&e, INT_MIN);
     assert_false(app_editor_backspace(&e)); // nothing before the cursor
-    assert_true(app_editor_delete(&e)); // the whole 它
+    assert_true(app_editor_delete(&e));     // the whole 它
     assert_string_equal(e.text, "a");
     assert_int_equal(e.cursor, 0);
     assert_int_equal(app_editor_insert(&e, "飞"), APP_EDITOR_CHANGED);
@@ -104,7 +104,7 @@ static void test_composition_and_backup(void **state) {
     assert_string_equal(e.composition, "");
     assert_string_equal(e.text, "它飞鸟"); // kept until the next begin
     char *b = app_editor_take_backup(&e);
-    assert_string_equal(b, "它飞"); // what Esc gives back
+    assert_string_equal(b, "它飞");          // what Esc gives back
     assert_null(app_editor_take_backup(&e)); // handed over once
     free(b);
     assert_true(app_editor_begin(&e, e.text, 64)); // its own buffer as the new text

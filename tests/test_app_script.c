@@ -65,29 +65,51 @@ static void test_every_command(void **state) {
         assert_int_equal(c[i].line, i + 1);
         assert_non_null(c[i].text);
     }
-    assert_int_equal(c[0].kind, APP_SC_SIZE); assert_int_equal(c[0].v[0], 1280); assert_int_equal(c[0].v[1], 800);
+    assert_int_equal(c[0].kind, APP_SC_SIZE);
+    assert_int_equal(c[0].v[0], 1280);
+    assert_int_equal(c[0].v[1], 800);
     assert_string_equal(c[0].text, "");
-    assert_int_equal(c[1].kind, APP_SC_TYPE); assert_string_equal(c[1].text, "the cat sat");
-    assert_int_equal(c[2].kind, APP_SC_COMPOSE); assert_string_equal(c[2].text, "にほ");
-    assert_int_equal(c[3].kind, APP_SC_COMMIT); assert_string_equal(c[3].text, "日本");
-    assert_int_equal(c[4].kind, APP_SC_KEY); assert_string_equal(c[4].text, "c");
+    assert_int_equal(c[1].kind, APP_SC_TYPE);
+    assert_string_equal(c[1].text, "the cat sat");
+    assert_int_equal(c[2].kind, APP_SC_COMPOSE);
+    assert_string_equal(c[2].text, "にほ");
+    assert_int_equal(c[3].kind, APP_SC_COMMIT);
+    assert_string_equal(c[3].text, "日本");
+    assert_int_equal(c[4].kind, APP_SC_KEY);
+    assert_string_equal(c[4].text, "c");
     assert_int_equal(c[4].mods, APP_MOD_CTRL | APP_MOD_SHIFT);
-    assert_int_equal(c[5].kind, APP_SC_CLICK); assert_int_equal(c[5].target, APP_SC_AT_XY);
-    assert_int_equal(c[5].v[0], 10); assert_int_equal(c[5].v[1], 20);
-    assert_int_equal(c[6].kind, APP_SC_HOVER); assert_int_equal(c[6].target, APP_SC_AT_TOKEN);
+    assert_int_equal(c[5].kind, APP_SC_CLICK);
+    assert_int_equal(c[5].target, APP_SC_AT_XY);
+    assert_int_equal(c[5].v[0], 10);
+    assert_int_equal(c[5].v[1], 20);
+    assert_int_equal(c[6].kind, APP_SC_HOVER);
+    assert_int_equal(c[6].target, APP_SC_AT_TOKEN);
     assert_int_equal(c[6].v[0], 3);
-    assert_int_equal(c[7].kind, APP_SC_CLICK); assert_int_equal(c[7].target, APP_SC_AT_STEP);
+    assert_int_equal(c[7].kind, APP_SC_CLICK);
+    assert_int_equal(c[7].target, APP_SC_AT_STEP);
     assert_int_equal(c[7].v[0], 8);
-    assert_int_equal(c[8].kind, APP_SC_HOVER); assert_int_equal(c[8].target, APP_SC_AT_CELL);
+    assert_int_equal(c[8].kind, APP_SC_HOVER);
+    assert_int_equal(c[8].target, APP_SC_AT_CELL);
     assert_int_equal(c[8].v[0], ATTN_ST_WEIGHTS);
-    assert_int_equal(c[8].v[1], 1); assert_int_equal(c[8].v[2], 2); assert_int_equal(c[8].v[3], 3);
-    assert_int_equal(c[9].kind, APP_SC_WHEEL); assert_int_equal(c[9].v[0], -3);
-    assert_false(c[9].has_xy); assert_int_equal(c[9].v[1], -1); assert_int_equal(c[9].v[2], -1);
-    assert_int_equal(c[10].kind, APP_SC_WHEEL); assert_true(c[10].has_xy);
-    assert_int_equal(c[10].v[0], 2); assert_int_equal(c[10].v[1], 400); assert_int_equal(c[10].v[2], 300);
-    assert_int_equal(c[11].kind, APP_SC_WAIT); assert_int_equal(c[11].v[0], 60000);
-    assert_int_equal(c[12].kind, APP_SC_SHOT); assert_string_equal(c[12].text, "out/my shot.png");
-    assert_int_equal(c[13].kind, APP_SC_EXPECT); assert_string_equal(c[13].name, "step");
+    assert_int_equal(c[8].v[1], 1);
+    assert_int_equal(c[8].v[2], 2);
+    assert_int_equal(c[8].v[3], 3);
+    assert_int_equal(c[9].kind, APP_SC_WHEEL);
+    assert_int_equal(c[9].v[0], -3);
+    assert_false(c[9].has_xy);
+    assert_int_equal(c[9].v[1], -1);
+    assert_int_equal(c[9].v[2], -1);
+    assert_int_equal(c[10].kind, APP_SC_WHEEL);
+    assert_true(c[10].has_xy);
+    assert_int_equal(c[10].v[0], 2);
+    assert_int_equal(c[10].v[1], 400);
+    assert_int_equal(c[10].v[2], 300);
+    assert_int_equal(c[11].kind, APP_SC_WAIT);
+    assert_int_equal(c[11].v[0], 60000);
+    assert_int_equal(c[12].kind, APP_SC_SHOT);
+    assert_string_equal(c[12].text, "out/my shot.png");
+    assert_int_equal(c[13].kind, APP_SC_EXPECT);
+    assert_string_equal(c[13].name, "step");
     assert_string_equal(c[13].text, "3");
     assert_int_equal(c[14].kind, APP_SC_QUIT);
     assert_string_equal(app_script_kind_name(APP_SC_CLICK), "click");
@@ -104,13 +126,17 @@ static void test_ranges_and_cells(void **state) {
                  "click cell x 0 0 0\nclick cell output 0 5 7\nclick cell scores 7 0 1\n"
                  "hover 2147483647 3\nwheel 0 0 0\n");
     assert_int_equal(s.count, 10);
-    assert_int_equal(s.cmds[0].v[0], 320); assert_int_equal(s.cmds[0].v[1], 240);
-    assert_int_equal(s.cmds[1].v[0], 7680); assert_int_equal(s.cmds[1].v[1], 4320);
+    assert_int_equal(s.cmds[0].v[0], 320);
+    assert_int_equal(s.cmds[0].v[1], 240);
+    assert_int_equal(s.cmds[1].v[0], 7680);
+    assert_int_equal(s.cmds[1].v[1], 4320);
     assert_int_equal(s.cmds[2].v[0], 0);
     assert_int_equal(s.cmds[4].v[0], 1);
     assert_int_equal(s.cmds[5].v[0], ATTN_ST_X);
-    assert_int_equal(s.cmds[6].v[0], ATTN_ST_OUTPUT); assert_int_equal(s.cmds[6].v[3], 7);
-    assert_int_equal(s.cmds[7].v[0], ATTN_ST_SCORES); assert_int_equal(s.cmds[7].v[1], 7);
+    assert_int_equal(s.cmds[6].v[0], ATTN_ST_OUTPUT);
+    assert_int_equal(s.cmds[6].v[3], 7);
+    assert_int_equal(s.cmds[7].v[0], ATTN_ST_SCORES);
+    assert_int_equal(s.cmds[7].v[1], 7);
     assert_int_equal(s.cmds[8].v[0], INT_MAX);
     assert_true(s.cmds[9].has_xy);
     app_script_free(&s);
@@ -120,7 +146,7 @@ static void test_text_and_escapes(void **state) {
     (void)state;
     app_script s;
     parse_ok(&s, "type a\\nb\\tc\\\\d\n"
-                 "type  two leading\n"       /* rest of line after one space */
+                 "type  two leading\n"           /* rest of line after one space */
                  "type inner  spaces  kept   \n" /* trailing spaces go with the line */
                  "commit x\\\\n\n"
                  "compose\n"
@@ -128,7 +154,7 @@ static void test_text_and_escapes(void **state) {
                  "compose 変換\\n\n"
                  "type # not a comment\n"
                  "type\tafter tab\n"
-                 "shot C:\\out\\n.png\n"  /* paths are taken as is */
+                 "shot C:\\out\\n.png\n" /* paths are taken as is */
                  "expect sentence the cat \\n sat\n"
                  "expect  spaced_name  x\n");
     assert_int_equal(s.count, 12);
@@ -136,7 +162,8 @@ static void test_text_and_escapes(void **state) {
     assert_string_equal(s.cmds[1].text, " two leading");
     assert_string_equal(s.cmds[2].text, "inner  spaces  kept");
     assert_string_equal(s.cmds[3].text, "x\\n");
-    assert_int_equal(s.cmds[4].kind, APP_SC_COMPOSE); assert_string_equal(s.cmds[4].text, "");
+    assert_int_equal(s.cmds[4].kind, APP_SC_COMPOSE);
+    assert_string_equal(s.cmds[4].text, "");
     assert_string_equal(s.cmds[5].text, "");
     assert_string_equal(s.cmds[6].text, "変換\n");
     assert_string_equal(s.cmds[7].text, "# not a comment");
@@ -151,7 +178,10 @@ static void test_text_and_escapes(void **state) {
 
 static void test_keys(void **state) {
     (void)state;
-    static const struct { const char *line, *name; unsigned mods; } cases[] = {
+    static const struct {
+        const char *line, *name;
+        unsigned mods;
+    } cases[] = {
         {"key Right", "Right", 0},
         {"key F11", "F11", 0},
         {"key Return", "Return", 0},
@@ -194,8 +224,10 @@ static void test_comments_blanks_line_numbers(void **state) {
                  "\r\n"
                  "quit");
     assert_int_equal(s.count, 2);
-    assert_int_equal(s.cmds[0].kind, APP_SC_SIZE); assert_int_equal(s.cmds[0].line, 5);
-    assert_int_equal(s.cmds[1].kind, APP_SC_QUIT); assert_int_equal(s.cmds[1].line, 8);
+    assert_int_equal(s.cmds[0].kind, APP_SC_SIZE);
+    assert_int_equal(s.cmds[0].line, 5);
+    assert_int_equal(s.cmds[1].kind, APP_SC_QUIT);
+    assert_int_equal(s.cmds[1].line, 8);
     app_script_free(&s);
 
     parse_ok(&s, "");
@@ -356,7 +388,8 @@ static void test_messages_stay_utf8(void **state) {
     app_script s;
     attn_err err;
     for (int shift = 0; shift < 3; shift++) { /* moves the cut across a code point */
-        strcpy(name, shift == 0 ? "" : shift == 1 ? "a" : "ab");
+        strcpy(name, shift == 0 ? "" : shift == 1 ? "a"
+                                                  : "ab");
         for (int i = 0; i < 199; i++) strcat(name, "é");
         assert_int_equal(app_script_parse(&s, line, strlen(line), name, &err), ATTN_ERR_PARSE);
         assert_true(strlen(err.msg) > 400);

@@ -17,10 +17,13 @@ static void test_matmul_with_bias(void **state) {
     double out[4];
     attn_matmul(out, a, b, bias, 2, 3, 2);
     // row 0: [1+3, 2+3] + bias; row 1: [4+6, 5+6] + bias
-    assert_close(out[0], 14); assert_close(out[1], 25);
-    assert_close(out[2], 20); assert_close(out[3], 31);
+    assert_close(out[0], 14);
+    assert_close(out[1], 25);
+    assert_close(out[2], 20);
+    assert_close(out[3], 31);
     attn_matmul(out, a, b, NULL, 2, 3, 2);
-    assert_close(out[0], 4); assert_close(out[3], 11);
+    assert_close(out[0], 4);
+    assert_close(out[3], 11);
 }
 
 static void test_scores_scale_softmax_weighted_sum(void **state) {
@@ -38,14 +41,19 @@ static void test_scores_scale_softmax_weighted_sum(void **state) {
     // softmax of [0, ln 2, ln 3] is exactly [1/6, 2/6, 3/6]
     const double row[9] = {0, log(2.0), log(3.0), 5, 5, 5, -1, 0, 1};
     attn_softmax_rows(a, row, 3);
-    assert_close(a[0], 1.0 / 6); assert_close(a[1], 2.0 / 6); assert_close(a[2], 3.0 / 6);
-    assert_close(a[3], 1.0 / 3); assert_close(a[4], 1.0 / 3);
+    assert_close(a[0], 1.0 / 6);
+    assert_close(a[1], 2.0 / 6);
+    assert_close(a[2], 3.0 / 6);
+    assert_close(a[3], 1.0 / 3);
+    assert_close(a[4], 1.0 / 3);
     // Z = A·V: [1/6, 1/3, 1/2] · [[1,2],[3,4],[5,6]] = [11/3, 14/3]
     const double v[6] = {1, 2, 3, 4, 5, 6};
     double z[6];
     attn_weighted_sum(z, a, v, 3, 2);
-    assert_close(z[0], 11.0 / 3); assert_close(z[1], 14.0 / 3);
-    assert_close(z[2], 3.0); assert_close(z[3], 4.0); // uniform row: the mean of V
+    assert_close(z[0], 11.0 / 3);
+    assert_close(z[1], 14.0 / 3);
+    assert_close(z[2], 3.0);
+    assert_close(z[3], 4.0); // uniform row: the mean of V
 }
 
 static void test_softmax_invariants(void **state) {
@@ -72,8 +80,10 @@ static void test_softmax_huge_scores_stay_finite(void **state) {
     const double s[4] = {1e30, -1e30, 1e30, 1e30};
     double a[4];
     attn_softmax_rows(a, s, 2);
-    assert_close(a[0], 1.0); assert_close(a[1], 0.0);
-    assert_close(a[2], 0.5); assert_close(a[3], 0.5);
+    assert_close(a[0], 1.0);
+    assert_close(a[1], 0.0);
+    assert_close(a[2], 0.5);
+    assert_close(a[3], 0.5);
     assert_int_equal(attn_check_finite(a, 4, "weights", NULL), ATTN_OK);
 }
 
@@ -128,8 +138,13 @@ static void test_config_ranges(void **state) {
     attn_config c;
     attn_err err;
     attn_config_default(&c);
-    assert_int_equal(c.d_model, 8); assert_int_equal(c.d_k, 4); assert_int_equal(c.heads, 2);
-    assert_int_equal(c.seed, 1); assert_true(c.scale); assert_false(c.pos_enc); assert_false(c.bias);
+    assert_int_equal(c.d_model, 8);
+    assert_int_equal(c.d_k, 4);
+    assert_int_equal(c.heads, 2);
+    assert_int_equal(c.seed, 1);
+    assert_true(c.scale);
+    assert_false(c.pos_enc);
+    assert_false(c.bias);
     assert_int_equal(attn_config_check(&c, &err), ATTN_OK);
     c.d_k = 0;
     assert_int_equal(attn_config_check(&c, &err), ATTN_ERR_RANGE);
@@ -173,9 +188,12 @@ static void test_positional_encoding(void **state) {
     (void)state;
     double pe[3 * 4];
     attn_positional_encoding(pe, 3, 4);
-    assert_close(pe[0], 0.0); assert_close(pe[1], 1.0); // position 0: sin 0, cos 0
-    assert_close(pe[4], sin(1.0)); assert_close(pe[5], cos(1.0));
-    assert_close(pe[6], sin(1.0 / 100.0)); assert_close(pe[7], cos(1.0 / 100.0));
+    assert_close(pe[0], 0.0);
+    assert_close(pe[1], 1.0); // position 0: sin 0, cos 0
+    assert_close(pe[4], sin(1.0));
+    assert_close(pe[5], cos(1.0));
+    assert_close(pe[6], sin(1.0 / 100.0));
+    assert_close(pe[7], cos(1.0 / 100.0));
     assert_close(pe[8], sin(2.0));
 }
 
@@ -205,7 +223,8 @@ static void test_trace_seed_sentence(void **state) {
     assert_int_equal(t.macs[ATTN_ST_OUTPUT], 20LL * 8 * 8);
     int rows, cols;
     attn_trace_shape(&t, ATTN_ST_CONCAT, &rows, &cols);
-    assert_int_equal(rows, 20); assert_int_equal(cols, 8);
+    assert_int_equal(rows, 20);
+    assert_int_equal(cols, 8);
     assert_null(attn_trace_stage(&t, ATTN_ST_Q, 2));
     assert_int_equal(attn_trace_pronoun(&t), 13); // 它
     // deterministic: a second run gives identical bits
@@ -288,7 +307,9 @@ static void test_trace_explicit_weights(void **state) {
     (void)state;
     attn_config c;
     attn_config_default(&c);
-    c.heads = 1; c.d_model = 2; c.d_k = 2;
+    c.heads = 1;
+    c.d_model = 2;
+    c.d_k = 2;
     const double x[4] = {1, 0, 0, 1};
     const double id[4] = {1, 0, 0, 1};
     attn_weights wt;
@@ -339,7 +360,8 @@ static void test_vocab_lookup(void **state) {
     assert_int_equal(attn_trace_run(&t, s, strlen(s), &c, &v, NULL, NULL), ATTN_OK);
     assert_int_equal(t.n, 4); // 动物 is one token through the vocabulary
     assert_int_equal(t.vocab_rows, 2);
-    assert_close(t.x[0], 1.0); assert_close(t.x[3 * 2 + 1], 0.5);
+    assert_close(t.x[0], 1.0);
+    assert_close(t.x[3 * 2 + 1], 0.5);
     attn_trace_free(&t);
 }
 

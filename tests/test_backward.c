@@ -36,20 +36,49 @@ static void head_case_init(head_case *hc, int n, const attn_config *c) {
     size_t need = 6 * w + 6 * (size_t)dk + 8 * ndk + 7 * nn + 2 * (size_t)n * dm + ndk;
     hc->store = calloc(need, sizeof(double));
     double *b = hc->store;
-#define TAKE(p, cnt) do { (p) = b + used; used += (cnt); } while (0)
-    TAKE(hc->hd.w_q, w); TAKE(hc->hd.w_k, w); TAKE(hc->hd.w_v, w);
-    TAKE(hc->hd.b_q, dk); TAKE(hc->hd.b_k, dk); TAKE(hc->hd.b_v, dk);
-    TAKE(hc->hd.q, ndk); TAKE(hc->hd.k, ndk); TAKE(hc->hd.v, ndk); TAKE(hc->hd.z, ndk);
-    TAKE(hc->hd.scores, nn); TAKE(hc->hd.scaled, nn); TAKE(hc->hd.masked, nn); TAKE(hc->hd.weights, nn);
-    TAKE(hc->g.dw_q, w); TAKE(hc->g.dw_k, w); TAKE(hc->g.dw_v, w);
-    TAKE(hc->g.db_q, dk); TAKE(hc->g.db_k, dk); TAKE(hc->g.db_v, dk);
-    TAKE(hc->g.dz, ndk); TAKE(hc->g.dq, ndk); TAKE(hc->g.dk, ndk); TAKE(hc->g.dv, ndk);
-    TAKE(hc->g.d_weights, nn); TAKE(hc->g.d_scaled, nn); TAKE(hc->g.d_scores, nn);
-    TAKE(hc->x, (size_t)n * dm); TAKE(hc->dx, (size_t)n * dm); TAKE(hc->r, (size_t)n * dk);
+#define TAKE(p, cnt) \
+    do { \
+        (p) = b + used; \
+        used += (cnt); \
+    } while (0)
+    TAKE(hc->hd.w_q, w);
+    TAKE(hc->hd.w_k, w);
+    TAKE(hc->hd.w_v, w);
+    TAKE(hc->hd.b_q, dk);
+    TAKE(hc->hd.b_k, dk);
+    TAKE(hc->hd.b_v, dk);
+    TAKE(hc->hd.q, ndk);
+    TAKE(hc->hd.k, ndk);
+    TAKE(hc->hd.v, ndk);
+    TAKE(hc->hd.z, ndk);
+    TAKE(hc->hd.scores, nn);
+    TAKE(hc->hd.scaled, nn);
+    TAKE(hc->hd.masked, nn);
+    TAKE(hc->hd.weights, nn);
+    TAKE(hc->g.dw_q, w);
+    TAKE(hc->g.dw_k, w);
+    TAKE(hc->g.dw_v, w);
+    TAKE(hc->g.db_q, dk);
+    TAKE(hc->g.db_k, dk);
+    TAKE(hc->g.db_v, dk);
+    TAKE(hc->g.dz, ndk);
+    TAKE(hc->g.dq, ndk);
+    TAKE(hc->g.dk, ndk);
+    TAKE(hc->g.dv, ndk);
+    TAKE(hc->g.d_weights, nn);
+    TAKE(hc->g.d_scaled, nn);
+    TAKE(hc->g.d_scores, nn);
+    TAKE(hc->x, (size_t)n * dm);
+    TAKE(hc->dx, (size_t)n * dm);
+    TAKE(hc->r, (size_t)n * dk);
 #undef TAKE
     assert_true(used == need);
-    fill(hc->hd.w_q, w, 1, 0.8); fill(hc->hd.w_k, w, 2, 0.8); fill(hc->hd.w_v, w, 3, 0.8);
-    fill(hc->hd.b_q, dk, 4, 0.3); fill(hc->hd.b_k, dk, 5, 0.3); fill(hc->hd.b_v, dk, 6, 0.3);
+    fill(hc->hd.w_q, w, 1, 0.8);
+    fill(hc->hd.w_k, w, 2, 0.8);
+    fill(hc->hd.w_v, w, 3, 0.8);
+    fill(hc->hd.b_q, dk, 4, 0.3);
+    fill(hc->hd.b_k, dk, 5, 0.3);
+    fill(hc->hd.b_v, dk, 6, 0.3);
     fill(hc->x, (size_t)n * dm, 8, 1.0);
     fill(hc->r, ndk, 9, 1.0);
 }
@@ -129,17 +158,22 @@ static void test_softmax_backward_by_hand(void **state) {
     attn_softmax_rows_backward(dt, da, a, 2);
     assert_close(dt[0], 0.25);
     assert_close(dt[1], -0.25);
-    assert_close(dt[2], 0.0); // a one-hot row passes no gradient back
+    assert_close(dt[2], 0.0);  // a one-hot row passes no gradient back
     assert_true(dt[3] == 0.0); // an entry with weight 0 (masked) gets exactly 0
 }
 
 /* The stage functions one by one: matmul, scores and scale against finite differences. */
 static void test_matmul_and_scores_backward(void **state) {
     (void)state;
-    enum { N = 3, K = 4, M = 2 };
+    enum { N = 3,
+           K = 4,
+           M = 2 };
     double a[N * K], b[K * M], bias[M], r[N * M], out[N * M];
     double da[N * K] = {0}, db[K * M] = {0}, dbias[M] = {0};
-    fill(a, N * K, 11, 1.0); fill(b, K * M, 12, 1.0); fill(bias, M, 13, 1.0); fill(r, N * M, 14, 1.0);
+    fill(a, N * K, 11, 1.0);
+    fill(b, K * M, 12, 1.0);
+    fill(bias, M, 13, 1.0);
+    fill(r, N * M, 14, 1.0);
     attn_matmul_backward(da, db, dbias, r, a, b, N, K, M);
     double *vars[] = {a, b, bias}, *grads[] = {da, db, dbias};
     size_t counts[] = {N * K, K * M, M};
@@ -157,7 +191,9 @@ static void test_matmul_and_scores_backward(void **state) {
         }
     // scores and scale: L = Σ R ⊙ (Q·Kᵀ / √d)
     double q[N * K], k[N * K], rs[N * N], s[N * N], ds[N * N] = {0}, dq[N * K] = {0}, dk[N * K] = {0};
-    fill(q, N * K, 15, 1.0); fill(k, N * K, 16, 1.0); fill(rs, N * N, 17, 1.0);
+    fill(q, N * K, 15, 1.0);
+    fill(k, N * K, 16, 1.0);
+    fill(rs, N * N, 17, 1.0);
     attn_scale_backward(ds, rs, N, K);
     attn_scores_backward(dq, dk, ds, q, k, N, K);
     double *qk[] = {q, k}, *dqk[] = {dq, dk};

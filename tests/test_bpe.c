@@ -82,18 +82,20 @@ static void expect_pretokens(const char *s, const char *want) {
 static void test_pretokenizer(void **state) {
     (void)state;
     expect_pretokens("Hello world", "Hello| world");
-    expect_pretokens("don't DON'T", "don|'t| DON|'|T");                      // contractions are lower-case only
+    expect_pretokens("don't DON'T", "don|'t| DON|'|T"); // contractions are lower-case only
     expect_pretokens("we'll they're I've", "we|'ll| they|'re| I|'ve");
-    expect_pretokens("a  b", "a| | b");                                      // a run of spaces keeps one for the word
+    expect_pretokens("a  b", "a| | b"); // a run of spaces keeps one for the word
     expect_pretokens("a\n\nb", "a|\n|\n|b");
-    expect_pretokens("end  ", "end|  ");                                     // white space at the end stays whole
+    expect_pretokens("end  ", "end|  "); // white space at the end stays whole
     expect_pretokens("abc123 4.5", "abc|123| 4|.|5");
     expect_pretokens("!!! ?", "!!!| ?");
-    expect_pretokens("你好，世界", "你好|，|世界");                            // letters, then other
-    expect_pretokens("x\xc2\xa0y", "x|\xc2\xa0|y");                           // U+00A0 is white space, not a space
-    expect_pretokens("a\xe3\x80\x80\xe3\x80\x80" "b", "a|\xe3\x80\x80|\xe3\x80\x80|b"); // only U+0020 joins a word
-    expect_pretokens("Ⅻ٣", "Ⅻ٣");                                            // Nl and Nd are both \p{N}
-    expect_pretokens("e\xcc\x81", "e|\xcc\x81");                              // a combining mark is not \p{L}
+    expect_pretokens("你好，世界", "你好|，|世界"); // letters, then other
+    expect_pretokens("x\xc2\xa0y", "x|\xc2\xa0|y"); // U+00A0 is white space, not a space
+    expect_pretokens("a\xe3\x80\x80\xe3\x80\x80"
+                     "b",
+                     "a|\xe3\x80\x80|\xe3\x80\x80|b"); // only U+0020 joins a word
+    expect_pretokens("Ⅻ٣", "Ⅻ٣");                      // Nl and Nd are both \p{N}
+    expect_pretokens("e\xcc\x81", "e|\xcc\x81");       // a combining mark is not \p{L}
     expect_pretokens("'", "'");
 }
 
@@ -132,10 +134,10 @@ static void test_merges_by_rank(void **state) {
     // " lower": " l" (rank 5) loses to "l o" (rank 0): " ", then "lower"
     expect_ids(b, " lower", false, (int[]){' ', 259}, 2);
     expect_ids(b, " la", false, (int[]){260, 'a'}, 2);
-    expect_ids(b, "aaa", false, (int[]){261, 'a'}, 2);         // the leftmost pair first
+    expect_ids(b, "aaa", false, (int[]){261, 'a'}, 2); // the leftmost pair first
     expect_ids(b, "aaaa", false, (int[]){261, 261}, 2);
-    expect_ids(b, "low!", false, (int[]){257, '!'}, 2);        // merges stay inside a pre-token
-    expect_ids(b, "lo", true, (int[]){262, 256}, 2);           // <|endoftext|> first when asked
+    expect_ids(b, "low!", false, (int[]){257, '!'}, 2); // merges stay inside a pre-token
+    expect_ids(b, "lo", true, (int[]){262, 256}, 2);    // <|endoftext|> first when asked
     expect_ids(b, "<|endoftext|>", false, (int[]){'<', '|', 'e', 'n', 'd', 'o', 'f', 't', 'e', 'x', 't', '|', '>'}, 13);
     assert_int_equal(hf_bpe_vocab_size(b), 263);
     size_t n = 0;

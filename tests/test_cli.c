@@ -45,15 +45,22 @@ static void test_config_flags(void **state) {
     assert_int_equal(parse(&o, &err, 15, "--headless", "--d-model", "16", "--d-k", "8", "--heads", "3",
                            "--seed", "4294967295", "--mask", "causal-window:2", "--no-scale", "--pos-enc", "--bias"),
                      ATTN_OK);
-    assert_int_equal(o.cfg.d_model, 16); assert_int_equal(o.cfg.d_k, 8); assert_int_equal(o.cfg.heads, 3);
+    assert_int_equal(o.cfg.d_model, 16);
+    assert_int_equal(o.cfg.d_k, 8);
+    assert_int_equal(o.cfg.heads, 3);
     assert_int_equal(o.cfg.seed, 4294967295u);
-    assert_int_equal(o.cfg.mask.kind, ATTN_MASK_CAUSAL_WINDOW); assert_int_equal(o.cfg.mask.window, 2);
-    assert_false(o.cfg.scale); assert_true(o.cfg.pos_enc); assert_true(o.cfg.bias);
+    assert_int_equal(o.cfg.mask.kind, ATTN_MASK_CAUSAL_WINDOW);
+    assert_int_equal(o.cfg.mask.window, 2);
+    assert_false(o.cfg.scale);
+    assert_true(o.cfg.pos_enc);
+    assert_true(o.cfg.bias);
     assert_true(o.set_d_model && o.set_d_k && o.set_heads);
     assert_int_equal(parse(&o, &err, 3, "--explain", "weights:1:11:9"), ATTN_OK);
     assert_true(o.explain);
     assert_int_equal(o.explain_stage, ATTN_ST_WEIGHTS);
-    assert_int_equal(o.explain_head, 1); assert_int_equal(o.explain_row, 11); assert_int_equal(o.explain_col, 9);
+    assert_int_equal(o.explain_head, 1);
+    assert_int_equal(o.explain_row, 11);
+    assert_int_equal(o.explain_col, 9);
 }
 
 /* Every setting of the table is a flag: a value it writes reads back to the
@@ -78,7 +85,8 @@ static void test_settings_table(void **state) {
         assert_string_equal(back, values[id]);
         attn_config lesson = want; // the lesson key, spelled with - or _
         assert_int_equal(attn_setting_parse(attn_setting_by_key(s->key, strlen(s->key)), values[id], strlen(values[id]),
-                                            &lesson, NULL), ATTN_SETTING_OK);
+                                            &lesson, NULL),
+                         ATTN_SETTING_OK);
         attn_setting_copy(id, &want, &o.cfg);
         assert_memory_equal(&lesson, &want, sizeof want);
         assert_non_null(strstr(cli_help_text(), flag));

@@ -12,7 +12,8 @@
 #include <cmocka.h>
 
 /* |a - b| <= tol * max(1, |b|), the project's agreement rule. */
-#define assert_close_tol(a, b, tol) do { \
+#define assert_close_tol(a, b, tol) \
+    do { \
         double a_ = (a), b_ = (b); \
         double lim_ = (tol) * (fabs(b_) > 1.0 ? fabs(b_) : 1.0); \
         if (!(fabs(a_ - b_) <= lim_)) \

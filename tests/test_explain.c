@@ -120,7 +120,7 @@ static void test_format_mentions_values(void **state) {
     size_t need = cli_explain_format(&ex, &t, buf, sizeof buf);
     assert_true(need < sizeof buf);
     assert_non_null(strstr(buf, "\"它\""));
-    assert_non_null(strstr(buf, "9:只"));   // repeated tokens carry their 1-based position
+    assert_non_null(strstr(buf, "9:只"));        // repeated tokens carry their 1-based position
     assert_non_null(strstr(buf, "masked -> 0")); // later tokens are masked for 它
     char small[16];
     size_t need2 = cli_explain_format(&ex, &t, small, sizeof small);

@@ -537,7 +537,7 @@ static void tex_wide_matrix_in_labelled_blocks(void **state) {
     assert_non_null(strstr(doc, "columns 1–"));
     assert_non_null(strstr(doc, "of 39\n"));
     assert_int_equal(count(doc, "\\multicolumn{1}{c}{\\text{"), 39); // every column labelled once
-    assert_int_equal(count(doc, "\\multicolumn{1}{c}{}"), blocks); // the corner of each block
+    assert_int_equal(count(doc, "\\multicolumn{1}{c}{}"), blocks);   // the corner of each block
     assert_null(strstr(doc, "\\tiny"));
     free(doc);
     attn_trace_free(&t);
@@ -757,8 +757,7 @@ static void handout_and_index(void **state) {
     o.weights_sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; // SHA-256("abc")
     o.title = "Lesson: attention";
     export_item items[2] = {
-        {.trace = &t1, .step = ATTN_STEP_SCORES, .id = "intro", .title = "First page", .text = "Look at *row 1*.",
-         .query = -1, .remake_flags = "--page intro"},
+        {.trace = &t1, .step = ATTN_STEP_SCORES, .id = "intro", .title = "First page", .text = "Look at *row 1*.", .query = -1, .remake_flags = "--page intro"},
         {.trace = &t2, .step = ATTN_STEP_SOFTMAX, .id = "it-looks", .title = "它 looks back", .query = -1},
     };
     if (export_run(&o, items, 2, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
@@ -964,7 +963,7 @@ static void markdown_escapes_html(void **state) {
     char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
     assert_non_null(strstr(md, "Plain &lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;alert(3)&lt;/script&gt; text, *emphasis*."));
     assert_non_null(strstr(md, "- an item with \\[a link\\](javascript:alert(4))\n")); // no link
-    assert_non_null(strstr(md, "\nGuess first. Then read on. 先猜一猜。\n")); // on paper there is nothing to click
+    assert_non_null(strstr(md, "\nGuess first. Then read on. 先猜一猜。\n"));          // on paper there is nothing to click
     free(md);
     free(p);
     lesson_free(l);
@@ -975,7 +974,11 @@ static void markdown_escapes_html(void **state) {
 /* ex_md_text by hand: what every Markdown reader would take as markup. */
 static void markdown_text_escaping(void **state) {
     (void)state;
-    const struct { const char *in; bool start; const char *out; } cases[] = {
+    const struct {
+        const char *in;
+        bool start;
+        const char *out;
+    } cases[] = {
         {"a<b>&c", false, "a&lt;b&gt;&amp;c"},
         {"*x* _y_ `z` [l](u) #h !i \\", false, "\\*x\\* \\_y\\_ \\`z\\` \\[l\\](u) \\#h \\!i \\\\"},
         {"- item", true, "\\- item"},
@@ -1032,9 +1035,16 @@ static void csv_names_and_formulas(void **state) {
         free(p);
     }
     const struct { const char *in, *out; } cells[] = {
-        {"=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""}, {"+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\""},
-        {"@SUM(1)", "\"'@SUM(1)\""}, {"-2+3", "\"'-2+3\""}, {"\tx", "\"'\tx\""},
-        {"-3", "-3"}, {"+1.5", "+1.5"}, {"a=b", "a=b"}, {"a,b", "\"a,b\""}, {"它", "它"},
+        {"=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""},
+        {"+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\""},
+        {"@SUM(1)", "\"'@SUM(1)\""},
+        {"-2+3", "\"'-2+3\""},
+        {"\tx", "\"'\tx\""},
+        {"-3", "-3"},
+        {"+1.5", "+1.5"},
+        {"a=b", "a=b"},
+        {"a,b", "\"a,b\""},
+        {"它", "它"},
     };
     for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
         attn_strbuf b;
@@ -1148,7 +1158,7 @@ static void failure_leaves_nothing(void **state) {
     assert_int_equal(export_parse_steps(&o.steps, "3,6", &err), ATTN_OK);
     write_file(note, "the user's own");
     if (export_sentence(&o, &t2, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    const int files = 2 + 2 + 4 + 2 + 4 + 2; // png, svg, csv, tex, tex snippets, handout + index
+    const int files = 2 + 2 + 4 + 2 + 4 + 2;         // png, svg, csv, tex, tex snippets, handout + index
     assert_int_equal(entries(dir, NULL), files + 2); // and notes.txt, and the manifest
     size_t before_len = 0;
     char *before = slurp(old, &before_len);
@@ -1463,7 +1473,7 @@ static void html_views_rebuild_every_query(void **state) {
             viz_free(&l);
         }
         if (steps[k] == ATTN_STEP_SOFTMAX) {
-            assert_true(f.n_slots > 0); // a query changes the row, labels, lines
+            assert_true(f.n_slots > 0);                                   // a query changes the row, labels, lines
             assert_non_null(strstr(f.cells.data, "\"weights:1:0:0\":[")); // head 2's cells, as --explain names them
         }
         cJSON_Delete(views);

@@ -97,7 +97,7 @@ static void whole_numbers(void **state) {
     static const char *const junk[] = {"", "-", "1.5", " 1", "1 ", "1e3", "0x10", "abc", "--1"};
     for (size_t i = 0; i < sizeof junk / sizeof *junk; i++)
         assert_int_equal(attn_parse_int(junk[i], strlen(junk[i]), 0, 100, &v), ATTN_INT_NOT_WHOLE);
-    assert_int_equal(v, 5); // untouched on error
+    assert_int_equal(v, 5);                                                 // untouched on error
     assert_int_equal(attn_parse_int("12345", 3, 0, 1000, &v), ATTN_INT_OK); // only n bytes
     assert_int_equal(v, 123);
 }

@@ -37,7 +37,9 @@ static void test_dump_round_trip_is_identical(void **state) {
     assert_int_equal(attn_weights_file_parse(&f, first, strlen(first), "dump.json", &err), ATTN_OK);
     int dm, dk, heads;
     attn_weights_file_dims(&f, &dm, &dk, &heads);
-    assert_int_equal(dm, 8); assert_int_equal(dk, 4); assert_int_equal(heads, 3);
+    assert_int_equal(dm, 8);
+    assert_int_equal(dk, 4);
+    assert_int_equal(heads, 3);
     attn_weights w;
     assert_int_equal(attn_weights_file_bind(&w, &f, &c, 6, "dump.json", &err), ATTN_OK);
     char *second = dump_for(&c, &w);

@@ -17,22 +17,22 @@
 /* A page that makes a lesson complete, for cases about the lesson's head. */
 #define PAGE_TAIL "=== page: a\ntitle: A\n@sentence: cat\n"
 
-#define HEAD                                  \
-    "# lesson: t\n"                  /* 1 */  \
-    "title: T\n"                     /* 2 */  \
-    "lang: en\n"                     /* 3 */  \
-    "@config: d_k=2 heads=1\n"       /* 4 */  \
-    "@sentence: the cat saw a bird\n"/* 5 */  \
-    "@vocab\n"                       /* 6 */  \
-    "      noun animate can-fly\n"   /* 7 */  \
-    "the:  0 0 0\n"                  /* 8 */  \
-    "cat:  1 1 0\n"                  /* 9 */  \
-    "saw:  0 0 0\n"                  /* 10 */ \
-    "a:    0 0 0\n"                  /* 11 */ \
-    "bird: 1 1 1\n"                  /* 12 */ \
-    "@end\n"                         /* 13 */ \
-    "=== page: p1\n"                 /* 14 */ \
-    "title: P1\n"                    /* 15 */
+#define HEAD \
+    "# lesson: t\n"                   /* 1 */ \
+    "title: T\n"                      /* 2 */ \
+    "lang: en\n"                      /* 3 */ \
+    "@config: d_k=2 heads=1\n"        /* 4 */ \
+    "@sentence: the cat saw a bird\n" /* 5 */ \
+    "@vocab\n"                        /* 6 */ \
+    "      noun animate can-fly\n"    /* 7 */ \
+    "the:  0 0 0\n"                   /* 8 */ \
+    "cat:  1 1 0\n"                   /* 9 */ \
+    "saw:  0 0 0\n"                   /* 10 */ \
+    "a:    0 0 0\n"                   /* 11 */ \
+    "bird: 1 1 1\n"                   /* 12 */ \
+    "@end\n"                          /* 13 */ \
+    "=== page: p1\n"                  /* 14 */ \
+    "title: P1\n"                     /* 15 */
 
 static lesson *parse_ok(const char *text) {
     lesson *l = NULL;
@@ -277,7 +277,9 @@ static void test_errors_encoding(void **state) {
     expect_err(HEAD "\xed\xa0\x80\n", 16, 1, "invalid UTF-8 (a UTF-16 surrogate)");
     static const char nul[] = "# lesson: t\nx\0y\n";
     expect_err_len(nul, sizeof nul - 1, 2, 2, "byte 0x00 is not text: this looks like a binary file");
-    expect_err("\x7f" "ELF\x02\x01\x01", 1, 1, "byte 0x7F is not text");
+    expect_err("\x7f"
+               "ELF\x02\x01\x01",
+               1, 1, "byte 0x7F is not text");
     // a byte order mark and CRLF line ends are fine
     lesson *l = parse_ok("\xEF\xBB\xBF# lesson: t\r\ntitle: T\r\nlang: en\r\n=== page: a\r\ntitle: A\r\n@sentence: x y\r\n");
     assert_string_equal(lesson_page_at(l, 0)->title, "A");
@@ -604,7 +606,7 @@ static void test_column_names_and_features(void **state) {
     assert_non_null(nm.mat[ATTN_MAT_W_Q][0]);
     assert_string_equal(nm.mat[ATTN_MAT_W_Q][0][1], "wants-can-fly");
     assert_null(nm.mat[ATTN_MAT_W_K][0]); // designed, but its columns are not named
-    attn_weights w; // the names go with the rows of numbers: the block is still a 3×2 matrix
+    attn_weights w;                       // the names go with the rows of numbers: the block is still a 3×2 matrix
     assert_int_equal(lesson_page_weights(l, 0, &a->cfg, &w), 2);
     assert_true(w.mat[ATTN_MAT_W_Q][0][2] == 1.0 && w.mat[ATTN_MAT_W_Q][0][5] == 1.0);
     attn_config wide = a->cfg;
@@ -728,7 +730,8 @@ static void test_memory_bounded(void **state) {
     attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: a b c\n");
     for (int i = 0; i < 32; i++) // 16 MiB each at the largest settings
         attn_sb_printf(&b, "=== page: p%d\ntitle: P\n@config: d_model=512 d_k=128 heads=8 seed=%d\n"
-                           "@random-weights: gain=2\n", i, i + 1);
+                           "@random-weights: gain=2\n",
+                       i, i + 1);
     expect_err(grow(&b), 5 + 4 * 3 + 3, 18, "with this page the lesson would need more than 64 MiB of memory");
     attn_sb_free(&b);
     // the same seed and gain on every page share one copy: fine
@@ -736,7 +739,8 @@ static void test_memory_bounded(void **state) {
     attn_sb_puts(&b, "# lesson: t\ntitle: T\nlang: en\n@sentence: a b c\n");
     for (int i = 0; i < 32; i++)
         attn_sb_printf(&b, "=== page: p%d\ntitle: P\n@config: d_model=512 d_k=128 heads=8\n"
-                           "@random-weights: gain=2\n", i);
+                           "@random-weights: gain=2\n",
+                       i);
     lesson *l = parse_ok(grow(&b));
     attn_weights w0, w31;
     lesson_page_weights(l, 0, &lesson_page_at(l, 0)->cfg, &w0);
@@ -871,10 +875,22 @@ static attn_status fake_tokenize(const lesson_model *m, const char *s, size_t n,
     (void)m;
     return attn_tokenize(out, s, n, NULL, err);
 }
-static int fake_word_id(const lesson_model *m, const char *w, size_t n) { (void)m, (void)w, (void)n; return -1; }
-static int fake_stage(const char *name) { (void)name; return -1; }
-static const char *fake_stage_name(int stage) { (void)stage; return "?"; }
-static lesson_cols fake_cols(int stage) { (void)stage; return LESSON_COLS_D_K; }
+static int fake_word_id(const lesson_model *m, const char *w, size_t n) {
+    (void)m, (void)w, (void)n;
+    return -1;
+}
+static int fake_stage(const char *name) {
+    (void)name;
+    return -1;
+}
+static const char *fake_stage_name(int stage) {
+    (void)stage;
+    return "?";
+}
+static lesson_cols fake_cols(int stage) {
+    (void)stage;
+    return LESSON_COLS_D_K;
+}
 static attn_status fake_row(const lesson_model *m, const char *sentence, int layer, int head, int query, double *row,
                             int cap, int *n, attn_err *err) {
     (void)m, (void)sentence, (void)layer, (void)head, (void)query, (void)row, (void)cap, (void)n;
@@ -977,21 +993,33 @@ static void check_model_pages(const char *path, const char *const cases[][5], si
 static void test_model_pages(void **state) {
     (void)state;
     static const char *const zh[][5] = {
-        {"two-layers", "它", "1", "动物", "动物"},      {"two-layers", "它", "0", "累", "动物"},
-        {"two-layers-flip", "它", "1", "鸟", "鸟"},     {"two-layers-flip", "它", "0", "飞", "鸟"},
-        {"other-language", "it", "1", "street", "street"}, {"other-language", "it", "0", "wide", "street"},
-        {"limits", "它", "1", "鸟", "鸟"},             {"limits-seed", "它", "1", "，", "鸟"},
-        {"limits-seed", "，", "0", "鸟", "鸟"},         {"reverse", "3", "0", "8", "8"},
-        {"sort", "5", "0", "1", "1"},                  {"induction", "10:c", "1", "3:h", "h"},
+        {"two-layers", "它", "1", "动物", "动物"},
+        {"two-layers", "它", "0", "累", "动物"},
+        {"two-layers-flip", "它", "1", "鸟", "鸟"},
+        {"two-layers-flip", "它", "0", "飞", "鸟"},
+        {"other-language", "it", "1", "street", "street"},
+        {"other-language", "it", "0", "wide", "street"},
+        {"limits", "它", "1", "鸟", "鸟"},
+        {"limits-seed", "它", "1", "，", "鸟"},
+        {"limits-seed", "，", "0", "鸟", "鸟"},
+        {"reverse", "3", "0", "8", "8"},
+        {"sort", "5", "0", "1", "1"},
+        {"induction", "10:c", "1", "3:h", "h"},
         {"induction", "3:h", "0", "2:c", "h"},
     };
     static const char *const en[][5] = {
-        {"two-layers", "it", "1", "animal", "animal"},   {"two-layers", "it", "0", "tired", "animal"},
-        {"two-layers-flip", "it", "1", "street", "street"}, {"two-layers-flip", "it", "0", "wide", "street"},
-        {"other-language", "它", "1", "鸟", "鸟"},        {"other-language", "它", "0", "飞", "鸟"},
-        {"limits", "it", "1", "animal", "animal"},       {"limits-seed", "it", "1", "tired", "animal"},
-        {"limits-seed", "tired", "0", "animal", "animal"}, {"reverse", "3", "0", "8", "8"},
-        {"sort", "5", "0", "1", "1"},                    {"induction", "10:c", "1", "3:h", "h"},
+        {"two-layers", "it", "1", "animal", "animal"},
+        {"two-layers", "it", "0", "tired", "animal"},
+        {"two-layers-flip", "it", "1", "street", "street"},
+        {"two-layers-flip", "it", "0", "wide", "street"},
+        {"other-language", "它", "1", "鸟", "鸟"},
+        {"other-language", "它", "0", "飞", "鸟"},
+        {"limits", "it", "1", "animal", "animal"},
+        {"limits-seed", "it", "1", "tired", "animal"},
+        {"limits-seed", "tired", "0", "animal", "animal"},
+        {"reverse", "3", "0", "8", "8"},
+        {"sort", "5", "0", "1", "1"},
+        {"induction", "10:c", "1", "3:h", "h"},
         {"induction", "3:h", "0", "2:c", "h"},
     };
     check_model_pages(ZH_LESSON, zh, sizeof zh / sizeof *zh);

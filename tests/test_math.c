@@ -92,7 +92,7 @@ static void test_exp_accuracy(void **state) {
     for (int i = 0; i < 1000000; i++) check_exp_at(&small, uniform(-1.0, 1.0));
     for (int i = 0; i < 300000; i++) check_exp_at(&small, ldexp(uniform(-1.0, 1.0), -(int)(next_u64() % 60)));
     for (int i = 0; i < 300000; i++) check_exp_at(&sub, uniform(-745.13, -708.0)); // subnormal results
-    for (int k = -1074; k <= 1023; k++) { // exact multiples of ln 2 and their neighbours
+    for (int k = -1074; k <= 1023; k++) {                                          // exact multiples of ln 2 and their neighbours
         double x = (double)(k * 0.69314718055994530942L);
         check_exp_at(&all, x);
         check_exp_at(&all, nextafter(x, 0.0));
@@ -149,7 +149,7 @@ static void test_log_specials(void **state) {
     assert_true(attn_log(INFINITY) == INFINITY);
     assert_true(attn_log(1.0) == 0.0 && !signbit(attn_log(1.0)));
     assert_true(attn_log(0x1p-1074) == -0x1.74385446d71c3p+9); // -1074·ln 2, correctly rounded
-    assert_true(attn_log(2.0) == 0x1.62e42fefa39efp-1);         // ln 2
+    assert_true(attn_log(2.0) == 0x1.62e42fefa39efp-1);        // ln 2
 }
 
 /* ---- pow ---- */
@@ -338,11 +338,16 @@ static void test_same_bits_everywhere(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exp_accuracy),  cmocka_unit_test(test_exp_specials),
-        cmocka_unit_test(test_log_accuracy),  cmocka_unit_test(test_log_specials),
-        cmocka_unit_test(test_pow_accuracy),  cmocka_unit_test(test_pow_specials),
-        cmocka_unit_test(test_trig_accuracy), cmocka_unit_test(test_trig_specials),
-        cmocka_unit_test(test_monotonic),     cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_exp_accuracy),
+        cmocka_unit_test(test_exp_specials),
+        cmocka_unit_test(test_log_accuracy),
+        cmocka_unit_test(test_log_specials),
+        cmocka_unit_test(test_pow_accuracy),
+        cmocka_unit_test(test_pow_specials),
+        cmocka_unit_test(test_trig_accuracy),
+        cmocka_unit_test(test_trig_specials),
+        cmocka_unit_test(test_monotonic),
+        cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_same_bits_everywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

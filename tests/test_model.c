@@ -24,8 +24,7 @@ typedef struct {
 } fd_case;
 
 static void make_model(model *m, const fd_case *fc, uint32_t seed) {
-    model_config c = {.d_model = 4, .d_k = 3, .heads = fc->heads, .layers = fc->layers, .pos = fc->pos,
-                      .max_len = 7, .scale = fc->scale, .bias = fc->bias, .objective = fc->objective};
+    model_config c = {.d_model = 4, .d_k = 3, .heads = fc->heads, .layers = fc->layers, .pos = fc->pos, .max_len = 7, .scale = fc->scale, .bias = fc->bias, .objective = fc->objective};
     assert_int_equal(attn_mask_parse(&c.mask, fc->mask, NULL), ATTN_OK);
     attn_err err;
     if (model_create(m, &c, words, 6, "reverse", "a b c", &err) != ATTN_OK) fail_msg("%s", err.msg);
@@ -80,7 +79,8 @@ static void check_case(const fd_case *fc) {
             const model_tensor *tt = m.tensor;
             while (tt + 1 < m.tensor + m.n_tensors && tt[1].offset <= i) tt++;
             fail_msg("layers %d heads %d pos %s %s mask %s scale %d bias %d: %s (layer %d head %d) entry %zu: "
-                     "backward %.12g, finite differences %.12g", fc->layers, fc->heads, model_pos_name(fc->pos),
+                     "backward %.12g, finite differences %.12g",
+                     fc->layers, fc->heads, model_pos_name(fc->pos),
                      model_objective_name(fc->objective), fc->mask, fc->scale, fc->bias, tt->name, tt->layer,
                      tt->head, i - tt->offset, grad[i], fd);
         }

@@ -13,13 +13,11 @@ static const char *const words[] = {"x", "y"};
 
 /* A tiny token model (d_model 2, d_k 1, one layer, biases) whose every weight is 0.5. */
 static char *tiny_text(void) {
-    model_config c = {.d_model = 2, .d_k = 1, .heads = 1, .layers = 1, .pos = MODEL_POS_NONE, .max_len = 3,
-                      .mask = {ATTN_MASK_NONE, 1}, .scale = true, .bias = true, .objective = MODEL_OBJ_TOKEN};
+    model_config c = {.d_model = 2, .d_k = 1, .heads = 1, .layers = 1, .pos = MODEL_POS_NONE, .max_len = 3, .mask = {ATTN_MASK_NONE, 1}, .scale = true, .bias = true, .objective = MODEL_OBJ_TOKEN};
     model m;
     assert_int_equal(model_create(&m, &c, words, 2, "reverse", "x y", NULL), ATTN_OK);
     for (size_t i = 0; i < m.n_params; i++) m.block[i] = 0.5;
-    m.training = (model_training){.seed = 3, .steps = 10, .batch = 4, .lr = 0.01, .weight_decay = 0.1,
-                                  .loss = 0.25, .heldout_accuracy = 0.75};
+    m.training = (model_training){.seed = 3, .steps = 10, .batch = 4, .lr = 0.01, .weight_decay = 0.1, .loss = 0.25, .heldout_accuracy = 0.75};
     char *text = model_file_write(&m);
     model_free(&m);
     assert_non_null(text);
@@ -79,9 +77,7 @@ static void test_tiny_file_reads_back(void **state) {
 static void test_round_trip_every_option(void **state) {
     (void)state;
     for (int k = 0; k < 12; k++) {
-        model_config c = {.d_model = 4, .d_k = 3, .heads = 1 + k % 3, .layers = 1 + k % 4, .pos = (model_pos)(k % 3),
-                          .max_len = 5, .mask = {(attn_mask_kind)(k % 4), 2}, .scale = k % 2, .bias = k % 3 == 0,
-                          .objective = (model_objective)(k % 2)};
+        model_config c = {.d_model = 4, .d_k = 3, .heads = 1 + k % 3, .layers = 1 + k % 4, .pos = (model_pos)(k % 3), .max_len = 5, .mask = {(attn_mask_kind)(k % 4), 2}, .scale = k % 2, .bias = k % 3 == 0, .objective = (model_objective)(k % 2)};
         model m, back;
         attn_err err;
         assert_int_equal(model_create(&m, &c, words, 2, k % 2 ? "referent-zh" : "sort", "x y", NULL), ATTN_OK);
@@ -167,7 +163,7 @@ static void test_text_is_read_strictly(void **state) {
     expect_error("0.75}\n}\n", "0.75}\n}\n{}\n", ATTN_ERR_PARSE,
                  "m.json:44:1: more follows the JSON object; a model file is exactly one JSON object");
     expect_error("0.75}\n}\n", "0.75}\n}\n \n\t\n", ATTN_OK, ""); // whitespace after it is fine
-    expect_error("{\n", "\xef\xbb\xbf{\n", ATTN_OK, "");              // and so is a byte order mark
+    expect_error("{\n", "\xef\xbb\xbf{\n", ATTN_OK, "");          // and so is a byte order mark
     expect_error("[\"x\", \"y\"]", "[\"x\", \"y\xff\"]", ATTN_ERR_PARSE,
                  "m.json:6:20: the file is not valid UTF-8: there is a byte that never appears in UTF-8");
     expect_error("[\"x\", \"y\"]", "[\"x\", \"\xc0\xaf\"]", ATTN_ERR_PARSE, "there is an overlong encoding");
@@ -238,8 +234,7 @@ static void test_only_readable_models_are_written(void **state) {
 static void test_size_bound(void **state) {
     (void)state;
     const double longest[] = {-4.9406564584124654e-324, -1.2345678901234567e-300, -9.8765432109876543e+17};
-    model_config c = {.d_model = 9, .d_k = 5, .heads = 3, .layers = 2, .pos = MODEL_POS_LEARNED, .max_len = 7,
-                      .mask = {ATTN_MASK_NONE, 1}, .scale = true, .bias = true, .objective = MODEL_OBJ_TOKEN};
+    model_config c = {.d_model = 9, .d_k = 5, .heads = 3, .layers = 2, .pos = MODEL_POS_LEARNED, .max_len = 7, .mask = {ATTN_MASK_NONE, 1}, .scale = true, .bias = true, .objective = MODEL_OBJ_TOKEN};
     model m;
     attn_err err;
     assert_int_equal(model_create(&m, &c, words, 2, "reverse", "x y", NULL), ATTN_OK);
@@ -249,8 +244,7 @@ static void test_size_bound(void **state) {
     if (strlen(text) > bound || bound > 2 * strlen(text)) fail_msg("%zu bytes, bound %zu", strlen(text), bound);
     free(text);
     model_free(&m);
-    c = (model_config){.d_model = 512, .d_k = 64, .heads = 8, .layers = 3, .pos = MODEL_POS_SINUSOIDAL, .max_len = 8,
-                       .mask = {ATTN_MASK_NONE, 1}, .scale = true, .objective = MODEL_OBJ_POINTER};
+    c = (model_config){.d_model = 512, .d_k = 64, .heads = 8, .layers = 3, .pos = MODEL_POS_SINUSOIDAL, .max_len = 8, .mask = {ATTN_MASK_NONE, 1}, .scale = true, .objective = MODEL_OBJ_POINTER};
     assert_int_equal(model_create(&m, &c, words, 2, "sort", "x y", NULL), ATTN_OK);
     assert_int_equal(model_file_check_size(&m, &err), ATTN_ERR_RANGE);
     assert_non_null(strstr(err.msg, "With these settings the model has 3146752 parameters, and its file could take"));

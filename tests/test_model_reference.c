@@ -91,10 +91,20 @@ static void check_case(const char *name) {
             const cJSON *hj = cJSON_GetArrayItem(cJSON_GetObjectItem(lj, "heads"), h);
             const attn_head *hd = &t->head[h];
             const attn_head_grad *g = model_result_head_grad(&r, l, h);
-            struct { const char *key; const double *v; int cols; } st[] = {
-                {"Q", hd->q, dk}, {"K", hd->k, dk}, {"V", hd->v, dk}, {"scores", hd->scores, n},
-                {"scaled", hd->scaled, n}, {"weights", hd->weights, n}, {"Z", hd->z, dk},
-                {"d_weights", g->d_weights, n}, {"d_scaled", g->d_scaled, n},
+            struct {
+                const char *key;
+                const double *v;
+                int cols;
+            } st[] = {
+                {"Q", hd->q, dk},
+                {"K", hd->k, dk},
+                {"V", hd->v, dk},
+                {"scores", hd->scores, n},
+                {"scaled", hd->scaled, n},
+                {"weights", hd->weights, n},
+                {"Z", hd->z, dk},
+                {"d_weights", g->d_weights, n},
+                {"d_scaled", g->d_scaled, n},
             };
             for (size_t s = 0; s < sizeof st / sizeof *st; s++) {
                 snprintf(what, sizeof what, "%s layer %d head %d %s", name, l, h, st[s].key);

@@ -17,10 +17,10 @@
 
 #include "attn.h"
 
-#define MAXN 64   /* tokens */
-#define MAXDM 48  /* d_model */
-#define MAXDK 16  /* d_k */
-#define MAXH 8    /* heads */
+#define MAXN 64  /* tokens */
+#define MAXDM 48 /* d_model */
+#define MAXDK 16 /* d_k */
+#define MAXH 8   /* heads */
 #define TOL 1e-5
 #define CELLS_PER_CASE 12 /* explained cells per configuration */
 
@@ -135,7 +135,8 @@ static double overflow_top; /* MODE_OVERFLOW: this case's largest exponent */
 /* One value of the mode's size: uniform, or log-uniform so that small and
  * large magnitudes both occur; sometimes exactly the bound. */
 static double value_for(pmode mode) {
-    double top = mode == MODE_EXPLICIT ? 1.0 : mode == MODE_HUGE ? 18.0 : overflow_top;
+    double top = mode == MODE_EXPLICIT ? 1.0 : mode == MODE_HUGE ? 18.0
+                                                                 : overflow_top;
     double sign = rng_chance(0.5) ? -1.0 : 1.0;
     double r = rng_unit();
     if (mode == MODE_HUGE && r < 0.05) return sign * 1e18;
@@ -235,7 +236,8 @@ static void ref_weight(double *dst, const double *g, int rows, int cols, uint32_
 }
 
 static void ref_bias(double *dst, const double *g, int len, bool on, uint32_t seed, uint32_t stream) {
-    for (int i = 0; i < len; i++) dst[i] = !on ? 0.0 : g ? g[i] : draw(seed, stream, (uint64_t)i, 0.1);
+    for (int i = 0; i < len; i++) dst[i] = !on ? 0.0 : g ? g[i]
+                                                         : draw(seed, stream, (uint64_t)i, 0.1);
 }
 
 static void reference(const pcase *pc) {
@@ -348,8 +350,9 @@ static void check_trace(const pcase *pc, const attn_trace *t) {
     int supplied = pc->w.mat[ATTN_MAT_W_O][0] != NULL;
     for (int h = 0; h < c->heads; h++)
         supplied += (pc->w.mat[ATTN_MAT_W_Q][h] != NULL) + (pc->w.mat[ATTN_MAT_W_K][h] != NULL) + (pc->w.mat[ATTN_MAT_W_V][h] != NULL);
-    attn_weight_source src = supplied == 0 ? ATTN_SRC_RANDOM
-                           : supplied == 3 * c->heads + 1 ? ATTN_SRC_EXPLICIT : ATTN_SRC_MIXED;
+    attn_weight_source src = supplied == 0                  ? ATTN_SRC_RANDOM
+                             : supplied == 3 * c->heads + 1 ? ATTN_SRC_EXPLICIT
+                                                            : ATTN_SRC_MIXED;
     assert_int_equal(t->source, src);
     seen.mixed += src == ATTN_SRC_MIXED;
     seen.given_x += t->x_given;
@@ -411,7 +414,8 @@ static const double *ref_stage(const pcase *pc, attn_stage s, int h, int *cols) 
     }
 }
 
-#define EXPECT_CLOSE(got, want, what) do { \
+#define EXPECT_CLOSE(got, want, what) \
+    do { \
         if (!close_enough((got), (want))) \
             fail_msg("%s: explain %s h%d [%d][%d]: %s is %.17g, expected %.17g", desc, \
                      attn_stage_name(s), h, i, j, (what), (double)(got), (double)(want)); \
@@ -455,7 +459,9 @@ static void check_explain_cell(const pcase *pc, const attn_trace *t, attn_stage 
         EXPECT_CLOSE(ex.input.position, c->pos_enc && !pc->w.x ? positional(i, j, dm) : 0.0, "the encoding");
         rebuilt = ex.input.embedding + ex.input.position;
         break;
-    case ATTN_ST_Q: case ATTN_ST_K: case ATTN_ST_V: {
+    case ATTN_ST_Q:
+    case ATTN_ST_K:
+    case ATTN_ST_V: {
         int m = s - ATTN_ST_Q;
         rebuilt = check_dot(s, h, i, j, R.x + i * dm, 1, R.w[h][m] + j, dk, dm, c->bias, R.b[h][m][j]);
         break;
@@ -530,7 +536,8 @@ static void run_cases(pmode mode, int count, uint64_t seed) {
         attn_mask_format(mask, sizeof mask, pc.cfg.mask);
         snprintf(desc, sizeof desc,
                  "case %d (%s, seed %#llx): n %d, d_model %d, d_k %d, heads %d, mask %s, scale %d, "
-                 "bias %d, pos_enc %d, weight seed %u", k, mode_names[mode], (unsigned long long)seed,
+                 "bias %d, pos_enc %d, weight seed %u",
+                 k, mode_names[mode], (unsigned long long)seed,
                  pc.n, pc.cfg.d_model, pc.cfg.d_k, pc.cfg.heads, mask, pc.cfg.scale, pc.cfg.bias,
                  pc.cfg.pos_enc, pc.cfg.seed);
         seen.cases++;

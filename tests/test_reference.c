@@ -14,9 +14,14 @@
 #define TOL 1e-5
 
 static const char *const cases[] = {
-    "ref_single_none.json", "ref_multihead_bias.json", "ref_causal_bias.json",
-    "ref_window1.json", "ref_causal_window2.json", "ref_noscale_saturated.json",
-    "ref_chinese_window3.json", "ref_heads8_causal.json",
+    "ref_single_none.json",
+    "ref_multihead_bias.json",
+    "ref_causal_bias.json",
+    "ref_window1.json",
+    "ref_causal_window2.json",
+    "ref_noscale_saturated.json",
+    "ref_chinese_window3.json",
+    "ref_heads8_causal.json",
 };
 
 static char *load(const char *name, size_t *len) {

@@ -63,7 +63,7 @@ static void test_half_and_bfloat16_exact(void **state) {
     assert_true(isnan(st_half_to_double(0x7E00)) && isnan(st_half_to_double(0x7C01)));
     assert_true(st_bfloat16_to_double(0x3F80) == 1.0);
     assert_true(st_bfloat16_to_double(0xC2F7) == -123.5);
-    assert_true(st_bfloat16_to_double(0x0001) == ldexp(1, -133)); // subnormal
+    assert_true(st_bfloat16_to_double(0x0001) == ldexp(1, -133));  // subnormal
     assert_true(st_bfloat16_to_double(0x7F7F) == ldexp(255, 120)); // the largest bfloat16
     assert_true(isinf(st_bfloat16_to_double(0xFF80)) && st_bfloat16_to_double(0xFF80) < 0);
     assert_true(isnan(st_bfloat16_to_double(0x7FC0)));
@@ -192,7 +192,8 @@ static void test_refusals(void **state) {
     expect_refused("{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,2],\"data_offsets\":[0,8]}}", data, 8,
                    ATTN_ERR_PARSE, "more than 8 dimensions", NULL);
     expect_refused("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
-                   "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", data, 8,
+                   "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
+                   data, 8,
                    ATTN_ERR_PARSE, "names tensor \"a\" twice", NULL);
     // a key with a control character is quoted harmlessly
     expect_refused("{\"\\u001b[31m\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,80]}}", data, 8,

@@ -36,7 +36,7 @@ static void test_keys_and_rows(void **state) {
 static void test_results(void **state) {
     (void)state;
     static const attn_stage want[ATTN_STEP_COUNT] = {ATTN_ST_X, ATTN_ST_Q, ATTN_ST_SCORES, ATTN_ST_SCALED,
-                                                    ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_OUTPUT};
+                                                     ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_OUTPUT};
     for (int s = 0; s < ATTN_STEP_COUNT; s++) assert_int_equal(attn_step_result((attn_step)s), want[s]);
     const attn_step_info *mask = attn_step_get(ATTN_STEP_MASK);
     assert_int_equal(mask->operands, 1);
@@ -90,7 +90,7 @@ static void test_matrix_values(void **state) {
     assert_int_equal(rows, 12); // 3 heads · d_k 4
     assert_int_equal(cols, 8);
     assert_ptr_equal(attn_step_matrix_values(&t, ATTN_SM_CONCAT, 7, &rows, &cols), t.concat); // head ignored
-    assert_null(attn_step_matrix_values(&t, ATTN_SM_Q, 3, &rows, &cols)); // no head 4
+    assert_null(attn_step_matrix_values(&t, ATTN_SM_Q, 3, &rows, &cols));                     // no head 4
     assert_int_equal(rows, 0);
     attn_trace_free(&t);
 }

@@ -40,11 +40,13 @@ static void expect_tokens_v(const char *s, const attn_wordlist *vocab, const cha
     free(order);
 }
 
-#define EXPECT(s, ...) do { \
+#define EXPECT(s, ...) \
+    do { \
         static const char *const want_[] = {__VA_ARGS__}; \
         expect_tokens_v((s), NULL, want_, (int)(sizeof want_ / sizeof want_[0])); \
     } while (0)
-#define EXPECT_V(s, vocab, ...) do { \
+#define EXPECT_V(s, vocab, ...) \
+    do { \
         static const char *const want_[] = {__VA_ARGS__}; \
         expect_tokens_v((s), (vocab), want_, (int)(sizeof want_ / sizeof want_[0])); \
     } while (0)
@@ -135,7 +137,7 @@ static void mixed_scripts(void **state) {
     EXPECT("مرحبا بالعالم", "مرحبا", "بالعالم");
     EXPECT("שָׁלוֹם עולם", "שָׁלוֹם", "עולם"); /* Hebrew with vowel points (marks) */
     EXPECT("안녕하세요 세계", "안녕하세요", "세계");
-    EXPECT("नमस्ते दुनिया", "नमस्ते", "दुनिया"); /* Devanagari with Mn and Mc marks */
+    EXPECT("नमस्ते दुनिया", "नमस्ते", "दुनिया");    /* Devanagari with Mn and Mc marks */
     EXPECT("私はcatです", "私", "はcatです"); /* kana are letters of another script */
     EXPECT("x²+y²", "x²", "+", "y²");
 }
@@ -143,11 +145,14 @@ static void mixed_scripts(void **state) {
 static void combining_marks(void **state) {
     (void)state;
     EXPECT("e\xCC\x81te", "e\xCC\x81te");
-    EXPECT("\xCC\x81" "a", "\xCC\x81" "a");                /* a mark may start a run */
-    EXPECT("中\xCC\x81文", "中\xCC\x81", "文");            /* joins the ideograph */
-    EXPECT("!\xCC\x81?", "!\xCC\x81", "?");                /* joins any token */
+    EXPECT("\xCC\x81"
+           "a",
+           "\xCC\x81"
+           "a");                                                /* a mark may start a run */
+    EXPECT("中\xCC\x81文", "中\xCC\x81", "文");                 /* joins the ideograph */
+    EXPECT("!\xCC\x81?", "!\xCC\x81", "?");                     /* joins any token */
     EXPECT("，\xCC\x81\xCC\x88好", "，\xCC\x81\xCC\x88", "好"); /* several marks */
-    EXPECT("a \xCC\x81", "a", "\xCC\x81");                 /* not across a space */
+    EXPECT("a \xCC\x81", "a", "\xCC\x81");                      /* not across a space */
 }
 
 static void cjk_punctuation(void **state) {
@@ -156,7 +161,7 @@ static void cjk_punctuation(void **state) {
     EXPECT("人々", "人", "々");
     EXPECT("「a」b", "「", "a", "」", "b");
     EXPECT("Hi！OK？", "Hi", "！", "OK", "？");
-    EXPECT("ＡＢＣ１２", "ＡＢＣ１２"); /* full-width letters and digits are letters */
+    EXPECT("ＡＢＣ１２", "ＡＢＣ１２");                                                 /* full-width letters and digits are letters */
     EXPECT("\U00020000\U0002A700\U0002F800", "\U00020000", "\U0002A700", "\U0002F800"); /* ext. B, C, compat */
 }
 
@@ -431,13 +436,21 @@ static void free_and_copy(void **state) {
 
 static void control_characters_refused(void **state) {
     (void)state;
-    expect_error("a\x01" "b", 3, "control character (U+0001) at byte 1");
+    expect_error("a\x01"
+                 "b",
+                 3, "control character (U+0001) at byte 1");
     expect_error("a \x1b[31m", 7, "(U+001B) at byte 2");
-    expect_error("ab" "\x7f", 3, "(U+007F) at byte 2");
+    expect_error("ab"
+                 "\x7f",
+                 3, "(U+007F) at byte 2");
     expect_error("x\xc2\x9b", 3, "(U+009B) at byte 1"); /* a C1 control */
     attn_tokens t;
     /* tabs, line breaks and NEL are whitespace, not refused */
-    assert_int_equal(attn_tokenize(&t, "a\tb\r\nc" "\xc2\x85" "d", 9, NULL, NULL), ATTN_OK);
+    assert_int_equal(attn_tokenize(&t, "a\tb\r\nc"
+                                       "\xc2\x85"
+                                       "d",
+                                   9, NULL, NULL),
+                     ATTN_OK);
     assert_int_equal(t.n, 4);
     attn_tokens_free(&t);
 }

@@ -63,7 +63,8 @@ static void test_defaults_learn_every_task_and_match_the_shipped_models(void **s
         char *ship = shipped(t->name);
         if (strcmp(text, ship) != 0)
             fail_msg("%s: retraining with the defaults does not give the bytes of assets/models/%s.json "
-                     "(remake it with attnviz --train %s --save assets/models/%s.json)", t->name, t->name, t->name, t->name);
+                     "(remake it with attnviz --train %s --save assets/models/%s.json)",
+                     t->name, t->name, t->name, t->name);
         free(ship);
         free(text);
     }
@@ -177,8 +178,7 @@ static void test_same_bytes_on_one_and_two_threads_and_when_paused(void **state)
 static void test_adamw_decays_weights_not_biases(void **state) {
     (void)state;
     static const char *const words[] = {"a", "b"};
-    model_config c = {.d_model = 2, .d_k = 2, .heads = 1, .layers = 1, .pos = MODEL_POS_LEARNED, .max_len = 2,
-                      .scale = true, .bias = true, .objective = MODEL_OBJ_TOKEN};
+    model_config c = {.d_model = 2, .d_k = 2, .heads = 1, .layers = 1, .pos = MODEL_POS_LEARNED, .max_len = 2, .scale = true, .bias = true, .objective = MODEL_OBJ_TOKEN};
     model m;
     assert_int_equal(model_create(&m, &c, words, 2, "reverse", "a", NULL), ATTN_OK);
     for (size_t i = 0; i < m.n_params; i++) m.block[i] = 1.0;

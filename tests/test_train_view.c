@@ -445,10 +445,12 @@ static void test_page_offers_its_task(void **state) {
 /* Where a TEXT command's ink goes: its measured width placed by its alignment, a line of its size. */
 static void text_extent(const viz_cmd *c, float tw, float *x0, float *x1, float *y0, float *y1) {
     int h = c->align & 3, v = c->align & 12;
-    *x0 = h == VIZ_CENTER ? c->x + (c->w - tw) / 2 : h == VIZ_RIGHT ? c->x + c->w - tw : c->x;
+    *x0 = h == VIZ_CENTER ? c->x + (c->w - tw) / 2 : h == VIZ_RIGHT ? c->x + c->w - tw
+                                                                    : c->x;
     *x1 = *x0 + tw;
     float lh = c->size * 1.05f;
-    *y0 = v == VIZ_MIDDLE ? c->y + (c->h - lh) / 2 : v == VIZ_BOTTOM ? c->y + c->h - lh : c->y;
+    *y0 = v == VIZ_MIDDLE ? c->y + (c->h - lh) / 2 : v == VIZ_BOTTOM ? c->y + c->h - lh
+                                                                     : c->y;
     *y1 = *y0 + lh;
 }
 

@@ -20,7 +20,10 @@ static void decode_valid(void **state) {
     assert_int_equal(utf8_decode("\xF0\x9F\x91\x8D", 4, &cp), 4); /* 👍 */
     assert_int_equal(cp, 0x1F44D);
     /* Only the first code point is read. */
-    assert_int_equal(utf8_decode("\xE5\xAE\x83" "abc", 6, &cp), 3);
+    assert_int_equal(utf8_decode("\xE5\xAE\x83"
+                                 "abc",
+                                 6, &cp),
+                     3);
     assert_int_equal(cp, 0x5B83);
     /* NUL is a valid code point. */
     assert_int_equal(utf8_decode("\0", 1, &cp), 1);
@@ -29,7 +32,11 @@ static void decode_valid(void **state) {
 
 static void decode_boundaries(void **state) {
     (void)state;
-    static const struct { const char *s; int n; uint32_t cp; } ok[] = {
+    static const struct {
+        const char *s;
+        int n;
+        uint32_t cp;
+    } ok[] = {
         {"\x7F", 1, 0x7F},
         {"\xC2\x80", 2, 0x80},
         {"\xDF\xBF", 2, 0x7FF},
@@ -51,11 +58,11 @@ static void decode_malformed(void **state) {
     (void)state;
     static const char *bad[] = {
         "\xC0\x80", "\xC1\xBF", "\xE0\x80\x80", "\xE0\x9F\xBF", "\xF0\x8F\xBF\xBF", /* overlong */
-        "\xED\xA0\x80", "\xED\xBF\xBF",                                            /* surrogates */
-        "\xE4\xB8", "\xE4\x41\x41", "\xF0\x9F\x91", "\xC3",                          /* truncated */
-        "\x80", "\xBF",                                                              /* stray */
-        "\xF5\x80\x80\x80", "\xF8", "\xFE", "\xFF",                                  /* never used */
-        "\xF4\x90\x80\x80",                                                          /* > U+10FFFF */
+        "\xED\xA0\x80", "\xED\xBF\xBF",                                             /* surrogates */
+        "\xE4\xB8", "\xE4\x41\x41", "\xF0\x9F\x91", "\xC3",                         /* truncated */
+        "\x80", "\xBF",                                                             /* stray */
+        "\xF5\x80\x80\x80", "\xF8", "\xFE", "\xFF",                                 /* never used */
+        "\xF4\x90\x80\x80",                                                         /* > U+10FFFF */
     };
     uint32_t cp;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -75,7 +82,9 @@ static void encode_roundtrip_all(void **state) {
             assert_int_equal(n, 0);
             continue;
         }
-        int want = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+        int want = c < 0x80 ? 1 : c < 0x800 ? 2
+                              : c < 0x10000 ? 3
+                                            : 4;
         if (n != want) fail_msg("U+%04X encoded in %d bytes, expected %d", (unsigned)c, n, want);
         if (utf8_decode(buf, (size_t)n, &back) != n || back != c)
             fail_msg("U+%04X does not decode back", (unsigned)c);
@@ -101,7 +110,9 @@ static void find_invalid_each_kind(void **state) {
     check_invalid("\xF0\x8F\xBF\xBF", 4, 0, "an overlong encoding");
     check_invalid("x\xED\xA0\x80y", 5, 1, "a UTF-16 surrogate");
     check_invalid("\xE4\xBD\xA0\xE4\xB8", 5, 3, "a truncated sequence"); /* 你 + half of 中 */
-    check_invalid("\xE4\xB8" "a", 3, 0, "a truncated sequence");
+    check_invalid("\xE4\xB8"
+                  "a",
+                  3, 0, "a truncated sequence");
     check_invalid("hello, \x80", 8, 7, "a stray continuation byte");
     check_invalid("\xC3\xA9\xA9", 3, 2, "a stray continuation byte");
     check_invalid("x\xFF", 2, 1, "a byte that never appears in UTF-8");
@@ -161,7 +172,8 @@ static void prefix_fitting(void **state) {
     /* A zero-width mark stays with the letter before it. */
     assert_int_equal(utf8_prefix_fitting("e\xCC\x81x", 4, 1), 3);
     /* Every cut of a mixed string lands on a code point boundary. */
-    const char *m = "a它\xF0\x9F\x91\x8D" "e\xCC\x81飞b";
+    const char *m = "a它\xF0\x9F\x91\x8D"
+                    "e\xCC\x81飞b";
     size_t len = strlen(m);
     for (int cols = 0; cols <= 12; cols++) {
         size_t n = utf8_prefix_fitting(m, len, cols);

@@ -56,12 +56,24 @@ static void test_band_intervals(void **state) {
     int lo, hi;
     attn_mask w2 = {ATTN_MASK_WINDOW, 2}, cw2 = {ATTN_MASK_CAUSAL_WINDOW, 2};
     attn_mask none = {ATTN_MASK_NONE, 0}, causal = {ATTN_MASK_CAUSAL, 0};
-    attn_band(&lo, &hi, w2, 0, 10); assert_int_equal(lo, 0); assert_int_equal(hi, 2);
-    attn_band(&lo, &hi, w2, 5, 10); assert_int_equal(lo, 3); assert_int_equal(hi, 7);
-    attn_band(&lo, &hi, w2, 9, 10); assert_int_equal(lo, 7); assert_int_equal(hi, 9);
-    attn_band(&lo, &hi, cw2, 5, 10); assert_int_equal(lo, 3); assert_int_equal(hi, 5);
-    attn_band(&lo, &hi, none, 5, 10); assert_int_equal(lo, 0); assert_int_equal(hi, 9);
-    attn_band(&lo, &hi, causal, 5, 10); assert_int_equal(lo, 0); assert_int_equal(hi, 5);
+    attn_band(&lo, &hi, w2, 0, 10);
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 2);
+    attn_band(&lo, &hi, w2, 5, 10);
+    assert_int_equal(lo, 3);
+    assert_int_equal(hi, 7);
+    attn_band(&lo, &hi, w2, 9, 10);
+    assert_int_equal(lo, 7);
+    assert_int_equal(hi, 9);
+    attn_band(&lo, &hi, cw2, 5, 10);
+    assert_int_equal(lo, 3);
+    assert_int_equal(hi, 5);
+    attn_band(&lo, &hi, none, 5, 10);
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 9);
+    attn_band(&lo, &hi, causal, 5, 10);
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 5);
     // the band is exactly what attn_mask_allows allows
     attn_mask kinds[] = {w2, cw2, none, causal, {ATTN_MASK_WINDOW, 7}};
     for (size_t m = 0; m < sizeof kinds / sizeof *kinds; m++)
@@ -173,7 +185,8 @@ static void test_linear_equals_naive(void **state) {
  * with every key equal, every row is a plain running mean of V. */
 static void test_linear_causal_is_running_mean(void **state) {
     (void)state;
-    enum { N = 6, D = 3 };
+    enum { N = 6,
+           D = 3 };
     double q[N * D], k[N * D], v[N * D], z[N * D], scratch[D * D + 3 * D];
     for (int i = 0; i < N * D; i++) q[i] = 0.1 * (i % 5) - 0.2, k[i] = 0.5, v[i] = i;
     attn_linear_forward(z, scratch, q, k, v, true, N, D);
@@ -256,9 +269,9 @@ static void test_fast_softmax_rules(void **state) {
         double *s = alloc_doubles((size_t)n * n), *a = alloc_doubles((size_t)n * n);
         double *ar = alloc_doubles((size_t)n * n);
         for (int i = 0; i < n * n; i++) s[i] = 1e30 * sin(i * 0.7) + (i % 3);
-        for (int j = 0; j < n; j++) s[j] = -INFINITY;               // row 0: all masked
+        for (int j = 0; j < n; j++) s[j] = -INFINITY; // row 0: all masked
         for (int i = 1; i < n; i++) s[(size_t)i * n + (i * 5) % n] = -INFINITY;
-        if (n > 1) s[(size_t)n * n - 1] = -1e308;                   // finite, far below
+        if (n > 1) s[(size_t)n * n - 1] = -1e308; // finite, far below
         attn_softmax_rows(ar, s, n);
         attn_softmax_rows_fast(a, s, n);
         assert_all_close(a, ar, (size_t)n * n, 1e-12, "fast softmax", n, 0);
@@ -426,9 +439,9 @@ static void test_complexity_run_small(void **state) {
             assert_int_equal(p->n, 8 << j);
             assert_int_equal(p->d, s->d);
             assert_true(p->seconds > 0.0 && p->reps >= 1);
-            long long want = s->method == ATTN_CX_WINDOW ? attn_band_macs(w, p->n, s->d)
-                           : s->method == ATTN_CX_LINEAR ? attn_linear_macs(p->n, s->d)
-                           : attn_full_macs(p->n, s->d);
+            long long want = s->method == ATTN_CX_WINDOW   ? attn_band_macs(w, p->n, s->d)
+                             : s->method == ATTN_CX_LINEAR ? attn_linear_macs(p->n, s->d)
+                                                           : attn_full_macs(p->n, s->d);
             assert_int_equal(p->macs, want);
         }
         assert_false(isnan(s->slope));

@@ -75,7 +75,8 @@ static long area_of(const viz_irect *r, int n) {
     return a;
 }
 
-#define assert_rect(r, X, Y, W_, H_) do { \
+#define assert_rect(r, X, Y, W_, H_) \
+    do { \
         viz_irect r_ = (r); \
         if (r_.x != (X) || r_.y != (Y) || r_.w != (W_) || r_.h != (H_)) \
             fail_msg("rect %d,%d %dx%d, expected %d,%d %dx%d", r_.x, r_.y, r_.w, r_.h, (X), (Y), (W_), (H_)); \
@@ -104,8 +105,8 @@ static void identical_lists_have_no_damage(void **state) {
     viz_irect r[VIZ_DAMAGE_MAX];
     assert_int_equal(damage(&a, &b, r), 0);
     viz_hit_region(&b, 5, 5, 10, 10, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = 3}); // hits draw nothing
-    viz_fill(&b, 50, 50, 0, 10, RED);                                      // nor do empty boxes
-    viz_fill(&b, 500, 500, 10, 10, RED);                                   // nor boxes off the canvas
+    viz_fill(&b, 50, 50, 0, 10, RED);                                               // nor do empty boxes
+    viz_fill(&b, 500, 500, 10, 10, RED);                                            // nor boxes off the canvas
     assert_int_equal(damage(&a, &b, r), 0);
     viz_free(&a);
     viz_free(&b);
@@ -297,10 +298,11 @@ static void random_list_in(viz_list *l, unsigned seed, float cw, float ch) {
         switch (kind) {
         case 0: viz_fill(l, x, y, w, h, crand(&seed, tr)); break;
         case 1: viz_stroke(l, x, y, w, h, frand(&seed, 0.5f, 4), crand(&seed, tr)); break;
-        case 2: viz_line(l, x, y, frand(&seed, -20, cw + 20), frand(&seed, -20, ch + 20), frand(&seed, 0.3f, 7),
-                         crand(&seed, tr)); break;
-        case 3: viz_text(l, x, y, w, h, texts[i % 6], frand(&seed, 8, 30), (int)frand(&seed, 0, 2.99f) |
-                         ((int)frand(&seed, 0, 2.99f) * 4), crand(&seed, tr)); break;
+        case 2:
+            viz_line(l, x, y, frand(&seed, -20, cw + 20), frand(&seed, -20, ch + 20), frand(&seed, 0.3f, 7),
+                     crand(&seed, tr));
+            break;
+        case 3: viz_text(l, x, y, w, h, texts[i % 6], frand(&seed, 8, 30), (int)frand(&seed, 0, 2.99f) | ((int)frand(&seed, 0, 2.99f) * 4), crand(&seed, tr)); break;
         case 4: {
             int rows = 1 + (int)frand(&seed, 0, 6), cols = 1 + (int)frand(&seed, 0, 6);
             viz_rgba *c = viz_grid(l, x, y, w, h, rows, cols);
@@ -322,7 +324,8 @@ static void random_list(viz_list *l, unsigned seed) {
  * overlapping areas drawn at once, and small single-thread tiles all agree. */
 static void threaded_draws_equal_tiled_draws(void **state) {
     (void)state;
-    enum { BW = 960, BH = 640 }; // above the two-thread threshold
+    enum { BW = 960,
+           BH = 640 }; // above the two-thread threshold
     viz_list l = {0};
     SDL_Surface *whole = SDL_CreateRGBSurfaceWithFormat(0, BW, BH, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Surface *tiles = SDL_CreateRGBSurfaceWithFormat(0, BW, BH, 32, SDL_PIXELFORMAT_ARGB8888);

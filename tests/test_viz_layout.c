@@ -126,10 +126,10 @@ static double text_block(const viz_list *l, const viz_cmd *p) {
 }
 
 typedef struct {
-    int cells;      /* result cells on screen */
-    int written;    /* of them, those with a value written inside */
-    float min_px;   /* the smallest size a value of them is written at */
-    float x0, y0, x1, y1; /* the box around every matrix drawn (GRID commands) in the canvas */
+    int cells;                      /* result cells on screen */
+    int written;                    /* of them, those with a value written inside */
+    float min_px;                   /* the smallest size a value of them is written at */
+    float x0, y0, x1, y1;           /* the box around every matrix drawn (GRID commands) in the canvas */
     double heatmaps, largest_other; /* the matrices' cells in the canvas; the largest other block of text */
 } readout;
 
@@ -143,7 +143,7 @@ static readout read_results(const viz_list *l, attn_step step) {
         const viz_cmd *c = &l->cmds[i];
         if (c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_PANEL && c->hit.panel == VIZ_PANEL_CANVAS) canvas = *c;
         if (c->kind == VIZ_HIT && c->hit.kind == VIZ_HIT_PANEL && c->hit.panel != VIZ_PANEL_CANVAS)
-            r.largest_other = fmax(r.largest_other, text_block(l, c)); // the narrative, the cell arithmetic
+            r.largest_other = fmax(r.largest_other, text_block(l, c));                              // the narrative, the cell arithmetic
         if (c->kind == VIZ_HIT && (c->hit.kind == VIZ_HIT_STEP || c->hit.kind == VIZ_HIT_WIDGET)) { // the rail
             rail.x = fminf(rail.x, c->x), rail.y = fminf(rail.y, c->y);
             rail.w = fmaxf(rail.w, c->x + c->w), rail.h = fmaxf(rail.h, c->y + c->h); // right and bottom, for now
@@ -482,8 +482,7 @@ static void code_in_the_code_face(void **state) {
     (void)state;
     app_state st;
     start(&st, VIZ_THEME_LIGHT, VIZ_LANG_ZH);
-    st.lesson.narrative = strdup("Text.\n\n" VIZ_CODE_MARK "x = 它它  # one\n" VIZ_CODE_MARK "y = abcd  # two\n"
-                                 VIZ_CODE_MARK "    long = f(aaaa, bbbb, cccc, dddd, eeee, ffff, gggg, hhhh, iiii, jjjj)\n");
+    st.lesson.narrative = strdup("Text.\n\n" VIZ_CODE_MARK "x = 它它  # one\n" VIZ_CODE_MARK "y = abcd  # two\n" VIZ_CODE_MARK "    long = f(aaaa, bbbb, cccc, dddd, eeee, ffff, gggg, hhhh, iiii, jjjj)\n");
     st.lesson.narrative_stale = false; // this text, not one rebuilt from a page (there is none)
     const viz_list *l = build(&st, 1280, 800, "code-grid");
     const viz_cmd *one = find_text(l, "# one"), *two = find_text(l, "y = abcd  # two"), *mark = find_text(l, "↪");

@@ -95,7 +95,8 @@ static bool same(viz_rgba a, viz_rgba b) {
     return a.r == b.r && a.g == b.g && a.b == b.b && a.a == b.a;
 }
 
-#define assert_pixel(s, x, y, want) do { \
+#define assert_pixel(s, x, y, want) \
+    do { \
         viz_rgba got_ = pixel((s), (x), (y)), want_ = (want); \
         if (!same(got_, want_)) \
             fail_msg("pixel (%d, %d) is %d,%d,%d,%d, expected %d,%d,%d,%d", (x), (y), got_.r, got_.g, \

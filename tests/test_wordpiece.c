@@ -9,10 +9,10 @@
 #include "wordpiece.h"
 
 static const char vocab[] =
-    "[PAD]\n[UNK]\n[CLS]\n[SEP]\n"           // 0-3
-    "un\n##aff\n##able\nhello\nworld\n"     // 4-8
-    ",\n!\n'\nt\ndon\n"                      // 9-13
-    "你\n好\ncafe\n##s\na\n##a\n";           // 14-19
+    "[PAD]\n[UNK]\n[CLS]\n[SEP]\n"      // 0-3
+    "un\n##aff\n##able\nhello\nworld\n" // 4-8
+    ",\n!\n'\nt\ndon\n"                 // 9-13
+    "你\n好\ncafe\n##s\na\n##a\n";      // 14-19
 
 static hf_wordpiece *load(void) {
     hf_wordpiece *w = NULL;
@@ -44,8 +44,8 @@ static void test_pieces(void **state) {
     expect(w, "UNaffable", (int[]){4, 5, 6}, 3, (const char *[]){"un", "##aff", "##able"});
     expect(w, "unaffables", (int[]){4, 5, 6, 17}, 4, NULL);
     expect(w, "aaa", (int[]){18, 19, 19}, 3, NULL);
-    expect(w, "unx", (int[]){1}, 1, (const char *[]){"[UNK]"});   // no way into pieces: the whole word
-    expect(w, "", NULL, 0, NULL);                                 // [CLS] alone, never [SEP]
+    expect(w, "unx", (int[]){1}, 1, (const char *[]){"[UNK]"}); // no way into pieces: the whole word
+    expect(w, "", NULL, 0, NULL);                               // [CLS] alone, never [SEP]
     hf_wordpiece_free(w);
     hf_wordpiece_free(NULL);
 }
@@ -53,14 +53,14 @@ static void test_pieces(void **state) {
 static void test_basic_tokenizer(void **state) {
     (void)state;
     hf_wordpiece *w = load();
-    expect(w, "Hello,World!", (int[]){7, 9, 8, 10}, 4, NULL);        // split on punctuation
+    expect(w, "Hello,World!", (int[]){7, 9, 8, 10}, 4, NULL); // split on punctuation
     expect(w, "DON'T", (int[]){13, 11, 12}, 3, NULL);
-    expect(w, "Café CAFÉS", (int[]){16, 16, 17}, 3, NULL);           // lower-cased, accents stripped
-    expect(w, "cafe\xcc\x81", (int[]){16}, 1, NULL);                   // a combining accent dropped
-    expect(w, "你好吗", (int[]){14, 15, 1}, 3, NULL);                  // each ideograph a word
-    expect(w, "hel\x01lo\x7f \xef\xbf\xbd", (int[]){7}, 1, NULL);     // controls and U+FFFD dropped
+    expect(w, "Café CAFÉS", (int[]){16, 16, 17}, 3, NULL);                    // lower-cased, accents stripped
+    expect(w, "cafe\xcc\x81", (int[]){16}, 1, NULL);                          // a combining accent dropped
+    expect(w, "你好吗", (int[]){14, 15, 1}, 3, NULL);                         // each ideograph a word
+    expect(w, "hel\x01lo\x7f \xef\xbf\xbd", (int[]){7}, 1, NULL);             // controls and U+FFFD dropped
     expect(w, "hello\xe3\x80\x80world\xc2\xa0!", (int[]){7, 8, 10}, 3, NULL); // U+3000, U+00A0 are spaces
-    expect(w, "hello\xe2\x80\x8bworld", (int[]){1}, 1, NULL);         // U+200B (Cf) dropped: one word
+    expect(w, "hello\xe2\x80\x8bworld", (int[]){1}, 1, NULL);                 // U+200B (Cf) dropped: one word
     char run[202];
     memset(run, 'a', 101);
     run[101] = '\0';

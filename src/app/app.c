@@ -157,7 +157,7 @@ static void computed(app_state *st) {
     if (st->view.compare == VIZ_COMPARE_HEADS && cfg->heads < 2) st->view.compare = VIZ_COMPARE_OFF; // one head: nothing to compare
     update_notice(st);
     st->lesson.narrative_stale = true; // its numbers are the new trace's: rebuilt with the scene
-    app_hover(st, st->view.hover); // the hovered cell may have moved or vanished
+    app_hover(st, st->view.hover);     // the hovered cell may have moved or vanished
     st->dirty = true;
 }
 
@@ -297,7 +297,7 @@ void app_hover(app_state *st, viz_hit hit) {
     st->src.explain_valid = false;
     if (hit.kind == VIZ_HIT_CELL && st->model.m)
         st->src.explain_valid = model_explain(st->model.explain, &st->model.run, st->model.m, hit.stage, st->model.layer,
-                                          hit.head, hit.row, hit.col, NULL) == ATTN_OK;
+                                              hit.head, hit.row, hit.col, NULL) == ATTN_OK;
     else if (hit.kind == VIZ_HIT_CELL && hit.stage < ATTN_STAGE_COUNT)
         st->src.explain_valid = attn_explain(st->src.explain, &st->src.trace, (attn_stage)hit.stage, hit.head, hit.row, hit.col, NULL) == ATTN_OK;
     if (hit.kind == VIZ_HIT_CELL && !st->src.explain_valid) st->view.hover.kind = VIZ_HIT_NONE;
@@ -335,4 +335,3 @@ const lesson_page *app_lesson_page_shown(const app_state *st) {
     if (!l || (st->model.m && !st->model.from_page)) return NULL; // a model of the learner's own is shown
     return lesson_page_at(l, st->lesson.page);
 }
-

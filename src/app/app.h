@@ -42,39 +42,43 @@
 
 #define APP_STATUS_CAP 512
 
-typedef enum { APP_WEIGHTS_RANDOM, APP_WEIGHTS_DESIGN, APP_WEIGHTS_FILE } app_weights_mode;
+typedef enum { APP_WEIGHTS_RANDOM,
+               APP_WEIGHTS_DESIGN,
+               APP_WEIGHTS_FILE } app_weights_mode;
 
 /* A lesson in the window: the file in each language, the page shown, its
  * designed weights and text, and its question. */
 typedef struct {
-    lesson *files[VIZ_LANG_COUNT];   /* the open lesson in each language, paired by page id (owned; NULL: none) */
-    char *paths[VIZ_LANG_COUNT];     /* their files (owned), for reloading */
-    long long mtimes[VIZ_LANG_COUNT];/* modification times seen at load (ns) */
-    int page;                        /* current page of the current language's lesson */
-    char *narrative;                 /* the page's text as paragraphs (owned), or NULL */
-    bool narrative_stale;            /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
-    char page_label[96];             /* "3 / 12" for the status line, or "" */
-    bool predict_pending;            /* predict before reveal: weights hidden until a guess */
-    int predict_head;                /* the question's head */
+    lesson *files[VIZ_LANG_COUNT];    /* the open lesson in each language, paired by page id (owned; NULL: none) */
+    char *paths[VIZ_LANG_COUNT];      /* their files (owned), for reloading */
+    long long mtimes[VIZ_LANG_COUNT]; /* modification times seen at load (ns) */
+    int page;                         /* current page of the current language's lesson */
+    char *narrative;                  /* the page's text as paragraphs (owned), or NULL */
+    bool narrative_stale;             /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
+    char page_label[96];              /* "3 / 12" for the status line, or "" */
+    bool predict_pending;             /* predict before reveal: weights hidden until a guess */
+    int predict_head;                 /* the question's head */
 } app_lesson_state;
 
 /* Where the walkthrough's model came from (the badge says it). */
-typedef enum { APP_MODEL_NONE, APP_MODEL_FILE, APP_MODEL_TRAINED } app_model_source;
+typedef enum { APP_MODEL_NONE,
+               APP_MODEL_FILE,
+               APP_MODEL_TRAINED } app_model_source;
 
 /* A trained model in the walkthrough: every layer's eight steps, the
  * readout and the backward pass of the sentence. */
 typedef struct {
-    model *m;                 /* the model shown (owned), or NULL: the one-layer walkthrough */
-    app_model_source source;  /* FILE: named by name; TRAINED: in this window (task, steps, seed in m) */
-    char name[256];           /* FILE: the file as the learner named it */
-    model_result run;         /* the sentence through m, with its target (valid while m is) */
-    int layer;                /* layer shown, 0-based */
-    bool readout;             /* the rail's readout entry (key 9) is shown instead of a step */
-    bool backward;            /* B: the gradients on the scale, mask and softmax steps */
-    bool target_labelled;     /* the target is the task's own answer (else the model's prediction) */
+    model *m;                   /* the model shown (owned), or NULL: the one-layer walkthrough */
+    app_model_source source;    /* FILE: named by name; TRAINED: in this window (task, steps, seed in m) */
+    char name[256];             /* FILE: the file as the learner named it */
+    model_result run;           /* the sentence through m, with its target (valid while m is) */
+    int layer;                  /* layer shown, 0-based */
+    bool readout;               /* the rail's readout entry (key 9) is shown instead of a step */
+    bool backward;              /* B: the gradients on the scale, mask and softmax steps */
+    bool target_labelled;       /* the target is the task's own answer (else the model's prediction) */
     model_explanation *explain; /* the hovered cell's arithmetic (owned while m is) */
-    attn_config saved_cfg;    /* the settings before the model came, restored when it goes */
-    bool from_page;           /* the lesson page named it (@model); else the lesson waits behind it */
+    attn_config saved_cfg;      /* the settings before the model came, restored when it goes */
+    bool from_page;             /* the lesson page named it (@model); else the lesson waits behind it */
 } app_model_state;
 
 /* Checks text edited in place of the sentence (the training view's probe):
@@ -84,75 +88,75 @@ typedef bool (*app_edit_check)(void *ctx, const char *text, char *why, size_t ca
 
 /* The sentence bar's editor, or another text edited in its place. */
 typedef struct {
-    app_editor ed;              /* the text, its cursor, selection, composition and backup (app_editor.h) */
-    app_edit_check check;       /* editing another text than the sentence: what checks it, else NULL */
-    void *ctx;                  /* its context */
+    app_editor ed;        /* the text, its cursor, selection, composition and backup (app_editor.h) */
+    app_edit_check check; /* editing another text than the sentence: what checks it, else NULL */
+    void *ctx;            /* its context */
 } app_edit_state;
 
 /* The source and its trace: what is computed, and from what. */
 typedef struct {
-    char *sentence;             /* last valid sentence (owned, UTF-8) */
-    attn_config cfg;            /* current configuration */
-    attn_config design_cfg;     /* configuration the lesson's design needs (R returns to it) */
-    app_weights_mode weights;   /* where supplied weights come from (the trace says which it took) */
-    const attn_vocab *vocab;    /* lesson vocabulary or NULL (borrowed) */
-    attn_weights_file wfile;    /* --weights file contents (owned; empty when unused) */
-    char weights_name[256];     /* --weights path as given, for the badge */
-    char notice[APP_STATUS_CAP];/* over the canvas: the design or file no longer fits the settings, or "" */
-    attn_config compare_base;   /* compare = config: the page's settings … */
-    attn_config compare_cfg;    /* … and its @compare's; the second view applies their difference */
-    char compare_labels[2][96]; /* compare = config: the settings in which the two views differ, each view's */
-    attn_trace trace;           /* trace of sentence under cfg (always valid after app_init) */
-    attn_trace alt;             /* compare = scale or config: the second view's trace, else empty */
-    attn_explanation *explain;  /* explanation of the hovered cell (owned) */
-    bool explain_valid;         /* explain describes the hovered cell */
+    char *sentence;              /* last valid sentence (owned, UTF-8) */
+    attn_config cfg;             /* current configuration */
+    attn_config design_cfg;      /* configuration the lesson's design needs (R returns to it) */
+    app_weights_mode weights;    /* where supplied weights come from (the trace says which it took) */
+    const attn_vocab *vocab;     /* lesson vocabulary or NULL (borrowed) */
+    attn_weights_file wfile;     /* --weights file contents (owned; empty when unused) */
+    char weights_name[256];      /* --weights path as given, for the badge */
+    char notice[APP_STATUS_CAP]; /* over the canvas: the design or file no longer fits the settings, or "" */
+    attn_config compare_base;    /* compare = config: the page's settings … */
+    attn_config compare_cfg;     /* … and its @compare's; the second view applies their difference */
+    char compare_labels[2][96];  /* compare = config: the settings in which the two views differ, each view's */
+    attn_trace trace;            /* trace of sentence under cfg (always valid after app_init) */
+    attn_trace alt;              /* compare = scale or config: the second view's trace, else empty */
+    attn_explanation *explain;   /* explanation of the hovered cell (owned) */
+    bool explain_valid;          /* explain describes the hovered cell */
 } app_source_state;
 
 /* What is shown of the trace, and where. */
 typedef struct {
-    attn_step step;             /* rail step */
-    int head;                   /* head shown */
-    int head_b;                 /* second head when comparing heads */
-    int query;                  /* selected query token */
-    viz_hit hover;              /* hovered or keyboard-cursor cell/token */
-    viz_focus focus;            /* keyboard focus */
-    viz_compare compare;        /* split view */
-    bool lines_all;             /* A: the attention lines of every head */
-    bool show_help;             /* help overlay */
-    bool show_lab;              /* complexity lab overlay */
-    const attn_cx_result *lab;  /* its measurements once done (owned by the window), else NULL */
-    float lab_elapsed;          /* seconds the measurement has run */
-    float canvas_zoom;          /* canvas zoom (1 = fit) */
-    float pan_x;                /* canvas pan in pixels, sideways … */
-    float pan_y;                /* … and down */
-    float narrative_scroll;     /* narrative panel scroll in pixels */
-    int detail_scroll;          /* terms the cell arithmetic is scrolled by (0: around the cell's own) */
+    attn_step step;            /* rail step */
+    int head;                  /* head shown */
+    int head_b;                /* second head when comparing heads */
+    int query;                 /* selected query token */
+    viz_hit hover;             /* hovered or keyboard-cursor cell/token */
+    viz_focus focus;           /* keyboard focus */
+    viz_compare compare;       /* split view */
+    bool lines_all;            /* A: the attention lines of every head */
+    bool show_help;            /* help overlay */
+    bool show_lab;             /* complexity lab overlay */
+    const attn_cx_result *lab; /* its measurements once done (owned by the window), else NULL */
+    float lab_elapsed;         /* seconds the measurement has run */
+    float canvas_zoom;         /* canvas zoom (1 = fit) */
+    float pan_x;               /* canvas pan in pixels, sideways … */
+    float pan_y;               /* … and down */
+    float narrative_scroll;    /* narrative panel scroll in pixels */
+    int detail_scroll;         /* terms the cell arithmetic is scrolled by (0: around the cell's own) */
 } app_view_state;
 
 /* The look and feel of the window. */
 typedef struct {
-    viz_lang lang;              /* UI language */
-    viz_theme_id theme;         /* colour theme */
-    float dpi_scale;            /* from the display (or --ui-scale) */
-    float zoom;                 /* user zoom, Ctrl+= / Ctrl+− (persisted) */
-    bool fullscreen;            /* F11 */
-    int width;                  /* window width in pixels */
-    int height;                 /* window height in pixels */
-    char status[APP_STATUS_CAP];/* status line */
-    const viz_strings *strings; /* UI strings (borrowed) */
+    viz_lang lang;               /* UI language */
+    viz_theme_id theme;          /* colour theme */
+    float dpi_scale;             /* from the display (or --ui-scale) */
+    float zoom;                  /* user zoom, Ctrl+= / Ctrl+− (persisted) */
+    bool fullscreen;             /* F11 */
+    int width;                   /* window width in pixels */
+    int height;                  /* window height in pixels */
+    char status[APP_STATUS_CAP]; /* status line */
+    const viz_strings *strings;  /* UI strings (borrowed) */
 } app_look_state;
 
 /* The app: its named parts, then the bookkeeping of the main loop. (The
  * training view's own state is app_train's, beside this in the window.) */
 typedef struct {
-    app_source_state src;       /* the sentence, settings, weights and their traces */
-    app_view_state view;        /* the step, head, query, hover, overlays, zoom and scrolls shown */
-    app_edit_state edit;        /* the sentence bar's editor (or the training probe's) */
-    app_look_state look;        /* language, theme, scale, window size, status line */
-    app_lesson_state lesson;    /* the open lesson, its page and question */
-    app_model_state model;      /* the model in the walkthrough, its layer, readout and backward */
-    bool dirty;                 /* something visible changed: rebuild the display list */
-    bool quit;                  /* leave the main loop */
+    app_source_state src;    /* the sentence, settings, weights and their traces */
+    app_view_state view;     /* the step, head, query, hover, overlays, zoom and scrolls shown */
+    app_edit_state edit;     /* the sentence bar's editor (or the training probe's) */
+    app_look_state look;     /* language, theme, scale, window size, status line */
+    app_lesson_state lesson; /* the open lesson, its page and question */
+    app_model_state model;   /* the model in the walkthrough, its layer, readout and backward */
+    bool dirty;              /* something visible changed: rebuild the display list */
+    bool quit;               /* leave the main loop */
 } app_state;
 
 /* ---- floor 1: the state and its compute pipeline (app.c) ---- */

@@ -134,8 +134,10 @@ void app_move_cursor(app_state *st, int drow, int dcol) {
         h.col += dcol;
     }
     h.head = attn_stage_per_head(s) ? st->view.head : 0;
-    h.row = h.row < 0 ? 0 : h.row >= rows ? rows - 1 : h.row;
-    h.col = h.col < 0 ? 0 : h.col >= cols ? cols - 1 : h.col;
+    h.row = h.row < 0 ? 0 : h.row >= rows ? rows - 1
+                                          : h.row;
+    h.col = h.col < 0 ? 0 : h.col >= cols ? cols - 1
+                                          : h.col;
     app_hover(st, h);
 }
 
@@ -193,7 +195,8 @@ static int pow2_step(int v, int delta, int lo, int hi) {
         while (p * 2 < v) p *= 2;
         if (p >= v) p = v / 2;
     }
-    return p < lo ? lo : p > hi ? hi : p;
+    return p < lo ? lo : p > hi ? hi
+                                : p;
 }
 
 static int wrap(int v, int n) {
@@ -238,7 +241,10 @@ static void widget_config(app_state *st, viz_widget w, int delta) {
     attn_config c = st->src.cfg;
     int dir = delta ? delta : 1;
     switch (w) {
-    case VIZ_W_HEADS: c.heads = c.heads + dir < 1 ? 1 : c.heads + dir > ATTN_MAX_HEADS ? ATTN_MAX_HEADS : c.heads + dir; break;
+    case VIZ_W_HEADS:
+        c.heads = c.heads + dir < 1 ? 1 : c.heads + dir > ATTN_MAX_HEADS ? ATTN_MAX_HEADS
+                                                                         : c.heads + dir;
+        break;
     case VIZ_W_DK: c.d_k = pow2_step(c.d_k, dir, 1, ATTN_MAX_D_K); break;
     case VIZ_W_DMODEL: c.d_model = pow2_step(c.d_model, dir, 1, ATTN_MAX_D_MODEL); break;
     case VIZ_W_SEED:
@@ -274,10 +280,16 @@ void app_widget(app_state *st, viz_widget w, int delta) {
         return;
     }
     switch (w) {
-    case VIZ_W_HEADS: case VIZ_W_DK: case VIZ_W_DMODEL: case VIZ_W_SEED:
+    case VIZ_W_HEADS:
+    case VIZ_W_DK:
+    case VIZ_W_DMODEL:
+    case VIZ_W_SEED:
         widget_config(st, w, delta);
         break;
-    case VIZ_W_SCALE: case VIZ_W_MASK: case VIZ_W_WINDOW: case VIZ_W_POSENC:
+    case VIZ_W_SCALE:
+    case VIZ_W_MASK:
+    case VIZ_W_WINDOW:
+    case VIZ_W_POSENC:
         widget_mask(st, w, delta);
         break;
     case VIZ_W_SHOW_HEAD:
@@ -473,7 +485,8 @@ void app_lab_progress(app_state *st, const attn_cx_result *lab, float elapsed) {
 }
 
 void app_set_zoom(app_state *st, float zoom) {
-    st->look.zoom = zoom < 0.5f ? 0.5f : zoom > 3.0f ? 3.0f : zoom;
+    st->look.zoom = zoom < 0.5f ? 0.5f : zoom > 3.0f ? 3.0f
+                                                     : zoom;
     st->dirty = true;
 }
 
@@ -515,8 +528,10 @@ void app_wheel_narrative(app_state *st, int notches, int scroll_max) {
 
 void app_wheel_detail(app_state *st, int notches) {
     int n = st->src.explain_valid ? st->src.explain->n_terms : 0; // one term a notch, within the terms
-    st->view.detail_scroll -= notches > 0 ? 1 : notches < 0 ? -1 : 0;
-    st->view.detail_scroll = st->view.detail_scroll < -n ? -n : st->view.detail_scroll > n ? n : st->view.detail_scroll;
+    st->view.detail_scroll -= notches > 0 ? 1 : notches < 0 ? -1
+                                                            : 0;
+    st->view.detail_scroll = st->view.detail_scroll < -n ? -n : st->view.detail_scroll > n ? n
+                                                                                           : st->view.detail_scroll;
     st->dirty = true;
 }
 

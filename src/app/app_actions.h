@@ -8,22 +8,22 @@
 #include "app_lesson.h"
 
 /* ---- steps, selection, hover ---- */
-void app_step(app_state *st, int delta);           /* previous/next step, clamped; with a model across layers */
+void app_step(app_state *st, int delta); /* previous/next step, clamped; with a model across layers */
 void app_goto_step(app_state *st, int step);
-void app_select_query(app_state *st, int token);   /* during a question: the guess */
+void app_select_query(app_state *st, int token);         /* during a question: the guess */
 void app_move_cursor(app_state *st, int drow, int dcol); /* keyboard cell cursor in the canvas */
 void app_toggle_focus(app_state *st);
-void app_click_step(app_state *st, int step);      /* a step of the rail clicked: it, and the rail's focus */
-void app_click_cell(app_state *st, viz_hit cell);  /* a cell clicked: it, and the canvas's focus */
+void app_click_step(app_state *st, int step);     /* a step of the rail clicked: it, and the rail's focus */
+void app_click_cell(app_state *st, viz_hit cell); /* a cell clicked: it, and the canvas's focus */
 /* Clicker keys: the next step, and at the ends of the steps the next page. */
 void app_clicker(app_state *st, int delta);
 
 /* ---- controls ---- */
 /* A control changed by delta (-1, +1) or toggled (0): heads, d_k, ... */
 void app_widget(app_state *st, viz_widget w, int delta);
-void app_reset(app_state *st);                     /* R: the lesson's or the default view */
+void app_reset(app_state *st); /* R: the lesson's or the default view */
 void app_toggle_help(app_state *st);
-void app_toggle_lines_all(app_state *st);          /* A: the attention lines of every head */
+void app_toggle_lines_all(app_state *st); /* A: the attention lines of every head */
 /* F2: shows or hides the complexity lab; true when it is now shown (the
  * caller starts the measurement). */
 bool app_toggle_lab(app_state *st);
@@ -38,12 +38,12 @@ void app_lab_progress(app_state *st, const attn_cx_result *lab, float elapsed);
 void app_open_dropped(app_state *st, const char *path);
 
 /* ---- the window ---- */
-void app_set_zoom(app_state *st, float zoom);      /* UI zoom, clamped to 0.5–3 */
-void app_set_fullscreen(app_state *st, bool on);   /* the caller then sets the window's mode */
+void app_set_zoom(app_state *st, float zoom);          /* UI zoom, clamped to 0.5–3 */
+void app_set_fullscreen(app_state *st, bool on);       /* the caller then sets the window's mode */
 void app_resize(app_state *st, int width, int height); /* the window's size in pixels */
-void app_set_dpi_scale(app_state *st, float scale); /* the display's density (or --ui-scale) */
-void app_repaint(app_state *st);                   /* draw the next frame again */
-void app_quit(app_state *st);                      /* leave the main loop */
+void app_set_dpi_scale(app_state *st, float scale);    /* the display's density (or --ui-scale) */
+void app_repaint(app_state *st);                       /* draw the next frame again */
+void app_quit(app_state *st);                          /* leave the main loop */
 /* Mouse wheel by notches (positive: away from the user) over the narrative
  * (scroll_max: how far its text scrolls), over the cell arithmetic, with
  * Ctrl over the canvas (zoom), else over the canvas (pan; sideways with
@@ -65,9 +65,9 @@ void app_edit_insert(app_state *st, const char *utf8); /* typed or committed tex
 void app_edit_compose(app_state *st, const char *preedit);
 void app_edit_backspace(app_state *st);
 void app_edit_delete(app_state *st);
-void app_edit_move(app_state *st, int delta);      /* by code points; INT_MIN/INT_MAX for Home/End */
-void app_edit_commit(app_state *st);               /* Enter */
-void app_edit_cancel(app_state *st);               /* Esc: restore the sentence */
-void app_edit_select_all(app_state *st);           /* Ctrl+A: typing replaces it, Backspace removes it */
+void app_edit_move(app_state *st, int delta); /* by code points; INT_MIN/INT_MAX for Home/End */
+void app_edit_commit(app_state *st);          /* Enter */
+void app_edit_cancel(app_state *st);          /* Esc: restore the sentence */
+void app_edit_select_all(app_state *st);      /* Ctrl+A: typing replaces it, Backspace removes it */
 
 #endif

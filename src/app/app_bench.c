@@ -289,7 +289,8 @@ int app_bench_run(const viz_strings *ui, viz_fonts *fonts, double start_s, const
     report("typing the 64-token sentence", &typing);
     report("training view, referent-zh (3 trainings)", &training);
     printf("  while training: %.1f heatmap updates a second, evaluation costing %.1f%% of the steps' time, %.2f s per "
-           "training of 300 steps\n", tf.rate, tf.eval_share, tf.train_s);
+           "training of 300 steps\n",
+           tf.rate, tf.eval_share, tf.train_s);
     report("every frame redrawing part of the window", &g_by_redraw[0]);
     report("every frame redrawing all of it", &g_by_redraw[1]);
     printf("where the time goes (mean per frame):\n");

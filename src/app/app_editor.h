@@ -10,15 +10,15 @@
 #include <stddef.h>
 
 typedef struct {
-    bool active;            /* keys are text while true */
-    size_t max_bytes;       /* the longest text it takes (set by begin) */
-    char *text;             /* the text being edited (owned, NUL-terminated while active) */
-    size_t len, cap;        /* bytes used / allocated in text */
-    int cursor;             /* byte offset in text, on a code point boundary */
-    int sel_anchor;         /* the other end of the selection (Ctrl+A), or -1 when nothing is selected */
-    char composition[256];  /* the input method's pre-edit text, shown at the cursor, or "" */
-    char *backup;           /* the text before editing, for Esc (owned), or NULL */
-    char error[512];        /* why the text is not valid (the caller's word), or "" */
+    bool active;           /* keys are text while true */
+    size_t max_bytes;      /* the longest text it takes (set by begin) */
+    char *text;            /* the text being edited (owned, NUL-terminated while active) */
+    size_t len, cap;       /* bytes used / allocated in text */
+    int cursor;            /* byte offset in text, on a code point boundary */
+    int sel_anchor;        /* the other end of the selection (Ctrl+A), or -1 when nothing is selected */
+    char composition[256]; /* the input method's pre-edit text, shown at the cursor, or "" */
+    char *backup;          /* the text before editing, for Esc (owned), or NULL */
+    char error[512];       /* why the text is not valid (the caller's word), or "" */
 } app_editor;
 
 /* Starts editing a copy of text (at most max_bytes long from then on), the

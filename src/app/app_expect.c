@@ -63,8 +63,7 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     else if (!strcmp(name, "explain_value")) { // the hovered cell's value as its arithmetic states it
         if (!st->src.explain_valid) snprintf(out, cap, "none");
         else snprintf(out, cap, "%.17g", st->model.m ? st->model.explain->value : st->src.explain->value);
-    }
-    else if (!strcmp(name, "heads")) snprintf(out, cap, "%d", cfg->heads);
+    } else if (!strcmp(name, "heads")) snprintf(out, cap, "%d", cfg->heads);
     else if (!strcmp(name, "head")) snprintf(out, cap, "%d", st->view.head);
     else if (!strcmp(name, "d_k")) snprintf(out, cap, "%d", cfg->d_k);
     else if (!strcmp(name, "d_model")) snprintf(out, cap, "%d", cfg->d_model);
@@ -89,20 +88,20 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
         snprintf(out, cap, "%s", pg ? pg->id : "none");
     } else if (!strcmp(name, "weights")) { // what the trace took, not what the app meant to give it
         viz_origin o = app_origin(st);
-        const char *what = o.kind == VIZ_FROM_MODEL ? "model"
-                           : viz_weights_random(&st->src.trace, o) ? "random"
+        const char *what = o.kind == VIZ_FROM_MODEL                 ? "model"
+                           : viz_weights_random(&st->src.trace, o)  ? "random"
                            : st->src.trace.source == ATTN_SRC_MIXED ? "mixed"
-                           : o.kind == VIZ_FROM_FILE         ? "file"
-                                                             : "design";
+                           : o.kind == VIZ_FROM_FILE                ? "file"
+                                                                    : "design";
         snprintf(out, cap, "%s", what);
     } else if (!strcmp(name, "predict")) snprintf(out, cap, "%d", st->lesson.predict_pending);
-    else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->view.show_lab ? "off" : st->view.lab ? "done" : "running");
+    else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->view.show_lab ? "off" : st->view.lab ? "done"
+                                                                                                      : "running");
     else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->view.lines_all);
     else if (!strcmp(name, "narrative")) { // as the scene would show it now
         const char *text = app_lesson_narrative(&u->st);
         snprintf(out, cap, "%s", text ? text : "");
-    }
-    else if (!strcmp(name, "hover")) {
+    } else if (!strcmp(name, "hover")) {
         if (st->view.hover.kind != VIZ_HIT_CELL) snprintf(out, cap, "none");
         else snprintf(out, cap, "%s %d %d %d", model_stage_name(st->view.hover.stage), st->view.hover.head, st->view.hover.row, st->view.hover.col);
     } else if (!strncmp(name, "train_", 6)) { // the training view (app_train.h)
@@ -262,10 +261,11 @@ bool app_save(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     attn_err err;
     app_ui_frame(u);
     char *train = !strncmp(c->name, "train_", 6) ? app_train_value(&u->train, c->name) : NULL; // may be long
-    if (!strcmp(c->name, "clipboard")) text = SDL_GetClipboardText(); // what Ctrl+C or Ctrl+Shift+C put there
+    if (!strcmp(c->name, "clipboard")) text = SDL_GetClipboardText();                          // what Ctrl+C or Ctrl+Shift+C put there
     else if (!train && !state_value(u, c->name, value, sizeof value))
         return app_runner_fail(r, u, c, "unknown value \"%s\" to save", c->name);
-    const char *data = text ? text : train ? train : value;
+    const char *data = text ? text : train ? train
+                                           : value;
     attn_status st = attn_write_file(c->text, data, strlen(data), NULL, &err);
     SDL_free(text);
     free(train);

@@ -66,8 +66,7 @@ void app_lesson_refresh_narrative(app_state *st) {
     attn_strbuf b;
     attn_sb_init(&b);
     bool model = st->model.m && pg->model; // the page's model, as the page shows it
-    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL,
-                     .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l)};
+    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL, .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l)};
     viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &x);
     if (!model) vocab_note(&b, st);
     st->lesson.narrative = attn_sb_take(&b);

@@ -48,7 +48,7 @@ attn_status app_model_show(app_state *st, model *m, app_model_source source, con
     app_model_state_free(&old);
     st->view.query = attn_trace_default_query(app_trace(st));
     if (!st->model.target_labelled) app_recompute(st); // the prediction's target is the query's
-    st->lesson.predict_pending = false; // a page's question is about the page's own weights
+    st->lesson.predict_pending = false;                // a page's question is about the page's own weights
     app_refresh_texts(st);
     return ATTN_OK;
 }
@@ -81,7 +81,8 @@ void app_model_close(app_state *st) {
 void app_model_layer(app_state *st, int delta) {
     if (!st->model.m) return;
     int l = st->model.layer + delta, layers = st->model.m->cfg.layers;
-    l = l < 0 ? 0 : l >= layers ? layers - 1 : l;
+    l = l < 0 ? 0 : l >= layers ? layers - 1
+                                : l;
     st->model.readout = false;
     if (l != st->model.layer) {
         st->model.layer = l;

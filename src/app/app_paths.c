@@ -33,7 +33,7 @@ bool app_home(char *out, size_t cap) {
     const char *h = absolute_env("HOME");
     struct passwd pw, *found = NULL;
     char buf[4096]; // holds the entry h may point into
-    if (!h) { // HOME unset (a service, `env -i`): the password database knows the user's home
+    if (!h) {       // HOME unset (a service, `env -i`): the password database knows the user's home
         if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &found) == 0 && found && found->pw_dir &&
             found->pw_dir[0] == '/')
             h = found->pw_dir;

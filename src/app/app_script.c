@@ -19,7 +19,7 @@
 typedef struct {
     const char *file; /* for "FILE:LINE: " */
     int line;
-    const char *cmd;  /* command word being parsed, for messages */
+    const char *cmd; /* command word being parsed, for messages */
     attn_err *err;
 } ctx;
 
@@ -54,7 +54,7 @@ static attn_status fail(const ctx *c, const char *fmt, ...)
 #endif
     ;
 static attn_status fail(const ctx *c, const char *fmt, ...) {
-    char msg[sizeof ((attn_err *)0)->msg];
+    char msg[sizeof((attn_err *)0)->msg];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -135,7 +135,7 @@ static attn_status num(const ctx *c, int *out, const char *w, const char *what, 
     }
     if (hi == INT_MAX && lo >= 0) /* open-ended: "0 or more" reads better than a range */
         return w[0] == '-' ? fail(c, "%s %s must be %lld or more (it is %s).", c->cmd, what, lo, q)
-                      : fail(c, "%s %s is too large: at most %lld (it is %s).", c->cmd, what, hi, q);
+                           : fail(c, "%s %s is too large: at most %lld (it is %s).", c->cmd, what, hi, q);
     return fail(c, "%s %s must be between %lld and %lld (it is %s).", c->cmd, what, lo, hi, q);
 }
 
@@ -151,7 +151,8 @@ static attn_status unescape(const ctx *c, const char *s, char **out) {
         }
         p++;
         if (*p == 'n' || *p == 't' || *p == '\\') {
-            d[j++] = *p == 'n' ? '\n' : *p == 't' ? '\t' : '\\';
+            d[j++] = *p == 'n' ? '\n' : *p == 't' ? '\t'
+                                                  : '\\';
             continue;
         }
         free(d);
@@ -195,7 +196,10 @@ static attn_status parse_text(const ctx *c, app_script_cmd *cmd, char *args) {
 }
 
 static unsigned modifier(const char *s, size_t n) {
-    static const struct { const char *name; unsigned bit; } mods[] = {
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } mods[] = {
         {"ctrl", APP_MOD_CTRL}, {"shift", APP_MOD_SHIFT}, {"alt", APP_MOD_ALT}};
     for (size_t m = 0; m < sizeof mods / sizeof mods[0]; m++) {
         size_t i = 0;
@@ -220,7 +224,8 @@ static attn_status parse_key(const ctx *c, app_script_cmd *cmd, char *args) {
         unsigned m = modifier(k, (size_t)(plus - k));
         if (!m)
             return fail(c, "unknown modifier \"%s\" in key %s; modifiers are ctrl+, shift+ and alt+ "
-                        "(e.g. ctrl+shift+c).", clip(q, k, (size_t)(plus - k)), whole);
+                           "(e.g. ctrl+shift+c).",
+                        clip(q, k, (size_t)(plus - k)), whole);
         if (!plus[1])
             return fail(c, "key %s has modifiers but no key; put the key after the last +, e.g. ctrl+c.",
                         whole);
@@ -264,7 +269,7 @@ static attn_status parse_target(const ctx *c, app_script_cmd *cmd, char **w, int
     cmd->v[0] = model_stage_from_name(w[1]);
     if (cmd->v[0] < 0)
         return fail(c, "unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, "
-                    "concat or output (with a model also residual, logits, probs, d_weights, d_scaled or avg).",
+                       "concat or output (with a model also residual, logits, probs, d_weights, d_scaled or avg).",
                     clip(q, w[1], strlen(w[1])));
     st = num(c, &cmd->v[1], w[2], "cell HEAD", 0, INT_MAX);
     if (st == ATTN_OK) st = num(c, &cmd->v[2], w[3], "cell ROW", 0, INT_MAX);
@@ -296,7 +301,7 @@ static attn_status parse_wheel(const ctx *c, app_script_cmd *cmd, char *args) {
     int n = split_words(args, w);
     if (n == 2)
         return fail(c, "missing arguments for wheel: give both X and Y or neither, "
-                    "e.g. wheel -3 or wheel -3 400 300.");
+                       "e.g. wheel -3 or wheel -3 400 300.");
     attn_status st = arity(c, &f, w, n, 1, 3);
     if (st == ATTN_OK) st = num(c, &cmd->v[0], w[0], "DY", INT_MIN, INT_MAX);
     cmd->v[1] = cmd->v[2] = -1;
@@ -336,7 +341,8 @@ static attn_status parse_named(const ctx *c, app_script_cmd *cmd, char *args, co
     for (size_t i = 0; i < n; i++)
         if (!((args[i] >= 'a' && args[i] <= 'z') || args[i] == '_'))
             return fail(c, "%s NAME must be lowercase letters and _ only (like step or "
-                        "sentence), not \"%s\".", c->cmd, clip(q, args, n));
+                           "sentence), not \"%s\".",
+                        c->cmd, clip(q, args, n));
     memcpy(cmd->name, args, n + 1);
     return dup_into(c, sep + 1, &cmd->text);
 }
@@ -369,11 +375,21 @@ static const struct {
     const char *name;
     handler parse;
 } commands[] = {
-    {"size", parse_size},     {"type", parse_text},    {"compose", parse_text},
-    {"commit", parse_text},   {"key", parse_key},      {"click", parse_pointer},
-    {"hover", parse_pointer}, {"wheel", parse_wheel},  {"wait", parse_wait},
-    {"shot", parse_shot},     {"expect", parse_expect}, {"quit", parse_quit},
-    {"save", parse_save},     {"drop", parse_shot},     {"await", parse_await},
+    {"size", parse_size},
+    {"type", parse_text},
+    {"compose", parse_text},
+    {"commit", parse_text},
+    {"key", parse_key},
+    {"click", parse_pointer},
+    {"hover", parse_pointer},
+    {"wheel", parse_wheel},
+    {"wait", parse_wait},
+    {"shot", parse_shot},
+    {"expect", parse_expect},
+    {"quit", parse_quit},
+    {"save", parse_save},
+    {"drop", parse_shot},
+    {"await", parse_await},
 };
 #define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -393,7 +409,8 @@ static attn_status check_line(const ctx *c, const char *s, size_t n) {
     const char *nul = memchr(s, '\0', n);
     if (nul && (size_t)(nul - s) < bad)
         return fail(c, "this line contains a NUL byte at byte %zu (counting from 1); scripts are "
-                    "plain text.", (size_t)(nul - s) + 1);
+                       "plain text.",
+                    (size_t)(nul - s) + 1);
     if (bad != (size_t)-1)
         return fail(c, "this line is not valid UTF-8: at byte %zu (counting from 1) there is %s.",
                     bad + 1, utf8_problem(s, n, bad));
@@ -435,7 +452,8 @@ static attn_status parse_line(ctx *c, char *line, app_script *s, int *cap) {
     while (k < N_COMMANDS && strcmp(p, commands[k].name) != 0) k++;
     if (k == N_COMMANDS)
         return fail(c, "unknown command \"%s\"; commands are: size, type, compose, commit, key, "
-                    "click, hover, wheel, wait, shot, save, drop, expect, await, quit.", clip(q, p, wl));
+                       "click, hover, wheel, wait, shot, save, drop, expect, await, quit.",
+                    clip(q, p, wl));
     app_script_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
     cmd.kind = (app_script_kind)k;

@@ -72,12 +72,28 @@
 #define APP_MOD_ALT 4u
 
 typedef enum {
-    APP_SC_SIZE, APP_SC_TYPE, APP_SC_COMPOSE, APP_SC_COMMIT, APP_SC_KEY, APP_SC_CLICK,
-    APP_SC_HOVER, APP_SC_WHEEL, APP_SC_WAIT, APP_SC_SHOT, APP_SC_EXPECT, APP_SC_QUIT, APP_SC_SAVE,
-    APP_SC_DROP, APP_SC_AWAIT
+    APP_SC_SIZE,
+    APP_SC_TYPE,
+    APP_SC_COMPOSE,
+    APP_SC_COMMIT,
+    APP_SC_KEY,
+    APP_SC_CLICK,
+    APP_SC_HOVER,
+    APP_SC_WHEEL,
+    APP_SC_WAIT,
+    APP_SC_SHOT,
+    APP_SC_EXPECT,
+    APP_SC_QUIT,
+    APP_SC_SAVE,
+    APP_SC_DROP,
+    APP_SC_AWAIT
 } app_script_kind;
 
-typedef enum { APP_SC_AT_XY, APP_SC_AT_TOKEN, APP_SC_AT_STEP, APP_SC_AT_CELL, APP_SC_AT_CONTROL } app_script_target;
+typedef enum { APP_SC_AT_XY,
+               APP_SC_AT_TOKEN,
+               APP_SC_AT_STEP,
+               APP_SC_AT_CELL,
+               APP_SC_AT_CONTROL } app_script_target;
 
 typedef struct {
     app_script_kind kind;

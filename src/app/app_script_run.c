@@ -15,10 +15,11 @@
 
 /* The widget a script's `click control NAME` names: the rail's, then the training view's; -1 if none. */
 static int control_id(const char *name) {
-    static const struct { const char *name; int w; } rail[] = {
-        {"heads", VIZ_W_HEADS}, {"d_k", VIZ_W_DK}, {"d_model", VIZ_W_DMODEL}, {"seed", VIZ_W_SEED},
-        {"scale", VIZ_W_SCALE}, {"mask", VIZ_W_MASK}, {"window", VIZ_W_WINDOW}, {"pos_enc", VIZ_W_POSENC},
-        {"show_head", VIZ_W_SHOW_HEAD}, {"compare", VIZ_W_COMPARE}, {"theme", VIZ_W_THEME}, {"lang", VIZ_W_LANG}};
+    static const struct {
+        const char *name;
+        int w;
+    } rail[] = {
+        {"heads", VIZ_W_HEADS}, {"d_k", VIZ_W_DK}, {"d_model", VIZ_W_DMODEL}, {"seed", VIZ_W_SEED}, {"scale", VIZ_W_SCALE}, {"mask", VIZ_W_MASK}, {"window", VIZ_W_WINDOW}, {"pos_enc", VIZ_W_POSENC}, {"show_head", VIZ_W_SHOW_HEAD}, {"compare", VIZ_W_COMPARE}, {"theme", VIZ_W_THEME}, {"lang", VIZ_W_LANG}};
     for (size_t i = 0; i < sizeof rail / sizeof *rail; i++)
         if (!strcmp(rail[i].name, name)) return rail[i].w;
     return viz_train_widget_from_name(name);
@@ -100,8 +101,9 @@ static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
 static bool pointer(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     int x = c->v[0], y = c->v[1];
     if (c->target != APP_SC_AT_XY && !find_target(u, c, &x, &y))
-        return app_runner_fail(r, u, c, "the %s to %s is not on screen.", c->target == APP_SC_AT_TOKEN ? "token" :
-                               c->target == APP_SC_AT_STEP ? "step" : c->target == APP_SC_AT_CONTROL ? "control" : "cell",
+        return app_runner_fail(r, u, c, "the %s to %s is not on screen.", c->target == APP_SC_AT_TOKEN ? "token" : c->target == APP_SC_AT_STEP  ? "step"
+                                                                                                               : c->target == APP_SC_AT_CONTROL ? "control"
+                                                                                                                                                : "cell",
                                app_script_kind_name(c->kind));
     if (x >= u->st.look.width || y >= u->st.look.height)
         return app_runner_fail(r, u, c, "(%d, %d) is outside the window (%dx%d: x from 0 to %d, y from 0 to %d).",
@@ -185,10 +187,12 @@ static bool run(app_script_runner *r, app_ui *u, const app_script_cmd *c) {
     attn_err err;
     switch (c->kind) {
     case APP_SC_SIZE: resize(u, c->v[0], c->v[1]); return true;
-    case APP_SC_TYPE: case APP_SC_COMMIT: text_events(u, c->text); return true;
+    case APP_SC_TYPE:
+    case APP_SC_COMMIT: text_events(u, c->text); return true;
     case APP_SC_COMPOSE: compose(u, c->text); return true;
     case APP_SC_KEY: return key(r, u, c);
-    case APP_SC_CLICK: case APP_SC_HOVER: return pointer(r, u, c);
+    case APP_SC_CLICK:
+    case APP_SC_HOVER: return pointer(r, u, c);
     case APP_SC_WHEEL: wheel(u, c); return true;
     case APP_SC_WAIT: r->wait_until = SDL_GetTicks() + (Uint32)c->v[0]; return true;
     case APP_SC_SHOT:

@@ -231,7 +231,8 @@ static void export_all(app_ui *u) {
     o.width = st->look.width < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->look.width;
     o.height = st->look.height < EXPORT_MIN_SIZE ? EXPORT_MIN_SIZE : st->look.height;
     float scale = st->look.dpi_scale * st->look.zoom;
-    o.ui_scale = scale < 0.5f ? 0.5f : scale > 4.0f ? 4.0f : scale;
+    o.ui_scale = scale < 0.5f ? 0.5f : scale > 4.0f ? 4.0f
+                                                    : scale;
     o.theme = st->look.theme;
     o.lang = st->look.lang;
     o.weights_path = st->src.weights == APP_WEIGHTS_FILE ? st->src.weights_name : NULL;
@@ -299,7 +300,8 @@ static void key_editing(app_ui *u, const SDL_Keysym *k) {
     app_state *st = &u->st;
     bool ctrl = k->mod & KMOD_CTRL;
     switch (k->sym) {
-    case SDLK_RETURN: case SDLK_KP_ENTER: app_edit_commit(st); break;
+    case SDLK_RETURN:
+    case SDLK_KP_ENTER: app_edit_commit(st); break;
     case SDLK_ESCAPE: app_edit_cancel(st); break;
     case SDLK_BACKSPACE: app_edit_backspace(st); break;
     case SDLK_DELETE: app_edit_delete(st); break;
@@ -325,11 +327,21 @@ static void key_editing(app_ui *u, const SDL_Keysym *k) {
 static bool key_ctrl(app_ui *u, const SDL_Keysym *k) {
     bool shift = k->mod & KMOD_SHIFT;
     switch (k->sym) {
-    case SDLK_c: if (shift) copy_command(u); else copy_matrix(u); return true;
-    case SDLK_s: if (shift) export_all(u); else screenshot(u); return true;
-    case SDLK_EQUALS: case SDLK_PLUS: case SDLK_KP_PLUS: app_set_zoom(&u->st, u->st.look.zoom * 1.1f); return true;
-    case SDLK_MINUS: case SDLK_KP_MINUS: app_set_zoom(&u->st, u->st.look.zoom / 1.1f); return true;
-    case SDLK_0: case SDLK_KP_0: app_set_zoom(&u->st, 1.0f); return true;
+    case SDLK_c:
+        if (shift) copy_command(u);
+        else copy_matrix(u);
+        return true;
+    case SDLK_s:
+        if (shift) export_all(u);
+        else screenshot(u);
+        return true;
+    case SDLK_EQUALS:
+    case SDLK_PLUS:
+    case SDLK_KP_PLUS: app_set_zoom(&u->st, u->st.look.zoom * 1.1f); return true;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS: app_set_zoom(&u->st, u->st.look.zoom / 1.1f); return true;
+    case SDLK_0:
+    case SDLK_KP_0: app_set_zoom(&u->st, 1.0f); return true;
     case SDLK_q: app_quit(&u->st); return true;
     default: return false;
     }
@@ -337,11 +349,22 @@ static bool key_ctrl(app_ui *u, const SDL_Keysym *k) {
 
 /* Letter shortcuts for the controls: lower case raises, Shift lowers. */
 static bool key_control(app_state *st, SDL_Keycode sym, bool shift) {
-    static const struct { SDL_Keycode key; viz_widget w; bool toggle; } map[] = {
-        {SDLK_h, VIZ_W_HEADS, false}, {SDLK_k, VIZ_W_DK, false}, {SDLK_d, VIZ_W_DMODEL, false},
-        {SDLK_s, VIZ_W_SCALE, true}, {SDLK_m, VIZ_W_MASK, false}, {SDLK_w, VIZ_W_WINDOW, false},
-        {SDLK_o, VIZ_W_POSENC, true}, {SDLK_v, VIZ_W_SHOW_HEAD, false}, {SDLK_c, VIZ_W_COMPARE, false},
-        {SDLK_t, VIZ_W_THEME, false}, {SDLK_l, VIZ_W_LANG, true},
+    static const struct {
+        SDL_Keycode key;
+        viz_widget w;
+        bool toggle;
+    } map[] = {
+        {SDLK_h, VIZ_W_HEADS, false},
+        {SDLK_k, VIZ_W_DK, false},
+        {SDLK_d, VIZ_W_DMODEL, false},
+        {SDLK_s, VIZ_W_SCALE, true},
+        {SDLK_m, VIZ_W_MASK, false},
+        {SDLK_w, VIZ_W_WINDOW, false},
+        {SDLK_o, VIZ_W_POSENC, true},
+        {SDLK_v, VIZ_W_SHOW_HEAD, false},
+        {SDLK_c, VIZ_W_COMPARE, false},
+        {SDLK_t, VIZ_W_THEME, false},
+        {SDLK_l, VIZ_W_LANG, true},
     };
     if (sym == SDLK_g) {
         app_widget(st, VIZ_W_SEED, 0); // re-roll
@@ -349,7 +372,8 @@ static bool key_control(app_state *st, SDL_Keycode sym, bool shift) {
     }
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
         if (map[i].key == sym) {
-            app_widget(st, map[i].w, map[i].toggle ? 0 : shift ? -1 : +1);
+            app_widget(st, map[i].w, map[i].toggle ? 0 : shift ? -1
+                                                               : +1);
             return true;
         }
     return false;
@@ -370,11 +394,14 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     if ((k->mod & KMOD_CTRL) && key_ctrl(u, k)) return;
     if (k->mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) return;
     if (!st->view.show_help && !st->view.show_lab && app_train_key(&u->train, k->sym, k->mod)) { // F3, and its keys while open
-        if (st->edit.ed.active) u->skip_text = true; // E began editing the probe: its letter is not typed
+        if (st->edit.ed.active) u->skip_text = true;                                             // E began editing the probe: its letter is not typed
         return;
     }
     switch (k->sym) {
-    case SDLK_e: app_edit_begin(st); u->skip_text = true; return;
+    case SDLK_e:
+        app_edit_begin(st);
+        u->skip_text = true;
+        return;
     case SDLK_F2: toggle_lab(u); return;
     case SDLK_ESCAPE:
         if (st->view.show_lab) toggle_lab(u);
@@ -385,15 +412,20 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_F11: toggle_fullscreen(u, !st->look.fullscreen); return;
     case SDLK_TAB: app_toggle_focus(st); return;
     case SDLK_PAGEUP: app_clicker(st, -1); return;
-    case SDLK_PAGEDOWN: case SDLK_SPACE: app_clicker(st, shift ? -1 : 1); return;
+    case SDLK_PAGEDOWN:
+    case SDLK_SPACE: app_clicker(st, shift ? -1 : 1); return;
     case SDLK_n: app_lesson_turn(st, +1); return;
     case SDLK_a: app_toggle_lines_all(st); return;
     case SDLK_p: app_lesson_turn(st, -1); return;
-    case SDLK_LEFT: case SDLK_RIGHT: case SDLK_UP: case SDLK_DOWN: key_arrows(u, k->sym); return;
+    case SDLK_LEFT:
+    case SDLK_RIGHT:
+    case SDLK_UP:
+    case SDLK_DOWN: key_arrows(u, k->sym); return;
     case SDLK_HOME: app_goto_step(st, 0); return;
     case SDLK_END: app_goto_step(st, ATTN_STEP_COUNT - 1); return;
     case SDLK_r: app_reset(st); return;
-    case SDLK_RETURN: case SDLK_KP_ENTER:
+    case SDLK_RETURN:
+    case SDLK_KP_ENTER:
         if (st->view.hover.kind == VIZ_HIT_CELL) app_select_query(st, st->view.hover.row); // like clicking the row's token
         return;
     default: break;
@@ -513,8 +545,11 @@ bool app_sdl_frame(void *ui) {
     lab_poll(u);
     app_train_poll(&u->train);
     // sleep until something happens: an idle app uses no CPU
-    int timeout = u->hook || working ? 1
-                : u->st.dirty ? 0 : app_train_busy(&u->train) ? 15 : app_lab_running(&u->lab) ? 250 : 500;
+    int timeout = u->hook || working          ? 1
+                  : u->st.dirty               ? 0
+                  : app_train_busy(&u->train) ? 15
+                  : app_lab_running(&u->lab)  ? 250
+                                              : 500;
     SDL_Event e;
     if (plat_wait_event(&e, timeout)) {
         take_event(u, &e);

@@ -15,7 +15,11 @@
 #include "viz_sdl.h"
 
 /* Where a frame's time goes (for --bench, which owns it). */
-typedef enum { APP_T_LAYOUT, APP_T_DAMAGE, APP_T_DRAW, APP_T_SHOW, APP_T_COUNT } app_phase;
+typedef enum { APP_T_LAYOUT,
+               APP_T_DAMAGE,
+               APP_T_DRAW,
+               APP_T_SHOW,
+               APP_T_COUNT } app_phase;
 
 typedef struct {
     double phase_ms[APP_T_COUNT]; /* milliseconds per phase since the owner last zeroed them */
@@ -29,28 +33,28 @@ typedef struct app_ui app_ui;
 typedef bool (*app_frame_hook)(void *ctx, app_ui *u);
 
 struct app_ui {
-    SDL_Window *win;          /* the window (owned) */
-    SDL_Surface *frame;       /* the frame as drawn, (A)RGB8888: screenshots and pixel checks; owned unless */
-    bool frame_is_window;     /* ... it is the window surface itself (SDL's), drawn in place: no copy to show */
-    const void *shown;        /* what the screen shows (platform.h's token for plat_present) */
-    viz_sig sig[2];           /* signatures of the last drawn list and of the next one (owned) */
-    int sig_cur;              /* which of sig belongs to the frame on screen */
-    bool full_redraw;         /* draw the next frame whole (new size, failed drawing) */
-    bool repaint;             /* copy the whole frame to the window again (it was exposed) */
-    app_frame_stats *stats;   /* where frame times go (borrowed), or NULL */
-    viz_fonts *fonts;         /* UI fonts (borrowed) */
-    viz_list list;            /* the display list of the current frame (owned) */
-    app_state st;             /* app state (owned) */
-    const char *shots_dir;    /* where Ctrl+S saves (borrowed); NULL: XDG pictures folder */
-    bool skip_text;           /* swallow the text event of the key that entered edit mode */
-    char pending_shot[1024];  /* save the next frame here, or "" */
-    float mouse_x, mouse_y;   /* last mouse position */
-    bool stale;               /* the list changed since it was last drawn */
-    long frames;              /* frames presented */
-    app_lab lab;              /* the complexity lab's measurement (F2) */
-    app_train train;          /* the training view and its thread (F3) */
+    SDL_Window *win;         /* the window (owned) */
+    SDL_Surface *frame;      /* the frame as drawn, (A)RGB8888: screenshots and pixel checks; owned unless */
+    bool frame_is_window;    /* ... it is the window surface itself (SDL's), drawn in place: no copy to show */
+    const void *shown;       /* what the screen shows (platform.h's token for plat_present) */
+    viz_sig sig[2];          /* signatures of the last drawn list and of the next one (owned) */
+    int sig_cur;             /* which of sig belongs to the frame on screen */
+    bool full_redraw;        /* draw the next frame whole (new size, failed drawing) */
+    bool repaint;            /* copy the whole frame to the window again (it was exposed) */
+    app_frame_stats *stats;  /* where frame times go (borrowed), or NULL */
+    viz_fonts *fonts;        /* UI fonts (borrowed) */
+    viz_list list;           /* the display list of the current frame (owned) */
+    app_state st;            /* app state (owned) */
+    const char *shots_dir;   /* where Ctrl+S saves (borrowed); NULL: XDG pictures folder */
+    bool skip_text;          /* swallow the text event of the key that entered edit mode */
+    char pending_shot[1024]; /* save the next frame here, or "" */
+    float mouse_x, mouse_y;  /* last mouse position */
+    bool stale;              /* the list changed since it was last drawn */
+    long frames;             /* frames presented */
+    app_lab lab;             /* the complexity lab's measurement (F2) */
+    app_train train;         /* the training view and its thread (F3) */
     /* the loop (app_ui_run) */
-    app_frame_hook hook;      /* called after each frame, or NULL */
+    app_frame_hook hook; /* called after each frame, or NULL */
     void *hook_ctx;
     Uint32 next_reload_check; /* SDL_GetTicks() when lessons are next checked for edits */
 };

@@ -77,7 +77,7 @@ void app_settings_load(app_settings *s) {
     plat_settings_fetch(s->path); // the browser keeps it in the page's storage
     struct stat sb;
     if (stat(s->path, &sb) != 0) return; // none yet (or a link to nothing: saving makes its target)
-    if (!S_ISREG(sb.st_mode)) { // a FIFO would block the window in open(), for ever
+    if (!S_ISREG(sb.st_mode)) {          // a FIFO would block the window in open(), for ever
         s->state = APP_SETTINGS_NOT_A_FILE;
         s->can_save = false;
         return;

@@ -23,16 +23,16 @@ typedef enum {
 } app_settings_state;
 
 typedef struct {
-    viz_theme_id theme;  /* saved theme (light when none) */
-    viz_lang lang;       /* saved language */
-    bool has_lang;       /* a language was saved (else the system locale decides) */
-    float zoom;          /* saved UI zoom (1 when none) */
-    char *sentence;      /* last sentence (owned), or NULL */
-    char page[64];       /* last lesson page id, or "" */
+    viz_theme_id theme; /* saved theme (light when none) */
+    viz_lang lang;      /* saved language */
+    bool has_lang;      /* a language was saved (else the system locale decides) */
+    float zoom;         /* saved UI zoom (1 when none) */
+    char *sentence;     /* last sentence (owned), or NULL */
+    char page[64];      /* last lesson page id, or "" */
     app_settings_state state;
-    bool can_save;       /* false: the file is not ours to write (see state) */
-    char path[1024];     /* the settings file, or "" with no home */
-    char kept[1040];     /* KEPT_BAD: where the unparsable file now is */
+    bool can_save;         /* false: the file is not ours to write (see state) */
+    char path[1024];       /* the settings file, or "" with no home */
+    char kept[1040];       /* KEPT_BAD: where the unparsable file now is */
     int bad_line, bad_col; /* KEPT_BAD, BAD_STUCK: where parsing stopped */
 } app_settings;
 

@@ -42,7 +42,8 @@ void app_train_settings(const app_train_opts *o, model_config *cfg, task_train_o
 }
 
 static int clampi(int v, int lo, int hi) {
-    return v < lo ? lo : v > hi ? hi : v;
+    return v < lo ? lo : v > hi ? hi
+                                : v;
 }
 
 /* The index of the entry of a sorted list nearest v, moved by delta. */
@@ -104,7 +105,7 @@ int app_train_eval_every(int total, double cost) {
     int log[APP_TRAIN_MAX_SCHEDULE];
     int nl = app_train_snapshot_steps(total, APP_TRAIN_EVAL_RATIO, log, APP_TRAIN_MAX_SCHEDULE);
     double room = APP_TRAIN_EVAL_BUDGET * total / (cost > 0 ? cost : 1) - nl; // evaluations left for the regular ones
-    if (room > 100) room = 100; // a curve needs no more
+    if (room > 100) room = 100;                                               // a curve needs no more
     if (room < 1) return total + 1;
     int k = (int)ceil(total / room);
     return k < 1 ? 1 : k;
@@ -511,9 +512,10 @@ void app_train_poll(app_train *t) {
     Uint32 now = SDL_GetTicks();
     bool copy_live = false, changed = false;
     SDL_LockMutex(t->lock);
-    viz_train_state state = t->failed ? VIZ_TRAIN_FAILED : t->done ? VIZ_TRAIN_DONE
-                          : t->running || t->pending || t->stepping ? VIZ_TRAIN_RUNNING
-                          : t->pub_step > 0 ? VIZ_TRAIN_PAUSED : VIZ_TRAIN_IDLE;
+    viz_train_state state = t->failed ? VIZ_TRAIN_FAILED : t->done                               ? VIZ_TRAIN_DONE
+                                                       : t->running || t->pending || t->stepping ? VIZ_TRAIN_RUNNING
+                                                       : t->pub_step > 0                         ? VIZ_TRAIN_PAUSED
+                                                                                                 : VIZ_TRAIN_IDLE;
     bool training = state == VIZ_TRAIN_RUNNING;
     if (t->open && t->scrub < 0 && training && t->state == VIZ_TRAIN_RUNNING) // seen training since the last look
         t->training_ms += (double)(now - t->last_poll);
@@ -610,7 +612,8 @@ static void scrub_by(app_train *t, int delta) {
         scrub_to(t, cur);
         return;
     }
-    scrub_to(t, cur + delta >= t->snaps_seen ? -1 : cur + delta < 0 ? 0 : cur + delta);
+    scrub_to(t, cur + delta >= t->snaps_seen ? -1 : cur + delta < 0 ? 0
+                                                                    : cur + delta);
 }
 
 static void option(app_train *t, int i, int delta) {
@@ -749,24 +752,33 @@ bool app_train_key(app_train *t, SDL_Keycode sym, Uint16 mod) {
     switch (sym) {
     case SDLK_ESCAPE: app_train_toggle(t); return true;
     case SDLK_SPACE: app_train_widget(t, VIZ_TW_START, 0); return true;
-    case SDLK_PERIOD: case SDLK_KP_PERIOD: app_train_widget(t, VIZ_TW_STEP, 0); return true;
+    case SDLK_PERIOD:
+    case SDLK_KP_PERIOD: app_train_widget(t, VIZ_TW_STEP, 0); return true;
     case SDLK_LEFT: scrub_by(t, -1); return true;
     case SDLK_RIGHT: scrub_by(t, +1); return true;
     case SDLK_HOME: scrub_to(t, 0); return true;
     case SDLK_END: scrub_to(t, -1); return true;
-    case SDLK_UP: case SDLK_DOWN:
+    case SDLK_UP:
+    case SDLK_DOWN:
         t->focus = (t->focus + (sym == SDLK_UP ? VIZ_TW_OPTIONS - 1 : 1)) % VIZ_TW_OPTIONS;
         fill_view(t);
         t->st->dirty = true;
         return true;
-    case SDLK_MINUS: case SDLK_KP_MINUS: option(t, t->focus, -1); return true;
-    case SDLK_EQUALS: case SDLK_PLUS: case SDLK_KP_PLUS: option(t, t->focus, +1); return true;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS: option(t, t->focus, -1); return true;
+    case SDLK_EQUALS:
+    case SDLK_PLUS:
+    case SDLK_KP_PLUS: option(t, t->focus, +1); return true;
     case SDLK_r: app_train_widget(t, VIZ_TW_RESET, 0); return true;
     case SDLK_s: app_train_widget(t, VIZ_TW_SAVE, 0); return true;
     case SDLK_w: app_train_widget(t, VIZ_TW_WALK, 0); return true;
     case SDLK_e: app_train_widget(t, VIZ_TW_PROBE, 0); return true;
     // the theme, the language, help, fullscreen and zoom work as everywhere; nothing else reaches the walkthrough below
-    case SDLK_t: case SDLK_l: case SDLK_F1: case SDLK_F2: case SDLK_F11: return false;
+    case SDLK_t:
+    case SDLK_l:
+    case SDLK_F1:
+    case SDLK_F2:
+    case SDLK_F11: return false;
     default: return true;
     }
 }

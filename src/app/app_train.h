@@ -30,7 +30,7 @@
 #include "viz_train.h"
 
 #define APP_TRAIN_SNAP_RATIO 1.25  /* each snapshot's step about 1.25 times the one before */
-#define APP_TRAIN_EVAL_RATIO 2.0  /* evaluations: at steps about twice apart, and every K steps … */
+#define APP_TRAIN_EVAL_RATIO 2.0   /* evaluations: at steps about twice apart, and every K steps … */
 #define APP_TRAIN_EVAL_BUDGET 0.12 /* … K such that they cost at most this share of the steps' time (estimated) */
 #define APP_TRAIN_EVAL_SAMPLE 128  /* held-out examples an evaluation before the last reads (the last: all of them) */
 #define APP_TRAIN_MAX_SCHEDULE 256 /* snapshots or evaluations in one training, at most */
@@ -39,7 +39,7 @@
 /* What the view lets a learner choose (the rest is the task's default, as
  * for --train). */
 typedef struct {
-    int task;      /* index of task_at */
+    int task; /* index of task_at */
     int layers, heads, d_model, steps;
     double lr;
     uint32_t seed;
@@ -86,56 +86,56 @@ void app_train_file_name(char *out, size_t cap, const char *task, uint32_t seed,
 /* ---- the view ---- */
 
 typedef struct {
-    bool open;                /* the view is shown */
-    bool made;                /* a training exists (since the view was first opened) */
-    app_state *st;            /* the window's state (borrowed): strings, status, the edit buffer */
-    app_train_opts chosen;    /* the controls' values */
-    app_train_opts opts;      /* what the training shown was made with */
-    int focus;                /* the option the keyboard changes */
+    bool open;             /* the view is shown */
+    bool made;             /* a training exists (since the view was first opened) */
+    app_state *st;         /* the window's state (borrowed): strings, status, the edit buffer */
+    app_train_opts chosen; /* the controls' values */
+    app_train_opts opts;   /* what the training shown was made with */
+    int focus;             /* the option the keyboard changes */
     /* made by a reset; fixed while the thread runs */
     const task_info *task;
-    model_trainer trainer;    /* the thread's alone while it runs */
+    model_trainer trainer; /* the thread's alone while it runs */
     int snap_steps[APP_TRAIN_MAX_SCHEDULE], n_snaps;
     int eval_steps[APP_TRAIN_MAX_SCHEDULE], n_evals;
-    model *snaps;             /* n_snaps copies; the thread fills snapshot i before it publishes i + 1 taken */
-    viz_train_point *points;  /* n_evals; the thread fills point i before it publishes i + 1 */
+    model *snaps;            /* n_snaps copies; the thread fills snapshot i before it publishes i + 1 taken */
+    viz_train_point *points; /* n_evals; the thread fills point i before it publishes i + 1 */
     /* the thread and what it publishes (under lock) */
-    plat_job *job;            /* the worker (platform.h: a thread, or slices in the browser) */
+    plat_job *job; /* the worker (platform.h: a thread, or slices in the browser) */
     SDL_mutex *lock;
     SDL_cond *wake;
     bool running, quit, done, failed;
-    bool stepping;            /* the thread is taking a step */
-    int pending;              /* single steps asked for (.) */
-    model pub;                /* the model after pub_step steps, with its training record */
+    bool stepping; /* the thread is taking a step */
+    int pending;   /* single steps asked for (.) */
+    model pub;     /* the model after pub_step steps, with its training record */
     int pub_step, pub_points, pub_snaps;
     char error[512];
-    double step_s, eval_s;    /* the thread's seconds stepping and evaluating (the curves' points) */
-    double finish_s;          /* and evaluating the trained model for its record (as --train does) */
+    double step_s, eval_s; /* the thread's seconds stepping and evaluating (the curves' points) */
+    double finish_s;       /* and evaluating the trained model for its record (as --train does) */
     /* the thread's own */
     bool begun;               /* evaluation 0 is done (a sliced worker's first slice) */
     int next_eval, next_snap; /* the evaluation and snapshot due next */
     double loss_sum;          /* batch losses since the last evaluation */
     int loss_n;
-    model eval_model;         /* the model being evaluated (a copy) */
-    model_ws eval_ws;         /* forward only, bound to eval_model */
+    model eval_model; /* the model being evaluated (a copy) */
+    model_ws eval_ws; /* forward only, bound to eval_model */
     /* the main thread's */
-    model live;               /* a copy of pub, taken at most every APP_TRAIN_REFRESH_MS while training */
+    model live; /* a copy of pub, taken at most every APP_TRAIN_REFRESH_MS while training */
     int live_step;
-    viz_train_point *seen;    /* the points copied from the thread */
+    viz_train_point *seen; /* the points copied from the thread */
     int n_seen, snaps_seen;
     viz_train_state state;
     int step_seen;
-    int scrub;                /* the snapshot shown, or -1: live */
-    char *probe;              /* the last valid probe (owned) */
-    model_result run;         /* the probe through the model shown */
+    int scrub;        /* the snapshot shown, or -1: live */
+    char *probe;      /* the last valid probe (owned) */
+    model_result run; /* the probe through the model shown */
     bool run_ok;
-    int query;                /* the row outlined, or -1 */
+    int query; /* the row outlined, or -1 */
     Uint32 last_refresh, last_poll;
-    long updates;             /* heatmap refreshes */
-    long updates_training;    /* of them while the thread was training */
-    double training_ms;       /* wall time seen training with the view open and live */
-    char saved[1400];         /* the last model saved, or "" */
-    viz_train_view view;      /* what viz_train draws */
+    long updates;          /* heatmap refreshes */
+    long updates_training; /* of them while the thread was training */
+    double training_ms;    /* wall time seen training with the view open and live */
+    char saved[1400];      /* the last model saved, or "" */
+    viz_train_view view;   /* what viz_train draws */
 } app_train;
 
 /* A closed view of st's window (nothing is made until it opens). */

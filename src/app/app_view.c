@@ -20,7 +20,8 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->notice = st->src.notice[0] ? st->src.notice : NULL;
     s->origin = app_origin(st);
     s->feature_names = !st->model.m && st->src.vocab && st->src.vocab->dim == st->src.cfg.d_model && st->src.trace.vocab_rows
-                       ? st->src.vocab->features : NULL;
+                           ? st->src.vocab->features
+                           : NULL;
     s->model = st->model.m;
     s->run = st->model.m ? &st->model.run : NULL;
     s->layer = st->model.layer;
@@ -114,7 +115,7 @@ char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
     bool token_cols = (s >= ATTN_ST_SCORES && s <= ATTN_ST_WEIGHTS) || s == MODEL_ST_D_WEIGHTS ||
                       s == MODEL_ST_D_SCALED || s == MODEL_ST_AVG;
     bool word_cols = s == MODEL_ST_LOGITS || s == MODEL_ST_PROBS;
-    attn_sb_puts(&b, what); // the corner names the matrix: a table pasted anywhere says what it is
+    attn_sb_puts(&b, what);          // the corner names the matrix: a table pasted anywhere says what it is
     for (int j = 0; j < cols; j++) { // header row: tokens, words or dimension numbers
         if (token_cols) attn_token_label(&t->tokens, j, 0, lab, sizeof lab);
         else if (word_cols) snprintf(lab, sizeof lab, "%s", st->model.m->vocab[j]);
@@ -191,4 +192,3 @@ char *app_command_line(const app_state *st) {
     attn_sb_printf(&b, " --print %s", attn_stage_name((attn_stage)s));
     return attn_sb_take(&b);
 }
-

@@ -123,8 +123,8 @@ typedef enum {
 } plat_slice;
 
 typedef struct {
-    const char *name;              /* the thread's name (debuggers show it) */
-    int (*run)(void *ctx);         /* the whole job (desktop) */
+    const char *name;               /* the thread's name (debuggers show it) */
+    int (*run)(void *ctx);          /* the whole job (desktop) */
     plat_slice (*slice)(void *ctx); /* a piece of it (browser) */
     void *ctx;
 } plat_job_def;

@@ -64,7 +64,8 @@ static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
     if (o->explain_stage < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
-                         "weights, z, concat or output.", stage);
+                         "weights, z, concat or output.",
+                         stage);
     o->explain = true;
     return ATTN_OK;
 }
@@ -73,7 +74,8 @@ attn_status cli_check_layer_page(cli_opts *o, attn_err *err) {
     attn_status st = o->explain ? parse_explain(o, o->explain_spec, err) : ATTN_OK;
     if (st == ATTN_OK && o->print_stage >= ATTN_STAGE_COUNT)
         return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; it goes with --model FILE.json "
-                                              "(or a lesson page with @model).", model_stage_name(o->print_stage));
+                                              "(or a lesson page with @model).",
+                         model_stage_name(o->print_stage));
     return st;
 }
 
@@ -138,7 +140,8 @@ static attn_status parse_setting(cli_opts *o, int id, const char *flag, const ch
     if (s->kind == ATTN_SETTING_MASK) return ATTN_ERR_RANGE; // attn_mask_parse said why
     return attn_fail(err, ATTN_ERR_RANGE,
                      "%s needs FIRST-LAST, the columns of X the positional encoding fills counting "
-                     "from 0 (e.g. 0-3), or all (not \"%s\").", flag, val);
+                     "from 0 (e.g. 0-3), or all (not \"%s\").",
+                     flag, val);
 }
 
 static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
@@ -186,10 +189,27 @@ static bool takes_value(const char *flag) {
     int setting = attn_setting_by_flag(flag, NULL);
     if (setting >= 0) return attn_setting_at(setting)->kind != ATTN_SETTING_ONOFF;
     static const char *const valued[] = {
-        "--sentence", "--sentence-file", "--weights", "--dump-json", "--explain",
-        "--size", "--ui-scale", "--font", "--script", "--shots-dir",
-        "--lesson", "--page", "--check-lesson",
-        "--export-dir", "--format", "--steps", "--view", "--theme", "--lang", "--pixel-scale", "--max-n",
+        "--sentence",
+        "--sentence-file",
+        "--weights",
+        "--dump-json",
+        "--explain",
+        "--size",
+        "--ui-scale",
+        "--font",
+        "--script",
+        "--shots-dir",
+        "--lesson",
+        "--page",
+        "--check-lesson",
+        "--export-dir",
+        "--format",
+        "--steps",
+        "--view",
+        "--theme",
+        "--lang",
+        "--pixel-scale",
+        "--max-n",
     };
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         if (strcmp(flag, valued[i]) == 0) return true;
@@ -206,7 +226,8 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
     if (o->print_stage < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--print: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
-                         "weights, z, concat or output (or nothing for all).", name);
+                         "weights, z, concat or output (or nothing for all).",
+                         name);
     return ATTN_OK;
 }
 
@@ -235,7 +256,8 @@ static attn_status check_stdin(const cli_opts *o, attn_err *err) {
         if (!vals[i] || strcmp(vals[i], "-") != 0) continue;
         if (first)
             return attn_fail(err, ATTN_ERR_RANGE, "%s - and %s - would both read standard input, which can be "
-                             "read only once; give one of them a file.", first, flags[i]);
+                                                  "read only once; give one of them a file.",
+                             first, flags[i]);
         first = flags[i];
     }
     return ATTN_OK;
@@ -257,10 +279,14 @@ static attn_status check_lesson_flags(const cli_opts *o, attn_err *err) {
 
 /* The flags that set a one-layer configuration; a model file or a task fixes these. */
 const char *cli_model_config_flag(const cli_opts *o) {
-    return o->set_d_model ? "--d-model" : o->set_d_k ? "--d-k" : o->set_heads ? "--heads" : o->set_seed ? "--seed"
-         : o->set_mask ? "--mask" : o->set_scale ? (o->cfg.scale ? "--scale" : "--no-scale")
-         : o->set_pos_enc ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc") : o->set_bias ? (o->cfg.bias ? "--bias" : "--no-bias")
-         : NULL;
+    return o->set_d_model ? "--d-model" : o->set_d_k   ? "--d-k"
+                                      : o->set_heads   ? "--heads"
+                                      : o->set_seed    ? "--seed"
+                                      : o->set_mask    ? "--mask"
+                                      : o->set_scale   ? (o->cfg.scale ? "--scale" : "--no-scale")
+                                      : o->set_pos_enc ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc")
+                                      : o->set_bias    ? (o->cfg.bias ? "--bias" : "--no-bias")
+                                                       : NULL;
 }
 
 /* --train TASK --save FILE: nothing else but the training flags. */
@@ -274,7 +300,8 @@ static attn_status check_train(cli_opts *o, attn_err *err) {
                          "--train only trains and saves; load the result with --headless --model FILE.json.");
     if (o->set_pos_enc)
         return attn_fail(err, ATTN_ERR_RANGE, "%s is the one-layer view's flag; with --train use "
-                                              "--pos sinusoidal|learned|none.", o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc");
+                                              "--pos sinusoidal|learned|none.",
+                         o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc");
     o->mode = CLI_MODE_TRAIN;
     return ATTN_OK;
 }
@@ -288,7 +315,8 @@ static attn_status check_model_stdin(const cli_opts *o, attn_err *err) {
     for (int i = 0; i < 2; i++)
         if (vals[i] && strcmp(vals[i], "-") == 0)
             return attn_fail(err, ATTN_ERR_RANGE, "--model - and %s - would both read standard input, which can be "
-                                                  "read only once; give one of them a file.", flags[i]);
+                                                  "read only once; give one of them a file.",
+                             flags[i]);
     return ATTN_OK;
 }
 
@@ -301,7 +329,9 @@ static attn_status check_model(cli_opts *o, attn_err *err) {
     if (!flag) flag = cli_model_training_flag(m);
     if (o->weights_path || o->lesson_path || flag)
         return attn_fail(err, ATTN_ERR_RANGE, "--model takes its weights and configuration from the file; "
-                                              "drop %s.", o->weights_path ? "--weights" : o->lesson_path ? "--lesson" : flag);
+                                              "drop %s.",
+                         o->weights_path ? "--weights" : o->lesson_path ? "--lesson"
+                                                                        : flag);
     if (o->explain) return cli_model_parse_explain(m, o->explain_spec, err);
     return ATTN_OK;
 }
@@ -383,73 +413,73 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
 
 /* --help with "%s" where the settings' lines go (so no other % in it). */
 static const char help_format[] =
-        "attnviz " ATTN_VERSION " — see self-attention compute, step by step.\n"
-        "\n"
-        "Usage:\n"
-        "  attnviz                          open the app (the GUI)\n"
-        "  attnviz --headless [options] --print [STAGE]\n"
-        "  attnviz --headless [options] --dump-json FILE|-\n"
-        "  attnviz --headless [options] --explain STAGE:HEAD:ROW:COL\n"
-        "  attnviz --headless --lesson FILE [--page ID] [options] --print [STAGE]\n"
-        "  attnviz --check-lesson FILE\n"
-        "  attnviz --train TASK --save FILE.json [training options]\n"
-        "  attnviz --headless --model FILE.json [--sentence S] [--target POS:TOKEN ...]\n"
-        "          --print [STAGE] | --dump-json FILE|- | --explain STAGE:LAYER:HEAD:ROW:COL\n"
-        "  attnviz --tasks\n"
-        "\n"
-        "Input:\n"
-        "  --sentence S          the sentence (default: " CLI_SEED_SENTENCE ")\n"
-        "  --sentence-file F     read the sentence from a file (- for standard input)\n"
-        "  --weights F.json      read X, W_Q/W_K/W_V, b_*, W_O, b_O from a JSON file\n"
-        "                        (the --dump-json shape); missing keys use the normal source\n"
-        "Configuration:\n"
-        "%s" // the settings' lines, from their table (attn_setting_help)
-        "Output:\n"
-        "  --print [STAGE]       print the tokens and every stage, or one of:\n"
-        "                        x q k v scores scaled masked weights z concat output\n"
-        "  --dump-json F         write every stage as JSON (- for standard output)\n"
-        "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
-        "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
-        "Lessons:\n"
-        "  --lesson FILE         open a lesson (with --headless: compute its page with the\n"
-        "                        page's sentence, settings, vocabulary and designed weights;\n"
-        "                        --sentence and the settings flags override the page)\n"
-        "  --page ID             which page of the lesson (default: the first)\n"
-        "  --check-lesson FILE   check a lesson and report every error as file:line:column\n"
-        "A trained model (attention only, 1-4 layers; see the README):\n"
-        "  --tasks               list the tasks: vocabulary, lengths, examples, defaults\n"
-        "  --train TASK --save FILE.json  train on referent-zh, referent-en, reverse, sort or\n"
-        "                        induction and write the model; the task's defaults learn it.\n"
-        "                        Options: --layers L (1-4) --heads H --d-model N --d-k N\n"
-        "                        --pos sinusoidal|learned|none --mask M --no-scale --bias\n"
-        "                        --train-steps N --batch B --lr X --weight-decay X\n"
-        "                        --objective pointer|token --seed S\n"
-        "  --model FILE.json     with --headless: run the model on --sentence (default: its\n"
-        "                        probe); --print and --dump-json show every layer; --print\n"
-        "                        and --explain also know residual logits probs d_weights d_scaled\n"
-        "  --target POS:TOKEN    (repeatable) the answer at row POS (from 0): adds the loss and\n"
-        "                        every gradient (a pointer model's TOKEN must occur once)\n"
-        "Export (course notes; no display needed):\n"
-        "  --export-dir DIR      write every step (or every lesson page) into DIR\n"
-        "  --format LIST         png,svg,csv,tex,md,html (default png,svg)\n"
-        "  --pixel-scale N       1-3: render text and lines N times larger, for print\n"
-        "  --steps LIST          all, or step numbers such as 3,6\n"
-        "  --view figure|window  the step's figure (default) or the whole window\n"
-        "  --caption             burn the step, equation, sentence and settings in\n"
-        "  --theme NAME          light, dark, presenter or high-contrast (also the window's)\n"
-        "  --lang en|zh          UI language (also the window's)\n"
-        "Measuring:\n"
-        "  --complexity [--max-n N]  time full, sliding-window and linear attention for\n"
-        "                        n = 16 ... N and fit the slopes (N 16-65536, default 4096)\n"
-        "  --bench               replay a classroom session offscreen and print timings\n"
-        "                        (with --size WxH and --theme NAME: at that size and theme)\n"
-        "Window:\n"
-        "  --size WxH            window size, e.g. 1280x800 (also the export size)\n"
-        "  --ui-scale S          UI scale 0.5-4 (default: from the display's DPI)\n"
-        "  --font FILE           use this font instead of WenQuanYi Micro Hei\n"
-        "  --script FILE         drive the window from a script (see the README)\n"
-        "  --shots-dir DIR       where Ctrl+S saves screenshots\n"
-        "  --help, --version\n";
+    "attnviz " ATTN_VERSION " — see self-attention compute, step by step.\n"
+    "\n"
+    "Usage:\n"
+    "  attnviz                          open the app (the GUI)\n"
+    "  attnviz --headless [options] --print [STAGE]\n"
+    "  attnviz --headless [options] --dump-json FILE|-\n"
+    "  attnviz --headless [options] --explain STAGE:HEAD:ROW:COL\n"
+    "  attnviz --headless --lesson FILE [--page ID] [options] --print [STAGE]\n"
+    "  attnviz --check-lesson FILE\n"
+    "  attnviz --train TASK --save FILE.json [training options]\n"
+    "  attnviz --headless --model FILE.json [--sentence S] [--target POS:TOKEN ...]\n"
+    "          --print [STAGE] | --dump-json FILE|- | --explain STAGE:LAYER:HEAD:ROW:COL\n"
+    "  attnviz --tasks\n"
+    "\n"
+    "Input:\n"
+    "  --sentence S          the sentence (default: " CLI_SEED_SENTENCE ")\n"
+    "  --sentence-file F     read the sentence from a file (- for standard input)\n"
+    "  --weights F.json      read X, W_Q/W_K/W_V, b_*, W_O, b_O from a JSON file\n"
+    "                        (the --dump-json shape); missing keys use the normal source\n"
+    "Configuration:\n"
+    "%s" // the settings' lines, from their table (attn_setting_help)
+    "Output:\n"
+    "  --print [STAGE]       print the tokens and every stage, or one of:\n"
+    "                        x q k v scores scaled masked weights z concat output\n"
+    "  --dump-json F         write every stage as JSON (- for standard output)\n"
+    "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
+    "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
+    "Lessons:\n"
+    "  --lesson FILE         open a lesson (with --headless: compute its page with the\n"
+    "                        page's sentence, settings, vocabulary and designed weights;\n"
+    "                        --sentence and the settings flags override the page)\n"
+    "  --page ID             which page of the lesson (default: the first)\n"
+    "  --check-lesson FILE   check a lesson and report every error as file:line:column\n"
+    "A trained model (attention only, 1-4 layers; see the README):\n"
+    "  --tasks               list the tasks: vocabulary, lengths, examples, defaults\n"
+    "  --train TASK --save FILE.json  train on referent-zh, referent-en, reverse, sort or\n"
+    "                        induction and write the model; the task's defaults learn it.\n"
+    "                        Options: --layers L (1-4) --heads H --d-model N --d-k N\n"
+    "                        --pos sinusoidal|learned|none --mask M --no-scale --bias\n"
+    "                        --train-steps N --batch B --lr X --weight-decay X\n"
+    "                        --objective pointer|token --seed S\n"
+    "  --model FILE.json     with --headless: run the model on --sentence (default: its\n"
+    "                        probe); --print and --dump-json show every layer; --print\n"
+    "                        and --explain also know residual logits probs d_weights d_scaled\n"
+    "  --target POS:TOKEN    (repeatable) the answer at row POS (from 0): adds the loss and\n"
+    "                        every gradient (a pointer model's TOKEN must occur once)\n"
+    "Export (course notes; no display needed):\n"
+    "  --export-dir DIR      write every step (or every lesson page) into DIR\n"
+    "  --format LIST         png,svg,csv,tex,md,html (default png,svg)\n"
+    "  --pixel-scale N       1-3: render text and lines N times larger, for print\n"
+    "  --steps LIST          all, or step numbers such as 3,6\n"
+    "  --view figure|window  the step's figure (default) or the whole window\n"
+    "  --caption             burn the step, equation, sentence and settings in\n"
+    "  --theme NAME          light, dark, presenter or high-contrast (also the window's)\n"
+    "  --lang en|zh          UI language (also the window's)\n"
+    "Measuring:\n"
+    "  --complexity [--max-n N]  time full, sliding-window and linear attention for\n"
+    "                        n = 16 ... N and fit the slopes (N 16-65536, default 4096)\n"
+    "  --bench               replay a classroom session offscreen and print timings\n"
+    "                        (with --size WxH and --theme NAME: at that size and theme)\n"
+    "Window:\n"
+    "  --size WxH            window size, e.g. 1280x800 (also the export size)\n"
+    "  --ui-scale S          UI scale 0.5-4 (default: from the display's DPI)\n"
+    "  --font FILE           use this font instead of WenQuanYi Micro Hei\n"
+    "  --script FILE         drive the window from a script (see the README)\n"
+    "  --shots-dir DIR       where Ctrl+S saves screenshots\n"
+    "  --help, --version\n";
 
 const char *cli_help_text(void) {
     static char text[8192]; // made once: the fixed text around the settings' lines

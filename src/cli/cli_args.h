@@ -13,53 +13,53 @@
 #define CLI_SEED_SENTENCE "这只动物没看见那只鸟，因为它飞得太快了。"
 
 typedef enum {
-    CLI_MODE_GUI,      /* no headless action: open the window */
-    CLI_MODE_HEADLESS, /* compute and print / dump / explain */
-    CLI_MODE_EXPORT,   /* --export-dir: write figures and tables (main.c, needs fonts) */
+    CLI_MODE_GUI,        /* no headless action: open the window */
+    CLI_MODE_HEADLESS,   /* compute and print / dump / explain */
+    CLI_MODE_EXPORT,     /* --export-dir: write figures and tables (main.c, needs fonts) */
     CLI_MODE_COMPLEXITY, /* --complexity: time the core at growing n */
-    CLI_MODE_BENCH,    /* --bench: replay a classroom session offscreen and time it */
-    CLI_MODE_HELP,     /* --help */
-    CLI_MODE_VERSION,  /* --version */
-    CLI_MODE_TRAIN,    /* --train TASK --save FILE: train a model (cli_train.c) */
-    CLI_MODE_TASKS     /* --tasks: list the tasks (cli_train.c); the last (the fuzzer's range check) */
+    CLI_MODE_BENCH,      /* --bench: replay a classroom session offscreen and time it */
+    CLI_MODE_HELP,       /* --help */
+    CLI_MODE_VERSION,    /* --version */
+    CLI_MODE_TRAIN,      /* --train TASK --save FILE: train a model (cli_train.c) */
+    CLI_MODE_TASKS       /* --tasks: list the tasks (cli_train.c); the last (the fuzzer's range check) */
 } cli_mode;
 
 typedef struct {
-    cli_mode mode;             /* what to do */
-    attn_config cfg;           /* configuration from the flags (defaults otherwise) */
-    bool set_d_model;          /* --d-model was given (a weights file may not override it) */
-    bool set_d_k;              /* --d-k was given */
-    bool set_heads;            /* --heads was given */
+    cli_mode mode;                                                           /* what to do */
+    attn_config cfg;                                                         /* configuration from the flags (defaults otherwise) */
+    bool set_d_model;                                                        /* --d-model was given (a weights file may not override it) */
+    bool set_d_k;                                                            /* --d-k was given */
+    bool set_heads;                                                          /* --heads was given */
     bool set_seed, set_mask, set_scale, set_pos_enc, set_bias, set_pos_dims; /* given as flags (they override a lesson page) */
-    const char *sentence;      /* --sentence, borrowed from argv; NULL when not given */
-    const char *sentence_file; /* --sentence-file path or "-"; NULL when not given */
-    const char *weights_path;  /* --weights FILE.json; NULL when not given */
-    bool print;                /* --print given */
-    int print_stage;           /* stage to print, or -1 for the tokens and every stage */
-    const char *dump_path;     /* --dump-json FILE or "-"; NULL when not given */
-    int width, height;         /* --size WxH of the window (0: default) */
-    double ui_scale;           /* --ui-scale (0: follow the display's DPI) */
-    const char *font_path;     /* --font FILE overriding the fontconfig match; NULL otherwise */
-    const char *script_path;   /* --script FILE driving the GUI; NULL otherwise */
-    const char *shots_dir;     /* --shots-dir DIR for screenshots; NULL: XDG pictures folder */
-    const char *lesson_path;   /* --lesson FILE (GUI: open it; headless: compute its page); NULL otherwise */
-    const char *page_id;       /* --page ID of the lesson; NULL: the first page */
-    const char *check_lesson;  /* --check-lesson FILE: validate it and do nothing else; NULL otherwise */
-    const char *export_dir;    /* --export-dir DIR; NULL otherwise */
-    const char *formats;       /* --format list as given ("png,svg"); NULL: the export default */
-    const char *steps;         /* --steps "all" or "3,6"; NULL: all */
-    const char *view;          /* --view figure|window; NULL: figure */
-    const char *theme;         /* --theme NAME (GUI and export); NULL: saved or light */
-    const char *lang;          /* --lang en|zh (GUI and export); NULL: from the lesson, settings or LANG */
-    int pixel_scale;           /* --pixel-scale 1..3 (0: 1) */
-    bool caption;              /* --caption */
-    int max_n;                 /* --max-n for --complexity (0: default) */
-    bool complexity;           /* --complexity */
-    bool bench;                /* --bench */
-    bool explain;              /* --explain given */
-    const char *explain_spec;  /* --explain's value as given, borrowed from argv */
-    int explain_stage, explain_head, explain_row, explain_col; /* its cell */
-    cli_model_opts model;      /* --train, --tasks, --model, --target and their flags */
+    const char *sentence;                                                    /* --sentence, borrowed from argv; NULL when not given */
+    const char *sentence_file;                                               /* --sentence-file path or "-"; NULL when not given */
+    const char *weights_path;                                                /* --weights FILE.json; NULL when not given */
+    bool print;                                                              /* --print given */
+    int print_stage;                                                         /* stage to print, or -1 for the tokens and every stage */
+    const char *dump_path;                                                   /* --dump-json FILE or "-"; NULL when not given */
+    int width, height;                                                       /* --size WxH of the window (0: default) */
+    double ui_scale;                                                         /* --ui-scale (0: follow the display's DPI) */
+    const char *font_path;                                                   /* --font FILE overriding the fontconfig match; NULL otherwise */
+    const char *script_path;                                                 /* --script FILE driving the GUI; NULL otherwise */
+    const char *shots_dir;                                                   /* --shots-dir DIR for screenshots; NULL: XDG pictures folder */
+    const char *lesson_path;                                                 /* --lesson FILE (GUI: open it; headless: compute its page); NULL otherwise */
+    const char *page_id;                                                     /* --page ID of the lesson; NULL: the first page */
+    const char *check_lesson;                                                /* --check-lesson FILE: validate it and do nothing else; NULL otherwise */
+    const char *export_dir;                                                  /* --export-dir DIR; NULL otherwise */
+    const char *formats;                                                     /* --format list as given ("png,svg"); NULL: the export default */
+    const char *steps;                                                       /* --steps "all" or "3,6"; NULL: all */
+    const char *view;                                                        /* --view figure|window; NULL: figure */
+    const char *theme;                                                       /* --theme NAME (GUI and export); NULL: saved or light */
+    const char *lang;                                                        /* --lang en|zh (GUI and export); NULL: from the lesson, settings or LANG */
+    int pixel_scale;                                                         /* --pixel-scale 1..3 (0: 1) */
+    bool caption;                                                            /* --caption */
+    int max_n;                                                               /* --max-n for --complexity (0: default) */
+    bool complexity;                                                         /* --complexity */
+    bool bench;                                                              /* --bench */
+    bool explain;                                                            /* --explain given */
+    const char *explain_spec;                                                /* --explain's value as given, borrowed from argv */
+    int explain_stage, explain_head, explain_row, explain_col;               /* its cell */
+    cli_model_opts model;                                                    /* --train, --tasks, --model, --target and their flags */
 } cli_opts;
 
 /* Checks how the model's flags combine with the rest and sets the mode for

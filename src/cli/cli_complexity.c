@@ -81,6 +81,7 @@ int cli_run_complexity(int max_n, FILE *out, FILE *errf) {
     }
     print_slopes(out, &r);
     fprintf(out, "\nfull: the reference stages (what --explain shows); full-fast: the same head,\n"
-                 "blocked and vectorised (%s); measured in %.1f s.\n", r.isa, r.elapsed_s);
+                 "blocked and vectorised (%s); measured in %.1f s.\n",
+            r.isa, r.elapsed_s);
     return 0;
 }

@@ -12,8 +12,17 @@
 #include "utf8.h"
 
 static const char *const valued[] = {
-    "--train", "--save", "--model", "--layers", "--pos", "--objective", "--train-steps", "--batch",
-    "--lr", "--weight-decay", "--target",
+    "--train",
+    "--save",
+    "--model",
+    "--layers",
+    "--pos",
+    "--objective",
+    "--train-steps",
+    "--batch",
+    "--lr",
+    "--weight-decay",
+    "--target",
 };
 
 bool cli_model_takes_value(const char *flag) {
@@ -90,7 +99,8 @@ static attn_status parse_model_cell(cli_model_opts *m, const char *s, attn_err *
     static const char *const names[] = {"--explain LAYER", "--explain HEAD", "--explain ROW", "--explain COL"};
     static const long long hi[] = {MODEL_MAX_LAYERS - 1, ATTN_MAX_HEADS - 1, MODEL_MAX_LEN - 1,
                                    (ATTN_MAX_HEADS * ATTN_MAX_D_K > MODEL_MAX_VOCAB ? ATTN_MAX_HEADS * ATTN_MAX_D_K
-                                                                                    : MODEL_MAX_VOCAB) - 1};
+                                                                                    : MODEL_MAX_VOCAB) -
+                                       1};
     int *dst[] = {&m->explain_layer, &m->explain_head, &m->explain_row, &m->explain_col};
     for (int i = 0; i < 4; i++) {
         const char *end = i < 3 ? strchr(s, ':') : s + strlen(s);
@@ -122,14 +132,18 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
     if (model_stage_from_name(m->explain_stage) < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, concat, "
-                         "output, residual, logits, probs, d_weights or d_scaled.", m->explain_stage);
+                         "output, residual, logits, probs, d_weights or d_scaled.",
+                         m->explain_stage);
     return parse_model_cell(m, colon + 1, err);
 }
 
 /* The first training flag given (--layers …), or NULL. */
 const char *cli_model_training_flag(const cli_model_opts *m) {
-    return m->set_layers ? "--layers" : m->set_pos ? "--pos" : m->set_objective ? "--objective"
-         : m->set_train_steps ? "--train-steps" : m->set_batch ? "--batch" : m->set_lr ? "--lr"
-         : m->set_weight_decay ? "--weight-decay" : NULL;
+    return m->set_layers ? "--layers" : m->set_pos        ? "--pos"
+                                    : m->set_objective    ? "--objective"
+                                    : m->set_train_steps  ? "--train-steps"
+                                    : m->set_batch        ? "--batch"
+                                    : m->set_lr           ? "--lr"
+                                    : m->set_weight_decay ? "--weight-decay"
+                                                          : NULL;
 }
-

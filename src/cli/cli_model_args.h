@@ -17,22 +17,22 @@ typedef struct {
 } cli_target;
 
 typedef struct {
-    const char *train_task;    /* --train TASK; NULL otherwise */
-    const char *save_path;     /* --save FILE.json; NULL otherwise */
-    const char *model_path;    /* --model FILE.json; NULL otherwise */
-    bool tasks;                /* --tasks */
-    int layers;                /* --layers L */
-    model_pos pos;             /* --pos */
-    model_objective objective; /* --objective */
-    int train_steps;           /* --train-steps N */
-    int batch;                 /* --batch B */
-    double lr;                 /* --lr X */
-    double weight_decay;       /* --weight-decay X */
+    const char *train_task;                                                                        /* --train TASK; NULL otherwise */
+    const char *save_path;                                                                         /* --save FILE.json; NULL otherwise */
+    const char *model_path;                                                                        /* --model FILE.json; NULL otherwise */
+    bool tasks;                                                                                    /* --tasks */
+    int layers;                                                                                    /* --layers L */
+    model_pos pos;                                                                                 /* --pos */
+    model_objective objective;                                                                     /* --objective */
+    int train_steps;                                                                               /* --train-steps N */
+    int batch;                                                                                     /* --batch B */
+    double lr;                                                                                     /* --lr X */
+    double weight_decay;                                                                           /* --weight-decay X */
     bool set_layers, set_pos, set_objective, set_train_steps, set_batch, set_lr, set_weight_decay; /* given */
-    int n_targets;             /* --target entries */
+    int n_targets;                                                                                 /* --target entries */
     cli_target targets[CLI_MAX_TARGETS];
     /* --explain with --model: STAGE:LAYER:HEAD:ROW:COL */
-    char explain_stage[16];    /* the stage's name as given */
+    char explain_stage[16]; /* the stage's name as given */
     int explain_layer, explain_head, explain_row, explain_col;
 } cli_model_opts;
 

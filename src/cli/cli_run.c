@@ -24,7 +24,8 @@ static attn_status load_sentence(cli_state *r, const cli_opts *o, attn_err *err)
         return st;
     }
     r->sentence = o->sentence ? o->sentence
-                : r->lesson ? lesson_page_at(r->lesson, r->page)->sentence : CLI_SEED_SENTENCE;
+                  : r->lesson ? lesson_page_at(r->lesson, r->page)->sentence
+                              : CLI_SEED_SENTENCE;
     r->sentence_len = strlen(r->sentence);
     return ATTN_OK;
 }
@@ -185,7 +186,8 @@ static attn_status model_page(cli_opts *mo, const lesson **keep, attn_err *err) 
                        pg->model_name, pg->model_why ? pg->model_why : "no reason given");
     else if (pg->model && flag)
         st = attn_fail(err, ATTN_ERR_RANGE, "Page %s shows the trained model %s, whose training fixed its "
-                                            "configuration; drop %s.", pg->id, pg->model_name, flag);
+                                            "configuration; drop %s.",
+                       pg->id, pg->model_name, flag);
     else if (pg->model) {
         mo->model.model_path = pg->model_path;
         if (!mo->sentence && !mo->sentence_file) mo->sentence = pg->sentence;
@@ -207,7 +209,8 @@ int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     const lesson *keep = NULL;
     if (o->lesson_path) {
         attn_status st = model_page(&page, &keep, &err);
-        int code = st != ATTN_OK ? 1 : page.model.model_path ? cli_model_run(&page, true, out, errf) : -1;
+        int code = st != ATTN_OK ? 1 : page.model.model_path ? cli_model_run(&page, true, out, errf)
+                                                             : -1;
         if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
         if (code >= 0) {
             lesson_free((lesson *)keep);

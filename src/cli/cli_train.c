@@ -101,7 +101,8 @@ static void report_results(FILE *out, model_trainer *t, double start, double ste
     fprintf(out, "time: %.2f s in all, %.2f ms per step\n", total, r->steps ? 1000.0 * step_s / r->steps : 0.0);
     if (r->has_referent) {
         fprintf(out, "referent attention: in %.1f%% of held-out sentences, the last layer's head with the largest "
-                     "weight from the pronoun puts it on the referent\n", 100.0 * r->referent_attention);
+                     "weight from the pronoun puts it on the referent\n",
+                100.0 * r->referent_attention);
         lesson_report(out, t);
     }
     fprintf(out, "saved %s\n", strcmp(path, "-") == 0 ? "to standard output" : path);

@@ -26,9 +26,9 @@
 
 typedef enum {
     ATTN_MASK_NONE,
-    ATTN_MASK_CAUSAL,        /* i sees j <= i */
-    ATTN_MASK_WINDOW,        /* i sees j with |i - j| <= W */
-    ATTN_MASK_CAUSAL_WINDOW  /* i sees j with i - W <= j <= i */
+    ATTN_MASK_CAUSAL,       /* i sees j <= i */
+    ATTN_MASK_WINDOW,       /* i sees j with |i - j| <= W */
+    ATTN_MASK_CAUSAL_WINDOW /* i sees j with i - W <= j <= i */
 } attn_mask_kind;
 
 typedef struct {
@@ -51,16 +51,31 @@ typedef struct {
 
 /* The stages a trace keeps, in computation order. */
 typedef enum {
-    ATTN_ST_X, ATTN_ST_Q, ATTN_ST_K, ATTN_ST_V, ATTN_ST_SCORES, ATTN_ST_SCALED,
-    ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_CONCAT, ATTN_ST_OUTPUT,
+    ATTN_ST_X,
+    ATTN_ST_Q,
+    ATTN_ST_K,
+    ATTN_ST_V,
+    ATTN_ST_SCORES,
+    ATTN_ST_SCALED,
+    ATTN_ST_MASKED,
+    ATTN_ST_WEIGHTS,
+    ATTN_ST_Z,
+    ATTN_ST_CONCAT,
+    ATTN_ST_OUTPUT,
     ATTN_STAGE_COUNT
 } attn_stage;
 
 /* The eight steps of the walkthrough, in the rail's order. Every text a
  * learner reads numbers them from 1 (step s is "s + 1"). */
 typedef enum {
-    ATTN_STEP_EMBED, ATTN_STEP_QKV, ATTN_STEP_SCORES, ATTN_STEP_SCALE,
-    ATTN_STEP_MASK, ATTN_STEP_SOFTMAX, ATTN_STEP_WEIGHTED, ATTN_STEP_MULTIHEAD,
+    ATTN_STEP_EMBED,
+    ATTN_STEP_QKV,
+    ATTN_STEP_SCORES,
+    ATTN_STEP_SCALE,
+    ATTN_STEP_MASK,
+    ATTN_STEP_SOFTMAX,
+    ATTN_STEP_WEIGHTED,
+    ATTN_STEP_MULTIHEAD,
     ATTN_STEP_COUNT
 } attn_step;
 
@@ -68,8 +83,14 @@ typedef enum {
  * named as the JSON files and lessons name them. The values are the stream
  * numbers of attn_weight_stream (they fix every seeded weight: do not renumber). */
 typedef enum {
-    ATTN_MAT_W_Q = 0, ATTN_MAT_W_K = 1, ATTN_MAT_W_V = 2, ATTN_MAT_W_O = 3,
-    ATTN_MAT_B_Q = 4, ATTN_MAT_B_K = 5, ATTN_MAT_B_V = 6, ATTN_MAT_B_O = 7,
+    ATTN_MAT_W_Q = 0,
+    ATTN_MAT_W_K = 1,
+    ATTN_MAT_W_V = 2,
+    ATTN_MAT_W_O = 3,
+    ATTN_MAT_B_Q = 4,
+    ATTN_MAT_B_K = 5,
+    ATTN_MAT_B_V = 6,
+    ATTN_MAT_B_O = 7,
     ATTN_MAT_COUNT
 } attn_matrix;
 
@@ -211,18 +232,18 @@ attn_status attn_check_finite(const double *v, size_t count, const char *what, a
 /* Weights the caller supplies instead of the PRNG; each NULL pointer falls back
  * to the normal source. All arrays are borrowed, shapes as attn_matrix_shape. */
 typedef struct {
-    const double *x;                                  /* (n, d_model): used as given, no positional encoding */
+    const double *x;                                   /* (n, d_model): used as given, no positional encoding */
     const double *mat[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* [m][h]; W_O and b_O at head 0 */
 } attn_weights;
 
 /* A vocabulary: named feature dimensions and one vector per listed word. */
 typedef struct {
-    int dim;                    /* vector length (the lesson's d_model) */
-    int count;                  /* number of words */
-    const char *const *words;   /* count UTF-8 words, borrowed */
-    const double *vectors;      /* (count, dim), borrowed */
-    const char *const *features;/* dim feature names, or NULL; borrowed */
-    const int *order;           /* NULL, or attn_words_sort's index of words (borrowed):
+    int dim;                     /* vector length (the lesson's d_model) */
+    int count;                   /* number of words */
+    const char *const *words;    /* count UTF-8 words, borrowed */
+    const double *vectors;       /* (count, dim), borrowed */
+    const char *const *features; /* dim feature names, or NULL; borrowed */
+    const int *order;            /* NULL, or attn_words_sort's index of words (borrowed):
                                    lookups and tokenizing then binary-search it */
 } attn_vocab;
 
@@ -236,14 +257,14 @@ attn_wordlist attn_vocab_words(const attn_vocab *vocab);
 /* ---- the trace: one sentence, every stage of every head --------------- */
 
 typedef struct {
-    double *w_q, *w_k, *w_v;              /* (d_model, d_k) */
-    double *b_q, *b_k, *b_v;              /* (d_k); zeros when biases are off */
-    double *q, *k, *v;                    /* (n, d_k) */
-    double *scores;                       /* (n, n) Q·Kᵀ */
-    double *scaled;                       /* (n, n) scores / sqrt(d_k), or a copy when scaling is off */
-    double *masked;                       /* (n, n) scaled with -INFINITY where masked */
-    double *weights;                      /* (n, n) row softmax of masked */
-    double *z;                            /* (n, d_k) weights · V */
+    double *w_q, *w_k, *w_v; /* (d_model, d_k) */
+    double *b_q, *b_k, *b_v; /* (d_k); zeros when biases are off */
+    double *q, *k, *v;       /* (n, d_k) */
+    double *scores;          /* (n, n) Q·Kᵀ */
+    double *scaled;          /* (n, n) scores / sqrt(d_k), or a copy when scaling is off */
+    double *masked;          /* (n, n) scaled with -INFINITY where masked */
+    double *weights;         /* (n, n) row softmax of masked */
+    double *z;               /* (n, d_k) weights · V */
 } attn_head;
 
 typedef enum {
@@ -253,23 +274,23 @@ typedef enum {
 } attn_weight_source;
 
 typedef struct {
-    attn_config cfg;          /* configuration the trace was computed with */
-    attn_tokens tokens;       /* owned tokens of the sentence */
-    int n;                    /* tokens.n, for brevity */
-    int vocab_rows;           /* tokens whose embedding came from the vocabulary */
-    bool vocab_used;          /* a vocabulary of d_model features was given (its words make X's rows) */
-    int vocab_index[ATTN_MAX_TOKENS]; /* token i's vocabulary word, or -1 (X given, or derived from its bytes) */
-    bool x_given;             /* X came from attn_weights.x */
-    attn_weight_source source;/* where the projection weights came from (W_*: derived from given) */
+    attn_config cfg;                            /* configuration the trace was computed with */
+    attn_tokens tokens;                         /* owned tokens of the sentence */
+    int n;                                      /* tokens.n, for brevity */
+    int vocab_rows;                             /* tokens whose embedding came from the vocabulary */
+    bool vocab_used;                            /* a vocabulary of d_model features was given (its words make X's rows) */
+    int vocab_index[ATTN_MAX_TOKENS];           /* token i's vocabulary word, or -1 (X given, or derived from its bytes) */
+    bool x_given;                               /* X came from attn_weights.x */
+    attn_weight_source source;                  /* where the projection weights came from (W_*: derived from given) */
     bool given[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* matrix m of head h (W_O, b_O: h 0) was supplied, not seeded */
-    double *x;                /* (n, d_model), positional encoding included */
-    attn_head head[ATTN_MAX_HEADS]; /* cfg.heads entries are valid */
-    double *concat;           /* (n, heads * d_k) */
-    double *w_o;              /* (heads * d_k, d_model) */
-    double *b_o;              /* (d_model); zeros when biases are off */
-    double *output;           /* (n, d_model) concat · W_O */
-    long long macs[ATTN_STAGE_COUNT]; /* multiply-adds per stage, all heads */
-    double *block_;           /* the one allocation behind every array above */
+    double *x;                                  /* (n, d_model), positional encoding included */
+    attn_head head[ATTN_MAX_HEADS];             /* cfg.heads entries are valid */
+    double *concat;                             /* (n, heads * d_k) */
+    double *w_o;                                /* (heads * d_k, d_model) */
+    double *b_o;                                /* (d_model); zeros when biases are off */
+    double *output;                             /* (n, d_model) concat · W_O */
+    long long macs[ATTN_STAGE_COUNT];           /* multiply-adds per stage, all heads */
+    double *block_;                             /* the one allocation behind every array above */
 } attn_trace;
 
 /* The multiply-adds (divisions and exponentials counted as one) the core
@@ -339,25 +360,40 @@ typedef enum {
 #define ATTN_EXPLAIN_MAX_TERMS (ATTN_MAX_HEADS * ATTN_MAX_D_K)
 
 typedef struct {
-    int index;     /* c for Σ_c; j for softmax/weighted-sum terms */
-    double a, b;   /* the two factors (softmax: a = s_ij, b = row max) */
-    double value;  /* a·b for DOT; exp(a - b) for SOFTMAX */
+    int index;    /* c for Σ_c; j for softmax/weighted-sum terms */
+    double a, b;  /* the two factors (softmax: a = s_ij, b = row max) */
+    double value; /* a·b for DOT; exp(a - b) for SOFTMAX */
 } attn_term;
 
 typedef struct {
-    attn_stage stage;         /* which matrix */
-    int head, row, col;       /* which cell (head ignored for whole-layer stages) */
-    attn_explain_kind kind;   /* which formula applies */
-    double value;             /* the cell as stored in the trace */
-    union {                   /* the inputs of kind's formula besides the terms */
-        struct { double embedding, position; } input;     /* INPUT: value = embedding + position */
-        struct { double bias; bool has_bias; } dot;       /* DOT: value = Σ terms (+ bias when has_bias) */
-        struct { double score, divisor; } scale;          /* SCALE: value = score / divisor */
-        struct { double score; bool masked; } mask;       /* MASK: value = score, or -inf when masked */
-        struct { double score, row_max, denom; bool masked; } softmax; /* SOFTMAX: value = terms[col] / denom */
-        struct { int head, col; } copy;                   /* COPY: value = Z of head, column col */
+    attn_stage stage;       /* which matrix */
+    int head, row, col;     /* which cell (head ignored for whole-layer stages) */
+    attn_explain_kind kind; /* which formula applies */
+    double value;           /* the cell as stored in the trace */
+    union {                 /* the inputs of kind's formula besides the terms */
+        struct {
+            double embedding, position;
+        } input; /* INPUT: value = embedding + position */
+        struct {
+            double bias;
+            bool has_bias;
+        } dot; /* DOT: value = Σ terms (+ bias when has_bias) */
+        struct {
+            double score, divisor;
+        } scale; /* SCALE: value = score / divisor */
+        struct {
+            double score;
+            bool masked;
+        } mask; /* MASK: value = score, or -inf when masked */
+        struct {
+            double score, row_max, denom;
+            bool masked;
+        } softmax; /* SOFTMAX: value = terms[col] / denom */
+        struct {
+            int head, col;
+        } copy; /* COPY: value = Z of head, column col */
     };
-    int n_terms;              /* valid entries in terms */
+    int n_terms; /* valid entries in terms */
     attn_term terms[ATTN_EXPLAIN_MAX_TERMS];
 } attn_explanation;
 

@@ -58,8 +58,11 @@ size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const 
     char mask[32];
     size_t used = 0;
     if (cap) out[0] = '\0';
-#define PART(...) do { \
-        int r_ = snprintf(out + (used < cap ? used : cap ? cap - 1 : 0), used < cap ? cap - used : 0, \
+#define PART(...) \
+    do { \
+        int r_ = snprintf(out + (used < cap ? used : cap ? cap - 1 \
+                                                         : 0), \
+                          used < cap ? cap - used : 0, \
                           "%s" __VA_ARGS__); \
         if (r_ > 0) used += (size_t)r_; \
     } while (0)
@@ -83,7 +86,7 @@ size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const 
 static attn_status parse_window(int *w, const char *s, const char *whole, attn_err *err) {
     long long v = 0;
     attn_int_result got = *s >= '0' && *s <= '9' ? attn_parse_int(s, strlen(s), 1, ATTN_MAX_WINDOW, &v)
-                                                  : ATTN_INT_NOT_WHOLE;
+                                                 : ATTN_INT_NOT_WHOLE;
     if (got == ATTN_INT_NOT_WHOLE)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "The mask \"%s\" needs a whole number after the colon, e.g. window:3.", whole);
@@ -137,7 +140,17 @@ bool attn_mask_allows(attn_mask m, int i, int j) {
 }
 
 static const char *const stage_names[ATTN_STAGE_COUNT] = {
-    "x", "q", "k", "v", "scores", "scaled", "masked", "weights", "z", "concat", "output",
+    "x",
+    "q",
+    "k",
+    "v",
+    "scores",
+    "scaled",
+    "masked",
+    "weights",
+    "z",
+    "concat",
+    "output",
 };
 
 const char *attn_stage_name(attn_stage s) {
@@ -161,8 +174,14 @@ bool attn_stage_per_head(attn_stage s) {
 /* ---- matrices (the steps are attn_steps.c's) ---------------------------- */
 
 static const char *const matrix_names[ATTN_MAT_COUNT] = {
-    [ATTN_MAT_W_Q] = "W_Q", [ATTN_MAT_W_K] = "W_K", [ATTN_MAT_W_V] = "W_V", [ATTN_MAT_W_O] = "W_O",
-    [ATTN_MAT_B_Q] = "b_Q", [ATTN_MAT_B_K] = "b_K", [ATTN_MAT_B_V] = "b_V", [ATTN_MAT_B_O] = "b_O",
+    [ATTN_MAT_W_Q] = "W_Q",
+    [ATTN_MAT_W_K] = "W_K",
+    [ATTN_MAT_W_V] = "W_V",
+    [ATTN_MAT_W_O] = "W_O",
+    [ATTN_MAT_B_Q] = "b_Q",
+    [ATTN_MAT_B_K] = "b_K",
+    [ATTN_MAT_B_V] = "b_V",
+    [ATTN_MAT_B_O] = "b_O",
 };
 
 const char *attn_matrix_name(attn_matrix m) {
@@ -185,6 +204,7 @@ bool attn_matrix_per_head(attn_matrix m) {
 
 void attn_matrix_shape(attn_matrix m, const attn_config *c, int *rows, int *cols) {
     bool out = !attn_matrix_per_head(m);
-    *rows = attn_matrix_is_bias(m) ? 1 : out ? c->heads * c->d_k : c->d_model;
+    *rows = attn_matrix_is_bias(m) ? 1 : out ? c->heads * c->d_k
+                                             : c->d_model;
     *cols = out ? c->d_model : c->d_k;
 }

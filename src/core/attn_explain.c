@@ -37,8 +37,10 @@ static void explain_input(attn_explanation *e, const attn_trace *t) {
 static void explain_projection(attn_explanation *e, const attn_trace *t) {
     const attn_head *hd = &t->head[e->head];
     int dm = t->cfg.d_model, dk = t->cfg.d_k;
-    const double *w = e->stage == ATTN_ST_Q ? hd->w_q : e->stage == ATTN_ST_K ? hd->w_k : hd->w_v;
-    const double *b = e->stage == ATTN_ST_Q ? hd->b_q : e->stage == ATTN_ST_K ? hd->b_k : hd->b_v;
+    const double *w = e->stage == ATTN_ST_Q ? hd->w_q : e->stage == ATTN_ST_K ? hd->w_k
+                                                                              : hd->w_v;
+    const double *b = e->stage == ATTN_ST_Q ? hd->b_q : e->stage == ATTN_ST_K ? hd->b_k
+                                                                              : hd->b_v;
     dot_terms(e, t->x + (size_t)e->row * dm, w + e->col, (size_t)dk, dm);
     e->dot.has_bias = t->cfg.bias;
     e->dot.bias = b[e->col];
@@ -71,7 +73,9 @@ static void explain_head_stage(attn_explanation *e, const attn_trace *t) {
     int n = t->n, dk = t->cfg.d_k;
     size_t ij = (size_t)e->row * n + e->col;
     switch (e->stage) {
-    case ATTN_ST_Q: case ATTN_ST_K: case ATTN_ST_V:
+    case ATTN_ST_Q:
+    case ATTN_ST_K:
+    case ATTN_ST_V:
         explain_projection(e, t);
         break;
     case ATTN_ST_SCORES: // S[i][j] = Σ_c q[i][c]·k[j][c]

@@ -35,13 +35,13 @@
 #include <stddef.h>
 #include <string.h>
 
-#define MR 4   /* query rows per register tile */
+#define MR 4        /* query rows per register tile */
 #define NR (2 * VW) /* keys (scores) or value columns (weighted sum) per register
                        tile: two vectors of VW doubles, VW set per copy below */
-#define KC 64  /* keys per packed panel */
-#define DC 64  /* d-chunk per packed panel: panel = KC·DC doubles = 32 KiB */
-#define JC 64  /* value rows per weighted-sum chunk: 32 KiB at d = 64 */
-#define RB 16  /* query rows per softmax + weighted-sum block of the head */
+#define KC 64       /* keys per packed panel */
+#define DC 64       /* d-chunk per packed panel: panel = KC·DC doubles = 32 KiB */
+#define JC 64       /* value rows per weighted-sum chunk: 32 KiB at d = 64 */
+#define RB 16       /* query rows per softmax + weighted-sum block of the head */
 
 #if !defined(__GNUC__)
 #error "attn_fast.c needs GCC or Clang: vector extensions, target pragmas"

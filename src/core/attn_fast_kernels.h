@@ -14,7 +14,11 @@
 /* VW doubles side by side (VEC): element-wise + and · only, so the same
  * roundings as scalar code; loads and stores through memcpy, so no alignment
  * is needed. */
-static ALWAYS_INLINE VEC K(vload)(const double *p) { VEC x; memcpy(&x, p, sizeof x); return x; }
+static ALWAYS_INLINE VEC K(vload)(const double *p) {
+    VEC x;
+    memcpy(&x, p, sizeof x);
+    return x;
+}
 static ALWAYS_INLINE void K(vstore)(double *p, const VEC *x) { memcpy(p, x, sizeof *x); }
 #if VW == 2
 static ALWAYS_INLINE VEC K(vset1)(double x) { return (VEC){x, x}; }

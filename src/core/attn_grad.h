@@ -72,13 +72,13 @@ void attn_head_backward(attn_head_grad *g, double *dx, const attn_head *hd, cons
 /* The arithmetic of ∂L/∂scaled_ij, term by term, as numbers (the CLI and the
  * GUI word it): value = a·(da − dot), dot = Σ_k A_ik·dA_ik. */
 typedef struct {
-    int row, col;       /* the cell (i, j) */
-    double a;           /* A_ij */
-    double da;          /* dA_ij = ∂L/∂A_ij */
-    double dot;         /* Σ_k A_ik·dA_ik, summed in k order as the backward does */
-    double value;       /* A_ij·(dA_ij − dot); 0 where masked */
-    bool masked;        /* the mask hides (i, j): its gradient is 0 */
-    int n_terms;        /* n: one term per k */
+    int row, col;                     /* the cell (i, j) */
+    double a;                         /* A_ij */
+    double da;                        /* dA_ij = ∂L/∂A_ij */
+    double dot;                       /* Σ_k A_ik·dA_ik, summed in k order as the backward does */
+    double value;                     /* A_ij·(dA_ij − dot); 0 where masked */
+    bool masked;                      /* the mask hides (i, j): its gradient is 0 */
+    int n_terms;                      /* n: one term per k */
     attn_term terms[ATTN_MAX_TOKENS]; /* index k, a = A_ik, b = dA_ik, value = A_ik·dA_ik */
 } attn_softmax_grad_explanation;
 

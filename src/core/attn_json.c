@@ -71,9 +71,20 @@ static void dump_head(attn_strbuf *b, const attn_trace *t, int h) {
                  attn_matrix_is_bias((attn_matrix)m) ? 0 : rows, cols, first);
         first = false;
     }
-    struct { const char *key; const double *m; int cols; } stages[] = { // what it computes, n rows each
-        {"Q", hd->q, dk}, {"K", hd->k, dk}, {"V", hd->v, dk}, {"scores", hd->scores, n}, {"scaled", hd->scaled, n},
-        {"masked", hd->masked, n}, {"weights", hd->weights, n}, {"Z", hd->z, dk},
+    struct {
+        const char *key;
+        const double *m;
+        int cols;
+    } stages[] = {
+        // what it computes, n rows each
+        {"Q", hd->q, dk},
+        {"K", hd->k, dk},
+        {"V", hd->v, dk},
+        {"scores", hd->scores, n},
+        {"scaled", hd->scaled, n},
+        {"masked", hd->masked, n},
+        {"weights", hd->weights, n},
+        {"Z", hd->z, dk},
     };
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
         dump_key(b, stages[i].key, stages[i].m, n, stages[i].cols, false);
@@ -246,8 +257,10 @@ void attn_json_position(const char *text, size_t at, int *line, int *col) {
     *line = 1;
     *col = 1;
     for (size_t i = utf8_bom_len(text, at); i < at; i++) {
-        if (text[i] == '\n') { (*line)++; *col = 1; }
-        else if (((unsigned char)text[i] & 0xC0) != 0x80) (*col)++; // count code points
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) (*col)++; // count code points
     }
 }
 
@@ -284,8 +297,7 @@ static attn_status read_top(attn_weights_file *f, const cJSON *root, const char 
         } else if (m >= 0 && !attn_matrix_per_head((attn_matrix)m)) {
             st = read_mat(&f->mat[m][0], it, where, attn_matrix_is_bias((attn_matrix)m), err);
             if (st == ATTN_OK) st = check_limits(&f->mat[m][0], m, where, err);
-        }
-        else if (strcmp(it->string, "heads") == 0) {
+        } else if (strcmp(it->string, "heads") == 0) {
             if (!cJSON_IsArray(it))
                 return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an array of head objects.", where);
             int count = cJSON_GetArraySize(it);
@@ -318,10 +330,12 @@ attn_status attn_weights_file_parse(attn_weights_file *out, const char *text, si
         attn_json_position(text, stop, &line, &col);
         if (more) // e.g. two objects, as `>>` makes
             st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: more follows the JSON object; a weights file is exactly "
-                           "one JSON object (was a second one appended?).", name, line, col);
+                                                "one JSON object (was a second one appended?).",
+                           name, line, col);
         else
             st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: this is not valid JSON (a weights file is a JSON object; "
-                           "JSON has no NaN or Infinity).", name, line, col);
+                                                "JSON has no NaN or Infinity).",
+                           name, line, col);
         goto cleanup;
     }
     if (!cJSON_IsObject(root)) {
@@ -349,7 +363,9 @@ void attn_weights_file_free(attn_weights_file *f) {
 
 void attn_weights_file_dims(const attn_weights_file *f, int *d_model, int *d_k, int *heads) {
     const attn_json_mat *wo = &f->mat[ATTN_MAT_W_O][0], *bo = &f->mat[ATTN_MAT_B_O][0];
-    *d_model = f->x.v ? f->x.cols : wo->v ? wo->cols : bo->v ? bo->cols : 0;
+    *d_model = f->x.v ? f->x.cols : wo->v ? wo->cols
+                                : bo->v   ? bo->cols
+                                          : 0;
     *d_k = 0;
     for (int h = 0; h < f->heads; h++)
         for (int m = 0; m < ATTN_MAT_COUNT; m++) { // enum order: W_Q, W_K, W_V, then b_Q, b_K, b_V

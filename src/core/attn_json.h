@@ -38,9 +38,9 @@ typedef struct {
 } attn_json_mat;
 
 typedef struct {
-    char sha256[ATTN_SHA256_HEX];                     /* hex SHA-256 of the text parsed */
-    attn_json_mat x;                                  /* "X" */
-    int heads;                                        /* entries in "heads" (0 when absent) */
+    char sha256[ATTN_SHA256_HEX];                      /* hex SHA-256 of the text parsed */
+    attn_json_mat x;                                   /* "X" */
+    int heads;                                         /* entries in "heads" (0 when absent) */
     attn_json_mat mat[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* [m][h]: "heads"[h]'s W_Q … b_V; "W_O", "b_O" at h 0 */
 } attn_weights_file;
 

@@ -102,8 +102,8 @@ static void two_prod(double a, double b, double *p, double *e) {
  * a double-double, so that the product y·log x keeps the bits that a single
  * double would round away (at y·log x = 700 those are 2^-43 — 200 ulp). */
 static double exp_dd(double h, double l) {
-    if (h > 710.0) return INFINITY;   // e^710 > DBL_MAX
-    if (h < -746.0) return 0.0;       // e^-746 < 2^-1076, half the least subnormal
+    if (h > 710.0) return INFINITY; // e^710 > DBL_MAX
+    if (h < -746.0) return 0.0;     // e^-746 < 2^-1076, half the least subnormal
     // 1. h + l = k·ln 2 + r, |r| ≤ ln2/2 (+ a little when k was rounded the other
     //    way): r_hi = h − k·LN2_HI is exact (Sterbenz), the rest is carried
     //    as rh + rl.

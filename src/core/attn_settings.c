@@ -83,7 +83,8 @@ static void set_int(int id, attn_config *c, long long v) {
 }
 
 static bool *flag_of(int id, attn_config *c) {
-    return id == ATTN_SET_SCALE ? &c->scale : id == ATTN_SET_POS_ENC ? &c->pos_enc : &c->bias;
+    return id == ATTN_SET_SCALE ? &c->scale : id == ATTN_SET_POS_ENC ? &c->pos_enc
+                                                                     : &c->bias;
 }
 
 attn_setting_result attn_setting_parse(int id, const char *value, size_t n, attn_config *c, attn_err *err) {
@@ -145,7 +146,9 @@ void attn_setting_format(int id, const attn_config *c, char *buf, size_t cap) {
             snprintf(buf, cap, "%s:%d", masks[c->mask.kind], c->mask.window);
         else snprintf(buf, cap, "%s", masks[c->mask.kind]);
         break;
-    case ATTN_SET_SCALE: case ATTN_SET_POS_ENC: case ATTN_SET_BIAS:
+    case ATTN_SET_SCALE:
+    case ATTN_SET_POS_ENC:
+    case ATTN_SET_BIAS:
         snprintf(buf, cap, "%s", *flag_of(id, (attn_config *)c) ? "on" : "off");
         break;
     case ATTN_SET_POS_DIMS:
@@ -161,7 +164,8 @@ const char *attn_setting_keys(void) {
     if (!keys[0])
         for (int i = 0; i < ATTN_SETTING_COUNT; i++) {
             size_t used = strlen(keys);
-            snprintf(keys + used, sizeof keys - used, "%s%s", i == 0 ? "" : i == ATTN_SETTING_COUNT - 1 ? " or " : ", ",
+            snprintf(keys + used, sizeof keys - used, "%s%s", i == 0 ? "" : i == ATTN_SETTING_COUNT - 1 ? " or "
+                                                                                                        : ", ",
                      table[i].key);
         }
     return keys;

@@ -27,10 +27,10 @@ typedef enum {
 } attn_setting_id;
 
 typedef enum {
-    ATTN_SETTING_INT,     /* a whole number in [lo, hi] */
-    ATTN_SETTING_MASK,    /* attn_mask_parse's spelling: none, causal, window:W, causal-window:W */
-    ATTN_SETTING_ONOFF,   /* on or off (the command line: one flag each way) */
-    ATTN_SETTING_COLUMNS  /* FIRST-LAST (columns of X from 0) or all */
+    ATTN_SETTING_INT,    /* a whole number in [lo, hi] */
+    ATTN_SETTING_MASK,   /* attn_mask_parse's spelling: none, causal, window:W, causal-window:W */
+    ATTN_SETTING_ONOFF,  /* on or off (the command line: one flag each way) */
+    ATTN_SETTING_COLUMNS /* FIRST-LAST (columns of X from 0) or all */
 } attn_setting_kind;
 
 typedef struct {
@@ -38,9 +38,9 @@ typedef struct {
     const char *flag;     /* on the command line: "--d-model N"'s flag; ONOFF: the one that turns it on */
     const char *off_flag; /* ONOFF: the flag that turns it off ("--no-scale"); else NULL */
     attn_setting_kind kind;
-    long long lo, hi;     /* INT: the range */
-    const char *metavar;  /* INT, MASK, COLUMNS: the value in --help ("N", "M", "A-B") */
-    const char *help;     /* --help's words; INT: followed by ", LO-HI (default D)" */
+    long long lo, hi;    /* INT: the range */
+    const char *metavar; /* INT, MASK, COLUMNS: the value in --help ("N", "M", "A-B") */
+    const char *help;    /* --help's words; INT: followed by ", LO-HI (default D)" */
 } attn_setting;
 
 /* The setting id (or NULL when out of range); the table is static. */

@@ -166,6 +166,7 @@ attn_status attn_check_finite(const double *v, size_t count, const char *what, a
         if (!isfinite(v[i]))
             return attn_fail(err, ATTN_ERR_NONFINITE,
                              "The %s stage produced a value too large to represent (entry %zu); "
-                             "use smaller inputs or weights.", what, i);
+                             "use smaller inputs or weights.",
+                             what, i);
     return ATTN_OK;
 }

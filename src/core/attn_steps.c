@@ -22,21 +22,13 @@ static const struct {
  * so every number a learner reads, stay. */
 static const attn_step_info steps[ATTN_STEP_COUNT] = {
     [ATTN_STEP_EMBED] = {"1", "tokens", "embeddings", ATTN_ST_X, false, 0, 1, {{ATTN_SM_X, 0}}},
-    [ATTN_STEP_QKV] = {"2", "qkv", "qkv", ATTN_ST_V, false, 4, 3,
-                       {{ATTN_SM_X, ATTN_SHOW_WINDOW_ONLY}, {ATTN_SM_W_Q, 0}, {ATTN_SM_W_K, 0}, {ATTN_SM_W_V, 0},
-                        {ATTN_SM_Q, 0}, {ATTN_SM_K, 0}, {ATTN_SM_V, 0}}},
-    [ATTN_STEP_SCORES] = {"3", "scores", "scores", ATTN_ST_SCORES, false, 2, 1,
-                          {{ATTN_SM_Q, 0}, {ATTN_SM_K, ATTN_SHOW_TRANSPOSED}, {ATTN_SM_S, ATTN_SHOW_DEFINED}}},
-    [ATTN_STEP_SCALE] = {"4", "scale", "scale", ATTN_ST_SCALED, false, 1, 1,
-                         {{ATTN_SM_S, 0}, {ATTN_SM_S_SCALED, 0}}},
-    [ATTN_STEP_MASK] = {"5", "mask", "mask", ATTN_ST_MASKED, false, 1, 1,
-                        {{ATTN_SM_S_SCALED, 0}, {ATTN_SM_S_MASKED, 0}}},
-    [ATTN_STEP_SOFTMAX] = {"6", "softmax", "softmax", ATTN_ST_WEIGHTS, false, 0, 1,
-                           {{ATTN_SM_A, ATTN_SHOW_DEFINED}}},
-    [ATTN_STEP_WEIGHTED] = {"7", "sum", "weighted-sum", ATTN_ST_Z, false, 2, 1,
-                            {{ATTN_SM_A, 0}, {ATTN_SM_V, 0}, {ATTN_SM_Z, ATTN_SHOW_DEFINED}}},
-    [ATTN_STEP_MULTIHEAD] = {"8", "heads", "multi-head", ATTN_ST_OUTPUT, false, 2, 1,
-                             {{ATTN_SM_CONCAT, 0}, {ATTN_SM_W_O, 0}, {ATTN_SM_OUT, ATTN_SHOW_DEFINED}}},
+    [ATTN_STEP_QKV] = {"2", "qkv", "qkv", ATTN_ST_V, false, 4, 3, {{ATTN_SM_X, ATTN_SHOW_WINDOW_ONLY}, {ATTN_SM_W_Q, 0}, {ATTN_SM_W_K, 0}, {ATTN_SM_W_V, 0}, {ATTN_SM_Q, 0}, {ATTN_SM_K, 0}, {ATTN_SM_V, 0}}},
+    [ATTN_STEP_SCORES] = {"3", "scores", "scores", ATTN_ST_SCORES, false, 2, 1, {{ATTN_SM_Q, 0}, {ATTN_SM_K, ATTN_SHOW_TRANSPOSED}, {ATTN_SM_S, ATTN_SHOW_DEFINED}}},
+    [ATTN_STEP_SCALE] = {"4", "scale", "scale", ATTN_ST_SCALED, false, 1, 1, {{ATTN_SM_S, 0}, {ATTN_SM_S_SCALED, 0}}},
+    [ATTN_STEP_MASK] = {"5", "mask", "mask", ATTN_ST_MASKED, false, 1, 1, {{ATTN_SM_S_SCALED, 0}, {ATTN_SM_S_MASKED, 0}}},
+    [ATTN_STEP_SOFTMAX] = {"6", "softmax", "softmax", ATTN_ST_WEIGHTS, false, 0, 1, {{ATTN_SM_A, ATTN_SHOW_DEFINED}}},
+    [ATTN_STEP_WEIGHTED] = {"7", "sum", "weighted-sum", ATTN_ST_Z, false, 2, 1, {{ATTN_SM_A, 0}, {ATTN_SM_V, 0}, {ATTN_SM_Z, ATTN_SHOW_DEFINED}}},
+    [ATTN_STEP_MULTIHEAD] = {"8", "heads", "multi-head", ATTN_ST_OUTPUT, false, 2, 1, {{ATTN_SM_CONCAT, 0}, {ATTN_SM_W_O, 0}, {ATTN_SM_OUT, ATTN_SHOW_DEFINED}}},
 };
 
 static bool step_ok(attn_step s) {

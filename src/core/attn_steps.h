@@ -50,12 +50,12 @@ typedef struct {
 
 /* One row of the step table. */
 typedef struct {
-    const char *key;      /* what texts number it by: "1" … "8" (a sub-step: "2b") */
-    const char *name;     /* the word a lesson's @step names it by: "tokens", "qkv" … */
-    const char *slug;     /* its exports' file stem after the number: "embeddings", "qkv" … */
-    attn_stage last;      /* the stages it computes end here (QKV: V, multi-head: output) */
-    bool optional;        /* shown only when a setting turns it on (attn_step_shown) */
-    int operands, results;              /* how many of each … */
+    const char *key;                       /* what texts number it by: "1" … "8" (a sub-step: "2b") */
+    const char *name;                      /* the word a lesson's @step names it by: "tokens", "qkv" … */
+    const char *slug;                      /* its exports' file stem after the number: "embeddings", "qkv" … */
+    attn_stage last;                       /* the stages it computes end here (QKV: V, multi-head: output) */
+    bool optional;                         /* shown only when a setting turns it on (attn_step_shown) */
+    int operands, results;                 /* how many of each … */
     attn_shown shown[ATTN_STEP_MAX_SHOWN]; /* … operands first, then results, in reading order */
 } attn_step_info;
 

@@ -12,8 +12,11 @@ size_t attn_stage_equation(const attn_trace *t, attn_stage s, char *out, size_t 
     case ATTN_ST_X:
         r = snprintf(out, cap, t->cfg.pos_enc && !t->x_given ? "X = embed + PE   %d×%d" : "X   %d×%d", n, dm);
         break;
-    case ATTN_ST_Q: case ATTN_ST_K: case ATTN_ST_V: {
-        const char *m = s == ATTN_ST_Q ? "Q" : s == ATTN_ST_K ? "K" : "V";
+    case ATTN_ST_Q:
+    case ATTN_ST_K:
+    case ATTN_ST_V: {
+        const char *m = s == ATTN_ST_Q ? "Q" : s == ATTN_ST_K ? "K"
+                                                              : "V";
         r = snprintf(out, cap, "%s = X·W_%s%s%s   (%d×%d)·(%d×%d) → %d×%d", m, m,
                      t->cfg.bias ? " + b_" : "", t->cfg.bias ? m : "", n, dm, dm, dk, n, dk);
         break;

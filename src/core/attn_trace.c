@@ -11,15 +11,27 @@ static size_t layout(attn_trace *t, double *base) {
     const attn_config *c = &t->cfg;
     size_t n = (size_t)t->n, dm = (size_t)c->d_model, dk = (size_t)c->d_k;
     size_t hk = (size_t)c->heads * dk, used = 0;
-#define TAKE(ptr, count) do { if (base) (ptr) = base + used; used += (count); } while (0)
+#define TAKE(ptr, count) \
+    do { \
+        if (base) (ptr) = base + used; \
+        used += (count); \
+    } while (0)
     TAKE(t->x, n * dm);
     for (int h = 0; h < c->heads; h++) {
         attn_head *hd = &t->head[h];
-        TAKE(hd->w_q, dm * dk); TAKE(hd->w_k, dm * dk); TAKE(hd->w_v, dm * dk);
-        TAKE(hd->b_q, dk); TAKE(hd->b_k, dk); TAKE(hd->b_v, dk);
-        TAKE(hd->q, n * dk); TAKE(hd->k, n * dk); TAKE(hd->v, n * dk);
-        TAKE(hd->scores, n * n); TAKE(hd->scaled, n * n);
-        TAKE(hd->masked, n * n); TAKE(hd->weights, n * n);
+        TAKE(hd->w_q, dm * dk);
+        TAKE(hd->w_k, dm * dk);
+        TAKE(hd->w_v, dm * dk);
+        TAKE(hd->b_q, dk);
+        TAKE(hd->b_k, dk);
+        TAKE(hd->b_v, dk);
+        TAKE(hd->q, n * dk);
+        TAKE(hd->k, n * dk);
+        TAKE(hd->v, n * dk);
+        TAKE(hd->scores, n * n);
+        TAKE(hd->scaled, n * n);
+        TAKE(hd->masked, n * n);
+        TAKE(hd->weights, n * n);
         TAKE(hd->z, n * dk);
     }
     TAKE(t->concat, n * hk);
@@ -58,7 +70,8 @@ static attn_weight_source weight_source(const attn_trace *t) {
         for (int h = 0; h < nh; h++) given += t->given[m][h];
         total += nh;
     }
-    return given == 0 ? ATTN_SRC_RANDOM : given == total ? ATTN_SRC_EXPLICIT : ATTN_SRC_MIXED;
+    return given == 0 ? ATTN_SRC_RANDOM : given == total ? ATTN_SRC_EXPLICIT
+                                                         : ATTN_SRC_MIXED;
 }
 
 static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w) {
@@ -115,7 +128,8 @@ static void init_weights(attn_trace *t, const attn_weights *w) {
 }
 
 /* Checks a stage's result; the message names the stage as the CLI spells it. */
-#define CHECK(ptr, count, stage) do { \
+#define CHECK(ptr, count, stage) \
+    do { \
         attn_status st_ = attn_check_finite((ptr), (count), attn_stage_name(stage), err); \
         if (st_ != ATTN_OK) return st_; \
     } while (0)
@@ -221,8 +235,12 @@ void attn_trace_shape(const attn_trace *t, attn_stage s, int *rows, int *cols) {
     int n = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k;
     *rows = n;
     switch (s) {
-    case ATTN_ST_X: case ATTN_ST_OUTPUT: *cols = dm; break;
-    case ATTN_ST_Q: case ATTN_ST_K: case ATTN_ST_V: case ATTN_ST_Z: *cols = dk; break;
+    case ATTN_ST_X:
+    case ATTN_ST_OUTPUT: *cols = dm; break;
+    case ATTN_ST_Q:
+    case ATTN_ST_K:
+    case ATTN_ST_V:
+    case ATTN_ST_Z: *cols = dk; break;
     case ATTN_ST_CONCAT: *cols = t->cfg.heads * dk; break;
     default: *cols = n; break;
     }

@@ -19,7 +19,10 @@
 #define CHEAP_POINT_S 0.3
 
 static const char *const method_names[ATTN_CX_METHOD_COUNT] = {
-    "full", "full-fast", "window", "linear",
+    "full",
+    "full-fast",
+    "window",
+    "linear",
 };
 
 const char *attn_cx_method_name(attn_cx_method m) {

@@ -36,44 +36,44 @@ typedef enum {
     ATTN_CX_METHOD_COUNT
 } attn_cx_method;
 
-#define ATTN_CX_MAX_POINTS 24 /* sizes per series (n doubles from min_n to max_n) */
-#define ATTN_CX_MAX_DIMS 4    /* head widths per run */
-#define ATTN_CX_MAX_N 65536   /* largest n accepted */
+#define ATTN_CX_MAX_POINTS 24    /* sizes per series (n doubles from min_n to max_n) */
+#define ATTN_CX_MAX_DIMS 4       /* head widths per run */
+#define ATTN_CX_MAX_N 65536      /* largest n accepted */
 #define ATTN_CX_MAX_FULL_N 16384 /* full methods stop here: (n, n) doubles = 2 GiB */
 
 typedef struct {
-    int n, d;          /* sequence length and head width */
-    double seconds;    /* one run: the fastest batch's time / reps */
-    long long macs;    /* multiply-adds of one run */
-    int reps;          /* runs per timed batch */
+    int n, d;       /* sequence length and head width */
+    double seconds; /* one run: the fastest batch's time / reps */
+    long long macs; /* multiply-adds of one run */
+    int reps;       /* runs per timed batch */
 } attn_cx_point;
 
 typedef struct {
     attn_cx_method method;
     int d;
-    int count;                              /* valid entries in points, n ascending */
+    int count; /* valid entries in points, n ascending */
     attn_cx_point points[ATTN_CX_MAX_POINTS];
-    bool cut;           /* stopped before max_n (time budget, or the full-n cap) */
-    double slope;       /* log2(seconds) ≈ slope·log2(n) + intercept, least squares
+    bool cut;     /* stopped before max_n (time budget, or the full-n cap) */
+    double slope; /* log2(seconds) ≈ slope·log2(n) + intercept, least squares
                            over the points with n ≥ fit_min_n (all points when fewer
                            than 2 of them); NAN with fewer than 2 points */
     double intercept;
-    double mac_slope;   /* the same fit for the multiply-adds (exactly 2 for full) */
-    int fit_points;     /* points the fits used (0: no fit) */
-    int fit_from_n;     /* the smallest n among them */
+    double mac_slope; /* the same fit for the multiply-adds (exactly 2 for full) */
+    int fit_points;   /* points the fits used (0: no fit) */
+    int fit_from_n;   /* the smallest n among them */
 } attn_cx_series;
 
 typedef struct attn_cx_options {
-    int min_n, max_n;              /* default 16, 4096; both ≥ 1 */
-    int dims[ATTN_CX_MAX_DIMS];    /* head widths, default {16, 64} */
+    int min_n, max_n;           /* default 16, 4096; both ≥ 1 */
+    int dims[ATTN_CX_MAX_DIMS]; /* head widths, default {16, 64} */
     int n_dims;
-    int window;                    /* W of the window method, default 16 */
-    double budget_s;               /* time budget for the whole run, default 15 s */
-    double min_batch_s;            /* shortest timed batch, default 0.002 s */
-    int fit_min_n;                 /* smallest n the fit uses, default 128: below,
+    int window;         /* W of the window method, default 16 */
+    double budget_s;    /* time budget for the whole run, default 15 s */
+    double min_batch_s; /* shortest timed batch, default 0.002 s */
+    int fit_min_n;      /* smallest n the fit uses, default 128: below,
                                       call overhead dominates and the window covers
                                       the whole sequence (n ≤ 2W+1) */
-    unsigned methods;              /* bit (1u << method) per method to run; default all */
+    unsigned methods;   /* bit (1u << method) per method to run; default all */
     /* Called after each measured point (may be NULL), e.g. to draw as it goes. */
     void (*progress)(void *ctx, const attn_cx_series *s, const attn_cx_point *p);
     void *progress_ctx;
@@ -84,12 +84,12 @@ typedef struct attn_cx_options {
 } attn_cx_options;
 
 typedef struct {
-    attn_cx_options opt;   /* the options the run used */
-    int n_series;          /* dims × methods, d-major */
+    attn_cx_options opt; /* the options the run used */
+    int n_series;        /* dims × methods, d-major */
     attn_cx_series series[ATTN_CX_METHOD_COUNT * ATTN_CX_MAX_DIMS];
-    double elapsed_s;      /* wall time of the whole run */
-    const char *isa;       /* attn_fast_isa() for full-fast */
-    bool stopped;          /* opt.stop ended the run early: the points so far are kept */
+    double elapsed_s; /* wall time of the whole run */
+    const char *isa;  /* attn_fast_isa() for full-fast */
+    bool stopped;     /* opt.stop ended the run early: the points so far are kept */
 } attn_cx_result;
 
 /* Fills o with the defaults above. */

@@ -25,19 +25,19 @@
 #define ATTN_MAX_SENTENCE_BYTES 65536
 
 typedef struct {
-    char *text;                   /* owned copy of the sentence, NUL-terminated */
-    size_t text_len;              /* bytes in text, without the NUL */
-    int n;                        /* number of tokens, 1..ATTN_MAX_TOKENS */
-    int off[ATTN_MAX_TOKENS];     /* byte offset of token i in text */
-    int len[ATTN_MAX_TOKENS];     /* byte length of token i */
-    int repeated[ATTN_MAX_TOKENS];/* 1 if the same token text occurs elsewhere */
+    char *text;                    /* owned copy of the sentence, NUL-terminated */
+    size_t text_len;               /* bytes in text, without the NUL */
+    int n;                         /* number of tokens, 1..ATTN_MAX_TOKENS */
+    int off[ATTN_MAX_TOKENS];      /* byte offset of token i in text */
+    int len[ATTN_MAX_TOKENS];      /* byte length of token i */
+    int repeated[ATTN_MAX_TOKENS]; /* 1 if the same token text occurs elsewhere */
 } attn_tokens;
 
 /* Word list for longest-match (may be NULL in the calls below). */
 typedef struct {
-    int count;            /* number of words */
+    int count;                /* number of words */
     const char *const *words; /* count NUL-terminated UTF-8 words, borrowed */
-    const int *order;     /* NULL, or the index attn_words_sort makes (borrowed): then
+    const int *order;         /* NULL, or the index attn_words_sort makes (borrowed): then
                              lookups binary-search it instead of reading every word, so
                              a lesson of 100,000 words tokenizes in time linear in it */
 } attn_wordlist;

@@ -12,13 +12,13 @@
 
 /* One export in progress. */
 typedef struct {
-    export_opts o;          /* with defaults filled in */
+    export_opts o; /* with defaults filled in */
     const viz_strings *ui;
     viz_fonts *fonts;
     ex_stage st;
     viz_list list;
     attn_strbuf index, handout;
-    ex_handout html;        /* handout.html's sections so far */
+    ex_handout html; /* handout.html's sections so far */
 } job;
 
 /* ---- checks ---- */
@@ -42,7 +42,8 @@ static attn_status check_opts(const export_opts *o, viz_fonts *fonts, attn_err *
     long s = o->pixel_scale;
     if ((long)o->width * s * o->height * s > MAX_PIXELS)
         return attn_fail(err, ATTN_ERR_RANGE, "%dx%d at pixel scale %ld would be %ld million pixels per image; "
-                         "attnviz makes at most %ld million. Use a smaller --size or --pixel-scale.", o->width, o->height,
+                                              "attnviz makes at most %ld million. Use a smaller --size or --pixel-scale.",
+                         o->width, o->height,
                          s, (long)o->width * s * o->height * s >> 20, MAX_PIXELS >> 20);
     if (!(o->ui_scale >= 0.5f && o->ui_scale <= 4.0f))
         return attn_fail(err, ATTN_ERR_RANGE, "The UI scale of an export must be from 0.5 to 4.");
@@ -61,7 +62,8 @@ static attn_status check_items(const export_item *items, int n, attn_err *err) {
         if (it->step < 0 || it->step >= ATTN_STEP_COUNT) return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export has no step 1–8.", i + 1);
         if ((it->readout || it->backward) && (!it->model || !it->run))
             return attn_fail(err, ATTN_ERR_RANGE, "Item %d of the export shows a model's readout or backward pass "
-                             "without a model.", i + 1);
+                                                  "without a model.",
+                             i + 1);
         if (it->id && !valid_id(it->id))
             return attn_fail(err, ATTN_ERR_RANGE, "The page id \"%s\" cannot name a file: use letters, digits, _ and -.", it->id);
     }
@@ -182,9 +184,8 @@ static const char *item_title(const job *j, const export_item *it) {
 static const char *item_text(const job *j, const export_item *it) {
     if (it->text) return it->text;
     viz_str backward = it->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX : VIZ_S_HINT_BACKWARD; // ∂L/∂A, or ∂L/∂T
-    return ex_str(j->ui, j->o.lang, it->readout    ? VIZ_S_HINT_READOUT
-                                    : it->backward ? backward
-                                                   : (viz_str)(VIZ_S_HINT_1 + it->step));
+    return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_HINT_READOUT : it->backward ? backward
+                                                                                    : (viz_str)(VIZ_S_HINT_1 + it->step));
 }
 
 static void index_item_head(job *j, const export_item *it, const char *stem, const char *badge) {
@@ -208,9 +209,8 @@ static void index_item_head(job *j, const export_item *it, const char *stem, con
             attn_sb_puts(b, " ");
             ex_md_code(b, target);
         }
-        attn_sb_printf(b, " (%s)\n", it->target == VIZ_TARGET_TASK    ? "the task's own answers"
-                                      : it->target == VIZ_TARGET_GIVEN ? "given with --target"
-                                                                       : "the model's prediction");
+        attn_sb_printf(b, " (%s)\n", it->target == VIZ_TARGET_TASK ? "the task's own answers" : it->target == VIZ_TARGET_GIVEN ? "given with --target"
+                                                                                                                               : "the model's prediction");
     }
     attn_sb_puts(b, "- Sentence: ");
     ex_md_code(b, it->trace->tokens.text);
@@ -277,7 +277,8 @@ static void index_begin(job *j) {
     attn_sb_puts(b, "# ");
     ex_md_line(b, j->o.title ? j->o.title : "attnviz export");
     attn_sb_printf(b, "\n\nMade by attnviz %s. Each file below is made again by the command under it, run "
-                      "from the folder the export was run from. Everything in this folder:\n\n", ATTN_VERSION);
+                      "from the folder the export was run from. Everything in this folder:\n\n",
+                   ATTN_VERSION);
     attn_strbuf cmd;
     attn_sb_init(&cmd);
     command(&cmd, &j->o, j->o.formats, NULL);

@@ -127,7 +127,8 @@ bool ex_diff(const viz_list *a, const viz_list *b, int *match) {
     viz_list ma = slice(a, head, ta), mb = slice(b, head, tb);
     pair p = {&ma, &mb, malloc(sizeof(uint64_t) * (size_t)(ma.count + 1)), malloc(sizeof(uint64_t) * (size_t)(mb.count + 1))};
     int *hist = NULL, rounds = -1;
-    for (int i = 0; i < a->count; i++) match[i] = i < head ? i : i >= ta ? i - ta + tb : -1;
+    for (int i = 0; i < a->count; i++) match[i] = i < head ? i : i >= ta ? i - ta + tb
+                                                                         : -1;
     if (p.ha && p.hb) {
         for (int i = 0; i < ma.count; i++) p.ha[i] = ex_cmd_hash(&ma, &ma.cmds[i]);
         for (int j = 0; j < mb.count; j++) p.hb[j] = ex_cmd_hash(&mb, &mb.cmds[j]);

@@ -10,8 +10,8 @@
 
 /* Caption: three lines of small text in a band under the figure. */
 #define CAPTION_LINES 3
-#define CAPTION_PX 13.0f     /* at UI unit 1, like the UI's small text */
-#define CAPTION_LINE 1.5f    /* line height in text sizes */
+#define CAPTION_PX 13.0f  /* at UI unit 1, like the UI's small text */
+#define CAPTION_LINE 1.5f /* line height in text sizes */
 #define CAPTION_PAD 8.0f
 
 /* The scene's UI scale for a pixel scale. */

@@ -190,10 +190,12 @@ static attn_status check_target(const ex_stage *s, const char *name, attn_err *e
         st = attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s there is a folder; move it away first.", s->dir, name);
     else if (!S_ISREG(sb.st_mode) || !known)
         st = attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s is already there, and no attnviz export wrote it "
-                       "(%s does not list it); move it away or choose another folder.", s->dir, name, EX_MANIFEST);
+                                         "(%s does not list it); move it away or choose another folder.",
+                       s->dir, name, EX_MANIFEST);
     else if ((st = ex_sha256_file(to, hex, err)) == ATTN_OK && strcmp(hex, known->sha256) != 0)
         st = attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s was changed since an attnviz export wrote it "
-                       "(its SHA-256 is not the one %s lists); move it away or choose another folder.", s->dir, name,
+                                         "(its SHA-256 is not the one %s lists); move it away or choose another folder.",
+                       s->dir, name,
                        EX_MANIFEST);
     free(to);
     return st;
@@ -205,7 +207,8 @@ static attn_status remember(ex_stage *s, const char *name, const char *sha256, a
     for (int i = 0; i < s->n; i++)
         if (strcmp(s->names[i], name) == 0)
             return attn_fail(err, ATTN_ERR_RANGE, "Two files of this export would both be named %s; give each page "
-                             "its own number or id.", name);
+                                                  "its own number or id.",
+                             name);
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 32;
         char **p = realloc(s->names, (size_t)cap * sizeof *p);

@@ -24,9 +24,11 @@
  * none) adds declarations. */
 static void theme_vars(attn_strbuf *b, viz_theme_id id, const char *more) {
     const viz_theme *th = viz_theme_get(id);
-    const struct { const char *name; viz_rgba c; } v[] = {
-        {"bg", th->bg}, {"panel", th->panel}, {"text", th->text}, {"muted", th->muted},
-        {"accent", th->accent}, {"hl", th->highlight}, {"line", th->line}};
+    const struct {
+        const char *name;
+        viz_rgba c;
+    } v[] = {
+        {"bg", th->bg}, {"panel", th->panel}, {"text", th->text}, {"muted", th->muted}, {"accent", th->accent}, {"hl", th->highlight}, {"line", th->line}};
     attn_sb_puts(b, " style=\"");
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         attn_sb_printf(b, "--av-%s:#%02x%02x%02x;", v[i].name, v[i].c.r, v[i].c.g, v[i].c.b);
@@ -232,7 +234,8 @@ static void caption(attn_strbuf *b, const ex_html_fig *f, const char *badge) {
 /* The side column: the cell-arithmetic panel, the status line, the keys. */
 static void side(attn_strbuf *b, const ex_html_fig *f) {
     attn_sb_printf(b, "<div class=\"attnviz-side\">\n<section class=\"attnviz-panel\" data-panel=\"explain\" "
-                      "aria-labelledby=\"%sph\">\n<h3 id=\"%sph\">", f->ids, f->ids);
+                      "aria-labelledby=\"%sph\">\n<h3 id=\"%sph\">",
+                   f->ids, f->ids);
     ex_xml_text(b, ex_str(f->ui, f->o->lang, VIZ_S_DETAIL));
     attn_sb_puts(b, "</h3>\n<div class=\"attnviz-lines\"><p class=\"attnviz-empty\">");
     ex_xml_text(b, ex_str(f->ui, f->o->lang, VIZ_S_DETAIL_EMPTY));
@@ -272,7 +275,8 @@ static attn_status figure(attn_strbuf *b, const export_opts *o, const export_ite
     attn_sb_init(&json);
     bool ok = ex_html_views(&f);
     attn_sb_printf(b, "<figure class=\"attnviz\" id=\"%sfig\" data-attnviz=\"\" data-query=\"%d\" data-step=\"%s\" "
-                      "lang=\"%s\"", f.ids, f.q0, attn_step_slug(it.step), o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
+                      "lang=\"%s\"",
+                   f.ids, f.q0, attn_step_slug(it.step), o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
     char size[64]; // a page scales its figure to fit its frame, never beyond the drawing's own size
     snprintf(size, sizeof size, ";--av-w:%dpx;--av-h:%dpx", o->width, o->height);
     theme_vars(b, o->theme, size);
@@ -304,7 +308,8 @@ static void page_begin(attn_strbuf *b, const export_opts *o, const char *title, 
                    o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en", ATTN_VERSION);
     ex_xml_text(b, title);
     attn_sb_printf(b, "</title>\n<style>\n%s</style>\n</head>\n<body style=\"margin:0;background:#%02x%02x%02x\">\n"
-                      "<main class=\"attnviz-page%s\"", (const char *)ex_html_css, th->bg.r, th->bg.g, th->bg.b,
+                      "<main class=\"attnviz-page%s\"",
+                   (const char *)ex_html_css, th->bg.r, th->bg.g, th->bg.b,
                    fit ? " attnviz-fit" : "");
     theme_vars(b, o->theme, NULL);
     attn_sb_puts(b, ">\n");

@@ -121,10 +121,10 @@ static int fragment(ex_html_fig *f, const viz_list *l, int from, int to, int q) 
  * command a (a kept one) go into the insertion slot before a + 1. */
 typedef struct {
     viz_list base;
-    int **match;     /* per view: base command -> its command, or -1; NULL: the view is left out */
-    int *cmd_slot;   /* per base command: its slot, or -1 when every view keeps it */
-    int *ins_slot;   /* per insertion point 0..base.count: its slot, or -1 */
-    int *base_frag;  /* per slot: the base's fragment (-1: empty) */
+    int **match;    /* per view: base command -> its command, or -1; NULL: the view is left out */
+    int *cmd_slot;  /* per base command: its slot, or -1 when every view keeps it */
+    int *ins_slot;  /* per insertion point 0..base.count: its slot, or -1 */
+    int *base_frag; /* per slot: the base's fragment (-1: empty) */
 } shared;
 
 /* A CLIP lasts until the next one, so a view that adds or drops one cannot

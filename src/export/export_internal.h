@@ -7,9 +7,9 @@
 #include "export_types.h"
 #include "sha256.h"
 
-#define EX_MANIFEST ".attnviz-export.json"     /* in DIR: what exports wrote there */
+#define EX_MANIFEST ".attnviz-export.json"    /* in DIR: what exports wrote there */
 #define EX_STAGING_PREFIX ".attnviz-staging-" /* + PID-XXXXXX: a batch being written */
-#define EX_LOCK ".attnviz-export.lock"         /* in DIR while an export writes there: one at a time */
+#define EX_LOCK ".attnviz-export.lock"        /* in DIR while an export writes there: one at a time */
 
 /* ---- numbers, text and paths (export_opts.c) ---- */
 
@@ -79,14 +79,14 @@ bool ex_build_view(viz_list *l, const export_opts *o, const export_item *it, con
 /* A display list being replayed as SVG, one command at a time (zero it, then
  * set b). A clip lasts until the next CLIP command: each opens a group. */
 typedef struct ex_svg {
-    attn_strbuf *b;   /* where the markup goes */
-    const char *ids;  /* prefix of every id written ("f1-"), NULL: none */
-    int clips;        /* clipPaths written so far (their ids count on) */
-    bool clipped;     /* a clip group is open */
+    attn_strbuf *b;                                  /* where the markup goes */
+    const char *ids;                                 /* prefix of every id written ("f1-"), NULL: none */
+    int clips;                                       /* clipPaths written so far (their ids count on) */
+    bool clipped;                                    /* a clip group is open */
     void (*hit)(struct ex_svg *o, const viz_cmd *c); /* writes a HIT command; NULL: HITs are not written */
-    viz_fonts *fonts; /* set: text starts where the rasteriser puts it (a page's figure matches the PNG to the
+    viz_fonts *fonts;                                /* set: text starts where the rasteriser puts it (a page's figure matches the PNG to the
                          pixel); NULL: anchored in its box, for any viewer's fonts (SVG files) */
-    void *ctx;        /* for hit */
+    void *ctx;                                       /* for hit */
 } ex_svg;
 
 /* The <svg> start tag of a w×h drawing with the fonts; attrs (NULL: none) are
@@ -116,9 +116,9 @@ bool ex_diff(const viz_list *a, const viz_list *b, int *match);
 
 /* Distinct strings in the order first added, each once. */
 typedef struct {
-    char **s;        /* n strings (owned) */
+    char **s; /* n strings (owned) */
     int n, cap;
-    int *index;      /* open addressing: 1 + position in s, 0 empty; `slots` entries */
+    int *index; /* open addressing: 1 + position in s, 0 empty; `slots` entries */
     int slots;
 } ex_strtab;
 
@@ -142,10 +142,10 @@ typedef struct {
 /* Reads DIR's manifest into m (empty when DIR has none). A manifest that is
  * not a regular file or not ours to read is an error naming it. */
 attn_status ex_manifest_read(ex_files *m, const char *dir, attn_err *err);
-const ex_file *ex_files_find(const ex_files *m, const char *name); /* NULL: not listed */
+const ex_file *ex_files_find(const ex_files *m, const char *name);    /* NULL: not listed */
 bool ex_files_add(ex_files *m, const char *name, const char *sha256); /* false: out of memory */
-void ex_files_free(ex_files *m);                                  /* NULL is a no-op */
-char *ex_manifest_json(const ex_files *m);                        /* caller frees; NULL: no memory */
+void ex_files_free(ex_files *m);                                      /* NULL is a no-op */
+char *ex_manifest_json(const ex_files *m);                            /* caller frees; NULL: no memory */
 
 /* The hex SHA-256 of the file at path, read in pieces. */
 attn_status ex_sha256_file(const char *path, char hex[ATTN_SHA256_HEX], attn_err *err);
@@ -155,17 +155,17 @@ attn_status ex_sha256_file(const char *path, char hex[ATTN_SHA256_HEX], attn_err
 
 /* A staged batch: a hidden folder inside dir and the names written there. */
 typedef struct {
-    char *dir;           /* the target folder (copy) */
-    char *stage;         /* its staging folder, or NULL before export_stage_open */
-    int stage_slot;      /* the staging folder's util/cleanup.h slot */
-    char **names;        /* file names written into stage, in order */
+    char *dir;                     /* the target folder (copy) */
+    char *stage;                   /* its staging folder, or NULL before export_stage_open */
+    int stage_slot;                /* the staging folder's util/cleanup.h slot */
+    char **names;                  /* file names written into stage, in order */
     char (*shas)[ATTN_SHA256_HEX]; /* their hashes, for the manifest */
     int n, cap;
-    ex_files ours;       /* DIR's manifest as it was: the files this batch may replace */
-    char *lock;          /* DIR's lock file while this batch holds it (flock), else NULL */
+    ex_files ours;          /* DIR's manifest as it was: the files this batch may replace */
+    char *lock;             /* DIR's lock file while this batch holds it (flock), else NULL */
     int lock_fd, lock_slot; /* its descriptor and clean-up slot */
-    char *made[32];      /* folders this batch created, outermost first */
-    int made_slot[32];   /* their clean-up slots */
+    char *made[32];         /* folders this batch created, outermost first */
+    int made_slot[32];      /* their clean-up slots */
     int n_made;
 } ex_stage;
 
@@ -223,19 +223,19 @@ void ex_md_page(attn_strbuf *b, const export_item *it, int number, const char *t
  * each query, hovered cell and panel adds. */
 typedef struct {
     const export_opts *o;
-    const export_item *it;   /* the item as the page shows it (predict: the softmax step) */
+    const export_item *it; /* the item as the page shows it (predict: the softmax step) */
     const viz_strings *ui;
     viz_fonts *fonts;
-    char ids[80];            /* prefix of every id in the figure: "av-06-softmax-1a2b3c4d-" */
-    int n, q0;               /* tokens, and the query the figure starts on */
-    attn_strbuf svg;         /* the figure's markup inside <svg>, with a <g data-s> per slot */
-    ex_strtab frags;         /* SVG fragments that views put into slots */
-    int n_slots;             /* slots: what some view changes (<g data-s>, in drawing order) */
-    attn_strbuf base_frags;  /* JSON: each slot's fragment in the figure as written (-1: empty) */
-    attn_strbuf views;       /* JSON: per query, "slot, fragment" pairs where it differs from that */
-    ex_strtab lines;         /* panel lines as JSON strings "KF…": viz_xline_kind, focus 0/1, the text */
-    attn_strbuf cells;       /* JSON members "STAGE:HEAD:ROW:COL": [[lines], [hover fragments], focus] */
-    viz_list list;           /* scratch */
+    char ids[80];           /* prefix of every id in the figure: "av-06-softmax-1a2b3c4d-" */
+    int n, q0;              /* tokens, and the query the figure starts on */
+    attn_strbuf svg;        /* the figure's markup inside <svg>, with a <g data-s> per slot */
+    ex_strtab frags;        /* SVG fragments that views put into slots */
+    int n_slots;            /* slots: what some view changes (<g data-s>, in drawing order) */
+    attn_strbuf base_frags; /* JSON: each slot's fragment in the figure as written (-1: empty) */
+    attn_strbuf views;      /* JSON: per query, "slot, fragment" pairs where it differs from that */
+    ex_strtab lines;        /* panel lines as JSON strings "KF…": viz_xline_kind, focus 0/1, the text */
+    attn_strbuf cells;      /* JSON members "STAGE:HEAD:ROW:COL": [[lines], [hover fragments], focus] */
+    viz_list list;          /* scratch */
 } ex_html_fig;
 
 /* Fills the fields of f after q0 (the ones before are set) for the revealed

@@ -53,8 +53,9 @@ static void md_emph(attn_strbuf *b, const char *s, size_t len) {
 /* The end of the sentence starting at `at` (past its mark and the spaces after). */
 static int sentence_end(const char *s, int at, int len) {
     for (int i = at; i < len; i++) {
-        int mark = s[i] == '.' || s[i] == '?' || s[i] == '!' ? 1
-                   : strncmp(s + i, "。", 3) == 0 || strncmp(s + i, "？", 3) == 0 || strncmp(s + i, "！", 3) == 0 ? 3 : 0;
+        int mark = s[i] == '.' || s[i] == '?' || s[i] == '!'                                                      ? 1
+                   : strncmp(s + i, "。", 3) == 0 || strncmp(s + i, "？", 3) == 0 || strncmp(s + i, "！", 3) == 0 ? 3
+                                                                                                                  : 0;
         if (!mark || (mark == 1 && i + 1 < len && s[i + 1] != ' ')) continue; // "2.5", "e.g." inside a word
         i += mark;
         while (i < len && s[i] == ' ') i++;
@@ -84,7 +85,9 @@ static bool window_only(const char *s) {
 static int window_clause(const char *s, int at, int end) {
     if (window_only(s + at)) return at;
     for (int i = at; i < end; i++) {
-        int colon = s[i] == ':' ? 1 : strncmp(s + i, "：", 3) == 0 ? 3 : 0, k = i + colon;
+        int colon = s[i] == ':' ? 1 : strncmp(s + i, "：", 3) == 0 ? 3
+                                                                   : 0,
+            k = i + colon;
         while (colon && k < end && s[k] == ' ') k++;
         if (colon && window_only(s + k)) return i;
     }
@@ -303,7 +306,8 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     }
     it->step = page_step(l, i);
     it->number = i + 1; // NN is the page's place in the lesson, also when one page is remade
-    it->head = pg->predict.on ? pg->predict.head : pg->compare.kind == LESSON_CMP_HEADS ? pg->compare.head_a : 0;
+    it->head = pg->predict.on ? pg->predict.head : pg->compare.kind == LESSON_CMP_HEADS ? pg->compare.head_a
+                                                                                        : 0;
     it->query = page_query(pg, t);
     it->mark = viz_lesson_mark(&pg->highlight, &t->tokens);
     it->id = pg->id;
@@ -320,11 +324,9 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     attn_sb_init(&nb);
     viz_lesson_narrative(&nb, pg, false, &x);
     it->narrative = j->narratives[k] = attn_sb_take(&nb);
-    it->origin = (viz_origin){.kind = VIZ_FROM_LESSON, .name = o->lesson_path ? o->lesson_path : lesson_id(l),
-                              .gain = pg->random_weights ? pg->gain : 0};
+    it->origin = (viz_origin){.kind = VIZ_FROM_LESSON, .name = o->lesson_path ? o->lesson_path : lesson_id(l), .gain = pg->random_weights ? pg->gain : 0};
     if (pg->model) // the badge says which model, as in the window
-        it->origin = (viz_origin){.kind = VIZ_FROM_MODEL, .name = pg->model_name, .task = page_model(pg)->task,
-                                  .steps = page_model(pg)->training.steps, .seed = page_model(pg)->training.seed};
+        it->origin = (viz_origin){.kind = VIZ_FROM_MODEL, .name = pg->model_name, .task = page_model(pg)->task, .steps = page_model(pg)->training.steps, .seed = page_model(pg)->training.seed};
     it->feature_names = v && v->dim == t->cfg.d_model && t->vocab_rows ? v->features : NULL;
     if (!pg->model) viz_lesson_names(&it->names, l, i, t);
     size_t fl = strlen(pg->id) + sizeof "--page ";

@@ -91,7 +91,8 @@ attn_status ex_manifest_read(ex_files *m, const char *dir, attn_err *err) {
     if (st == ATTN_OK && (!root || !read_entries(m, root))) {
         ex_files_free(m);
         st = attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: its %s is not a list of exported files attnviz "
-                       "can read; move it away (and the files it listed) or choose another folder.", dir, EX_MANIFEST);
+                                         "can read; move it away (and the files it listed) or choose another folder.",
+                       dir, EX_MANIFEST);
     } else if (st != ATTN_OK) {
         st = attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s", dir, why.msg);
     }

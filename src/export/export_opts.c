@@ -88,7 +88,8 @@ static unsigned format_bit(const char *item) {
 static unsigned step_bit(const char *item) {
     long long v;
     return *item != '+' && attn_parse_int(item, strlen(item), 1, ATTN_STEP_COUNT + 1, &v) == ATTN_INT_OK // 9: a model's readout
-               ? 1u << (v - 1) : 0;
+               ? 1u << (v - 1)
+               : 0;
 }
 
 attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
@@ -113,7 +114,8 @@ attn_status export_parse_size(int *w, int *h, const char *s, attn_err *err) {
               attn_parse_int(x + 1, strlen(x + 1), EXPORT_MIN_SIZE, EXPORT_MAX_SIZE, &b) == ATTN_INT_OK;
     if (!ok)
         return attn_fail(err, ATTN_ERR_RANGE, "--size: \"%s\" is not a size; write WIDTHxHEIGHT in pixels, "
-                         "each from %d to %d (for example 1280x800).", s ? s : "", EXPORT_MIN_SIZE, EXPORT_MAX_SIZE);
+                                              "each from %d to %d (for example 1280x800).",
+                         s ? s : "", EXPORT_MIN_SIZE, EXPORT_MAX_SIZE);
     *w = (int)a;
     *h = (int)b;
     return ATTN_OK;
@@ -126,14 +128,16 @@ attn_status export_parse_theme(viz_theme_id *out, const char *s, attn_err *err) 
             return ATTN_OK;
         }
     return attn_fail(err, ATTN_ERR_RANGE, "--theme: \"%s\" is not a theme; use light, dark, presenter or "
-                     "high-contrast.", s ? s : "");
+                                          "high-contrast.",
+                     s ? s : "");
 }
 
 attn_status export_parse_view(export_view *out, const char *s, attn_err *err) {
     if (s && strcmp(s, "figure") == 0) *out = EXPORT_VIEW_FIGURE;
     else if (s && strcmp(s, "window") == 0) *out = EXPORT_VIEW_WINDOW;
     else return attn_fail(err, ATTN_ERR_RANGE, "--view: \"%s\" is not a view; use figure (the step's figure) or "
-                          "window (the whole window).", s ? s : "");
+                                               "window (the whole window).",
+                          s ? s : "");
     return ATTN_OK;
 }
 
@@ -210,26 +214,36 @@ void ex_axis_label(char *buf, size_t cap, const attn_trace *t, const export_matr
     else if (named && named[i]) {
         snprintf(buf, cap, "%s", named[i]);
         ex_utf8_trim(buf); // a long name is cut between characters
-    }
-    else snprintf(buf, cap, "d%d", i);
+    } else snprintf(buf, cap, "d%d", i);
 }
 
 /* Which of a lesson's names label a matrix's rows or columns, as its figure shows them. */
-typedef enum { NAMES_NONE, NAMES_FEATURES, NAMES_Q, NAMES_K, NAMES_V, NAMES_OUT } names_of;
+typedef enum { NAMES_NONE,
+               NAMES_FEATURES,
+               NAMES_Q,
+               NAMES_K,
+               NAMES_V,
+               NAMES_OUT } names_of;
 
 static const struct {
     const char *matrix; /* export_matrix.name */
     names_of rows, cols;
 } NAMED[] = {
-    {"X", NAMES_NONE, NAMES_FEATURES},     {"W_Q", NAMES_FEATURES, NAMES_Q}, {"W_K", NAMES_FEATURES, NAMES_K},
-    {"W_V", NAMES_FEATURES, NAMES_V},      {"Q", NAMES_NONE, NAMES_Q},       {"K", NAMES_NONE, NAMES_K},
-    {"V", NAMES_NONE, NAMES_V},            {"Z", NAMES_NONE, NAMES_V}, /* Z's columns are V's, mixed */
-    {"W_O", NAMES_NONE, NAMES_OUT},        {"out", NAMES_NONE, NAMES_OUT},
+    {"X", NAMES_NONE, NAMES_FEATURES},
+    {"W_Q", NAMES_FEATURES, NAMES_Q},
+    {"W_K", NAMES_FEATURES, NAMES_K},
+    {"W_V", NAMES_FEATURES, NAMES_V},
+    {"Q", NAMES_NONE, NAMES_Q},
+    {"K", NAMES_NONE, NAMES_K},
+    {"V", NAMES_NONE, NAMES_V},
+    {"Z", NAMES_NONE, NAMES_V}, /* Z's columns are V's, mixed */
+    {"W_O", NAMES_NONE, NAMES_OUT},
+    {"out", NAMES_NONE, NAMES_OUT},
 };
 
 /* The names of m's rows (cols false) or columns as its figure shows them, or NULL. */
 const char *const *ex_axis_names(const attn_trace *t, const export_matrix *m, bool cols,
-                                     const char *const *features, const viz_names *names) {
+                                 const char *const *features, const viz_names *names) {
     for (size_t i = 0; i < sizeof NAMED / sizeof *NAMED; i++) {
         if (strcmp(NAMED[i].matrix, m->name) != 0) continue;
         names_of k = cols ? NAMED[i].cols : NAMED[i].rows;
@@ -247,7 +261,7 @@ const char *const *ex_axis_names(const attn_trace *t, const export_matrix *m, bo
 int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
                            int query) {
     static const char *const flags[ATTN_STEP_COUNT] = {"--steps 1", "--steps 2", "--steps 3", "--steps 4",
-                                                      "--steps 5", "--steps 6", "--steps 7", "--steps 8"};
+                                                       "--steps 5", "--steps 6", "--steps 7", "--steps 8"};
     int n = 0;
     for (int s = 0; s < ATTN_STEP_COUNT; s++) {
         if (!(steps & (1u << s))) continue;
@@ -266,8 +280,7 @@ int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t
 }
 
 void export_item_refs(viz_ref_ctx *x, const export_item *it, const char *const *ui) {
-    *x = (viz_ref_ctx){.trace = it->trace, .alt = it->alt, .model = it->model, .run = it->model ? it->run : NULL,
-                       .layer = it->page ? lesson_page_layer(it->page) : it->layer, .ui = ui};
+    *x = (viz_ref_ctx){.trace = it->trace, .alt = it->alt, .model = it->model, .run = it->model ? it->run : NULL, .layer = it->page ? lesson_page_layer(it->page) : it->layer, .ui = ui};
 }
 
 static export_matrix matrix(const char *name, const char *tex, const double *v, int rows, int cols, int head,
@@ -280,8 +293,8 @@ int export_items_for_model(export_item *out, int cap, const model *m, const mode
                            unsigned steps, int head, int query, viz_origin origin) {
     static const char *const prefix[MODEL_MAX_LAYERS] = {"L1-", "L2-", "L3-", "L4-"};
     static const char *const flags[ATTN_STEP_COUNT + 1] = {"--steps 1", "--steps 2", "--steps 3", "--steps 4",
-                                                          "--steps 5", "--steps 6", "--steps 7", "--steps 8",
-                                                          "--steps 9"};
+                                                           "--steps 5", "--steps 6", "--steps 7", "--steps 8",
+                                                           "--steps 9"};
     static const char *const backward_id[ATTN_STEP_COUNT] = {
         [ATTN_STEP_SCALE] = "scale-backward", [ATTN_STEP_MASK] = "mask-backward", [ATTN_STEP_SOFTMAX] = "softmax-backward"};
     int n = 0, last = m->cfg.layers - 1;
@@ -296,7 +309,8 @@ int export_items_for_model(export_item *out, int cap, const model *m, const mode
                 it->trace = &r->layer[l];
                 it->step = readout ? ATTN_STEP_MULTIHEAD : (attn_step)s; // the readout follows the last step
                 it->number = s + 1;
-                it->id = readout ? "readout" : back ? backward_id[s] : NULL;
+                it->id = readout ? "readout" : back ? backward_id[s]
+                                                    : NULL;
                 it->head = head;
                 it->query = query;
                 it->remake_flags = flags[s];
@@ -359,7 +373,8 @@ int export_item_matrices(const export_item *it, int head, export_matrix *out, in
 }
 
 static export_axis axis(attn_axis a) {
-    return a == ATTN_AXIS_TOKENS ? EXPORT_AXIS_TOKENS : a == ATTN_AXIS_CONCAT ? EXPORT_AXIS_CONCAT : EXPORT_AXIS_DIMS;
+    return a == ATTN_AXIS_TOKENS ? EXPORT_AXIS_TOKENS : a == ATTN_AXIS_CONCAT ? EXPORT_AXIS_CONCAT
+                                                                              : EXPORT_AXIS_DIMS;
 }
 
 /* The step table's matrix m of t for head h (-1: a whole-layer one). */

@@ -107,9 +107,12 @@ static void svg_text(svg_out *o, const viz_list *l, const viz_cmd *c) {
     const char *s = viz_cmd_text(l, c);
     if (!*s) return;
     int h = c->align & (VIZ_CENTER | VIZ_RIGHT), v = c->align & (VIZ_MIDDLE | VIZ_BOTTOM), px, base;
-    double x = h == VIZ_RIGHT ? c->x + c->w : h == VIZ_CENTER ? c->x + c->w / 2 : c->x;
-    double top = v == VIZ_BOTTOM ? c->y + c->h - LINE_EM * c->size
-                 : v == VIZ_MIDDLE ? c->y + (c->h - LINE_EM * c->size) / 2 : c->y, y = top + ASCENT_EM * c->size;
+    double x = h == VIZ_RIGHT ? c->x + c->w : h == VIZ_CENTER ? c->x + c->w / 2
+                                                              : c->x;
+    double top = v == VIZ_BOTTOM   ? c->y + c->h - LINE_EM * c->size
+                 : v == VIZ_MIDDLE ? c->y + (c->h - LINE_EM * c->size) / 2
+                                   : c->y,
+           y = top + ASCENT_EM * c->size;
     if (o->fonts && viz_sdl_text_origin(o->fonts, l, c, &px, &base) == 0) {
         x = px;
         y = base;
@@ -162,7 +165,8 @@ static void svg_clip(svg_out *o, const viz_cmd *c) {
 void ex_svg_open(attn_strbuf *b, int w, int h, const char *attrs) {
     attn_sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
                       "viewBox=\"0 0 %d %d\" font-family=\"%s\" dominant-baseline=\"alphabetic\" "
-                      "xml:space=\"preserve\"%s%s>\n", w, h, w, h, EX_SVG_FONTS, attrs ? " " : "", attrs ? attrs : "");
+                      "xml:space=\"preserve\"%s%s>\n",
+                   w, h, w, h, EX_SVG_FONTS, attrs ? " " : "", attrs ? attrs : "");
 }
 
 void ex_svg_cmd(ex_svg *o, const viz_list *l, const viz_cmd *c) {

@@ -14,8 +14,16 @@
 static const struct {
     const char *utf8, *tex;
 } math_signs[] = {
-    {"ᵀ", "$^{\\top}$"}, {"ₖ", "$_k$"}, {"√", "$\\surd$"}, {"÷", "$\\div$"}, {"·", "$\\cdot$"},
-    {"×", "$\\times$"}, {"→", "$\\to$"}, {"−", "$-$"}, {"∞", "$\\infty$"}, {"…", "\\ldots{}"},
+    {"ᵀ", "$^{\\top}$"},
+    {"ₖ", "$_k$"},
+    {"√", "$\\surd$"},
+    {"÷", "$\\div$"},
+    {"·", "$\\cdot$"},
+    {"×", "$\\times$"},
+    {"→", "$\\to$"},
+    {"−", "$-$"},
+    {"∞", "$\\infty$"},
+    {"…", "\\ldots{}"},
 };
 
 /* Length of the math sign at s, appended to b; 0 when s starts none. */
@@ -41,10 +49,18 @@ void export_tex_escape(attn_strbuf *b, const char *s) {
         case '\\': attn_sb_puts(b, "\\textbackslash{}"); break;
         case '~': attn_sb_puts(b, "\\textasciitilde{}"); break;
         case '^': attn_sb_puts(b, "\\textasciicircum{}"); break;
-        case '#': case '$': case '%': case '&': case '_': case '{': case '}':
+        case '#':
+        case '$':
+        case '%':
+        case '&':
+        case '_':
+        case '{':
+        case '}':
             attn_sb_printf(b, "\\%c", *s);
             break;
-        case '\n': case '\r': case '\t': attn_sb_puts(b, " "); break;
+        case '\n':
+        case '\r':
+        case '\t': attn_sb_puts(b, " "); break;
         default: attn_sb_append(b, s, 1); break;
         }
     }

@@ -29,11 +29,11 @@ enum {
     EXPORT_ALL_FORMATS = 0x3fu
 };
 
-#define EXPORT_ALL_STEPS 0xffu /* bit s selects attn_step s */
+#define EXPORT_ALL_STEPS 0xffu                      /* bit s selects attn_step s */
 #define EXPORT_STEP_READOUT (1u << ATTN_STEP_COUNT) /* --steps 9: a model's readout */
 #define EXPORT_MAX_MODEL_ITEMS (MODEL_MAX_LAYERS * (ATTN_STEP_COUNT + 3) + 1)
 #define EXPORT_MAX_SCALE 3
-#define EXPORT_MIN_SIZE 160   /* logical px, each side */
+#define EXPORT_MIN_SIZE 160 /* logical px, each side */
 #define EXPORT_MAX_SIZE 8192
 
 typedef enum {
@@ -42,15 +42,15 @@ typedef enum {
 } export_view;
 
 typedef struct {
-    const char *dir;            /* target folder; created (with parents) when missing */
-    unsigned formats;           /* EXPORT_* bits; md without png/svg adds png */
-    int pixel_scale;            /* 1..3: PNG pixels per logical px (text drawn at that size) */
-    float ui_scale;             /* the UI scale the figure is laid out at, 0.5..4 (0: 1); the
+    const char *dir;   /* target folder; created (with parents) when missing */
+    unsigned formats;  /* EXPORT_* bits; md without png/svg adds png */
+    int pixel_scale;   /* 1..3: PNG pixels per logical px (text drawn at that size) */
+    float ui_scale;    /* the UI scale the figure is laid out at, 0.5..4 (0: 1); the
                                    GUI passes its DPI × zoom so a window export is the window */
-    int width, height;          /* figure or window size in logical px (0: 1280×800) */
+    int width, height; /* figure or window size in logical px (0: 1280×800) */
     viz_theme_id theme;
-    viz_lang lang;              /* language of figure texts, handout and captions */
-    unsigned steps;             /* EXPORT_ALL_STEPS or some bits; used by export_sentence */
+    viz_lang lang;  /* language of figure texts, handout and captions */
+    unsigned steps; /* EXPORT_ALL_STEPS or some bits; used by export_sentence */
     export_view view;
     bool caption;               /* burn step, equation, sentence and configuration into PNG/SVG */
     const char *command_prefix; /* the command up to the export flags, e.g. "attnviz --headless
@@ -65,34 +65,34 @@ typedef struct {
 } export_opts;
 
 typedef struct {
-    const attn_trace *trace;    /* what to show (borrowed, never NULL) */
-    attn_step step;              /* which of the eight steps */
-    int number;                 /* NN in file names; <= 0: its position in the list, from 1 */
-    int head;                   /* head shown in the figure and the .tex, 0-based */
-    int query;                  /* query token of the softmax lines; -1: 它/it if present, else 0 */
-    const char *id;             /* file stem after "NN-", [A-Za-z0-9_-]; NULL: the step's slug */
-    const char *title;          /* page title (handout, index); NULL: the step's name */
-    const char *text;           /* page text for the handout (Markdown, blank-line paragraphs);
+    const attn_trace *trace;          /* what to show (borrowed, never NULL) */
+    attn_step step;                   /* which of the eight steps */
+    int number;                       /* NN in file names; <= 0: its position in the list, from 1 */
+    int head;                         /* head shown in the figure and the .tex, 0-based */
+    int query;                        /* query token of the softmax lines; -1: 它/it if present, else 0 */
+    const char *id;                   /* file stem after "NN-", [A-Za-z0-9_-]; NULL: the step's slug */
+    const char *title;                /* page title (handout, index); NULL: the step's name */
+    const char *text;                 /* page text for the handout (Markdown, blank-line paragraphs);
                                    NULL: the step's hint from the UI strings */
-    const char *text_after;     /* the page's text after its @reveal: after the figure; NULL: none */
-    const char *narrative;      /* --view window: the narrative panel's text as the window shows it
+    const char *text_after;           /* the page's text after its @reveal: after the figure; NULL: none */
+    const char *narrative;            /* --view window: the narrative panel's text as the window shows it
                                    (viz_lesson_narrative); NULL: text */
-    viz_origin origin;          /* where the trace's given weights came from (the figure's badge) */
-    viz_mark mark;              /* what the figure points at besides the query (a lesson's @highlight) */
-    const attn_trace *alt;      /* a lesson page's @compare view (for its {references}), or NULL */
+    viz_origin origin;                /* where the trace's given weights came from (the figure's badge) */
+    viz_mark mark;                    /* what the figure points at besides the query (a lesson's @highlight) */
+    const attn_trace *alt;            /* a lesson page's @compare view (for its {references}), or NULL */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
-    viz_names names;            /* a lesson's names of Q/K/V/Z columns and the labels its page keeps */
-    const char *remake_flags;   /* flags that make only this item again, e.g. "--steps 3" or
+    viz_names names;                  /* a lesson's names of Q/K/V/Z columns and the labels its page keeps */
+    const char *remake_flags;         /* flags that make only this item again, e.g. "--steps 3" or
                                    "--page intro"; NULL: none (the whole batch is remade) */
-    const lesson_page *page;    /* the lesson page it shows (html: its paragraphs, its question), or NULL */
+    const lesson_page *page;          /* the lesson page it shows (html: its paragraphs, its question), or NULL */
     /* a trained model's figure (model NULL: one designed or random layer) */
-    const model *model;         /* the model; trace is &run->layer[layer] */
-    const model_result *run;    /* the sentence through it, with the backward pass's target */
-    int layer;                  /* 0-based */
-    bool readout;               /* the readout after the last layer (step is ignored) */
-    bool backward;              /* steps 4–6 with their gradients beside them */
-    viz_target target;          /* whose answers run's targets are */
-    const char *prefix;         /* before "NN-" in file names, e.g. "L2-"; NULL: none */
+    const model *model;      /* the model; trace is &run->layer[layer] */
+    const model_result *run; /* the sentence through it, with the backward pass's target */
+    int layer;               /* 0-based */
+    bool readout;            /* the readout after the last layer (step is ignored) */
+    bool backward;           /* steps 4–6 with their gradients beside them */
+    viz_target target;       /* whose answers run's targets are */
+    const char *prefix;      /* before "NN-" in file names, e.g. "L2-"; NULL: none */
 } export_item;
 
 /* How a matrix's rows or columns are labelled. */
@@ -104,13 +104,13 @@ typedef enum {
 } export_axis;
 
 typedef struct {
-    const char *name;      /* file part and CSV corner: "S", "W_Q", "S_scaled" … */
-    const char *tex;       /* LaTeX symbol: "S", "W_Q", "\\tilde{S}" … */
-    const double *v;       /* rows × cols, row-major, borrowed from the trace */
+    const char *name; /* file part and CSV corner: "S", "W_Q", "S_scaled" … */
+    const char *tex;  /* LaTeX symbol: "S", "W_Q", "\\tilde{S}" … */
+    const double *v;  /* rows × cols, row-major, borrowed from the trace */
     int rows, cols;
-    int head;              /* 0-based head, or -1 for a whole-layer matrix */
+    int head; /* 0-based head, or -1 for a whole-layer matrix */
     export_axis row_axis, col_axis;
-    bool features;         /* columns are X's features (names given) */
+    bool features;            /* columns are X's features (names given) */
     const char *const *words; /* EXPORT_AXIS_WORDS: the vocabulary */
 } export_matrix;
 

@@ -17,15 +17,15 @@
 #define NAME_SHOWN 160
 
 struct hf_bpe {
-    int n_ids;        /* the largest id + 1 */
-    char **piece;     /* piece[id]: its bytes (owned; NULL where no token has the id) */
+    int n_ids;    /* the largest id + 1 */
+    char **piece; /* piece[id]: its bytes (owned; NULL where no token has the id) */
     size_t *piece_len;
     int byte_id[256]; /* the token of each single byte */
     int eot_id;       /* <|endoftext|>, or -1 */
     /* merges: (left id, right id) → rank and merged id; open addressing */
-    uint64_t *mkey;   /* left << 32 | right, UINT64_MAX for an empty slot */
+    uint64_t *mkey; /* left << 32 | right, UINT64_MAX for an empty slot */
     int32_t *mrank, *mresult;
-    size_t mcap;      /* a power of two */
+    size_t mcap; /* a power of two */
 };
 
 /* ---- GPT-2's byte alphabet: each byte is one printable character -------- */
@@ -150,7 +150,8 @@ static attn_status load_vocab(hf_bpe *b, piece_index *ix, const char *text, size
         int line = 1, col = 1;
         attn_json_position(text, stop, &line, &col);
         st = attn_fail(err, ATTN_ERR_PARSE, "%s is not a vocabulary: GPT-2's vocab.json is one JSON object "
-                       "of token → id (%s at line %d, column %d).", shown,
+                                            "of token → id (%s at line %d, column %d).",
+                       shown,
                        root ? "not an object" : "not JSON", line, col);
         goto done;
     }
@@ -177,11 +178,12 @@ static attn_status load_vocab(hf_bpe *b, piece_index *ix, const char *text, size
         if (!bytes || n <= 0 || b->piece[id]) {
             free(bytes);
             shown_name(key, sizeof key, it->string);
-            st = !bytes ? attn_fail(err, ATTN_ERR_NOMEM, "Out of memory reading %s.", shown)
-               : n <= 0 ? attn_fail(err, ATTN_ERR_PARSE, "%s: token \"%s\" is not written in GPT-2's byte "
-                                    "alphabet (is this a byte-level BPE vocabulary?).", shown, key)
-                        : attn_fail(err, ATTN_ERR_PARSE, "%s: id %d is given to two tokens (\"%s\" is the second).",
-                                    shown, id, key);
+            st = !bytes   ? attn_fail(err, ATTN_ERR_NOMEM, "Out of memory reading %s.", shown)
+                 : n <= 0 ? attn_fail(err, ATTN_ERR_PARSE, "%s: token \"%s\" is not written in GPT-2's byte "
+                                                           "alphabet (is this a byte-level BPE vocabulary?).",
+                                      shown, key)
+                          : attn_fail(err, ATTN_ERR_PARSE, "%s: id %d is given to two tokens (\"%s\" is the second).",
+                                      shown, id, key);
             goto done;
         }
         size_t slot = piece_slot(b, ix, bytes, (size_t)n);
@@ -197,7 +199,8 @@ static attn_status load_vocab(hf_bpe *b, piece_index *ix, const char *text, size
     for (int i = 0; i < 256; i++)
         if (b->byte_id[i] < 0) {
             st = attn_fail(err, ATTN_ERR_PARSE, "%s has no token for the byte 0x%02x: a byte-level vocabulary "
-                           "has all 256.", shown, i);
+                                                "has all 256.",
+                           shown, i);
             goto done;
         }
 done:
@@ -229,7 +232,8 @@ static attn_status add_merge(hf_bpe *b, const piece_index *ix, const char *line,
     int merged = nr > 0 ? piece_id(b, ix, bytes, (size_t)(nl + nr)) : -1;
     if (left < 0 || right < 0 || merged < 0) {
         char what[NAME_SHOWN];
-        const char *missing = left < 0 ? copy : right < 0 ? space + 1 : NULL;
+        const char *missing = left < 0 ? copy : right < 0 ? space + 1
+                                                          : NULL;
         if (missing) utf8_visible(what, sizeof what, missing, strlen(missing));
         st = missing ? attn_fail(err, ATTN_ERR_PARSE, "%s, line %d: \"%s\" is not a token of the vocabulary.",
                                  shown, line_no, what)
@@ -323,15 +327,19 @@ const char *hf_bpe_piece(const hf_bpe *b, int id, size_t *n) {
 
 /* ---- the pre-tokenizer ------------------------------------------------------ */
 
-enum { C_LETTER, C_NUMBER, C_SPACE, C_OTHER };
+enum { C_LETTER,
+       C_NUMBER,
+       C_SPACE,
+       C_OTHER };
 
 static int char_class(const char *text, size_t len, size_t at, size_t *next) {
     uint32_t cp = 0;
     int k = utf8_decode(text + at, len - at, &cp);
     if (k <= 0) k = 1; // not expected: the text is validated first
     *next = at + (size_t)k;
-    return uni_is_letter(cp) ? C_LETTER : uni_is_number(cp) ? C_NUMBER : uni_is_white_space(cp) ? C_SPACE
-                                                                                                   : C_OTHER;
+    return uni_is_letter(cp) ? C_LETTER : uni_is_number(cp)    ? C_NUMBER
+                                      : uni_is_white_space(cp) ? C_SPACE
+                                                               : C_OTHER;
 }
 
 size_t hf_bpe_pretoken_end(const char *text, size_t len, size_t at) {
@@ -392,8 +400,9 @@ attn_status hf_bpe_encode(const hf_bpe *b, const char *text, size_t len, bool bo
         size_t end = hf_bpe_pretoken_end(text, len, at);
         if (end - at > HF_BPE_MAX_PRETOKEN) {
             st = attn_fail(err, ATTN_ERR_INPUT, "The sentence has a run of %zu bytes without a space or a "
-                           "change between letters, digits and punctuation (from byte %zu); GPT-2's tokenizer "
-                           "takes at most %d in one piece.", end - at, at, HF_BPE_MAX_PRETOKEN);
+                                                "change between letters, digits and punctuation (from byte %zu); GPT-2's tokenizer "
+                                                "takes at most %d in one piece.",
+                           end - at, at, HF_BPE_MAX_PRETOKEN);
             break;
         }
         int m = merge_piece(b, text + at, end - at, ids);

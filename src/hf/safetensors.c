@@ -18,11 +18,20 @@ static const struct {
     const char *name;
     size_t size;
 } dtypes[] = {
-    [ST_F64] = {"F64", 8},         [ST_F32] = {"F32", 4},   [ST_F16] = {"F16", 2},
-    [ST_BF16] = {"BF16", 2},       [ST_F8_E5M2] = {"F8_E5M2", 1},
-    [ST_F8_E4M3] = {"F8_E4M3", 1}, [ST_I64] = {"I64", 8},   [ST_I32] = {"I32", 4},
-    [ST_I16] = {"I16", 2},         [ST_I8] = {"I8", 1},     [ST_U64] = {"U64", 8},
-    [ST_U32] = {"U32", 4},         [ST_U16] = {"U16", 2},   [ST_U8] = {"U8", 1},
+    [ST_F64] = {"F64", 8},
+    [ST_F32] = {"F32", 4},
+    [ST_F16] = {"F16", 2},
+    [ST_BF16] = {"BF16", 2},
+    [ST_F8_E5M2] = {"F8_E5M2", 1},
+    [ST_F8_E4M3] = {"F8_E4M3", 1},
+    [ST_I64] = {"I64", 8},
+    [ST_I32] = {"I32", 4},
+    [ST_I16] = {"I16", 2},
+    [ST_I8] = {"I8", 1},
+    [ST_U64] = {"U64", 8},
+    [ST_U32] = {"U32", 4},
+    [ST_U16] = {"U16", 2},
+    [ST_U8] = {"U8", 1},
     [ST_BOOL] = {"BOOL", 1},
 };
 
@@ -70,7 +79,8 @@ static int hex4(const char *s) {
     for (int i = 0; i < 4; i++) {
         char c = s[i];
         int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+                                             : c >= 'A' && c <= 'F'   ? c - 'A' + 10
+                                                                      : -1;
         if (d < 0) return -1;
         v = v * 16 + d;
     }
@@ -171,7 +181,10 @@ static bool skip_value(jreader *r, int depth) {
             if (c == '{' && !(read_string(r, NULL) && expect(r, ':', "':' after a key"))) return false;
             if (!skip_value(r, depth + 1)) return false;
             skip_ws(r);
-            if (r->at < r->len && r->s[r->at] == ',') { r->at++; continue; }
+            if (r->at < r->len && r->s[r->at] == ',') {
+                r->at++;
+                continue;
+            }
             return expect(r, close, c == '{' ? "',' or '}'" : "',' or ']'");
         }
     }
@@ -198,7 +211,10 @@ static bool read_uint_array(jreader *r, uint64_t *v, int max, int *count) {
         if (*count == max) return r->why = "an array that is not as long", false;
         v[(*count)++] = x;
         skip_ws(r);
-        if (r->at < r->len && r->s[r->at] == ',') { r->at++; continue; }
+        if (r->at < r->len && r->s[r->at] == ',') {
+            r->at++;
+            continue;
+        }
         return expect(r, ']', "',' or ']'");
     }
 }
@@ -212,7 +228,7 @@ static attn_status parse_fail(st_file *f, attn_err *err, attn_status code, const
     ;
 
 static attn_status parse_fail(st_file *f, attn_err *err, attn_status code, const char *fmt, ...) {
-    char msg[sizeof ((attn_err *)0)->msg];
+    char msg[sizeof((attn_err *)0)->msg];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -314,7 +330,8 @@ static attn_status check_extent(st_file *f, const st_tensor *t, uint64_t data_le
 
 static int by_begin(const void *a, const void *b) {
     const st_tensor *x = *(const st_tensor *const *)a, *y = *(const st_tensor *const *)b;
-    return x->begin < y->begin ? -1 : x->begin > y->begin ? 1 : (x->end > y->end) - (x->end < y->end);
+    return x->begin < y->begin ? -1 : x->begin > y->begin ? 1
+                                                          : (x->end > y->end) - (x->end < y->end);
 }
 
 /* No two tensors with data share a byte. */
@@ -345,55 +362,70 @@ static attn_status read_table(st_file *f, jreader *r, uint64_t data_len, attn_er
     if (!expect(r, '{', "'{' (a JSON object)")) goto not_json;
     skip_ws(r);
     if (r->at < r->len && r->s[r->at] == '}') r->at++;
-    else for (;;) {
-        char *key = NULL;
-        if (!read_string(r, &key)) goto not_json;
-        if (!expect(r, ':', "':' after a key")) { free(key); goto not_json; }
-        for (size_t i = 0; i < f->count; i++)
-            if (strcmp(f->tensors[i].name, key) == 0) {
-                char k[NAME_SHOWN];
-                visible(k, sizeof k, key);
+    else
+        for (;;) {
+            char *key = NULL;
+            if (!read_string(r, &key)) goto not_json;
+            if (!expect(r, ':', "':' after a key")) {
                 free(key);
-                return parse_fail(f, err, ATTN_ERR_PARSE, "its header names tensor \"%s\" twice.", k);
+                goto not_json;
             }
-        if (strcmp(key, "__metadata__") == 0) {
-            free(key);
-            if (!skip_value(r, 1)) goto not_json;
-        } else {
-            if (f->count == cap) {
-                size_t ncap = cap ? cap * 2 : 64;
-                st_tensor *grown = realloc(f->tensors, ncap * sizeof *grown);
-                if (!grown) { free(key); return parse_fail(f, err, ATTN_ERR_NOMEM, "out of memory for its table."); }
-                f->tensors = grown;
-                cap = ncap;
+            for (size_t i = 0; i < f->count; i++)
+                if (strcmp(f->tensors[i].name, key) == 0) {
+                    char k[NAME_SHOWN];
+                    visible(k, sizeof k, key);
+                    free(key);
+                    return parse_fail(f, err, ATTN_ERR_PARSE, "its header names tensor \"%s\" twice.", k);
+                }
+            if (strcmp(key, "__metadata__") == 0) {
+                free(key);
+                if (!skip_value(r, 1)) goto not_json;
+            } else {
+                if (f->count == cap) {
+                    size_t ncap = cap ? cap * 2 : 64;
+                    st_tensor *grown = realloc(f->tensors, ncap * sizeof *grown);
+                    if (!grown) {
+                        free(key);
+                        return parse_fail(f, err, ATTN_ERR_NOMEM, "out of memory for its table.");
+                    }
+                    f->tensors = grown;
+                    cap = ncap;
+                }
+                st_tensor *t = &f->tensors[f->count];
+                memset(t, 0, sizeof *t);
+                t->name = key;
+                f->count++;
+                entry_fields seen;
+                char k[NAME_SHOWN];
+                if (!read_entry(r, t, &seen) && !seen.too_many_dims) goto not_json;
+                if (seen.too_many_dims)
+                    return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has more than %d dimensions.",
+                                      visible(k, sizeof k, key), ST_MAX_RANK);
+                if (!seen.dtype || !seen.shape || !seen.offsets)
+                    return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has no %s.", visible(k, sizeof k, key),
+                                      !seen.dtype ? "dtype" : !seen.shape ? "shape"
+                                                                          : "data_offsets");
+                attn_status st = check_extent(f, t, data_len, err);
+                if (st != ATTN_OK) return st;
             }
-            st_tensor *t = &f->tensors[f->count];
-            memset(t, 0, sizeof *t);
-            t->name = key;
-            f->count++;
-            entry_fields seen;
-            char k[NAME_SHOWN];
-            if (!read_entry(r, t, &seen) && !seen.too_many_dims) goto not_json;
-            if (seen.too_many_dims)
-                return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has more than %d dimensions.",
-                                  visible(k, sizeof k, key), ST_MAX_RANK);
-            if (!seen.dtype || !seen.shape || !seen.offsets)
-                return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has no %s.", visible(k, sizeof k, key),
-                                  !seen.dtype ? "dtype" : !seen.shape ? "shape" : "data_offsets");
-            attn_status st = check_extent(f, t, data_len, err);
-            if (st != ATTN_OK) return st;
+            skip_ws(r);
+            if (r->at < r->len && r->s[r->at] == ',') {
+                r->at++;
+                continue;
+            }
+            if (!expect(r, '}', "',' or '}'")) goto not_json;
+            break;
         }
-        skip_ws(r);
-        if (r->at < r->len && r->s[r->at] == ',') { r->at++; continue; }
-        if (!expect(r, '}', "',' or '}'")) goto not_json;
-        break;
-    }
     skip_ws(r); // the format pads the header with spaces
-    if (r->at != r->len) { r->why = "nothing after the object"; goto not_json; }
+    if (r->at != r->len) {
+        r->why = "nothing after the object";
+        goto not_json;
+    }
     return check_overlaps(f, err);
 not_json:
     return parse_fail(f, err, ATTN_ERR_PARSE, "its header is not the JSON a safetensors file has "
-                      "(at byte %zu of the header: expected %s).", r->at, r->why ? r->why : "JSON");
+                                              "(at byte %zu of the header: expected %s).",
+                      r->at, r->why ? r->why : "JSON");
 }
 
 attn_status st_file_parse(st_file *f, const unsigned char *bytes, size_t size, const char *shown,
@@ -403,16 +435,19 @@ attn_status st_file_parse(st_file *f, const unsigned char *bytes, size_t size, c
     if (!f->shown) return attn_fail(err, ATTN_ERR_NOMEM, "Out of memory opening a safetensors file.");
     if (size < 8)
         return parse_fail(f, err, ATTN_ERR_PARSE, "%zu bytes are too short for a safetensors file, "
-                          "whose header length alone takes 8 (is the file truncated?).", size);
+                                                  "whose header length alone takes 8 (is the file truncated?).",
+                          size);
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--) hlen = hlen << 8 | bytes[i];
     if (hlen > ST_HEADER_MAX)
         return parse_fail(f, err, ATTN_ERR_PARSE, "its header would be %llu bytes, over the %u MiB "
-                          "attnviz reads (is it a safetensors file?).", (unsigned long long)hlen,
+                                                  "attnviz reads (is it a safetensors file?).",
+                          (unsigned long long)hlen,
                           ST_HEADER_MAX >> 20);
     if (hlen > size - 8)
         return parse_fail(f, err, ATTN_ERR_PARSE, "its header should be %llu bytes, but only %zu follow "
-                          "(is the file truncated?).", (unsigned long long)hlen, size - 8);
+                                                  "(is the file truncated?).",
+                          (unsigned long long)hlen, size - 8);
     jreader r = {(const char *)bytes + 8, (size_t)hlen, 0, NULL};
     attn_status st = read_table(f, &r, size - 8 - hlen, err);
     if (st != ATTN_OK) return st;
@@ -444,9 +479,11 @@ attn_status st_file_open(st_file *f, const char *path, attn_err *err) {
     }
     if (!S_ISREG(sb.st_mode)) {
         const char *kind = S_ISDIR(sb.st_mode) ? "a folder" : S_ISFIFO(sb.st_mode) ? "a named pipe"
-                         : S_ISSOCK(sb.st_mode) ? "a socket" : "a device";
+                                                          : S_ISSOCK(sb.st_mode)   ? "a socket"
+                                                                                   : "a device";
         st = attn_fail(err, ATTN_ERR_IO, "%s is not a regular file (it is %s): a safetensors file "
-                       "is opened from a disk.", shown, kind);
+                                         "is opened from a disk.",
+                       shown, kind);
         goto done;
     }
     size_t size = (size_t)sb.st_size;
@@ -550,10 +587,12 @@ attn_status st_tensor_to_double(const st_file *f, const st_tensor *t, uint64_t f
     visible(b, sizeof b, t->name);
     if (!st_dtype_is_float(t->dtype))
         return attn_fail(err, ATTN_ERR_PARSE, "%s: tensor \"%s\" has dtype %s, which attnviz does not "
-                         "read (it reads F32, F16 and BF16).", a, b, t->dtype_name);
+                                              "read (it reads F32, F16 and BF16).",
+                         a, b, t->dtype_name);
     if (first > t->count || n > t->count - first)
         return attn_fail(err, ATTN_ERR_RANGE, "%s: tensor \"%s\" has %llu elements; elements %llu to "
-                         "%llu do not exist.", a, b, (unsigned long long)t->count,
+                                              "%llu do not exist.",
+                         a, b, (unsigned long long)t->count,
                          (unsigned long long)first, (unsigned long long)(first + n));
     for (uint64_t i = 0; i < n; i++) out[i] = element(t, first + i);
     return ATTN_OK;

@@ -27,32 +27,43 @@
 #define ST_MAX_RANK 8                       /* dimensions of a tensor at most */
 
 typedef enum {
-    ST_F64, ST_F32, ST_F16, ST_BF16,          /* the floating-point types converted to double */
-    ST_F8_E5M2, ST_F8_E4M3,
-    ST_I64, ST_I32, ST_I16, ST_I8,
-    ST_U64, ST_U32, ST_U16, ST_U8, ST_BOOL,
-    ST_OTHER                                  /* a dtype name the format does not define */
+    ST_F64,
+    ST_F32,
+    ST_F16,
+    ST_BF16, /* the floating-point types converted to double */
+    ST_F8_E5M2,
+    ST_F8_E4M3,
+    ST_I64,
+    ST_I32,
+    ST_I16,
+    ST_I8,
+    ST_U64,
+    ST_U32,
+    ST_U16,
+    ST_U8,
+    ST_BOOL,
+    ST_OTHER /* a dtype name the format does not define */
 } st_dtype;
 
 typedef struct {
-    char *name;                 /* the key as the file spells it (owned, NUL-terminated) */
+    char *name; /* the key as the file spells it (owned, NUL-terminated) */
     st_dtype dtype;
-    char dtype_name[16];        /* as the file spells it (cut to fit) */
-    int rank;                   /* 0 for a scalar */
+    char dtype_name[16]; /* as the file spells it (cut to fit) */
+    int rank;            /* 0 for a scalar */
     uint64_t shape[ST_MAX_RANK];
-    uint64_t count;             /* elements: the product of shape (1 for a scalar); 0 for
+    uint64_t count;            /* elements: the product of shape (1 for a scalar); 0 for
                                    ST_OTHER, whose element size is unknown */
-    uint64_t begin, end;        /* data_offsets: bytes from the start of the data */
-    const unsigned char *data;  /* its first byte (inside the file's bytes; may be unaligned) */
+    uint64_t begin, end;       /* data_offsets: bytes from the start of the data */
+    const unsigned char *data; /* its first byte (inside the file's bytes; may be unaligned) */
 } st_tensor;
 
 typedef struct {
-    char *shown;                /* the file's name in messages (owned) */
-    st_tensor *tensors;         /* in the header's order (owned) */
+    char *shown;        /* the file's name in messages (owned) */
+    st_tensor *tensors; /* in the header's order (owned) */
     size_t count;
     const unsigned char *bytes; /* the whole file: mapped, or borrowed (st_file_parse) */
     size_t size;
-    bool mapped;                /* bytes is an mmap of the file (unmapped on free) */
+    bool mapped; /* bytes is an mmap of the file (unmapped on free) */
 } st_file;
 
 /* Opens the file at path: a regular file (a pipe, FIFO, device or folder is

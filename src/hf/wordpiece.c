@@ -13,10 +13,10 @@
 #define NAME_SHOWN 160
 
 struct hf_wordpiece {
-    char *text;     /* the vocabulary's lines, each NUL-terminated (owned) */
-    char **token;   /* token[id] points into text */
+    char *text;   /* the vocabulary's lines, each NUL-terminated (owned) */
+    char **token; /* token[id] points into text */
     int count;
-    int *slot;      /* open addressing: ids, -1 empty */
+    int *slot; /* open addressing: ids, -1 empty */
     size_t cap;
     int unk_id, cls_id;
     bool lower;
@@ -134,8 +134,14 @@ static bool is_bert_punct(uint32_t cp) {
  * extensions and compatibility blocks; not kana or hangul). */
 static bool is_bert_cjk(uint32_t cp) {
     static const uint32_t blocks[][2] = {
-        {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},   {0xF900, 0xFAFF},   {0x20000, 0x2A6DF},
-        {0x2A700, 0x2B73F}, {0x2B740, 0x2B81F}, {0x2B820, 0x2CEAF}, {0x2F800, 0x2FA1F},
+        {0x3400, 0x4DBF},
+        {0x4E00, 0x9FFF},
+        {0xF900, 0xFAFF},
+        {0x20000, 0x2A6DF},
+        {0x2A700, 0x2B73F},
+        {0x2B740, 0x2B81F},
+        {0x2B820, 0x2CEAF},
+        {0x2F800, 0x2FA1F},
     };
     for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++)
         if (cp >= blocks[i][0] && cp <= blocks[i][1]) return true;

@@ -47,7 +47,8 @@ static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn,
     case ATTN_SETTING_OK:
         if (key == ATTN_SET_D_MODEL) *set_d_model = true;
         return true;
-    case ATTN_SETTING_NOT_WHOLE: case ATTN_SETTING_RANGE:
+    case ATTN_SETTING_NOT_WHOLE:
+    case ATTN_SETTING_RANGE:
         lsn_add_err(p, d->line, dir_col(d, v), "%s needs a whole number from %lld to %lld, not “%.*s”", s->key,
                     s->lo, s->hi, (int)shown, v);
         return false;
@@ -59,7 +60,8 @@ static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn,
     else
         lsn_add_err(p, d->line, dir_col(d, v),
                     "%s is the first and last column of X the positional encoding fills, counting from 0, "
-                    "e.g. %s=0-3 (or all), not “%.*s”", s->key, s->key, (int)vn, v);
+                    "e.g. %s=0-3 (or all), not “%.*s”",
+                    s->key, s->key, (int)vn, v);
     return false;
 }
 
@@ -180,8 +182,8 @@ static void resolve_vocab(parser *p) {
 }
 
 static const char *mat_shape_words(attn_matrix kind) {
-    return kind == ATTN_MAT_W_O   ? "heads·d_k × d_model"
-           : kind == ATTN_MAT_B_O ? "1 × d_model"
+    return kind == ATTN_MAT_W_O        ? "heads·d_k × d_model"
+           : kind == ATTN_MAT_B_O      ? "1 × d_model"
            : attn_matrix_is_bias(kind) ? "1 × d_k"
                                        : "d_model × d_k";
 }
@@ -563,8 +565,8 @@ static void make_gained(parser *p, page_rec *r, const raw_dir *d) {
     size_t need = gained_bytes(c), used = p->l->mem.total + p->l->model_bytes; // the models count too
     if (need + ARENA_SLACK > LESSON_MAX_MEMORY || used > LESSON_MAX_MEMORY - need - ARENA_SLACK) {
         lsn_add_err(p, d->line, d->col, "with this page the lesson would need more than %u MiB of memory: "
-                    "@random-weights with a gain keeps its own copy of the weights, %.1f MiB at d_model=%d d_k=%d "
-                    "heads=%d; use a gain on fewer pages, the same seed and gain on such pages, or smaller settings",
+                                        "@random-weights with a gain keeps its own copy of the weights, %.1f MiB at d_model=%d d_k=%d "
+                                        "heads=%d; use a gain on fewer pages, the same seed and gain on such pages, or smaller settings",
                     LESSON_MAX_MEMORY >> 20, (double)need / (1 << 20), c->d_model, c->d_k, c->heads);
         p->stop = true;
         return;
@@ -609,7 +611,7 @@ static bool resolve_ref_col(parser *p, page_ctx *c, const raw_dir *d, const char
         lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” is not a word of the model's vocabulary", (int)n, w);
         return false;
     }
-    int cols = kind == LESSON_COLS_D_MODEL      ? cfg->d_model
+    int cols = kind == LESSON_COLS_D_MODEL  ? cfg->d_model
                : r->stage == ATTN_ST_CONCAT ? cfg->heads * cfg->d_k
                                             : cfg->d_k;
     long long v;
@@ -695,16 +697,19 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
         if (count < 2 || (v == 0 && !lsn_parse_int(w[1], n[1], 1, ATTN_STEP_COUNT, &v))) {
             lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
                         "{%.*s …} needs a step: 1 tokens, 2 qkv, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum or 8 "
-                        "heads", (int)n[0], w[0]);
+                        "heads",
+                        (int)n[0], w[0]);
             return false;
         }
         r->step = (int)v - 1;
         i = 2;
     } else if (args == 2) {
-        if (count < (row_only ? 2 : r->kind == LESSON_REF_RATIO ? 4 : 3)) {
+        if (count < (row_only ? 2 : r->kind == LESSON_REF_RATIO ? 4
+                                                                : 3)) {
             lsn_add_err(p, d->line, d->col, "{%.*s} needs a row%s", (int)(end - d->args), d->args,
                         row_only ? "" : r->kind == LESSON_REF_REST ? " and a key to leave out"
-                        : r->kind == LESSON_REF_RATIO ? " and two keys" : " and a column");
+                                    : r->kind == LESSON_REF_RATIO  ? " and two keys"
+                                                                   : " and a column");
             return false;
         }
         if (!resolve_tokref(p, d, w[1], n[1], &c->toks, &r->row)) return false;
@@ -741,8 +746,7 @@ static void resolve_refs(parser *p, page_ctx *c) {
             lesson_span *sp = (lesson_span *)&para->spans[i]; // the arena's: pass 2 fills in the index
             if (sp->kind != LESSON_SPAN_REF) continue;
             raw_dir d = {D_REVEAL, para->text + sp->start, sp->line, sp->col};
-            lesson_ref r = {.row = {-1, NULL}, .col = {-1, NULL}, .col_dim = -1, .layer = -1, .line = sp->line,
-                            .column = sp->col};
+            lesson_ref r = {.row = {-1, NULL}, .col = {-1, NULL}, .col_dim = -1, .layer = -1, .line = sp->line, .column = sp->col};
             if (!parse_ref(p, c, &d, para->text + sp->start, para->text + sp->start + sp->len, &r)) continue;
             lesson_ref *slot = lsn_nomem_check(p, PUSH(&p->l->mem, rec->refs, rec->pub.n_refs, rec->cap_refs));
             if (!slot) return;
@@ -834,7 +838,7 @@ static bool model_fits(parser *p, const raw_dir *d, size_t bytes) {
         return true;
     }
     lsn_add_err(p, d->line, d->col, "with this page the lesson would need more than %u MiB of memory: the model "
-                "holds %.1f MiB and the lesson with its other models %.1f MiB; name fewer or smaller models",
+                                    "holds %.1f MiB and the lesson with its other models %.1f MiB; name fewer or smaller models",
                 LESSON_MAX_MEMORY >> 20, (double)bytes / (1 << 20), (double)used / (1 << 20));
     p->stop = true;
     l->src->free_model(l->models[--l->n_models].m); // the last read: the one of this page
@@ -899,7 +903,8 @@ static void resolve_model_view(parser *p, page_ctx *c) {
     for (size_t k = 0; k < sizeof one_layer / sizeof *one_layer && pg->model_name; k++)
         if (c->seen[one_layer[k]])
             lsn_add_err(p, c->seen[one_layer[k]]->line, 1, "@%s is for the designed layer; a page with @model shows "
-                        "the model as it was trained", lsn_dir_names[one_layer[k]]);
+                                                           "the model as it was trained",
+                        lsn_dir_names[one_layer[k]]);
     if (pg->model_name && c->rec->sc.n_mats)
         lsn_add_err(p, c->rec->sc.mats[0].line, 1, "a page with @model uses the model's weights, not @weights");
     for (const raw_dir *d = layer ? layer : back; d && !pg->model_name; d = NULL)
@@ -912,7 +917,8 @@ static void resolve_model_view(parser *p, page_ctx *c) {
         if (lsn_parse_int(layer->args, strlen(layer->args), 1, layers, &v)) pg->layer = (int)v - 1; // as the window counts
         else
             lsn_add_err(p, layer->line, layer->col, "layer “%s” does not exist: the model has %d layer%s, numbered "
-                        "from 1", layer->args, layers, layers == 1 ? "" : "s");
+                                                    "from 1",
+                        layer->args, layers, layers == 1 ? "" : "s");
     }
 }
 
@@ -948,7 +954,8 @@ static bool page_basics(parser *p, page_ctx *c) {
     if (r->pub.model) return model_basics(p, c, sent);
     if (r->pub.model_name) { // the page says the model is missing, over its sentence in one layer; nothing else is checked
         r->pub.cfg = l->cfg;
-        r->pub.sentence = sent ? sent->args : l->sentence ? l->sentence : "";
+        r->pub.sentence = sent ? sent->args : l->sentence ? l->sentence
+                                                          : "";
         return false;
     }
     r->pub.cfg = l->cfg;
@@ -1047,7 +1054,8 @@ static lesson *run_parser(parser *p, const char *text, size_t len, const char *f
     }
     if (l->mem.over_limit && !p->stop) // the limit passed elsewhere: say so, at the line last read
         lsn_add_err(p, p->line > 0 ? p->line : 1, 1, "the lesson would need more than %u MiB of memory; "
-                    "make it smaller", LESSON_MAX_MEMORY >> 20);
+                                                     "make it smaller",
+                    LESSON_MAX_MEMORY >> 20);
     else if (l->mem.failed) p->nomem = true;
     free(p->spans);
     attn_sb_free(&p->para);

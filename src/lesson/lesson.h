@@ -62,7 +62,7 @@ void lesson_free(lesson *l);
 
 const char *lesson_id(const lesson *l);
 const char *lesson_title(const lesson *l);
-const char *lesson_lang(const lesson *l); /* as written after "lang:", e.g. "zh" */
+const char *lesson_lang(const lesson *l);   /* as written after "lang:", e.g. "zh" */
 const char *lesson_sha256(const lesson *l); /* hex SHA-256 of the bytes it was parsed from */
 int lesson_page_count(const lesson *l);
 const lesson_page *lesson_page_at(const lesson *l, int i); /* NULL when out of range */

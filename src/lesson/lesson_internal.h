@@ -27,10 +27,10 @@ typedef struct arena_block {
 
 typedef struct {
     arena_block *head;
-    size_t total;     /* bytes of every block */
-    size_t limit;     /* at most this many in all (0: no limit) */
-    bool failed;      /* an allocation failed: the lesson is incomplete */
-    bool over_limit;  /* ... because the lesson would pass limit */
+    size_t total;    /* bytes of every block */
+    size_t limit;    /* at most this many in all (0: no limit) */
+    bool failed;     /* an allocation failed: the lesson is incomplete */
+    bool over_limit; /* ... because the lesson would pass limit */
 } arena;
 
 /* Appends a zeroed element to a growable arena array; evaluates to its address
@@ -60,16 +60,28 @@ typedef struct {
     int n_v, cap_v;
     row_note *notes; /* one per row */
     int cap_notes;
-    int line, col; /* the @weights line, column of its arguments */
-    bool broken;   /* a row was refused (and reported): its shape and labels are not checked */
+    int line, col;      /* the @weights line, column of its arguments */
+    bool broken;        /* a row was refused (and reported): its shape and labels are not checked */
     const char **names; /* its columns' names, from the block's first line, or NULL */
     int n_names, cap_names;
     int names_line, names_col; /* where that line starts */
 } design_mat;
 
 typedef enum {
-    D_SENTENCE, D_CONFIG, D_STEP, D_HIGHLIGHT, D_PREDICT, D_COMPARE, D_RANDOM, D_REVEAL, D_FEATURES,
-    D_MODEL, D_LAYER, D_BACKWARD, D_TRAIN, D_KINDS
+    D_SENTENCE,
+    D_CONFIG,
+    D_STEP,
+    D_HIGHLIGHT,
+    D_PREDICT,
+    D_COMPARE,
+    D_RANDOM,
+    D_REVEAL,
+    D_FEATURES,
+    D_MODEL,
+    D_LAYER,
+    D_BACKWARD,
+    D_TRAIN,
+    D_KINDS
 } dir_kind;
 extern const char *const lsn_dir_names[D_KINDS]; /* "sentence" … "features" */
 
@@ -94,9 +106,9 @@ typedef struct {
     lesson_para *paras; /* pub.paras */
     int cap_paras;
     double *gained[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* @random-weights with a gain: W_Q, W_K, W_V, W_O */
-    bool title_reported; /* pass 1 already said the title is missing */
-    bool reveal_read;    /* pass 1 has read the page's @reveal: paragraphs from here come after it */
-    lesson_ref *refs;    /* pub.refs */
+    bool title_reported;                            /* pass 1 already said the title is missing */
+    bool reveal_read;                               /* pass 1 has read the page's @reveal: paragraphs from here come after it */
+    lesson_ref *refs;                               /* pub.refs */
     int cap_refs;
 } page_rec;
 
@@ -127,14 +139,14 @@ struct lesson {
     const char **word_ptrs; /* words[i].word, for attn_vocab */
     int *word_order;        /* attn_words_sort's index of word_ptrs */
     attn_vocab vocab;
-    const char *dir;        /* the folder of the lesson's file: @model is found from here */
+    const char *dir;                /* the folder of the lesson's file: @model is found from here */
     const lesson_model_source *src; /* reads the models pages name, or NULL */
-    struct lesson_model_slot { /* the models its pages read, each file once (by its canonical key) */
+    struct lesson_model_slot {      /* the models its pages read, each file once (by its canonical key) */
         char *key;
-        lesson_model *m;   /* pages point to it; freed with src->free_model */
-    } *models;
+        lesson_model *m; /* pages point to it; freed with src->free_model */
+    } * models;
     int n_models, cap_models;
-    size_t model_bytes;     /* what they hold: counts against LESSON_MAX_MEMORY */
+    size_t model_bytes; /* what they hold: counts against LESSON_MAX_MEMORY */
 };
 
 /* ---- errors --------------------------------------------------------------- */
@@ -147,13 +159,16 @@ typedef struct {
 typedef struct {
     lerr *v;
     int n, cap;
-    int dropped;          /* errors past LESSON_MAX_ERRORS, not kept */
+    int dropped;             /* errors past LESSON_MAX_ERRORS, not kept */
     int drop_line, drop_col; /* where the first of them was */
 } lerrs;
 
 /* ---- parser state ------------------------------------------------------- */
 
-typedef enum { BLK_NONE, BLK_VOCAB, BLK_WEIGHTS, BLK_CODE } blk_kind;
+typedef enum { BLK_NONE,
+               BLK_VOCAB,
+               BLK_WEIGHTS,
+               BLK_CODE } blk_kind;
 
 typedef struct {
     lesson *l;
@@ -199,7 +214,9 @@ const char *lsn_trim_end(const char *s, const char *end);
 bool lsn_starts_with(const char *s, size_t n, const char *prefix);
 bool lsn_word_is(const char *w, size_t n, const char *s);
 bool lsn_next_word(const char **s, const char *end, const char **w, size_t *n);
-typedef enum { LSN_NUM_OK, LSN_NUM_NOT, LSN_NUM_TOO_LARGE } lsn_num;
+typedef enum { LSN_NUM_OK,
+               LSN_NUM_NOT,
+               LSN_NUM_TOO_LARGE } lsn_num;
 lsn_num lsn_parse_number(const char *s, size_t n, double *out); /* TOO_LARGE: beyond ±1e18 (ATTN_MAX_ABS) */
 bool lsn_parse_int(const char *s, size_t n, long long lo, long long hi, long long *out);
 

@@ -73,8 +73,19 @@ void *lsn_arena_grow(arena *a, void *arr, int count, int *cap, size_t elem) {
 }
 
 const char *const lsn_dir_names[D_KINDS] = {
-    "sentence", "config", "step", "highlight", "predict", "compare", "random-weights", "reveal", "features",
-    "model", "layer", "backward", "train",
+    "sentence",
+    "config",
+    "step",
+    "highlight",
+    "predict",
+    "compare",
+    "random-weights",
+    "reveal",
+    "features",
+    "model",
+    "layer",
+    "backward",
+    "train",
 };
 
 /* ---- errors and columns --------------------------------------------------- */
@@ -285,7 +296,7 @@ static size_t find_close(const char *s, size_t n, size_t i, char mark) {
 /* Appends one line of narrative: *emphasis*, `code` and {references}
  * become spans (each opens and closes on the same line). */
 static void inline_line(parser *p, const char *s, size_t n) {
-    size_t plain = 0; // start of the pending plain run
+    size_t plain = 0;            // start of the pending plain run
     const char *counted = p->ln; // the spans' columns, counted on from the last one: linear in the line
     int col = 1;
     for (size_t i = 0; i < n; i++) {
@@ -300,7 +311,8 @@ static void inline_line(parser *p, const char *s, size_t n) {
         if (s[i] != '*' && s[i] != '`' && s[i] != '{') continue;
         char mark = s[i], close = mark == '{' ? '}' : mark;
         size_t j = find_close(s, n, i, mark);
-        const char *what = mark == '*' ? "emphasis" : mark == '`' ? "code" : "a reference";
+        const char *what = mark == '*' ? "emphasis" : mark == '`' ? "code"
+                                                                  : "a reference";
         if (j == n) {
             lsn_add_err(p, p->line, col_at(p, s + i),
                         "%s opened with %c is not closed on this line; close it with %s%c "
@@ -323,7 +335,8 @@ static void inline_line(parser *p, const char *s, size_t n) {
         size_t start = p->para.len;
         if (mark == '`') attn_sb_append(&p->para, s + i + 1, j - i - 1);
         else append_unescaped(p, s + i + 1, j - i - 1);
-        lesson_span_kind kind = mark == '*' ? LESSON_SPAN_EMPH : mark == '`' ? LESSON_SPAN_CODE : LESSON_SPAN_REF;
+        lesson_span_kind kind = mark == '*' ? LESSON_SPAN_EMPH : mark == '`' ? LESSON_SPAN_CODE
+                                                                             : LESSON_SPAN_REF;
         col += lsn_count_chars(counted, s + i + 1);
         counted = s + i + 1;
         add_span(p, kind, start, p->para.len - start, col);
@@ -381,7 +394,8 @@ static void text_line(parser *p, const char *s, const char *end) {
 /* ---- blocks --------------------------------------------------------------- */
 
 static const char *blk_name(const parser *p) {
-    return p->blk == BLK_VOCAB ? "@vocab" : p->blk == BLK_WEIGHTS ? "@weights" : "```";
+    return p->blk == BLK_VOCAB ? "@vocab" : p->blk == BLK_WEIGHTS ? "@weights"
+                                                                  : "```";
 }
 
 /* Reports a block that the file (or another section) ends before its @end. */
@@ -463,7 +477,8 @@ static void vocab_header(parser *p, const char *s, const char *end) {
     while (lsn_next_word(&s, end, &w, &wn)) {
         if (l->n_features == LESSON_MAX_FEATURES) { // the rows cannot be read: like an unreadable header
             lsn_add_err(p, p->line, col_at(p, w), "a vocabulary has at most %d features (d_model is at most %d); "
-                        "this line names more, from here on", LESSON_MAX_FEATURES, ATTN_MAX_D_MODEL);
+                                                  "this line names more, from here on",
+                        LESSON_MAX_FEATURES, ATTN_MAX_D_MODEL);
             l->n_features = 0;
             p->vocab_header = p->blk_discard = true;
             return;

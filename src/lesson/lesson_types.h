@@ -15,7 +15,7 @@
 #define LESSON_MAX_BYTES (1u << 20) /* bytes in one lesson file */
 #define LESSON_MAX_PAGES 256
 #define LESSON_MAX_FEATURES ATTN_MAX_D_MODEL
-#define LESSON_MAX_ERRORS 100 /* lesson_check stops collecting after this many */
+#define LESSON_MAX_ERRORS 100         /* lesson_check stops collecting after this many */
 #define LESSON_MAX_MEMORY (64u << 20) /* what one parsed lesson may hold; past it, an error
                                          names the line (a window holds two, and a reload a third) */
 
@@ -87,18 +87,18 @@ typedef enum {
 
 typedef struct {
     lesson_ref_kind kind;
-    int step;                 /* STEP, MACS: the attn_step */
-    int stage;                /* CELL: the matrix, an attn_stage (a model_stage on a model page) */
-    int head;                 /* CELL, REST, MEAN_MAX, TOP, RATIO: 0-based (as @predict's head=) */
-    int layer;                /* on a model page: the layer (0-based, layer=L), -1: the page's; else -1 */
-    lesson_tokref row;        /* CELL, REST, TOP, RATIO, ANSWER: the row's token */
-    lesson_tokref col;        /* CELL of a token×token stage: the column's token */
-    int col_dim;              /* CELL of the other stages: the column (0-based; for probs and logits a word's index), else -1 */
-    int n_keys;               /* REST: the tokens left out; RATIO: 2, the key over the other */
+    int step;          /* STEP, MACS: the attn_step */
+    int stage;         /* CELL: the matrix, an attn_stage (a model_stage on a model page) */
+    int head;          /* CELL, REST, MEAN_MAX, TOP, RATIO: 0-based (as @predict's head=) */
+    int layer;         /* on a model page: the layer (0-based, layer=L), -1: the page's; else -1 */
+    lesson_tokref row; /* CELL, REST, TOP, RATIO, ANSWER: the row's token */
+    lesson_tokref col; /* CELL of a token×token stage: the column's token */
+    int col_dim;       /* CELL of the other stages: the column (0-based; for probs and logits a word's index), else -1 */
+    int n_keys;        /* REST: the tokens left out; RATIO: 2, the key over the other */
     lesson_tokref keys[LESSON_REF_MAX_KEYS];
-    bool exact;               /* CELL, REST: 3 significant digits instead of the cells' 2 decimals */
-    bool compare;             /* MEAN_MAX: of the page's @compare view */
-    int line, column;         /* where it is written, for messages */
+    bool exact;       /* CELL, REST: 3 significant digits instead of the cells' 2 decimals */
+    bool compare;     /* MEAN_MAX: of the page's @compare view */
+    int line, column; /* where it is written, for messages */
 } lesson_ref;
 
 typedef enum {
@@ -149,28 +149,28 @@ typedef struct {
     const lesson_para *paras;
     int n_refs;
     const lesson_ref *refs; /* the {references} of its paragraphs (lesson_span.ref) */
-    const char *sentence; /* the page's @sentence, else the lesson's */
-    int n_tokens;         /* tokens of sentence with the lesson's vocabulary */
-    attn_config cfg;      /* the lesson's @config with the page's on top */
-    int step;             /* attn_step (@step: 1–8 or a name), or -1 when not given */
+    const char *sentence;   /* the page's @sentence, else the lesson's */
+    int n_tokens;           /* tokens of sentence with the lesson's vocabulary */
+    attn_config cfg;        /* the lesson's @config with the page's on top */
+    int step;               /* attn_step (@step: 1–8 or a name), or -1 when not given */
     lesson_highlight highlight;
     lesson_predict predict;
     lesson_compare compare;
-    int n_keep;          /* @features (the page's, else the lesson's): labels this page talks about, */
+    int n_keep;              /* @features (the page's, else the lesson's): labels this page talks about, */
     const char *const *keep; /* most important first; they stay when labels thin out */
-    bool random_weights; /* @random-weights: the page ignores the lesson's designs */
-    bool has_reveal;     /* @reveal: its paragraphs after it wait for the learner's answer */
-    double gain;         /* its gain (1 when not given) */
+    bool random_weights;     /* @random-weights: the page ignores the lesson's designs */
+    bool has_reveal;         /* @reveal: its paragraphs after it wait for the learner's answer */
+    double gain;             /* its gain (1 when not given) */
     /* @model: a trained model instead of the one designed layer */
-    const char *model_name; /* the file as written, or NULL: the page shows its own layer */
+    const char *model_name;    /* the file as written, or NULL: the page shows its own layer */
     const lesson_model *model; /* it, read (owned by the lesson), or NULL when it was not found or not read */
-    int model_layers;       /* its layers (0 without a model) */
-    const char *model_path; /* where it was read from, or NULL */
-    const char *model_why;  /* when model is NULL: where it was looked for, or why it could not be read */
-    int layer;              /* @layer (written from 1, kept 0-based), or -1: the model's last */
-    bool backward;          /* @backward: the backward pass on the scale, mask and softmax steps */
-    bool readout;           /* @step: readout (or 9): the model's answer after its last layer */
-    const char *train_task; /* @train TASK, else the model's task (or NULL): what the training view (F3) offers */
+    int model_layers;          /* its layers (0 without a model) */
+    const char *model_path;    /* where it was read from, or NULL */
+    const char *model_why;     /* when model is NULL: where it was looked for, or why it could not be read */
+    int layer;                 /* @layer (written from 1, kept 0-based), or -1: the model's last */
+    bool backward;             /* @backward: the backward pass on the scale, mask and softmax steps */
+    bool readout;              /* @step: readout (or 9): the model's answer after its last layer */
+    const char *train_task;    /* @train TASK, else the model's task (or NULL): what the training view (F3) offers */
 } lesson_page;
 
 typedef struct lesson lesson; /* opaque */
@@ -187,7 +187,7 @@ typedef enum {
 
 /* What the parser needs to know of a page's model. */
 typedef struct {
-    attn_config cfg;   /* one layer's configuration, the seed its training used */
+    attn_config cfg; /* one layer's configuration, the seed its training used */
     int layers;
     const char *probe; /* the sentence a page shows when it names none (borrowed from the model) */
     const char *task;  /* its task's name (borrowed) */
@@ -210,15 +210,15 @@ typedef struct {
     /* Tokenizes s (n bytes) with the model's vocabulary into *out (free with attn_tokens_free). */
     attn_status (*tokenize)(const lesson_model *m, const char *s, size_t n, attn_tokens *out, attn_err *err);
     int (*word_id)(const lesson_model *m, const char *w, size_t n); /* index in its vocabulary, or -1 */
-    int (*stage_from_name)(const char *name); /* a model's own stage (>= ATTN_STAGE_COUNT) or -1 */
-    const char *(*stage_name)(int stage);     /* any stage's name */
-    lesson_cols (*stage_cols)(int stage);     /* a model's own stage's columns */
+    int (*stage_from_name)(const char *name);                       /* a model's own stage (>= ATTN_STAGE_COUNT) or -1 */
+    const char *(*stage_name)(int stage);                           /* any stage's name */
+    lesson_cols (*stage_cols)(int stage);                           /* a model's own stage's columns */
     /* Runs the model on sentence as a page shows it (query: the row asked
      * about) and copies the weights row query of head of layer into row (at
      * most cap values); *n gets the tokens. */
     attn_status (*weights_row)(const lesson_model *m, const char *sentence, int layer, int head, int query,
                                double *row, int cap, int *n, attn_err *err);
-    const char *(*task_find)(const char *name);   /* the task named name (its static name), or NULL */
+    const char *(*task_find)(const char *name);    /* the task named name (its static name), or NULL */
     const char *(*task_of_file)(const char *base); /* the task a model file is named after, or NULL */
     const char *(*task_names)(void);               /* "a, b, c": for messages */
 } lesson_model_source;

@@ -246,7 +246,8 @@ attn_status model_tokenize(const model *m, const char *sentence, size_t len, att
         if (ids[i] < 0) {
             st = attn_fail(err, ATTN_ERR_INPUT,
                            "\"%.*s\" (token %d) is not in the model's vocabulary (%d words; "
-                           "attnviz --tasks lists the task's).", tl, tok, i + 1, m->vocab_count);
+                           "attnviz --tasks lists the task's).",
+                           tl, tok, i + 1, m->vocab_count);
             goto cleanup;
         }
     }

@@ -26,13 +26,16 @@
 #define MODEL_MAX_LAYERS 4
 #define MODEL_MAX_LEN ATTN_MAX_TOKENS /* longest sentence a model reads */
 #define MODEL_MAX_VOCAB 512
-#define MODEL_MAX_WORD 64             /* bytes in one vocabulary word */
-#define MODEL_NAME_CAP 32             /* bytes for a task name */
+#define MODEL_MAX_WORD 64 /* bytes in one vocabulary word */
+#define MODEL_NAME_CAP 32 /* bytes for a task name */
 /* E, P, each layer's heads (6 each) with W_O and b_O, U and b_U */
 #define MODEL_MAX_TENSORS (2 + MODEL_MAX_LAYERS * (ATTN_MAX_HEADS * 6 + 2) + 2)
 
-typedef enum { MODEL_POS_SINUSOIDAL, MODEL_POS_LEARNED, MODEL_POS_NONE } model_pos;
-typedef enum { MODEL_OBJ_POINTER, MODEL_OBJ_TOKEN } model_objective;
+typedef enum { MODEL_POS_SINUSOIDAL,
+               MODEL_POS_LEARNED,
+               MODEL_POS_NONE } model_pos;
+typedef enum { MODEL_OBJ_POINTER,
+               MODEL_OBJ_TOKEN } model_objective;
 
 typedef struct {
     int d_model;               /* embedding width, 1..ATTN_MAX_D_MODEL */
@@ -62,14 +65,14 @@ typedef struct {
 
 /* One tensor of the flat parameter block, in the file's order. */
 typedef struct {
-    char name[8];  /* "E", "P", "W_Q" … "b_O", "U", "b_U" */
-    int layer;     /* 0-based layer, -1 for E, P, U, b_U */
-    int head;      /* 0-based head for W_Q … b_V, else -1 */
-    int matrix;    /* attn_matrix for layer tensors, else -1 */
-    int rows, cols;/* a vector is 1 × cols */
-    bool vector;   /* a bias (a flat array in the file) */
-    size_t offset; /* first double in the block */
-    bool decay;    /* AdamW decays it (E, P, U and W_*; not biases) */
+    char name[8];   /* "E", "P", "W_Q" … "b_O", "U", "b_U" */
+    int layer;      /* 0-based layer, -1 for E, P, U, b_U */
+    int head;       /* 0-based head for W_Q … b_V, else -1 */
+    int matrix;     /* attn_matrix for layer tensors, else -1 */
+    int rows, cols; /* a vector is 1 × cols */
+    bool vector;    /* a bias (a flat array in the file) */
+    size_t offset;  /* first double in the block */
+    bool decay;     /* AdamW decays it (E, P, U and W_*; not biases) */
 } model_tensor;
 
 /* What a training left in the file; no time or other run-dependent value. */
@@ -86,17 +89,17 @@ typedef struct {
 } model_training;
 
 typedef struct {
-    model_config cfg;                   /* shapes and options */
-    char task[MODEL_NAME_CAP];          /* the task it was trained on ("referent-zh") */
-    char *probe;                        /* a sentence to show by default (owned) */
-    int vocab_count;                    /* words, = E's rows */
-    char **vocab;                       /* vocab_count owned words: row i of E, column i of U */
-    int n_tensors;                      /* entries in tensor */
+    model_config cfg;                       /* shapes and options */
+    char task[MODEL_NAME_CAP];              /* the task it was trained on ("referent-zh") */
+    char *probe;                            /* a sentence to show by default (owned) */
+    int vocab_count;                        /* words, = E's rows */
+    char **vocab;                           /* vocab_count owned words: row i of E, column i of U */
+    int n_tensors;                          /* entries in tensor */
     model_tensor tensor[MODEL_MAX_TENSORS]; /* the parameters in file order */
-    size_t n_params;                    /* doubles in block */
-    double *block;                      /* every parameter (owned) */
-    model_params w;                     /* views into block */
-    model_training training;            /* the training record */
+    size_t n_params;                        /* doubles in block */
+    double *block;                          /* every parameter (owned) */
+    model_params w;                         /* views into block */
+    model_training training;                /* the training record */
 } model;
 
 /* ---- configuration ---------------------------------------------------- */
@@ -171,27 +174,27 @@ typedef struct {
  * layer and head, and every stage's gradient. Made once (model_ws_init), then
  * reused for any number of examples: nothing is allocated per example. */
 typedef struct {
-    model_config cfg;           /* the model's configuration */
-    attn_config acfg;           /* one layer's, for the core */
-    int vocab;                  /* vocabulary size */
-    int n;                      /* tokens of the current example */
-    const model_params *w;      /* the model's parameters (borrowed) */
-    model_params g;             /* where the parameter gradients are added (views; all NULL: forward only) */
-    double *pos;                /* (max_len, d_model) the sinusoids, or P, or zeros */
-    double *x[MODEL_MAX_LAYERS + 1];  /* x[l]: (n, d_model) layer l's input; x[layers] the last residual */
+    model_config cfg;                                 /* the model's configuration */
+    attn_config acfg;                                 /* one layer's, for the core */
+    int vocab;                                        /* vocabulary size */
+    int n;                                            /* tokens of the current example */
+    const model_params *w;                            /* the model's parameters (borrowed) */
+    model_params g;                                   /* where the parameter gradients are added (views; all NULL: forward only) */
+    double *pos;                                      /* (max_len, d_model) the sinusoids, or P, or zeros */
+    double *x[MODEL_MAX_LAYERS + 1];                  /* x[l]: (n, d_model) layer l's input; x[layers] the last residual */
     attn_head head[MODEL_MAX_LAYERS][ATTN_MAX_HEADS]; /* weights into the model, stages here */
-    double *concat[MODEL_MAX_LAYERS]; /* (n, heads·d_k) */
-    double *output[MODEL_MAX_LAYERS]; /* (n, d_model) concat·W_O (+ b_O) */
-    double *logits;             /* (n, vocab) token objective: x_L·U + b_U, on the rows computed */
-    double *probs;              /* (n, vocab) their row softmax */
-    double *avg;                /* (n, n) the last layer's weights averaged over heads */
+    double *concat[MODEL_MAX_LAYERS];                 /* (n, heads·d_k) */
+    double *output[MODEL_MAX_LAYERS];                 /* (n, d_model) concat·W_O (+ b_O) */
+    double *logits;                                   /* (n, vocab) token objective: x_L·U + b_U, on the rows computed */
+    double *probs;                                    /* (n, vocab) their row softmax */
+    double *avg;                                      /* (n, n) the last layer's weights averaged over heads */
     /* gradients of the stages (zeroed by model_backward) */
-    double *dx[MODEL_MAX_LAYERS + 1]; /* ∂L/∂x[l]; dx[l+1] is also ∂L/∂output of layer l */
-    double *d_concat[MODEL_MAX_LAYERS]; /* ∂L/∂concat */
+    double *dx[MODEL_MAX_LAYERS + 1];                    /* ∂L/∂x[l]; dx[l+1] is also ∂L/∂output of layer l */
+    double *d_concat[MODEL_MAX_LAYERS];                  /* ∂L/∂concat */
     attn_head_grad hg[MODEL_MAX_LAYERS][ATTN_MAX_HEADS]; /* every stage of every head */
-    double *dlogits;            /* (n, vocab) ∂L/∂logits */
-    size_t grad_start, grad_len;/* the stage gradients' part of block (zeroed per example) */
-    double *block;              /* the one allocation behind every array above */
+    double *dlogits;                                     /* (n, vocab) ∂L/∂logits */
+    size_t grad_start, grad_len;                         /* the stage gradients' part of block (zeroed per example) */
+    double *block;                                       /* the one allocation behind every array above */
 } model_ws;
 
 /* Makes a workspace for m. grad: a block shaped like m->block into which

@@ -255,12 +255,14 @@ static attn_status read_config(model_config *c, const cJSON *obj, const char *na
                          quote(shown, s));
     if (st == ATTN_OK && s && (s = read_string(obj, "mask", where, err)) && attn_mask_parse(&c->mask, s, NULL) != ATTN_OK)
         return attn_fail(err, ATTN_ERR_RANGE, "%s.mask is \"%s\"; it is none, causal, window:W or causal-window:W "
-                                              "(W 1-%d).", where, quote(shown, s), ATTN_MAX_WINDOW);
+                                              "(W 1-%d).",
+                         where, quote(shown, s), ATTN_MAX_WINDOW);
     if (st == ATTN_OK && s && (s = read_string(obj, "objective", where, err)) &&
         model_objective_parse(&c->objective, s, NULL) != ATTN_OK)
         return attn_fail(err, ATTN_ERR_RANGE, "%s.objective is \"%s\"; it is pointer or token.", where,
                          quote(shown, s));
-    return st != ATTN_OK ? st : s ? ATTN_OK : ATTN_ERR_PARSE;
+    return st != ATTN_OK ? st : s ? ATTN_OK
+                                  : ATTN_ERR_PARSE;
 }
 
 /* Reads a (rows, cols) matrix, or a flat array of cols numbers when vector. */
@@ -376,7 +378,8 @@ static attn_status read_vocab(char ***words, int *count, const cJSON *arr, const
         uint32_t cp = first_control(w->valuestring);
         if (cp)
             return attn_fail(err, ATTN_ERR_PARSE, "%s: vocab[%d] contains a control character (U+%04X); a word "
-                                                  "is printable text.", name, i, (unsigned)cp);
+                                                  "is printable text.",
+                             name, i, (unsigned)cp);
         (*words)[i] = w->valuestring; // borrowed from the JSON tree until model_create copies it
     }
     return ATTN_OK;
@@ -426,7 +429,8 @@ static attn_status check_text(const char *text, size_t len, const char *name, at
     if (bad != (size_t)-1) {
         attn_json_position(text, bad, &line, &col);
         return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: the file is not valid UTF-8: there is %s (a model file is "
-                                              "UTF-8 text).", name, line, col, utf8_problem(text, len, bad));
+                                              "UTF-8 text).",
+                         name, line, col, utf8_problem(text, len, bad));
     }
     const char *nul = memchr(text, '\0', len); // cJSON would end a string there, as at \u0000
     if (nul) {
@@ -520,7 +524,8 @@ attn_status model_file_parse(model *out, const char *text, size_t len, const cha
         attn_json_position(text, stop, &line, &col);
         if (more) // e.g. two models, as `>>` makes
             return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: more follows the JSON object; a model file is exactly one "
-                                                  "JSON object (was a second one appended?).", name, line, col);
+                                                  "JSON object (was a second one appended?).",
+                             name, line, col);
         return attn_fail(err, ATTN_ERR_PARSE,
                          "%s:%d:%d: this is not valid JSON (a model file is a JSON object; JSON has no NaN or Infinity).",
                          name, line, col);
@@ -571,7 +576,8 @@ attn_status model_file_check_size(const model *m, attn_err *err) {
     return attn_fail(err, ATTN_ERR_RANGE,
                      "With these settings the model has %zu parameters, and its file could take %.0f MB, more than "
                      "the %u MiB a model file may have (attnviz reads no more); choose a smaller d_model, d_k, "
-                     "number of heads or layers.", m->n_params, bound / 1e6, MODEL_FILE_MAX_BYTES >> 20);
+                     "number of heads or layers.",
+                     m->n_params, bound / 1e6, MODEL_FILE_MAX_BYTES >> 20);
 }
 
 /* Where a parameter is in the file: "layers[1].heads[0].W_Q[2][3]". */
@@ -646,7 +652,8 @@ attn_status model_file_check_save(const char *path, attn_err *err) {
         return ATTN_OK; // new, empty, or not a file to replace: the writer decides (and refuses a folder)
     if (access(path, R_OK) != 0)
         return attn_fail(err, ATTN_ERR_IO, "%s is there already, and attnviz cannot read it (%s) to see whether it is "
-                                           "one of its model files; move it away or choose another name.", path,
+                                           "one of its model files; move it away or choose another name.",
+                         path,
                          strerror(errno));
     char *text = NULL;
     size_t len = 0;
@@ -656,5 +663,6 @@ attn_status model_file_check_save(const char *path, attn_err *err) {
     if (ours) return ATTN_OK;
     return attn_fail(err, ATTN_ERR_IO, "%s is there already and is not an attnviz model file (its \"format\" is not "
                                        "\"attnviz-model\"); attnviz replaces only its own models. Move it away or "
-                                       "choose another name.", path);
+                                       "choose another name.",
+                     path);
 }

@@ -15,15 +15,23 @@ static size_t layout(model_ws *ws, double *base) {
     const model_config *c = &ws->cfg;
     size_t n = (size_t)c->max_len, dm = (size_t)c->d_model, dk = (size_t)c->d_k;
     size_t hk = (size_t)c->heads * dk, v = (size_t)ws->vocab, used = 0;
-#define TAKE(ptr, count) do { if (base) (ptr) = base + used; used += (count); } while (0)
+#define TAKE(ptr, count) \
+    do { \
+        if (base) (ptr) = base + used; \
+        used += (count); \
+    } while (0)
     TAKE(ws->pos, n * dm);
     for (int l = 0; l <= c->layers; l++) TAKE(ws->x[l], n * dm);
     for (int l = 0; l < c->layers; l++) {
         for (int h = 0; h < c->heads; h++) {
             attn_head *hd = &ws->head[l][h];
-            TAKE(hd->q, n * dk); TAKE(hd->k, n * dk); TAKE(hd->v, n * dk);
-            TAKE(hd->scores, n * n); TAKE(hd->scaled, n * n);
-            TAKE(hd->masked, n * n); TAKE(hd->weights, n * n);
+            TAKE(hd->q, n * dk);
+            TAKE(hd->k, n * dk);
+            TAKE(hd->v, n * dk);
+            TAKE(hd->scores, n * n);
+            TAKE(hd->scaled, n * n);
+            TAKE(hd->masked, n * n);
+            TAKE(hd->weights, n * n);
             TAKE(hd->z, n * dk);
         }
         TAKE(ws->concat[l], n * hk);
@@ -40,8 +48,12 @@ static size_t layout(model_ws *ws, double *base) {
         for (int h = 0; h < c->heads; h++) {
             attn_head_grad *g = &ws->hg[l][h];
             TAKE(g->dz, n * dk);
-            TAKE(g->d_weights, n * n); TAKE(g->d_scaled, n * n); TAKE(g->d_scores, n * n);
-            TAKE(g->dq, n * dk); TAKE(g->dk, n * dk); TAKE(g->dv, n * dk);
+            TAKE(g->d_weights, n * n);
+            TAKE(g->d_scaled, n * n);
+            TAKE(g->d_scores, n * n);
+            TAKE(g->dq, n * dk);
+            TAKE(g->dk, n * dk);
+            TAKE(g->dv, n * dk);
         }
         TAKE(ws->d_concat[l], n * hk);
     }

@@ -32,7 +32,8 @@ static attn_status resolve_targets(model_result *r, const model *m, const model_
             if (found != 1)
                 return attn_fail(err, ATTN_ERR_INPUT,
                                  "--target %d:%s: a pointer model's answer is a position, so \"%s\" must occur exactly "
-                                 "once in the sentence (it occurs %d times).", row, spec[k].token, spec[k].token, found);
+                                 "once in the sentence (it occurs %d times).",
+                                 row, spec[k].token, spec[k].token, found);
         }
         r->targets[k] = (model_target){row, answer};
     }
@@ -80,7 +81,8 @@ static attn_status copy_targets(model_result *r, const model *m, const model_tar
     for (int k = 0; k < count; k++) {
         if (t[k].row < 0 || t[k].row >= r->n || t[k].target < 0 || t[k].target >= limit)
             return attn_fail(err, ATTN_ERR_RANGE, "Target %d (row %d, answer %d) is outside the sentence or the "
-                             "vocabulary.", k, t[k].row, t[k].target);
+                                                  "vocabulary.",
+                             k, t[k].row, t[k].target);
         for (int q = 0; q < k; q++)
             if (t[q].row == t[k].row)
                 return attn_fail(err, ATTN_ERR_RANGE, "Row %d is given two targets.", t[k].row);
@@ -157,7 +159,8 @@ int model_view_targets(const model *m, const model_result *r, int query, model_t
     *labelled = k > 0;
     for (int i = 0; i < k; i++) out[i] = (model_target){tt[i].row, pointer ? tt[i].pos : tt[i].tok};
     if (k > 0) return k;
-    int q = query < 0 ? 0 : query >= r->n ? r->n - 1 : query;
+    int q = query < 0 ? 0 : query >= r->n ? r->n - 1
+                                          : query;
     out[0] = (model_target){q, model_predict_row(&r->ws_, q)}; // a position (pointer) or a word (token)
     return 1;
 }
@@ -286,11 +289,14 @@ static attn_status explain_extra(model_explanation *e, const model_result *r, co
         return attn_fail(err, ATTN_ERR_RANGE, "%s is a gradient: give the loss a target with --target POS:TOKEN.", name);
     if (readout && m->cfg.objective != MODEL_OBJ_TOKEN)
         return attn_fail(err, ATTN_ERR_RANGE, "%s exist only for a token model; a pointer model answers with its "
-                                              "last layer's weights.", name);
+                                              "last layer's weights.",
+                         name);
     if (e->stage == MODEL_ST_AVG && l != m->cfg.layers - 1)
         return attn_fail(err, ATTN_ERR_RANGE, "avg is the last layer's (layer %d): its heads' weights averaged.",
                          m->cfg.layers - 1);
-    attn_status st = check_cell(n, e->stage == MODEL_ST_RESIDUAL ? dm : readout ? v : n, i, j, name, err);
+    attn_status st = check_cell(n, e->stage == MODEL_ST_RESIDUAL ? dm : readout ? v
+                                                                                : n,
+                                i, j, name, err);
     if (st != ATTN_OK) return st;
     const attn_head *hd = &r->layer[l].head[e->head];
     const attn_head_grad *g = model_result_head_grad(r, l, e->head);
@@ -328,8 +334,7 @@ static attn_status explain_extra(model_explanation *e, const model_result *r, co
         e->core.kind = ATTN_EXPLAIN_DOT;
         e->core.n_terms = m->cfg.heads;
         for (int h = 0; h < m->cfg.heads; h++)
-            e->core.terms[h] = (attn_term){.index = h, .a = r->layer[l].head[h].weights[(size_t)i * n + j],
-                                           .b = 1.0 / m->cfg.heads};
+            e->core.terms[h] = (attn_term){.index = h, .a = r->layer[l].head[h].weights[(size_t)i * n + j], .b = 1.0 / m->cfg.heads};
         for (int h = 0; h < m->cfg.heads; h++) e->core.terms[h].value = e->core.terms[h].a * e->core.terms[h].b;
         e->value = r->avg[(size_t)i * n + j];
         break;

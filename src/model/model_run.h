@@ -89,7 +89,7 @@ typedef enum {
     MODEL_ST_PROBS,
     MODEL_ST_D_WEIGHTS,
     MODEL_ST_D_SCALED,
-    MODEL_ST_AVG,       /* (n, n) the last layer's weights averaged over heads: a pointer model's answer */
+    MODEL_ST_AVG, /* (n, n) the last layer's weights averaged over heads: a pointer model's answer */
     MODEL_STAGE_COUNT
 } model_stage;
 
@@ -99,15 +99,15 @@ const char *model_stage_name(int stage);
 int model_stage_from_name(const char *name);
 
 typedef enum {
-    MODEL_EX_CORE,     /* a stage of the layer's trace: core holds attn_explain's answer */
-    MODEL_EX_EMBED,    /* X of layer 0: a = E[token][c], b = the position's value */
-    MODEL_EX_COPY,     /* X of a later layer: the previous layer's residual, a */
-    MODEL_EX_RESIDUAL, /* a = X, b = output; value = a + b */
-    MODEL_EX_LOGITS,   /* core.kind DOT: Σ_c x_L[i][c]·U[c][v] + b_U[v] */
-    MODEL_EX_PROBS,    /* core.kind SOFTMAX over the logits row */
-    MODEL_EX_D_WEIGHTS,/* core.kind DOT: Σ_c dZ[i][c]·V[j][c], plus a: the loss's own term (pointer) */
-    MODEL_EX_D_SCALED, /* grad: A_ij, dA_ij, Σ_k A_ik·dA_ik */
-    MODEL_EX_AVG       /* core.kind DOT: terms[h].a = head h's A_ij, b = 1/heads; value = their sum */
+    MODEL_EX_CORE,      /* a stage of the layer's trace: core holds attn_explain's answer */
+    MODEL_EX_EMBED,     /* X of layer 0: a = E[token][c], b = the position's value */
+    MODEL_EX_COPY,      /* X of a later layer: the previous layer's residual, a */
+    MODEL_EX_RESIDUAL,  /* a = X, b = output; value = a + b */
+    MODEL_EX_LOGITS,    /* core.kind DOT: Σ_c x_L[i][c]·U[c][v] + b_U[v] */
+    MODEL_EX_PROBS,     /* core.kind SOFTMAX over the logits row */
+    MODEL_EX_D_WEIGHTS, /* core.kind DOT: Σ_c dZ[i][c]·V[j][c], plus a: the loss's own term (pointer) */
+    MODEL_EX_D_SCALED,  /* grad: A_ij, dA_ij, Σ_k A_ik·dA_ik */
+    MODEL_EX_AVG        /* core.kind DOT: terms[h].a = head h's A_ij, b = 1/heads; value = their sum */
 } model_explain_kind;
 
 typedef struct {

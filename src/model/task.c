@@ -11,7 +11,11 @@
 #include "task_seq.h"
 
 static const task_info *const tasks[] = {
-    &task_referent_zh, &task_referent_en, &task_reverse, &task_sort, &task_induction,
+    &task_referent_zh,
+    &task_referent_en,
+    &task_reverse,
+    &task_sort,
+    &task_induction,
 };
 #define TASK_COUNT ((int)(sizeof tasks / sizeof *tasks))
 
@@ -81,7 +85,8 @@ attn_status task_check_config(const task_info *t, const model_config *c, attn_er
     if (t->referent && causal)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "%s cannot use a causal mask: the predicate that decides the referent comes after "
-                         "the pronoun, so the pronoun would never see it. Use --mask none.", t->name);
+                         "the pronoun, so the pronoun would never see it. Use --mask none.",
+                         t->name);
     if (strcmp(t->name, "induction") == 0 && c->mask.kind != ATTN_MASK_CAUSAL)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "induction needs --mask causal: each row predicts the next letter, which any other "

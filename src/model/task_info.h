@@ -45,19 +45,19 @@ typedef struct {
 } task_dataset;
 
 typedef struct task_info {
-    const char *name;           /* "referent-zh", as --train spells it */
-    const char *summary;        /* what it teaches, one line */
-    const char *lengths;        /* its sentences' lengths, for --tasks */
-    const char *format;         /* an example and its target rows, for --tasks */
-    const char *probe;          /* the sentence a model of it shows by default */
-    int vocab_count;            /* words */
-    const char *const *vocab;   /* the vocabulary, in E's row order (static) */
-    model_config cfg;           /* the default configuration (max_len: the dataset's) */
-    task_train_opts train;      /* the default training */
-    double asserted_accuracy;   /* the held-out accuracy its test asserts after the default training */
-    bool referent;              /* a referent task: one target row, the pronoun */
+    const char *name;                                                                   /* "referent-zh", as --train spells it */
+    const char *summary;                                                                /* what it teaches, one line */
+    const char *lengths;                                                                /* its sentences' lengths, for --tasks */
+    const char *format;                                                                 /* an example and its target rows, for --tasks */
+    const char *probe;                                                                  /* the sentence a model of it shows by default */
+    int vocab_count;                                                                    /* words */
+    const char *const *vocab;                                                           /* the vocabulary, in E's row order (static) */
+    model_config cfg;                                                                   /* the default configuration (max_len: the dataset's) */
+    task_train_opts train;                                                              /* the default training */
+    double asserted_accuracy;                                                           /* the held-out accuracy its test asserts after the default training */
+    bool referent;                                                                      /* a referent task: one target row, the pronoun */
     attn_status (*generate)(task_dataset *d, const struct task_info *t, attn_err *err); /* the generator */
-    task_train_opts train_other; /* the default training with the other objective (steps 0: train's) */
+    task_train_opts train_other;                                                        /* the default training with the other objective (steps 0: train's) */
 } task_info;
 
 /* The sentences of the lessons that a referent task must get right (and never

@@ -101,4 +101,3 @@ attn_status task_parts_join(task_dataset *d, task_part *train, task_part *heldou
     task_part_free(b);
     return ATTN_OK;
 }
-

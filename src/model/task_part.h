@@ -11,11 +11,11 @@
 typedef struct {
     task_example *ex; /* examples, growing */
     int count, cap;
-    int *ids;         /* their token ids */
+    int *ids; /* their token ids */
     int n_ids, cap_ids;
-    task_target *tg;  /* their targets */
+    task_target *tg; /* their targets */
     int n_tg, cap_tg;
-    char *text;       /* their sentences, NUL-separated */
+    char *text; /* their sentences, NUL-separated */
     size_t text_len, text_cap;
 } task_part;
 

@@ -10,18 +10,18 @@
 #include "task_part.h"
 #include "task_referent.h"
 
-enum { /* what a noun is or can do */
-    ANIMAL = 1 << 0,    /* takes the classifier 只 / can be a subject */
-    FLIES = 1 << 1,
-    RUNS = 1 << 2,
-    SMALL = 1 << 3,
-    CROSSABLE = 1 << 4, /* a street, a river … */
-    WIDE = 1 << 5,
-    BUSY = 1 << 6,
-    DEEP = 1 << 7,
-    LONG = 1 << 8,
-    FAST = 1 << 9,
-    SEEABLE = 1 << 10,
+enum {                  /* what a noun is or can do */
+       ANIMAL = 1 << 0, /* takes the classifier 只 / can be a subject */
+       FLIES = 1 << 1,
+       RUNS = 1 << 2,
+       SMALL = 1 << 3,
+       CROSSABLE = 1 << 4, /* a street, a river … */
+       WIDE = 1 << 5,
+       BUSY = 1 << 6,
+       DEEP = 1 << 7,
+       LONG = 1 << 8,
+       FAST = 1 << 9,
+       SEEABLE = 1 << 10,
 };
 
 #define MAX_WORDS 16
@@ -49,10 +49,10 @@ typedef struct {
     int n_preds;
     const sentence_template *tmpls;
     int n_tmpls;
-    bool spaced;                  /* words separated by spaces (English) */
-    const char *pronoun;          /* 它 / it */
+    bool spaced;                     /* words separated by spaces (English) */
+    const char *pronoun;             /* 它 / it */
     const char *lesson_a, *lesson_b; /* the lessons' pair: never trained on, in either order */
-    int lesson_tmpl;              /* the lessons' template, or -1 for every template */
+    int lesson_tmpl;                 /* the lessons' template, or -1 for every template */
     const task_lesson_sentence *lessons;
     int n_lessons;
 } referent_lang;
@@ -60,22 +60,30 @@ typedef struct {
 /* ---- Chinese ------------------------------------------------------------ */
 
 static const noun zh_nouns[] = {
-    {"动物", ANIMAL | RUNS}, {"鸟", ANIMAL | FLIES | SMALL}, {"猫", ANIMAL | RUNS}, {"狗", ANIMAL | RUNS},
-    {"兔子", ANIMAL | RUNS | SMALL}, {"老鼠", ANIMAL | RUNS | SMALL}, {"蝴蝶", ANIMAL | FLIES | SMALL},
-    {"蜜蜂", ANIMAL | FLIES | SMALL}, {"松鼠", ANIMAL | RUNS | SMALL}, {"猴子", ANIMAL | RUNS},
-    {"乌龟", ANIMAL}, {"鸭子", ANIMAL},
+    {"动物", ANIMAL | RUNS},
+    {"鸟", ANIMAL | FLIES | SMALL},
+    {"猫", ANIMAL | RUNS},
+    {"狗", ANIMAL | RUNS},
+    {"兔子", ANIMAL | RUNS | SMALL},
+    {"老鼠", ANIMAL | RUNS | SMALL},
+    {"蝴蝶", ANIMAL | FLIES | SMALL},
+    {"蜜蜂", ANIMAL | FLIES | SMALL},
+    {"松鼠", ANIMAL | RUNS | SMALL},
+    {"猴子", ANIMAL | RUNS},
+    {"乌龟", ANIMAL},
+    {"鸭子", ANIMAL},
 };
 
 static const predicate zh_preds[] = {
-    {{"太", "累", "了"}, true, ANIMAL},             /* too tired */
-    {{"太", "困", "了"}, true, ANIMAL},             /* too sleepy */
-    {{"太", "老", "了"}, true, ANIMAL},             /* too old (to see well) */
-    {{"睡", "着", "了"}, true, ANIMAL},             /* had fallen asleep */
-    {{"飞", "得", "太", "快", "了"}, false, FLIES}, /* flew too fast: only what flies */
-    {{"跑", "得", "太", "快", "了"}, false, RUNS},  /* ran too fast */
-    {{"太", "小", "了"}, false, SMALL},             /* too small */
-    {{"藏", "得", "太", "好", "了"}, false, ANIMAL},/* hid too well */
-    {{"太", "远", "了"}, false, ANIMAL},            /* too far away */
+    {{"太", "累", "了"}, true, ANIMAL},              /* too tired */
+    {{"太", "困", "了"}, true, ANIMAL},              /* too sleepy */
+    {{"太", "老", "了"}, true, ANIMAL},              /* too old (to see well) */
+    {{"睡", "着", "了"}, true, ANIMAL},              /* had fallen asleep */
+    {{"飞", "得", "太", "快", "了"}, false, FLIES},  /* flew too fast: only what flies */
+    {{"跑", "得", "太", "快", "了"}, false, RUNS},   /* ran too fast */
+    {{"太", "小", "了"}, false, SMALL},              /* too small */
+    {{"藏", "得", "太", "好", "了"}, false, ANIMAL}, /* hid too well */
+    {{"太", "远", "了"}, false, ANIMAL},             /* too far away */
 };
 
 static const sentence_template zh_tmpls[] = {
@@ -88,33 +96,96 @@ static const task_lesson_sentence zh_lessons[] = {
 };
 
 static const char *const zh_vocab[] = {
-    "这", "只", "没", "看见", "那", "，", "因为", "它", "。",
-    "动物", "鸟", "猫", "狗", "兔子", "老鼠", "蝴蝶", "蜜蜂", "松鼠", "猴子", "乌龟", "鸭子",
-    "太", "累", "了", "困", "老", "睡", "着", "飞", "得", "快", "跑", "小", "藏", "好", "远",
+    "这",
+    "只",
+    "没",
+    "看见",
+    "那",
+    "，",
+    "因为",
+    "它",
+    "。",
+    "动物",
+    "鸟",
+    "猫",
+    "狗",
+    "兔子",
+    "老鼠",
+    "蝴蝶",
+    "蜜蜂",
+    "松鼠",
+    "猴子",
+    "乌龟",
+    "鸭子",
+    "太",
+    "累",
+    "了",
+    "困",
+    "老",
+    "睡",
+    "着",
+    "飞",
+    "得",
+    "快",
+    "跑",
+    "小",
+    "藏",
+    "好",
+    "远",
 };
 
 static const referent_lang zh = {
-    zh_nouns, sizeof zh_nouns / sizeof *zh_nouns, zh_preds, sizeof zh_preds / sizeof *zh_preds,
-    zh_tmpls, 1, false, "它", "动物", "鸟", -1, zh_lessons, 2,
+    zh_nouns,
+    sizeof zh_nouns / sizeof *zh_nouns,
+    zh_preds,
+    sizeof zh_preds / sizeof *zh_preds,
+    zh_tmpls,
+    1,
+    false,
+    "它",
+    "动物",
+    "鸟",
+    -1,
+    zh_lessons,
+    2,
 };
 
 /* ---- English ------------------------------------------------------------ */
 
 static const noun en_nouns[] = {
-    {"animal", ANIMAL | SEEABLE | FAST}, {"dog", ANIMAL | SEEABLE | FAST}, {"cat", ANIMAL | SEEABLE | FAST | SMALL},
-    {"horse", ANIMAL | SEEABLE | FAST}, {"chicken", ANIMAL | SEEABLE | SMALL}, {"child", ANIMAL | SEEABLE | SMALL},
-    {"man", ANIMAL | SEEABLE}, {"woman", ANIMAL | SEEABLE},
-    {"street", CROSSABLE | WIDE | BUSY}, {"road", CROSSABLE | WIDE | BUSY | LONG},
-    {"river", CROSSABLE | WIDE | DEEP}, {"bridge", CROSSABLE | BUSY | LONG},
-    {"bird", SEEABLE | FAST | SMALL}, {"car", SEEABLE | FAST}, {"mouse", SEEABLE | FAST | SMALL},
-    {"ball", SEEABLE | FAST | SMALL}, {"fly", SEEABLE | FAST | SMALL}, {"sign", SEEABLE | SMALL},
+    {"animal", ANIMAL | SEEABLE | FAST},
+    {"dog", ANIMAL | SEEABLE | FAST},
+    {"cat", ANIMAL | SEEABLE | FAST | SMALL},
+    {"horse", ANIMAL | SEEABLE | FAST},
+    {"chicken", ANIMAL | SEEABLE | SMALL},
+    {"child", ANIMAL | SEEABLE | SMALL},
+    {"man", ANIMAL | SEEABLE},
+    {"woman", ANIMAL | SEEABLE},
+    {"street", CROSSABLE | WIDE | BUSY},
+    {"road", CROSSABLE | WIDE | BUSY | LONG},
+    {"river", CROSSABLE | WIDE | DEEP},
+    {"bridge", CROSSABLE | BUSY | LONG},
+    {"bird", SEEABLE | FAST | SMALL},
+    {"car", SEEABLE | FAST},
+    {"mouse", SEEABLE | FAST | SMALL},
+    {"ball", SEEABLE | FAST | SMALL},
+    {"fly", SEEABLE | FAST | SMALL},
+    {"sign", SEEABLE | SMALL},
     {"rabbit", SEEABLE | FAST | SMALL},
 };
 
 static const predicate en_preds[] = {
-    {{"tired"}, true, ANIMAL}, {{"scared"}, true, ANIMAL}, {{"sleepy"}, true, ANIMAL}, {{"lazy"}, true, ANIMAL},
-    {{"wide"}, false, WIDE}, {{"busy"}, false, BUSY}, {{"deep"}, false, DEEP}, {{"long"}, false, LONG},
-    {{"fast"}, false, FAST}, {{"small"}, false, SMALL}, {{"far"}, false, SEEABLE},
+    {{"tired"}, true, ANIMAL},
+    {{"scared"}, true, ANIMAL},
+    {{"sleepy"}, true, ANIMAL},
+    {{"lazy"}, true, ANIMAL},
+    {{"wide"}, false, WIDE},
+    {{"busy"}, false, BUSY},
+    {{"deep"}, false, DEEP},
+    {{"long"}, false, LONG},
+    {{"fast"}, false, FAST},
+    {{"small"}, false, SMALL},
+    {{"far"}, false, SEEABLE},
 };
 
 static const sentence_template en_tmpls[] = {
@@ -128,15 +199,61 @@ static const task_lesson_sentence en_lessons[] = {
 };
 
 static const char *const en_vocab[] = {
-    "the", "didn't", "cross", "see", "because", "it", "was", "too", ".",
-    "animal", "dog", "cat", "horse", "chicken", "child", "man", "woman",
-    "street", "road", "river", "bridge", "bird", "car", "mouse", "ball", "fly", "sign", "rabbit",
-    "tired", "scared", "sleepy", "lazy", "wide", "busy", "deep", "long", "fast", "small", "far",
+    "the",
+    "didn't",
+    "cross",
+    "see",
+    "because",
+    "it",
+    "was",
+    "too",
+    ".",
+    "animal",
+    "dog",
+    "cat",
+    "horse",
+    "chicken",
+    "child",
+    "man",
+    "woman",
+    "street",
+    "road",
+    "river",
+    "bridge",
+    "bird",
+    "car",
+    "mouse",
+    "ball",
+    "fly",
+    "sign",
+    "rabbit",
+    "tired",
+    "scared",
+    "sleepy",
+    "lazy",
+    "wide",
+    "busy",
+    "deep",
+    "long",
+    "fast",
+    "small",
+    "far",
 };
 
 static const referent_lang en = {
-    en_nouns, sizeof en_nouns / sizeof *en_nouns, en_preds, sizeof en_preds / sizeof *en_preds,
-    en_tmpls, 2, true, "it", "animal", "street", 0, en_lessons, 2,
+    en_nouns,
+    sizeof en_nouns / sizeof *en_nouns,
+    en_preds,
+    sizeof en_preds / sizeof *en_preds,
+    en_tmpls,
+    2,
+    true,
+    "it",
+    "animal",
+    "street",
+    0,
+    en_lessons,
+    2,
 };
 
 static const referent_lang *lang_of(const task_info *t) {
@@ -266,29 +383,46 @@ int task_referent_lessons(const task_info *t, const task_lesson_sentence **out) 
 
 /* 2 layers × 1 head, d_model 16, d_k 8, sinusoidal positions, no mask, the
  * pointer objective: the shape the PyTorch prototype resolved the lessons with. */
-#define REFERENT_CFG {.d_model = 16, .d_k = 8, .heads = 1, .layers = 2, .pos = MODEL_POS_SINUSOIDAL, \
-                      .max_len = 0, .mask = {ATTN_MASK_NONE, 1}, .scale = true, .bias = false, \
-                      .objective = MODEL_OBJ_POINTER}
-#define REFERENT_TRAIN {.steps = 300, .batch = 64, .lr = 0.01, .weight_decay = 0.01, .seed = 1}
+#define REFERENT_CFG \
+    { .d_model = 16, .d_k = 8, .heads = 1, .layers = 2, .pos = MODEL_POS_SINUSOIDAL, \
+      .max_len = 0, .mask = {ATTN_MASK_NONE, 1}, .scale = true, .bias = false, \
+      .objective = MODEL_OBJ_POINTER }
+#define REFERENT_TRAIN \
+    { .steps = 300, .batch = 64, .lr = 0.01, .weight_decay = 0.01, .seed = 1 }
 /* The token objective learns more slowly and needs the stronger weight decay
  * (the prototype's 1.0) to answer the lessons' pairs across seeds. */
-#define REFERENT_TOKEN_TRAIN {.steps = 600, .batch = 64, .lr = 0.01, .weight_decay = 1.0, .seed = 1}
+#define REFERENT_TOKEN_TRAIN \
+    { .steps = 600, .batch = 64, .lr = 0.01, .weight_decay = 1.0, .seed = 1 }
 
 const task_info task_referent_zh = {
-    "referent-zh", "what 它 refers to: 太累了 points to the subject, 飞得太快了 to the other animal",
+    "referent-zh",
+    "what 它 refers to: 太累了 points to the subject, 飞得太快了 to the other animal",
     "15-17 tokens",
     "这只{A}没看见那只{B}，因为它{P}。 (12 animals, 9 predicates); one target row: 它, answered by {A} or {B}",
     "这只动物没看见那只鸟，因为它飞得太快了。",
-    sizeof zh_vocab / sizeof *zh_vocab, zh_vocab, REFERENT_CFG, REFERENT_TRAIN, 0.95, true,
-    task_referent_generate, .train_other = REFERENT_TOKEN_TRAIN,
+    sizeof zh_vocab / sizeof *zh_vocab,
+    zh_vocab,
+    REFERENT_CFG,
+    REFERENT_TRAIN,
+    0.95,
+    true,
+    task_referent_generate,
+    .train_other = REFERENT_TOKEN_TRAIN,
 };
 
 const task_info task_referent_en = {
-    "referent-en", "what \"it\" refers to: tired points to the subject, wide to the street",
+    "referent-en",
+    "what \"it\" refers to: tired points to the subject, wide to the street",
     "12 tokens",
     "The {A} didn't cross|see the {B} because it was too {P}. (19 nouns, 11 predicates); one target row: it, "
     "answered by {A} or {B}",
     "The animal didn't cross the street because it was too tired.",
-    sizeof en_vocab / sizeof *en_vocab, en_vocab, REFERENT_CFG, REFERENT_TRAIN, 0.95, true,
-    task_referent_generate, .train_other = REFERENT_TOKEN_TRAIN,
+    sizeof en_vocab / sizeof *en_vocab,
+    en_vocab,
+    REFERENT_CFG,
+    REFERENT_TRAIN,
+    0.95,
+    true,
+    task_referent_generate,
+    .train_other = REFERENT_TOKEN_TRAIN,
 };

@@ -6,11 +6,13 @@
 #include "task_part.h"
 #include "task_seq.h"
 
-#define SEQ_LEN 8        /* reverse and sort: 8 tokens; induction: at most 8, then the same again */
-#define SEQ_TRAIN 4000   /* training sequences */
-#define SEQ_HELDOUT 500  /* held-out sequences */
+#define SEQ_LEN 8       /* reverse and sort: 8 tokens; induction: at most 8, then the same again */
+#define SEQ_TRAIN 4000  /* training sequences */
+#define SEQ_HELDOUT 500 /* held-out sequences */
 
-enum { STREAM_REVERSE = 101, STREAM_SORT = 102, STREAM_INDUCTION = 103 };
+enum { STREAM_REVERSE = 101,
+       STREAM_SORT = 102,
+       STREAM_INDUCTION = 103 };
 
 static const char *const digit_vocab[] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
 static const char *const letter_vocab[] = {"a", "b", "c", "d", "e", "f", "g", "h",
@@ -64,7 +66,8 @@ static int draw_induction(int *ids, task_target *tg, int *count, uint64_t *count
     int used[16] = {0}, k = 4 + task_draw(STREAM_INDUCTION, counter, SEQ_LEN - 3);
     for (int i = 0; i < k; i++) {
         int w;
-        do w = task_draw(STREAM_INDUCTION, counter, t->vocab_count); while (used[w]);
+        do w = task_draw(STREAM_INDUCTION, counter, t->vocab_count);
+        while (used[w]);
         used[w] = 1;
         ids[i] = ids[i + k] = w;
     }
@@ -154,35 +157,50 @@ int task_seq_label(const task_info *t, const int *ids, int n, task_target *out) 
 /* ---- the three tasks --------------------------------------------------------- */
 
 const task_info task_reverse = {
-    "reverse", "one layer learns the anti-diagonal: row i reads position 7 - i",
+    "reverse",
+    "one layer learns the anti-diagonal: row i reads position 7 - i",
     "8 tokens",
     "8 digits 0-9, e.g. 3 1 4 1 5 9 2 6; every row i is a target, answered by the digit at 7 - i",
     "3 1 4 1 5 9 2 6",
-    sizeof digit_vocab / sizeof *digit_vocab, digit_vocab,
-    {.d_model = 16, .d_k = 8, .heads = 1, .layers = 1, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_NONE, 1},
-     .scale = true, .bias = false, .objective = MODEL_OBJ_TOKEN},
-    {.steps = 400, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_reverse, {0},
+    sizeof digit_vocab / sizeof *digit_vocab,
+    digit_vocab,
+    {.d_model = 16, .d_k = 8, .heads = 1, .layers = 1, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_NONE, 1}, .scale = true, .bias = false, .objective = MODEL_OBJ_TOKEN},
+    {.steps = 400, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1},
+    0.95,
+    false,
+    gen_reverse,
+    {0},
 };
 
 const task_info task_sort = {
-    "sort", "one layer learns the sorted order: row i looks at where i + 1 stands",
+    "sort",
+    "one layer learns the sorted order: row i looks at where i + 1 stands",
     "8 tokens",
     "a shuffle of 1-8, e.g. 5 3 8 1 7 2 6 4; every row i is a target, answered by the position of i + 1",
     "5 3 8 1 7 2 6 4",
-    sizeof digit_vocab / sizeof *digit_vocab, digit_vocab,
-    {.d_model = 16, .d_k = 8, .heads = 1, .layers = 1, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_NONE, 1},
-     .scale = true, .bias = false, .objective = MODEL_OBJ_POINTER},
-    {.steps = 300, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_sort, {0},
+    sizeof digit_vocab / sizeof *digit_vocab,
+    digit_vocab,
+    {.d_model = 16, .d_k = 8, .heads = 1, .layers = 1, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_NONE, 1}, .scale = true, .bias = false, .objective = MODEL_OBJ_POINTER},
+    {.steps = 300, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1},
+    0.95,
+    false,
+    gen_sort,
+    {0},
 };
 
 const task_info task_induction = {
-    "induction", "two layers make an induction head: find the earlier copy, read what followed it",
+    "induction",
+    "two layers make an induction head: find the earlier copy, read what followed it",
     "8-16 tokens",
     "4-8 distinct letters a-p, then the same again, e.g. k c h a n e k c h a n e; the rows of the second copy "
     "but its last are targets, answered by the next letter",
     "k c h a n e p f k c h a n e p f",
-    sizeof letter_vocab / sizeof *letter_vocab, letter_vocab,
-    {.d_model = 16, .d_k = 8, .heads = 1, .layers = 2, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_CAUSAL, 1},
-     .scale = true, .bias = false, .objective = MODEL_OBJ_TOKEN},
-    {.steps = 600, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1}, 0.95, false, gen_induction, {0},
+    sizeof letter_vocab / sizeof *letter_vocab,
+    letter_vocab,
+    {.d_model = 16, .d_k = 8, .heads = 1, .layers = 2, .pos = MODEL_POS_SINUSOIDAL, .mask = {ATTN_MASK_CAUSAL, 1}, .scale = true, .bias = false, .objective = MODEL_OBJ_TOKEN},
+    {.steps = 600, .batch = 32, .lr = 0.01, .weight_decay = 0.01, .seed = 1},
+    0.95,
+    false,
+    gen_induction,
+    {0},
 };

@@ -91,8 +91,11 @@ static int stage_from_name(const char *name) {
 
 static lesson_cols stage_cols(int stage) {
     switch (stage) {
-    case MODEL_ST_D_WEIGHTS: case MODEL_ST_D_SCALED: case MODEL_ST_AVG: return LESSON_COLS_TOKENS;
-    case MODEL_ST_LOGITS: case MODEL_ST_PROBS: return LESSON_COLS_WORDS;
+    case MODEL_ST_D_WEIGHTS:
+    case MODEL_ST_D_SCALED:
+    case MODEL_ST_AVG: return LESSON_COLS_TOKENS;
+    case MODEL_ST_LOGITS:
+    case MODEL_ST_PROBS: return LESSON_COLS_WORDS;
     case MODEL_ST_RESIDUAL: return LESSON_COLS_D_MODEL;
     default: return LESSON_COLS_D_K;
     }
@@ -125,9 +128,18 @@ static const char *task_of_file(const char *base) {
 }
 
 static const lesson_model_source source = {
-    .locate = locate, .load = load, .free_model = free_model, .facts = facts, .tokenize = tokenize,
-    .word_id = word_id, .stage_from_name = stage_from_name, .stage_name = model_stage_name,
-    .stage_cols = stage_cols, .weights_row = weights_row, .task_find = find_task, .task_of_file = task_of_file,
+    .locate = locate,
+    .load = load,
+    .free_model = free_model,
+    .facts = facts,
+    .tokenize = tokenize,
+    .word_id = word_id,
+    .stage_from_name = stage_from_name,
+    .stage_name = model_stage_name,
+    .stage_cols = stage_cols,
+    .weights_row = weights_row,
+    .task_find = find_task,
+    .task_of_file = task_of_file,
     .task_names = task_names,
 };
 

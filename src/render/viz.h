@@ -30,8 +30,12 @@ typedef enum {
 
 /* Text alignment inside its box: one horizontal flag | one vertical flag. */
 enum {
-    VIZ_LEFT = 0, VIZ_CENTER = 1, VIZ_RIGHT = 2,   /* horizontal */
-    VIZ_TOP = 0, VIZ_MIDDLE = 4, VIZ_BOTTOM = 8    /* vertical */
+    VIZ_LEFT = 0,
+    VIZ_CENTER = 1,
+    VIZ_RIGHT = 2, /* horizontal */
+    VIZ_TOP = 0,
+    VIZ_MIDDLE = 4,
+    VIZ_BOTTOM = 8 /* vertical */
 };
 
 /* The face a TEXT command is set in. */
@@ -44,12 +48,12 @@ typedef enum {
 /* What a hit region stands for. */
 typedef enum {
     VIZ_HIT_NONE,
-    VIZ_HIT_CELL,    /* a matrix cell */
-    VIZ_HIT_TOKEN,   /* a token chip or label */
-    VIZ_HIT_STEP,    /* a rail step */
-    VIZ_HIT_WIDGET,  /* a control's button or value */
-    VIZ_HIT_SENTENCE,/* the sentence field */
-    VIZ_HIT_PANEL    /* a scrollable panel */
+    VIZ_HIT_CELL,     /* a matrix cell */
+    VIZ_HIT_TOKEN,    /* a token chip or label */
+    VIZ_HIT_STEP,     /* a rail step */
+    VIZ_HIT_WIDGET,   /* a control's button or value */
+    VIZ_HIT_SENTENCE, /* the sentence field */
+    VIZ_HIT_PANEL     /* a scrollable panel */
 } viz_hit_kind;
 
 /* A hit region's meaning; only the fields of its kind are used (the others
@@ -65,28 +69,28 @@ typedef struct {
 } viz_hit;
 
 typedef struct {
-    viz_kind kind;     /* which primitive */
-    float x, y, w, h;  /* box (FILL, STROKE, TEXT, GRID, CLIP, HIT) or start point (LINE) */
-    float x2, y2;      /* LINE end point */
-    float thick;       /* STROKE and LINE width in pixels */
-    viz_rgba color;    /* FILL, STROKE, LINE, TEXT colour */
-    float size;        /* TEXT: font size in pixels (em height) */
-    int align;         /* TEXT: VIZ_LEFT|VIZ_TOP etc. */
-    viz_font font;     /* TEXT: its face */
-    uint32_t str;      /* TEXT: offset of its NUL-terminated UTF-8 in the string pool */
-    uint32_t cells;    /* GRID: offset of rows*cols colours in the cell pool */
-    int rows, cols;    /* GRID: cell counts */
-    viz_hit hit;       /* HIT: what the region stands for */
+    viz_kind kind;    /* which primitive */
+    float x, y, w, h; /* box (FILL, STROKE, TEXT, GRID, CLIP, HIT) or start point (LINE) */
+    float x2, y2;     /* LINE end point */
+    float thick;      /* STROKE and LINE width in pixels */
+    viz_rgba color;   /* FILL, STROKE, LINE, TEXT colour */
+    float size;       /* TEXT: font size in pixels (em height) */
+    int align;        /* TEXT: VIZ_LEFT|VIZ_TOP etc. */
+    viz_font font;    /* TEXT: its face */
+    uint32_t str;     /* TEXT: offset of its NUL-terminated UTF-8 in the string pool */
+    uint32_t cells;   /* GRID: offset of rows*cols colours in the cell pool */
+    int rows, cols;   /* GRID: cell counts */
+    viz_hit hit;      /* HIT: what the region stands for */
 } viz_cmd;
 
 typedef struct {
-    viz_cmd *cmds;       /* commands in drawing order, owned */
-    int count, cap;      /* used and allocated commands */
-    char *strings;       /* string pool, owned */
+    viz_cmd *cmds;  /* commands in drawing order, owned */
+    int count, cap; /* used and allocated commands */
+    char *strings;  /* string pool, owned */
     size_t str_len, str_cap;
-    viz_rgba *cells;     /* grid colour pool, owned */
+    viz_rgba *cells; /* grid colour pool, owned */
     size_t cell_len, cell_cap;
-    bool failed;         /* an allocation failed; the list is incomplete */
+    bool failed; /* an allocation failed; the list is incomplete */
 } viz_list;
 
 /* Empties the list, keeping its memory for the next frame. */

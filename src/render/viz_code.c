@@ -9,7 +9,7 @@
 #include "viz_internal.h"
 
 #define CONT_MARK "↪" /* starts a wrapped line's continuation */
-#define MAX_COLS 1024  /* characters of one code line that are laid out */
+#define MAX_COLS 1024 /* characters of one code line that are laid out */
 
 /* One character of a code line: where its bytes are and how many columns it takes. */
 typedef struct {
@@ -30,7 +30,8 @@ static int split_chars(const char *s, size_t len, code_char *out) {
         int k = utf8_decode(s + i, len - i, &cp);
         if (k <= 0) k = 1;
         int w = utf8_cp_width(cp);
-        out[n++] = (code_char){(int)i, k, cp == '\t' ? 4 : w < 0 ? 1 : w};
+        out[n++] = (code_char){(int)i, k, cp == '\t' ? 4 : w < 0 ? 1
+                                                                 : w};
         i += (size_t)k;
     }
     return n;

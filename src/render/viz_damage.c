@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOOKAHEAD 64     /* how far the matcher looks for a moved command */
-#define MERGE_GAP 8      /* rectangles this close are redrawn as one */
-#define FULL_SHARE 0.5   /* beyond this share of the canvas, redraw all of it */
+#define LOOKAHEAD 64   /* how far the matcher looks for a moved command */
+#define MERGE_GAP 8    /* rectangles this close are redrawn as one */
+#define FULL_SHARE 0.5 /* beyond this share of the canvas, redraw all of it */
 
 int viz_iround(float v) {
     if (!(v > -VIZ_COORD_LIMIT)) return (int)-VIZ_COORD_LIMIT; // also catches NaN
@@ -41,7 +41,8 @@ static bool empty(viz_irect r) {
 viz_irect viz_cmd_box(const viz_cmd *c) {
     viz_irect none = {0, 0, 0, 0};
     switch (c->kind) {
-    case VIZ_FILL: case VIZ_GRID: return viz_box_pixels(c->x, c->y, c->w, c->h);
+    case VIZ_FILL:
+    case VIZ_GRID: return viz_box_pixels(c->x, c->y, c->w, c->h);
     case VIZ_STROKE: return c->thick > 0 ? viz_box_pixels(c->x, c->y, c->w, c->h) : none;
     case VIZ_LINE: {
         if (!(c->thick > 0)) return none;

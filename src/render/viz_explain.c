@@ -18,8 +18,8 @@ typedef struct {
     const char *const *ui;
     const char *const *features;
     bool failed;
-    const model *m;     /* a model's cell: its words, and the layer to name */
-    int layer;          /* the cell's layer, 0-based (with m) */
+    const model *m; /* a model's cell: its words, and the layer to name */
+    int layer;      /* the cell's layer, 0-based (with m) */
 } wording;
 
 const char *viz_stage_symbol(attn_stage s, bool scale) {
@@ -77,7 +77,10 @@ static const char *token(const wording *w, int i, char *buf, size_t cap) {
 }
 
 /* The label of index i along a matrix's columns (cols_of) or terms. */
-typedef enum { AXIS_TOKENS, AXIS_DIMS, AXIS_FEATURES, AXIS_CONCAT } axis;
+typedef enum { AXIS_TOKENS,
+               AXIS_DIMS,
+               AXIS_FEATURES,
+               AXIS_CONCAT } axis;
 
 static const char *axis_label(const wording *w, axis a, int i, char *buf, size_t cap) {
     if (a == AXIS_TOKENS) return token(w, i, buf, cap);
@@ -135,9 +138,12 @@ static void input(wording *w, const attn_explanation *e) {
 
 static void dot(wording *w, const attn_explanation *e) {
     static const char *const formula[ATTN_STAGE_COUNT] = {
-        [ATTN_ST_Q] = "Q[i,c] = Σₘ X[i,m]·W_Q[m,c]", [ATTN_ST_K] = "K[i,c] = Σₘ X[i,m]·W_K[m,c]",
-        [ATTN_ST_V] = "V[i,c] = Σₘ X[i,m]·W_V[m,c]", [ATTN_ST_SCORES] = "S[i,j] = Σ_c Q[i,c]·K[j,c]",
-        [ATTN_ST_Z] = "Z[i,c] = Σⱼ A[i,j]·V[j,c]",  [ATTN_ST_OUTPUT] = "out[i,c] = Σₘ concat[i,m]·W_O[m,c]",
+        [ATTN_ST_Q] = "Q[i,c] = Σₘ X[i,m]·W_Q[m,c]",
+        [ATTN_ST_K] = "K[i,c] = Σₘ X[i,m]·W_K[m,c]",
+        [ATTN_ST_V] = "V[i,c] = Σₘ X[i,m]·W_V[m,c]",
+        [ATTN_ST_SCORES] = "S[i,j] = Σ_c Q[i,c]·K[j,c]",
+        [ATTN_ST_Z] = "Z[i,c] = Σⱼ A[i,j]·V[j,c]",
+        [ATTN_ST_OUTPUT] = "out[i,c] = Σₘ concat[i,m]·W_O[m,c]",
     };
     axis a = e->stage == ATTN_ST_Z        ? AXIS_TOKENS
              : e->stage == ATTN_ST_SCORES ? AXIS_DIMS
@@ -190,8 +196,7 @@ static void softmax(wording *w, const attn_explanation *e) {
 /* A row's softmax at e->col: over the keys (tokens), or over the vocabulary (words). */
 static void softmax_of(wording *w, const attn_explanation *e, bool words) {
     char lab[96], a[32], b[32], v[32];
-    add(w, VIZ_XL_FORMULA, false, "%s", words ? "p[i,w] = exp(z[i,w] − max) / Σᵥ exp(z[i,v] − max)"
-                                              : "A[i,j] = exp(sᵢⱼ − max) / Σₖ exp(sᵢₖ − max)");
+    add(w, VIZ_XL_FORMULA, false, "%s", words ? "p[i,w] = exp(z[i,w] − max) / Σᵥ exp(z[i,v] − max)" : "A[i,j] = exp(sᵢⱼ − max) / Σₖ exp(sᵢₖ − max)");
     add(w, VIZ_XL_NOTE, false, "%s %s %s", word(w, VIZ_S_XP_ROWMAX), num(a, sizeof a, e->softmax.row_max),
         word(w, VIZ_S_XP_ROWMAX_WHY));
     w->x->first_term = w->x->n;

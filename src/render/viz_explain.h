@@ -28,9 +28,9 @@ typedef struct {
 typedef struct {
     viz_xline *lines; /* n lines in order (owned) */
     int n;
-    int first_term;   /* index in lines of the first term, n_terms terms in a row */
+    int first_term; /* index in lines of the first term, n_terms terms in a row */
     int n_terms;
-    int focus;        /* the term to keep in view (index among the terms) */
+    int focus; /* the term to keep in view (index among the terms) */
 } viz_xtext;
 
 /* Words e (an explanation of a cell of t) into *x with ui (the strings of one

@@ -27,19 +27,24 @@
 #define MONO_FAMILY "WenQuanYi Micro Hei Mono" /* face 1 of wqy-microhei.ttc */
 #define MONO_FALLBACK_FAMILY "DejaVu Sans Mono"
 #define SYMBOLS_FAMILY "Symbola" /* fonts-symbola: monochrome emoji SDL_ttf can scale (the colour font is a fixed bitmap) */
-#define CJK_PROBE 0x5B83u /* 它: any font that has it covers the lessons */
+#define CJK_PROBE 0x5B83u        /* 它: any font that has it covers the lessons */
 #define MIN_PX 1
 #define MAX_PX 512
-#define CHECK_PX 16       /* size opened at start to prove the files load */
-#define MAX_SIZES 16      /* pixel sizes open at once (a presenter's window uses about 12); each holds FreeType caches */
-#define CACHE_MAX 4096    /* cached lines of text */
+#define CHECK_PX 16                    /* size opened at start to prove the files load */
+#define MAX_SIZES 16                   /* pixel sizes open at once (a presenter's window uses about 12); each holds FreeType caches */
+#define CACHE_MAX 4096                 /* cached lines of text */
 #define CACHE_BUDGET ((size_t)4 << 20) /* coverage bytes across them: bounded memory (a 4K window's text fits) */
-#define MEASURE_SLOTS 8192 /* direct-mapped cache of text widths (layout measures a lot) */
-#define MEASURE_TEXT 120   /* longer strings are measured every time */
-#define CACHE_BUCKETS 4096 /* power of two */
+#define MEASURE_SLOTS 8192             /* direct-mapped cache of text widths (layout measures a lot) */
+#define MEASURE_TEXT 120               /* longer strings are measured every time */
+#define CACHE_BUCKETS 4096             /* power of two */
 
 /* The font files, each found on its own; a face that is missing is skipped. */
-typedef enum { FACE_SANS, FACE_SANS_FALLBACK, FACE_MONO, FACE_MONO_FALLBACK, FACE_SYMBOLS, FACE_COUNT } face_id;
+typedef enum { FACE_SANS,
+               FACE_SANS_FALLBACK,
+               FACE_MONO,
+               FACE_MONO_FALLBACK,
+               FACE_SYMBOLS,
+               FACE_COUNT } face_id;
 
 /* Where a style looks for a glyph, in order (FACE_COUNT ends the list); the
  * first face of the list that exists sets the line's height and baseline. */
@@ -50,10 +55,10 @@ static const face_id chains[VIZ_FONT_COUNT][FACE_COUNT + 1] = {
 
 /* Every face opened at one pixel size, each on first use. */
 typedef struct {
-    int px;                      /* 0: slot unused */
-    TTF_Font *font[FACE_COUNT];  /* NULL until opened, or when its file is missing or unreadable */
-    bool tried[FACE_COUNT];      /* opening it was attempted */
-    unsigned long used;          /* tick of last use, for eviction */
+    int px;                     /* 0: slot unused */
+    TTF_Font *font[FACE_COUNT]; /* NULL until opened, or when its file is missing or unreadable */
+    bool tried[FACE_COUNT];     /* opening it was attempted */
+    unsigned long used;         /* tick of last use, for eviction */
 } sized_fonts;
 
 /* One cached line of text as coverage; key is (text, px, font): colour is
@@ -87,7 +92,7 @@ typedef struct {
 
 /* One remembered width: text (len bytes) at px in font is w pixels wide. */
 typedef struct {
-    int px;           /* 0: empty */
+    int px; /* 0: empty */
     int w;
     uint8_t len;
     uint8_t font;
@@ -95,8 +100,8 @@ typedef struct {
 } measure_slot;
 
 struct viz_fonts {
-    face faces[FACE_COUNT];      /* the files; FACE_SANS is always found */
-    measure_slot *measures;      /* MEASURE_SLOTS widths; NULL if it could not be allocated */
+    face faces[FACE_COUNT]; /* the files; FACE_SANS is always found */
+    measure_slot *measures; /* MEASURE_SLOTS widths; NULL if it could not be allocated */
     sized_fonts sizes[MAX_SIZES];
     uint8_t slot_of[MAX_PX + 1]; /* the slot of sizes holding pixel size px, plus one; 0: none */
     unsigned long tick;
@@ -105,7 +110,7 @@ struct viz_fonts {
     unsigned long hold;                /* lines used since the last viz_fonts_hold are never evicted */
     int count;                         /* cached lines */
     size_t bytes;                      /* coverage bytes across them */
-    char *scratch; /* NUL-terminated copy of a run for SDL_ttf */
+    char *scratch;                     /* NUL-terminated copy of a run for SDL_ttf */
     size_t scratch_cap;
 };
 
@@ -126,9 +131,9 @@ static void set_err(char *err, size_t cap, const char *fmt, ...) {
 /* ---- fontconfig ---- */
 
 typedef enum {
-    FC_ANY,   /* whatever fontconfig answers (the Latin fallback: any font draws ᵀ better than none) */
-    FC_CJK,   /* the family, or any font with 它 (fontconfig always answers, often with a Latin font) */
-    FC_EXACT  /* the family itself, else nothing: a missing fallback is skipped, never replaced */
+    FC_ANY,  /* whatever fontconfig answers (the Latin fallback: any font draws ᵀ better than none) */
+    FC_CJK,  /* the family, or any font with 它 (fontconfig always answers, often with a Latin font) */
+    FC_EXACT /* the family itself, else nothing: a missing fallback is skipped, never replaced */
 } fc_want;
 
 #ifdef __EMSCRIPTEN__
@@ -137,9 +142,14 @@ typedef enum {
  * A family is its file there, or missing (then skipped, as a fallback that
  * is not installed on the desktop). */
 static char *fc_find(const char *family, fc_want want, int *index) {
-    static const struct { const char *family, *file; int index; } bundle[] = {
-        {PRIMARY_FAMILY, "/fonts/wqy-microhei.ttc", 0}, {MONO_FAMILY, "/fonts/wqy-microhei.ttc", 1},
-        {FALLBACK_FAMILY, "/fonts/DejaVuSans.ttf", 0}, {MONO_FALLBACK_FAMILY, "/fonts/DejaVuSansMono.ttf", 0},
+    static const struct {
+        const char *family, *file;
+        int index;
+    } bundle[] = {
+        {PRIMARY_FAMILY, "/fonts/wqy-microhei.ttc", 0},
+        {MONO_FAMILY, "/fonts/wqy-microhei.ttc", 1},
+        {FALLBACK_FAMILY, "/fonts/DejaVuSans.ttf", 0},
+        {MONO_FALLBACK_FAMILY, "/fonts/DejaVuSansMono.ttf", 0},
         {SYMBOLS_FAMILY, "/fonts/Symbola_hint.ttf", 0},
     };
     (void)want;
@@ -637,7 +647,11 @@ static int find_primary(viz_fonts *f, char *err, size_t cap) {
 /* The fallbacks, each found by its family alone: one that is not installed
  * is skipped (code is then set in the next face, an emoji as an empty box). */
 static void find_fallbacks(viz_fonts *f) {
-    static const struct { face_id face; const char *family; fc_want want; } fallbacks[] = {
+    static const struct {
+        face_id face;
+        const char *family;
+        fc_want want;
+    } fallbacks[] = {
         {FACE_SANS_FALLBACK, FALLBACK_FAMILY, FC_ANY},
         {FACE_MONO, MONO_FAMILY, FC_EXACT},
         {FACE_MONO_FALLBACK, MONO_FALLBACK_FAMILY, FC_EXACT},
@@ -673,7 +687,7 @@ fail:
 
 bool viz_fonts_has_face(const viz_fonts *f, const char *family) {
     static const char *const families[FACE_COUNT] = {PRIMARY_FAMILY, FALLBACK_FAMILY, MONO_FAMILY,
-                                                      MONO_FALLBACK_FAMILY, SYMBOLS_FAMILY};
+                                                     MONO_FALLBACK_FAMILY, SYMBOLS_FAMILY};
     for (int i = 0; f && i < FACE_COUNT; i++)
         if (strcmp(families[i], family) == 0) return f->faces[i].path != NULL;
     return false;

@@ -15,7 +15,9 @@ typedef struct {
     float value_min;        /* the text size the theme wants values written at (0: where square cells allow) */
 } viz_ctx;
 
-typedef struct { float x, y, w, h; } viz_box;
+typedef struct {
+    float x, y, w, h;
+} viz_box;
 
 /* ---- text (viz_text.c) ---- */
 float viz_text_w(const viz_ctx *c, const char *s, float px);
@@ -54,25 +56,31 @@ viz_rgba viz_mix(viz_rgba a, viz_rgba b, float t);
 viz_rgba viz_alpha(viz_rgba c, uint8_t a);
 
 /* ---- matrices (viz_matrix.c) ---- */
-typedef enum { VIZ_MAP_SIGNED, VIZ_MAP_WEIGHTS } viz_map;
-typedef enum { VIZ_LABEL_NONE, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS, VIZ_LABEL_FEATURES, VIZ_LABEL_CONCAT, VIZ_LABEL_WORDS } viz_labels;
+typedef enum { VIZ_MAP_SIGNED,
+               VIZ_MAP_WEIGHTS } viz_map;
+typedef enum { VIZ_LABEL_NONE,
+               VIZ_LABEL_TOKENS,
+               VIZ_LABEL_DIMS,
+               VIZ_LABEL_FEATURES,
+               VIZ_LABEL_CONCAT,
+               VIZ_LABEL_WORDS } viz_labels;
 
 typedef struct {
-    const double *v;        /* (rows, cols) row-major */
+    const double *v; /* (rows, cols) row-major */
     int rows, cols;
-    int stage;              /* for hit regions and hover: an attn_stage, or a model_stage with a model */
-    int head;               /* for hit regions */
-    const char *title;      /* drawn above, e.g. "Q (head 1)" */
-    viz_map map;            /* colour map */
-    double range;           /* SIGNED: |value| that maps to the ends of the scale */
+    int stage;         /* for hit regions and hover: an attn_stage, or a model_stage with a model */
+    int head;          /* for hit regions */
+    const char *title; /* drawn above, e.g. "Q (head 1)" */
+    viz_map map;       /* colour map */
+    double range;      /* SIGNED: |value| that maps to the ends of the scale */
     viz_labels row_labels, col_labels;
-    bool hidden;            /* predict-before-reveal: draw the cells blank */
-    bool transposed;        /* drawn transposed (Kᵀ): cell (r, c) shows v[c][r]; hits name K's (c, r) */
-    int weight_of;          /* a weight matrix: the stage it feeds (Q, K, V or OUTPUT); else -1 */
-    const attn_mask *mask;  /* draw cells the mask hides as masked (for A); NULL otherwise */
-    bool own_range;         /* SIGNED on a scale of its own (a gradient), not the step's shared one */
-    float cw, ch;           /* cell width and height when set (> 0); else the cs a call passes */
-    float title_up;         /* when > 0: its title this far above the cells (a row of matrices aligns its titles) */
+    bool hidden;                                     /* predict-before-reveal: draw the cells blank */
+    bool transposed;                                 /* drawn transposed (Kᵀ): cell (r, c) shows v[c][r]; hits name K's (c, r) */
+    int weight_of;                                   /* a weight matrix: the stage it feeds (Q, K, V or OUTPUT); else -1 */
+    const attn_mask *mask;                           /* draw cells the mask hides as masked (for A); NULL otherwise */
+    bool own_range;                                  /* SIGNED on a scale of its own (a gradient), not the step's shared one */
+    float cw, ch;                                    /* cell width and height when set (> 0); else the cs a call passes */
+    float title_up;                                  /* when > 0: its title this far above the cells (a row of matrices aligns its titles) */
     const char *const *row_names, *const *col_names; /* the lesson's names of DIMS rows / columns, or NULL */
 } viz_mat;
 

@@ -8,12 +8,15 @@
 #include "viz_internal.h"
 
 static const viz_rgba lab_colors[ATTN_CX_METHOD_COUNT] = { // Okabe–Ito
-    {0xd5, 0x5e, 0x00, 255}, {0xcc, 0x79, 0xa7, 255}, {0x00, 0x72, 0xb2, 255}, {0x00, 0x9e, 0x73, 255}};
+    {0xd5, 0x5e, 0x00, 255},
+    {0xcc, 0x79, 0xa7, 255},
+    {0x00, 0x72, 0xb2, 255},
+    {0x00, 0x9e, 0x73, 255}};
 
 /* Plot box and the data range it maps: x = log2 n, y = log10 of the value. */
 typedef struct {
     viz_box b;
-    bool macs;            /* plots multiply-adds; else milliseconds */
+    bool macs; /* plots multiply-adds; else milliseconds */
     double x0, x1, y0, y1;
 } lab_axes;
 
@@ -54,7 +57,7 @@ static void decade(char *buf, size_t cap, int e) {
 
 static void lab_grid(const viz_ctx *c, const lab_axes *a) {
     char buf[32];
-    int every = a->macs && a->y1 - a->y0 > 6 ? 2 : 1; // a narrow plot labels every other decade
+    int every = a->macs && a->y1 - a->y0 > 6 ? 2 : 1;   // a narrow plot labels every other decade
     for (double y = a->y0; y <= a->y1 + 1e-9; y += 1) { // decades
         float py = px_y(a, pow(10, y));
         viz_line(c->l, a->b.x, py, a->b.x + a->b.w, py, 1, c->th->line);

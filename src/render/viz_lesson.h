@@ -12,12 +12,12 @@
 
 /* What a page's {references} are computed on, and worded with. */
 typedef struct {
-    const attn_trace *trace;  /* the page's one layer (a model page: unused, see run) */
-    const attn_trace *alt;    /* the page's @compare view, or NULL */
-    const model *model;       /* a model page: its model, else NULL */
-    const model_result *run;  /* and the sentence through it, with the view's targets */
-    int layer;                /* a model page: the page's layer (what a reference without layer= is of) */
-    const char *const *ui;    /* VIZ_STR_COUNT strings of the text's language */
+    const attn_trace *trace; /* the page's one layer (a model page: unused, see run) */
+    const attn_trace *alt;   /* the page's @compare view, or NULL */
+    const model *model;      /* a model page: its model, else NULL */
+    const model_result *run; /* and the sentence through it, with the view's targets */
+    int layer;               /* a model page: the page's layer (what a reference without layer= is of) */
+    const char *const *ui;   /* VIZ_STR_COUNT strings of the text's language */
 } viz_ref_ctx;
 
 /* Writes what r refers to, computed on x, into out (cap bytes,

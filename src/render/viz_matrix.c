@@ -44,8 +44,7 @@ static void row_label(const viz_ctx *c, const viz_mat *m, int i, char *buf, size
     else if (kind == VIZ_LABEL_FEATURES && c->s->feature_names) {
         snprintf(buf, cap, "%s", c->s->feature_names[i]);
         utf8_trim_partial(buf); // a long feature name is cut between characters
-    }
-    else if (kind == VIZ_LABEL_CONCAT) snprintf(buf, cap, "h%d.%d", i / t->cfg.d_k + 1, i % t->cfg.d_k);
+    } else if (kind == VIZ_LABEL_CONCAT) snprintf(buf, cap, "h%d.%d", i / t->cfg.d_k + 1, i % t->cfg.d_k);
     else if (kind == VIZ_LABEL_WORDS && c->s->model) snprintf(buf, cap, "%s", c->s->model->vocab[i]);
     else if (kind == VIZ_LABEL_DIMS && names) snprintf(buf, cap, "%s", names[i]);
     else snprintf(buf, cap, "%d", i);
@@ -128,7 +127,9 @@ static int label_order(const viz_ctx *c, const viz_mat *m, bool is_col, int n, i
     viz_labels kind = is_col ? m->col_labels : m->row_labels;
     const viz_mark *mk = &c->s->mark;
     int q = c->s->query, k = 0;
-    int marked = mk->kind == VIZ_MARK_TOKEN ? mk->row : mk->kind == VIZ_MARK_NONE ? -1 : is_col ? mk->col : mk->row;
+    int marked = mk->kind == VIZ_MARK_TOKEN ? mk->row : mk->kind == VIZ_MARK_NONE ? -1
+                                                    : is_col                      ? mk->col
+                                                                                  : mk->row;
     char buf[128];
     bool taken[MAX_LABELS];
     memset(taken, 0, sizeof(bool) * (size_t)n);
@@ -207,23 +208,55 @@ static void operand_of(const viz_ctx *c, const viz_mat *m, int *row, int *col) {
     }
     if (!same_head) return;
     switch (st) {
-    case ATTN_ST_Q: case ATTN_ST_K: case ATTN_ST_V: if (m->stage == ATTN_ST_X) *row = i; break;
+    case ATTN_ST_Q:
+    case ATTN_ST_K:
+    case ATTN_ST_V:
+        if (m->stage == ATTN_ST_X) *row = i;
+        break;
     case ATTN_ST_SCORES:
         if (m->stage == ATTN_ST_Q) *row = i;
         if (m->stage == ATTN_ST_K) *row = j; // shown as Kᵀ: its column j
         break;
-    case ATTN_ST_SCALED: if (m->stage == ATTN_ST_SCORES) { *row = i; *col = j; } break;
-    case ATTN_ST_MASKED: if (m->stage == ATTN_ST_SCALED) { *row = i; *col = j; } break;
-    case ATTN_ST_WEIGHTS: if (m->stage == ATTN_ST_MASKED || m->stage == ATTN_ST_SCALED) *row = i; break;
+    case ATTN_ST_SCALED:
+        if (m->stage == ATTN_ST_SCORES) {
+            *row = i;
+            *col = j;
+        }
+        break;
+    case ATTN_ST_MASKED:
+        if (m->stage == ATTN_ST_SCALED) {
+            *row = i;
+            *col = j;
+        }
+        break;
+    case ATTN_ST_WEIGHTS:
+        if (m->stage == ATTN_ST_MASKED || m->stage == ATTN_ST_SCALED) *row = i;
+        break;
     case ATTN_ST_Z:
         if (m->stage == ATTN_ST_WEIGHTS) *row = i;
         if (m->stage == ATTN_ST_V) *col = j;
         break;
-    case ATTN_ST_CONCAT: if (m->stage == ATTN_ST_Z && m->head == j / dk) { *row = i; *col = j % dk; } break;
-    case ATTN_ST_OUTPUT: if (m->stage == ATTN_ST_CONCAT) *row = i; break;
-    case MODEL_ST_RESIDUAL: if (m->stage == ATTN_ST_OUTPUT || m->stage == ATTN_ST_X) { *row = i; *col = j; } break;
-    case MODEL_ST_D_SCALED: if (m->stage == ATTN_ST_WEIGHTS || m->stage == MODEL_ST_D_WEIGHTS) *row = i; break;
-    case MODEL_ST_PROBS: if (m->stage == MODEL_ST_LOGITS) *row = i; break;
+    case ATTN_ST_CONCAT:
+        if (m->stage == ATTN_ST_Z && m->head == j / dk) {
+            *row = i;
+            *col = j % dk;
+        }
+        break;
+    case ATTN_ST_OUTPUT:
+        if (m->stage == ATTN_ST_CONCAT) *row = i;
+        break;
+    case MODEL_ST_RESIDUAL:
+        if (m->stage == ATTN_ST_OUTPUT || m->stage == ATTN_ST_X) {
+            *row = i;
+            *col = j;
+        }
+        break;
+    case MODEL_ST_D_SCALED:
+        if (m->stage == ATTN_ST_WEIGHTS || m->stage == MODEL_ST_D_WEIGHTS) *row = i;
+        break;
+    case MODEL_ST_PROBS:
+        if (m->stage == MODEL_ST_LOGITS) *row = i;
+        break;
     default: break;
     }
 }
@@ -249,8 +282,10 @@ static int value_chars(double v) {
     if (v == -INFINITY) return 2;
     double a = fabs(v);
     if (a >= 999.995) return (v < 0) + (a >= 1e100 ? 6 : 5); // "1e+03"
-    if (a < 0.005) return 4;                                  // "0.00"
-    return (v < 0) + (a < 9.995 ? 1 : a < 99.995 ? 2 : 3) + 3;
+    if (a < 0.005) return 4;                                 // "0.00"
+    return (v < 0) + (a < 9.995 ? 1 : a < 99.995 ? 2
+                                                 : 3) +
+           3;
 }
 
 /* The value of m that is written widest, formatted into buf. */
@@ -383,7 +418,11 @@ static void draw_marks(const viz_ctx *c, const viz_mat *m, float x, float y, flo
     lesson_mark(c, m, x, y, cw, ch);
     int orow, ocol;
     operand_of(c, m, &orow, &ocol);
-    if (m->transposed) { int tmp = orow; orow = ocol; ocol = tmp; }
+    if (m->transposed) {
+        int tmp = orow;
+        orow = ocol;
+        ocol = tmp;
+    }
     viz_rgba op = c->th->operand;
     if (orow >= 0 && ocol >= 0) viz_stroke(c->l, x + ocol * cw - t, y + orow * ch - t, cw + 2 * t, ch + 2 * t, t, op);
     else if (orow >= 0) viz_stroke(c->l, x - t / 2, y + orow * ch - t / 2, w + t, ch + t, t, viz_alpha(op, 200));
@@ -409,8 +448,7 @@ void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs
     if (m->hidden || m->weight_of >= 0) return;
     for (int r = 0; r < m->rows; r++) // one hit region per cell, named as the core names it
         for (int k = 0; k < m->cols; k++) {
-            viz_hit h = {.kind = VIZ_HIT_CELL, .stage = (int)m->stage, .head = m->head, .row = m->transposed ? k : r,
-                         .col = m->transposed ? r : k};
+            viz_hit h = {.kind = VIZ_HIT_CELL, .stage = (int)m->stage, .head = m->head, .row = m->transposed ? k : r, .col = m->transposed ? r : k};
             viz_hit_region(c->l, x + k * cw, y + r * ch, cw, ch, h);
         }
 }

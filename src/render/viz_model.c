@@ -12,7 +12,8 @@ static bool pointer(const viz_ctx *c) { return c->s->model->cfg.objective == MOD
 
 static int query(const viz_ctx *c) {
     int q = c->s->query, n = c->s->run->n;
-    return q < 0 ? 0 : q >= n ? n - 1 : q;
+    return q < 0 ? 0 : q >= n ? n - 1
+                              : q;
 }
 
 /* The readout's matrix: p over the vocabulary, or Ā over the tokens. */
@@ -51,7 +52,11 @@ static void answer_bars(const viz_ctx *c, viz_box b, const double *row, int coun
     for (int j = 0; j < count; j++) order[j] = j;
     for (int i = 0; i < count && i < TOP_WORDS; i++) // a partial selection sort: the first few, largest first
         for (int j = i + 1; j < count; j++)
-            if (row[order[j]] > row[order[i]]) { int t = order[i]; order[i] = order[j]; order[j] = t; }
+            if (row[order[j]] > row[order[i]]) {
+                int t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
     int shown = count < TOP_WORDS ? count : TOP_WORDS, target = target_at(c, q);
     bool listed = target < 0;
     for (int i = 0; i < shown && !listed; i++) listed = order[i] == target;
@@ -77,8 +82,7 @@ static void answer_bars(const viz_ctx *c, viz_box b, const double *row, int coun
         if (is_target) viz_stroke(c->l, b.x + nw, y + rh * 0.18f, bw, rh * 0.64f, 2 * c->u, c->th->accent);
         snprintf(val, sizeof val, "%.3f", row[j]);
         viz_text(c->l, b.x + nw + bw + 6 * c->u, y, vw, rh, val, px, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
-        viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){.kind = VIZ_HIT_CELL, .stage = pointer(c) ? MODEL_ST_AVG : MODEL_ST_PROBS,
-                                                        .row = q, .col = j});
+        viz_hit_region(c->l, b.x, y, b.w, rh, (viz_hit){.kind = VIZ_HIT_CELL, .stage = pointer(c) ? MODEL_ST_AVG : MODEL_ST_PROBS, .row = q, .col = j});
     }
     if (target >= 0) {
         char t[96];
@@ -158,7 +162,8 @@ static size_t target_cell(const viz_ctx *c, char *out, size_t cap, const char *r
     char v[32];
     viz_format_value(v, sizeof v, g[(size_t)i * cols + j]);
     int n = snprintf(out, cap, " · %s[%s, %s] = %s", stage == MODEL_ST_D_WEIGHTS ? "∂L/∂A" : "∂L/∂T", row, key, v);
-    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n
+                                       : cap - 1;
 }
 
 void viz_backward_caption(const viz_ctx *c, char *out, size_t cap) {
@@ -176,8 +181,7 @@ void viz_backward_caption(const viz_ctx *c, char *out, size_t cap) {
         n = (size_t)snprintf(out, cap, viz_s(c, VIZ_S_BACKWARD_ROWS), r->n_targets);
     }
     if (n < cap)
-        snprintf(out + n, cap - n, " %s · %s", viz_s(c, c->s->target == VIZ_TARGET_TASK ? VIZ_S_BACKWARD_LABELLED
-                                                      : c->s->target == VIZ_TARGET_GIVEN ? VIZ_S_BACKWARD_GIVEN
-                                                                                         : VIZ_S_BACKWARD_PREDICTED),
+        snprintf(out + n, cap - n, " %s · %s", viz_s(c, c->s->target == VIZ_TARGET_TASK ? VIZ_S_BACKWARD_LABELLED : c->s->target == VIZ_TARGET_GIVEN ? VIZ_S_BACKWARD_GIVEN
+                                                                                                                                                     : VIZ_S_BACKWARD_PREDICTED),
                  viz_s(c, VIZ_S_BACKWARD_SIGNS));
 }

@@ -87,7 +87,8 @@ static void draw_stroke(const canvas *cv, const viz_cmd *c) {
 }
 
 static double clamp01(double v) {
-    return v < 0 ? 0 : v > 1 ? 1 : v;
+    return v < 0 ? 0 : v > 1 ? 1
+                             : v;
 }
 
 /* v clamped like box edges (NaN to the lower bound), so wild lines stay defined. */
@@ -136,8 +137,10 @@ static void draw_line(const canvas *cv, const viz_cmd *c) {
 /* Where a w-wide line of height lh placed in the command's box starts. */
 static void align_text(const viz_cmd *c, int w, int lh, float *left, float *top) {
     int h = c->align & (VIZ_CENTER | VIZ_RIGHT), v = c->align & (VIZ_MIDDLE | VIZ_BOTTOM);
-    *left = h == VIZ_RIGHT ? c->x + c->w - (float)w : h == VIZ_CENTER ? c->x + (c->w - (float)w) / 2 : c->x;
-    *top = v == VIZ_BOTTOM ? c->y + c->h - (float)lh : v == VIZ_MIDDLE ? c->y + (c->h - (float)lh) / 2 : c->y;
+    *left = h == VIZ_RIGHT ? c->x + c->w - (float)w : h == VIZ_CENTER ? c->x + (c->w - (float)w) / 2
+                                                                      : c->x;
+    *top = v == VIZ_BOTTOM ? c->y + c->h - (float)lh : v == VIZ_MIDDLE ? c->y + (c->h - (float)lh) / 2
+                                                                       : c->y;
 }
 
 /* The coverage of a TEXT command and the pixel box it lands in: 1:1 at whole
@@ -235,7 +238,8 @@ static void draw_cmd(canvas *cv, const viz_list *l, const viz_cmd *c) {
     case VIZ_LINE: draw_line(cv, c); return;
     case VIZ_GRID: draw_grid(cv, l, c); return;
     case VIZ_CLIP: set_clip(cv, c); return;
-    case VIZ_TEXT: case VIZ_HIT: return; // text: draw_text, from its placement
+    case VIZ_TEXT:
+    case VIZ_HIT: return; // text: draw_text, from its placement
     }
 }
 
@@ -246,14 +250,14 @@ static bool format_ok(const SDL_Surface *s) {
 
 /* What one thread draws: the list over the areas, as far as they lie in band. */
 typedef struct {
-    Uint32 *px;                 /* the surface's top-left pixel */
-    int pitch;                  /* pixels per row */
+    Uint32 *px; /* the surface's top-left pixel */
+    int pitch;  /* pixels per row */
     const viz_list *l;
-    const placed_text *texts;   /* the list's visible texts, in command order */
+    const placed_text *texts; /* the list's visible texts, in command order */
     int n_texts;
-    const viz_irect *areas;     /* what to draw (clipped to the surface) */
+    const viz_irect *areas; /* what to draw (clipped to the surface) */
     int n_areas;
-    viz_irect band;             /* the rows this thread owns */
+    viz_irect band; /* the rows this thread owns */
     viz_rgba bg;
 } raster_job;
 
@@ -342,7 +346,8 @@ static int split_row(const viz_irect *areas, int n, int y0, int y1) {
         long above = 0;
         for (int k = 0; k < n; k++) {
             int h = mid - areas[k].y;
-            above += (long)areas[k].w * (h < 0 ? 0 : h > areas[k].h ? areas[k].h : h);
+            above += (long)areas[k].w * (h < 0 ? 0 : h > areas[k].h ? areas[k].h
+                                                                    : h);
         }
         if (2 * above < total) y0 = mid;
         else y1 = mid;

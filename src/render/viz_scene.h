@@ -24,17 +24,21 @@ typedef enum {
 /* The key names as written in assets/ui_strings.tsv ("STEP_1" ...). */
 const char *viz_str_key(viz_str s);
 
-typedef enum { VIZ_THEME_LIGHT, VIZ_THEME_DARK, VIZ_THEME_PRESENTER, VIZ_THEME_CONTRAST, VIZ_THEME_COUNT } viz_theme_id;
+typedef enum { VIZ_THEME_LIGHT,
+               VIZ_THEME_DARK,
+               VIZ_THEME_PRESENTER,
+               VIZ_THEME_CONTRAST,
+               VIZ_THEME_COUNT } viz_theme_id;
 
 typedef struct {
     viz_rgba bg, panel, panel2, text, muted, accent, accent_text, line;
-    viz_rgba highlight;   /* selected query row / focus outline */
-    viz_rgba hover;       /* hovered cell outline */
-    viz_rgba operand;     /* cells feeding the hovered cell */
-    viz_rgba error;       /* error text */
+    viz_rgba highlight;            /* selected query row / focus outline */
+    viz_rgba hover;                /* hovered cell outline */
+    viz_rgba operand;              /* cells feeding the hovered cell */
+    viz_rgba error;                /* error text */
     viz_rgba masked, masked_hatch; /* masked cells: never a colour of a scale */
-    float body_px;        /* body text size at UI scale 1 */
-    float value_px;       /* cell values are written at least this large at UI scale 1 when the layout can
+    float body_px;                 /* body text size at UI scale 1 */
+    float value_px;                /* cell values are written at least this large at UI scale 1 when the layout can
                              make room (narrower inner cells, cells wider than tall); 0: only in square cells */
 } viz_theme;
 
@@ -51,9 +55,23 @@ viz_rgba viz_sequential(double t);
  * … POSENC are the settings a model fixes; LAYER … MODEL_CLOSE are shown
  * only with a model. */
 typedef enum {
-    VIZ_W_HEADS, VIZ_W_DK, VIZ_W_DMODEL, VIZ_W_SEED, VIZ_W_SCALE, VIZ_W_MASK,
-    VIZ_W_WINDOW, VIZ_W_POSENC, VIZ_W_SHOW_HEAD, VIZ_W_COMPARE, VIZ_W_THEME,
-    VIZ_W_LANG, VIZ_W_LAYER, VIZ_W_BACKWARD, VIZ_W_READOUT, VIZ_W_MODEL_CLOSE, VIZ_W_COUNT
+    VIZ_W_HEADS,
+    VIZ_W_DK,
+    VIZ_W_DMODEL,
+    VIZ_W_SEED,
+    VIZ_W_SCALE,
+    VIZ_W_MASK,
+    VIZ_W_WINDOW,
+    VIZ_W_POSENC,
+    VIZ_W_SHOW_HEAD,
+    VIZ_W_COMPARE,
+    VIZ_W_THEME,
+    VIZ_W_LANG,
+    VIZ_W_LAYER,
+    VIZ_W_BACKWARD,
+    VIZ_W_READOUT,
+    VIZ_W_MODEL_CLOSE,
+    VIZ_W_COUNT
 } viz_widget;
 
 /* true for the widgets shown only with a model. */
@@ -63,22 +81,32 @@ static inline bool viz_widget_model_fixed(viz_widget w) { return w <= VIZ_W_POSE
 
 /* Split views: scaling on vs off, two heads, or (on a lesson page that asks
  * for it) the page's settings vs the settings of its @compare. */
-typedef enum { VIZ_COMPARE_OFF, VIZ_COMPARE_SCALE, VIZ_COMPARE_HEADS, VIZ_COMPARE_CONFIG, VIZ_COMPARE_COUNT } viz_compare;
+typedef enum { VIZ_COMPARE_OFF,
+               VIZ_COMPARE_SCALE,
+               VIZ_COMPARE_HEADS,
+               VIZ_COMPARE_CONFIG,
+               VIZ_COMPARE_COUNT } viz_compare;
 
-typedef enum { VIZ_FOCUS_CANVAS, VIZ_FOCUS_RAIL } viz_focus;
+typedef enum { VIZ_FOCUS_CANVAS,
+               VIZ_FOCUS_RAIL } viz_focus;
 
 /* What a lesson page points at besides the query's row: a token (its rows
  * and columns), a key's column, or one cell. */
-typedef enum { VIZ_MARK_NONE, VIZ_MARK_TOKEN, VIZ_MARK_COLUMN, VIZ_MARK_CELL } viz_mark_kind;
+typedef enum { VIZ_MARK_NONE,
+               VIZ_MARK_TOKEN,
+               VIZ_MARK_COLUMN,
+               VIZ_MARK_CELL } viz_mark_kind;
 
 typedef struct {
     viz_mark_kind kind;
-    int row;  /* TOKEN: the token; CELL: the query */
-    int col;  /* COLUMN, CELL: the key */
+    int row; /* TOKEN: the token; CELL: the query */
+    int col; /* COLUMN, CELL: the key */
 } viz_mark;
 
 /* Panels that scroll (hit regions carry these ids). */
-enum { VIZ_PANEL_NARRATIVE = 1, VIZ_PANEL_CANVAS = 2, VIZ_PANEL_DETAIL = 3 };
+enum { VIZ_PANEL_NARRATIVE = 1,
+       VIZ_PANEL_CANVAS = 2,
+       VIZ_PANEL_DETAIL = 3 };
 
 /* Whose answers a model run's targets (its backward pass) are. */
 typedef enum {
@@ -88,7 +116,10 @@ typedef enum {
 } viz_target;
 
 /* Where the weights given to a trace came from (what only the caller knows). */
-typedef enum { VIZ_FROM_NONE, VIZ_FROM_LESSON, VIZ_FROM_FILE, VIZ_FROM_MODEL } viz_origin_kind;
+typedef enum { VIZ_FROM_NONE,
+               VIZ_FROM_LESSON,
+               VIZ_FROM_FILE,
+               VIZ_FROM_MODEL } viz_origin_kind;
 
 typedef struct {
     viz_origin_kind kind;
@@ -120,62 +151,62 @@ typedef struct {
 
 typedef struct {
     /* what is computed */
-    const attn_trace *trace;        /* the current trace; never NULL when drawing */
-    const attn_trace *alt_trace;    /* compare = scale or config: the same input, the second view's settings */
-    const char *compare_labels[2];  /* compare = config: what each view's settings are ("mask=window:2") */
-    const char *notice;             /* a notice over the canvas (weights that no longer fit), or NULL */
-    viz_origin origin;              /* where the trace's given weights came from (for the badge and notices) */
+    const attn_trace *trace;          /* the current trace; never NULL when drawing */
+    const attn_trace *alt_trace;      /* compare = scale or config: the same input, the second view's settings */
+    const char *compare_labels[2];    /* compare = config: what each view's settings are ("mask=window:2") */
+    const char *notice;               /* a notice over the canvas (weights that no longer fit), or NULL */
+    viz_origin origin;                /* where the trace's given weights came from (for the badge and notices) */
     const char *const *feature_names; /* d_model names for X's columns, or NULL */
     /* a trained model (model NULL: one designed or random layer) */
-    const model *model;             /* the model; trace is its layer `layer` of run */
-    const model_result *run;        /* the sentence through it, with the backward pass's target */
-    int layer;                      /* layer shown, 0-based */
-    bool readout;                   /* the rail's readout entry is shown instead of step */
-    bool backward;                  /* the gradients on the scale, mask and softmax steps */
-    viz_target target;              /* whose answers run's targets are */
-    bool page_model;                /* the model is the lesson page's: it is not closed from the rail */
+    const model *model;                     /* the model; trace is its layer `layer` of run */
+    const model_result *run;                /* the sentence through it, with the backward pass's target */
+    int layer;                              /* layer shown, 0-based */
+    bool readout;                           /* the rail's readout entry is shown instead of step */
+    bool backward;                          /* the gradients on the scale, mask and softmax steps */
+    viz_target target;                      /* whose answers run's targets are */
+    bool page_model;                        /* the model is the lesson page's: it is not closed from the rail */
     const model_explanation *model_explain; /* the hovered cell's arithmetic with a model (explain is NULL then) */
-    viz_names names;                /* the lesson's names of Q/K/V/Z and output columns, and the labels it keeps */
+    viz_names names;                        /* the lesson's names of Q/K/V/Z and output columns, and the labels it keeps */
     /* what is shown */
-    attn_step step;                  /* rail step */
-    int head;                       /* head shown, 0-based */
-    int head_b;                     /* compare = heads: the second head */
-    int query;                      /* selected query token, or -1 */
-    viz_mark mark;                  /* what the lesson page points at (VIZ_MARK_NONE: nothing) */
-    viz_hit hover;                  /* hovered or cursor cell (VIZ_HIT_NONE when none) */
-    const attn_explanation *explain;/* explanation of hover when it is a cell, else NULL */
-    viz_compare compare;            /* split view */
-    bool lines_all_heads;           /* the attention-lines view shows every head, one colour each */
-    bool hide_weights;              /* predict-before-reveal: weights, outputs and lines hidden */
-    bool question;                  /* the page asks which token the query attends to (answered or not) */
-    viz_focus focus;                /* keyboard focus (drawn as an outline) */
-    float canvas_zoom;              /* 1 = fit; > 1 zooms into the canvas */
+    attn_step step;                   /* rail step */
+    int head;                         /* head shown, 0-based */
+    int head_b;                       /* compare = heads: the second head */
+    int query;                        /* selected query token, or -1 */
+    viz_mark mark;                    /* what the lesson page points at (VIZ_MARK_NONE: nothing) */
+    viz_hit hover;                    /* hovered or cursor cell (VIZ_HIT_NONE when none) */
+    const attn_explanation *explain;  /* explanation of hover when it is a cell, else NULL */
+    viz_compare compare;              /* split view */
+    bool lines_all_heads;             /* the attention-lines view shows every head, one colour each */
+    bool hide_weights;                /* predict-before-reveal: weights, outputs and lines hidden */
+    bool question;                    /* the page asks which token the query attends to (answered or not) */
+    viz_focus focus;                  /* keyboard focus (drawn as an outline) */
+    float canvas_zoom;                /* 1 = fit; > 1 zooms into the canvas */
     float canvas_pan_x, canvas_pan_y; /* canvas scroll in pixels at the current zoom */
-    float narrative_scroll;         /* narrative panel scroll in pixels */
-    int detail_scroll;              /* terms the cell arithmetic is scrolled by (0: around the cell's own term) */
+    float narrative_scroll;           /* narrative panel scroll in pixels */
+    int detail_scroll;                /* terms the cell arithmetic is scrolled by (0: around the cell's own term) */
     /* the sentence bar */
-    const char *sentence;           /* text shown in the bar (the edit buffer while editing) */
-    bool editing;                   /* edit mode: draw a cursor */
-    int cursor;                     /* byte offset of the cursor in sentence */
-    int sel_anchor;                 /* the selection runs from here to the cursor, or -1: none */
-    const char *composition;        /* IME pre-edit text shown at the cursor, or "" */
-    const char *edit_error;         /* why the last edit was rejected, or NULL */
+    const char *sentence;    /* text shown in the bar (the edit buffer while editing) */
+    bool editing;            /* edit mode: draw a cursor */
+    int cursor;              /* byte offset of the cursor in sentence */
+    int sel_anchor;          /* the selection runs from here to the cursor, or -1: none */
+    const char *composition; /* IME pre-edit text shown at the cursor, or "" */
+    const char *edit_error;  /* why the last edit was rejected, or NULL */
     /* texts */
-    const char *const *ui;          /* VIZ_STR_COUNT strings in the current language */
-    const char *badge;              /* weights source, e.g. "random, untrained (seed 1)" */
-    const char *narrative_title;    /* narrative panel title (lesson page), or NULL: the step name */
-    const char *narrative;          /* narrative text; paragraphs split by blank lines, code lines marked */
-    const char *status;             /* status line text */
-    const char *page_label;         /* e.g. "3 / 14", or NULL without a lesson */
-    bool show_help;                 /* the key help overlay */
-    bool show_lab;                  /* the complexity lab overlay */
-    const attn_cx_result *lab;      /* its measurements, or NULL while they run */
-    float lab_elapsed;              /* seconds the measurement has been running */
+    const char *const *ui;              /* VIZ_STR_COUNT strings in the current language */
+    const char *badge;                  /* weights source, e.g. "random, untrained (seed 1)" */
+    const char *narrative_title;        /* narrative panel title (lesson page), or NULL: the step name */
+    const char *narrative;              /* narrative text; paragraphs split by blank lines, code lines marked */
+    const char *status;                 /* status line text */
+    const char *page_label;             /* e.g. "3 / 14", or NULL without a lesson */
+    bool show_help;                     /* the key help overlay */
+    bool show_lab;                      /* the complexity lab overlay */
+    const attn_cx_result *lab;          /* its measurements, or NULL while they run */
+    float lab_elapsed;                  /* seconds the measurement has been running */
     const struct viz_train_view *train; /* the training view (F3, viz_train.h), or NULL when it is closed */
     /* look */
     viz_theme_id theme;
-    float scale;                    /* UI scale (DPI × zoom) */
-    int width, height;              /* window size in pixels */
+    float scale;       /* UI scale (DPI × zoom) */
+    int width, height; /* window size in pixels */
 } viz_scene;
 
 /* Builds the whole window into l (cleared first). m measures text. */

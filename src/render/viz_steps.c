@@ -16,10 +16,10 @@
  * It holds its matrices and their texts, so a product on the stack is whole. */
 typedef struct {
     viz_mat *left;
-    viz_mat *top[MAX_BLOCKS];  /* may be NULL per block */
+    viz_mat *top[MAX_BLOCKS]; /* may be NULL per block */
     viz_mat *res[MAX_BLOCKS];
-    bool operand[MAX_BLOCKS];  /* res[k] of a plain row feeds the result rather than being one (S before ÷√dₖ) */
-    const char *op[MAX_BLOCKS];/* text drawn before block k when there is no left, e.g. "÷ √dₖ" */
+    bool operand[MAX_BLOCKS];   /* res[k] of a plain row feeds the result rather than being one (S before ÷√dₖ) */
+    const char *op[MAX_BLOCKS]; /* text drawn before block k when there is no left, e.g. "÷ √dₖ" */
     int blocks;
     viz_mat mats[MAX_MATS];    /* what left, top and res point at */
     char titles[MAX_MATS][96]; /* mats[i].title when it names a head */
@@ -168,7 +168,7 @@ static float fit_square(const viz_ctx *c, product *p, float w, float h, float ma
     int n = 0;
     for (float cs = max_cs; n < 60 && cs > 2.0f; cs *= 0.92f) sizes[n++] = cs;
     sizes[n] = n ? sizes[n - 1] * 0.92f : max_cs; // what the last one shrinks to
-    int lo = 0, hi = n; // sizes[hi] is the first that fits (n: none does)
+    int lo = 0, hi = n;                           // sizes[hi] is the first that fits (n: none does)
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (fits(c, p, square(sizes[mid]), w, h)) hi = mid;
@@ -192,7 +192,9 @@ typedef struct {
 } growth;
 
 /* What a search in fit_values changes. */
-typedef enum { GROW_ALL, GROW_INNER_ROWS, GROW_INNER_COLS } grow_what;
+typedef enum { GROW_ALL,
+               GROW_INNER_ROWS,
+               GROW_INNER_COLS } grow_what;
 
 /* z with what grows set to x: the results at x times their smallest (and the
  * inner cells at their shares), or the inner rows or columns at x pixels. */
@@ -222,8 +224,7 @@ static float largest(const viz_ctx *c, product *p, float w, float h, const growt
  * is often spare), then the inner rows and columns as large as room allows.
  * false when even the smallest results do not fit. */
 static bool fit_values(const viz_ctx *c, product *p, float w, float h, float max_cs, cells *out) {
-    static const float shares[][2] = {{1, 1}, {0.6f, 1}, {0.35f, 1}, {0, 1},  {0.6f, 0.6f},
-                                      {0.35f, 0.35f}, {0, 0.35f}, {0, 0}}; // inner rows', inner columns'
+    static const float shares[][2] = {{1, 1}, {0.6f, 1}, {0.35f, 1}, {0, 1}, {0.6f, 0.6f}, {0.35f, 0.35f}, {0, 0.35f}, {0, 0}}; // inner rows', inner columns'
     growth g = {0, 0, 0, 0, fmaxf(6.0f, 3 * c->u)};
     for (int k = 0; k < p->blocks; k++) {
         if (p->operand[k]) continue;
@@ -403,9 +404,15 @@ static float lines_need_w(const viz_ctx *c, const attn_trace *t, float h) {
 /* Token rows on the left, keys on the right, a line from the query to each key:
  * thickness and opacity follow the weight. */
 static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
-    static const viz_rgba palette[ATTN_MAX_HEADS] = { // Okabe–Ito: safe for colour-blind viewers
-        {0x00, 0x72, 0xb2, 255}, {0xd5, 0x5e, 0x00, 255}, {0x00, 0x9e, 0x73, 255}, {0xcc, 0x79, 0xa7, 255},
-        {0xe6, 0x9f, 0x00, 255}, {0x56, 0xb4, 0xe9, 255}, {0x7a, 0x5c, 0x00, 255}, {0x55, 0x55, 0x55, 255}};
+    static const viz_rgba palette[ATTN_MAX_HEADS] = {// Okabe–Ito: safe for colour-blind viewers
+                                                     {0x00, 0x72, 0xb2, 255},
+                                                     {0xd5, 0x5e, 0x00, 255},
+                                                     {0x00, 0x9e, 0x73, 255},
+                                                     {0xcc, 0x79, 0xa7, 255},
+                                                     {0xe6, 0x9f, 0x00, 255},
+                                                     {0x56, 0xb4, 0xe9, 255},
+                                                     {0x7a, 0x5c, 0x00, 255},
+                                                     {0x55, 0x55, 0x55, 255}};
     int n = t->n, q = c->s->query;
     char buf[160], lab[96];
     if (q < 0 || q >= n) q = 0;
@@ -505,17 +512,23 @@ static const char *const *column_names(const viz_ctx *c, const attn_trace *t, at
                                        viz_labels xcols) {
     const viz_names *nm = &c->s->names;
     switch (m) {
-    case ATTN_SM_Q: case ATTN_SM_W_Q: return nm->qkv[0][h];
-    case ATTN_SM_K: case ATTN_SM_W_K: return nm->qkv[1][h];
-    case ATTN_SM_V: case ATTN_SM_W_V: case ATTN_SM_Z: return nm->qkv[2][h]; // Z's columns are V's, mixed
-    case ATTN_SM_W_O: // a design maps back to features
-        return nm->out ? nm->out : t->given[ATTN_MAT_W_O][0] && xcols == VIZ_LABEL_FEATURES ? c->s->feature_names : NULL;
+    case ATTN_SM_Q:
+    case ATTN_SM_W_Q: return nm->qkv[0][h];
+    case ATTN_SM_K:
+    case ATTN_SM_W_K: return nm->qkv[1][h];
+    case ATTN_SM_V:
+    case ATTN_SM_W_V:
+    case ATTN_SM_Z: return nm->qkv[2][h]; // Z's columns are V's, mixed
+    case ATTN_SM_W_O:                     // a design maps back to features
+        return nm->out ? nm->out : t->given[ATTN_MAT_W_O][0] && xcols == VIZ_LABEL_FEATURES ? c->s->feature_names
+                                                                                            : NULL;
     default: return NULL;
     }
 }
 
 static viz_labels axis_labels(attn_axis a, viz_labels dims) {
-    return a == ATTN_AXIS_TOKENS ? VIZ_LABEL_TOKENS : a == ATTN_AXIS_CONCAT ? VIZ_LABEL_CONCAT : dims;
+    return a == ATTN_AXIS_TOKENS ? VIZ_LABEL_TOKENS : a == ATTN_AXIS_CONCAT ? VIZ_LABEL_CONCAT
+                                                                            : dims;
 }
 
 /* The matrix sh of the step table for head h of t, titled by its screen name

@@ -48,7 +48,8 @@ static attn_status take_line(viz_strings *t, char *line, int lineno, const char 
     char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
     if (!tab2)
         return attn_fail(err, ATTN_ERR_PARSE, "%s:%d: a line needs a key, the English and the Chinese text, "
-                         "separated by tabs.", name, lineno);
+                                              "separated by tabs.",
+                         name, lineno);
     *tab1 = *tab2 = '\0';
     int id = find_key(line);
     if (id < 0) return attn_fail(err, ATTN_ERR_PARSE, "%s:%d: unknown string key \"%s\".", name, lineno, line);
@@ -60,7 +61,8 @@ static attn_status take_line(viz_strings *t, char *line, int lineno, const char 
     conversions(tab2 + 1, zh, sizeof zh);
     if (strcmp(en, zh) != 0)
         return attn_fail(err, ATTN_ERR_PARSE, "%s:%d: the English and the Chinese text of \"%s\" must have the same "
-                         "%%-placeholders in the same order (English \"%s\", Chinese \"%s\").", name, lineno, line,
+                                              "%%-placeholders in the same order (English \"%s\", Chinese \"%s\").",
+                         name, lineno, line,
                          en, zh);
     t->s[VIZ_LANG_EN][id] = tab1 + 1;
     t->s[VIZ_LANG_ZH][id] = tab2 + 1;

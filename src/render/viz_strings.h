@@ -5,7 +5,9 @@
 #include "attn_err.h"
 #include "viz_scene.h"
 
-typedef enum { VIZ_LANG_EN, VIZ_LANG_ZH, VIZ_LANG_COUNT } viz_lang;
+typedef enum { VIZ_LANG_EN,
+               VIZ_LANG_ZH,
+               VIZ_LANG_COUNT } viz_lang;
 
 typedef struct {
     char *text_;                                  /* owned file contents, split in place */

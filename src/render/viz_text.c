@@ -177,7 +177,7 @@ float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t plen = nl ? (size_t)(nl - p) : strlen(p);
-        if (plen == 0) y += lh * 0.5f; // a blank line separates paragraphs
+        if (plen == 0) y += lh * 0.5f;            // a blank line separates paragraphs
         if (plen > 0 && *p == VIZ_CODE_MARK[0]) { // code: its own face, grid and wrapping
             y += viz_code_line(c, b, p + 1, plen - 1, px * 0.87f, y, col, draw);
             p += nl ? plen + 1 : plen;
@@ -197,7 +197,10 @@ float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float
             y += lh;
             p += n;
             plen -= n;
-            while (plen > 0 && *p == ' ') { p++; plen--; }
+            while (plen > 0 && *p == ' ') {
+                p++;
+                plen--;
+            }
         }
         p = nl ? nl + 1 : p + plen;
     }

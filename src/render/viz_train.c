@@ -109,7 +109,8 @@ static void option_row(const viz_ctx *c, const viz_train_view *v, viz_box r, int
 
 static void button(const viz_ctx *c, viz_box r, int widget, const char *label, bool primary, bool enabled, float px) {
     viz_rgba bg = primary && enabled ? c->th->accent : c->th->panel2;
-    viz_rgba fg = !enabled ? c->th->muted : primary ? c->th->accent_text : c->th->text;
+    viz_rgba fg = !enabled ? c->th->muted : primary ? c->th->accent_text
+                                                    : c->th->text;
     viz_fill(c->l, r.x, r.y, r.w, r.h, bg);
     viz_stroke(c->l, r.x, r.y, r.w, r.h, 1, c->th->line);
     viz_label(c, r.x + 6 * c->u, r.y, r.w - 12 * c->u, r.h, label, px, VIZ_CENTER | VIZ_MIDDLE, fg);
@@ -153,9 +154,9 @@ static void controls(const viz_ctx *c, const viz_train_view *v, viz_box b, bool 
 /* ---- the curves ---- */
 
 typedef struct {
-    viz_box b;      /* the plot area */
-    int total;      /* the step axis ends here */
-    bool logy;      /* y is log10 from 10^y0 to 10^y1; else y0..y1 */
+    viz_box b; /* the plot area */
+    int total; /* the step axis ends here */
+    bool logy; /* y is log10 from 10^y0 to 10^y1; else y0..y1 */
     double y0, y1;
 } tv_axes;
 
@@ -165,7 +166,8 @@ static float ax_x(const tv_axes *a, int step) {
 
 static float ax_y(const tv_axes *a, double v) {
     double t = a->logy ? (log10(v < 1e-6 ? 1e-6 : v) - a->y0) / (a->y1 - a->y0) : (v - a->y0) / (a->y1 - a->y0);
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    t = t < 0 ? 0 : t > 1 ? 1
+                          : t;
     return a->b.y + a->b.h - (float)t * a->b.h;
 }
 
@@ -329,8 +331,11 @@ static void timeline(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     for (int i = 0; i < v->n_snaps; i++) {
         float x = ax_x(&a, v->snap_steps[i]);
         bool taken = i < v->snaps_taken, shown = i == v->scrub;
-        float h = shown ? sh - 2 * c->u : taken ? sh * 0.6f : sh * 0.3f, w = shown ? 4 * c->u : 2 * c->u;
-        viz_fill(c->l, x - w / 2, mid - h / 2, w, h, shown ? c->th->highlight : taken ? c->th->text : c->th->muted);
+        float h = shown ? sh - 2 * c->u : taken ? sh * 0.6f
+                                                : sh * 0.3f,
+              w = shown ? 4 * c->u : 2 * c->u;
+        viz_fill(c->l, x - w / 2, mid - h / 2, w, h, shown ? c->th->highlight : taken ? c->th->text
+                                                                                      : c->th->muted);
         if (!taken) continue;
         // the region between the midpoints to the neighbours: click or drag anywhere near a snapshot
         float left = i == 0 ? a.b.x - 6 * c->u : (x + ax_x(&a, v->snap_steps[i - 1])) / 2;
@@ -404,9 +409,7 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     if (!t0) return;
     int heads = t0->cfg.heads, count = v->n_layers * heads, n = t0->n;
     viz_box area = b;
-    viz_mat probe = {.v = t0->head[0].weights, .rows = n, .cols = n, .stage = ATTN_ST_WEIGHTS, .title = "",
-                     .map = VIZ_MAP_WEIGHTS, .row_labels = VIZ_LABEL_TOKENS, .col_labels = VIZ_LABEL_TOKENS,
-                     .weight_of = -1};
+    viz_mat probe = {.v = t0->head[0].weights, .rows = n, .cols = n, .stage = ATTN_ST_WEIGHTS, .title = "", .map = VIZ_MAP_WEIGHTS, .row_labels = VIZ_LABEL_TOKENS, .col_labels = VIZ_LABEL_TOKENS, .weight_of = -1};
     viz_scene ls = *c->s; // the matrices label their rows and columns with the probe's tokens
     ls.trace = t0;
     ls.query = v->query;

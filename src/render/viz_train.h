@@ -18,9 +18,21 @@
  * rail's viz_widget ids); delta -1/+1 for an option's ‹ ›, 0 for its value
  * and for the buttons; VIZ_TW_SNAPSHOT carries the snapshot's index in delta. */
 enum {
-    VIZ_TW_TASK = 64, VIZ_TW_LAYERS, VIZ_TW_HEADS, VIZ_TW_DMODEL, VIZ_TW_LR, VIZ_TW_STEPS, VIZ_TW_SEED,
-    VIZ_TW_START, VIZ_TW_STEP, VIZ_TW_RESET, VIZ_TW_SAVE, VIZ_TW_WALK,
-    VIZ_TW_SNAPSHOT, VIZ_TW_LIVE, VIZ_TW_PROBE,
+    VIZ_TW_TASK = 64,
+    VIZ_TW_LAYERS,
+    VIZ_TW_HEADS,
+    VIZ_TW_DMODEL,
+    VIZ_TW_LR,
+    VIZ_TW_STEPS,
+    VIZ_TW_SEED,
+    VIZ_TW_START,
+    VIZ_TW_STEP,
+    VIZ_TW_RESET,
+    VIZ_TW_SAVE,
+    VIZ_TW_WALK,
+    VIZ_TW_SNAPSHOT,
+    VIZ_TW_LIVE,
+    VIZ_TW_PROBE,
     VIZ_TW_END
 };
 #define VIZ_TW_FIRST VIZ_TW_TASK
@@ -43,38 +55,38 @@ typedef enum {
 
 /* One evaluation of the model during training. */
 typedef struct {
-    int step;           /* after this many steps */
-    double train_loss;  /* mean batch loss of the steps since the previous point (at step 0: held-out loss) */
-    double heldout_loss;/* mean loss over the held-out examples */
-    double accuracy;    /* held-out accuracy, 0..1 */
+    int step;            /* after this many steps */
+    double train_loss;   /* mean batch loss of the steps since the previous point (at step 0: held-out loss) */
+    double heldout_loss; /* mean loss over the held-out examples */
+    double accuracy;     /* held-out accuracy, 0..1 */
 } viz_train_point;
 
 typedef struct viz_train_view {
     /* the options as chosen (the controls' values) */
-    const char *task;        /* task name */
+    const char *task; /* task name */
     int layers, heads, d_model, steps;
     double lr;
     uint32_t seed;
-    int focus;               /* the option the keyboard changes, 0 … VIZ_TW_OPTIONS − 1 */
-    bool options_pending;    /* the chosen options differ from the training's: Reset applies them */
+    int focus;            /* the option the keyboard changes, 0 … VIZ_TW_OPTIONS − 1 */
+    bool options_pending; /* the chosen options differ from the training's: Reset applies them */
     /* the training */
     viz_train_state state;
-    const char *error;       /* FAILED: why */
-    int step, total;         /* steps taken, planned */
+    const char *error;             /* FAILED: why */
+    int step, total;               /* steps taken, planned */
     const viz_train_point *points; /* evaluations so far, by step */
     int n_points;
     /* the timeline: snapshots at log-spaced steps */
-    const int *snap_steps;   /* every scheduled snapshot's step */
-    int n_snaps;             /* scheduled */
-    int snaps_taken;         /* taken so far (the first snaps_taken of snap_steps) */
-    int scrub;               /* the snapshot shown, or -1: the live model */
-    int shown_step;          /* the step the heatmaps show */
+    const int *snap_steps; /* every scheduled snapshot's step */
+    int n_snaps;           /* scheduled */
+    int snaps_taken;       /* taken so far (the first snaps_taken of snap_steps) */
+    int scrub;             /* the snapshot shown, or -1: the live model */
+    int shown_step;        /* the step the heatmaps show */
     /* the probe's attention, every layer and head */
     int n_layers;
     const attn_trace *layer[VIZ_TRAIN_MAX_LAYERS]; /* NULL when the probe could not run */
-    int query;               /* the row to outline (the pronoun of a referent task), or -1 */
+    int query;                                     /* the row to outline (the pronoun of a referent task), or -1 */
     /* the probe field */
-    const char *probe;       /* the probe (the edit buffer while editing) */
+    const char *probe; /* the probe (the edit buffer while editing) */
     bool editing;
     int cursor;              /* byte offset of the caret while editing */
     const char *composition; /* IME pre-edit while editing, or "" */

@@ -49,7 +49,7 @@ static void sentence_bar(const viz_ctx *c, viz_box b) {
     viz_stroke(c->l, f.x, f.y, f.w, f.h, c->s->editing ? 2 * c->u : 1, c->s->editing ? th->accent : th->line);
     viz_hit_region(c->l, f.x, f.y, f.w, f.h, (viz_hit){.kind = VIZ_HIT_SENTENCE});
     const char *hint = c->s->edit_error ? c->s->edit_error
-                       : viz_s(c, c->s->editing ? VIZ_S_EDITING_HINT : VIZ_S_SENTENCE_HINT);
+                                        : viz_s(c, c->s->editing ? VIZ_S_EDITING_HINT : VIZ_S_SENTENCE_HINT);
     float hw = viz_text_w(c, hint, c->small) + pad;
     if (hw > f.w * 0.45f) hw = f.w * 0.45f;
     viz_label(c, f.x + f.w - hw - pad / 2, f.y, hw, f.h, hint, c->small, VIZ_RIGHT | VIZ_MIDDLE,
@@ -92,7 +92,10 @@ static const struct {
     viz_widget widget;
     attn_setting_id setting;
 } numeric_settings[] = {
-    {VIZ_W_HEADS, ATTN_SET_HEADS}, {VIZ_W_DK, ATTN_SET_D_K}, {VIZ_W_DMODEL, ATTN_SET_D_MODEL}, {VIZ_W_SEED, ATTN_SET_SEED},
+    {VIZ_W_HEADS, ATTN_SET_HEADS},
+    {VIZ_W_DK, ATTN_SET_D_K},
+    {VIZ_W_DMODEL, ATTN_SET_D_MODEL},
+    {VIZ_W_SEED, ATTN_SET_SEED},
 };
 
 static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap) {
@@ -124,7 +127,8 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
     case VIZ_W_THEME: snprintf(buf, cap, "%s", viz_s(c, themes[c->s->theme])); break;
     case VIZ_W_LAYER: snprintf(buf, cap, "%d / %d", c->s->layer + 1, c->s->model ? c->s->model->cfg.layers : 1); break;
     case VIZ_W_BACKWARD: snprintf(buf, cap, "%s", viz_s(c, c->s->backward ? VIZ_S_ON : VIZ_S_OFF)); break;
-    case VIZ_W_READOUT: case VIZ_W_MODEL_CLOSE: buf[0] = '\0'; break;
+    case VIZ_W_READOUT:
+    case VIZ_W_MODEL_CLOSE: buf[0] = '\0'; break;
     default: snprintf(buf, cap, "%s", viz_s(c, VIZ_S_LANG_NAME)); break;
     }
 }
@@ -416,7 +420,7 @@ static void canvas_views(const viz_ctx *c, viz_box in, double range) {
     view_label(c, s2, sizeof s2, t2, h2, 1);
     float vw = stacked ? in.w : half; // both settings lines take the room the longer needs
     int lines = viz_subtitle_lines(c, s1, vw) > viz_subtitle_lines(c, s2, vw) ? viz_subtitle_lines(c, s1, vw)
-                                                                            : viz_subtitle_lines(c, s2, vw);
+                                                                              : viz_subtitle_lines(c, s2, vw);
     if (stacked) {
         viz_draw_view(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, lines, range);
         viz_fill(c->l, in.x, in.y + halfh + 10 * c->u, in.w, 1, c->th->line);
@@ -453,7 +457,8 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
         float nh = viz_wrap_ex(c, (viz_box){in.x, in.y, in.w, c->small * 4.4f}, cap, c->small, 0, 0, c->th->accent, true);
         in.y += fminf(nh, c->small * 4.4f) + 4 * c->u;
     }
-    const char *notice = s->notice ? s->notice : viz_weights_random(t, s->origin) ? viz_s(c, VIZ_S_NOTICE_RANDOM) : NULL;
+    const char *notice = s->notice ? s->notice : viz_weights_random(t, s->origin) ? viz_s(c, VIZ_S_NOTICE_RANDOM)
+                                                                                  : NULL;
     // where the canvas wants its room, the notice goes beside the legend if it fits there
     float share = c->value_min > 0 && notice ? (s->step == ATTN_STEP_WEIGHTED ? 0.5f : 0.36f) : 1.0f;
     viz_box foot = {in.x, b.y + b.h - pad - legend_h + 6 * c->u, in.w, legend_h};
@@ -502,17 +507,17 @@ static void narrative(const viz_ctx *c, viz_box b) {
     const viz_scene *s = c->s;
     float pad = 14 * c->u;
     const char *title = s->narrative_title ? s->narrative_title
-                        : s->readout     ? viz_s(c, VIZ_S_STEP_READOUT)
-                                         : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
+                        : s->readout       ? viz_s(c, VIZ_S_STEP_READOUT)
+                                           : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
     viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
     float th = viz_wrap(c, (viz_box){in.x, in.y, in.w, c->big * 4.5f}, title, c->big, 0, c->th->text); // long titles wrap
     in.y += th + 4 * c->u;
     in.h -= th + 4 * c->u;
-    const char *text = s->narrative        ? s->narrative
-                       : s->readout         ? viz_s(c, VIZ_S_HINT_READOUT)
+    const char *text = s->narrative           ? s->narrative
+                       : s->readout           ? viz_s(c, VIZ_S_HINT_READOUT)
                        : viz_step_has_grad(c) ? viz_s(c, s->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX
                                                                                       : VIZ_S_HINT_BACKWARD)
-                                            : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
+                                              : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
     float more_h = c->small * 1.5f;
     viz_box tb = {in.x, in.y, in.w, in.h - more_h};
     float total = viz_wrap(c, tb, text, c->body, s->narrative_scroll, c->th->text);
@@ -520,16 +525,16 @@ static void narrative(const viz_ctx *c, viz_box b) {
         viz_text(c->l, in.x, in.y + in.h - more_h, in.w, more_h, viz_s(c, VIZ_S_MORE_BELOW), c->small,
                  VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
     int scroll_max = total > tb.h ? (int)ceilf(total - tb.h) : 0;
-    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE,
-                                                       .scroll_max = scroll_max});
+    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE, .scroll_max = scroll_max});
 }
 
 /* A line of the cell arithmetic, wrapped with a hanging indent: its height,
  * drawn when draw. */
 static float xline(const viz_ctx *c, const viz_xline *l, float x, float y, float w, float px, bool draw) {
     const viz_theme *th = c->th;
-    viz_rgba col = l->kind == VIZ_XL_TITLE ? th->accent : l->focus ? th->highlight
-                   : l->kind == VIZ_XL_FORMULA || l->kind == VIZ_XL_NOTE ? th->muted : th->text;
+    viz_rgba col = l->kind == VIZ_XL_TITLE ? th->accent : l->focus                                          ? th->highlight
+                                                      : l->kind == VIZ_XL_FORMULA || l->kind == VIZ_XL_NOTE ? th->muted
+                                                                                                            : th->text;
     return viz_wrap_ex(c, (viz_box){x, y, w, 1e6f}, l->text, px, 0, 1.5f * px, col, draw);
 }
 
@@ -554,7 +559,8 @@ static void term_window(const viz_ctx *c, const viz_xtext *x, float w, float px,
     }
     if (c->s->detail_scroll) { // the learner scrolled: the window starts elsewhere and fills down
         a += c->s->detail_scroll;
-        a = a < 0 ? 0 : a >= n ? n - 1 : a;
+        a = a < 0 ? 0 : a >= n ? n - 1
+                               : a;
         room = h - 2 * px * 1.45f - TERM_H(a);
         for (b = a + 1; b < n && TERM_H(b) <= room; b++) room -= TERM_H(b);
         while (a > 0 && TERM_H(a - 1) <= room) room -= TERM_H(--a); // at the end: show the last ones whole
@@ -574,8 +580,8 @@ static void detail(const viz_ctx *c, viz_box b) {
     in.h -= c->body * 1.7f;
     viz_xtext x;
     bool ok = c->s->model_explain ? viz_explain_model_text(&x, c->s->model_explain, c->s->run, c->s->model, c->s->ui)
-              : c->s->explain    ? viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)
-                                 : false;
+              : c->s->explain     ? viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)
+                                  : false;
     if (!ok) {
         viz_wrap(c, in, viz_s(c, VIZ_S_DETAIL_EMPTY), c->small, 0, c->th->muted);
         return;

@@ -10,13 +10,13 @@
 
 typedef enum {
     ATTN_OK = 0,
-    ATTN_ERR_RANGE,      /* an option is outside its allowed range */
-    ATTN_ERR_INPUT,      /* the sentence cannot be tokenized (empty, bad UTF-8, ...) */
-    ATTN_ERR_SHAPE,      /* a matrix has the wrong shape */
-    ATTN_ERR_NONFINITE,  /* a value or stage result is NaN or infinite */
-    ATTN_ERR_PARSE,      /* a file could not be parsed */
-    ATTN_ERR_IO,         /* a file could not be read or written */
-    ATTN_ERR_NOMEM       /* out of memory */
+    ATTN_ERR_RANGE,     /* an option is outside its allowed range */
+    ATTN_ERR_INPUT,     /* the sentence cannot be tokenized (empty, bad UTF-8, ...) */
+    ATTN_ERR_SHAPE,     /* a matrix has the wrong shape */
+    ATTN_ERR_NONFINITE, /* a value or stage result is NaN or infinite */
+    ATTN_ERR_PARSE,     /* a file could not be parsed */
+    ATTN_ERR_IO,        /* a file could not be read or written */
+    ATTN_ERR_NOMEM      /* out of memory */
 } attn_status;
 
 typedef struct {

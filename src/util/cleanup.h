@@ -13,9 +13,9 @@
 #include <stdbool.h>
 
 typedef enum {
-    ATTN_CLEAN_FILE,         /* unlink the file */
-    ATTN_CLEAN_FOLDER,       /* unlink the files directly inside, then remove the folder */
-    ATTN_CLEAN_EMPTY_FOLDER  /* remove the folder if it is empty (one a batch created) */
+    ATTN_CLEAN_FILE,        /* unlink the file */
+    ATTN_CLEAN_FOLDER,      /* unlink the files directly inside, then remove the folder */
+    ATTN_CLEAN_EMPTY_FOLDER /* remove the folder if it is empty (one a batch created) */
 } attn_clean_kind;
 
 /* Registers path (copied). Returns its slot for attn_cleanup_forget, or -1

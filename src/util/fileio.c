@@ -65,8 +65,10 @@ attn_status attn_read_file(const char *path, size_t max_bytes, char **out, size_
 
 /* "a named pipe", "a device", …: what a path that is not a regular file is. */
 static const char *kind_of(mode_t m) {
-    return S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a named pipe" : S_ISSOCK(m) ? "a socket"
-         : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+    return S_ISDIR(m) ? "a folder" : S_ISFIFO(m)            ? "a named pipe"
+                                 : S_ISSOCK(m)              ? "a socket"
+                                 : S_ISCHR(m) || S_ISBLK(m) ? "a device"
+                                                            : "not a regular file";
 }
 
 attn_status attn_read_regular_file(const char *path, size_t max_bytes, char **out, size_t *len,
@@ -188,7 +190,8 @@ attn_status attn_out_open(attn_out *o, const char *path, const char *shown, attn
     memset(o, 0, sizeof *o);
     o->cleanup = -1;
     bool dash = strcmp(path, "-") == 0;
-    o->shown = strdup(shown ? shown : dash ? "to standard output" : path);
+    o->shown = strdup(shown ? shown : dash ? "to standard output"
+                                           : path);
     if (!o->shown) return out_nomem(o, shown ? shown : path, err);
     struct stat sb;
     bool exists = !dash && stat(path, &sb) == 0;

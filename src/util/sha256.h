@@ -12,8 +12,8 @@
 /* A hash in progress: init, update with the bytes in order, then final. */
 typedef struct {
     uint32_t h[8];
-    uint64_t len;            /* bytes so far */
-    unsigned char buf[64];   /* a block not yet full */
+    uint64_t len;          /* bytes so far */
+    unsigned char buf[64]; /* a block not yet full */
     size_t used;
 } attn_sha256;
 

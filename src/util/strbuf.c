@@ -62,7 +62,8 @@ void attn_sb_printf(attn_strbuf *b, const char *fmt, ...) {
 
 char *attn_format_double(char buf[ATTN_DOUBLE_CHARS], double v) {
     if (!isfinite(v)) {
-        snprintf(buf, ATTN_DOUBLE_CHARS, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+        snprintf(buf, ATTN_DOUBLE_CHARS, "%s", isnan(v) ? "nan" : v < 0 ? "-inf"
+                                                                        : "inf");
         return buf;
     }
     // the shortest of %.15g .. %.17g that reads back to the same double

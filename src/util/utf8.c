@@ -27,10 +27,16 @@ static int is_cont(unsigned char b) {
 static u8_problem lead_info(unsigned char b, int *need, unsigned char *lo, unsigned char *hi) {
     *lo = 0x80;
     *hi = 0xBF;
-    if (b < 0x80) { *need = 0; return U8_OK; }
+    if (b < 0x80) {
+        *need = 0;
+        return U8_OK;
+    }
     if (b < 0xC0) return U8_STRAY;
     if (b < 0xC2) return U8_OVERLONG; /* C0, C1 only ever encode ASCII twice */
-    if (b < 0xE0) { *need = 1; return U8_OK; }
+    if (b < 0xE0) {
+        *need = 1;
+        return U8_OK;
+    }
     if (b < 0xF0) {
         *need = 2;
         if (b == 0xE0) *lo = 0xA0;
@@ -144,8 +150,13 @@ const char *utf8_problem(const char *s, size_t len, size_t off) {
  * characters (used in subdivision flags), and Hangul vowel/final jamo, which
  * a terminal draws inside the preceding syllable block. */
 static const uint32_t invisible_ranges[][2] = {
-    {0x1160, 0x11FF}, {0x200B, 0x200F}, {0x2060, 0x2064}, {0xD7B0, 0xD7FF},
-    {0xFEFF, 0xFEFF}, {0xE0001, 0xE0001}, {0xE0020, 0xE007F},
+    {0x1160, 0x11FF},
+    {0x200B, 0x200F},
+    {0x2060, 0x2064},
+    {0xD7B0, 0xD7FF},
+    {0xFEFF, 0xFEFF},
+    {0xE0001, 0xE0001},
+    {0xE0020, 0xE007F},
 };
 
 static int is_invisible(uint32_t cp) {

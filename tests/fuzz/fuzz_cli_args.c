@@ -15,10 +15,20 @@
  * flags added later) keeps the harness to parsing only. */
 static bool safe_flag(const char *a, bool *valued) {
     static const char *const with_value[] = {
-        "--sentence", "--mask", "--seed", "--d-model", "--d-k", "--heads", "--explain",
+        "--sentence",
+        "--mask",
+        "--seed",
+        "--d-model",
+        "--d-k",
+        "--heads",
+        "--explain",
     };
     static const char *const switches[] = {
-        "--headless", "--no-scale", "--pos-enc", "--bias", "--print",
+        "--headless",
+        "--no-scale",
+        "--pos-enc",
+        "--bias",
+        "--print",
     };
     for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
         if (strcmp(a, with_value[i]) == 0) return *valued = true;

@@ -12,7 +12,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An invariant the code under test must keep. abort() (not assert) so it
  * fires in every build type and libFuzzer saves the input as a crash. */
-#define FUZZ_CHECK(cond) do { \
+#define FUZZ_CHECK(cond) \
+    do { \
         if (!(cond)) { \
             fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond); \
             abort(); \

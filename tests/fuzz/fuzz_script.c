@@ -65,10 +65,13 @@ static void check_cmd(const app_script_cmd *c) {
     case APP_SC_WAIT:
         FUZZ_CHECK(c->v[0] >= 0 && c->v[0] <= 60000);
         break;
-    case APP_SC_SHOT: case APP_SC_SAVE: case APP_SC_DROP:
+    case APP_SC_SHOT:
+    case APP_SC_SAVE:
+    case APP_SC_DROP:
         FUZZ_CHECK(c->text[0] != '\0');
         break;
-    case APP_SC_EXPECT: case APP_SC_AWAIT:
+    case APP_SC_EXPECT:
+    case APP_SC_AWAIT:
         FUZZ_CHECK(c->text[0] != '\0' && strlen(c->name) < sizeof c->name);
         for (const char *n = c->name; *n; n++) FUZZ_CHECK((*n >= 'a' && *n <= 'z') || *n == '_');
         break;

@@ -14,11 +14,39 @@
 /* Lesson-like words plus ones the tokenizer must ignore: one code point, a
  * space inside, invalid UTF-8, empty. */
 static const char *const words[] = {
-    "动物", "因为", "那只", "飞得太快", "它", "a b", "\xff\xfe", "", "didn't", "动物园",
+    "动物",
+    "因为",
+    "那只",
+    "飞得太快",
+    "它",
+    "a b",
+    "\xff\xfe",
+    "",
+    "didn't",
+    "动物园",
 };
 #define N_WORDS ((int)(sizeof words / sizeof *words))
 static const double vectors[N_WORDS * 2] = {
-    1, 0, 0, 1, 0.5, 0.5, -1, 1, 1e3, -1e3, 0, 0, 2, 2, 3, 3, 0.25, -0.25, 1, 1,
+    1,
+    0,
+    0,
+    1,
+    0.5,
+    0.5,
+    -1,
+    1,
+    1e3,
+    -1e3,
+    0,
+    0,
+    2,
+    2,
+    3,
+    3,
+    0.25,
+    -0.25,
+    1,
+    1,
 };
 
 /* Walks the bytes code point by code point and checks it agrees with
