@@ -13,18 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "attn.h"
 #include "attn_fast.h"
+#include "clock.h"
 
 #define REF_REPS 3
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -67,9 +62,9 @@ int main(int argc, char **argv) {
     // 1. the fast path: a warm-up, then REPS timed runs
     attn_head_forward_fast(z, a, q, k, v, n, d, true);
     for (int r = 0; r < reps; r++) {
-        double t0 = now_s();
+        double t0 = attn_clock_s();
         attn_head_forward_fast(z, a, q, k, v, n, d, true);
-        times[r] = now_s() - t0;
+        times[r] = attn_clock_s() - t0;
     }
     qsort(times, (size_t)reps, sizeof *times, cmp_double);
     double fast_best = times[0], fast_median = times[reps / 2];
@@ -77,9 +72,9 @@ int main(int argc, char **argv) {
     // 2. the reference stages, fewer times (they are slow), and the agreement
     double ref_best = INFINITY;
     for (int r = 0; r < REF_REPS; r++) {
-        double t0 = now_s();
+        double t0 = attn_clock_s();
         reference_head(zr, a, q, k, v, n, d);
-        double t = now_s() - t0;
+        double t = attn_clock_s() - t0;
         if (t < ref_best) ref_best = t;
     }
     double max_diff = 0.0;

@@ -8,6 +8,7 @@
 #include "attn_settings.h"
 #include "model_run.h"
 #include "numparse.h"
+#include "task.h"
 #include "utf8.h"
 
 /* Reads a whole decimal number in [lo, hi] for flag (s: n bytes); rejects
@@ -448,8 +449,9 @@ static const char help_format[] =
     "  --check-lesson FILE   check a lesson and report every error as file:line:column\n"
     "A trained model (attention only, 1-4 layers; see the README):\n"
     "  --tasks               list the tasks: vocabulary, lengths, examples, defaults\n"
-    "  --train TASK --save FILE.json  train on referent-zh, referent-en, reverse, sort or\n"
-    "                        induction and write the model; the task's defaults learn it.\n"
+    "  --train TASK --save FILE.json  train on TASK and write the model; the task's\n"
+    "                        defaults learn it. TASK is one of (the task table's names):\n"
+    "                        %s\n"
     "                        Options: --layers L (1-4) --heads H --d-model N --d-k N\n"
     "                        --pos sinusoidal|learned|none --mask M --no-scale --bias\n"
     "                        --train-steps N --batch B --lr X --weight-decay X\n"
@@ -482,7 +484,7 @@ static const char help_format[] =
     "  --help, --version\n";
 
 const char *cli_help_text(void) {
-    static char text[8192]; // made once: the fixed text around the settings' lines
-    if (!text[0]) snprintf(text, sizeof text, help_format, attn_setting_help());
+    static char text[8192];                                                                    // made once: the fixed text around the settings' lines
+    if (!text[0]) snprintf(text, sizeof text, help_format, attn_setting_help(), task_names()); // the tables' words
     return text;
 }
