@@ -2,7 +2,12 @@
  * canvas, no threads, settings in the page's localStorage, files offered
  * as downloads. Built by emcc only (CMakeLists.txt); web/attnviz-page.js
  * is the page around it (Module.canvas, Module.attnvizStep from the link,
- * Module.attnvizShowCopy, attnvizFirstFrame, attnvizQuit). */
+ * Module.attnvizShowCopy, attnvizFirstFrame, attnvizQuit).
+ *
+ * clang-format is off for this file: most of it is JavaScript inside EM_JS
+ * and EM_ASM, which clang-format reads as C and breaks (`!==` becomes
+ * `!= =`, which the emscripten optimiser then refuses). */
+// clang-format off
 #include "platform.h"
 
 #include <emscripten.h>
@@ -61,12 +66,12 @@ EM_JS(int, web_put_rects, (const void *pixels, int pitch, int w, int h, const in
     var canvas = Module['canvas'];
     if (!canvas) return -1;
     var ctx = Module['attnvizCtx'];
-    if (!ctx || Module['attnvizCtxCanvas'] != = canvas) {
+    if (!ctx || Module['attnvizCtxCanvas'] !== canvas) {
         ctx = Module['attnvizCtx'] = canvas.getContext('2d');
         Module['attnvizCtxCanvas'] = canvas;
         if (!ctx) return -1;
     }
-    if (canvas.width != = w || canvas.height != = h) {
+    if (canvas.width !== w || canvas.height !== h) {
         canvas.width = w; // clears it: drawn whole below
         canvas.height = h;
         whole = 1;
@@ -83,14 +88,8 @@ EM_JS(int, web_put_rects, (const void *pixels, int pitch, int w, int h, const in
             rw = HEAP32[(rects >> 2) + 4 * i + 2];
             rh = HEAP32[(rects >> 2) + 4 * i + 3];
         }
-        if (rx < 0) {
-            rw += rx;
-            rx = 0;
-        }
-        if (ry < 0) {
-            rh += ry;
-            ry = 0;
-        }
+        if (rx < 0) { rw += rx; rx = 0; }
+        if (ry < 0) { rh += ry; ry = 0; }
         if (rx + rw > w) rw = w - rx;
         if (ry + rh > h) rh = h - ry;
         if (rw <= 0 || rh <= 0) continue;
@@ -142,48 +141,35 @@ bool plat_program_dir(char *out, size_t cap) {
 void plat_settings_fetch(const char *path) {
     EM_ASM({
         var text = null;
-        try {
-            text = window.localStorage.getItem(UTF8ToString($1));
-        } catch (e) {} // storage off: defaults
-        if (text == = null) return;
+        try { text = window.localStorage.getItem(UTF8ToString($1)); } catch (e) {} // storage off: defaults
+        if (text === null) return;
         var path = UTF8ToString($0);
-        try {
-            FS.mkdirTree(path.substring(0, path.lastIndexOf('/')));
-            FS.writeFile(path, text);
-        } catch (e) {}
-    },
-           path, SETTINGS_KEY);
+        try { FS.mkdirTree(path.substring(0, path.lastIndexOf('/'))); FS.writeFile(path, text); } catch (e) {}
+    }, path, SETTINGS_KEY);
 }
 
 void plat_settings_keep(const char *path) {
     EM_ASM({
-        try {
-            window.localStorage.setItem(UTF8ToString($1), FS.readFile(UTF8ToString($0), {encoding : 'utf8'}));
-        } catch (e) {} // private browsing or storage full: the settings last as long as the page
-    },
-           path, SETTINGS_KEY);
+        try { window.localStorage.setItem(UTF8ToString($1), FS.readFile(UTF8ToString($0), {encoding: 'utf8'})); }
+        catch (e) {} // private browsing or storage full: the settings last as long as the page
+    }, path, SETTINGS_KEY);
 }
 
 void plat_file_written(const char *path) {
     EM_ASM({
         var path = UTF8ToString($0);
         var data;
-        try {
-            data = FS.readFile(path);
-        } catch (e) { return; }
-        var type = path.endsWith('.png') ? 'image/png' : path.endsWith('.json') ? 'application/json'
-                                                                                : 'application/octet-stream';
-        var url = URL.createObjectURL(new Blob([data], {type: type }));
+        try { data = FS.readFile(path); } catch (e) { return; }
+        var type = path.endsWith('.png') ? 'image/png' : path.endsWith('.json') ? 'application/json' : 'application/octet-stream';
+        var url = URL.createObjectURL(new Blob([data], {type: type}));
         var a = document.createElement('a');
         a.href = url;
         a.download = path.substring(path.lastIndexOf('/') + 1);
         document.body.appendChild(a);
         a.click();
         a.remove();
-        setTimeout(
-            function() { URL.revokeObjectURL(url); }, 10000);
-    },
-           path);
+        setTimeout(function() { URL.revokeObjectURL(url); }, 10000);
+    }, path);
 }
 
 int plat_clipboard_set(const char *text) {
@@ -198,8 +184,7 @@ int plat_clipboard_set(const char *text) {
             Module['attnvizShowCopy'](text); // no clipboard here (plain http): the page shows the text
         }
         return 0;
-    },
-                      text);
+    }, text);
 }
 
 char *plat_clipboard_get(void) {
@@ -345,3 +330,4 @@ bool plat_jobs_advance(double budget_ms) {
     }
     return more;
 }
+// clang-format on
