@@ -57,16 +57,18 @@ int plat_wait_event(SDL_Event *e, int timeout_ms) {
  * (memory order B, G, R, x) to the canvas with putImageData, one per
  * rectangle: only what changed crosses to the page. A canvas of another
  * size than the frame is set to it and drawn whole. */
+// JavaScript, not C: clang-format would split its === and !==
+// clang-format off
 EM_JS(int, web_put_rects, (const void *pixels, int pitch, int w, int h, const int *rects, int n, int whole), {
     var canvas = Module['canvas'];
     if (!canvas) return -1;
     var ctx = Module['attnvizCtx'];
-    if (!ctx || Module['attnvizCtxCanvas'] != = canvas) {
+    if (!ctx || Module['attnvizCtxCanvas'] !== canvas) {
         ctx = Module['attnvizCtx'] = canvas.getContext('2d');
         Module['attnvizCtxCanvas'] = canvas;
         if (!ctx) return -1;
     }
-    if (canvas.width != = w || canvas.height != = h) {
+    if (canvas.width !== w || canvas.height !== h) {
         canvas.width = w; // clears it: drawn whole below
         canvas.height = h;
         whole = 1;
@@ -112,6 +114,7 @@ EM_JS(int, web_put_rects, (const void *pixels, int pitch, int w, int h, const in
     }
     return 0;
 });
+// clang-format on
 
 int plat_present(SDL_Window *win, SDL_Surface *frame, bool frame_in_window, const SDL_Rect *r, int n, bool whole,
                  const void **shown) {
@@ -139,13 +142,15 @@ bool plat_program_dir(char *out, size_t cap) {
 
 #define SETTINGS_KEY "attnviz.settings"
 
+// JavaScript inside, not C: clang-format would split its ===
+// clang-format off
 void plat_settings_fetch(const char *path) {
     EM_ASM({
         var text = null;
         try {
             text = window.localStorage.getItem(UTF8ToString($1));
         } catch (e) {} // storage off: defaults
-        if (text == = null) return;
+        if (text === null) return;
         var path = UTF8ToString($0);
         try {
             FS.mkdirTree(path.substring(0, path.lastIndexOf('/')));
@@ -154,6 +159,7 @@ void plat_settings_fetch(const char *path) {
     },
            path, SETTINGS_KEY);
 }
+// clang-format on
 
 void plat_settings_keep(const char *path) {
     EM_ASM({
