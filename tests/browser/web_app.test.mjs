@@ -10,6 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -204,7 +205,7 @@ test('a bad link is refused with attnviz\'s own message', async () => {
   await page.close();
 });
 
-test('F3 trains in slices inside the frames (no threads), F2 measures; the page stays live', async () => {
+test('F3 trains in slices inside the frames (no threads) to --train\'s model byte for byte; F2 measures', async () => {
   const { page, errors } = await openApp('?lesson=self-attention&lang=en');
   const until = (name, value, timeout) => page.waitForFunction(([n, v]) =>
     Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout });
@@ -222,6 +223,19 @@ test('F3 trains in slices inside the frames (no threads), F2 measures; the page 
   assert.ok(fps >= 10, `the page froze while training (${fps} frames in a second)`);
   await until('train_state', 'done', 180000);
   assert.equal(await holds(page, 'train_step', '300'), 1);
+  // S saves the trained model: the download is the file --train writes natively, byte for byte
+  const download = page.waitForEvent('download', { timeout: 10000 });
+  await page.keyboard.press('KeyS');
+  const saved = await readFile(await (await download).path());
+  const dir = mkdtempSync(join(tmpdir(), 'attnviz-train-'));
+  try {
+    execFileSync(NATIVE, ['--train', 'referent-zh', '--save', join(dir, 'native.json')], { cwd: ROOT });
+    const native = await readFile(join(dir, 'native.json'));
+    assert.ok(native.length > 1000, `the native model has only ${native.length} bytes`);
+    assert.ok(saved.equals(native), `the page's model (${saved.length} bytes) differs from --train's (${native.length})`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   if (SHOTS) await page.screenshot({ path: join(SHOTS, 'web-f3-trained.png') });
   await page.keyboard.press('F3');
   await page.keyboard.press('F2');
