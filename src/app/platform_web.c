@@ -192,6 +192,15 @@ void plat_file_written(const char *path) {
            path);
 }
 
+void plat_folder_written(const char *dir) {
+    EM_ASM(if (Module['attnvizDownloadFolder']) Module['attnvizDownloadFolder'](UTF8ToString($0));, dir);
+}
+
+char *plat_view_link(const char *query) {
+    return (char *)(intptr_t)EM_ASM_INT(return allocateUTF8(location.origin + location.pathname + '?' + UTF8ToString($0));
+                                        , query);
+}
+
 int plat_clipboard_set(const char *text) {
     return EM_ASM_INT({
         var text = UTF8ToString($0);

@@ -372,3 +372,42 @@ test('the canvas equals the native window pixel for pixel (1280×800, ratio 1, e
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('Ctrl+Shift+S downloads every step\'s figures as one .zip; Ctrl+Shift+C offers the link to the view', async () => {
+  const { page, errors } = await openApp('?lesson=self-attention&lang=en&page=qkv&theme=dark');
+  const until = (name, value) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 10000 });
+  await page.keyboard.press('Digit4');
+  await until('step', '4');
+  const download = page.waitForEvent('download', { timeout: 60000 });
+  await page.keyboard.press('Control+Shift+KeyS');
+  const d = await download;
+  assert.match(d.suggestedFilename(), /^attnviz-\d{8}-\d{6}\.zip$/);
+  // read by an independent reader: Python's zipfile checks every CRC
+  const listing = JSON.parse(execFileSync('/usr/bin/python3', ['-c', `
+import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+assert z.testzip() is None, z.testzip()
+print(json.dumps([[i.filename, i.file_size, z.read(i)[:8].hex()] for i in z.infolist()]))`, await d.path()],
+  { encoding: 'utf8' }));
+  const top = d.suggestedFilename().replace(/\.zip$/, '');
+  const pngs = listing.filter(([name]) => name.endsWith('.png')), svgs = listing.filter(([name]) => name.endsWith('.svg'));
+  console.log(`${listing.length} files in ${d.suggestedFilename()}: ${pngs.length} PNG, ${svgs.length} SVG`);
+  assert.ok(listing.every(([name]) => name.startsWith(`${top}/`)), 'every file sits in the folder named after the zip');
+  assert.ok(pngs.length >= 8 && svgs.length === pngs.length, `${pngs.length} PNG and ${svgs.length} SVG`);
+  assert.ok(pngs.every(([, size, head]) => size > 1000 && head === '89504e470d0a1a0a'), 'a PNG that is not one');
+  // the link, on the clipboard's first line, then the command line
+  await page.keyboard.press('Control+Shift+KeyC');
+  await page.waitForFunction(() => Module.attnvizClipboard, null, { timeout: 10000 });
+  const [link, command] = (await page.evaluate(() => Module.attnvizClipboard)).split('\n');
+  assert.equal(link, `${origin}/index.html?lesson=self-attention&lang=en&page=qkv&step=4&theme=dark`);
+  assert.match(command, /^attnviz --headless --lesson /);
+  await page.close();
+  const linked = await openApp(link.substring(`${origin}/index.html`.length));
+  assert.equal(await holds(linked.page, 'page', 'qkv'), 1);
+  assert.equal(await holds(linked.page, 'step', '4'), 1);
+  assert.equal(await holds(linked.page, 'theme', 'dark'), 1);
+  assert.deepEqual([...errors, ...linked.errors], []);
+  await linked.page.evaluate(() => localStorage.clear());
+  await linked.page.close();
+});
