@@ -66,6 +66,10 @@ static double now_ms(void) {
 }
 
 void app_ui_layout(app_ui *u) {
+    if (viz_fonts_changed(u->fonts)) { // a face came late (the browser's Symbola): every text may look different
+        u->st.dirty = true;
+        u->full_redraw = true;
+    }
     if (!u->st.dirty && u->list.count > 0) return;
     double t0 = now_ms();
     viz_scene s;

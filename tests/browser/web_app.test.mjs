@@ -411,3 +411,33 @@ print(json.dumps([[i.filename, i.file_size, z.read(i)[:8].hex()] for i in z.info
   await linked.page.evaluate(() => localStorage.clear());
   await linked.page.close();
 });
+
+test('Symbola is fetched the first time a glyph needs it, never before the first frame', async () => {
+  const page = await browser.newPage();
+  const fonts = [];
+  page.on('request', (r) => { if (r.url().includes('Symbola')) fonts.push(performance.now()); });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  await page.goto(`${origin}/index.html?lesson=self-attention&lang=en`);
+  await page.waitForFunction(() => window.attnvizFirstFrameMs, null, { timeout: 60000 });
+  await page.waitForTimeout(500);
+  assert.deepEqual(fonts, [], 'Symbola was fetched for a page that needs none of its glyphs');
+  assert.equal(await page.evaluate(() => Module.FS.analyzePath('/fonts/Symbola_hint.ttf').exists), false);
+  const until = (name, value) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 10000 });
+  await page.keyboard.press('KeyE');
+  await until('editing', '1');
+  await page.keyboard.press('End');
+  const cdp = await browser.newCDPSession(page);
+  await cdp.send('Input.imeSetComposition', { text: '🙂', selectionStart: 1, selectionEnd: 1 }); // U+1F642: in
+  await cdp.send('Input.insertText', { text: '🙂' }); // Symbola, in neither WenQuanYi nor DejaVu
+  await page.waitForFunction(() => Module.FS.analyzePath('/fonts/Symbola_hint.ttf').exists, null, { timeout: 30000 });
+  assert.equal(fonts.length, 1);
+  const size = await page.evaluate(() => Module.FS.stat('/fonts/Symbola_hint.ttf').size);
+  assert.ok(size > 1000000, `only ${size} bytes of Symbola`);
+  await page.keyboard.press('Enter');
+  await until('editing', '0');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(outside, []);
+  await page.close();
+});
