@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform.h"
 #include "strbuf.h"
 #include "viz_lesson.h"
 
@@ -57,6 +58,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->badge = badge;
     s->status = st->look.status[0] ? st->look.status : NULL;
     s->show_help = st->view.show_help;
+    s->help_note = plat_keeps_keys() ? app_str(st, VIZ_S_HELP_BROWSER_KEYS) : NULL;
     s->show_lab = st->view.show_lab;
     s->lab = st->view.lab;
     s->lab_elapsed = st->view.lab_elapsed;

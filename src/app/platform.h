@@ -59,6 +59,11 @@ int plat_present(SDL_Window *win, SDL_Surface *frame, bool frame_in_window, cons
  * its favicon). */
 void plat_window_icon(SDL_Window *win);
 
+/* The browser keeps some keys from attnviz (page zoom, F11, Esc, Ctrl+Q):
+ * true there, and the help overlay says what each does and what replaces
+ * it; false on the desktop, where attnviz has them all. */
+bool plat_keeps_keys(void);
+
 /* ---- files and text ---- */
 
 /* The folder data is found under (assets/, lessons/): the executable's on

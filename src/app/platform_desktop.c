@@ -78,6 +78,10 @@ void plat_settings_keep(const char *path) {
     (void)path;
 }
 
+bool plat_keeps_keys(void) {
+    return false;
+}
+
 void plat_file_written(const char *path) {
     (void)path; // it stays where it was written; the status line names it
 }

@@ -132,6 +132,10 @@ void plat_window_icon(SDL_Window *win) {
     (void)win; // the page's favicon
 }
 
+bool plat_keeps_keys(void) {
+    return true;
+}
+
 /* ---- files and text ---- */
 
 bool plat_program_dir(char *out, size_t cap) {
