@@ -10,6 +10,8 @@
 #   attnviz.js, attnviz.wasm      the program
 #   attnviz.data                  the data bundle: lessons, strings, shipped
 #                                 models, fonts copied from Debian's packages
+#   fonts/Symbola_hint.ttf        emoji and rare symbols, fetched only when a
+#                                 glyph needs it (from fonts-symbola)
 #   favicon.svg                   attnviz's icon
 #   NOTICE                        the licences of what the site ships
 # Usage: scripts/build-web.sh        (prints the site's folder last)
@@ -36,6 +38,7 @@ repository), these works, unchanged, built from Debian 12's packages:
 
   WenQuanYi Micro Hei (fonts-wqy-microhei)   Apache-2.0 or GPL-3 with font exception
   DejaVu Sans, DejaVu Sans Mono (fonts-dejavu-core)   Bitstream Vera licence, public domain
+  Symbola (fonts-symbola)                    free for any use (George Douros's licence; see below)
   SDL2 (libsdl2)                             zlib licence
   SDL2_ttf (libsdl2-ttf)                     zlib licence
   FreeType (freetype)                        FreeType licence (FTL) or GPL-2
@@ -49,6 +52,7 @@ Each package's copyright file follows.
 TXT
     local f
     for f in /usr/share/doc/fonts-wqy-microhei/copyright /usr/share/doc/fonts-dejavu-core/copyright \
+        /usr/share/doc/fonts-symbola/copyright \
         "$cache"/src/libsdl2_*/debian/copyright "$cache"/src/libsdl2-ttf_*/debian/copyright \
         "$cache"/src/freetype_*/debian/copyright "$cache"/src/harfbuzz_*/debian/copyright \
         "$cache"/src/libpng1.6_*/debian/copyright "$cache"/src/zlib_*/debian/copyright \
@@ -66,6 +70,10 @@ mkdir -p "$site.new"
 cp "$out"/cmake/attnviz.js "$out"/cmake/attnviz.wasm "$out"/cmake/attnviz.data "$site.new/"
 cp "$root"/web/index.html "$root"/web/attnviz-page.js "$site.new/"
 cp "$root"/assets/attnviz.svg "$site.new/favicon.svg"
+# not in attnviz.data, which the first frame waits for: viz_fonts.c fetches
+# it the first time a glyph is missing from the bundled fonts
+mkdir -p "$site.new/fonts"
+cp /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf "$site.new/fonts/"
 notice >"$site.new/NOTICE"
 rm -rf "$site"
 mv "$site.new" "$site"

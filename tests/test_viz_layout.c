@@ -554,6 +554,43 @@ static char *drawn_text(const viz_list *l) {
     return attn_sb_take(&b);
 }
 
+/* The help overlay adds the lines the platform gives it (the browser's
+ * keys) below the keys, in both languages, at the sizes of a laptop and a
+ * small window; the desktop gives none (platform_desktop.c). */
+static void help_says_what_the_platform_keeps(void **state) {
+    (void)state;
+    static const char *const starts[] = {"Inthebrowser:Ctrl+=", "在浏览器中：Ctrl+="}; // spaces dropped, as drawn_text
+    for (int lang = VIZ_LANG_EN; lang <= VIZ_LANG_ZH; lang++) {
+        app_state st;
+        start(&st, VIZ_THEME_LIGHT, (viz_lang)lang);
+        st.view.show_help = true;
+        st.look.width = 1280;
+        st.look.height = 800;
+        viz_scene sc;
+        char badge[320];
+        app_scene(&st, &sc, badge, sizeof badge);
+        assert_null(sc.help_note);
+        char *text = drawn_text(build(&st, 1280, 800, "help-desktop"));
+        assert_null(strstr(text, starts[lang]));
+        free(text);
+        for (int w = 800; w <= 1280; w += 480) {
+            st.look.width = w;
+            st.look.height = w * 5 / 8;
+            app_scene(&st, &sc, badge, sizeof badge);
+            sc.help_note = app_str(&st, VIZ_S_HELP_BROWSER_KEYS);
+            viz_build_window(&g_list, &sc, viz_fonts_measure(g_fonts));
+            assert_false(g_list.failed);
+            text = drawn_text(&g_list);
+            if (!strstr(text, starts[lang])) fail_msg("%d px, %s: the help does not show the browser's keys", w, lang ? "zh" : "en");
+            assert_non_null(strstr(text, "Ctrl+Q")); // its last line too, after the desktop's keys
+            assert_true(strstr(text, starts[lang]) > strstr(text, "F1"));
+            assert_null(cut_text(&g_list));
+            free(text);
+        }
+        app_free(&st);
+    }
+}
+
 /* The backward view's caption names the cell the pointer loss reads and its
  * gradient, so the value a lesson quotes is on screen where the cells are too
  * narrow to write it: the value of an independent run of the model file
@@ -603,6 +640,7 @@ static void backward_caption_names_the_target_cell(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(backward_caption_names_the_target_cell),
+        cmocka_unit_test(help_says_what_the_platform_keeps),
         cmocka_unit_test(cjk_punctuation_stays_with_its_words),
         cmocka_unit_test(presenter_values_read_from_afar),
         cmocka_unit_test(presenter_lesson_pages_read_from_afar),

@@ -37,6 +37,57 @@ function attnvizArguments(query) {
   return { args, step, bad };
 }
 
+// A .zip of files [{ name, data: Uint8Array }], stored (no compression:
+// PNG is compressed already), names in UTF-8: the local headers and data,
+// then the central directory and its end record (PKWARE APPNOTE 4.3).
+const crcTable = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(data) {
+  let c = 0xffffffff;
+  for (let i = 0; i < data.length; i++) c = crcTable[(c ^ data[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function attnvizZip(files, when = new Date()) {
+  const time = (when.getHours() << 11) | (when.getMinutes() << 5) | (when.getSeconds() >> 1);
+  const date = ((when.getFullYear() - 1980) << 9) | ((when.getMonth() + 1) << 5) | when.getDate();
+  const parts = [], central = [];
+  let offset = 0;
+  const header = (size, fields) => {
+    const b = new DataView(new ArrayBuffer(size));
+    fields.forEach(([at, bytes, v]) => (bytes === 2 ? b.setUint16(at, v, true) : b.setUint32(at, v, true)));
+    return new Uint8Array(b.buffer);
+  };
+  for (const f of files) {
+    const name = new TextEncoder().encode(f.name), crc = crc32(f.data), n = f.data.length;
+    // version 2.0, flag 0x800 (UTF-8 name), method 0 (stored)
+    const common = [[2, 2, 20], [4, 2, 0x800], [6, 2, 0], [8, 2, time], [10, 2, date], [12, 4, crc], [16, 4, n],
+      [20, 4, n], [24, 2, name.length]];
+    parts.push(header(30, [[0, 4, 0x04034b50], ...common.map(([a, s, v]) => [a + 2, s, v])]), name, f.data);
+    central.push(header(46, [[0, 4, 0x02014b50], [4, 2, 20], ...common.map(([a, s, v]) => [a + 4, s, v]),
+      [42, 4, offset]]), name);
+    offset += 30 + name.length + n;
+  }
+  const size = central.reduce((t, p) => t + p.length, 0);
+  const end = header(22, [[0, 4, 0x06054b50], [8, 2, files.length], [10, 2, files.length], [12, 4, size],
+    [16, 4, offset]]);
+  return new Blob([...parts, ...central, end], { type: 'application/zip' });
+}
+
+// Offers blob to the user as a download named name.
+function attnvizDownload(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
 (function () {
   const note = document.getElementById('note');
   const canvas = document.getElementById('canvas');
@@ -73,6 +124,20 @@ function attnvizArguments(query) {
       box.style.display = 'block';
       box.select();
       setTimeout(() => { box.style.display = 'none'; }, 15000);
+    },
+    // a folder attnviz filled (Ctrl+Shift+S's figures, platform_web.c): one
+    // .zip of its files, named after it, paths inside it under its name
+    attnvizDownloadFolder: (dir) => {
+      const FS = window.Module.FS, top = dir.substring(dir.lastIndexOf('/') + 1), files = [];
+      const walk = (path, name) => {
+        for (const e of FS.readdir(path).filter((e) => e !== '.' && e !== '..').sort()) {
+          const p = `${path}/${e}`;
+          if (FS.isDir(FS.stat(p).mode)) walk(p, `${name}/${e}`);
+          else files.push({ name: `${name}/${e}`, data: FS.readFile(p) });
+        }
+      };
+      walk(dir, top);
+      attnvizDownload(attnvizZip(files), `${top}.zip`);
     },
     setStatus: () => {},
   };

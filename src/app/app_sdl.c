@@ -66,6 +66,10 @@ static double now_ms(void) {
 }
 
 void app_ui_layout(app_ui *u) {
+    if (viz_fonts_changed(u->fonts)) { // a face came late (the browser's Symbola): every text may look different
+        u->st.dirty = true;
+        u->full_redraw = true;
+    }
     if (!u->st.dirty && u->list.count > 0) return;
     double t0 = now_ms();
     viz_scene s;
@@ -254,6 +258,7 @@ static void export_all(app_ui *u) {
     }
     attn_err err;
     if (export_run(&o, items, n, st->look.strings, u->fonts, &err) == ATTN_OK) {
+        plat_folder_written(dir);
         app_status(st, app_str(st, VIZ_S_STATUS_EXPORTED), dir);
     } else {
         rmdir(dir); // the new folder, empty again after the failed batch
@@ -285,9 +290,20 @@ static void copy_matrix(app_ui *u) {
     free(tsv);
 }
 
+/* Ctrl+Shift+C: the command line that reproduces the view; where the page
+ * can be linked to (the browser), the link to this view first, on a line of
+ * its own, then the command line. */
 static void copy_command(app_ui *u) {
-    char *cmd = app_command_line(&u->st);
-    if (cmd && plat_clipboard_set(cmd) == 0) app_status(&u->st, "%s", app_str(&u->st, VIZ_S_STATUS_COPIED_CMD));
+    char *cmd = app_command_line(&u->st), *query = cmd ? app_view_query(&u->st) : NULL;
+    char *link = query ? plat_view_link(query) : NULL, *both = NULL;
+    if (link && (both = malloc(strlen(link) + strlen(cmd) + 2))) sprintf(both, "%s\n%s", link, cmd);
+    if (both && plat_clipboard_set(both) == 0)
+        app_status(&u->st, "%s", app_str(&u->st, VIZ_S_STATUS_COPIED_LINK));
+    else if (!link && cmd && plat_clipboard_set(cmd) == 0)
+        app_status(&u->st, "%s", app_str(&u->st, VIZ_S_STATUS_COPIED_CMD));
+    free(both);
+    free(link);
+    free(query);
     free(cmd);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform.h"
 #include "strbuf.h"
 #include "viz_lesson.h"
 
@@ -57,6 +58,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->badge = badge;
     s->status = st->look.status[0] ? st->look.status : NULL;
     s->show_help = st->view.show_help;
+    s->help_note = plat_keeps_keys() ? app_str(st, VIZ_S_HELP_BROWSER_KEYS) : NULL;
     s->show_lab = st->view.show_lab;
     s->lab = st->view.lab;
     s->lab_elapsed = st->view.lab_elapsed;
@@ -190,5 +192,44 @@ char *app_command_line(const app_state *st) {
     int s, h;
     copy_target(st, &s, &h);
     attn_sb_printf(&b, " --print %s", attn_stage_name((attn_stage)s));
+    return attn_sb_take(&b);
+}
+
+/* Appends s to b as a URL query value: unreserved bytes as they are, every
+ * other byte (UTF-8 included) as %XX. */
+static void query_value(attn_strbuf *b, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || strchr("-._~", *p))
+            attn_sb_append(b, (const char *)p, 1);
+        else attn_sb_printf(b, "%%%02X", *p);
+    }
+}
+
+char *app_view_query(const app_state *st) {
+    attn_strbuf b;
+    attn_sb_init(&b);
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    if (pg) { // the page names a lesson by its file's name, found under lessons/LANG/
+        const char *path = app_lesson_path(st), *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+        size_t len = strlen(name);
+        if (len > 7 && !strcmp(name + len - 7, ".lesson")) len -= 7;
+        char *bare = strndup(name, len);
+        attn_sb_puts(&b, "lesson=");
+        if (bare) query_value(&b, bare);
+        free(bare);
+        attn_sb_puts(&b, "&");
+    }
+    attn_sb_printf(&b, "lang=%s", st->look.lang == VIZ_LANG_ZH ? "zh" : "en");
+    if (pg) {
+        attn_sb_puts(&b, "&page=");
+        query_value(&b, pg->id);
+    }
+    attn_sb_printf(&b, "&step=%d&theme=", (int)st->view.step + 1);
+    query_value(&b, viz_theme_name(st->look.theme));
+    if (!attn_sb_ok(&b)) {
+        attn_sb_free(&b);
+        return NULL;
+    }
     return attn_sb_take(&b);
 }

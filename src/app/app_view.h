@@ -13,5 +13,10 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap);
 char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap);
 /* The attnviz command line that reproduces the current view, caller frees. */
 char *app_command_line(const app_state *st);
+/* The query of a link into the browser build that opens the current view
+ * (lesson=NAME&lang=…&page=…&step=…&theme=…, URL-encoded; lesson and page
+ * only on a lesson's page), as web/attnviz-page.js parses it. Caller frees;
+ * NULL when out of memory. */
+char *app_view_query(const app_state *st);
 
 #endif

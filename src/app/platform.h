@@ -59,6 +59,11 @@ int plat_present(SDL_Window *win, SDL_Surface *frame, bool frame_in_window, cons
  * its favicon). */
 void plat_window_icon(SDL_Window *win);
 
+/* The browser keeps some keys from attnviz (page zoom, F11, Esc, Ctrl+Q):
+ * true there, and the help overlay says what each does and what replaces
+ * it; false on the desktop, where attnviz has them all. */
+bool plat_keeps_keys(void);
+
 /* ---- files and text ---- */
 
 /* The folder data is found under (assets/, lessons/): the executable's on
@@ -78,6 +83,16 @@ void plat_settings_keep(const char *path);
  * the desktop leaves it where it is (the status line names it); the browser
  * also offers it as a download, since its file system ends with the page. */
 void plat_file_written(const char *path);
+
+/* A new folder attnviz filled for the user to keep (Ctrl+Shift+S's step
+ * figures): the desktop leaves it where it is; the browser also offers it
+ * as one download, the folder's name + .zip (its files, stored). */
+void plat_folder_written(const char *dir);
+
+/* The link that opens the view query describes ("lesson=…&lang=…", already
+ * URL-encoded): the page's own address with that query, malloc'd (the
+ * caller frees it); NULL on the desktop, which has no page to link to. */
+char *plat_view_link(const char *query);
 
 /* Puts text on the clipboard. Returns 0, or -1 when there is none. */
 int plat_clipboard_set(const char *text);

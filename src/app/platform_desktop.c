@@ -78,8 +78,21 @@ void plat_settings_keep(const char *path) {
     (void)path;
 }
 
+bool plat_keeps_keys(void) {
+    return false;
+}
+
 void plat_file_written(const char *path) {
     (void)path; // it stays where it was written; the status line names it
+}
+
+void plat_folder_written(const char *dir) {
+    (void)dir; // the status line names it
+}
+
+char *plat_view_link(const char *query) {
+    (void)query;
+    return NULL;
 }
 
 int plat_clipboard_set(const char *text) {

@@ -2,12 +2,7 @@
  * canvas, no threads, settings in the page's localStorage, files offered
  * as downloads. Built by emcc only (CMakeLists.txt); web/attnviz-page.js
  * is the page around it (Module.canvas, Module.attnvizStep from the link,
- * Module.attnvizShowCopy, attnvizFirstFrame, attnvizQuit).
- *
- * clang-format is off for this file: most of it is JavaScript inside EM_JS
- * and EM_ASM, which clang-format reads as C and breaks (`!==` becomes
- * `!= =`, which the emscripten optimiser then refuses). */
-// clang-format off
+ * Module.attnvizShowCopy, attnvizFirstFrame, attnvizQuit). */
 #include "platform.h"
 
 #include <emscripten.h>
@@ -62,6 +57,8 @@ int plat_wait_event(SDL_Event *e, int timeout_ms) {
  * (memory order B, G, R, x) to the canvas with putImageData, one per
  * rectangle: only what changed crosses to the page. A canvas of another
  * size than the frame is set to it and drawn whole. */
+// JavaScript, not C: clang-format would split its === and !==
+// clang-format off
 EM_JS(int, web_put_rects, (const void *pixels, int pitch, int w, int h, const int *rects, int n, int whole), {
     var canvas = Module['canvas'];
     if (!canvas) return -1;
@@ -88,8 +85,14 @@ EM_JS(int, web_put_rects, (const void *pixels, int pitch, int w, int h, const in
             rw = HEAP32[(rects >> 2) + 4 * i + 2];
             rh = HEAP32[(rects >> 2) + 4 * i + 3];
         }
-        if (rx < 0) { rw += rx; rx = 0; }
-        if (ry < 0) { rh += ry; ry = 0; }
+        if (rx < 0) {
+            rw += rx;
+            rx = 0;
+        }
+        if (ry < 0) {
+            rh += ry;
+            ry = 0;
+        }
         if (rx + rw > w) rw = w - rx;
         if (ry + rh > h) rh = h - ry;
         if (rw <= 0 || rh <= 0) continue;
@@ -111,6 +114,7 @@ EM_JS(int, web_put_rects, (const void *pixels, int pitch, int w, int h, const in
     }
     return 0;
 });
+// clang-format on
 
 int plat_present(SDL_Window *win, SDL_Surface *frame, bool frame_in_window, const SDL_Rect *r, int n, bool whole,
                  const void **shown) {
@@ -128,6 +132,10 @@ void plat_window_icon(SDL_Window *win) {
     (void)win; // the page's favicon
 }
 
+bool plat_keeps_keys(void) {
+    return true;
+}
+
 /* ---- files and text ---- */
 
 bool plat_program_dir(char *out, size_t cap) {
@@ -138,38 +146,63 @@ bool plat_program_dir(char *out, size_t cap) {
 
 #define SETTINGS_KEY "attnviz.settings"
 
+// JavaScript inside, not C: clang-format would split its ===
+// clang-format off
 void plat_settings_fetch(const char *path) {
     EM_ASM({
         var text = null;
-        try { text = window.localStorage.getItem(UTF8ToString($1)); } catch (e) {} // storage off: defaults
+        try {
+            text = window.localStorage.getItem(UTF8ToString($1));
+        } catch (e) {} // storage off: defaults
         if (text === null) return;
         var path = UTF8ToString($0);
-        try { FS.mkdirTree(path.substring(0, path.lastIndexOf('/'))); FS.writeFile(path, text); } catch (e) {}
-    }, path, SETTINGS_KEY);
+        try {
+            FS.mkdirTree(path.substring(0, path.lastIndexOf('/')));
+            FS.writeFile(path, text);
+        } catch (e) {}
+    },
+           path, SETTINGS_KEY);
 }
+// clang-format on
 
 void plat_settings_keep(const char *path) {
     EM_ASM({
-        try { window.localStorage.setItem(UTF8ToString($1), FS.readFile(UTF8ToString($0), {encoding: 'utf8'})); }
-        catch (e) {} // private browsing or storage full: the settings last as long as the page
-    }, path, SETTINGS_KEY);
+        try {
+            window.localStorage.setItem(UTF8ToString($1), FS.readFile(UTF8ToString($0), {encoding : 'utf8'}));
+        } catch (e) {} // private browsing or storage full: the settings last as long as the page
+    },
+           path, SETTINGS_KEY);
 }
 
 void plat_file_written(const char *path) {
     EM_ASM({
         var path = UTF8ToString($0);
         var data;
-        try { data = FS.readFile(path); } catch (e) { return; }
-        var type = path.endsWith('.png') ? 'image/png' : path.endsWith('.json') ? 'application/json' : 'application/octet-stream';
-        var url = URL.createObjectURL(new Blob([data], {type: type}));
+        try {
+            data = FS.readFile(path);
+        } catch (e) { return; }
+        var type = path.endsWith('.png') ? 'image/png' : path.endsWith('.json') ? 'application/json'
+                                                                                : 'application/octet-stream';
+        var url = URL.createObjectURL(new Blob([data], {type: type }));
         var a = document.createElement('a');
         a.href = url;
         a.download = path.substring(path.lastIndexOf('/') + 1);
         document.body.appendChild(a);
         a.click();
         a.remove();
-        setTimeout(function() { URL.revokeObjectURL(url); }, 10000);
-    }, path);
+        setTimeout(
+            function() { URL.revokeObjectURL(url); }, 10000);
+    },
+           path);
+}
+
+void plat_folder_written(const char *dir) {
+    EM_ASM(if (Module['attnvizDownloadFolder']) Module['attnvizDownloadFolder'](UTF8ToString($0));, dir);
+}
+
+char *plat_view_link(const char *query) {
+    return (char *)(intptr_t)EM_ASM_INT(return allocateUTF8(location.origin + location.pathname + '?' + UTF8ToString($0));
+                                        , query);
 }
 
 int plat_clipboard_set(const char *text) {
@@ -184,7 +217,8 @@ int plat_clipboard_set(const char *text) {
             Module['attnvizShowCopy'](text); // no clipboard here (plain http): the page shows the text
         }
         return 0;
-    }, text);
+    },
+                      text);
 }
 
 char *plat_clipboard_get(void) {
@@ -330,4 +364,3 @@ bool plat_jobs_advance(double budget_ms) {
     }
     return more;
 }
-// clang-format on

@@ -5,7 +5,9 @@
 #include <SDL_ttf.h>
 #include <errno.h>
 #include <fcntl.h>
-#ifndef __EMSCRIPTEN__
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#else
 #include <fontconfig/fontconfig.h>
 #endif
 #include <limits.h>
@@ -26,8 +28,10 @@
 #define FALLBACK_FAMILY "DejaVu Sans"
 #define MONO_FAMILY "WenQuanYi Micro Hei Mono" /* face 1 of wqy-microhei.ttc */
 #define MONO_FALLBACK_FAMILY "DejaVu Sans Mono"
-#define SYMBOLS_FAMILY "Symbola" /* fonts-symbola: monochrome emoji SDL_ttf can scale (the colour font is a fixed bitmap) */
-#define CJK_PROBE 0x5B83u        /* 它: any font that has it covers the lessons */
+#define SYMBOLS_FAMILY "Symbola"          /* fonts-symbola: monochrome emoji SDL_ttf can scale (the colour font is a fixed bitmap) */
+#define LATE_URL "fonts/Symbola_hint.ttf" /* the browser's: beside index.html, fetched when first needed */
+#define LATE_FILE "/fonts/Symbola_hint.ttf"
+#define CJK_PROBE 0x5B83u /* 它: any font that has it covers the lessons */
 #define MIN_PX 1
 #define MAX_PX 512
 #define CHECK_PX 16                    /* size opened at start to prove the files load */
@@ -112,7 +116,11 @@ struct viz_fonts {
     size_t bytes;                      /* coverage bytes across them */
     char *scratch;                     /* NUL-terminated copy of a run for SDL_ttf */
     size_t scratch_cap;
+    bool changed; /* a face came late (the browser's Symbola): viz_fonts_changed says so once */
 };
+
+static void cache_remove(viz_fonts *f, struct text_entry *e);
+static void map_font(font_map *m, const char *path);
 
 static void set_err(char *err, size_t cap, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -150,7 +158,7 @@ static char *fc_find(const char *family, fc_want want, int *index) {
         {MONO_FAMILY, "/fonts/wqy-microhei.ttc", 1},
         {FALLBACK_FAMILY, "/fonts/DejaVuSans.ttf", 0},
         {MONO_FALLBACK_FAMILY, "/fonts/DejaVuSansMono.ttf", 0},
-        {SYMBOLS_FAMILY, "/fonts/Symbola_hint.ttf", 0},
+        {SYMBOLS_FAMILY, LATE_FILE, 0}, // there once fetched (late_fetch)
     };
     (void)want;
     for (size_t i = 0; i < sizeof bundle / sizeof *bundle; i++)
@@ -159,6 +167,50 @@ static char *fc_find(const char *family, fc_want want, int *index) {
             return strdup(bundle[i].file);
         }
     return NULL;
+}
+
+/* Symbola (3 MB, for emoji and rare symbols) is not in the data bundle the
+ * first frame waits for: the site carries it as fonts/Symbola_hint.ttf
+ * (scripts/build-web.sh), fetched the first time a glyph is missing from
+ * every bundled face, written where fc_find looks and then opened as the
+ * others. Until it arrives such glyphs show as boxes; viz_fonts_changed
+ * then has the window measure and draw again. One fetch per page. */
+#define LATE_OWNERS 8
+static viz_fonts *late_owners[LATE_OWNERS]; /* the fonts open now: the late face goes to each */
+static bool late_asked;
+
+/* The late face is in LATE_FILE: every size opens it on next use, and the
+ * lines of text and widths measured without it are forgotten. */
+static void late_arrived(viz_fonts *f) {
+    face *fc = &f->faces[FACE_SYMBOLS];
+    if (fc->path || !(fc->path = strdup(LATE_FILE))) return;
+    fc->index = 0;
+    map_font(&fc->map, fc->path);
+    for (int i = 0; i < MAX_SIZES; i++) f->sizes[i].tried[FACE_SYMBOLS] = false;
+    while (f->newest) cache_remove(f, f->newest); // called between frames: no line is held
+    if (f->measures) memset(f->measures, 0, MEASURE_SLOTS * sizeof *f->measures);
+    f->changed = true;
+}
+
+static void late_loaded(void *arg, void *data, int size) {
+    (void)arg;
+    FILE *fp = fopen(LATE_FILE, "wb");
+    bool ok = fp && size > 0 && fwrite(data, 1, (size_t)size, fp) == (size_t)size;
+    if (fp && fclose(fp) != 0) ok = false;
+    if (!ok) remove(LATE_FILE); // never half a font
+    for (int i = 0; ok && i < LATE_OWNERS; i++)
+        if (late_owners[i]) late_arrived(late_owners[i]);
+}
+
+static void late_failed(void *arg) {
+    (void)arg; // offline before it came: the glyphs stay boxes
+}
+
+/* A glyph is missing from every face there is: fetches the late one. */
+static void late_fetch(void) {
+    if (late_asked) return;
+    late_asked = true;
+    emscripten_async_wget_data(LATE_URL, NULL, late_loaded, late_failed);
 }
 #else
 static bool fc_is_family(FcPattern *match, const char *family) {
@@ -302,6 +354,9 @@ static TTF_Font *font_for(const viz_fonts *f, sized_fonts *s, viz_font style, ui
         TTF_Font *font = face_at(f, s, *c);
         if (font && TTF_GlyphIsProvided32(font, cp)) return font;
     }
+#ifdef __EMSCRIPTEN__
+    if (!f->faces[FACE_SYMBOLS].path) late_fetch();
+#endif
     return lead_font(f, s, style);
 }
 
@@ -679,6 +734,13 @@ viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap) {
                 override_path ? " (--font)" : "", TTF_GetError());
         goto fail;
     }
+#ifdef __EMSCRIPTEN__
+    for (int i = 0; i < LATE_OWNERS; i++)
+        if (!late_owners[i]) { // more fonts open at once than that only miss the late face
+            late_owners[i] = f;
+            break;
+        }
+#endif
     return f;
 fail:
     viz_fonts_close(f);
@@ -693,8 +755,18 @@ bool viz_fonts_has_face(const viz_fonts *f, const char *family) {
     return false;
 }
 
+bool viz_fonts_changed(viz_fonts *f) {
+    bool changed = f && f->changed;
+    if (f) f->changed = false;
+    return changed;
+}
+
 void viz_fonts_close(viz_fonts *f) {
     if (!f) return;
+#ifdef __EMSCRIPTEN__
+    for (int i = 0; i < LATE_OWNERS; i++)
+        if (late_owners[i] == f) late_owners[i] = NULL; // a fetch still under way gives it no face
+#endif
     while (f->newest) cache_remove(f, f->newest);
     for (int i = 0; i < MAX_SIZES; i++) close_sized(&f->sizes[i]);
     for (int i = 0; i < FACE_COUNT; i++) {

@@ -199,6 +199,7 @@ typedef struct {
     const char *status;                 /* status line text */
     const char *page_label;             /* e.g. "3 / 14", or NULL without a lesson */
     bool show_help;                     /* the key help overlay */
+    const char *help_note;              /* lines the help adds below the keys (the browser's), or NULL */
     bool show_lab;                      /* the complexity lab overlay */
     const attn_cx_result *lab;          /* its measurements, or NULL while they run */
     float lab_elapsed;                  /* seconds the measurement has been running */

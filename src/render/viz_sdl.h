@@ -29,6 +29,11 @@ viz_fonts *viz_fonts_open(const char *override_path, char *err, size_t cap);
  * "Symbola", …) was found: code and emoji use the ones that are. */
 bool viz_fonts_has_face(const viz_fonts *f, const char *family);
 
+/* true once after a face came late (the browser fetches Symbola the first
+ * time a glyph is missing from every bundled face): the text already laid
+ * out and drawn is stale, measure and draw it again. false on the desktop. */
+bool viz_fonts_changed(viz_fonts *f);
+
 /* Frees the fonts and every cached line of text. NULL is a no-op. */
 void viz_fonts_close(viz_fonts *f);
 

@@ -636,7 +636,16 @@ static void help_overlay(const viz_ctx *c) {
     float avail = h - 2 * pad - c->big * 2.6f, px = c->body;
     if (avail / lines < px * 1.45f) px = avail / lines / 1.45f;
     viz_box tb = {x + pad, y + pad + c->big * 1.8f, w - 2 * pad, avail};
+    float keys_h = 0, note_h = 0;
+    for (int k = 0; s->help_note && k < 24; k++, px *= 0.95f) { // the platform's lines below, wrapped: smaller until both fit
+        keys_h = viz_wrap_ex(c, tb, keys, px, 0, 0, c->th->text, false);
+        note_h = viz_wrap_ex(c, tb, s->help_note, px, 0, 0, c->th->accent, false);
+        if (keys_h + px * 0.75f + note_h <= avail) break;
+    }
+    if (s->help_note) tb.h = keys_h;
     viz_wrap(c, tb, keys, px, 0, c->th->text);
+    if (s->help_note)
+        viz_wrap(c, (viz_box){tb.x, tb.y + keys_h + px * 0.75f, tb.w, note_h}, s->help_note, px, 0, c->th->accent);
     viz_text(c->l, x + pad, y + h - pad - c->small * 1.4f, w - 2 * pad, c->small * 1.4f, viz_s(c, VIZ_S_HELP_CLOSE),
              c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
 }

@@ -10,6 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -204,7 +205,7 @@ test('a bad link is refused with attnviz\'s own message', async () => {
   await page.close();
 });
 
-test('F3 trains in slices inside the frames (no threads), F2 measures; the page stays live', async () => {
+test('F3 trains in slices inside the frames (no threads) to --train\'s model byte for byte; F2 measures', async () => {
   const { page, errors } = await openApp('?lesson=self-attention&lang=en');
   const until = (name, value, timeout) => page.waitForFunction(([n, v]) =>
     Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout });
@@ -222,6 +223,19 @@ test('F3 trains in slices inside the frames (no threads), F2 measures; the page 
   assert.ok(fps >= 10, `the page froze while training (${fps} frames in a second)`);
   await until('train_state', 'done', 180000);
   assert.equal(await holds(page, 'train_step', '300'), 1);
+  // S saves the trained model: the download is the file --train writes natively, byte for byte
+  const download = page.waitForEvent('download', { timeout: 10000 });
+  await page.keyboard.press('KeyS');
+  const saved = await readFile(await (await download).path());
+  const dir = mkdtempSync(join(tmpdir(), 'attnviz-train-'));
+  try {
+    execFileSync(NATIVE, ['--train', 'referent-zh', '--save', join(dir, 'native.json')], { cwd: ROOT });
+    const native = await readFile(join(dir, 'native.json'));
+    assert.ok(native.length > 1000, `the native model has only ${native.length} bytes`);
+    assert.ok(saved.equals(native), `the page's model (${saved.length} bytes) differs from --train's (${native.length})`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   if (SHOTS) await page.screenshot({ path: join(SHOTS, 'web-f3-trained.png') });
   await page.keyboard.press('F3');
   await page.keyboard.press('F2');
@@ -357,4 +371,73 @@ test('the canvas equals the native window pixel for pixel (1280×800, ratio 1, e
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('Ctrl+Shift+S downloads every step\'s figures as one .zip; Ctrl+Shift+C offers the link to the view', async () => {
+  const { page, errors } = await openApp('?lesson=self-attention&lang=en&page=qkv&theme=dark');
+  const until = (name, value) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 10000 });
+  await page.keyboard.press('Digit4');
+  await until('step', '4');
+  const download = page.waitForEvent('download', { timeout: 60000 });
+  await page.keyboard.press('Control+Shift+KeyS');
+  const d = await download;
+  assert.match(d.suggestedFilename(), /^attnviz-\d{8}-\d{6}\.zip$/);
+  // read by an independent reader: Python's zipfile checks every CRC
+  const listing = JSON.parse(execFileSync('/usr/bin/python3', ['-c', `
+import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+assert z.testzip() is None, z.testzip()
+print(json.dumps([[i.filename, i.file_size, z.read(i)[:8].hex()] for i in z.infolist()]))`, await d.path()],
+  { encoding: 'utf8' }));
+  const top = d.suggestedFilename().replace(/\.zip$/, '');
+  const pngs = listing.filter(([name]) => name.endsWith('.png')), svgs = listing.filter(([name]) => name.endsWith('.svg'));
+  console.log(`${listing.length} files in ${d.suggestedFilename()}: ${pngs.length} PNG, ${svgs.length} SVG`);
+  assert.ok(listing.every(([name]) => name.startsWith(`${top}/`)), 'every file sits in the folder named after the zip');
+  assert.ok(pngs.length >= 8 && svgs.length === pngs.length, `${pngs.length} PNG and ${svgs.length} SVG`);
+  assert.ok(pngs.every(([, size, head]) => size > 1000 && head === '89504e470d0a1a0a'), 'a PNG that is not one');
+  // the link, on the clipboard's first line, then the command line
+  await page.keyboard.press('Control+Shift+KeyC');
+  await page.waitForFunction(() => Module.attnvizClipboard, null, { timeout: 10000 });
+  const [link, command] = (await page.evaluate(() => Module.attnvizClipboard)).split('\n');
+  assert.equal(link, `${origin}/index.html?lesson=self-attention&lang=en&page=qkv&step=4&theme=dark`);
+  assert.match(command, /^attnviz --headless --lesson /);
+  await page.close();
+  const linked = await openApp(link.substring(`${origin}/index.html`.length));
+  assert.equal(await holds(linked.page, 'page', 'qkv'), 1);
+  assert.equal(await holds(linked.page, 'step', '4'), 1);
+  assert.equal(await holds(linked.page, 'theme', 'dark'), 1);
+  assert.deepEqual([...errors, ...linked.errors], []);
+  await linked.page.evaluate(() => localStorage.clear());
+  await linked.page.close();
+});
+
+test('Symbola is fetched the first time a glyph needs it, never before the first frame', async () => {
+  const page = await browser.newPage();
+  const fonts = [];
+  page.on('request', (r) => { if (r.url().includes('Symbola')) fonts.push(performance.now()); });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  await page.goto(`${origin}/index.html?lesson=self-attention&lang=en`);
+  await page.waitForFunction(() => window.attnvizFirstFrameMs, null, { timeout: 60000 });
+  await page.waitForTimeout(500);
+  assert.deepEqual(fonts, [], 'Symbola was fetched for a page that needs none of its glyphs');
+  assert.equal(await page.evaluate(() => Module.FS.analyzePath('/fonts/Symbola_hint.ttf').exists), false);
+  const until = (name, value) => page.waitForFunction(([n, v]) =>
+    Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 10000 });
+  await page.keyboard.press('KeyE');
+  await until('editing', '1');
+  await page.keyboard.press('End');
+  const cdp = await browser.newCDPSession(page);
+  await cdp.send('Input.imeSetComposition', { text: '🙂', selectionStart: 1, selectionEnd: 1 }); // U+1F642: in
+  await cdp.send('Input.insertText', { text: '🙂' }); // Symbola, in neither WenQuanYi nor DejaVu
+  await page.waitForFunction(() => Module.FS.analyzePath('/fonts/Symbola_hint.ttf').exists, null, { timeout: 30000 });
+  assert.equal(fonts.length, 1);
+  const size = await page.evaluate(() => Module.FS.stat('/fonts/Symbola_hint.ttf').size);
+  assert.ok(size > 1000000, `only ${size} bytes of Symbola`);
+  await page.keyboard.press('Enter');
+  await until('editing', '0');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(outside, []);
+  await page.close();
 });
