@@ -27,6 +27,11 @@ cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$jobs"
 ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
 
+stamp "Release build of attnviz (what scripts/run.sh builds: -O3 warns about what -O2 does not)"
+cmake -S "$root" -B "$root/build-release" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$root/build-release" -j"$jobs" --target attnviz
+"$root/build-release/attnviz" --headless --print weights >/dev/null
+
 stamp "LaTeX: every .tex of both lessons, the seed sentence and a model compiles (xelatex)"
 bash "$root/tests/export/compile_tex.sh" --self-test "$root/build/attnviz"
 COMPILE_TEX_JOBS=$jobs bash "$root/tests/export/compile_tex.sh" "$root/build/attnviz"

@@ -469,10 +469,10 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
 
 /* "Q (head 2)" into buf when the trace has several heads, else the name. */
 static const char *title(const viz_ctx *c, char *buf, size_t cap, const char *name, int head) {
+    int w = -1;
     if (head >= 0 && c->s->trace->cfg.heads > 1)
-        snprintf(buf, cap, "%s (%s %d)", name, viz_s(c, VIZ_S_HEAD), head + 1);
-    else
-        snprintf(buf, cap, "%s", name);
+        w = snprintf(buf, cap, "%s (%s %d)", name, viz_s(c, VIZ_S_HEAD), head + 1);
+    if (w < 0 || (size_t)w >= cap) snprintf(buf, cap, "%s", name); // one head, or no room: the name alone
     return buf;
 }
 
