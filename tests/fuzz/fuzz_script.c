@@ -8,6 +8,7 @@
 #include "app_script.h"
 #include "attn.h"
 #include "fuzz_common.h"
+#include "model_run.h"
 #include "utf8.h"
 
 #define FILENAME "fuzz.script"
@@ -51,7 +52,8 @@ static void check_cmd(const app_script_cmd *c) {
             FUZZ_CHECK(c->text[0] != '\0' && c->v[0] >= -1000 && c->v[0] <= 1000);
             break;
         case APP_SC_AT_CELL:
-            FUZZ_CHECK(c->v[0] >= 0 && c->v[0] < ATTN_STAGE_COUNT);
+            // a model's stages (residual … avg) follow the core's: the runner checks a model is open
+            FUZZ_CHECK(c->v[0] >= 0 && c->v[0] < MODEL_STAGE_COUNT);
             FUZZ_CHECK(c->v[1] >= 0 && c->v[2] >= 0 && c->v[3] >= 0);
             break;
         default:
