@@ -115,6 +115,7 @@ static bool *given(cli_opts *o, int id) {
     case ATTN_SET_SCALE: return &o->set_scale;
     case ATTN_SET_POS_ENC: return &o->set_pos_enc;
     case ATTN_SET_BIAS: return &o->set_bias;
+    case ATTN_SET_KV_HEADS: return &o->set_kv_heads;
     default: return &o->set_pos_dims;
     }
 }
@@ -242,6 +243,7 @@ static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn
     else if (strcmp(a, "--caption") == 0) o->caption = true;
     else if (strcmp(a, "--complexity") == 0) o->complexity = true;
     else if (strcmp(a, "--bench") == 0) o->bench = true;
+    else if (strcmp(a, "--decode") == 0) o->decode = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) o->mode = CLI_MODE_HELP;
     else if (strcmp(a, "--version") == 0) o->mode = CLI_MODE_VERSION;
     else return attn_fail(err, ATTN_ERR_RANGE, "Unknown option \"%s\"; see attnviz --help.", a);
@@ -389,6 +391,11 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     st = check_lesson_flags(o, err);
     if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;
+    if (o->decode && (o->model.model_path || o->complexity || o->bench || o->export_dir || o->check_lesson))
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--decode decodes the one-layer walkthrough's sentence (with --headless, --print or "
+                         "--dump-json); it does not go with --model, --export-dir, --complexity, --bench or "
+                         "--check-lesson.");
     if (o->check_lesson) { // validating a lesson is a headless action of its own
         o->mode = CLI_MODE_HEADLESS;
         return ATTN_OK;
@@ -405,9 +412,9 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (o->formats || o->steps || o->view || o->pixel_scale || o->caption)
         return attn_fail(err, ATTN_ERR_RANGE, "--format, --steps, --view, --pixel-scale and --caption go with --export-dir DIR.");
     // any headless action implies --headless; --headless alone prints everything
-    if (headless || o->print || o->dump_path || o->explain) {
+    if (headless || o->print || o->dump_path || o->explain || o->decode) {
         o->mode = CLI_MODE_HEADLESS;
-        if (!o->print && !o->dump_path && !o->explain) o->print = true;
+        if (!o->print && !o->dump_path && !o->explain && !o->decode) o->print = true; // --decode alone: its table
     }
     return ATTN_OK;
 }
@@ -441,6 +448,9 @@ static const char help_format[] =
     "  --dump-json F         write every stage as JSON (- for standard output)\n"
     "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
     "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
+    "  --decode              decode token by token with a KV cache (--mask causal or\n"
+    "                        causal-window:W): each token's cache, cells and cost; with\n"
+    "                        --dump-json each head gains Z_decode and decode\n"
     "Lessons:\n"
     "  --lesson FILE         open a lesson (with --headless: compute its page with the\n"
     "                        page's sentence, settings, vocabulary and designed weights;\n"

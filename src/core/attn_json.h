@@ -12,11 +12,19 @@
 #include <stddef.h>
 
 #include "attn.h"
+#include "attn_decode.h"
 #include "sha256.h"
 
 /* Writes t as JSON. Returns a NUL-terminated string the caller free()s, or NULL
  * when memory ran out. */
 char *attn_json_dump(const attn_trace *t);
+
+/* The same with --decode's keys (d may be NULL: exactly attn_json_dump):
+ * each head gains "Z_decode" (n × d_k) and "decode" {cache_len, cells: one
+ * per token; kv_head}, and the dump gains "decode" {layers, kv_heads, d_k,
+ * bytes_per_value, macs, macs_total, full_macs, full_total, cache_bytes,
+ * real_bytes: one per token; real: the named configuration at its tokens}. */
+char *attn_json_dump_decode(const attn_trace *t, const attn_decode *d);
 
 /* The one way attnviz reads JSON (weights, settings, an export's manifest):
  * text (len bytes, after an optional UTF-8 byte order mark) must be exactly
