@@ -282,14 +282,15 @@ static attn_status check_lesson_flags(const cli_opts *o, attn_err *err) {
 
 /* The flags that set a one-layer configuration; a model file or a task fixes these. */
 const char *cli_model_config_flag(const cli_opts *o) {
-    return o->set_d_model ? "--d-model" : o->set_d_k   ? "--d-k"
-                                      : o->set_heads   ? "--heads"
-                                      : o->set_seed    ? "--seed"
-                                      : o->set_mask    ? "--mask"
-                                      : o->set_scale   ? (o->cfg.scale ? "--scale" : "--no-scale")
-                                      : o->set_pos_enc ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc")
-                                      : o->set_bias    ? (o->cfg.bias ? "--bias" : "--no-bias")
-                                                       : NULL;
+    return o->set_d_model ? "--d-model" : o->set_d_k    ? "--d-k"
+                                      : o->set_heads    ? "--heads"
+                                      : o->set_seed     ? "--seed"
+                                      : o->set_mask     ? "--mask"
+                                      : o->set_scale    ? (o->cfg.scale ? "--scale" : "--no-scale")
+                                      : o->set_pos_enc  ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc")
+                                      : o->set_bias     ? (o->cfg.bias ? "--bias" : "--no-bias")
+                                      : o->set_kv_heads ? "--kv-heads"
+                                                        : NULL;
 }
 
 /* --train TASK --save FILE: nothing else but the training flags. */
@@ -298,7 +299,7 @@ static attn_status check_train(cli_opts *o, attn_err *err) {
     if (!m->save_path)
         return attn_fail(err, ATTN_ERR_RANGE, "--train needs --save FILE.json (where the trained model goes).");
     if (m->model_path || o->weights_path || o->lesson_path || o->print || o->dump_path || o->explain ||
-        o->export_dir || m->n_targets || o->sentence || o->sentence_file)
+        o->export_dir || m->n_targets || o->sentence || o->sentence_file || o->decode)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--train only trains and saves; load the result with --headless --model FILE.json.");
     if (o->set_pos_enc)
