@@ -299,7 +299,8 @@ static attn_status check_train(cli_opts *o, attn_err *err) {
     if (!m->save_path)
         return attn_fail(err, ATTN_ERR_RANGE, "--train needs --save FILE.json (where the trained model goes).");
     if (m->model_path || o->weights_path || o->lesson_path || o->print || o->dump_path || o->explain ||
-        o->export_dir || m->n_targets || o->sentence || o->sentence_file || o->decode)
+        o->export_dir || m->n_targets || o->sentence || o->sentence_file || o->decode ||
+        m->generate)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--train only trains and saves; load the result with --headless --model FILE.json.");
     if (o->set_pos_enc)
@@ -392,12 +393,19 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     st = check_lesson_flags(o, err);
     if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;
-    if (o->decode && (o->model.model_path || o->complexity || o->bench || o->export_dir || o->check_lesson))
+    if (o->decode && (o->complexity || o->bench || o->export_dir || o->check_lesson))
         return attn_fail(err, ATTN_ERR_RANGE,
-                         "--decode decodes the one-layer walkthrough's sentence (with --headless, --print or "
-                         "--dump-json); it does not go with --model, --export-dir, --complexity, --bench or "
-                         "--check-lesson.");
-    if (o->check_lesson) { // validating a lesson is a headless action of its own
+                         "--decode decodes a sentence token by token (with --headless, --print or --dump-json, or "
+                         "--model); it does not go with --export-dir, --complexity, --bench or --check-lesson.");
+    if (o->model.generate && !o->model.model_path)
+        return attn_fail(err, ATTN_ERR_RANGE, "--generate N goes with --model FILE.json (a trained model continues "
+                                              "the sentence).");
+    if ((o->decode || o->model.generate) && o->model.model_path &&
+        (o->print || o->dump_path || o->explain || o->model.n_targets))
+        return attn_fail(err, ATTN_ERR_RANGE, "With --model, --decode and --generate print their own table; run "
+                                              "--print, --dump-json, --explain or --target separately.");
+    if (o->model.generate) o->decode = true; // generating decodes the sentence first
+    if (o->check_lesson) {                   // validating a lesson is a headless action of its own
         o->mode = CLI_MODE_HEADLESS;
         return ATTN_OK;
     }
@@ -472,6 +480,10 @@ static const char help_format[] =
     "                        and --explain also know residual logits probs d_weights d_scaled\n"
     "  --target POS:TOKEN    (repeatable) the answer at row POS (from 0): adds the loss and\n"
     "                        every gradient (a pointer model's TOKEN must occur once)\n"
+    "  --generate N          with --model: continue the sentence by N tokens, each the\n"
+    "                        readout's argmax fed back, with a KV cache per layer (a\n"
+    "                        token model of a task that generates: induction); --decode\n"
+    "                        alone decodes the sentence token by token\n"
     "Export (course notes; no display needed):\n"
     "  --export-dir DIR      write every step (or every lesson page) into DIR\n"
     "  --format LIST         png,svg,csv,tex,md,html (default png,svg)\n"

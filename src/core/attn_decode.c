@@ -9,7 +9,7 @@ long long attn_kv_cache_bytes(int layers, int kv_heads, int d_k, long long token
     return 2LL * layers * kv_heads * d_k * tokens * bytes_per_value;
 }
 
-static long long sum_macs(const attn_config *c, int n) {
+long long attn_decode_full_macs(const attn_config *c, int n) {
     long long m[ATTN_STAGE_COUNT], total = 0;
     attn_count_macs(m, c, n);
     for (int s = 0; s < ATTN_STAGE_COUNT; s++) total += m[s];
@@ -32,20 +32,18 @@ static attn_status check(const double *v, size_t count, attn_stage s, attn_err *
     return attn_check_finite(v, count, attn_stage_name(s), err);
 }
 
-/* Step t: the new rows, the cache's growth and the one-row attention of every head. */
-static attn_status decode_step(attn_decode *d, const attn_trace *t, int step, attn_err *err) {
-    const attn_config *c = &t->cfg;
-    int dm = c->d_model, dk = c->d_k, n = t->n, G = d->kv_heads;
-    const double *x = t->x + (size_t)step * dm;
-    attn_decode_step *rec = &d->step[step];
+attn_status attn_decode_token(attn_decode_step *rec, double *z_row, double *const *a_rows, double *const *k_cache,
+                              double *const *v_cache, const attn_head *heads, const double *x, int step,
+                              const attn_config *c, attn_err *err) {
+    int dm = c->d_model, dk = c->d_k, G = attn_kv_heads(c);
     rec->first = c->mask.kind == ATTN_MASK_CAUSAL_WINDOW && step > c->mask.window ? step - c->mask.window : 0;
     rec->cache_len = step + 1;
     rec->cells = step + 1 - rec->first;
     rec->cells_read = rec->cells - 1;
     // pass 1: each kv-head's new k and v row joins its cache (once for its whole group)
     for (int g = 0; g < G; g++) {
-        const attn_head *lead = &t->head[g * (c->heads / G)];
-        double *k = d->k_cache[g] + (size_t)step * dk, *v = d->v_cache[g] + (size_t)step * dk;
+        const attn_head *lead = &heads[g * (c->heads / G)];
+        double *k = k_cache[g] + (size_t)step * dk, *v = v_cache[g] + (size_t)step * dk;
         attn_matmul(k, x, lead->w_k, lead->b_k, 1, dm, dk);
         attn_matmul(v, x, lead->w_v, lead->b_v, 1, dm, dk);
         attn_status st = check(k, (size_t)dk, ATTN_ST_K, err);
@@ -53,11 +51,12 @@ static attn_status decode_step(attn_decode *d, const attn_trace *t, int step, at
         if (st != ATTN_OK) return st;
     }
     for (int h = 0; h < c->heads; h++) {
-        const attn_head *hd = &t->head[h];
+        const attn_head *hd = &heads[h];
         int g = attn_kv_head_of(c, h), len = rec->cells;
-        const double *kc = d->k_cache[g] + (size_t)rec->first * dk, *vc = d->v_cache[g] + (size_t)rec->first * dk;
-        double q[ATTN_MAX_D_K], s[ATTN_MAX_TOKENS];
-        double *a = d->weights[h] + (size_t)step * n + rec->first;
+        const double *kc = k_cache[g] + (size_t)rec->first * dk, *vc = v_cache[g] + (size_t)rec->first * dk;
+        double q[ATTN_MAX_D_K], s[ATTN_MAX_TOKENS], a_own[ATTN_MAX_TOKENS];
+        double *a = a_rows ? a_rows[h] + rec->first : a_own;
+        double *z = z_row + (size_t)h * dk;
         // pass 2: the new query row, its 1×len scores against the cache, scaled and masked
         attn_matmul(q, x, hd->w_q, hd->b_q, 1, dm, dk);
         attn_status st = check(q, (size_t)dk, ATTN_ST_Q, err);
@@ -69,14 +68,28 @@ static attn_status decode_step(attn_decode *d, const attn_trace *t, int step, at
             if (!attn_mask_allows(c->mask, step, rec->first + j)) s[j] = -INFINITY;
         // pass 3: the softmax row and z's row
         attn_softmax_row(a, s, len);
-        attn_matmul(d->z[h] + (size_t)step * dk, a, vc, NULL, 1, len, dk);
-        if ((st = check(d->z[h] + (size_t)step * dk, (size_t)dk, ATTN_ST_Z, err)) != ATTN_OK) return st;
+        attn_matmul(z, a, vc, NULL, 1, len, dk);
+        if ((st = check(z, (size_t)dk, ATTN_ST_Z, err)) != ATTN_OK) return st;
     }
     rec->macs = step_macs(c, rec->cells);
-    rec->full_macs = sum_macs(c, step + 1);
+    return ATTN_OK;
+}
+
+/* Step t of the trace's layer: the token's rows, then its totals and the cache's bytes. */
+static attn_status decode_step(attn_decode *d, const attn_trace *t, int step, attn_err *err) {
+    const attn_config *c = &t->cfg;
+    int dk = c->d_k, n = t->n;
+    attn_decode_step *rec = &d->step[step];
+    double z[ATTN_MAX_HEADS * ATTN_MAX_D_K], *a[ATTN_MAX_HEADS];
+    for (int h = 0; h < d->heads; h++) a[h] = d->weights[h] + (size_t)step * n;
+    attn_status st = attn_decode_token(rec, z, a, d->k_cache, d->v_cache, t->head, t->x + (size_t)step * c->d_model,
+                                       step, c, err);
+    if (st != ATTN_OK) return st;
+    for (int h = 0; h < d->heads; h++) memcpy(d->z[h] + (size_t)step * dk, z + (size_t)h * dk, sizeof(double) * (size_t)dk);
+    rec->full_macs = attn_decode_full_macs(c, step + 1);
     rec->macs_total = rec->macs + (step ? d->step[step - 1].macs_total : 0);
     rec->full_total = rec->full_macs + (step ? d->step[step - 1].full_total : 0);
-    rec->cache_bytes = attn_kv_cache_bytes(d->layers, G, dk, step + 1, 8);
+    rec->cache_bytes = attn_kv_cache_bytes(d->layers, d->kv_heads, dk, step + 1, 8);
     rec->real_bytes = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
                                           step + 1, ATTN_DECODE_REAL_BYTES);
     return ATTN_OK;

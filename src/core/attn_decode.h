@@ -51,6 +51,23 @@ typedef struct {
     double *block_;                  /* the one allocation behind the arrays */
 } attn_decode;
 
+/* One token through one layer with its KV cache: x: (d_model) is token
+ * step's input row; heads: c->heads heads whose weights (w_q … b_v) are set
+ * (a group's K, V are read from its first head); k_cache, v_cache:
+ * attn_kv_heads(c) caches of (at least step + 1, d_k), whose row step is
+ * written; z_row: (heads · d_k) gets the token's concat row; a_rows (NULL,
+ * or one row per head, at least step + 1 long) gets each head's softmax over
+ * the cache rows it read, at their columns. Fills rec's cache_len, first,
+ * cells, cells_read and macs (the caller keeps the totals). Errors: a stage
+ * that went non-finite. A model generating text calls it once per layer. */
+attn_status attn_decode_token(attn_decode_step *rec, double *z_row, double *const *a_rows, double *const *k_cache,
+                              double *const *v_cache, const attn_head *heads, const double *x, int step,
+                              const attn_config *c, attn_err *err);
+
+/* What recomputing the whole layer for n tokens costs under c: the sum of
+ * attn_count_macs over the stages. */
+long long attn_decode_full_macs(const attn_config *c, int n);
+
 /* Decodes t's sentence token by token with t's weights and X (the trace must
  * be computed). Allocates into *out (zeroed or freed; left freed on error).
  * Errors: a mask other than causal or causal-window (ATTN_ERR_RANGE, naming
