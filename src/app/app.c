@@ -257,6 +257,7 @@ void app_free(app_state *st) {
     app_model_state_free(&st->model);
     attn_trace_free(&st->src.trace);
     attn_trace_free(&st->src.alt);
+    attn_decode_free(&st->src.decode);
     attn_weights_file_free(&st->src.wfile);
     free(st->src.explain);
     free(st->src.sentence);

@@ -478,6 +478,17 @@ bool app_toggle_lab(app_state *st) {
     return st->view.show_lab;
 }
 
+void app_toggle_decode(app_state *st) {
+    st->view.show_decode = !st->view.show_decode;
+    st->dirty = true;
+}
+
+void app_decode_token(app_state *st, int d) {
+    int q = st->view.query + d, n = app_trace(st)->n;
+    app_select_query(st, q < 0 ? 0 : q >= n ? n - 1
+                                            : q);
+}
+
 void app_lab_progress(app_state *st, const attn_cx_result *lab, float elapsed) {
     st->view.lab = lab;
     st->view.lab_elapsed = elapsed;

@@ -27,6 +27,9 @@ void app_toggle_lines_all(app_state *st); /* A: the attention lines of every hea
 /* F2: shows or hides the complexity lab; true when it is now shown (the
  * caller starts the measurement). */
 bool app_toggle_lab(app_state *st);
+/* F4: the decode view on or off; d: the token it shows moves by d (the query). */
+void app_toggle_decode(app_state *st);
+void app_decode_token(app_state *st, int d);
 /* The lab's measurements once done (owned by the caller), else NULL, and
  * how long it has run. */
 void app_lab_progress(app_state *st, const attn_cx_result *lab, float elapsed);

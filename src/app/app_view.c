@@ -60,6 +60,9 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->show_help = st->view.show_help;
     s->help_note = plat_keeps_keys() ? app_str(st, VIZ_S_HELP_BROWSER_KEYS) : NULL;
     s->show_lab = st->view.show_lab;
+    s->show_decode = st->view.show_decode && !st->model.readout;
+    attn_decode_free(&st->src.decode); // decoded afresh from the trace shown (64 tokens at most: cheap)
+    if (s->show_decode && attn_decode_run(&st->src.decode, app_trace(st), NULL) == ATTN_OK) s->decode = &st->src.decode;
     s->lab = st->view.lab;
     s->lab_elapsed = st->view.lab_elapsed;
     s->hide_weights = st->lesson.predict_pending;

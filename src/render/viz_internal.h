@@ -117,6 +117,8 @@ const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int
 
 /* ---- the complexity lab (viz_lab.c) ---- */
 void viz_lab_overlay(const viz_ctx *c);
+/* ---- the decode view, in the canvas's box (viz_decode.c) ---- */
+void viz_decode_view(const viz_ctx *c, viz_box b);
 
 /* ---- the training view (viz_train.c) ---- */
 void viz_train_overlay(const viz_ctx *c, float status_h); /* over all but the status line, status_h high */

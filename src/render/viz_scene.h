@@ -5,6 +5,7 @@
 #define VIZ_SCENE_H
 
 #include "attn.h"
+#include "attn_decode.h"
 #include "complexity.h"
 #include "model_run.h"
 #include "viz.h"
@@ -204,6 +205,8 @@ typedef struct {
     const attn_cx_result *lab;          /* its measurements, or NULL while they run */
     float lab_elapsed;                  /* seconds the measurement has been running */
     const struct viz_train_view *train; /* the training view (F3, viz_train.h), or NULL when it is closed */
+    bool show_decode;                   /* the decode view (F4) in the canvas: generation token by token with a KV cache */
+    const attn_decode *decode;          /* its decoding of trace (token: query), or NULL when the mask does not allow it */
     /* look */
     viz_theme_id theme;
     float scale;       /* UI scale (DPI × zoom) */

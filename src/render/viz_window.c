@@ -684,7 +684,8 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     viz_fill(l, 0, H - status, W, status, c.th->panel);
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
-    canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
+    if (s->show_decode) viz_decode_view(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h});
+    else canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
     float nar_h = body_h * 0.52f;
     narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
