@@ -226,6 +226,41 @@ static void test_scene(void **state) {
     app_free(&st);
 }
 
+/* Issue 24: F4's decode view is decoded from the trace shown, follows the
+ * query (",", "." and a click), says what the token costs in the narrative,
+ * and is absent (the view says why) under a mask that is not causal. */
+static void test_decode_view(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, NULL); // the seed sentence, 20 tokens, mask none
+    viz_scene s;
+    char badge[320];
+    app_toggle_decode(&st);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_true(s.show_decode);
+    assert_null(s.decode); // mask none: nothing to decode
+    attn_config c = st.src.cfg;
+    c.mask.kind = ATTN_MASK_CAUSAL, c.heads = 4, c.kv_heads = 2;
+    assert_true(app_recompute_with(&st, &c));
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_non_null(s.decode);
+    assert_int_equal(s.decode->kv_heads, 2);
+    assert_int_equal(s.query, 13);
+    assert_non_null(strstr(s.narrative, "Token 14 needs only its own q, k and v rows"));
+    assert_non_null(strstr(s.narrative, "4 query heads share 2 K/V heads, 2 each"));
+    for (size_t i = 0; i < (size_t)s.decode->n * s.decode->d_k; i++) // the rows decoded are the trace's
+        assert_close(s.decode->z[3][i], st.src.trace.head[3].z[i]);
+    app_decode_token(&st, +1);
+    assert_int_equal(st.view.query, 14);
+    app_decode_token(&st, +100);
+    assert_int_equal(st.view.query, 19);
+    app_toggle_decode(&st);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_false(s.show_decode);
+    assert_null(s.decode);
+    app_free(&st);
+}
+
 static void test_strings_errors(void **state) {
     (void)state;
     viz_strings t;
@@ -553,6 +588,7 @@ int main(void) {
         cmocka_unit_test(test_hover_and_cursor),
         cmocka_unit_test(test_copy_texts),
         cmocka_unit_test(test_scene),
+        cmocka_unit_test(test_decode_view),
         cmocka_unit_test(test_strings_errors),
         cmocka_unit_test(test_lesson_pages_lang_reload),
         cmocka_unit_test(test_settings_bad_file_kept),

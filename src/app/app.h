@@ -111,6 +111,7 @@ typedef struct {
     attn_explanation *explain;   /* explanation of the hovered cell (owned) */
     bool explain_valid;          /* explain describes the hovered cell */
     attn_decode decode;          /* the decode view's decoding of the trace shown (owned; empty when closed or refused) */
+    char decode_text[2048];      /* its narrative: what decoding does and what this token costs */
 } app_source_state;
 
 /* What is shown of the trace, and where. */

@@ -2,9 +2,8 @@
  * token at a time with a KV cache. For the token shown it draws the K and V
  * caches of the head's kv-head (the new row outlined, the rows read from the
  * cache filled, the tokens not yet generated blank), the one row of scores,
- * weights and z computed for it, the cost this token and so far beside
- * recomputing the whole causal attention, the cache's bytes beside a real
- * model's, and which query heads share which K and V. Every cell is a hit
+ * weights and z computed for it, and which query heads share which K and V;
+ * the narrative panel beside it says what it costs (app_view.c). Every cell is a hit
  * region named as the core names it, so the cell arithmetic explains it. */
 #include <math.h>
 #include <stdio.h>
@@ -83,30 +82,6 @@ static float groups(const viz_ctx *c, float x, float y, float w, const attn_conf
     return height;
 }
 
-/* The figures of token t: cells, multiply-adds, the cache's bytes and a real model's. */
-static float figures(const viz_ctx *c, viz_box b, const attn_decode *d, const attn_config *cfg, int t) {
-    const attn_decode_step *s = &d->step[t];
-    char buf[512];
-    float y = b.y, px = c->small;
-    snprintf(buf, sizeof buf, viz_s(c, VIZ_S_DECODE_CELLS), s->cells, s->cells_read);
-    y += viz_wrap(c, (viz_box){b.x, y, b.w, b.h - (y - b.y)}, buf, px, 0, c->th->text) + px * 0.5f;
-    snprintf(buf, sizeof buf, viz_s(c, VIZ_S_DECODE_MACS), s->macs, s->macs_total, s->full_macs, s->full_total);
-    y += viz_wrap(c, (viz_box){b.x, y, b.w, b.h - (y - b.y)}, buf, px, 0, c->th->text) + px * 0.5f;
-    snprintf(buf, sizeof buf, viz_s(c, VIZ_S_DECODE_BYTES), d->layers, d->kv_heads, d->d_k, t + 1, s->cache_bytes);
-    y += viz_wrap(c, (viz_box){b.x, y, b.w, b.h - (y - b.y)}, buf, px, 0, c->th->text) + px * 0.5f;
-    long long real = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
-                                         ATTN_DECODE_REAL_TOKENS, ATTN_DECODE_REAL_BYTES);
-    snprintf(buf, sizeof buf, viz_s(c, VIZ_S_DECODE_REAL), ATTN_DECODE_REAL_NAME, ATTN_DECODE_REAL_LAYERS,
-             ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K, ATTN_DECODE_REAL_TOKENS, real >> 20);
-    y += viz_wrap(c, (viz_box){b.x, y, b.w, b.h - (y - b.y)}, buf, px, 0, c->th->muted) + px * 0.5f;
-    if (cfg->heads > 1) {
-        snprintf(buf, sizeof buf, viz_s(c, VIZ_S_DECODE_GROUPS), cfg->heads, d->kv_heads, cfg->heads / d->kv_heads,
-                 cfg->heads / d->kv_heads);
-        y += viz_wrap(c, (viz_box){b.x, y, b.w, b.h - (y - b.y)}, buf, px, 0, c->th->text) + px * 0.5f;
-    }
-    return y - b.y;
-}
-
 void viz_decode_view(const viz_ctx *c, viz_box b) {
     const viz_scene *s = c->s;
     const attn_trace *tr = s->trace;
@@ -125,8 +100,6 @@ void viz_decode_view(const viz_ctx *c, viz_box b) {
         viz_wrap(c, (viz_box){x, y, w, b.h / 2}, viz_s(c, VIZ_S_DECODE_NEEDS_CAUSAL), c->body, 0, c->th->accent);
         return;
     }
-    snprintf(buf, sizeof buf, viz_s(c, VIZ_S_DECODE_EXPLAIN), t + 1, d->step[t].cells);
-    y += viz_wrap(c, (viz_box){x, y, w, c->small * 5}, buf, c->small, 0, c->th->muted) + c->small * 0.4f;
     // the tokens: generated (in the cache), this one, not yet
     float chip = fminf(90 * c->u, w / n), chh = c->small * 1.7f;
     for (int i = 0; i < n; i++) {
@@ -142,10 +115,11 @@ void viz_decode_view(const viz_ctx *c, viz_box b) {
         viz_hit_region(c->l, x + i * chip, y, chip, chh, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
     }
     y += chh + c->small * 4.0f;
-    // the caches on the left, the token's row on the right
     int dk = d->d_k, g = attn_kv_head_of(&tr->cfg, h);
-    float bottom = b.y + b.h - pad - c->small * 3.4f, label_w = 70 * c->u;
-    float ch = fminf(fminf(34 * c->u, (bottom - y) / n), c->small * 2.2f);
+    float bottom = b.y + b.h - pad - c->small * 3.4f, label_w = 70 * c->u, top_bottom = bottom;
+    float sh = fminf(c->small * 2.2f, 30 * c->u);
+    // the caches on the left, the token's row on the right
+    float ch = fminf(fminf(34 * c->u, (top_bottom - y) / n), c->small * 2.0f);
     float left_w = w * 0.46f, cw = fminf(fminf(60 * c->u, (left_w - label_w - 24 * c->u) / (2 * dk)), 3.2f * ch);
     double range = fmax(viz_abs_max(d->k_cache[g], (size_t)n * dk), viz_abs_max(d->v_cache[g], (size_t)n * dk));
     for (int r = 0; r < n; r++) { // the rows' tokens
@@ -164,7 +138,7 @@ void viz_decode_view(const viz_ctx *c, viz_box b) {
     // the token's one row of scores, weights and z
     float rx = x + left_w + 20 * c->u, rw = x + w - rx, ry = y;
     const attn_decode_step *st = &d->step[t];
-    float sw = fminf(70 * c->u, rw / st->cells), sh = fminf(c->small * 2.2f, 30 * c->u);
+    float sw = fminf(70 * c->u, rw / st->cells);
     const double *srow = tr->head[h].scores + (size_t)t * n + st->first;
     struct {
         viz_str title;
@@ -184,12 +158,12 @@ void viz_decode_view(const viz_ctx *c, viz_box b) {
               viz_abs_max(rows[k].v, (size_t)rows[k].count));
         ry += sh + c->small * 2.6f;
     }
-    ry -= c->small * 1.4f;
-    ry += figures(c, (viz_box){rx, ry, rw, bottom - ry}, d, &tr->cfg, t);
-    if (tr->cfg.heads > 1) { // under the caches when they leave room, else under the figures, else not at all
-        float need = groups(c, rx, ry, rw, &tr->cfg, h, false), below = y + n * ch + c->small * 1.5f;
-        if (bottom - below >= need) groups(c, x + label_w, below, left_w - label_w, &tr->cfg, h, true);
-        else if (bottom - ry >= need) groups(c, rx, ry, rw, &tr->cfg, h, true);
+    // which query heads share which K and V: beside the rows when they leave room, else under the caches
+    if (tr->cfg.heads > 1) {
+        float below = y + n * ch + c->small * 1.2f;
+        if (bottom - ry >= groups(c, 0, 0, rw, &tr->cfg, h, false)) groups(c, rx, ry, rw, &tr->cfg, h, true);
+        else if (bottom - below >= groups(c, 0, 0, left_w - label_w, &tr->cfg, h, false))
+            groups(c, x + label_w, below, left_w - label_w, &tr->cfg, h, true);
     }
     viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f, w, c->small * 1.5f}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0,
              c->th->muted);
