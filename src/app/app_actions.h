@@ -30,6 +30,8 @@ bool app_toggle_lab(app_state *st);
 /* F4: the decode view on or off; d: the token it shows moves by d (the query). */
 void app_toggle_decode(app_state *st);
 void app_decode_token(app_state *st, int d);
+/* J / Shift+J: the next smaller / larger divisor of heads as the number of kv-heads. */
+void app_kv_heads_step(app_state *st, int dir);
 /* The lab's measurements once done (owned by the caller), else NULL, and
  * how long it has run. */
 void app_lab_progress(app_state *st, const attn_cx_result *lab, float elapsed);

@@ -51,7 +51,7 @@ static void cache(const viz_ctx *c, float x, float y, float cw, float ch, const 
 /* Which query heads read which kv-head: a box per query head above a box per
  * kv-head, joined; the head shown and its kv-head in the accent. Returns its
  * height (huge when w is too narrow); draws only when draw. */
-static float groups(const viz_ctx *c, float x, float y, float w, const attn_config *cfg, int shown, bool draw) {
+float viz_kv_groups(const viz_ctx *c, float x, float y, float w, const attn_config *cfg, int shown, bool draw) {
     int H = cfg->heads, G = attn_kv_heads(cfg);
     float bw = fminf(60 * c->u, (w - 8 * c->u * H) / H), bh = c->small * 1.6f, gap = 34 * c->u;
     float height = c->small * 1.8f + 2 * bh + gap + c->small;
@@ -161,9 +161,9 @@ void viz_decode_view(const viz_ctx *c, viz_box b) {
     // which query heads share which K and V: beside the rows when they leave room, else under the caches
     if (tr->cfg.heads > 1) {
         float below = y + n * ch + c->small * 1.2f;
-        if (bottom - ry >= groups(c, 0, 0, rw, &tr->cfg, h, false)) groups(c, rx, ry, rw, &tr->cfg, h, true);
-        else if (bottom - below >= groups(c, 0, 0, left_w - label_w, &tr->cfg, h, false))
-            groups(c, x + label_w, below, left_w - label_w, &tr->cfg, h, true);
+        if (bottom - ry >= viz_kv_groups(c, 0, 0, rw, &tr->cfg, h, false)) viz_kv_groups(c, rx, ry, rw, &tr->cfg, h, true);
+        else if (bottom - below >= viz_kv_groups(c, 0, 0, left_w - label_w, &tr->cfg, h, false))
+            viz_kv_groups(c, x + label_w, below, left_w - label_w, &tr->cfg, h, true);
     }
     viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f, w, c->small * 1.5f}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0,
              c->th->muted);

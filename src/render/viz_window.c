@@ -103,6 +103,8 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
     for (size_t i = 0; i < sizeof numeric_settings / sizeof *numeric_settings; i++)
         if (numeric_settings[i].widget == w) {
             attn_setting_format(numeric_settings[i].setting, cfg, buf, cap);
+            if (w == VIZ_W_HEADS && attn_kv_heads(cfg) != cfg->heads) // grouped-query: "4 / 2 kv" (J changes it)
+                snprintf(buf, cap, viz_s(c, VIZ_S_HEADS_KV), cfg->heads, attn_kv_heads(cfg));
             return;
         }
     static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
