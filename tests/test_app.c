@@ -250,6 +250,18 @@ static void test_decode_view(void **state) {
     assert_non_null(strstr(s.narrative, "4 query heads share 2 K/V heads, 2 each"));
     for (size_t i = 0; i < (size_t)s.decode->n * s.decode->d_k; i++) // the rows decoded are the trace's
         assert_close(s.decode->z[3][i], st.src.trace.head[3].z[i]);
+    char *cmd = app_command_line(&st); // the command line that reproduces the view
+    assert_non_null(strstr(cmd, " --heads 4 "));
+    assert_non_null(strstr(cmd, " --mask causal "));
+    assert_non_null(strstr(cmd, " --kv-heads 2 --decode "));
+    free(cmd);
+    app_kv_heads_step(&st, +1); // J: 2 of 4 -> 1 (multi-query)
+    assert_int_equal(st.src.cfg.kv_heads, 1);
+    app_kv_heads_step(&st, +1); // no fewer than 1
+    assert_int_equal(st.src.cfg.kv_heads, 1);
+    app_kv_heads_step(&st, -1);
+    app_kv_heads_step(&st, -1); // back to one per head: 0, as the default writes it
+    assert_int_equal(st.src.cfg.kv_heads, 0);
     app_decode_token(&st, +1);
     assert_int_equal(st.view.query, 14);
     app_decode_token(&st, +100);

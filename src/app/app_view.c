@@ -218,6 +218,9 @@ char *app_command_line(const app_state *st) {
                    c->heads, (unsigned long)c->seed, mask, c->scale ? "--scale" : "--no-scale",
                    c->pos_enc ? "--pos-enc" : "--no-pos-enc", c->bias ? "--bias" : "--no-bias");
     if (c->pos_count) attn_sb_printf(&b, " --pos-dims %d-%d", c->pos_first, c->pos_first + c->pos_count - 1);
+    if (c->kv_heads) attn_sb_printf(&b, " --kv-heads %d", c->kv_heads); // grouped-query attention
+    if (st->view.show_decode && (c->mask.kind == ATTN_MASK_CAUSAL || c->mask.kind == ATTN_MASK_CAUSAL_WINDOW))
+        attn_sb_puts(&b, " --decode"); // the decode view: its table too
     if (st->src.weights == APP_WEIGHTS_FILE) {
         attn_sb_puts(&b, " --weights ");
         attn_sb_shell_word(&b, st->src.weights_name);
