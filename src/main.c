@@ -185,7 +185,8 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
         else
-            st = export_sentence(&eo, &r.trace, 0, -1, &env.strings, env.fonts, &err);
+            st = export_sentence_decode(&eo, &r.trace, o->decode ? &r.decode : NULL, 0, -1, &env.strings, env.fonts,
+                                        &err);
         env_close(&env);
     }
     if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);

@@ -393,10 +393,11 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     st = check_lesson_flags(o, err);
     if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;
-    if (o->decode && (o->complexity || o->bench || o->export_dir || o->check_lesson))
+    if (o->decode && (o->complexity || o->bench || o->check_lesson || (o->export_dir && (o->lesson_path || o->model.model_path))))
         return attn_fail(err, ATTN_ERR_RANGE,
-                         "--decode decodes a sentence token by token (with --headless, --print or --dump-json, or "
-                         "--model); it does not go with --export-dir, --complexity, --bench or --check-lesson.");
+                         "--decode decodes a sentence token by token (with --headless, --print, --dump-json or "
+                         "--export-dir, or --model); it does not go with --complexity, --bench, --check-lesson, or "
+                         "--export-dir with a lesson or a model.");
     if (o->model.generate && !o->model.model_path)
         return attn_fail(err, ATTN_ERR_RANGE, "--generate N goes with --model FILE.json (a trained model continues "
                                               "the sentence).");

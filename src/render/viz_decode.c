@@ -82,7 +82,7 @@ float viz_kv_groups(const viz_ctx *c, float x, float y, float w, const attn_conf
     return height;
 }
 
-void viz_decode_view(const viz_ctx *c, viz_box b) {
+void viz_decode_view(const viz_ctx *c, viz_box b, bool keys) {
     const viz_scene *s = c->s;
     const attn_trace *tr = s->trace;
     const attn_decode *d = s->decode;
@@ -167,6 +167,7 @@ void viz_decode_view(const viz_ctx *c, viz_box b) {
     }
     viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f, w, c->small * 1.5f}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0,
              c->th->muted);
-    viz_wrap(c, (viz_box){x, bottom + c->small * 1.8f, w, c->small * 1.5f}, viz_s(c, VIZ_S_DECODE_KEYS), c->small, 0,
-             c->th->muted);
+    if (keys) // the window's: an exported figure has no keys
+        viz_wrap(c, (viz_box){x, bottom + c->small * 1.8f, w, c->small * 1.5f}, viz_s(c, VIZ_S_DECODE_KEYS), c->small, 0,
+                 c->th->muted);
 }

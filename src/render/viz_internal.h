@@ -118,7 +118,7 @@ const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int
 /* ---- the complexity lab (viz_lab.c) ---- */
 void viz_lab_overlay(const viz_ctx *c);
 /* ---- the decode view, in the canvas's box (viz_decode.c) ---- */
-void viz_decode_view(const viz_ctx *c, viz_box b);
+void viz_decode_view(const viz_ctx *c, viz_box b, bool keys); /* keys: the window's key line */
 /* Which query heads read which kv-head (grouped-query attention): a box per
  * query head above a box per kv-head, joined, head `shown` and its kv-head in
  * the accent, at (x, y) within width w. Returns its height (huge when w is

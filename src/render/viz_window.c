@@ -686,7 +686,7 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     viz_fill(l, 0, H - status, W, status, c.th->panel);
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
-    if (s->show_decode) viz_decode_view(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h});
+    if (s->show_decode) viz_decode_view(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
     else canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
     float nar_h = body_h * 0.52f;
@@ -706,5 +706,6 @@ void viz_build_figure(viz_list *l, const viz_scene *s, viz_measure m, int w, int
         float bw = viz_text_w(&c, s->badge, c.small) + 20 * c.u;
         viz_text(l, w - bw - 14 * c.u, 14 * c.u, bw, c.big * 1.4f, s->badge, c.small, VIZ_RIGHT | VIZ_MIDDLE, c.th->muted);
     }
-    canvas(&c, (viz_box){0, 0, (float)w, (float)h}, false);
+    if (s->show_decode) viz_decode_view(&c, (viz_box){0, 0, (float)w, (float)h}, false);
+    else canvas(&c, (viz_box){0, 0, (float)w, (float)h}, false);
 }
