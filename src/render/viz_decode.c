@@ -33,9 +33,10 @@ static float strip(const viz_ctx *c, float x, float y, float cw, float ch, const
     return count * cw;
 }
 
-/* A cache (K or V of kv-head g, n rows of d_k) with rows [0, t] filled, row t outlined. */
+/* A cache (K or V of kv-head g, n rows of d_k) with rows [0, t] filled, row t
+ * outlined, rows before first (outside a causal window: kept, not read) veiled. */
 static void cache(const viz_ctx *c, float x, float y, float cw, float ch, const double *m, int n, int dk, int t,
-                  int stage, int h, double range, const char *title) {
+                  int first, int stage, int h, double range, const char *title) {
     viz_label(c, x, y - c->small * 1.7f, dk * cw + 20 * c->u, c->small * 1.5f, title, c->small, VIZ_LEFT | VIZ_MIDDLE,
               c->th->text);
     for (int r = 0; r < n; r++) {
@@ -44,6 +45,7 @@ static void cache(const viz_ctx *c, float x, float y, float cw, float ch, const 
             continue;
         }
         strip(c, x, y + r * ch, cw, ch, m + (size_t)r * dk, dk, stage, h, r, 0, range);
+        if (r < first) viz_fill(c->l, x, y + r * ch, dk * cw, ch, viz_alpha(c->th->bg, 190)); // outside the window: not read
     }
     viz_stroke(c->l, x - 1.5f * c->u, y + t * ch - 1.5f * c->u, dk * cw + 3 * c->u, ch + 3 * c->u, 2.5f * c->u, c->th->accent);
 }
@@ -116,7 +118,10 @@ void viz_decode_view(const viz_ctx *c, viz_box b, bool keys) {
     }
     y += chh + c->small * 4.0f;
     int dk = d->d_k, g = attn_kv_head_of(&tr->cfg, h);
-    float bottom = b.y + b.h - pad - c->small * 3.4f, label_w = 70 * c->u, top_bottom = bottom;
+    float legend_h = viz_wrap_ex(c, (viz_box){x, 0, w, 1e6f}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0, 0, c->th->muted,
+                                 false),
+          keys_h = keys ? c->small * 1.5f : 0;
+    float bottom = b.y + b.h - pad - legend_h - keys_h - c->small * 0.4f, label_w = 70 * c->u, top_bottom = bottom;
     float sh = fminf(c->small * 2.2f, 30 * c->u);
     // the caches on the left, the token's row on the right
     float ch = fminf(fminf(34 * c->u, (top_bottom - y) / n), c->small * 2.0f);
@@ -132,8 +137,9 @@ void viz_decode_view(const viz_ctx *c, viz_box b, bool keys) {
     snprintf(title, sizeof title, viz_s(c, VIZ_S_DECODE_KV_CAPTION), g + 1, d->kv_heads);
     viz_label(c, x + label_w, y - c->small * 3.4f, left_w - label_w, c->small * 1.5f, title, c->small,
               VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
-    cache(c, x + label_w, y, cw, ch, d->k_cache[g], n, dk, t, ATTN_ST_K, h, range, viz_s(c, VIZ_S_DECODE_K));
-    cache(c, x + label_w + dk * cw + 24 * c->u, y, cw, ch, d->v_cache[g], n, dk, t, ATTN_ST_V, h, range,
+    cache(c, x + label_w, y, cw, ch, d->k_cache[g], n, dk, t, d->step[t].first, ATTN_ST_K, h, range,
+          viz_s(c, VIZ_S_DECODE_K));
+    cache(c, x + label_w + dk * cw + 24 * c->u, y, cw, ch, d->v_cache[g], n, dk, t, d->step[t].first, ATTN_ST_V, h, range,
           viz_s(c, VIZ_S_DECODE_V));
     // the token's one row of scores, weights and z
     float rx = x + left_w + 20 * c->u, rw = x + w - rx, ry = y;
@@ -165,9 +171,9 @@ void viz_decode_view(const viz_ctx *c, viz_box b, bool keys) {
         else if (bottom - below >= viz_kv_groups(c, 0, 0, left_w - label_w, &tr->cfg, h, false))
             viz_kv_groups(c, x + label_w, below, left_w - label_w, &tr->cfg, h, true);
     }
-    viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f, w, c->small * 1.5f}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0,
+    viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f, w, legend_h}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0,
              c->th->muted);
     if (keys) // the window's: an exported figure has no keys
-        viz_wrap(c, (viz_box){x, bottom + c->small * 1.8f, w, c->small * 1.5f}, viz_s(c, VIZ_S_DECODE_KEYS), c->small, 0,
+        viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f + legend_h, w, keys_h}, viz_s(c, VIZ_S_DECODE_KEYS), c->small, 0,
                  c->th->muted);
 }
