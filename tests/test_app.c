@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "test_common.h"
+#include "attn_json.h"
 #include "app_actions.h"
 #include "app_view.h"
 #include "app_paths.h"
@@ -270,6 +271,29 @@ static void test_decode_view(void **state) {
     app_scene(&st, &s, badge, sizeof badge);
     assert_false(s.show_decode);
     assert_null(s.decode);
+    app_free(&st);
+}
+
+/* A --weights file whose heads differ, then J asks them to share K and V:
+ * refused, said in the UI's language, the file's trace kept. */
+static void test_weights_group_refused_in_zh(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, "a b c");
+    char path[] = "/tmp/attnviz-gqa-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char *json = attn_json_dump(&st.src.trace); // two heads with their own W_K
+    assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+    close(fd);
+    free(json);
+    attn_err err;
+    assert_int_equal(app_use_weights_file(&st, path, &err), ATTN_OK);
+    st.look.lang = VIZ_LANG_ZH;
+    app_kv_heads_step(&st, +1);               // 2 heads -> 1 kv-head
+    assert_int_equal(st.src.cfg.kv_heads, 0); // refused: unchanged
+    assert_non_null(strstr(st.look.status, "heads[1].W_K 与 heads[0].W_K 不同，但有 1 个 KV 头时"));
+    unlink(path);
     app_free(&st);
 }
 
@@ -601,6 +625,7 @@ int main(void) {
         cmocka_unit_test(test_copy_texts),
         cmocka_unit_test(test_scene),
         cmocka_unit_test(test_decode_view),
+        cmocka_unit_test(test_weights_group_refused_in_zh),
         cmocka_unit_test(test_strings_errors),
         cmocka_unit_test(test_lesson_pages_lang_reload),
         cmocka_unit_test(test_settings_bad_file_kept),

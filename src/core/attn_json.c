@@ -437,27 +437,33 @@ static void shape_words(char *why, size_t cap, attn_matrix m, const attn_config 
     else snprintf(why, cap, "d_model %d x d_k %d", c->d_model, c->d_k);
 }
 
-/* Grouped-query attention: the heads of one group share W_K, W_V, b_K and
- * b_V, so a file that gives a group's heads different ones is refused. */
-static attn_status check_groups(const attn_weights *w, const attn_config *cfg, const char *name, attn_err *err) {
+bool attn_weights_group_conflict(const attn_weights *w, const attn_config *cfg, int *head, int *first, int *matrix) {
     int size = cfg->heads / attn_kv_heads(cfg);
     for (int m = 0; m < ATTN_MAT_COUNT; m++) {
         if (!attn_matrix_kv((attn_matrix)m)) continue;
         int rows, cols;
         attn_matrix_shape((attn_matrix)m, cfg, &rows, &cols);
         for (int h = 0; h < cfg->heads; h++) {
-            int first = h / size * size;
-            const double *a = w->mat[m][first], *b = w->mat[m][h];
-            if (h == first || (!a && !b) || (a && b && memcmp(a, b, sizeof(double) * (size_t)rows * cols) == 0))
-                continue;
-            return attn_fail(err, ATTN_ERR_SHAPE,
-                             "%s: heads[%d].%s differs from heads[%d].%s, but with --kv-heads %d heads[%d] to "
-                             "heads[%d] share one key/value head.",
-                             name, h, attn_matrix_name((attn_matrix)m), first, attn_matrix_name((attn_matrix)m),
-                             attn_kv_heads(cfg), first, first + size - 1);
+            int f = h / size * size;
+            const double *a = w->mat[m][f], *b = w->mat[m][h];
+            if (h == f || (!a && !b) || (a && b && memcmp(a, b, sizeof(double) * (size_t)rows * cols) == 0)) continue;
+            *head = h, *first = f, *matrix = m;
+            return true;
         }
     }
-    return ATTN_OK;
+    return false;
+}
+
+/* Grouped-query attention: the heads of one group share W_K, W_V, b_K and
+ * b_V, so a file that gives a group's heads different ones is refused. */
+static attn_status check_groups(const attn_weights *w, const attn_config *cfg, const char *name, attn_err *err) {
+    int h, first, m;
+    if (!attn_weights_group_conflict(w, cfg, &h, &first, &m)) return ATTN_OK;
+    const char *key = attn_matrix_name((attn_matrix)m);
+    return attn_fail(err, ATTN_ERR_SHAPE,
+                     "%s: heads[%d].%s differs from heads[%d].%s, but with --kv-heads %d heads[%d] to heads[%d] "
+                     "share one key/value head.",
+                     name, h, key, first, key, attn_kv_heads(cfg), first, first + cfg->heads / attn_kv_heads(cfg) - 1);
 }
 
 attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,

@@ -69,6 +69,12 @@ void attn_weights_file_free(attn_weights_file *f);
  * W_O columns or b_O; d_k from W_* columns or b_*; heads from "heads". */
 void attn_weights_file_dims(const attn_weights_file *f, int *d_model, int *d_k, int *heads);
 
+/* Grouped-query attention (cfg's kv_heads): true when head *head's matrix
+ * *matrix (W_K, W_V, b_K or b_V) differs from its group's first head's
+ * (*first), the first such; false when the heads of every group agree. What
+ * attn_weights_file_bind refuses, for a message in the UI's language. */
+bool attn_weights_group_conflict(const attn_weights *w, const attn_config *cfg, int *head, int *first, int *matrix);
+
 /* Checks every present matrix against cfg and n tokens and points w at them
  * (absent ones stay NULL). Errors name the key and both shapes. */
 attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,
