@@ -227,7 +227,7 @@ static void test_scene(void **state) {
     app_free(&st);
 }
 
-/* Issue 24: F4's decode view is decoded from the trace shown, follows the
+/* Issue 24: F5's decode view is decoded from the trace shown, follows the
  * query (",", "." and a click), says what the token costs in the narrative,
  * and is absent (the view says why) under a mask that is not causal. */
 static void test_decode_view(void **state) {

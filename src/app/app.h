@@ -126,7 +126,7 @@ typedef struct {
     bool lines_all;            /* A: the attention lines of every head */
     bool show_help;            /* help overlay */
     bool show_lab;             /* complexity lab overlay */
-    bool show_decode;          /* F4: the decode view in the canvas (issue 24) */
+    bool show_decode;          /* F5: the decode view in the canvas (issue 24) */
     const attn_cx_result *lab; /* its measurements once done (owned by the window), else NULL */
     float lab_elapsed;         /* seconds the measurement has run */
     float canvas_zoom;         /* canvas zoom (1 = fit) */

@@ -419,7 +419,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
         u->skip_text = true;
         return;
     case SDLK_F2: toggle_lab(u); return;
-    case SDLK_F4: app_toggle_decode(st); return;
+    case SDLK_F5: app_toggle_decode(st); return;
     case SDLK_j: app_kv_heads_step(st, shift ? -1 : 1); return;
     case SDLK_COMMA:
     case SDLK_PERIOD:

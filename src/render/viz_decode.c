@@ -1,4 +1,4 @@
-/* viz_decode.c — the decode view (F4, issue 24): the sentence generated one
+/* viz_decode.c — the decode view (F5, issue 24): the sentence generated one
  * token at a time with a KV cache. For the token shown it draws the K and V
  * caches of the head's kv-head (the new row outlined, the rows read from the
  * cache filled, the tokens not yet generated blank), the one row of scores,

@@ -205,7 +205,7 @@ typedef struct {
     const attn_cx_result *lab;          /* its measurements, or NULL while they run */
     float lab_elapsed;                  /* seconds the measurement has been running */
     const struct viz_train_view *train; /* the training view (F3, viz_train.h), or NULL when it is closed */
-    bool show_decode;                   /* the decode view (F4) in the canvas: generation token by token with a KV cache */
+    bool show_decode;                   /* the decode view (F5) in the canvas: generation token by token with a KV cache */
     const attn_decode *decode;          /* its decoding of trace (token: query), or NULL when the mask does not allow it */
     /* look */
     viz_theme_id theme;
