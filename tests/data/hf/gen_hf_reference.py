@@ -80,7 +80,7 @@ def bytes_to_unicode():
 BYTE_CHAR = bytes_to_unicode()
 MERGES = [("Ġ", "t"), ("h", "e"), ("Ġt", "he"), ("a", "t"), ("Ġ", "c"), ("Ġc", "at"),
           ("Ġ", "s"), ("Ġs", "at"), ("o", "n"), ("Ġ", "on"), ("Ġ", "m"), ("Ġm", "at"),
-          ("t", "he"), ("Ġ", "it")]
+          ("t", "he"), ("i", "t"), ("Ġ", "it")]
 
 
 def bpe_vocab():
@@ -261,7 +261,8 @@ def make_case(name, cfg_written, cfg, seed, dtype, prefix, untied, buffer_dtype,
     order = ["wte", "wpe"] + [k for k in params if k.startswith("h.")] + ["ln_f.weight", "ln_f.bias"]
     tensors = []
     for k in order:
-        tensors.append(((prefix + k), params[k], dtype))
+        key = k + ".weight" if k in ("wte", "wpe") else k  # transformers' names: wte.weight
+        tensors.append((prefix + key, params[k], dtype))
         if buffer_dtype and k.endswith("attn.c_proj.bias"):
             l = k.split(".")[1]
             P = cfg["n_positions"]
