@@ -280,6 +280,11 @@ static char *inspect_trace(void *ctx) {
 
 /* Everything the window needs, created in order and released in reverse. */
 static int run_gui(const cli_opts *o) {
+    if (o->model.hf_dir) { // issue 26: the window's --hf is still to come; the headless run has every stage
+        fprintf(stderr, "attnviz: The window does not open --hf DIR yet; add --headless (with --print, --dump-json "
+                        "or --explain).\n");
+        return 2;
+    }
     int code = 1;
     char msg[1024];
     attn_err err;
