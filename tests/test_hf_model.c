@@ -273,6 +273,20 @@ static void test_matmul_is_the_cores(void **state) {
     hf_matmul(out, a, &tw, &tb, COL0, N, K, M, row);
     attn_matmul(core, a, wsub, bias + COL0, N, K, M);
     assert_memory_equal(out, core, sizeof out);
+    // a product big enough to be split between two threads: still attn_matmul's bits
+    enum { BN = 16,
+           BK = 256,
+           BM = 258 };
+    double *ba = malloc(sizeof(double) * BN * BK), *bw = malloc(sizeof(double) * BK * BM);
+    double *bo = malloc(sizeof(double) * BN * BM), *bc = malloc(sizeof(double) * BN * BM), *brow = malloc(sizeof(double) * BM);
+    assert_true(ba && bw && bo && bc && brow);
+    for (int i = 0; i < BN * BK; i++) ba[i] = attn_prng_uniform(4, 0, (uint64_t)i, 1.0);
+    for (int i = 0; i < BK * BM; i++) bw[i] = attn_prng_uniform(4, 1, (uint64_t)i, 1.0);
+    st_tensor tbw = {.dtype = ST_F64, .rank = 2, .shape = {BK, BM}, .count = BK * BM, .data = (const unsigned char *)bw};
+    hf_matmul(bo, ba, &tbw, NULL, 0, BN, BK, BM, brow);
+    attn_matmul(bc, ba, bw, NULL, BN, BK, BM);
+    assert_memory_equal(bo, bc, sizeof(double) * BN * BM);
+    free(ba), free(bw), free(bo), free(bc), free(brow);
     // F16 holds 1.5 and -0.25 exactly; BF16 too
     unsigned char h[4] = {0x00, 0x3e, 0x00, 0xb4}, bf[4] = {0xc0, 0x3f, 0x80, 0xbe};
     double v[2];

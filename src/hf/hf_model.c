@@ -6,6 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#if !defined(__EMSCRIPTEN__)
+#define HF_THREADS 1 /* two threads for the big products (the browser build has one) */
+#include <pthread.h>
+#else
+#define HF_THREADS 0
+#endif
+
 #include <cjson/cJSON.h>
 
 #include "attn_json.h"
@@ -321,22 +328,62 @@ void hf_tensor_read(const st_tensor *t, size_t first, size_t count, double *out)
     }
 }
 
-void hf_matmul(double *out, const double *a, const st_tensor *w, const st_tensor *bias, int col0, int n, int k,
-               int m, double *row) {
+/* Columns [j0, j1) of hf_matmul's out (row: j1 - j0 doubles of scratch). */
+static void matmul_cols(double *out, const double *a, const st_tensor *w, const st_tensor *bias, int col0, int n,
+                        int k, int m, int j0, int j1, double *row) {
     size_t cols = (size_t)(w->rank == 2 ? w->shape[1] : 0);
-    if (bias) hf_tensor_read(bias, (size_t)col0, (size_t)m, row);
+    int mm = j1 - j0;
+    if (bias) hf_tensor_read(bias, (size_t)(col0 + j0), (size_t)mm, row);
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < m; j++) out[(size_t)i * m + j] = bias ? row[j] : 0.0;
+        for (int j = 0; j < mm; j++) out[(size_t)i * m + j0 + j] = bias ? row[j] : 0.0;
     // c outside i: each weight row is converted once; every out[i][j] still
     // adds its terms in c order, as attn_matmul does
     for (int c = 0; c < k; c++) {
-        hf_tensor_read(w, (size_t)c * cols + (size_t)col0, (size_t)m, row);
+        hf_tensor_read(w, (size_t)c * cols + (size_t)(col0 + j0), (size_t)mm, row);
         for (int i = 0; i < n; i++) {
             double aic = a[(size_t)i * k + c];
-            double *o = out + (size_t)i * m;
-            for (int j = 0; j < m; j++) o[j] += aic * row[j];
+            double *o = out + (size_t)i * m + j0;
+            for (int j = 0; j < mm; j++) o[j] += aic * row[j];
         }
     }
+}
+
+#if HF_THREADS
+typedef struct {
+    double *out;
+    const double *a;
+    const st_tensor *w, *bias;
+    int col0, n, k, m, j0, j1;
+    double *row;
+} cols_job;
+
+static void *cols_thread(void *p) {
+    cols_job *j = p;
+    matmul_cols(j->out, j->a, j->w, j->bias, j->col0, j->n, j->k, j->m, j->j0, j->j1, j->row);
+    return NULL;
+}
+#endif
+
+void hf_matmul(double *out, const double *a, const st_tensor *w, const st_tensor *bias, int col0, int n, int k,
+               int m, double *row) {
+#if HF_THREADS
+    // a big product splits its columns between two threads: each column is
+    // computed whole by one of them, in the same order, so the numbers do not change
+    if ((long long)n * k * m >= (1LL << 20) && m >= 2) {
+        int half = m / 2;
+        double *row2 = malloc(sizeof(double) * (size_t)(m - half));
+        cols_job job = {out, a, w, bias, col0, n, k, m, half, m, row2};
+        pthread_t t;
+        if (row2 && pthread_create(&t, NULL, cols_thread, &job) == 0) {
+            matmul_cols(out, a, w, bias, col0, n, k, m, 0, half, row);
+            pthread_join(t, NULL);
+            free(row2);
+            return;
+        }
+        free(row2);
+    }
+#endif
+    matmul_cols(out, a, w, bias, col0, n, k, m, 0, m, row);
 }
 
 void hf_layer_norm(double *out, const double *x, const double *w, const double *b, double eps, int n, int d) {
@@ -422,22 +469,27 @@ static attn_status nonfinite(const double *v, size_t count, int l, const char *s
     return ATTN_OK;
 }
 
-static attn_status run_block(hf_run *r, const hf_model *m, int l, const double *in, double *scratch, attn_err *err) {
+static attn_status run_block(hf_run *r, const hf_model *m, int l, const double *in, double *scratch, double *qkv,
+                             attn_err *err) {
     const hf_block *b = &m->block[l];
     hf_layer_run *L = &r->layer[l];
     int n = r->n, d = r->d, dk = r->d_k, H = r->n_head, inner = r->n_inner;
     size_t nd = (size_t)n * d;
-    double *w = scratch, *bb = scratch + d, *row = scratch + 2 * d; // row: up to max(d, inner)
+    double *w = scratch, *bb = scratch + d, *row = scratch + 2 * d; // row: up to max(3·d, inner)
     memcpy(L->resid_pre, in, sizeof(double) * nd);
     // pass 1: X = LN₁(x)
     read_vec(b->ln1_w, w, d), read_vec(b->ln1_b, bb, d);
     hf_layer_norm(L->x, L->resid_pre, w, bb, m->cfg.eps, n, d);
-    // pass 2: each head's Q, K, V from its columns of c_attn, then the core's attention
+    // pass 2: [Q K V] = X·c_attn + b at once; head h's Q is columns h·d_k … of the
+    // first third (each element summed as its own product would), then the core's attention
+    hf_matmul(qkv, L->x, b->attn_w, b->attn_b, 0, n, d, 3 * d, row);
     for (int h = 0; h < H; h++) {
         attn_head *hd = &L->head[h];
-        hf_matmul(hd->q, L->x, b->attn_w, b->attn_b, h * dk, n, d, dk, row);
-        hf_matmul(hd->k, L->x, b->attn_w, b->attn_b, d + h * dk, n, d, dk, row);
-        hf_matmul(hd->v, L->x, b->attn_w, b->attn_b, 2 * d + h * dk, n, d, dk, row);
+        double *dst[3] = {hd->q, hd->k, hd->v};
+        for (int part = 0; part < 3; part++)
+            for (int i = 0; i < n; i++)
+                memcpy(dst[part] + (size_t)i * dk, qkv + (size_t)i * 3 * d + (size_t)part * d + (size_t)h * dk,
+                       sizeof(double) * (size_t)dk);
         attn_status st = nonfinite(hd->q, (size_t)n * dk, l, "q", err);
         if (st == ATTN_OK) st = nonfinite(hd->k, (size_t)n * dk, l, "k", err);
         if (st == ATTN_OK) st = nonfinite(hd->v, (size_t)n * dk, l, "v", err);
@@ -483,9 +535,10 @@ attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn
             return attn_fail(err, ATTN_ERR_RANGE, "Token id %d is outside the vocabulary (0 to %d).", ids[i],
                              c->vocab_size - 1);
     attn_status st = alloc_run(r, m, n, err);
-    int d = c->n_embd, wide = c->n_inner > d ? c->n_inner : d;
+    int d = c->n_embd, wide = c->n_inner > 3 * d ? c->n_inner : 3 * d;
     double *scratch = malloc(sizeof(double) * (2 * (size_t)d + (size_t)wide));
-    if (st == ATTN_OK && !scratch) st = attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
+    double *qkv = malloc(sizeof(double) * (size_t)n * 3 * (size_t)d);
+    if (st == ATTN_OK && (!scratch || !qkv)) st = attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
     if (st != ATTN_OK) goto cleanup;
     memcpy(r->ids, ids, sizeof *ids * (size_t)n);
     // pass 1: x₀ = wte[id] + wpe[position], into the first block's resid_pre (run_block copies in place)
@@ -497,7 +550,7 @@ attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn
     }
     // pass 2: the blocks, each reading the one before
     for (int l = 0; l < c->n_layer && st == ATTN_OK; l++)
-        st = run_block(r, m, l, l ? r->layer[l - 1].residual : x0, scratch, err);
+        st = run_block(r, m, l, l ? r->layer[l - 1].residual : x0, scratch, qkv, err);
     if (st != ATTN_OK) goto cleanup;
     // pass 3: LN_f, logits of the last position against wte (or lm_head), softmax
     read_vec(m->lnf_w, scratch, d), read_vec(m->lnf_b, scratch + d, d);
@@ -523,6 +576,7 @@ attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn
     top_next(r);
 cleanup:
     free(scratch);
+    free(qkv);
     if (st != ATTN_OK) hf_run_free(r);
     return st;
 }
