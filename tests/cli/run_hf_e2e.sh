@@ -89,6 +89,7 @@ expect 2 "--explain needs STAGE:LAYER:HEAD:ROW:COL" -- --headless --hf "$hf/f32_
 expect 2 "--print resid_mid is a stage of a Hugging Face model; it goes with --hf DIR" -- --headless --print resid_mid
 expect 2 "--dump-weights goes with --hf DIR" -- --headless --print --dump-weights
 expect 2 "The window does not open --hf DIR yet" -- --hf "$hf/f32_prefix_tied"
+expect 2 "窗口还不能打开 --hf DIR" -- --hf "$hf/f32_prefix_tied" --lang zh
 expect 0 "--hf DIR" -- --help
 
 # a bad folder or sentence: exit 1, nothing written
