@@ -244,6 +244,13 @@ attn_status hf_model_open(hf_model *m, const char *dir, attn_err *err) {
         st = attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
         goto cleanup;
     }
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        st = attn_fail(err, ATTN_ERR_IO, "%s is not a folder: a Hugging Face model is the folder that holds "
+                                         "config.json, model.safetensors and the tokenizer.",
+                       dir);
+        goto cleanup;
+    }
     st = attn_read_regular_file(cfg_path, CONFIG_MAX, &text, &len, err);
     if (st == ATTN_OK) st = hf_config_parse(&m->cfg, text, len, cfg_path, err);
     if (st == ATTN_OK) st = st_file_open(&m->file, st_path, err);
@@ -273,6 +280,10 @@ void hf_model_free(hf_model *m) {
 
 attn_status hf_model_tokenize(const hf_model *m, const char *s, size_t len, bool bos, hf_tokens *out,
                               attn_err *err) {
+    if (bos && !m->bpe)
+        return attn_fail(err, ATTN_ERR_INPUT, "%s has a vocab.txt tokenizer, which starts every sentence with [CLS]; "
+                                              "<|endoftext|> (bos) is GPT-2's.",
+                         m->dir);
     attn_status st = m->bpe ? hf_bpe_encode(m->bpe, s, len, bos, out, err)
                             : hf_wordpiece_encode(m->wordpiece, s, len, out, err);
     if (st != ATTN_OK) return st;

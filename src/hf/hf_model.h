@@ -92,8 +92,9 @@ attn_status hf_model_open(hf_model *m, const char *dir, attn_err *err);
 void hf_model_free(hf_model *m);
 
 /* The sentence's tokens with m's tokenizer (bos: GPT-2's <|endoftext|>
- * first; vocab.txt models always start with [CLS]). Refused: the
- * tokenizer's refusals; more than HF_MAX_TOKENS or n_positions tokens. */
+ * first; vocab.txt models always start with [CLS], and refuse bos).
+ * Refused (ATTN_ERR_INPUT): the tokenizer's refusals; no tokens; more than
+ * HF_MAX_TOKENS or n_positions tokens. */
 attn_status hf_model_tokenize(const hf_model *m, const char *s, size_t len, bool bos, hf_tokens *out,
                               attn_err *err);
 

@@ -66,6 +66,14 @@ done
 [ "$("$bin" --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --bos --dump-json - | $py -c 'import json,sys; print(json.load(sys.stdin)["token_ids"])')" = "[271, 268, 261]" ] \
     && ok || bad "--bos"
 
+expect 1 "starts every sentence with [CLS]" -- --headless --hf "$hf/wordpiece_12heads" --sentence "猫" --bos --print
+# the sentence from a file or standard input
+printf 'the cat' >"$tmp/s.txt"
+expect 0 "tokens (2): 1:the(268) 2:␣cat(261)" -- --headless --hf "$hf/f32_prefix_tied" --sentence-file "$tmp/s.txt" --print next
+[ "$(printf 'the mat' | "$bin" --headless --hf "$hf/f32_prefix_tied" --sentence-file - --print next | head -1)" = "tokens (2): 1:the(268) 2:␣mat(267)" ] \
+    && ok || bad "--sentence-file - with --hf"
+expect 1 "no tokens" -- --headless --hf "$hf/f32_prefix_tied" --sentence "" --print
+
 # --print: tokens, ids, every stage; one stage; next
 expect 0 "tokens (6): 1:the(268) 2:␣cat(261)" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat sat on the mat" --print
 expect 0 "== mlp_out   6×8" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat sat on the mat" --print
@@ -96,6 +104,7 @@ expect 0 "--hf DIR" -- --help
 mkdir "$tmp/notok" && cp "$hf/f32_prefix_tied/config.json" "$hf/f32_prefix_tied/model.safetensors" "$tmp/notok/"
 expect 1 "has no tokenizer" -- --headless --hf "$tmp/notok" --dump-json "$tmp/none.json"
 expect 1 "config.json" -- --headless --hf "$tmp" --dump-json "$tmp/none.json"
+expect 1 "config.json is not a folder" -- --headless --hf "$hf/f32_prefix_tied/config.json" --dump-json "$tmp/none.json"
 expect 1 "this model reads at most 16" -- --headless --hf "$hf/f32_prefix_tied" --dump-json "$tmp/none.json"
 [ -e "$tmp/none.json" ] && bad "a dump was written after a refusal" || ok
 
