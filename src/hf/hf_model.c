@@ -138,10 +138,12 @@ static attn_status need(const hf_model *m, const char *name, uint64_t rows, uint
     if (st != ATTN_OK) return st;
     const st_tensor *t = *out;
     *out = NULL;
+    char shown[160]; // a key may hold control characters: shown, not obeyed
+    utf8_visible(shown, sizeof shown, t->name, strlen(t->name));
     if (!st_dtype_is_float(t->dtype))
         return attn_fail(err, ATTN_ERR_PARSE, "%s: tensor \"%s\" has dtype %s, which attnviz does not read for "
                                               "weights (F32, F16, BF16 or F64).",
-                         m->file.shown, t->name, t->dtype_name);
+                         m->file.shown, shown, t->dtype_name);
     bool ok = rows ? t->rank == 2 && t->shape[0] == rows && t->shape[1] == cols : t->rank == 1 && t->shape[0] == cols;
     if (!ok) {
         char got[96] = "[", want[48];
@@ -153,7 +155,7 @@ static attn_status need(const hf_model *m, const char *name, uint64_t rows, uint
         if (rows) snprintf(want, sizeof want, "[%llu, %llu]", (unsigned long long)rows, (unsigned long long)cols);
         else snprintf(want, sizeof want, "[%llu]", (unsigned long long)cols);
         return attn_fail(err, ATTN_ERR_SHAPE, "%s: tensor \"%s\" has shape %s; config.json says %s.", m->file.shown,
-                         t->name, got, want);
+                         shown, got, want);
     }
     *out = t;
     return ATTN_OK;
