@@ -298,6 +298,52 @@ static void test_matmul_is_the_cores(void **state) {
     assert_true(v[0] == 1.5 && v[1] == -0.25);
 }
 
+/* Every head of a model with F16 weights equals the core's attn_head_forward
+ * run on the same X with the head's weights as doubles, bit for bit: F16 to
+ * double is exact, and the order of every sum is the core's. */
+static void test_heads_are_the_cores(void **state) {
+    (void)state;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/hf/f16_bare_untied", ATTN_TEST_DATA);
+    hf_model m;
+    attn_err err;
+    if (hf_model_open(&m, dir, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    int ids[5] = {3, 270, 61, 99, 12};
+    hf_run r = {0};
+    if (hf_forward(&r, &m, ids, 5, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    int n = r.n, d = r.d, dk = r.d_k;
+    size_t nn = (size_t)n * n, ndk = (size_t)n * dk;
+    double *buf = malloc(sizeof(double) * (3 * (size_t)d * dk + 3 * (size_t)dk + 5 * nn + 4 * ndk));
+    assert_non_null(buf);
+    for (int l = 0; l < r.n_layer; l++)
+        for (int h = 0; h < r.n_head; h++) {
+            attn_head core;
+            double *p = buf, **w[] = {&core.w_q, &core.w_k, &core.w_v}, **b[] = {&core.b_q, &core.b_k, &core.b_v};
+            for (int k = 0; k < 3; k++) {
+                *w[k] = p;
+                for (int row = 0; row < d; row++, p += dk)
+                    hf_tensor_read(m.block[l].attn_w, (size_t)row * 3 * d + (size_t)(k * d + h * dk), (size_t)dk, p);
+                *b[k] = p;
+                hf_tensor_read(m.block[l].attn_b, (size_t)(k * d + h * dk), (size_t)dk, p);
+                p += dk;
+            }
+            core.q = p, p += ndk, core.k = p, p += ndk, core.v = p, p += ndk, core.z = p, p += ndk;
+            core.scores = p, p += nn, core.scaled = p, p += nn, core.masked = p, p += nn, core.weights = p;
+            assert_int_equal(attn_head_forward(&core, r.layer[l].x, n, &r.acfg, &err), ATTN_OK);
+            const attn_head *hf = &r.layer[l].head[h];
+            assert_memory_equal(hf->q, core.q, sizeof(double) * ndk);
+            assert_memory_equal(hf->k, core.k, sizeof(double) * ndk);
+            assert_memory_equal(hf->v, core.v, sizeof(double) * ndk);
+            assert_memory_equal(hf->scores, core.scores, sizeof(double) * nn);
+            assert_memory_equal(hf->masked, core.masked, sizeof(double) * nn);
+            assert_memory_equal(hf->weights, core.weights, sizeof(double) * nn);
+            assert_memory_equal(hf->z, core.z, sizeof(double) * ndk);
+        }
+    free(buf);
+    hf_run_free(&r);
+    hf_model_free(&m);
+}
+
 static void test_gelu_and_layer_norm(void **state) {
     (void)state;
     // hand-computed: gelu_new(1) = 0.5·(1 + tanh(√(2/π)·1.044715)) = 0.8411919906082768
@@ -338,6 +384,7 @@ int main(void) {
         cmocka_unit_test(test_refuses_dtype),
         cmocka_unit_test(test_config_defaults),
         cmocka_unit_test(test_matmul_is_the_cores),
+        cmocka_unit_test(test_heads_are_the_cores),
         cmocka_unit_test(test_gelu_and_layer_norm),
         cmocka_unit_test(test_forward_refuses_bad_ids),
     };
