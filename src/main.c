@@ -280,6 +280,16 @@ static char *inspect_trace(void *ctx) {
 
 /* Everything the window needs, created in order and released in reverse. */
 static int run_gui(const cli_opts *o) {
+    if (o->model.hf_dir) { // issue 26: the window's --hf is still to come; the headless run has every stage
+        char path[1024];
+        viz_strings s = {0};
+        attn_err err;
+        bool have = app_find_data("assets/ui_strings.tsv", path, sizeof path) && viz_strings_load(&s, path, &err) == ATTN_OK;
+        fprintf(stderr, "attnviz: %s\n",
+                have ? s.s[pick_lang(o)][VIZ_S_HF_NO_WINDOW] : "The window does not open --hf DIR yet; add --headless.");
+        viz_strings_free(&s);
+        return 2;
+    }
     int code = 1;
     char msg[1024];
     attn_err err;

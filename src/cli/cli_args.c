@@ -224,7 +224,8 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
     if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) return ATTN_OK;
     const char *name = argv[++*i];
     o->print_stage = model_stage_from_name(name); // a model's stages too (checked once --model is known)
-    if (o->print_stage < 0)
+    o->model.print_name = name;
+    if (o->print_stage < 0 && cli_hf_stage_from_name(name) < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--print: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
                          "weights, z, concat or output (or nothing for all).",
@@ -242,6 +243,8 @@ static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn
     else if (strcmp(a, "--caption") == 0) o->caption = true;
     else if (strcmp(a, "--complexity") == 0) o->complexity = true;
     else if (strcmp(a, "--bench") == 0) o->bench = true;
+    else if (strcmp(a, "--bos") == 0) o->model.bos = true;
+    else if (strcmp(a, "--dump-weights") == 0) o->model.dump_weights = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) o->mode = CLI_MODE_HELP;
     else if (strcmp(a, "--version") == 0) o->mode = CLI_MODE_VERSION;
     else return attn_fail(err, ATTN_ERR_RANGE, "Unknown option \"%s\"; see attnviz --help.", a);
@@ -337,8 +340,39 @@ static attn_status check_model(cli_opts *o, attn_err *err) {
     return ATTN_OK;
 }
 
+/* --hf DIR: the model, its configuration and its tokenizer come from the folder. */
+static attn_status check_hf(cli_opts *o, attn_err *err) {
+    cli_model_opts *m = &o->model;
+    const char *flag = m->model_path              ? "--model"
+                       : o->weights_path          ? "--weights"
+                       : o->lesson_path           ? "--lesson"
+                       : m->n_targets             ? "--target"
+                       : m->train_task            ? "--train"
+                       : o->export_dir            ? "--export-dir"
+                       : o->check_lesson          ? "--check-lesson"
+                       : cli_model_config_flag(o) ? cli_model_config_flag(o)
+                                                  : cli_model_training_flag(m);
+    if (flag)
+        return attn_fail(err, ATTN_ERR_RANGE, "--hf takes its weights, configuration and tokenizer from the folder; "
+                                              "drop %s.",
+                         flag);
+    if (m->print_name && o->print_stage >= ATTN_STAGE_COUNT && o->print_stage != MODEL_ST_RESIDUAL &&
+        cli_hf_stage_from_name(m->print_name) < 0)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; with --hf use x, q, k, v, "
+                                              "scores, scaled, masked, weights, z, concat, output, resid_pre, "
+                                              "resid_mid, mlp_out, residual or next.",
+                         m->print_name);
+    if (o->explain) return cli_hf_parse_explain(m, o->explain_spec, err);
+    return ATTN_OK;
+}
+
 attn_status cli_model_finish(cli_opts *o, attn_err *err) {
     cli_model_opts *m = &o->model;
+    if (m->hf_dir) return check_hf(o, err);
+    if (m->bos || m->dump_weights) return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --hf DIR.", m->bos ? "--bos" : "--dump-weights");
+    if (o->print && o->print_stage < 0 && m->print_name)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a Hugging Face model; it goes with --hf DIR.",
+                         m->print_name);
     if (m->tasks) {
         if (m->train_task || m->model_path)
             return attn_fail(err, ATTN_ERR_RANGE, "--tasks only lists the tasks; run it on its own.");
@@ -385,7 +419,8 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION) return ATTN_OK;
     attn_status st = cli_model_finish(o, err);
     if (st != ATTN_OK || o->mode == CLI_MODE_TRAIN || o->mode == CLI_MODE_TASKS) return st;
-    if (!o->model.model_path && !o->lesson_path && (st = cli_check_layer_page(o, err)) != ATTN_OK) return st;
+    if (!o->model.model_path && !o->model.hf_dir && !o->lesson_path && (st = cli_check_layer_page(o, err)) != ATTN_OK)
+        return st;
     st = check_lesson_flags(o, err);
     if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;
@@ -427,6 +462,8 @@ static const char help_format[] =
     "  attnviz --headless --model FILE.json [--sentence S] [--target POS:TOKEN ...]\n"
     "          --print [STAGE] | --dump-json FILE|- | --explain STAGE:LAYER:HEAD:ROW:COL\n"
     "  attnviz --tasks\n"
+    "  attnviz --headless --hf DIR [--sentence S] [--bos]\n"
+    "          --print [STAGE] | --dump-json FILE|- [--dump-weights] | --explain STAGE:LAYER:HEAD:ROW:COL\n"
     "\n"
     "Input:\n"
     "  --sentence S          the sentence (default: " CLI_SEED_SENTENCE ")\n"
@@ -461,6 +498,13 @@ static const char help_format[] =
     "                        and --explain also know residual logits probs d_weights d_scaled\n"
     "  --target POS:TOKEN    (repeatable) the answer at row POS (from 0): adds the loss and\n"
     "                        every gradient (a pointer model's TOKEN must occur once)\n"
+    "A real model (GPT-2 from a Hugging Face folder; see docs/models.md):\n"
+    "  --hf DIR              with --headless: run the GPT-2 in DIR (config.json,\n"
+    "                        model.safetensors, vocab.json + merges.txt or vocab.txt) on\n"
+    "                        --sentence; --print also knows resid_pre resid_mid mlp_out\n"
+    "                        residual next; stages of every layer and head are dumped\n"
+    "  --bos                 put <|endoftext|> first (GPT-2's tokenizer)\n"
+    "  --dump-weights        --dump-json also writes each head's weights and the logits\n"
     "Export (course notes; no display needed):\n"
     "  --export-dir DIR      write every step (or every lesson page) into DIR\n"
     "  --format LIST         png,svg,csv,tex,md,html (default png,svg)\n"

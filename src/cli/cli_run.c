@@ -9,6 +9,7 @@
 #include "attn_settings.h"
 #include "cli_explain.h"
 #include "cli_model.h"
+#include "cli_hf.h"
 #include "cli_print.h"
 #include "fileio.h"
 #include "page.h"
@@ -203,6 +204,7 @@ static attn_status model_page(cli_opts *mo, const lesson **keep, attn_err *err) 
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     if (o->check_lesson) return check_lesson(o, out, errf);
     if (o->model.model_path) return cli_model_run(o, false, out, errf);
+    if (o->model.hf_dir) return cli_hf_run(o, out, errf);
     attn_err err;
     attn_err_clear(&err);
     cli_opts page = *o;

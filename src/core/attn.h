@@ -307,6 +307,12 @@ const double *attn_trace_matrix_const(const attn_trace *t, attn_matrix m, int h)
  * ATTN_ERR_NONFINITE naming the stage that overflowed. */
 attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_config *c, attn_err *err);
 
+/* Passes 2 and 3 of attn_head_forward alone: from hd's q, k, v (set by the
+ * caller), fills scores, scaled, masked, weights and z under c (d_k, mask,
+ * scale). The one attention of every model, whatever made its Q, K and V
+ * (GPT-2's fused c_attn, src/hf). Errors as attn_head_forward. */
+attn_status attn_head_attend(attn_head *hd, int n, const attn_config *c, attn_err *err);
+
 /* concat: (n, heads·d_k), head h's z: (n, d_k) in columns [h·d_k, (h+1)·d_k). */
 void attn_concat_heads(double *concat, const attn_head *heads, int n_heads, int n, int d_k);
 
