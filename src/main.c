@@ -424,7 +424,7 @@ static int run(int argc, char **argv) {
     case CLI_MODE_EXPORT:
         return run_export(&opts, argc, argv);
     case CLI_MODE_COMPLEXITY:
-        code = cli_run_complexity(opts.max_n, stdout, stderr);
+        code = cli_run_complexity_tiles(opts.max_n, opts.tiles, stdout, stderr);
         break;
     case CLI_MODE_BENCH:
         code = run_bench(&opts, start_s);

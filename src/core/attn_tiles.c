@@ -110,11 +110,18 @@ static long long tile_step(tile_state *t, const double *q, const double *k, cons
 
 long long attn_tiled_forward(double *z, double *scratch, const double *q, const double *k, const double *v,
                              attn_mask m, bool scale, int n, int d, int b, attn_tile_hook hook, void *ctx) {
+    int bb = clip_block(n, b), blocks = bb > 0 ? (n + bb - 1) / bb : 0;
+    return attn_tiled_forward_blocks(z, scratch, q, k, v, m, scale, n, d, b, 0, blocks, hook, ctx);
+}
+
+long long attn_tiled_forward_blocks(double *z, double *scratch, const double *q, const double *k, const double *v,
+                                    attn_mask m, bool scale, int n, int d, int b, int qb0, int qb1,
+                                    attn_tile_hook hook, void *ctx) {
     // q, k, v, z: (n, d); scratch: attn_tiled_scratch_doubles(n, d, b)
     int bb = clip_block(n, b), blocks = bb > 0 ? (n + bb - 1) / bb : 0;
     tile_state t = cut_scratch(scratch, bb, d);
     long long macs = 0;
-    for (int qb = 0; qb < blocks; qb++) {
+    for (int qb = qb0 < 0 ? 0 : qb0; qb < qb1 && qb < blocks; qb++) {
         int r0 = qb * bb, r1 = r0 + bb < n ? r0 + bb : n, rows = r1 - r0;
         // 1. a fresh query block: m = −∞, ℓ = 0, O = 0
         for (int r = 0; r < rows; r++) t.m[r] = -INFINITY, t.l[r] = 0.0;

@@ -69,6 +69,12 @@ size_t attn_tiled_bytes_held(int n, int d, int b);
 long long attn_tiled_forward(double *z, double *scratch, const double *q, const double *k, const double *v,
                              attn_mask m, bool scale, int n, int d, int b, attn_tile_hook hook, void *ctx);
 
+/* The same for query blocks [qb0, qb1) only (rows qb0·b … of z), so that a
+ * caller can look at a stop flag between them (the complexity lab). */
+long long attn_tiled_forward_blocks(double *z, double *scratch, const double *q, const double *k, const double *v,
+                                    attn_mask m, bool scale, int n, int d, int b, int qb0, int qb1,
+                                    attn_tile_hook hook, void *ctx);
+
 /* ---- the record of one head's tiled pass, for the dump and the window --- */
 
 typedef struct {
