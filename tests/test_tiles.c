@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "test_common.h"
 #include "attn.h"
 #include "attn_tiles.h"
+#include "fileio.h"
 
 static double *alloc_doubles(size_t count) {
     double *p = calloc(count ? count : 1, sizeof(double));
@@ -227,6 +230,60 @@ static void test_refuses_block_sizes(void **state) {
     attn_tiles_free(NULL);
 }
 
+/* rows × cols numbers of a JSON array of rows into dst. */
+static void read_rows(double *dst, const cJSON *rows, int n, int d) {
+    assert_int_equal(cJSON_GetArraySize(rows), n);
+    for (int i = 0; i < n; i++) {
+        const cJSON *row = cJSON_GetArrayItem(rows, i);
+        assert_int_equal(cJSON_GetArraySize(row), d);
+        for (int c = 0; c < d; c++) dst[(size_t)i * d + c] = cJSON_GetArrayItem(row, c)->valuedouble;
+    }
+}
+
+/* PyTorch float64's standard softmax attention (tests/data/gen_tiles_reference.py,
+ * an independent implementation) against the tiled pass, every B in 1..n+1. */
+static void test_pytorch_reference(void **state) {
+    (void)state;
+    char path[1024], *text = NULL;
+    size_t len = 0;
+    attn_err err;
+    snprintf(path, sizeof path, "%s/tiles_ref.json", ATTN_TEST_DATA);
+    if (attn_read_file(path, 1u << 24, &text, &len, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    assert_non_null(root);
+    const cJSON *cases = cJSON_GetObjectItem(root, "cases");
+    int checked = 0;
+    double worst = 0.0;
+    for (int ci = 0; ci < cJSON_GetArraySize(cases); ci++) {
+        const cJSON *c = cJSON_GetArrayItem(cases, ci);
+        int n = cJSON_GetObjectItem(c, "n")->valueint, d = cJSON_GetObjectItem(c, "d")->valueint;
+        bool scale = cJSON_IsTrue(cJSON_GetObjectItem(c, "scale"));
+        attn_mask m;
+        assert_int_equal(attn_mask_parse(&m, cJSON_GetObjectItem(c, "mask")->valuestring, NULL), ATTN_OK);
+        double *q = alloc_doubles((size_t)n * d), *k = alloc_doubles((size_t)n * d);
+        double *v = alloc_doubles((size_t)n * d), *z = alloc_doubles((size_t)n * d);
+        read_rows(q, cJSON_GetObjectItem(c, "q"), n, d);
+        read_rows(k, cJSON_GetObjectItem(c, "k"), n, d);
+        read_rows(v, cJSON_GetObjectItem(c, "v"), n, d);
+        read_rows(z, cJSON_GetObjectItem(c, "z"), n, d);
+        for (int b = 1; b <= n + 1; b++) {
+            attn_tiles t = {0};
+            assert_int_equal(attn_tiles_run(&t, q, k, v, m, scale, n, d, b, NULL), ATTN_OK);
+            double diff = attn_tiles_rel_diff(t.z, z, (size_t)n * d);
+            if (!(diff <= 1e-12))
+                fail_msg("%s, B = %d: relative difference %.3g", cJSON_GetObjectItem(c, "name")->valuestring, b, diff);
+            if (diff > worst) worst = diff;
+            attn_tiles_free(&t);
+            checked++;
+        }
+        free(q), free(k), free(v), free(z);
+    }
+    print_message("PyTorch reference: %d (case, B) pairs, largest relative difference %.3g\n", checked, worst);
+    assert_true(checked > 70);
+    cJSON_Delete(root);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_equals_ordinary_path),
@@ -234,6 +291,7 @@ int main(void) {
         cmocka_unit_test(test_hand_2x2),
         cmocka_unit_test(test_skipped_blocks),
         cmocka_unit_test(test_bytes_held),
+        cmocka_unit_test(test_pytorch_reference),
         cmocka_unit_test(test_refuses_block_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
