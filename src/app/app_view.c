@@ -11,6 +11,16 @@
 #include "strbuf.h"
 #include "viz_lesson.h"
 
+/* The tiles view's record of the shown head at its B (clipped to n), made
+ * again from the trace shown: a few microseconds at n = 20. */
+static void tiles_refresh(app_state *st) {
+    const attn_trace *t = app_trace(st);
+    attn_tiles_free(&st->view.tiles);
+    int b = st->view.tiles_b < t->n ? st->view.tiles_b : t->n, head = st->view.head < t->cfg.heads ? st->view.head : 0;
+    if (b < 1 || attn_tiles_of_head(&st->view.tiles, t, head, b, NULL) != ATTN_OK) return;
+    if (st->view.tiles_step >= st->view.tiles.count) st->view.tiles_step = st->view.tiles.count - 1;
+}
+
 void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     const char *narrative = app_lesson_narrative(st); // first: it may be stale
     memset(s, 0, sizeof *s);
@@ -62,6 +72,9 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->show_lab = st->view.show_lab;
     s->lab = st->view.lab;
     s->lab_elapsed = st->view.lab_elapsed;
+    if (st->view.show_tiles) tiles_refresh(st);
+    s->tiles = st->view.show_tiles && st->view.tiles.count ? &st->view.tiles : NULL;
+    s->tiles_step = st->view.tiles_step;
     s->hide_weights = st->lesson.predict_pending;
     s->narrative = narrative;
     const lesson_page *pg = app_lesson_page_shown(st);

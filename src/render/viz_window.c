@@ -690,6 +690,7 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
     detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
     status_line(&c, (viz_box){0, H - status, W, status});
+    if (s->tiles) viz_tiles_overlay(&c);
     if (s->show_lab) viz_lab_overlay(&c);
     if (s->show_help) help_overlay(&c);
 }
