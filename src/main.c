@@ -184,7 +184,12 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
         eo.lesson_sha256 = r.lesson ? lesson_sha256(r.lesson) : NULL;
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
-        else
+        else if (o->tiles) { // issue 24: and every step of head 1's tiles view
+            attn_tiles tiles = {0};
+            st = attn_tiles_of_head(&tiles, &r.trace, 0, o->tiles, &err);
+            if (st == ATTN_OK) st = export_sentence_tiles(&eo, &r.trace, 0, -1, &tiles, &env.strings, env.fonts, &err);
+            attn_tiles_free(&tiles);
+        } else
             st = export_sentence(&eo, &r.trace, 0, -1, &env.strings, env.fonts, &err);
         env_close(&env);
     }
