@@ -47,11 +47,14 @@ static void block_map(const viz_ctx *c, viz_box b, const attn_tiles *tl, int at)
 }
 
 /* One matrix of the step at (x, y), cells cs; returns its width. */
+#define VEC_W 1.6f /* a column of m or ℓ is this many cells wide: room for "10.81" */
+
 static float step_mat(const viz_ctx *c, float x, float y, float cs, const double *v, int rows, int cols, int stage,
                       viz_str title) {
-    viz_mat m = {.v = v, .rows = rows, .cols = cols, .stage = stage, .title = viz_s(c, title), .map = VIZ_MAP_SIGNED, .range = viz_abs_max(v, (size_t)rows * cols), .own_range = true, .weight_of = -1, .cw = cs, .ch = cs, .title_up = c->small * 1.8f};
+    float cw = cols == 1 ? cs * VEC_W : cs;
+    viz_mat m = {.v = v, .rows = rows, .cols = cols, .stage = stage, .title = viz_s(c, title), .map = VIZ_MAP_SIGNED, .range = viz_abs_max(v, (size_t)rows * cols), .own_range = true, .weight_of = -1, .cw = cw, .ch = cs, .title_up = c->small * 1.8f};
     viz_mat_draw(c, &m, x, y, cs);
-    return fmaxf(cs * cols, viz_text_w(c, m.title, c->small) + 4 * c->u);
+    return fmaxf(cw * cols, viz_text_w(c, m.title, c->small) + 4 * c->u);
 }
 
 /* Σ_j e^(s_j − m) of row r of the step, and Σ_j e^(s_j − m)·v_j[col] (col ≥ 0). */
@@ -136,7 +139,7 @@ static void step_row(const viz_ctx *c, viz_box b, const attn_tiles *tl, int at) 
     // the largest cells (at most 64 units) at which the seven matrices and their titles fit across
     static const viz_str titles[7] = {VIZ_S_TILES_MAT_S, VIZ_S_TILES_MAT_M_OLD, VIZ_S_TILES_MAT_M, VIZ_S_TILES_MAT_L_OLD,
                                       VIZ_S_TILES_MAT_L, VIZ_S_TILES_MAT_O_OLD, VIZ_S_TILES_MAT_O};
-    const int across[7] = {cols, 1, 1, 1, 1, d, d};
+    const float across[7] = {(float)cols, VEC_W, VEC_W, VEC_W, VEC_W, (float)d, (float)d};
     float cs = fminf((b.h - top) / rows, 64 * c->u);
     for (int tries = 0; tries < 60; tries++, cs *= 0.95f) {
         float need = label_w + 6 * gap;
@@ -191,7 +194,7 @@ void viz_tiles_overlay(const viz_ctx *c) {
     float foot = c->small * 1.6f, arith_h = c->body * 4.6f;
     float bottom = y + h - pad - foot - arith_h - 10 * c->u, top = ly + c->body * 2.2f;
     // left: the blocks, then the bytes and the check
-    float lw = fminf(w * 0.26f, (bottom - top) * 0.6f);
+    float lw = fminf(w * 0.24f, (bottom - top) * 0.5f);
     viz_label(c, x + pad, top, lw + 40 * c->u, c->small * 1.4f, viz_s(c, VIZ_S_TILES_BLOCKS), c->small,
               VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     block_map(c, (viz_box){x + pad, top + c->small * 1.8f, lw, lw}, tl, at);
@@ -201,7 +204,7 @@ void viz_tiles_overlay(const viz_ctx *c) {
     if (used + 1 < sizeof buf) buf[used++] = '\n', buf[used] = '\0';
     snprintf(buf + used, sizeof buf - used, viz_s(c, VIZ_S_TILES_CHECK), diff);
     float my = top + c->small * 1.8f + lw + 12 * c->u;
-    viz_wrap(c, (viz_box){x + pad, my, lw + 30 * c->u, bottom - my}, buf, c->small, 0, c->th->text);
+    viz_wrap(c, (viz_box){x + pad, my, fmaxf(lw + 30 * c->u, w * 0.26f), bottom - my}, buf, c->small, 0, c->th->text);
     // right: the step
     float rx = x + pad + lw + 50 * c->u;
     step_row(c, (viz_box){rx, top, x + w - pad - rx, bottom - top}, tl, at);
