@@ -105,6 +105,9 @@ static void test_tiles_view(void **state) {
     app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = VIZ_TILE_L, .row = 3, .col = 0});
     assert_int_equal(st.view.hover.kind, VIZ_HIT_CELL);
     assert_int_equal(st.view.hover.stage, VIZ_TILE_L);
+    char *cmd = app_command_line(&st); // the headless run of the view: its B, and the step's matrix (not the hovered ℓ)
+    assert_non_null(strstr(cmd, " --tiles 20 --print weights"));
+    free(cmd);
     st.view.head = 1; // the record follows the head shown
     app_scene(&st, &s, badge, sizeof badge);
     assert_true(attn_tiles_rel_diff(s.tiles->z, st.src.trace.head[1].z, 20 * 4) <= 1e-12);

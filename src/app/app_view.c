@@ -99,7 +99,7 @@ static void copy_target(const app_state *st, int *s, int *h) {
     if (m && st->model.readout) *s = m->cfg.objective == MODEL_OBJ_TOKEN ? MODEL_ST_PROBS : MODEL_ST_AVG;
     else if (m && st->model.backward && st->view.step == ATTN_STEP_SOFTMAX) *s = MODEL_ST_D_WEIGHTS;
     else if (m && st->model.backward && (st->view.step == ATTN_STEP_SCALE || st->view.step == ATTN_STEP_MASK)) *s = MODEL_ST_D_SCALED;
-    if (st->view.hover.kind == VIZ_HIT_CELL) {
+    if (st->view.hover.kind == VIZ_HIT_CELL && !viz_tile_stage(st->view.hover.stage)) { // the tiles view's are not the trace's
         *s = st->view.hover.stage;
         *h = st->view.hover.head;
     }
@@ -202,6 +202,7 @@ char *app_command_line(const app_state *st) {
         attn_sb_puts(&b, " --weights ");
         attn_sb_shell_word(&b, st->src.weights_name);
     }
+    if (st->view.show_tiles && st->view.tiles.count) attn_sb_printf(&b, " --tiles %d", st->view.tiles.b); // F4: its summary too
     int s, h;
     copy_target(st, &s, &h);
     attn_sb_printf(&b, " --print %s", attn_stage_name((attn_stage)s));
