@@ -184,7 +184,12 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
         eo.lesson_sha256 = r.lesson ? lesson_sha256(r.lesson) : NULL;
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
-        else
+        else if (o->tiles) { // issue 24: and every step of head 1's tiles view
+            attn_tiles tiles = {0};
+            st = attn_tiles_of_head(&tiles, &r.trace, 0, o->tiles, &err);
+            if (st == ATTN_OK) st = export_sentence_tiles(&eo, &r.trace, 0, -1, &tiles, &env.strings, env.fonts, &err);
+            attn_tiles_free(&tiles);
+        } else
             st = export_sentence(&eo, &r.trace, 0, -1, &env.strings, env.fonts, &err);
         env_close(&env);
     }
@@ -434,7 +439,7 @@ static int run(int argc, char **argv) {
     case CLI_MODE_EXPORT:
         return run_export(&opts, argc, argv);
     case CLI_MODE_COMPLEXITY:
-        code = cli_run_complexity(opts.max_n, stdout, stderr);
+        code = cli_run_complexity_tiles(opts.max_n, opts.tiles, stdout, stderr);
         break;
     case CLI_MODE_BENCH:
         code = run_bench(&opts, start_s);

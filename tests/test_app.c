@@ -69,6 +69,54 @@ static void test_steps_clamp(void **state) {
     app_free(&st);
 }
 
+/* Issue 24 part 4: F4's tiles view: its record follows B, the head and the
+ * step; hovering its m, ℓ or O keeps the hover (the view words it). */
+static void test_tiles_view(void **state) {
+    (void)state;
+    app_state st;
+    viz_scene s;
+    char badge[320];
+    start(&st, NULL);
+    app_toggle_tiles(&st);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_non_null(s.tiles);
+    assert_int_equal(s.tiles->b, 4);
+    assert_int_equal(s.tiles->count, 25);
+    assert_int_equal(s.tiles_step, 0);
+    assert_true(attn_tiles_rel_diff(s.tiles->z, st.src.trace.head[0].z, 20 * 4) <= 1e-12);
+    app_tiles_step(&st, +1);
+    assert_int_equal(st.view.tiles_step, 1);
+    app_tiles_step(&st, INT_MAX);
+    assert_int_equal(st.view.tiles_step, 24);
+    app_tiles_step(&st, +1);
+    assert_int_equal(st.view.tiles_step, 24);
+    app_tiles_block(&st, +1);
+    assert_int_equal(st.view.tiles_b, 5);
+    assert_int_equal(st.view.tiles_step, 0);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_int_equal(s.tiles->count, 16);
+    app_tiles_block(&st, -100);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_int_equal(s.tiles->count, 400);
+    app_tiles_block(&st, +100);
+    assert_int_equal(st.view.tiles_b, 20);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_int_equal(s.tiles->count, 1);
+    app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = VIZ_TILE_L, .row = 3, .col = 0});
+    assert_int_equal(st.view.hover.kind, VIZ_HIT_CELL);
+    assert_int_equal(st.view.hover.stage, VIZ_TILE_L);
+    char *cmd = app_command_line(&st); // the headless run of the view: its B, and the step's matrix (not the hovered ℓ)
+    assert_non_null(strstr(cmd, " --tiles 20 --print weights"));
+    free(cmd);
+    st.view.head = 1; // the record follows the head shown
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_true(attn_tiles_rel_diff(s.tiles->z, st.src.trace.head[1].z, 20 * 4) <= 1e-12);
+    app_toggle_tiles(&st);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_null(s.tiles);
+    app_free(&st);
+}
+
 static void test_editing(void **state) {
     (void)state;
     app_state st;
@@ -547,6 +595,7 @@ static void test_lesson_fifo_read_once(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_defaults),
+        cmocka_unit_test(test_tiles_view),
         cmocka_unit_test(test_steps_clamp),
         cmocka_unit_test(test_editing),
         cmocka_unit_test(test_widgets),

@@ -257,6 +257,7 @@ void app_free(app_state *st) {
     app_model_state_free(&st->model);
     attn_trace_free(&st->src.trace);
     attn_trace_free(&st->src.alt);
+    attn_tiles_free(&st->view.tiles);
     attn_weights_file_free(&st->src.wfile);
     free(st->src.explain);
     free(st->src.sentence);
@@ -295,6 +296,10 @@ void app_hover(app_state *st, viz_hit hit) {
     if (memcmp(&hit, &st->view.hover, sizeof hit) != 0) st->view.detail_scroll = 0; // a new cell starts at its own term
     st->view.hover = hit;
     st->src.explain_valid = false;
+    if (hit.kind == VIZ_HIT_CELL && viz_tile_stage(hit.stage)) { // the tiles view words its own arithmetic
+        st->dirty = true;
+        return;
+    }
     if (hit.kind == VIZ_HIT_CELL && st->model.m)
         st->src.explain_valid = model_explain(st->model.explain, &st->model.run, st->model.m, hit.stage, st->model.layer,
                                               hit.head, hit.row, hit.col, NULL) == ATTN_OK;

@@ -34,6 +34,7 @@
 
 #include "attn.h"
 #include "attn_json.h"
+#include "attn_tiles.h"
 #include "app_editor.h"
 #include "lesson.h"
 #include "model_run.h"
@@ -131,6 +132,11 @@ typedef struct {
     float pan_y;               /* … and down */
     float narrative_scroll;    /* narrative panel scroll in pixels */
     int detail_scroll;         /* terms the cell arithmetic is scrolled by (0: around the cell's own) */
+    /* issue 24 part 4: the tiles view (F4), FlashAttention's online softmax block by block */
+    bool show_tiles;  /* the tiles view is open */
+    int tiles_b;      /* its block size B, 1 … n (0 until first opened: then 4) */
+    int tiles_step;   /* the step shown, from 0 */
+    attn_tiles tiles; /* the shown head's record (owned; app_scene refreshes it while the view is open) */
 } app_view_state;
 
 /* The look and feel of the window. */

@@ -3,6 +3,7 @@
  * through the lesson, the model and the compute pipeline below. */
 #include "app_actions.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,6 +470,33 @@ void app_edit_cancel(app_state *st) {
 
 void app_toggle_lines_all(app_state *st) {
     st->view.lines_all = !st->view.lines_all;
+    st->dirty = true;
+}
+
+/* ---- the tiles view (issue 24 part 4) ---- */
+
+void app_toggle_tiles(app_state *st) {
+    st->view.show_tiles = !st->view.show_tiles;
+    if (st->view.tiles_b <= 0) st->view.tiles_b = 4;
+    st->view.tiles_step = 0;
+    st->dirty = true;
+}
+
+void app_tiles_step(app_state *st, int delta) {
+    int n = app_trace(st)->n, b = st->view.tiles_b < n ? st->view.tiles_b : n;
+    int blocks = b > 0 ? (n + b - 1) / b : 1, last = blocks * blocks - 1;
+    long long at = delta == INT_MIN ? 0 : delta == INT_MAX ? last
+                                                           : (long long)st->view.tiles_step + delta;
+    st->view.tiles_step = at < 0 ? 0 : at > last ? last
+                                                 : (int)at;
+    st->dirty = true;
+}
+
+void app_tiles_block(app_state *st, int delta) {
+    int n = app_trace(st)->n, b = st->view.tiles_b + delta, hi = n < ATTN_MAX_TILE ? n : ATTN_MAX_TILE;
+    st->view.tiles_b = b < 1 ? 1 : b > hi ? hi
+                                          : b;
+    st->view.tiles_step = 0;
     st->dirty = true;
 }
 

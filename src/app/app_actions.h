@@ -27,6 +27,14 @@ void app_toggle_lines_all(app_state *st); /* A: the attention lines of every hea
 /* F2: shows or hides the complexity lab; true when it is now shown (the
  * caller starts the measurement). */
 bool app_toggle_lab(app_state *st);
+
+/* Issue 24 part 4. F4: shows or hides the tiles view (the shown head's
+ * online softmax, block by block; B starts at 4, clipped to n). */
+void app_toggle_tiles(app_state *st);
+/* In the tiles view: the step delta away (clamped; INT_MIN / INT_MAX: the
+ * first / the last), and B changed by delta (1 … n; back to the first step). */
+void app_tiles_step(app_state *st, int delta);
+void app_tiles_block(app_state *st, int delta);
 /* The lab's measurements once done (owned by the caller), else NULL, and
  * how long it has run. */
 void app_lab_progress(app_state *st, const attn_cx_result *lab, float elapsed);

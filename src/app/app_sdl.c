@@ -404,11 +404,35 @@ static void key_arrows(app_ui *u, SDL_Keycode sym) {
     else app_move_cursor(st, d, 0);
 }
 
+/* The tiles view's keys (issue 24): ← → a step, Home End the first and last,
+ * + − the block size, F4 or Esc close. false for any other key. */
+static bool tiles_key(app_state *st, SDL_Keycode sym) {
+    switch (sym) {
+    case SDLK_LEFT:
+    case SDLK_UP: app_tiles_step(st, -1); return true;
+    case SDLK_RIGHT:
+    case SDLK_DOWN:
+    case SDLK_SPACE: app_tiles_step(st, +1); return true;
+    case SDLK_HOME: app_tiles_step(st, INT_MIN); return true;
+    case SDLK_END: app_tiles_step(st, INT_MAX); return true;
+    case SDLK_PLUS:
+    case SDLK_KP_PLUS: app_tiles_block(st, +1); return true;
+    case SDLK_EQUALS: app_tiles_block(st, +1); return true; // + shares its key with =
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS: app_tiles_block(st, -1); return true;
+    case SDLK_F4:
+    case SDLK_ESCAPE: app_toggle_tiles(st); return true;
+    default: return false;
+    }
+}
+
 static void key_normal(app_ui *u, const SDL_Keysym *k) {
     app_state *st = &u->st;
     bool shift = k->mod & KMOD_SHIFT;
     if ((k->mod & KMOD_CTRL) && key_ctrl(u, k)) return;
     if (k->mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) return;
+    if (st->view.show_tiles && !st->view.show_help && !st->view.show_lab && tiles_key(st, k->sym))
+        return;                                                                                  // F4's view takes the arrows, + and −
     if (!st->view.show_help && !st->view.show_lab && app_train_key(&u->train, k->sym, k->mod)) { // F3, and its keys while open
         if (st->edit.ed.active) u->skip_text = true;                                             // E began editing the probe: its letter is not typed
         return;
@@ -419,6 +443,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
         u->skip_text = true;
         return;
     case SDLK_F2: toggle_lab(u); return;
+    case SDLK_F4: app_toggle_tiles(st); return;
     case SDLK_ESCAPE:
         if (st->view.show_lab) toggle_lab(u);
         else if (st->view.show_help) app_toggle_help(st);

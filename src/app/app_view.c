@@ -11,6 +11,16 @@
 #include "strbuf.h"
 #include "viz_lesson.h"
 
+/* The tiles view's record of the shown head at its B (clipped to n), made
+ * again from the trace shown: a few microseconds at n = 20. */
+static void tiles_refresh(app_state *st) {
+    const attn_trace *t = app_trace(st);
+    attn_tiles_free(&st->view.tiles);
+    int b = st->view.tiles_b < t->n ? st->view.tiles_b : t->n, head = st->view.head < t->cfg.heads ? st->view.head : 0;
+    if (b < 1 || attn_tiles_of_head(&st->view.tiles, t, head, b, NULL) != ATTN_OK) return;
+    if (st->view.tiles_step >= st->view.tiles.count) st->view.tiles_step = st->view.tiles.count - 1;
+}
+
 void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     const char *narrative = app_lesson_narrative(st); // first: it may be stale
     memset(s, 0, sizeof *s);
@@ -62,6 +72,9 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->show_lab = st->view.show_lab;
     s->lab = st->view.lab;
     s->lab_elapsed = st->view.lab_elapsed;
+    if (st->view.show_tiles) tiles_refresh(st);
+    s->tiles = st->view.show_tiles && st->view.tiles.count ? &st->view.tiles : NULL;
+    s->tiles_step = st->view.tiles_step;
     s->hide_weights = st->lesson.predict_pending;
     s->narrative = narrative;
     const lesson_page *pg = app_lesson_page_shown(st);
@@ -86,7 +99,7 @@ static void copy_target(const app_state *st, int *s, int *h) {
     if (m && st->model.readout) *s = m->cfg.objective == MODEL_OBJ_TOKEN ? MODEL_ST_PROBS : MODEL_ST_AVG;
     else if (m && st->model.backward && st->view.step == ATTN_STEP_SOFTMAX) *s = MODEL_ST_D_WEIGHTS;
     else if (m && st->model.backward && (st->view.step == ATTN_STEP_SCALE || st->view.step == ATTN_STEP_MASK)) *s = MODEL_ST_D_SCALED;
-    if (st->view.hover.kind == VIZ_HIT_CELL) {
+    if (st->view.hover.kind == VIZ_HIT_CELL && !viz_tile_stage(st->view.hover.stage)) { // the tiles view's are not the trace's
         *s = st->view.hover.stage;
         *h = st->view.hover.head;
     }
@@ -189,6 +202,7 @@ char *app_command_line(const app_state *st) {
         attn_sb_puts(&b, " --weights ");
         attn_sb_shell_word(&b, st->src.weights_name);
     }
+    if (st->view.show_tiles && st->view.tiles.count) attn_sb_printf(&b, " --tiles %d", st->view.tiles.b); // F4: its summary too
     int s, h;
     copy_target(st, &s, &h);
     attn_sb_printf(&b, " --print %s", attn_stage_name((attn_stage)s));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "attn_settings.h"
+#include "attn_tiles.h"
 #include "model_run.h"
 #include "numparse.h"
 #include "task.h"
@@ -152,6 +153,40 @@ static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
     return ATTN_OK;
 }
 
+/* Whether the learner reads Chinese: --lang, else the locale (LC_ALL,
+ * LC_MESSAGES, LANG), as the window and the exports choose. */
+static bool cli_lang_zh(const cli_opts *o) {
+    if (o->lang) return strcmp(o->lang, "zh") == 0;
+    const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return strncmp(v, "zh", 2) == 0;
+    }
+    return false;
+}
+
+/* --tiles B: 1 … ATTN_MAX_TILE, the one-layer view only; refused in the
+ * learner's language (issue 24). */
+static attn_status parse_tiles(cli_opts *o, attn_err *err) {
+    long long v = 0;
+    const char *s = o->tiles_spec;
+    bool zh = cli_lang_zh(o);
+    int shown = (int)utf8_cut(s, strlen(s), 64);
+    if (attn_parse_int(s, strlen(s), 1, ATTN_MAX_TILE, &v) != ATTN_INT_OK)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         zh ? "--tiles 的块大小 B 必须是 1 到 %d 之间的整数（现在是 \"%.*s\"）：每块 B 个查询行、B 个键列。"
+                            : "--tiles needs a block size B, a whole number from 1 to %d (not \"%.*s\"): blocks of B "
+                              "query rows and B key columns.",
+                         ATTN_MAX_TILE, shown, s);
+    if (o->model.model_path || o->model.train_task)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         zh ? "--tiles 只用于单层的注意力（不能与 %s 同用）。"
+                            : "--tiles goes with the one-layer view, not with %s.",
+                         o->model.model_path ? "--model" : "--train");
+    o->tiles = (int)v;
+    return ATTN_OK;
+}
+
 /* Flags that take a value; the value is argv[i + 1]. */
 static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, attn_err *err) {
     long long v = 0;
@@ -175,6 +210,7 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
     else if (strcmp(flag, "--view") == 0) o->view = val;
     else if (strcmp(flag, "--theme") == 0) o->theme = val;
     else if (strcmp(flag, "--lang") == 0) st = parse_lang(o, val, err);
+    else if (strcmp(flag, "--tiles") == 0) o->tiles_spec = val;
     else if (attn_setting_by_flag(flag, NULL) >= 0) st = parse_setting(o, attn_setting_by_flag(flag, NULL), flag, val, err);
     else if (strcmp(flag, "--pixel-scale") == 0) {
         st = parse_int(&v, flag, val, 1, 3, err);
@@ -211,6 +247,7 @@ static bool takes_value(const char *flag) {
         "--lang",
         "--pixel-scale",
         "--max-n",
+        "--tiles",
     };
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         if (strcmp(flag, valued[i]) == 0) return true;
@@ -417,6 +454,7 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (o->sentence && o->sentence_file)
         return attn_fail(err, ATTN_ERR_RANGE, "Give either --sentence or --sentence-file, not both.");
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION) return ATTN_OK;
+    if (o->tiles_spec && parse_tiles(o, err) != ATTN_OK) return ATTN_ERR_RANGE;
     attn_status st = cli_model_finish(o, err);
     if (st != ATTN_OK || o->mode == CLI_MODE_TRAIN || o->mode == CLI_MODE_TASKS) return st;
     if (!o->model.model_path && !o->model.hf_dir && !o->lesson_path && (st = cli_check_layer_page(o, err)) != ATTN_OK)
@@ -478,6 +516,9 @@ static const char help_format[] =
     "  --dump-json F         write every stage as JSON (- for standard output)\n"
     "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
     "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
+    "  --tiles B             also compute each head by FlashAttention's online softmax\n"
+    "                        in blocks of B (1-64): --print sums it up, --dump-json adds\n"
+    "                        Z_tiled and every block's m, l and O\n"
     "Lessons:\n"
     "  --lesson FILE         open a lesson (with --headless: compute its page with the\n"
     "                        page's sentence, settings, vocabulary and designed weights;\n"
@@ -515,7 +556,7 @@ static const char help_format[] =
     "  --theme NAME          light, dark, presenter or high-contrast (also the window's)\n"
     "  --lang en|zh          UI language (also the window's)\n"
     "Measuring:\n"
-    "  --complexity [--max-n N]  time full, sliding-window and linear attention for\n"
+    "  --complexity [--max-n N]  time full, tiled, sliding-window and linear attention for\n"
     "                        n = 16 ... N and fit the slopes (N 16-65536, default 4096)\n"
     "  --bench               replay a classroom session offscreen and print timings\n"
     "                        (with --size WxH and --theme NAME: at that size and theme)\n"

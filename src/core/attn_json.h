@@ -12,11 +12,21 @@
 #include <stddef.h>
 
 #include "attn.h"
+#include "attn_tiles.h"
 #include "sha256.h"
 
 /* Writes t as JSON. Returns a NUL-terminated string the caller free()s, or NULL
  * when memory ran out. */
 char *attn_json_dump(const attn_trace *t);
+
+/* The same, with --tiles B's record: tiles holds t->cfg.heads records
+ * (attn_tiles_of_head), or is NULL (then it is attn_json_dump). Each head
+ * gains "Z_tiled" and "tiles": {"B", "blocks", "steps_skipped",
+ * "bytes_held_max", "full_bytes", "macs", "steps": [{"q_block", "k_block",
+ * "rows": [r0, r1), "cols": [c0, c1), "skipped", "bytes", "scores" (not when
+ * skipped), "m", "l", "O"}]}; a weights file's "Z_tiled" and "tiles" are
+ * ignored like the other computed keys. */
+char *attn_json_dump_tiles(const attn_trace *t, const attn_tiles *tiles);
 
 /* The one way attnviz reads JSON (weights, settings, an export's manifest):
  * text (len bytes, after an optional UTF-8 byte order mark) must be exactly

@@ -10,6 +10,7 @@
 
 #include "attn.h"
 #include "attn_err.h"
+#include "attn_tiles.h"
 #include "lesson.h"
 #include "model_run.h"
 #include "strbuf.h"
@@ -93,6 +94,10 @@ typedef struct {
     bool backward;           /* steps 4–6 with their gradients beside them */
     viz_target target;       /* whose answers run's targets are */
     const char *prefix;      /* before "NN-" in file names, e.g. "L2-"; NULL: none */
+    /* issue 24 part 4: a step of the tiles view (F4) instead of the step */
+    const attn_tiles *tiles; /* the head's online softmax record, or NULL; with it only PNG, SVG, CSV (the
+                                step's m, l and O) and the handout are written */
+    int tiles_step;          /* which of its steps, from 0 */
 } export_item;
 
 /* How a matrix's rows or columns are labelled. */

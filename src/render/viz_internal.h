@@ -117,6 +117,9 @@ const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int
 
 /* ---- the complexity lab (viz_lab.c) ---- */
 void viz_lab_overlay(const viz_ctx *c);
+/* Issue 24 part 4: the tiles view (F4) over the window: the blocks, the step's
+ * scores, m, ℓ and O, the bytes held, and the hovered cell's rescaling. */
+void viz_tiles_overlay(const viz_ctx *c);
 
 /* ---- the training view (viz_train.c) ---- */
 void viz_train_overlay(const viz_ctx *c, float status_h); /* over all but the status line, status_h high */

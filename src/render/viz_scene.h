@@ -5,6 +5,7 @@
 #define VIZ_SCENE_H
 
 #include "attn.h"
+#include "attn_tiles.h"
 #include "complexity.h"
 #include "model_run.h"
 #include "viz.h"
@@ -102,6 +103,18 @@ typedef struct {
     int row; /* TOKEN: the token; CELL: the query */
     int col; /* COLUMN, CELL: the key */
 } viz_mark;
+
+/* Issue 24 part 4: the tiles view's matrices as its hit regions name them
+ * (their stage, beyond every attn_stage and model stage): the block's
+ * scores, m, ℓ and O before and after the step. */
+enum { VIZ_TILE_S = 900,
+       VIZ_TILE_M_OLD,
+       VIZ_TILE_M,
+       VIZ_TILE_L_OLD,
+       VIZ_TILE_L,
+       VIZ_TILE_O_OLD,
+       VIZ_TILE_O };
+static inline bool viz_tile_stage(int stage) { return stage >= VIZ_TILE_S && stage <= VIZ_TILE_O; }
 
 /* Panels that scroll (hit regions carry these ids). */
 enum { VIZ_PANEL_NARRATIVE = 1,
@@ -204,6 +217,8 @@ typedef struct {
     const attn_cx_result *lab;          /* its measurements, or NULL while they run */
     float lab_elapsed;                  /* seconds the measurement has been running */
     const struct viz_train_view *train; /* the training view (F3, viz_train.h), or NULL when it is closed */
+    const attn_tiles *tiles;            /* issue 24: the tiles view (F4): the shown head's record, or NULL when closed */
+    int tiles_step;                     /* … the step it shows, from 0 */
     /* look */
     viz_theme_id theme;
     float scale;       /* UI scale (DPI × zoom) */

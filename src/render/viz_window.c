@@ -690,6 +690,7 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
     detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
     status_line(&c, (viz_box){0, H - status, W, status});
+    if (s->tiles) viz_tiles_overlay(&c);
     if (s->show_lab) viz_lab_overlay(&c);
     if (s->show_help) help_overlay(&c);
 }
@@ -699,6 +700,10 @@ void viz_build_figure(viz_list *l, const viz_scene *s, viz_measure m, int w, int
     ctx_init(&c, l, s, m);
     viz_clear(l);
     viz_fill(l, 0, 0, (float)w, (float)h, c.th->bg);
+    if (s->tiles) { // issue 24: a step of the tiles view is the figure
+        viz_tiles_overlay(&c);
+        return;
+    }
     if (s->badge) { // figures carry where their weights came from
         float bw = viz_text_w(&c, s->badge, c.small) + 20 * c.u;
         viz_text(l, w - bw - 14 * c.u, 14 * c.u, bw, c.big * 1.4f, s->badge, c.small, VIZ_RIGHT | VIZ_MIDDLE, c.th->muted);
