@@ -582,7 +582,8 @@ bool app_sdl_frame(void *ui) {
         app_lesson_reload(&u->st);
         u->next_reload_check = SDL_GetTicks() + 1000;
     }
-    bool working = plat_jobs_advance(APP_WORK_BUDGET_MS);
+    bool train_only = u->train.open && app_train_busy(&u->train) && !u->input_seen;
+    bool working = plat_jobs_advance(train_only ? APP_WORK_BUDGET_TRAINING_MS : APP_WORK_BUDGET_MS);
     lab_poll(u);
     app_train_poll(&u->train);
     // sleep until something happens: an idle app uses no CPU
@@ -592,7 +593,9 @@ bool app_sdl_frame(void *ui) {
                   : app_lab_running(&u->lab)  ? 250
                                               : 500;
     SDL_Event e;
+    u->input_seen = false;
     if (plat_wait_event(&e, timeout)) {
+        u->input_seen = true;
         take_event(u, &e);
         while (SDL_PollEvent(&e)) take_event(u, &e);
     }
