@@ -214,7 +214,7 @@ static void test_find_token_after_edit(void **state) {
     attn_tokens t = {0};
     assert_int_equal(attn_tokenize(&t, "a bird saw the cat", 18, NULL, NULL), ATTN_OK);
     assert_int_equal(lesson_find_token(&t, &pg->highlight.a), 1);
-    lesson_tokref none = {-1, NULL};
+    lesson_tokref none = {-1, NULL, LESSON_ROLE_NONE, -1, -1};
     assert_int_equal(lesson_find_token(&t, &none), -1);
     attn_tokens_free(&t);
     lesson_free(l);
@@ -971,7 +971,7 @@ static void check_model_pages(const char *path, const char *const cases[][5], si
         assert_int_equal(page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
         const attn_trace *t = &r.layer[atoi(cases[c][2])];
         const char *colon = strchr(cases[c][1], ':'); // "10:c": a token named by its position
-        lesson_tokref row = {colon ? atoi(cases[c][1]) - 1 : -1, colon ? colon + 1 : cases[c][1]};
+        lesson_tokref row = {colon ? atoi(cases[c][1]) - 1 : -1, colon ? colon + 1 : cases[c][1], LESSON_ROLE_NONE, -1, -1};
         int q = lesson_find_token(&t->tokens, &row), best = 0;
         assert_true(q >= 0);
         const double *a = t->head[0].weights + (size_t)q * t->n;

@@ -49,15 +49,16 @@ typedef enum { APP_WEIGHTS_RANDOM,
 /* A lesson in the window: the file in each language, the page shown, its
  * designed weights and text, and its question. */
 typedef struct {
-    lesson *files[VIZ_LANG_COUNT];    /* the open lesson in each language, paired by page id (owned; NULL: none) */
-    char *paths[VIZ_LANG_COUNT];      /* their files (owned), for reloading */
-    long long mtimes[VIZ_LANG_COUNT]; /* modification times seen at load (ns) */
-    int page;                         /* current page of the current language's lesson */
-    char *narrative;                  /* the page's text as paragraphs (owned), or NULL */
-    bool narrative_stale;             /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
-    char page_label[96];              /* "3 / 12" for the status line, or "" */
-    bool predict_pending;             /* predict before reveal: weights hidden until a guess */
-    int predict_head;                 /* the question's head */
+    lesson *files[VIZ_LANG_COUNT];      /* the open lesson in each language, paired by page id (owned; NULL: none) */
+    char *paths[VIZ_LANG_COUNT];        /* their files (owned), for reloading */
+    long long mtimes[VIZ_LANG_COUNT];   /* modification times seen at load (ns) */
+    int page;                           /* current page of the current language's lesson */
+    char *narrative;                    /* the page's text as paragraphs (owned), or NULL */
+    bool narrative_stale;               /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
+    char page_label[96];                /* "3 / 12" for the status line, or "" */
+    bool predict_pending;               /* predict before reveal: weights hidden until a guess */
+    int predict_head;                   /* the question's head */
+    char try_labels[VIZ_MAX_TRIES][96]; /* the page's @try sentences, each from where it differs from the page's */
 } app_lesson_state;
 
 /* Where the walkthrough's model came from (the badge says it). */

@@ -275,6 +275,10 @@ static void widget_mask(app_state *st, viz_widget w, int delta) {
 }
 
 void app_widget(app_state *st, viz_widget w, int delta) {
+    if ((int)w == VIZ_W_TRY) { // a lesson's suggestion, not a setting
+        app_lesson_try(st, delta);
+        return;
+    }
     if (st->model.m && viz_widget_model_fixed(w)) { // its training chose them
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_MODEL_FIXED));
         return;

@@ -66,7 +66,7 @@ void app_lesson_refresh_narrative(app_state *st) {
     attn_strbuf b;
     attn_sb_init(&b);
     bool model = st->model.m && pg->model; // the page's model, as the page shows it
-    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL, .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l)};
+    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL, .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l), .sentence = st->src.sentence};
     viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &x);
     if (!model) vocab_note(&b, st);
     st->lesson.narrative = attn_sb_take(&b);
@@ -271,6 +271,42 @@ void app_lesson_guess(app_state *st, int token) {
         app_status(st, app_str(st, VIZ_S_PREDICT_WRONG), guess, answer, row[best]);
     app_lesson_refresh_narrative(st); // the text after @reveal
     st->dirty = true;
+}
+
+void app_lesson_try(app_state *st, int i) {
+    const lesson_page *pg = app_lesson_page_shown(st);
+    if (!pg || i < 0 || i >= pg->n_tries) return;
+    attn_err err;
+    if (app_set_sentence(st, pg->tries[i], &st->src.cfg, &err) != ATTN_OK) app_status(st, "%s", err.msg);
+    else st->view.query = attn_trace_default_query(app_trace(st)); // the question stays on the pronoun
+    st->lesson.narrative_stale = true;
+    st->dirty = true;
+}
+
+/* Where b differs from a, as a chip says it: from a word (a character
+ * without spaces) before the first difference to the end. */
+static void try_label(char *out, size_t cap, const char *a, const char *b) {
+    size_t i = 0;
+    while (a[i] && a[i] == b[i]) i++;
+    while (i > 0 && ((unsigned char)b[i] & 0xC0) == 0x80) i--; // the start of a character
+    bool spaced = strchr(b, ' ') != NULL;
+    for (int words = 0; i > 0 && words < (spaced ? 2 : 1);) { // one word of context
+        i--;
+        if (spaced ? (b[i] == ' ' && ++words == 2) : (((unsigned char)b[i] & 0xC0) != 0x80 && ++words == 1)) break;
+    }
+    if (spaced && b[i] == ' ') i++;
+    snprintf(out, cap, "%s%s", i > 0 ? "…" : "", b + i);
+    utf8_trim_partial(out);
+}
+
+int app_lesson_tries(app_state *st, const char **out) {
+    const lesson_page *pg = app_lesson_page_shown(st);
+    int n = 0;
+    for (; pg && n < pg->n_tries && n < VIZ_MAX_TRIES; n++) {
+        try_label(st->lesson.try_labels[n], sizeof st->lesson.try_labels[n], pg->sentence, pg->tries[n]);
+        out[n] = st->lesson.try_labels[n];
+    }
+    return n;
 }
 
 bool app_lesson_reload(app_state *st) {

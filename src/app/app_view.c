@@ -66,6 +66,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->narrative = narrative;
     const lesson_page *pg = app_lesson_page_shown(st);
     s->narrative_title = pg ? pg->title : NULL;
+    s->n_tries = app_lesson_tries(st, s->tries);
     s->mark = pg ? viz_lesson_mark(&pg->highlight, &app_trace(st)->tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
     if (pg) viz_lesson_names(&s->names, app_lesson(st), st->lesson.page, app_trace(st));
     s->question = pg && pg->predict.on;

@@ -503,6 +503,30 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
 
 /* ---- right side: narrative and cell arithmetic ---- */
 
+/* The page's @try suggestions, as chips that flow under the title: their
+ * height; drawn, or (hits) only their hit regions, over the panel's. */
+static float try_chips(const viz_ctx *c, viz_box in, bool hits) {
+    const viz_scene *s = c->s;
+    if (s->n_tries <= 0) return 0;
+    float px = c->small, h = px * 1.9f, gap = 6 * c->u, pad = 7 * c->u;
+    const char *label = viz_s(c, VIZ_S_LESSON_TRY);
+    float lw = viz_text_w(c, label, px) + gap, x = in.x + lw, y = in.y;
+    if (!hits) viz_text(c->l, in.x, y, lw, h, label, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    for (int i = 0; i < s->n_tries; i++) {
+        float w = viz_text_w(c, s->tries[i], px) + 2 * pad;
+        if (w > in.w - lw) w = in.w - lw;
+        if (x + w > in.x + in.w && x > in.x + lw) x = in.x + lw, y += h + gap; // the next line
+        if (hits) viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = VIZ_W_TRY, .delta = i});
+        else {
+            viz_fill(c->l, x, y, w, h, c->th->panel2);
+            viz_stroke(c->l, x, y, w, h, 1.5f * c->u, c->th->accent);
+            viz_label(c, x + pad, y, w - 2 * pad, h, s->tries[i], px, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
+        }
+        x += w + gap;
+    }
+    return y + h + 6 * c->u - in.y;
+}
+
 static void narrative(const viz_ctx *c, viz_box b) {
     const viz_scene *s = c->s;
     float pad = 14 * c->u;
@@ -513,6 +537,10 @@ static void narrative(const viz_ctx *c, viz_box b) {
     float th = viz_wrap(c, (viz_box){in.x, in.y, in.w, c->big * 4.5f}, title, c->big, 0, c->th->text); // long titles wrap
     in.y += th + 4 * c->u;
     in.h -= th + 4 * c->u;
+    viz_box chips = in;
+    float tries_h = try_chips(c, chips, false);
+    in.y += tries_h;
+    in.h -= tries_h;
     const char *text = s->narrative           ? s->narrative
                        : s->readout           ? viz_s(c, VIZ_S_HINT_READOUT)
                        : viz_step_has_grad(c) ? viz_s(c, s->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX
@@ -526,6 +554,7 @@ static void narrative(const viz_ctx *c, viz_box b) {
                  VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
     int scroll_max = total > tb.h ? (int)ceilf(total - tb.h) : 0;
     viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE, .scroll_max = scroll_max});
+    try_chips(c, chips, true);
 }
 
 /* A line of the cell arithmetic, wrapped with a hanging indent: its height,
