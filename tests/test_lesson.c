@@ -9,6 +9,7 @@
 #include "fileio.h"
 #include "page.h"
 #include "strbuf.h"
+#include "viz_lesson.h"
 
 #define ZH_LESSON ATTN_SOURCE_DIR "/lessons/zh/self-attention.lesson"
 #define EN_LESSON ATTN_SOURCE_DIR "/lessons/en/self-attention.lesson"
@@ -1026,6 +1027,99 @@ static void test_model_pages(void **state) {
     check_model_pages(EN_LESSON, en, sizeof en / sizeof *en);
 }
 
+/* ---- issue 23: @try, roles, @own and @edited -------------------------- */
+
+static void test_try_errors(void **state) {
+    (void)state;
+    // a reference outside @own that names a token the suggestion does not have
+    expect_err(HEAD "@try: the bird saw a cat | a bird\nSee {weights saw cat}.\n", 17, 6,
+               "the @try sentence “a bird” has no “saw”: name the token by its role");
+    // the same inside @own holds only for the page's own sentence: accepted
+    lesson *l = parse_ok(HEAD "@try: a bird\n@own\nSee {weights saw cat}.\n@end\n@edited: Now {n} tokens.\n");
+    const lesson_page *pg = lesson_page_at(l, 0);
+    assert_int_equal(pg->n_tries, 1);
+    assert_string_equal(pg->tries[0], "a bird");
+    assert_true(pg->has_own);
+    assert_true(pg->paras[0].own);
+    assert_true(pg->paras[1].edited && !pg->paras[1].own);
+    lesson_free(l);
+    expect_err(HEAD "@try: the cat | \n", 16, 16, "an empty @try sentence");
+    expect_err(HEAD "@own\ntext\n", 16, 1, "@own is not closed");
+    expect_err(HEAD "@own\n@own\n@end\n", 17, 1, "@own is already open");
+    expect_err(HEAD "Who is {word $nobody}?\n", 16, 14, "there is no role “$nobody”");
+    expect_err(HEAD "Who is {word $pronoun}?\n", 16, 14, "$pronoun needs a pronoun (它 or it)");
+    expect_err(HEAD "@roles: noun=noun\n", 16, 1, "@roles belongs before the first page");
+}
+
+/* The shipped one-layer page after its suggestion "was too wide": roles find
+ * the tokens of the new sentence, the text of the page's own sentence gives
+ * way to @edited and the R note, and no reference shows "—". */
+static void test_try_narrative(void **state) {
+    (void)state;
+    lesson *l = load_ok(EN_LESSON);
+    int i = lesson_find_page(l, "one-layer");
+    assert_true(i >= 0);
+    const lesson_page *pg = lesson_page_at(l, i);
+    assert_int_equal(pg->n_tries, 2);
+    const char *wide = pg->tries[1];
+    assert_non_null(strstr(wide, "too wide"));
+    attn_trace t = {0};
+    attn_err err;
+    assert_int_equal(lesson_page_trace(&t, l, i, wide, strlen(wide), &err), ATTN_OK);
+    viz_ref_ctx x = {.trace = &t, .sentence = wide};
+    char word[64];
+    // features of this lesson's vocabulary: noun is 9, state 15 (@roles)
+    lesson_tokref pred = {-1, NULL, LESSON_ROLE_PREDICATE, 9, 15}, other = {-1, NULL, LESSON_ROLE_OTHER, 9, 15},
+                  referent = {-1, NULL, LESSON_ROLE_REFERENT, 9, 15}, pron = {-1, NULL, LESSON_ROLE_PRONOUN, 9, 15};
+    int k = viz_lesson_role(&x, &pred, -1, 0);
+    attn_token_label(&t.tokens, k, 0, word, sizeof word);
+    assert_string_equal(word, "wide");
+    k = viz_lesson_role(&x, &referent, -1, 0);
+    attn_token_label(&t.tokens, k, 0, word, sizeof word);
+    assert_string_equal(word, "bird"); // the designed layer still picks the bird
+    k = viz_lesson_role(&x, &other, -1, 0);
+    attn_token_label(&t.tokens, k, 0, word, sizeof word);
+    assert_string_equal(word, "animal");
+    k = viz_lesson_role(&x, &pron, -1, 0);
+    attn_token_label(&t.tokens, k, 0, word, sizeof word);
+    assert_string_equal(word, "it");
+
+    attn_strbuf b;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_non_null(strstr(b.data, "You changed the ending: it is now \"wide\"."));
+    assert_non_null(strstr(b.data, "LESSON_EDITED")); // the R note (its key: no strings given here)
+    assert_null(strstr(b.data, "now \"it was too tired\""));
+    assert_null(strstr(b.data, "—"));
+    attn_sb_free(&b);
+
+    // the page's own sentence: its own text, no note
+    x.sentence = pg->sentence;
+    attn_trace own = {0};
+    assert_int_equal(lesson_page_trace(&own, l, i, NULL, 0, &err), ATTN_OK);
+    x.trace = &own;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_non_null(strstr(b.data, "now \"it was too tired\""));
+    assert_null(strstr(b.data, "LESSON_EDITED"));
+    attn_sb_free(&b);
+
+    // a sentence that lost a token a paragraph names: that paragraph gives way, never "—"
+    const char *cat = "The cat didn't see the dog because it was too tired.";
+    attn_trace_free(&t);
+    assert_int_equal(lesson_page_trace(&t, l, i, cat, strlen(cat), &err), ATTN_OK);
+    x.trace = &t;
+    x.sentence = cat;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_null(strstr(b.data, "—"));
+    assert_non_null(strstr(b.data, "LESSON_EDITED"));
+    attn_sb_free(&b);
+    attn_trace_free(&t);
+    attn_trace_free(&own);
+    lesson_free(l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_lesson),
@@ -1054,6 +1148,8 @@ int main(void) {
         cmocka_unit_test(test_large_vocabulary),
         cmocka_unit_test(test_many_models),
         cmocka_unit_test(test_model_pages),
+        cmocka_unit_test(test_try_errors),
+        cmocka_unit_test(test_try_narrative),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -864,10 +864,11 @@ static void resolve_try(parser *p, page_ctx *c, const raw_dir *d) {
     page_rec *r = c->rec;
     const lesson_page *pg = &r->pub;
     const char *s = d->args, *end = s + strlen(s);
-    while (s < end) {
+    for (bool more = true; more;) {
         const char *bar = memchr(s, '|', (size_t)(end - s)), *e = bar ? bar : end;
         const char *a = lsn_skip_spaces(s, e), *b = lsn_trim_end(a, e);
         s = bar ? bar + 1 : end;
+        more = bar != NULL;
         if (a == b) {
             lsn_add_err(p, d->line, dir_col(d, a), "an empty @try sentence; write @try: SENTENCE | SENTENCE …");
             continue;

@@ -247,14 +247,13 @@ static void edited_text(attn_strbuf *b, const lesson_page *pg, const viz_ref_ctx
         if (!pg->paras[i].edited) continue;
         attn_strbuf one;
         attn_sb_init(&one);
-        if (para_text(&one, pg, &pg->paras[i], x) && one.len) {
-            attn_sb_append(b, one.data, one.len);
-            attn_sb_puts(b, " ");
-        }
+        if (para_text(&one, pg, &pg->paras[i], x) && one.len) attn_sb_append(b, one.data, one.len);
         attn_sb_free(&one);
     }
     const char *note = x->ui ? x->ui[VIZ_S_LESSON_EDITED] : NULL;
-    attn_sb_puts(b, note ? note : viz_str_key(VIZ_S_LESSON_EDITED));
+    if (!note) note = viz_str_key(VIZ_S_LESSON_EDITED);
+    if (b->len && b->data[b->len - 1] != '\n' && (unsigned char)note[0] < 0x80) attn_sb_puts(b, " "); // （ needs none
+    attn_sb_puts(b, note);
     attn_sb_puts(b, "\n\n");
 }
 
