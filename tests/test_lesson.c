@@ -901,7 +901,7 @@ static const char *fake_task(const char *name) { return name; }
 static const char *fake_task_names(void) { return "sort"; }
 static const lesson_model_source fake_source = {fake_locate, fake_load, fake_free, fake_facts, fake_tokenize,
                                                 fake_word_id, fake_stage, fake_stage_name, fake_cols, fake_row,
-                                                fake_task, fake_task, fake_task_names};
+                                                fake_task, fake_task, fake_task_names, NULL};
 
 /* The models a lesson reads count against LESSON_MAX_MEMORY: two models of
  * 40 MiB pass 64 MiB, said at the second @model; one named twice is held once. */
@@ -1033,7 +1033,7 @@ static void test_try_errors(void **state) {
     (void)state;
     // a reference outside @own that names a token the suggestion does not have
     expect_err(HEAD "@try: the bird saw a cat | a bird\nSee {weights saw cat}.\n", 17, 6,
-               "the @try sentence “a bird” has no “saw”: name the token by its role");
+               "the sentence “a bird” has no “saw”: name the token by its role");
     // the same inside @own holds only for the page's own sentence: accepted
     lesson *l = parse_ok(HEAD "@try: a bird\n@own\nSee {weights saw cat}.\n@end\n@edited: Now {n} tokens.\n");
     const lesson_page *pg = lesson_page_at(l, 0);
@@ -1049,6 +1049,25 @@ static void test_try_errors(void **state) {
     expect_err(HEAD "Who is {word $nobody}?\n", 16, 14, "there is no role “$nobody”");
     expect_err(HEAD "Who is {word $pronoun}?\n", 16, 14, "$pronoun needs a pronoun (它 or it)");
     expect_err(HEAD "@roles: noun=noun\n", 16, 1, "@roles belongs before the first page");
+
+    // a model page that invites edits is checked on its task's held-out sentences too
+    char *text = NULL;
+    size_t len = 0;
+    attn_err err;
+    assert_int_equal(attn_read_file(EN_LESSON, LESSON_MAX_BYTES, &text, &len, &err), ATTN_OK);
+    attn_strbuf b;
+    attn_sb_init(&b);
+    const char *at = strstr(text, "The model answers \"{answer it}\" (9).");
+    assert_non_null(at);
+    attn_sb_append(&b, text, (size_t)(at - text));
+    attn_sb_puts(&b, "The model answers \"{answer it}\" (9), {weights it animal}."); // every @try has "animal"
+    attn_sb_puts(&b, at + strlen("The model answers \"{answer it}\" (9)."));
+    char *report = NULL;
+    assert_int_equal(page_lesson_check(b.data, b.len, EN_LESSON, &report, NULL), 1);
+    assert_non_null(strstr(report, "didn't cross the street because it was too wide.” has no “animal”"));
+    free(report);
+    attn_sb_free(&b);
+    free(text);
 }
 
 /* The shipped one-layer page after its suggestion "was too wide": roles find

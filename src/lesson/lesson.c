@@ -410,7 +410,7 @@ static const char *const role_names[LESSON_ROLE_COUNT] = {"", "pronoun", "refere
 /* A @try sentence without a token a reference names. */
 static void lesson_add_try_err(parser *p, int line, int col, const char *sentence, const char *token) {
     bool role = strcmp(token, role_names[LESSON_ROLE_PRONOUN]) == 0;
-    lsn_add_err(p, line, col, "the @try sentence “%s” has no %s“%s”: name the token by its role ($pronoun, "
+    lsn_add_err(p, line, col, "the sentence “%s” has no %s“%s”: name the token by its role ($pronoun, "
                               "$referent, $other, $predicate, $top) or put the paragraph between @own and @end",
                 sentence, role ? "pronoun, " : "", role ? "它 / it" : token);
 }
@@ -841,8 +841,9 @@ static const char *missing_token(const lesson_tokref *tr, const attn_tokens *t) 
 
 /* Every reference outside @own must stay true for a @try sentence: each token
  * it names by its text is there, each role finds its pronoun. */
-static void check_try(parser *p, page_ctx *c, const char *sentence, const attn_tokens *t) {
+static int check_try(parser *p, page_ctx *c, const char *sentence, const attn_tokens *t) {
     const page_rec *r = c->rec;
+    int errors = 0;
     for (int k = 0; k < r->pub.n_paras; k++) {
         const lesson_para *para = &r->paras[k];
         for (int i = 0; i < para->n_spans && !para->own; i++) {
@@ -852,10 +853,33 @@ static void check_try(parser *p, page_ctx *c, const char *sentence, const attn_t
             const char *miss = missing_token(&ref->row, t);
             if (!miss && ref->col_dim < 0) miss = missing_token(&ref->col, t);
             for (int j = 0; j < ref->n_keys && !miss; j++) miss = missing_token(&ref->keys[j], t);
-            if (miss)
+            if (miss) {
                 lesson_add_try_err(p, ref->line, ref->column, sentence, miss);
+                errors++;
+            }
         }
     }
+    return errors;
+}
+
+/* A model page that invites edits: the task's held-out sentences, which the
+ * learner may as well type, are checked like its @try sentences (up to the
+ * first that a reference does not hold for). */
+static void check_heldout(parser *p, page_ctx *c) {
+    const lesson_page *pg = &c->rec->pub;
+    const lesson_model_source *src = p->l->src;
+    lesson_model_facts f;
+    memset(&f, 0, sizeof f);
+    src->facts(pg->model, &f);
+    char *all = src->heldout && f.task ? src->heldout(f.task) : NULL;
+    for (const char *s = all; s && *s; s += strlen(s) + 1) {
+        attn_tokens t = {0};
+        attn_err e;
+        int bad = src->tokenize(pg->model, s, strlen(s), &t, &e) == ATTN_OK ? check_try(p, c, s, &t) : 0;
+        attn_tokens_free(&t);
+        if (bad) break;
+    }
+    free(all);
 }
 
 /* "@try: SENTENCE | SENTENCE …": the sentences the text invites; each is
@@ -1140,6 +1164,7 @@ static void resolve_page(parser *p, int index) {
         }
         resolve_refs(p, &c);
         if (c.seen[D_TRY]) resolve_try(p, &c, c.seen[D_TRY]);
+        if (c.seen[D_TRY] && r->pub.model && p->checking) check_heldout(p, &c);
         for (int k = 0; k < r->pub.n_paras; k++) r->pub.has_own |= r->paras[k].own;
         if (r->pub.random_weights && r->pub.gain != 1.0 && !p->nomem) make_gained(p, r, c.seen[D_RANDOM]);
         if (mats_ok && p->errs.n == before && !p->nomem && !p->stop) check_answer(p, index);

@@ -243,6 +243,10 @@ typedef struct {
     const char *(*task_find)(const char *name);    /* the task named name (its static name), or NULL */
     const char *(*task_of_file)(const char *base); /* the task a model file is named after, or NULL */
     const char *(*task_names)(void);               /* "a, b, c": for messages */
+    /* The held-out sentences of the task named task, one after another, each
+     * ending in a NUL, the last followed by another (malloc'd: the caller
+     * frees it), or NULL. A page that invites edits (@try) is checked on them. */
+    char *(*heldout)(const char *task);
 } lesson_model_source;
 
 #endif
