@@ -291,7 +291,13 @@ attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err)
 
 /* ---- what is shown, derived from the state ---- */
 
+/* A cell of what the question hides (the weights and what follows them) while it is open. */
+static bool hidden_cell(const app_state *st, viz_hit hit) {
+    return st->lesson.predict_pending && hit.kind == VIZ_HIT_CELL && hit.stage >= ATTN_ST_WEIGHTS;
+}
+
 void app_hover(app_state *st, viz_hit hit) {
+    if (hidden_cell(st, hit)) hit = (viz_hit){.kind = VIZ_HIT_NONE};                // no cursor, no arithmetic: the answer waits
     if (memcmp(&hit, &st->view.hover, sizeof hit) != 0) st->view.detail_scroll = 0; // a new cell starts at its own term
     st->view.hover = hit;
     st->src.explain_valid = false;

@@ -92,6 +92,8 @@ typedef struct {
     app_editor ed;        /* the text, its cursor, selection, composition and backup (app_editor.h) */
     app_edit_check check; /* editing another text than the sentence: what checks it, else NULL */
     void *ctx;            /* its context */
+    char query_word[64];  /* the query's token when editing began: the query stays on it (or the pronoun) */
+    int query_at;         /* and its place then */
 } app_edit_state;
 
 /* The source and its trace: what is computed, and from what. */

@@ -354,6 +354,24 @@ void app_reset(app_state *st) {
 
 /* ---- editing ---- */
 
+/* The query after an edit: the word it was on when editing began (the
+ * occurrence nearest its place), else the pronoun, else where it is. */
+static void follow_query(app_state *st) {
+    const attn_trace *t = app_trace(st);
+    int best = -1, q = st->edit.query_at;
+    size_t n = strlen(st->edit.query_word);
+    for (int i = 0; i < t->n && n; i++) {
+        int len;
+        const char *tok = attn_token_text(&t->tokens, i, &len);
+        if ((size_t)len == n && memcmp(tok, st->edit.query_word, n) == 0 && (best < 0 || abs(i - q) < abs(best - q))) best = i;
+    }
+    if (best < 0) best = attn_trace_pronoun(t);
+    if (best >= 0 && best != st->view.query) {
+        st->view.query = best;
+        if (st->model.m) app_recompute(st); // the model's target follows the query
+    }
+}
+
 /* Tries the edited text as the sentence: a valid one is computed at once;
  * an invalid one leaves the last valid result on screen and says why. */
 static void edit_apply(app_state *st) {
@@ -373,11 +391,17 @@ static void edit_apply(app_state *st) {
             free(st->src.sentence);
             st->src.sentence = copy;
         }
+        follow_query(st);
     }
     st->dirty = true;
 }
 
 void app_edit_begin(app_state *st) {
+    const attn_trace *t = app_trace(st);
+    int len = 0;
+    const char *tok = st->view.query < t->n ? attn_token_text(&t->tokens, st->view.query, &len) : "";
+    snprintf(st->edit.query_word, sizeof st->edit.query_word, "%.*s", len < 63 ? len : 0, tok);
+    st->edit.query_at = st->view.query;
     app_edit_begin_other(st, st->src.sentence, NULL, NULL);
 }
 
