@@ -55,10 +55,12 @@ typedef struct {
     int page;                           /* current page of the current language's lesson */
     char *narrative;                    /* the page's text as paragraphs (owned), or NULL */
     bool narrative_stale;               /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
-    char page_label[96];                /* "3 / 12" for the status line, or "" */
+    char page_label[192];               /* "3 / 12 · title" for the status line, or "" */
     bool predict_pending;               /* predict before reveal: weights hidden until a guess */
     int predict_head;                   /* the question's head */
     char try_labels[VIZ_MAX_TRIES][96]; /* the page's @try sentences, each from where it differs from the page's */
+    char *kept[VIZ_LANG_COUNT];         /* a sentence the learner edited, kept when L left its language (owned) */
+    char kept_page[64];                 /* the page id it was edited on */
 } app_lesson_state;
 
 /* Where the walkthrough's model came from (the badge says it). */

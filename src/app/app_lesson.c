@@ -56,6 +56,27 @@ static void vocab_note(attn_strbuf *b, const app_state *st) {
     attn_sb_free(&names);
 }
 
+/* The labels of words that occur more than once ("2:只", "7:只"), as a
+ * paragraph that says what the number is. */
+static void positions_note(attn_strbuf *b, const app_state *st) {
+    const attn_trace *t = app_trace(st);
+    attn_strbuf names;
+    attn_sb_init(&names);
+    char lab[96];
+    for (int i = 0; i < t->n; i++) {
+        int len;
+        const char *tok = attn_token_text(&t->tokens, i, &len);
+        attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
+        if ((int)strlen(lab) == len && memcmp(lab, tok, (size_t)len) == 0) continue; // labelled by its text alone
+        attn_sb_printf(&names, "%s%s", names.len ? (st->look.lang == VIZ_LANG_ZH ? "”、“" : "\", \"") : "", lab);
+    }
+    if (names.len) {
+        attn_sb_printf(b, app_str(st, VIZ_S_TOKEN_POSITIONS), names.data);
+        attn_sb_puts(b, "\n\n");
+    }
+    attn_sb_free(&names);
+}
+
 void app_lesson_refresh_narrative(app_state *st) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = app_lesson_page_shown(st);
@@ -69,6 +90,7 @@ void app_lesson_refresh_narrative(app_state *st) {
     viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL, .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l), .sentence = st->src.sentence};
     viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &x);
     if (!model) vocab_note(&b, st);
+    positions_note(&b, st);
     st->lesson.narrative = attn_sb_take(&b);
     st->dirty = true;
 }
@@ -182,7 +204,8 @@ void app_lesson_goto(app_state *st, int page) {
     }
     free(copy);
     app_lesson_refresh_narrative(st);
-    snprintf(st->lesson.page_label, sizeof st->lesson.page_label, "%d / %d · %s", page + 1, lesson_page_count(l), pg->id);
+    snprintf(st->lesson.page_label, sizeof st->lesson.page_label, "%d / %d · %s", page + 1, lesson_page_count(l), pg->title);
+    utf8_trim_partial(st->lesson.page_label);
     st->dirty = true;
 }
 
@@ -241,15 +264,52 @@ void app_lesson_turn(app_state *st, int delta) {
     if (p >= 0 && p < lesson_page_count(l)) app_lesson_goto(st, p);
 }
 
+/* After L: the question stays answered, and a sentence the learner edited
+ * in the other language is kept for it (said in the status line); one kept
+ * for this language on this page comes back. */
+static void carry_over(app_state *st, const lesson_page *from, bool answered, char *mine, int from_lang) {
+    const lesson_page *pg = app_lesson_page_shown(st);
+    if (!pg) {
+        free(mine);
+        return;
+    }
+    if (answered && pg->predict.on && st->lesson.predict_pending) {
+        st->lesson.predict_pending = false;
+        app_hover(st, st->view.hover);
+    }
+    int lang = st->look.lang;
+    char *back = st->lesson.kept[lang];
+    st->lesson.kept[lang] = NULL;
+    if (back && strcmp(st->lesson.kept_page, pg->id) == 0) {
+        attn_err err;
+        if (app_set_sentence(st, back, &st->src.cfg, &err) == ATTN_OK) st->view.query = attn_trace_default_query(app_trace(st));
+    }
+    free(back);
+    if (mine) {
+        free(st->lesson.kept[from_lang]);
+        st->lesson.kept[from_lang] = mine;
+        snprintf(st->lesson.kept_page, sizeof st->lesson.kept_page, "%s", from->id);
+        app_status(st, app_str(st, VIZ_S_STATUS_LANG_KEPT), mine);
+    }
+    st->lesson.narrative_stale = true;
+}
+
 void app_switch_lang(app_state *st) {
     const lesson *from = app_lesson(st);
     const lesson_page *pg = from ? lesson_page_at(from, st->lesson.page) : NULL;
+    bool answered = pg && pg->predict.on && !st->lesson.predict_pending && !st->model.m == !pg->model;
+    bool edited = pg && pg->sentence && st->src.sentence && strcmp(pg->sentence, st->src.sentence) != 0;
+    char *mine = edited ? strdup(st->src.sentence) : NULL;
+    int from_lang = st->look.lang;
     st->look.lang = (viz_lang)!st->look.lang;
     const lesson *to = st->lesson.files[st->look.lang];
     if (pg && to && to != from) {
         int p = lesson_find_page(to, pg->id);
         app_lesson_goto(st, p >= 0 ? p : 0);
+        carry_over(st, pg, answered, mine, from_lang);
+        mine = NULL;
     }
+    free(mine);
     app_refresh_texts(st);
 }
 

@@ -644,7 +644,8 @@ static void status_line(const viz_ctx *c, viz_box b) {
     float rw = 0;
     if (c->s->page_label) {
         rw = viz_text_w(c, c->s->page_label, c->small) + 2 * pad;
-        viz_text(c->l, b.x + b.w - rw, b.y, rw - pad, b.h, c->s->page_label, c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+        if (rw > 0.45f * b.w) rw = 0.45f * b.w; // a long title gives way to the status message (cut with …)
+        viz_label(c, b.x + b.w - rw, b.y, rw - pad, b.h, c->s->page_label, c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
     }
     const char *st = c->s->status ? c->s->status : viz_s(c, VIZ_S_STATUS_READY);
     viz_label(c, b.x + pad, b.y, b.w - rw - 2 * pad, b.h, st, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
