@@ -279,6 +279,10 @@ void app_widget(app_state *st, viz_widget w, int delta) {
         app_lesson_try(st, delta);
         return;
     }
+    if ((int)w == VIZ_W_WORD) { // a word of the model's palette, typed at the cursor
+        app_edit_word(st, delta);
+        return;
+    }
     if (st->model.m && viz_widget_model_fixed(w)) { // its training chose them
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_MODEL_FIXED));
         return;
@@ -433,6 +437,20 @@ void app_edit_insert(app_state *st, const char *utf8) {
     } else if (r == APP_EDITOR_CHANGED) {
         edit_apply(st);
     }
+}
+
+void app_edit_word(app_state *st, int i) {
+    const model *m = st->model.m;
+    if (!m || i < 0 || i >= m->vocab_count) return;
+    if (!st->edit.ed.active) app_edit_begin(st);
+    app_editor *e = &st->edit.ed;
+    if (!e->active) return;
+    const char *w = m->vocab[i];
+    bool spaced = strchr(e->text, ' ') != NULL, punct = !((w[0] | 0x20) >= 'a' && (w[0] | 0x20) <= 'z') && (unsigned char)w[0] < 0x80 && !(w[0] >= '0' && w[0] <= '9');
+    bool after_space = e->cursor == 0 || e->text[e->cursor - 1] == ' ';
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s%s", spaced && !after_space && !punct ? " " : "", w);
+    app_edit_insert(st, buf);
 }
 
 void app_edit_compose(app_state *st, const char *preedit) {

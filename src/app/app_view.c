@@ -67,6 +67,9 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     const lesson_page *pg = app_lesson_page_shown(st);
     s->narrative_title = pg ? pg->title : NULL;
     s->n_tries = app_lesson_tries(st, s->tries);
+    bool palette = st->model.m && st->edit.ed.active && !st->edit.check; // the model's sentence, being edited
+    s->n_words = palette ? st->model.m->vocab_count : 0;
+    s->words = palette ? (const char *const *)st->model.m->vocab : NULL;
     s->mark = pg ? viz_lesson_mark(&pg->highlight, &app_trace(st)->tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
     if (pg) viz_lesson_names(&s->names, app_lesson(st), st->lesson.page, app_trace(st));
     s->question = pg && pg->predict.on;

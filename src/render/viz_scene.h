@@ -79,6 +79,9 @@ typedef enum {
  * and the suggestion's index in delta. */
 #define VIZ_W_TRY 48
 #define VIZ_MAX_TRIES 8
+/* While the sentence of a model is edited, its words are chips under the
+ * narrative's title: VIZ_HIT_WIDGET with this id, the word's index in delta. */
+#define VIZ_W_WORD 49
 
 /* true for the widgets shown only with a model. */
 static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER; }
@@ -203,6 +206,8 @@ typedef struct {
     const char *narrative_title; /* narrative panel title (lesson page), or NULL: the step name */
     int n_tries;                 /* the page's @try suggestions, as the chips under the title say them */
     const char *tries[VIZ_MAX_TRIES];
+    int n_words; /* the model's words, while its sentence is edited (a palette), else 0 */
+    const char *const *words;
     const char *narrative;              /* narrative text; paragraphs split by blank lines, code lines marked */
     const char *status;                 /* status line text */
     const char *page_label;             /* e.g. "3 / 14", or NULL without a lesson */

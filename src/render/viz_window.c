@@ -503,28 +503,38 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
 
 /* ---- right side: narrative and cell arithmetic ---- */
 
-/* The page's @try suggestions, as chips that flow under the title: their
- * height; drawn, or (hits) only their hit regions, over the panel's. */
-static float try_chips(const viz_ctx *c, viz_box in, bool hits) {
-    const viz_scene *s = c->s;
-    if (s->n_tries <= 0) return 0;
+/* Chips that flow under the narrative's title after a label (the page's
+ * @try suggestions, the model's words): their height; drawn, or (hits)
+ * only their hit regions, which go over the panel's. */
+static float chips(const viz_ctx *c, viz_box in, const char *label, const char *const *items, int n, int widget,
+                   bool hits) {
+    if (n <= 0) return 0;
     float px = c->small, h = px * 1.9f, gap = 6 * c->u, pad = 7 * c->u;
-    const char *label = viz_s(c, VIZ_S_LESSON_TRY);
     float lw = viz_text_w(c, label, px) + gap, x = in.x + lw, y = in.y;
-    if (!hits) viz_text(c->l, in.x, y, lw, h, label, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
-    for (int i = 0; i < s->n_tries; i++) {
-        float w = viz_text_w(c, s->tries[i], px) + 2 * pad;
+    if (lw > 0.5f * in.w) lw = 0, y += h; // a long label on a line of its own
+    if (!hits) viz_text(c->l, in.x, in.y, in.w, h, label, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    x = in.x + lw;
+    for (int i = 0; i < n; i++) {
+        float w = viz_text_w(c, items[i], px) + 2 * pad;
         if (w > in.w - lw) w = in.w - lw;
         if (x + w > in.x + in.w && x > in.x + lw) x = in.x + lw, y += h + gap; // the next line
-        if (hits) viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = VIZ_W_TRY, .delta = i});
+        if (hits) viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget, .delta = i});
         else {
             viz_fill(c->l, x, y, w, h, c->th->panel2);
             viz_stroke(c->l, x, y, w, h, 1.5f * c->u, c->th->accent);
-            viz_label(c, x + pad, y, w - 2 * pad, h, s->tries[i], px, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
+            viz_label(c, x + pad, y, w - 2 * pad, h, items[i], px, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
         }
         x += w + gap;
     }
     return y + h + 6 * c->u - in.y;
+}
+
+/* The page's suggestions, then the model's words while its sentence is edited: their height. */
+static float try_chips(const viz_ctx *c, viz_box in, bool hits) {
+    const viz_scene *s = c->s;
+    float h = chips(c, in, viz_s(c, VIZ_S_LESSON_TRY), s->tries, s->n_tries, VIZ_W_TRY, hits);
+    in.y += h;
+    return h + chips(c, in, viz_s(c, VIZ_S_MODEL_WORDS), s->words, s->n_words, VIZ_W_WORD, hits);
 }
 
 static void narrative(const viz_ctx *c, viz_box b) {
