@@ -186,6 +186,30 @@ static void config_words(const app_state *st, char *out, size_t cap, const attn_
     attn_sb_free(&sb);
 }
 
+/* The strings table's entry of each message id (attn_msgs.def). */
+static const viz_str msg_strs[ATTN_MSG_COUNT] = {
+    VIZ_S_APP_NAME, // NONE: never looked up
+#define ATTN_MSG(id, en) VIZ_S_ERR_##id,
+#include "attn_msgs.def"
+#undef ATTN_MSG
+};
+
+void app_msg_text(const app_state *st, int lang, attn_msg id, const char (*args)[128], char *out, size_t cap) {
+    const char *t = st->look.strings && id > ATTN_MSG_NONE && id < ATTN_MSG_COUNT ? st->look.strings->s[lang][msg_strs[id]] : NULL;
+    attn_msg_format(out, cap, t ? t : attn_msg_english(id), args, ATTN_MSG_ARGS);
+}
+
+void app_err_text(const app_state *st, const attn_err *err, char *out, size_t cap) {
+    if (err->id > ATTN_MSG_NONE && err->id < ATTN_MSG_COUNT) app_msg_text(st, st->look.lang, err->id, err->args, out, cap);
+    else snprintf(out, cap, "%s", err->msg);
+}
+
+void app_status_err(app_state *st, const attn_err *err) {
+    char why[640];
+    app_err_text(st, err, why, sizeof why);
+    app_status(st, "%s", why);
+}
+
 attn_status app_compute(app_state *st, const char *text, const attn_config *cfg, attn_err *err) {
     if (st->model.m) {
         attn_status rc = model_compute(st, text, err);
@@ -217,7 +241,7 @@ attn_status app_compute(app_state *st, const char *text, const attn_config *cfg,
 bool app_recompute_with(app_state *st, const attn_config *cfg) {
     attn_err err;
     if (app_compute(st, st->src.sentence, cfg, &err) == ATTN_OK) return true;
-    app_status(st, "%s", err.msg);
+    app_status_err(st, &err);
     return false;
 }
 

@@ -218,6 +218,16 @@ void app_badge(const app_state *st, char *out, size_t cap);
 /* A UI string in the current language. */
 const char *app_str(const app_state *st, viz_str id);
 
+/* An error as the window says it: a message with an id in the current
+ * language (the strings table's ERR_<ID>), else its text. */
+void app_err_text(const app_state *st, const attn_err *err, char *out, size_t cap);
+
+/* Says err in the status line, in the window's language (app_err_text). */
+void app_status_err(app_state *st, const attn_err *err);
+
+/* The same for id and args, in language lang (for tests that walk every id). */
+void app_msg_text(const app_state *st, int lang, attn_msg id, const char (*args)[128], char *out, size_t cap);
+
 /* Sets the status line (printf-style, UTF-8). */
 void app_status(app_state *st, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -51,7 +51,7 @@ void app_open_dropped(app_state *st, const char *path) {
         app_model_close(st); // weights are for the one-layer walkthrough
         rc = app_use_weights_file(st, path, &err);
     }
-    if (rc != ATTN_OK) app_status(st, "%s", err.msg);
+    if (rc != ATTN_OK) app_status_err(st, &err);
     st->dirty = true;
 }
 
@@ -209,7 +209,7 @@ static void apply_shape_change(app_state *st, attn_config cfg) {
     attn_err err;
     if (app_compute(st, st->src.sentence, &cfg, &err) != ATTN_OK) {
         if (st->src.weights != APP_WEIGHTS_FILE) {
-            app_status(st, "%s", err.msg);
+            app_status_err(st, &err);
             return;
         }
         st->src.weights = APP_WEIGHTS_RANDOM;
@@ -388,7 +388,7 @@ static void edit_apply(app_state *st) {
         return;
     }
     if (app_compute(st, e->text, &st->src.cfg, &err) != ATTN_OK) {
-        snprintf(e->error, sizeof e->error, "%s", err.msg);
+        app_err_text(st, &err, e->error, sizeof e->error); // in the window's language
     } else {
         char *copy = strdup(e->text);
         if (copy) {

@@ -200,7 +200,7 @@ void app_lesson_goto(app_state *st, int page) {
         set_question(st, pg);
         if (st->model.m) app_recompute(st); // the layer and the query chosen: the run, its target and the comparison
     } else {
-        app_status(st, "%s", err.msg);
+        app_status_err(st, &err);
     }
     free(copy);
     app_lesson_refresh_narrative(st);
@@ -337,8 +337,11 @@ void app_lesson_try(app_state *st, int i) {
     const lesson_page *pg = app_lesson_page_shown(st);
     if (!pg || i < 0 || i >= pg->n_tries) return;
     attn_err err;
-    if (app_set_sentence(st, pg->tries[i], &st->src.cfg, &err) != ATTN_OK) app_status(st, "%s", err.msg);
-    else st->view.query = attn_trace_default_query(app_trace(st)); // the question stays on the pronoun
+    char why[512];
+    if (app_set_sentence(st, pg->tries[i], &st->src.cfg, &err) != ATTN_OK) {
+        app_err_text(st, &err, why, sizeof why);
+        app_status(st, "%s", why);
+    } else st->view.query = attn_trace_default_query(app_trace(st)); // the question stays on the pronoun
     st->lesson.narrative_stale = true;
     st->dirty = true;
 }
@@ -380,7 +383,7 @@ bool app_lesson_reload(app_state *st) {
         lesson *l = NULL;
         char *copy = strdup(path);
         if (copy && (load_found(&l, copy, &err) != ATTN_OK || put_slot(st, lang, l, copy, &err) != ATTN_OK))
-            app_status(st, "%s", err.msg);
+            app_status_err(st, &err);
         else if (copy) changed = true;
         free(copy);
     }
