@@ -1139,6 +1139,24 @@ static void test_try_narrative(void **state) {
     lesson_free(l);
 }
 
+/* Issue 23 part 6: the two-layer page says why layer 2's other rows look at
+ * the referent too (the pointer objective trains only the pronoun's row),
+ * and has the learner read the pronoun's row first, in both languages. */
+static void test_two_layers_explains_rows(void **state) {
+    (void)state;
+    const char *path[2] = {ZH_LESSON, EN_LESSON}, *want[2][2] = {{"“指针”目标", "先读“它”那一行"}, {"pointer objective", "Read the row of \"it\" first"}};
+    for (int k = 0; k < 2; k++) {
+        lesson *l = load_ok(path[k]);
+        const lesson_page *pg = lesson_page_at(l, lesson_find_page(l, "two-layers"));
+        assert_non_null(pg);
+        bool said[2] = {false, false};
+        for (int i = 0; i < pg->n_paras; i++)
+            for (int w = 0; w < 2; w++) said[w] |= strstr(pg->paras[i].text, want[k][w]) != NULL;
+        if (!said[0] || !said[1]) fail_msg("%s: two-layers does not say \"%s\" and \"%s\"", path[k], want[k][0], want[k][1]);
+        lesson_free(l);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_lesson),
@@ -1169,6 +1187,7 @@ int main(void) {
         cmocka_unit_test(test_model_pages),
         cmocka_unit_test(test_try_errors),
         cmocka_unit_test(test_try_narrative),
+        cmocka_unit_test(test_two_layers_explains_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

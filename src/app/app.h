@@ -59,6 +59,7 @@ typedef struct {
     bool predict_pending;               /* predict before reveal: weights hidden until a guess */
     int predict_head;                   /* the question's head */
     char try_labels[VIZ_MAX_TRIES][96]; /* the page's @try sentences, each from where it differs from the page's */
+    char walk_note[512];                /* while a model of the learner's own is walked through: how to get back */
     char *kept[VIZ_LANG_COUNT];         /* a sentence the learner edited, kept when L left its language (owned) */
     char kept_page[64];                 /* the page id it was edited on */
 } app_lesson_state;

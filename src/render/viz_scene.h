@@ -206,7 +206,8 @@ typedef struct {
     const char *narrative_title; /* narrative panel title (lesson page), or NULL: the step name */
     int n_tries;                 /* the page's @try suggestions, as the chips under the title say them */
     const char *tries[VIZ_MAX_TRIES];
-    int n_words; /* the model's words, while its sentence is edited (a palette), else 0 */
+    const char *narrative_note; /* said before the step's text when no page text is shown (a walkthrough from a lesson), or NULL */
+    int n_words;                /* the model's words, while its sentence is edited (a palette), else 0 */
     const char *const *words;
     const char *narrative;              /* narrative text; paragraphs split by blank lines, code lines marked */
     const char *status;                 /* status line text */

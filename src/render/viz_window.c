@@ -556,6 +556,11 @@ static void narrative(const viz_ctx *c, viz_box b) {
                        : viz_step_has_grad(c) ? viz_s(c, s->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX
                                                                                       : VIZ_S_HINT_BACKWARD)
                                               : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
+    char noted[4096];
+    if (!s->narrative && s->narrative_note) { // where the lesson's text went, then the step's
+        snprintf(noted, sizeof noted, "%s\n\n%s", s->narrative_note, text);
+        text = noted;
+    }
     float more_h = c->small * 1.5f;
     viz_box tb = {in.x, in.y, in.w, in.h - more_h};
     float total = viz_wrap(c, tb, text, c->body, s->narrative_scroll, c->th->text);
