@@ -432,7 +432,7 @@ void app_edit_insert(app_state *st, const char *utf8) {
     app_editor *e = &st->edit.ed;
     app_editor_result r = app_editor_insert(e, utf8);
     if (r == APP_EDITOR_FULL) {
-        snprintf(e->error, sizeof e->error, "The sentence is full (%d bytes at most).", ATTN_MAX_SENTENCE_BYTES);
+        snprintf(e->error, sizeof e->error, app_str(st, VIZ_S_EDIT_FULL), ATTN_MAX_SENTENCE_BYTES);
         st->dirty = true;
     } else if (r == APP_EDITOR_CHANGED) {
         edit_apply(st);
