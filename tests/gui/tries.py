@@ -5,7 +5,8 @@ on its chip), then checks that the sentence is the suggestion's, that the
 narrative never shows "—", that a page with @own text says R brings it
 back, and that every number the narrative prints is one the figure shows:
 a cell of the scores, scaled scores or weights of a layer (copied with
-Ctrl+C), or the ratio of two weights of the pronoun's row.
+Ctrl+C), or the ratio of two weights of the pronoun's row; and that the
+page's @edited text is there in place of its @own text.
 
 Usage: tries.py script LESSON OUT   > the script (writes nothing else)
        tries.py check  LESSON OUT       (after the app ran the script)
@@ -25,13 +26,15 @@ def pages(lesson):
         line = line.rstrip("\n")
         m = re.match(r"=== page:\s*(\S+)", line)
         if m:
-            out.append({"id": m.group(1), "question": False, "model": None, "own": False, "tries": []})
+            out.append({"id": m.group(1), "question": False, "model": None, "own": False, "tries": [], "edited": ""})
         elif out and line.startswith("@predict"):
             out[-1]["question"] = True
         elif out and line.startswith("@model"):
             out[-1]["model"] = line.split(":", 1)[1].strip()
         elif out and line.strip() == "@own":
             out[-1]["own"] = True
+        elif out and line.startswith("@edited"):
+            out[-1]["edited"] = line.split(":", 1)[1].split("{", 1)[0].strip()  # its words before the first reference
         elif out and line.startswith("@try"):
             out[-1]["tries"] = [t.strip() for t in line.split(":", 1)[1].split("|")]
     return out
@@ -83,6 +86,8 @@ def check(lesson, out):
                 failures.append(f"{where}: the narrative shows “—”")
             if page["own"] and "R" not in text:
                 failures.append(f"{where}: the text after the edit does not say R brings the page's own back")
+            if page["own"] and page["edited"] and page["edited"] not in text:
+                failures.append(f"{where}: the page's @edited text is missing (a reference it makes failed)")
             values, ratios = set(), set()
             for layer in (1, 2) if page["model"] else (1,):
                 for step in STEPS:
