@@ -514,19 +514,23 @@ static float chips(const viz_ctx *c, viz_box in, const char *label, const char *
     if (lw > 0.5f * in.w) lw = 0, y += h; // a long label on a line of its own
     if (!hits) viz_text(c->l, in.x, in.y, in.w, h, label, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     x = in.x + lw;
+    float row_h = h;
     for (int i = 0; i < n; i++) {
-        float w = viz_text_w(c, items[i], px) + 2 * pad;
-        if (w > in.w - lw) w = in.w - lw;
-        if (x + w > in.x + in.w && x > in.x + lw) x = in.x + lw, y += h + gap; // the next line
-        if (hits) viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget, .delta = i});
+        float tw = viz_text_w(c, items[i], px) + 2 * pad, w = fminf(tw, in.w - lw), ch = h;
+        bool wraps = tw > in.w - lw; // a long sentence takes lines inside its chip, never cut to …
+        if (wraps) ch = viz_wrap_ex(c, (viz_box){0, 0, w - 2 * pad, 1e6f}, items[i], px, 0, 0, c->th->accent, false) + 0.9f * px;
+        if (x + w > in.x + in.w + 0.5f && x > in.x + lw) x = in.x + lw, y += row_h + gap, row_h = h; // the next line
+        if (ch > row_h) row_h = ch;
+        if (hits) viz_hit_region(c->l, x, y, w, ch, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget, .delta = i});
         else {
-            viz_fill(c->l, x, y, w, h, c->th->panel2);
-            viz_stroke(c->l, x, y, w, h, 1.5f * c->u, c->th->accent);
-            viz_label(c, x + pad, y, w - 2 * pad, h, items[i], px, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
+            viz_fill(c->l, x, y, w, ch, c->th->panel2);
+            viz_stroke(c->l, x, y, w, ch, 1.5f * c->u, c->th->accent);
+            if (wraps) viz_wrap_ex(c, (viz_box){x + pad, y + 0.45f * px, w - 2 * pad, ch}, items[i], px, 0, 0, c->th->accent, true);
+            else viz_label(c, x + pad, y, w - 2 * pad, h, items[i], px, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
         }
         x += w + gap;
     }
-    return y + h + 6 * c->u - in.y;
+    return y + row_h + 6 * c->u - in.y;
 }
 
 /* The page's suggestions, then the model's words while its sentence is edited: their height. */
