@@ -70,6 +70,7 @@ void app_edit_begin_other(app_state *st, const char *text, app_edit_check check,
 /* Stops editing a text ctx owns, nothing given back (its owner goes). */
 void app_edit_drop(app_state *st, void *ctx);
 void app_edit_insert(app_state *st, const char *utf8); /* typed or committed text */
+void app_edit_word(app_state *st, int i);              /* the model's word i, at the cursor (a space before it when the sentence has spaces) */
 void app_edit_compose(app_state *st, const char *preedit);
 void app_edit_backspace(app_state *st);
 void app_edit_delete(app_state *st);

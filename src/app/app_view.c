@@ -9,6 +9,7 @@
 
 #include "platform.h"
 #include "strbuf.h"
+#include "utf8.h"
 #include "viz_lesson.h"
 
 /* The tiles view's record of the shown head at its B (clipped to n), made
@@ -79,6 +80,17 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->narrative = narrative;
     const lesson_page *pg = app_lesson_page_shown(st);
     s->narrative_title = pg ? pg->title : NULL;
+    s->n_tries = app_lesson_tries(st, s->tries);
+    const lesson *les = app_lesson(st);
+    const lesson_page *left = les && !pg ? lesson_page_at(les, st->lesson.page) : NULL; // the page the walkthrough left
+    if (left) {
+        snprintf(st->lesson.walk_note, sizeof st->lesson.walk_note, app_str(st, VIZ_S_WALK_FROM_LESSON), left->title);
+        utf8_trim_partial(st->lesson.walk_note);
+    }
+    s->narrative_note = left ? st->lesson.walk_note : NULL;
+    bool palette = st->model.m && st->edit.ed.active && !st->edit.check; // the model's sentence, being edited
+    s->n_words = palette ? st->model.m->vocab_count : 0;
+    s->words = palette ? (const char *const *)st->model.m->vocab : NULL;
     s->mark = pg ? viz_lesson_mark(&pg->highlight, &app_trace(st)->tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
     if (pg) viz_lesson_names(&s->names, app_lesson(st), st->lesson.page, app_trace(st));
     s->question = pg && pg->predict.on;

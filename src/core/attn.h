@@ -332,6 +332,9 @@ void attn_trace_free(attn_trace *t);
  * "it", "It"), or -1: the sensible first query of a sentence. */
 int attn_trace_pronoun(const attn_trace *t);
 
+/* The same for tokens (a sentence not yet computed). */
+int attn_tokens_pronoun(const attn_tokens *t);
+
 /* The mean over the query rows of head h of t of each row's largest weight:
  * 1 when every query attends to one key only, 1/n when evenly spread. Rows
  * with every key masked count as 0. */

@@ -307,10 +307,14 @@ int attn_vocab_find(const attn_vocab *vocab, const char *tok, size_t tok_len) {
 }
 
 int attn_trace_pronoun(const attn_trace *t) {
+    return attn_tokens_pronoun(&t->tokens);
+}
+
+int attn_tokens_pronoun(const attn_tokens *t) {
     static const char *const pronouns[] = {"它", "it", "It"};
     for (int i = 0; i < t->n; i++) {
         int len;
-        const char *tok = attn_token_text(&t->tokens, i, &len);
+        const char *tok = attn_token_text(t, i, &len);
         for (size_t k = 0; k < sizeof pronouns / sizeof *pronouns; k++)
             if ((size_t)len == strlen(pronouns[k]) && memcmp(tok, pronouns[k], (size_t)len) == 0) return i;
     }

@@ -60,6 +60,11 @@ typedef struct task_info {
     task_train_opts train_other;                                                        /* the default training with the other objective (steps 0: train's) */
 } task_info;
 
+/* Positions of a referent sentence's parts (task_roles). */
+typedef struct {
+    int a, b, pronoun, predicate;
+} task_roles_at;
+
 /* The sentences of the lessons that a referent task must get right (and never
  * trains on): count sentences, each with the referent it must point to. */
 typedef struct {

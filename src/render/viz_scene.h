@@ -75,6 +75,15 @@ typedef enum {
     VIZ_W_COUNT
 } viz_widget;
 
+/* A lesson page's @try suggestions under the narrative's title are
+ * VIZ_HIT_WIDGET with this id (between the rail's and the training view's)
+ * and the suggestion's index in delta. */
+#define VIZ_W_TRY 48
+#define VIZ_MAX_TRIES 8
+/* While the sentence of a model is edited, its words are chips under the
+ * narrative's title: VIZ_HIT_WIDGET with this id, the word's index in delta. */
+#define VIZ_W_WORD 49
+
 /* true for the widgets shown only with a model. */
 static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER; }
 /* true for the settings a model fixes (its training chose them). */
@@ -205,9 +214,14 @@ typedef struct {
     const char *composition; /* IME pre-edit text shown at the cursor, or "" */
     const char *edit_error;  /* why the last edit was rejected, or NULL */
     /* texts */
-    const char *const *ui;              /* VIZ_STR_COUNT strings in the current language */
-    const char *badge;                  /* weights source, e.g. "random, untrained (seed 1)" */
-    const char *narrative_title;        /* narrative panel title (lesson page), or NULL: the step name */
+    const char *const *ui;       /* VIZ_STR_COUNT strings in the current language */
+    const char *badge;           /* weights source, e.g. "random, untrained (seed 1)" */
+    const char *narrative_title; /* narrative panel title (lesson page), or NULL: the step name */
+    int n_tries;                 /* the page's @try suggestions, as the chips under the title say them */
+    const char *tries[VIZ_MAX_TRIES];
+    const char *narrative_note; /* said before the step's text when no page text is shown (a walkthrough from a lesson), or NULL */
+    int n_words;                /* the model's words, while its sentence is edited (a palette), else 0 */
+    const char *const *words;
     const char *narrative;              /* narrative text; paragraphs split by blank lines, code lines marked */
     const char *status;                 /* status line text */
     const char *page_label;             /* e.g. "3 / 14", or NULL without a lesson */
