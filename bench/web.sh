@@ -13,8 +13,10 @@
 #      back), driven with real key presses and pointer moves in the page at
 #      1280×800, device pixel ratio 1 and 2: from the animation frame's start
 #      (document.timeline) to the frame's pixels on the canvas, p50 and p99;
-#   4. referent-zh's default training (F3, Space) in the page against
-#      `attnviz --train referent-zh --save` natively.
+#   4. referent-zh's default training (F3, Space; R and Space again: the
+#      median of 3) in the page against `attnviz --train referent-zh --save`
+#      natively, each native run just before a run in the page (the median
+#      of 3); the load average is printed first, as the machine may be shared.
 # Usage: bench/web.sh [SITE [NATIVE]]   (defaults: build-web/site, build/attnviz;
 # scripts/build-web.sh and the native build first)
 set -euo pipefail
@@ -25,17 +27,13 @@ native=${2:-$root/build/attnviz}
 [ -x "$native" ] || { echo "bench/web.sh: no native attnviz at $native" >&2; exit 1; }
 [ -d "$root/tests/browser/node_modules/playwright-core" ] || npm ci --prefix "$root/tests/browser" --no-audit --no-fund
 
-# the native training's wall time, the same task and defaults
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-t0=$(date +%s.%N)
-"$native" --train referent-zh --save "$tmp/native.json" >/dev/null
-t1=$(date +%s.%N)
-native_train_s=$(echo "$t1 - $t0" | bc)
-
-SITE=$site ROOT=$root NATIVE_TRAIN_S=$native_train_s node --input-type=module - <<'JS'
+# the native training's wall time is taken in the script below, each run
+# just before one in the page (the machine is shared: one run can take
+# twice another, so the two are paired and the medians compared)
+echo "load average before measuring: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
+SITE=$site ROOT=$root NATIVE=$native node --input-type=module - <<'JS'
 import { createRequire } from 'node:module';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
@@ -140,13 +138,25 @@ try {
   ctx = await context(1);
   const page = await open(ctx, '?lesson=self-attention&lang=en');
   await page.keyboard.press('F3');
-  await holds(page, 'train_state', 'idle');
-  const t0 = await page.evaluate(() => performance.now());
-  await page.keyboard.press('Space');
-  await holds(page, 'train_state', 'done');
-  const web = ((await page.evaluate(() => performance.now())) - t0) / 1000, nat = Number(process.env.NATIVE_TRAIN_S);
-  console.log(`referent-zh's default training: ${web.toFixed(2)} s in the page, ${nat.toFixed(2)} s natively ` +
-    `(--train, the whole process): ${(web / nat).toFixed(2)}×`);
+  const webs = [], nats = [], saved = mkdtempSync(join(tmpdir(), 'attnviz-bench-train-'));
+  for (let run = 0; run < 3; run++) { // R starts it over, as --bench's training phase does
+    const n0 = performance.now();
+    const r = spawnSync(process.env.NATIVE, ['--train', 'referent-zh', '--save', join(saved, 'native.json')], { stdio: 'ignore' });
+    if (r.status !== 0) throw new Error(`${process.env.NATIVE} --train failed`);
+    nats.push((performance.now() - n0) / 1000);
+    if (run) await page.keyboard.press('KeyR');
+    await holds(page, 'train_state', 'idle');
+    const t0 = await page.evaluate(() => performance.now());
+    await page.keyboard.press('Space');
+    await holds(page, 'train_state', 'done');
+    webs.push(((await page.evaluate(() => performance.now())) - t0) / 1000);
+  }
+  rmSync(saved, { recursive: true, force: true });
+  const web = quantile(webs, 0.5), nat = quantile(nats, 0.5);
+  console.log(`referent-zh's default training (median of 3): ${web.toFixed(2)} s in the page ` +
+    `(${webs.map((s) => s.toFixed(2)).join(', ')}), ${nat.toFixed(2)} s natively ` +
+    `(--train, the whole process: ${nats.map((s) => s.toFixed(2)).join(', ')}): ${(web / nat).toFixed(2)}×; ` +
+    `pair by pair ${webs.map((w, i) => (w / nats[i]).toFixed(2)).join(', ')}×`);
   await ctx.close();
 } finally {
   server.kill();

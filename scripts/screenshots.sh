@@ -57,6 +57,15 @@ size 1920 1080
 shot $out/presenter-qkv-en.png
 quit
 SCRIPT
+cat >"$tmp/tiles.script" <<SCRIPT
+size 1280 800
+key F4
+key End
+key Left
+hover 870 211
+shot $out/tiles-en.png
+quit
+SCRIPT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --sentence "这只动物没看见那只鸟，因为它飞得太快了。" \
     --script "$tmp/shots.script"
@@ -66,6 +75,8 @@ xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lang zh --model "$root/assets/m
     --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --script "$tmp/model.script"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lesson "$root/lessons/en/self-attention.lesson" --page qkv \
     --theme presenter --lang en --script "$tmp/presenter.script"
+xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lang en --sentence "The animal didn't cross the street because it was too tired" \
+    --mask causal --script "$tmp/tiles.script"
 "$bin" --headless --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --lang en --steps 6 --format html \
     --export-dir "$tmp/html-en" >/dev/null
 "$bin" --headless --lesson "$root/lessons/zh/self-attention.lesson" --page intro --format html \

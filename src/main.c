@@ -184,7 +184,12 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
         eo.lesson_sha256 = r.lesson ? lesson_sha256(r.lesson) : NULL;
         if (r.lesson && !o->sentence && !o->sentence_file)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
-        else
+        else if (o->tiles) { // issue 24: and every step of head 1's tiles view
+            attn_tiles tiles = {0};
+            st = attn_tiles_of_head(&tiles, &r.trace, 0, o->tiles, &err);
+            if (st == ATTN_OK) st = export_sentence_tiles(&eo, &r.trace, 0, -1, &tiles, &env.strings, env.fonts, &err);
+            attn_tiles_free(&tiles);
+        } else
             st = export_sentence_decode(&eo, &r.trace, o->decode ? &r.decode : NULL, 0, -1, &env.strings, env.fonts,
                                         &err);
         env_close(&env);
@@ -281,6 +286,16 @@ static char *inspect_trace(void *ctx) {
 
 /* Everything the window needs, created in order and released in reverse. */
 static int run_gui(const cli_opts *o) {
+    if (o->model.hf_dir) { // issue 26: the window's --hf is still to come; the headless run has every stage
+        char path[1024];
+        viz_strings s = {0};
+        attn_err err;
+        bool have = app_find_data("assets/ui_strings.tsv", path, sizeof path) && viz_strings_load(&s, path, &err) == ATTN_OK;
+        fprintf(stderr, "attnviz: %s\n",
+                have ? s.s[pick_lang(o)][VIZ_S_HF_NO_WINDOW] : "The window does not open --hf DIR yet; add --headless.");
+        viz_strings_free(&s);
+        return 2;
+    }
     int code = 1;
     char msg[1024];
     attn_err err;
@@ -425,7 +440,7 @@ static int run(int argc, char **argv) {
     case CLI_MODE_EXPORT:
         return run_export(&opts, argc, argv);
     case CLI_MODE_COMPLEXITY:
-        code = cli_run_complexity(opts.max_n, stdout, stderr);
+        code = cli_run_complexity_tiles(opts.max_n, opts.tiles, stdout, stderr);
         break;
     case CLI_MODE_BENCH:
         code = run_bench(&opts, start_s);

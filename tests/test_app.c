@@ -70,6 +70,54 @@ static void test_steps_clamp(void **state) {
     app_free(&st);
 }
 
+/* Issue 24 part 4: F4's tiles view: its record follows B, the head and the
+ * step; hovering its m, ℓ or O keeps the hover (the view words it). */
+static void test_tiles_view(void **state) {
+    (void)state;
+    app_state st;
+    viz_scene s;
+    char badge[320];
+    start(&st, NULL);
+    app_toggle_tiles(&st);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_non_null(s.tiles);
+    assert_int_equal(s.tiles->b, 4);
+    assert_int_equal(s.tiles->count, 25);
+    assert_int_equal(s.tiles_step, 0);
+    assert_true(attn_tiles_rel_diff(s.tiles->z, st.src.trace.head[0].z, 20 * 4) <= 1e-12);
+    app_tiles_step(&st, +1);
+    assert_int_equal(st.view.tiles_step, 1);
+    app_tiles_step(&st, INT_MAX);
+    assert_int_equal(st.view.tiles_step, 24);
+    app_tiles_step(&st, +1);
+    assert_int_equal(st.view.tiles_step, 24);
+    app_tiles_block(&st, +1);
+    assert_int_equal(st.view.tiles_b, 5);
+    assert_int_equal(st.view.tiles_step, 0);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_int_equal(s.tiles->count, 16);
+    app_tiles_block(&st, -100);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_int_equal(s.tiles->count, 400);
+    app_tiles_block(&st, +100);
+    assert_int_equal(st.view.tiles_b, 20);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_int_equal(s.tiles->count, 1);
+    app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = VIZ_TILE_L, .row = 3, .col = 0});
+    assert_int_equal(st.view.hover.kind, VIZ_HIT_CELL);
+    assert_int_equal(st.view.hover.stage, VIZ_TILE_L);
+    char *cmd = app_command_line(&st); // the headless run of the view: its B, and the step's matrix (not the hovered ℓ)
+    assert_non_null(strstr(cmd, " --tiles 20 --print weights"));
+    free(cmd);
+    st.view.head = 1; // the record follows the head shown
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_true(attn_tiles_rel_diff(s.tiles->z, st.src.trace.head[1].z, 20 * 4) <= 1e-12);
+    app_toggle_tiles(&st);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_null(s.tiles);
+    app_free(&st);
+}
+
 static void test_editing(void **state) {
     (void)state;
     app_state st;
@@ -615,9 +663,52 @@ static void test_lesson_fifo_read_once(void **state) {
     unlink(en);
 }
 
+/* Issue 23: every message id of the core and the models exists in zh and
+ * en, with as many arguments as its English text, and the window says the
+ * sentence errors the core reports in its own language. */
+static void test_messages_both_languages(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, "the cat saw a bird");
+    const char args[ATTN_MSG_ARGS][128] = {"ARG0", "ARG1", "ARG2"};
+    for (int id = ATTN_MSG_NONE + 1; id < ATTN_MSG_COUNT; id++) {
+        const char *en = attn_msg_english((attn_msg)id);
+        int want = 0;
+        for (const char *p = en; (p = strstr(p, "%s")); p += 2) want++;
+        char out[2][640];
+        for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+            app_msg_text(&st, lang, (attn_msg)id, args, out[lang], sizeof out[lang]);
+            for (int a = 0; a < want; a++)
+                if (!strstr(out[lang], args[a])) fail_msg("ERR_%s (%s) drops argument %d: %s", attn_msg_name((attn_msg)id), lang ? "zh" : "en", a, out[lang]);
+            if (want < ATTN_MSG_ARGS && strstr(out[lang], args[want])) fail_msg("ERR_%s has too many arguments", attn_msg_name((attn_msg)id));
+            assert_null(strchr(out[lang], '%'));
+        }
+        if (strcmp(out[0], out[1]) == 0) fail_msg("ERR_%s is not translated", attn_msg_name((attn_msg)id));
+    }
+    // the core's sentence errors, as the window says them in Chinese
+    st.look.lang = VIZ_LANG_ZH;
+    attn_tokens t = {0};
+    attn_err err;
+    char why[640];
+    assert_int_equal(attn_tokenize(&t, "", 0, NULL, &err), ATTN_ERR_INPUT);
+    assert_int_equal(err.id, ATTN_MSG_SENTENCE_EMPTY);
+    app_err_text(&st, &err, why, sizeof why);
+    assert_string_equal(why, "句子是空的：请输入几个词。");
+    char many[4096] = "";
+    for (int i = 0; i < ATTN_MAX_TOKENS + 2; i++) strcat(many, "a ");
+    assert_int_equal(attn_tokenize(&t, many, strlen(many), NULL, &err), ATTN_ERR_INPUT);
+    app_err_text(&st, &err, why, sizeof why);
+    assert_non_null(strstr(why, "attnviz 最多显示"));
+    st.look.lang = VIZ_LANG_EN;
+    app_err_text(&st, &err, why, sizeof why);
+    assert_string_equal(why, err.msg); // English: the core's own words
+    app_free(&st);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_defaults),
+        cmocka_unit_test(test_tiles_view),
         cmocka_unit_test(test_steps_clamp),
         cmocka_unit_test(test_editing),
         cmocka_unit_test(test_widgets),
@@ -627,6 +718,7 @@ int main(void) {
         cmocka_unit_test(test_decode_view),
         cmocka_unit_test(test_weights_group_refused_in_zh),
         cmocka_unit_test(test_strings_errors),
+        cmocka_unit_test(test_messages_both_languages),
         cmocka_unit_test(test_lesson_pages_lang_reload),
         cmocka_unit_test(test_settings_bad_file_kept),
         cmocka_unit_test(test_settings_fifo_left_alone),

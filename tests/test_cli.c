@@ -332,8 +332,37 @@ static void test_check_lesson(void **state) {
     free(errtext);
 }
 
+/* Issue 24: --tiles B, refused outside 1..64 in the learner's language, and
+ * what --print says about the tiled pass. */
+static void test_tiles_flag(void **state) {
+    (void)state;
+    cli_opts o;
+    attn_err err;
+    assert_int_equal(parse(&o, &err, 4, "--tiles", "3", "--print", "--headless"), ATTN_OK);
+    assert_int_equal(o.tiles, 3);
+    assert_int_equal(parse(&o, &err, 3, "--tiles", "64", "--print"), ATTN_OK);
+    assert_int_equal(o.tiles, 64);
+    assert_int_equal(parse(&o, &err, 6, "--tiles", "0", "--print", "--lang", "en"), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "--tiles needs a block size B, a whole number from 1 to 64 (not \"0\")"));
+    assert_int_equal(parse(&o, &err, 6, "--lang", "zh", "--tiles", "65", "--print"), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "--tiles 的块大小 B 必须是 1 到 64 之间的整数（现在是 \"65\"）"));
+    assert_int_equal(parse(&o, &err, 3, "--tiles", "-1"), ATTN_ERR_RANGE);
+    assert_int_equal(parse(&o, &err, 6, "--tiles", "2", "--model", "m.json", "--print"), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "not with --model"));
+    char *out, *errtext;
+    char *argv[] = {"attnviz", "--headless", "--print", "weights", "--mask", "causal", "--tiles", "4"};
+    assert_int_equal(run(&out, &errtext, 8, argv), 0);
+    assert_non_null(strstr(out, "tiles (head 0): B = 4, 5×5 blocks, 25 steps (10 skipped, fully masked); bytes held at "
+                                "most 320 (one n×n matrix: n²·8 = 3200)"));
+    assert_non_null(strstr(out, "tiles (head 1): B = 4"));
+    assert_string_equal(errtext, "");
+    free(out);
+    free(errtext);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tiles_flag),
         cmocka_unit_test(test_defaults_and_modes),
         cmocka_unit_test(test_config_flags),
         cmocka_unit_test(test_bad_flags),

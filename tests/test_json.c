@@ -50,6 +50,45 @@ static void test_dump_round_trip_is_identical(void **state) {
     free(second);
 }
 
+/* Issue 24: --tiles B's dump gains Z_tiled and "tiles" per head (valid JSON,
+ * no inf or nan: −∞ is null), and a weights file that carries them is read
+ * back to the plain dump byte for byte. */
+static void test_dump_tiles(void **state) {
+    (void)state;
+    attn_config c;
+    attn_config_default(&c);
+    c.mask.kind = ATTN_MASK_CAUSAL;
+    attn_trace t = {0};
+    attn_err err;
+    assert_int_equal(attn_trace_run(&t, sentence, strlen(sentence), &c, NULL, NULL, &err), ATTN_OK);
+    attn_tiles tiles[2] = {{0}};
+    for (int h = 0; h < 2; h++) assert_int_equal(attn_tiles_of_head(&tiles[h], &t, h, 4, &err), ATTN_OK);
+    char *json = attn_json_dump_tiles(&t, tiles), *plain = attn_json_dump(&t);
+    assert_non_null(strstr(json, "\"Z_tiled\": ["));
+    assert_non_null(strstr(json, "\"tiles\": {\"B\": 4, \"blocks\": 2, \"steps_skipped\": 1, \"bytes_held_max\": 320, "
+                                 "\"full_bytes\": 288"));
+    assert_non_null(strstr(json, "{\"q_block\": 0, \"k_block\": 1, \"rows\": [0, 4], \"cols\": [4, 6], \"skipped\": true"));
+    assert_null(strstr(json, "inf"));
+    assert_null(strstr(json, "nan"));
+    cJSON *root = cJSON_Parse(json);
+    assert_non_null(root);
+    const cJSON *steps = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "heads"), 1), "tiles"), "steps");
+    assert_int_equal(cJSON_GetArraySize(steps), 4);
+    cJSON_Delete(root);
+    attn_weights_file f;
+    assert_int_equal(attn_weights_file_parse(&f, json, strlen(json), "tiles.json", &err), ATTN_OK);
+    attn_weights w;
+    assert_int_equal(attn_weights_file_bind(&w, &f, &c, 6, "tiles.json", &err), ATTN_OK);
+    char *again = dump_for(&c, &w);
+    assert_string_equal(again, plain);
+    free(again);
+    attn_weights_file_free(&f);
+    for (int h = 0; h < 2; h++) attn_tiles_free(&tiles[h]);
+    free(json);
+    free(plain);
+    attn_trace_free(&t);
+}
+
 static void test_dump_shape(void **state) {
     (void)state;
     attn_config c;
@@ -206,6 +245,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dump_round_trip_is_identical),
         cmocka_unit_test(test_dump_shape),
+        cmocka_unit_test(test_dump_tiles),
         cmocka_unit_test(test_number_format),
         cmocka_unit_test(test_weights_parse_errors),
         cmocka_unit_test(test_weights_bind_errors),

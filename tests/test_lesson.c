@@ -9,6 +9,7 @@
 #include "fileio.h"
 #include "page.h"
 #include "strbuf.h"
+#include "viz_lesson.h"
 
 #define ZH_LESSON ATTN_SOURCE_DIR "/lessons/zh/self-attention.lesson"
 #define EN_LESSON ATTN_SOURCE_DIR "/lessons/en/self-attention.lesson"
@@ -214,7 +215,7 @@ static void test_find_token_after_edit(void **state) {
     attn_tokens t = {0};
     assert_int_equal(attn_tokenize(&t, "a bird saw the cat", 18, NULL, NULL), ATTN_OK);
     assert_int_equal(lesson_find_token(&t, &pg->highlight.a), 1);
-    lesson_tokref none = {-1, NULL};
+    lesson_tokref none = {-1, NULL, LESSON_ROLE_NONE, -1, -1};
     assert_int_equal(lesson_find_token(&t, &none), -1);
     attn_tokens_free(&t);
     lesson_free(l);
@@ -900,7 +901,7 @@ static const char *fake_task(const char *name) { return name; }
 static const char *fake_task_names(void) { return "sort"; }
 static const lesson_model_source fake_source = {fake_locate, fake_load, fake_free, fake_facts, fake_tokenize,
                                                 fake_word_id, fake_stage, fake_stage_name, fake_cols, fake_row,
-                                                fake_task, fake_task, fake_task_names};
+                                                fake_task, fake_task, fake_task_names, NULL};
 
 /* The models a lesson reads count against LESSON_MAX_MEMORY: two models of
  * 40 MiB pass 64 MiB, said at the second @model; one named twice is held once. */
@@ -971,7 +972,7 @@ static void check_model_pages(const char *path, const char *const cases[][5], si
         assert_int_equal(page_run(&r, l, i, NULL, 0, -1, &labelled, &err), ATTN_OK);
         const attn_trace *t = &r.layer[atoi(cases[c][2])];
         const char *colon = strchr(cases[c][1], ':'); // "10:c": a token named by its position
-        lesson_tokref row = {colon ? atoi(cases[c][1]) - 1 : -1, colon ? colon + 1 : cases[c][1]};
+        lesson_tokref row = {colon ? atoi(cases[c][1]) - 1 : -1, colon ? colon + 1 : cases[c][1], LESSON_ROLE_NONE, -1, -1};
         int q = lesson_find_token(&t->tokens, &row), best = 0;
         assert_true(q >= 0);
         const double *a = t->head[0].weights + (size_t)q * t->n;
@@ -1026,6 +1027,136 @@ static void test_model_pages(void **state) {
     check_model_pages(EN_LESSON, en, sizeof en / sizeof *en);
 }
 
+/* ---- issue 23: @try, roles, @own and @edited -------------------------- */
+
+static void test_try_errors(void **state) {
+    (void)state;
+    // a reference outside @own that names a token the suggestion does not have
+    expect_err(HEAD "@try: the bird saw a cat | a bird\nSee {weights saw cat}.\n", 17, 6,
+               "the sentence “a bird” has no “saw”: name the token by its role");
+    // the same inside @own holds only for the page's own sentence: accepted
+    lesson *l = parse_ok(HEAD "@try: a bird\n@own\nSee {weights saw cat}.\n@end\n@edited: Now {n} tokens.\n");
+    const lesson_page *pg = lesson_page_at(l, 0);
+    assert_int_equal(pg->n_tries, 1);
+    assert_string_equal(pg->tries[0], "a bird");
+    assert_true(pg->has_own);
+    assert_true(pg->paras[0].own);
+    assert_true(pg->paras[1].edited && !pg->paras[1].own);
+    lesson_free(l);
+    expect_err(HEAD "@try: the cat | \n", 16, 16, "an empty @try sentence");
+    expect_err(HEAD "@own\ntext\n", 16, 1, "@own is not closed");
+    expect_err(HEAD "@own\n@own\n@end\n", 17, 1, "@own is already open");
+    expect_err(HEAD "Who is {word $nobody}?\n", 16, 14, "there is no role “$nobody”");
+    expect_err(HEAD "Who is {word $pronoun}?\n", 16, 14, "$pronoun needs a pronoun (它 or it)");
+    expect_err(HEAD "@roles: noun=noun\n", 16, 1, "@roles belongs before the first page");
+
+    // a model page that invites edits is checked on its task's held-out sentences too
+    char *text = NULL;
+    size_t len = 0;
+    attn_err err;
+    assert_int_equal(attn_read_file(EN_LESSON, LESSON_MAX_BYTES, &text, &len, &err), ATTN_OK);
+    attn_strbuf b;
+    attn_sb_init(&b);
+    const char *at = strstr(text, "The model answers \"{answer it}\" (9).");
+    assert_non_null(at);
+    attn_sb_append(&b, text, (size_t)(at - text));
+    attn_sb_puts(&b, "The model answers \"{answer it}\" (9), {weights it animal}."); // every @try has "animal"
+    attn_sb_puts(&b, at + strlen("The model answers \"{answer it}\" (9)."));
+    char *report = NULL;
+    assert_int_equal(page_lesson_check(b.data, b.len, EN_LESSON, &report, NULL), 1);
+    assert_non_null(strstr(report, "didn't cross the street because it was too wide.” has no “animal”"));
+    free(report);
+    attn_sb_free(&b);
+    free(text);
+}
+
+/* The shipped one-layer page after its suggestion "was too wide": roles find
+ * the tokens of the new sentence, the text of the page's own sentence gives
+ * way to @edited and the R note, and no reference shows "—". */
+static void test_try_narrative(void **state) {
+    (void)state;
+    lesson *l = load_ok(EN_LESSON);
+    int i = lesson_find_page(l, "one-layer");
+    assert_true(i >= 0);
+    const lesson_page *pg = lesson_page_at(l, i);
+    assert_int_equal(pg->n_tries, 2);
+    const char *wide = pg->tries[1];
+    assert_non_null(strstr(wide, "too wide"));
+    attn_trace t = {0};
+    attn_err err;
+    assert_int_equal(lesson_page_trace(&t, l, i, wide, strlen(wide), &err), ATTN_OK);
+    viz_ref_ctx x = {.trace = &t, .sentence = wide};
+    char word[64];
+    // features of this lesson's vocabulary: noun is 9, state 15 (@roles)
+    lesson_tokref pred = {-1, NULL, LESSON_ROLE_PREDICATE, 9, 15}, other = {-1, NULL, LESSON_ROLE_OTHER, 9, 15},
+                  referent = {-1, NULL, LESSON_ROLE_REFERENT, 9, 15}, pron = {-1, NULL, LESSON_ROLE_PRONOUN, 9, 15};
+    int k = viz_lesson_role(&x, &pred, -1, 0);
+    attn_token_label(&t.tokens, k, 0, word, sizeof word);
+    assert_string_equal(word, "wide");
+    k = viz_lesson_role(&x, &referent, -1, 0);
+    attn_token_label(&t.tokens, k, 0, word, sizeof word);
+    assert_string_equal(word, "bird"); // the designed layer still picks the bird
+    k = viz_lesson_role(&x, &other, -1, 0);
+    attn_token_label(&t.tokens, k, 0, word, sizeof word);
+    assert_string_equal(word, "animal");
+    k = viz_lesson_role(&x, &pron, -1, 0);
+    attn_token_label(&t.tokens, k, 0, word, sizeof word);
+    assert_string_equal(word, "it");
+
+    attn_strbuf b;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_non_null(strstr(b.data, "You changed the ending: it is now \"wide\"."));
+    assert_non_null(strstr(b.data, "LESSON_EDITED")); // the R note (its key: no strings given here)
+    assert_null(strstr(b.data, "now \"it was too tired\""));
+    assert_null(strstr(b.data, "—"));
+    attn_sb_free(&b);
+
+    // the page's own sentence: its own text, no note
+    x.sentence = pg->sentence;
+    attn_trace own = {0};
+    assert_int_equal(lesson_page_trace(&own, l, i, NULL, 0, &err), ATTN_OK);
+    x.trace = &own;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_non_null(strstr(b.data, "now \"it was too tired\""));
+    assert_null(strstr(b.data, "LESSON_EDITED"));
+    attn_sb_free(&b);
+
+    // a sentence that lost a token a paragraph names: that paragraph gives way, never "—"
+    const char *cat = "The cat didn't see the dog because it was too tired.";
+    attn_trace_free(&t);
+    assert_int_equal(lesson_page_trace(&t, l, i, cat, strlen(cat), &err), ATTN_OK);
+    x.trace = &t;
+    x.sentence = cat;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_null(strstr(b.data, "—"));
+    assert_non_null(strstr(b.data, "LESSON_EDITED"));
+    attn_sb_free(&b);
+    attn_trace_free(&t);
+    attn_trace_free(&own);
+    lesson_free(l);
+}
+
+/* Issue 23 part 6: the two-layer page says why layer 2's other rows look at
+ * the referent too (the pointer objective trains only the pronoun's row),
+ * and has the learner read the pronoun's row first, in both languages. */
+static void test_two_layers_explains_rows(void **state) {
+    (void)state;
+    const char *path[2] = {ZH_LESSON, EN_LESSON}, *want[2][2] = {{"“指针”目标", "先读“它”那一行"}, {"pointer objective", "Read the row of \"it\" first"}};
+    for (int k = 0; k < 2; k++) {
+        lesson *l = load_ok(path[k]);
+        const lesson_page *pg = lesson_page_at(l, lesson_find_page(l, "two-layers"));
+        assert_non_null(pg);
+        bool said[2] = {false, false};
+        for (int i = 0; i < pg->n_paras; i++)
+            for (int w = 0; w < 2; w++) said[w] |= strstr(pg->paras[i].text, want[k][w]) != NULL;
+        if (!said[0] || !said[1]) fail_msg("%s: two-layers does not say \"%s\" and \"%s\"", path[k], want[k][0], want[k][1]);
+        lesson_free(l);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_lesson),
@@ -1054,6 +1185,9 @@ int main(void) {
         cmocka_unit_test(test_large_vocabulary),
         cmocka_unit_test(test_many_models),
         cmocka_unit_test(test_model_pages),
+        cmocka_unit_test(test_try_errors),
+        cmocka_unit_test(test_try_narrative),
+        cmocka_unit_test(test_two_layers_explains_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -450,6 +450,40 @@ static void test_complexity_run_small(void **state) {
     }
     assert_string_equal(attn_cx_method_name(ATTN_CX_FULL_FAST), "full-fast");
     assert_string_equal(attn_cx_method_name(ATTN_CX_WINDOW), "window");
+    assert_string_equal(attn_cx_method_name(ATTN_CX_TILED), "tiled");
+}
+
+/* Issue 24: the tiled method's peak memory. Full holds q, k, v, z and the
+ * (n, n) scores; tiled holds q, k, v, z and one block's state, so its bytes
+ * are exactly 8·(4nd + B² + 2·(2B + B·d) + 1) and, from n = 256 on (B 16,
+ * d 8), grow as n while full's grow towards n². */
+static void test_complexity_tiled_memory(void **state) {
+    (void)state;
+    attn_cx_options o;
+    attn_cx_default_options(&o);
+    o.min_n = 256, o.max_n = 1024, o.dims[0] = 8, o.n_dims = 1, o.tile = 16;
+    o.methods = (1u << ATTN_CX_FULL) | (1u << ATTN_CX_TILED);
+    o.min_batch_s = 1e-4, o.budget_s = 60.0, o.fit_min_n = 256;
+    attn_cx_result r;
+    assert_int_equal(attn_cx_run(&r, &o, NULL), ATTN_OK);
+    assert_int_equal(r.n_series, 2);
+    const attn_cx_series *full = &r.series[0], *tiled = &r.series[1];
+    assert_int_equal(tiled->method, ATTN_CX_TILED);
+    assert_int_equal(tiled->count, 3);
+    for (int j = 0; j < tiled->count; j++) {
+        long long n = tiled->points[j].n, d = 8, b = 16;
+        assert_int_equal(tiled->points[j].bytes, 8 * (4 * n * d + b * b + 2 * (2 * b + b * d) + 1));
+        assert_int_equal(full->points[j].bytes, 8 * (4 * n * d + n * n + 1));
+        assert_int_equal(tiled->points[j].macs, attn_full_macs((int)n, 8));
+        assert_true(tiled->points[j].bytes < full->points[j].bytes);
+    }
+    assert_true(fabs(tiled->mem_slope - 1.0) < 0.06); // 0.96: the block state is a constant
+    assert_true(full->mem_slope > 1.6);
+    assert_true(o.tile == r.opt.tile);
+    o.tile = 0;
+    attn_err err;
+    assert_int_equal(attn_cx_check_options(&o, &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "block size B"));
 }
 
 /* The budget stops series; bad options are refused with the option named. */
@@ -505,6 +539,7 @@ int main(void) {
         cmocka_unit_test(test_complexity_stop),
         cmocka_unit_test(test_complexity_stop_latency),
         cmocka_unit_test(test_complexity_budget_and_ranges),
+        cmocka_unit_test(test_complexity_tiled_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

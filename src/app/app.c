@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "strbuf.h"
 #include "utf8.h"
 
 #define SEED_SENTENCE "这只动物没看见那只鸟，因为它飞得太快了。"
@@ -168,6 +169,54 @@ static void computed(app_state *st) {
     st->dirty = true;
 }
 
+/* The settings in which b differs from a, as b has them, in the words of the
+ * rail's controls ("掩码 窗口 · 窗口 W 2"), not the lessons' syntax. */
+static void config_words(const app_state *st, char *out, size_t cap, const attn_config *a, const attn_config *b) {
+    static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
+    attn_strbuf sb;
+    attn_sb_init(&sb);
+    const char *sep = st->look.lang == VIZ_LANG_ZH ? "，" : ", ";
+#define WORD(NAME, FMT, ...) attn_sb_printf(&sb, "%s%s " FMT, sb.len ? sep : "", app_str(st, NAME), __VA_ARGS__)
+    if (a->scale != b->scale) WORD(VIZ_S_CTRL_SCALE, "%s", app_str(st, b->scale ? VIZ_S_ON : VIZ_S_OFF));
+    if (a->mask.kind != b->mask.kind) WORD(VIZ_S_CTRL_MASK, "%s", app_str(st, masks[b->mask.kind]));
+    bool windowed = b->mask.kind == ATTN_MASK_WINDOW || b->mask.kind == ATTN_MASK_CAUSAL_WINDOW;
+    if (windowed && (a->mask.kind != b->mask.kind || a->mask.window != b->mask.window)) WORD(VIZ_S_CTRL_WINDOW, "%d", b->mask.window);
+    if (a->pos_enc != b->pos_enc) WORD(VIZ_S_CTRL_POSENC, "%s", app_str(st, b->pos_enc ? VIZ_S_ON : VIZ_S_OFF));
+    if (a->heads != b->heads) WORD(VIZ_S_CTRL_HEADS, "%d", b->heads);
+    if (a->d_k != b->d_k) WORD(VIZ_S_CTRL_DK, "%d", b->d_k);
+    if (a->d_model != b->d_model) WORD(VIZ_S_CTRL_DMODEL, "%d", b->d_model);
+    if (a->seed != b->seed) WORD(VIZ_S_CTRL_SEED, "%lu", (unsigned long)b->seed);
+#undef WORD
+    if (!sb.len) attn_config_diff_text(out, cap, a, b); // a setting without a control: as the lesson writes it
+    else snprintf(out, cap, "%s", sb.data);
+    utf8_trim_partial(out);
+    attn_sb_free(&sb);
+}
+
+/* The strings table's entry of each message id (attn_msgs.def). */
+static const viz_str msg_strs[ATTN_MSG_COUNT] = {
+    VIZ_S_APP_NAME, // NONE: never looked up
+#define ATTN_MSG(id, en) VIZ_S_ERR_##id,
+#include "attn_msgs.def"
+#undef ATTN_MSG
+};
+
+void app_msg_text(const app_state *st, int lang, attn_msg id, const char (*args)[128], char *out, size_t cap) {
+    const char *t = st->look.strings && id > ATTN_MSG_NONE && id < ATTN_MSG_COUNT ? st->look.strings->s[lang][msg_strs[id]] : NULL;
+    attn_msg_format(out, cap, t ? t : attn_msg_english(id), args, ATTN_MSG_ARGS);
+}
+
+void app_err_text(const app_state *st, const attn_err *err, char *out, size_t cap) {
+    if (err->id > ATTN_MSG_NONE && err->id < ATTN_MSG_COUNT) app_msg_text(st, st->look.lang, err->id, err->args, out, cap);
+    else snprintf(out, cap, "%s", err->msg);
+}
+
+void app_status_err(app_state *st, const attn_err *err) {
+    char why[640];
+    app_err_text(st, err, why, sizeof why);
+    app_status(st, "%s", why);
+}
+
 attn_status app_compute(app_state *st, const char *text, const attn_config *cfg, attn_err *err) {
     if (st->model.m) {
         attn_status rc = model_compute(st, text, err);
@@ -179,8 +228,8 @@ attn_status app_compute(app_state *st, const char *text, const attn_config *cfg,
     attn_status rc = run(st, &t, text, cfg, err);
     if (rc == ATTN_OK && compare_config(st, cfg, &c2)) {
         rc = run(st, &alt, text, &c2, err);
-        attn_config_diff_text(st->src.compare_labels[0], sizeof st->src.compare_labels[0], &c2, cfg); // what each view sets
-        attn_config_diff_text(st->src.compare_labels[1], sizeof st->src.compare_labels[1], cfg, &c2);
+        config_words(st, st->src.compare_labels[0], sizeof st->src.compare_labels[0], &c2, cfg); // what each view sets
+        config_words(st, st->src.compare_labels[1], sizeof st->src.compare_labels[1], cfg, &c2);
     }
     if (rc != ATTN_OK) {
         attn_trace_free(&t);
@@ -199,7 +248,7 @@ attn_status app_compute(app_state *st, const char *text, const attn_config *cfg,
 bool app_recompute_with(app_state *st, const attn_config *cfg) {
     attn_err err;
     if (app_compute(st, st->src.sentence, cfg, &err) == ATTN_OK) return true;
-    app_status(st, "%s", err.msg);
+    app_status_err(st, &err);
     return false;
 }
 
@@ -259,12 +308,14 @@ void app_free(app_state *st) {
     for (int i = 0; i < VIZ_LANG_COUNT; i++) {
         lesson_free(st->lesson.files[i]);
         free(st->lesson.paths[i]);
+        free(st->lesson.kept[i]);
     }
     free(st->lesson.narrative);
     app_model_state_free(&st->model);
     attn_trace_free(&st->src.trace);
     attn_trace_free(&st->src.alt);
     attn_decode_free(&st->src.decode);
+    attn_tiles_free(&st->view.tiles);
     attn_weights_file_free(&st->src.wfile);
     free(st->src.explain);
     free(st->src.sentence);
@@ -299,10 +350,20 @@ attn_status app_use_weights_file(app_state *st, const char *path, attn_err *err)
 
 /* ---- what is shown, derived from the state ---- */
 
+/* A cell of what the question hides (the weights and what follows them) while it is open. */
+static bool hidden_cell(const app_state *st, viz_hit hit) {
+    return st->lesson.predict_pending && hit.kind == VIZ_HIT_CELL && hit.stage >= ATTN_ST_WEIGHTS;
+}
+
 void app_hover(app_state *st, viz_hit hit) {
+    if (hidden_cell(st, hit)) hit = (viz_hit){.kind = VIZ_HIT_NONE};                // no cursor, no arithmetic: the answer waits
     if (memcmp(&hit, &st->view.hover, sizeof hit) != 0) st->view.detail_scroll = 0; // a new cell starts at its own term
     st->view.hover = hit;
     st->src.explain_valid = false;
+    if (hit.kind == VIZ_HIT_CELL && viz_tile_stage(hit.stage)) { // the tiles view words its own arithmetic
+        st->dirty = true;
+        return;
+    }
     if (hit.kind == VIZ_HIT_CELL && st->model.m)
         st->src.explain_valid = model_explain(st->model.explain, &st->model.run, st->model.m, hit.stage, st->model.layer,
                                               hit.head, hit.row, hit.col, NULL) == ATTN_OK;

@@ -34,6 +34,7 @@
 
 #include "attn.h"
 #include "attn_json.h"
+#include "attn_tiles.h"
 #include "app_editor.h"
 #include "lesson.h"
 #include "model_run.h"
@@ -49,15 +50,19 @@ typedef enum { APP_WEIGHTS_RANDOM,
 /* A lesson in the window: the file in each language, the page shown, its
  * designed weights and text, and its question. */
 typedef struct {
-    lesson *files[VIZ_LANG_COUNT];    /* the open lesson in each language, paired by page id (owned; NULL: none) */
-    char *paths[VIZ_LANG_COUNT];      /* their files (owned), for reloading */
-    long long mtimes[VIZ_LANG_COUNT]; /* modification times seen at load (ns) */
-    int page;                         /* current page of the current language's lesson */
-    char *narrative;                  /* the page's text as paragraphs (owned), or NULL */
-    bool narrative_stale;             /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
-    char page_label[96];              /* "3 / 12" for the status line, or "" */
-    bool predict_pending;             /* predict before reveal: weights hidden until a guess */
-    int predict_head;                 /* the question's head */
+    lesson *files[VIZ_LANG_COUNT];      /* the open lesson in each language, paired by page id (owned; NULL: none) */
+    char *paths[VIZ_LANG_COUNT];        /* their files (owned), for reloading */
+    long long mtimes[VIZ_LANG_COUNT];   /* modification times seen at load (ns) */
+    int page;                           /* current page of the current language's lesson */
+    char *narrative;                    /* the page's text as paragraphs (owned), or NULL */
+    bool narrative_stale;               /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
+    char page_label[192];               /* "3 / 12 · title" for the status line, or "" */
+    bool predict_pending;               /* predict before reveal: weights hidden until a guess */
+    int predict_head;                   /* the question's head */
+    char try_labels[VIZ_MAX_TRIES][96]; /* the page's @try sentences, each from where it differs from the page's */
+    char walk_note[512];                /* while a model of the learner's own is walked through: how to get back */
+    char *kept[VIZ_LANG_COUNT];         /* a sentence the learner edited, kept when L left its language (owned) */
+    char kept_page[64];                 /* the page id it was edited on */
 } app_lesson_state;
 
 /* Where the walkthrough's model came from (the badge says it). */
@@ -91,6 +96,8 @@ typedef struct {
     app_editor ed;        /* the text, its cursor, selection, composition and backup (app_editor.h) */
     app_edit_check check; /* editing another text than the sentence: what checks it, else NULL */
     void *ctx;            /* its context */
+    char query_word[64];  /* the query's token when editing began: the query stays on it (or the pronoun) */
+    int query_at;         /* and its place then */
 } app_edit_state;
 
 /* The source and its trace: what is computed, and from what. */
@@ -134,6 +141,11 @@ typedef struct {
     float pan_y;               /* … and down */
     float narrative_scroll;    /* narrative panel scroll in pixels */
     int detail_scroll;         /* terms the cell arithmetic is scrolled by (0: around the cell's own) */
+    /* issue 24 part 4: the tiles view (F4), FlashAttention's online softmax block by block */
+    bool show_tiles;  /* the tiles view is open */
+    int tiles_b;      /* its block size B, 1 … n (0 until first opened: then 4) */
+    int tiles_step;   /* the step shown, from 0 */
+    attn_tiles tiles; /* the shown head's record (owned; app_scene refreshes it while the view is open) */
 } app_view_state;
 
 /* The look and feel of the window. */
@@ -215,6 +227,16 @@ void app_badge(const app_state *st, char *out, size_t cap);
 
 /* A UI string in the current language. */
 const char *app_str(const app_state *st, viz_str id);
+
+/* An error as the window says it: a message with an id in the current
+ * language (the strings table's ERR_<ID>), else its text. */
+void app_err_text(const app_state *st, const attn_err *err, char *out, size_t cap);
+
+/* Says err in the status line, in the window's language (app_err_text). */
+void app_status_err(app_state *st, const attn_err *err);
+
+/* The same for id and args, in language lang (for tests that walk every id). */
+void app_msg_text(const app_state *st, int lang, attn_msg id, const char (*args)[128], char *out, size_t cap);
 
 /* Sets the status line (printf-style, UTF-8). */
 void app_status(app_state *st, const char *fmt, ...)

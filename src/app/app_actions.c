@@ -3,6 +3,7 @@
  * through the lesson, the model and the compute pipeline below. */
 #include "app_actions.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ void app_open_dropped(app_state *st, const char *path) {
         app_model_close(st); // weights are for the one-layer walkthrough
         rc = app_use_weights_file(st, path, &err);
     }
-    if (rc != ATTN_OK) app_status(st, "%s", err.msg);
+    if (rc != ATTN_OK) app_status_err(st, &err);
     st->dirty = true;
 }
 
@@ -209,7 +210,7 @@ static void apply_shape_change(app_state *st, attn_config cfg) {
     attn_err err;
     if (app_compute(st, st->src.sentence, &cfg, &err) != ATTN_OK) {
         if (st->src.weights != APP_WEIGHTS_FILE) {
-            app_status(st, "%s", err.msg);
+            app_status_err(st, &err);
             return;
         }
         st->src.weights = APP_WEIGHTS_RANDOM;
@@ -276,6 +277,14 @@ static void widget_mask(app_state *st, viz_widget w, int delta) {
 }
 
 void app_widget(app_state *st, viz_widget w, int delta) {
+    if ((int)w == VIZ_W_TRY) { // a lesson's suggestion, not a setting
+        app_lesson_try(st, delta);
+        return;
+    }
+    if ((int)w == VIZ_W_WORD) { // a word of the model's palette, typed at the cursor
+        app_edit_word(st, delta);
+        return;
+    }
     if (st->model.m && viz_widget_model_fixed(w)) { // its training chose them
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_MODEL_FIXED));
         return;
@@ -351,6 +360,24 @@ void app_reset(app_state *st) {
 
 /* ---- editing ---- */
 
+/* The query after an edit: the word it was on when editing began (the
+ * occurrence nearest its place), else the pronoun, else where it is. */
+static void follow_query(app_state *st) {
+    const attn_trace *t = app_trace(st);
+    int best = -1, q = st->edit.query_at;
+    size_t n = strlen(st->edit.query_word);
+    for (int i = 0; i < t->n && n; i++) {
+        int len;
+        const char *tok = attn_token_text(&t->tokens, i, &len);
+        if ((size_t)len == n && memcmp(tok, st->edit.query_word, n) == 0 && (best < 0 || abs(i - q) < abs(best - q))) best = i;
+    }
+    if (best < 0) best = attn_trace_pronoun(t);
+    if (best >= 0 && best != st->view.query) {
+        st->view.query = best;
+        if (st->model.m) app_recompute(st); // the model's target follows the query
+    }
+}
+
 /* Tries the edited text as the sentence: a valid one is computed at once;
  * an invalid one leaves the last valid result on screen and says why. */
 static void edit_apply(app_state *st) {
@@ -363,18 +390,24 @@ static void edit_apply(app_state *st) {
         return;
     }
     if (app_compute(st, e->text, &st->src.cfg, &err) != ATTN_OK) {
-        snprintf(e->error, sizeof e->error, "%s", err.msg);
+        app_err_text(st, &err, e->error, sizeof e->error); // in the window's language
     } else {
         char *copy = strdup(e->text);
         if (copy) {
             free(st->src.sentence);
             st->src.sentence = copy;
         }
+        follow_query(st);
     }
     st->dirty = true;
 }
 
 void app_edit_begin(app_state *st) {
+    const attn_trace *t = app_trace(st);
+    int len = 0;
+    const char *tok = st->view.query < t->n ? attn_token_text(&t->tokens, st->view.query, &len) : "";
+    snprintf(st->edit.query_word, sizeof st->edit.query_word, "%.*s", len < 63 ? len : 0, tok);
+    st->edit.query_at = st->view.query;
     app_edit_begin_other(st, st->src.sentence, NULL, NULL);
 }
 
@@ -401,11 +434,25 @@ void app_edit_insert(app_state *st, const char *utf8) {
     app_editor *e = &st->edit.ed;
     app_editor_result r = app_editor_insert(e, utf8);
     if (r == APP_EDITOR_FULL) {
-        snprintf(e->error, sizeof e->error, "The sentence is full (%d bytes at most).", ATTN_MAX_SENTENCE_BYTES);
+        snprintf(e->error, sizeof e->error, app_str(st, VIZ_S_EDIT_FULL), ATTN_MAX_SENTENCE_BYTES);
         st->dirty = true;
     } else if (r == APP_EDITOR_CHANGED) {
         edit_apply(st);
     }
+}
+
+void app_edit_word(app_state *st, int i) {
+    const model *m = st->model.m;
+    if (!m || i < 0 || i >= m->vocab_count) return;
+    if (!st->edit.ed.active) app_edit_begin(st);
+    app_editor *e = &st->edit.ed;
+    if (!e->active) return;
+    const char *w = m->vocab[i];
+    bool spaced = strchr(e->text, ' ') != NULL, punct = !((w[0] | 0x20) >= 'a' && (w[0] | 0x20) <= 'z') && (unsigned char)w[0] < 0x80 && !(w[0] >= '0' && w[0] <= '9');
+    bool after_space = e->cursor == 0 || e->text[e->cursor - 1] == ' ';
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s%s", spaced && !after_space && !punct ? " " : "", w);
+    app_edit_insert(st, buf);
 }
 
 void app_edit_compose(app_state *st, const char *preedit) {
@@ -470,6 +517,33 @@ void app_edit_cancel(app_state *st) {
 
 void app_toggle_lines_all(app_state *st) {
     st->view.lines_all = !st->view.lines_all;
+    st->dirty = true;
+}
+
+/* ---- the tiles view (issue 24 part 4) ---- */
+
+void app_toggle_tiles(app_state *st) {
+    st->view.show_tiles = !st->view.show_tiles;
+    if (st->view.tiles_b <= 0) st->view.tiles_b = 4;
+    st->view.tiles_step = 0;
+    st->dirty = true;
+}
+
+void app_tiles_step(app_state *st, int delta) {
+    int n = app_trace(st)->n, b = st->view.tiles_b < n ? st->view.tiles_b : n;
+    int blocks = b > 0 ? (n + b - 1) / b : 1, last = blocks * blocks - 1;
+    long long at = delta == INT_MIN ? 0 : delta == INT_MAX ? last
+                                                           : (long long)st->view.tiles_step + delta;
+    st->view.tiles_step = at < 0 ? 0 : at > last ? last
+                                                 : (int)at;
+    st->dirty = true;
+}
+
+void app_tiles_block(app_state *st, int delta) {
+    int n = app_trace(st)->n, b = st->view.tiles_b + delta, hi = n < ATTN_MAX_TILE ? n : ATTN_MAX_TILE;
+    st->view.tiles_b = b < 1 ? 1 : b > hi ? hi
+                                          : b;
+    st->view.tiles_step = 0;
     st->dirty = true;
 }
 

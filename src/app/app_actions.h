@@ -32,6 +32,14 @@ void app_toggle_decode(app_state *st);
 void app_decode_token(app_state *st, int d);
 /* J / Shift+J: the next smaller / larger divisor of heads as the number of kv-heads. */
 void app_kv_heads_step(app_state *st, int dir);
+
+/* Issue 24 part 4. F4: shows or hides the tiles view (the shown head's
+ * online softmax, block by block; B starts at 4, clipped to n). */
+void app_toggle_tiles(app_state *st);
+/* In the tiles view: the step delta away (clamped; INT_MIN / INT_MAX: the
+ * first / the last), and B changed by delta (1 … n; back to the first step). */
+void app_tiles_step(app_state *st, int delta);
+void app_tiles_block(app_state *st, int delta);
 /* The lab's measurements once done (owned by the caller), else NULL, and
  * how long it has run. */
 void app_lab_progress(app_state *st, const attn_cx_result *lab, float elapsed);
@@ -67,6 +75,7 @@ void app_edit_begin_other(app_state *st, const char *text, app_edit_check check,
 /* Stops editing a text ctx owns, nothing given back (its owner goes). */
 void app_edit_drop(app_state *st, void *ctx);
 void app_edit_insert(app_state *st, const char *utf8); /* typed or committed text */
+void app_edit_word(app_state *st, int i);              /* the model's word i, at the cursor (a space before it when the sentence has spaces) */
 void app_edit_compose(app_state *st, const char *preedit);
 void app_edit_backspace(app_state *st);
 void app_edit_delete(app_state *st);

@@ -10,6 +10,7 @@
 #include "app_script_run.h"
 #include "fileio.h"
 #include "numparse.h"
+#include "strbuf.h"
 
 static bool mismatch(app_script_runner *r, const app_script_cmd *c, const char *got) {
     fprintf(stderr, "attnviz: %s:%d: expected %s = \"%s\", got \"%s\"\n", r->name, c->line, c->name, c->text, got);
@@ -18,6 +19,33 @@ static bool mismatch(app_script_runner *r, const app_script_cmd *c, const char *
 }
 
 /* The state value named name, formatted as scripts write it; false if unknown. */
+/* Issue 24: the tiles view as "off", or "B=4 step=7/25 skipped=0". */
+static void tiles_text(const app_state *st, char *out, size_t cap) {
+    const attn_tiles *tl = &st->view.tiles;
+    if (!st->view.show_tiles || !tl->count) snprintf(out, cap, "off");
+    else snprintf(out, cap, "B=%d step=%d/%d skipped=%d", tl->b, st->view.tiles_step + 1, tl->count,
+                  tl->steps[st->view.tiles_step].skipped);
+}
+
+/* Its step's m and l after the step, as --dump-json writes them ("m=a,b l=c,d";
+ * −∞ is null), for comparing the window with a headless dump. */
+static void tiles_values(const app_state *st, char *out, size_t cap) {
+    const attn_tiles *tl = &st->view.tiles;
+    size_t used = 0;
+    out[0] = '\0';
+    if (!st->view.show_tiles || !tl->count) return;
+    const attn_tile_step *s = &tl->steps[st->view.tiles_step];
+    for (int k = 0; k < 2; k++) {
+        const double *v = k ? s->l : s->m;
+        used += (size_t)snprintf(out + used, used < cap ? cap - used : 0, "%s%s=", k ? " " : "", k ? "l" : "m");
+        for (int r = 0; r < s->r1 - s->r0 && used < cap; r++) {
+            char num[ATTN_DOUBLE_CHARS];
+            used += (size_t)snprintf(out + used, cap - used, "%s%s", r ? "," : "",
+                                     v[r] == -INFINITY ? "null" : attn_format_double(num, v[r]));
+        }
+    }
+}
+
 /* The key the query's row of the shown head attends to most, as the chips label it. */
 static void strongest(const app_state *st, char *out, size_t cap) {
     const attn_trace *t = app_trace(st);
@@ -98,6 +126,8 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     else if (!strcmp(name, "lab")) snprintf(out, cap, "%s", !st->view.show_lab ? "off" : st->view.lab ? "done"
                                                                                                       : "running");
     else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->view.lines_all);
+    else if (!strcmp(name, "tiles")) tiles_text(st, out, cap);
+    else if (!strcmp(name, "tiles_values")) tiles_values(st, out, cap);
     else if (!strcmp(name, "narrative")) { // as the scene would show it now
         const char *text = app_lesson_narrative(&u->st);
         snprintf(out, cap, "%s", text ? text : "");

@@ -56,6 +56,27 @@ static void vocab_note(attn_strbuf *b, const app_state *st) {
     attn_sb_free(&names);
 }
 
+/* The labels of words that occur more than once ("2:只", "7:只"), as a
+ * paragraph that says what the number is. */
+static void positions_note(attn_strbuf *b, const app_state *st) {
+    const attn_trace *t = app_trace(st);
+    attn_strbuf names;
+    attn_sb_init(&names);
+    char lab[96];
+    for (int i = 0; i < t->n; i++) {
+        int len;
+        const char *tok = attn_token_text(&t->tokens, i, &len);
+        attn_token_label(&t->tokens, i, 0, lab, sizeof lab);
+        if ((int)strlen(lab) == len && memcmp(lab, tok, (size_t)len) == 0) continue; // labelled by its text alone
+        attn_sb_printf(&names, "%s%s", names.len ? (st->look.lang == VIZ_LANG_ZH ? "”、“" : "\", \"") : "", lab);
+    }
+    if (names.len) {
+        attn_sb_printf(b, app_str(st, VIZ_S_TOKEN_POSITIONS), names.data);
+        attn_sb_puts(b, "\n\n");
+    }
+    attn_sb_free(&names);
+}
+
 void app_lesson_refresh_narrative(app_state *st) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = app_lesson_page_shown(st);
@@ -66,9 +87,10 @@ void app_lesson_refresh_narrative(app_state *st) {
     attn_strbuf b;
     attn_sb_init(&b);
     bool model = st->model.m && pg->model; // the page's model, as the page shows it
-    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL, .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l)};
+    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL, .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l), .sentence = st->src.sentence};
     viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &x);
     if (!model) vocab_note(&b, st);
+    positions_note(&b, st);
     st->lesson.narrative = attn_sb_take(&b);
     st->dirty = true;
 }
@@ -178,11 +200,12 @@ void app_lesson_goto(app_state *st, int page) {
         set_question(st, pg);
         if (st->model.m) app_recompute(st); // the layer and the query chosen: the run, its target and the comparison
     } else {
-        app_status(st, "%s", err.msg);
+        app_status_err(st, &err);
     }
     free(copy);
     app_lesson_refresh_narrative(st);
-    snprintf(st->lesson.page_label, sizeof st->lesson.page_label, "%d / %d · %s", page + 1, lesson_page_count(l), pg->id);
+    snprintf(st->lesson.page_label, sizeof st->lesson.page_label, "%d / %d · %s", page + 1, lesson_page_count(l), pg->title);
+    utf8_trim_partial(st->lesson.page_label);
     st->dirty = true;
 }
 
@@ -241,15 +264,52 @@ void app_lesson_turn(app_state *st, int delta) {
     if (p >= 0 && p < lesson_page_count(l)) app_lesson_goto(st, p);
 }
 
+/* After L: the question stays answered, and a sentence the learner edited
+ * in the other language is kept for it (said in the status line); one kept
+ * for this language on this page comes back. */
+static void carry_over(app_state *st, const lesson_page *from, bool answered, char *mine, int from_lang) {
+    const lesson_page *pg = app_lesson_page_shown(st);
+    if (!pg) {
+        free(mine);
+        return;
+    }
+    if (answered && pg->predict.on && st->lesson.predict_pending) {
+        st->lesson.predict_pending = false;
+        app_hover(st, st->view.hover);
+    }
+    int lang = st->look.lang;
+    char *back = st->lesson.kept[lang];
+    st->lesson.kept[lang] = NULL;
+    if (back && strcmp(st->lesson.kept_page, pg->id) == 0) {
+        attn_err err;
+        if (app_set_sentence(st, back, &st->src.cfg, &err) == ATTN_OK) st->view.query = attn_trace_default_query(app_trace(st));
+    }
+    free(back);
+    if (mine) {
+        free(st->lesson.kept[from_lang]);
+        st->lesson.kept[from_lang] = mine;
+        snprintf(st->lesson.kept_page, sizeof st->lesson.kept_page, "%s", from->id);
+        app_status(st, app_str(st, VIZ_S_STATUS_LANG_KEPT), mine);
+    }
+    st->lesson.narrative_stale = true;
+}
+
 void app_switch_lang(app_state *st) {
     const lesson *from = app_lesson(st);
     const lesson_page *pg = from ? lesson_page_at(from, st->lesson.page) : NULL;
+    bool answered = pg && pg->predict.on && !st->lesson.predict_pending && !st->model.m == !pg->model;
+    bool edited = pg && pg->sentence && st->src.sentence && strcmp(pg->sentence, st->src.sentence) != 0;
+    char *mine = edited ? strdup(st->src.sentence) : NULL;
+    int from_lang = st->look.lang;
     st->look.lang = (viz_lang)!st->look.lang;
     const lesson *to = st->lesson.files[st->look.lang];
     if (pg && to && to != from) {
         int p = lesson_find_page(to, pg->id);
         app_lesson_goto(st, p >= 0 ? p : 0);
+        carry_over(st, pg, answered, mine, from_lang);
+        mine = NULL;
     }
+    free(mine);
     app_refresh_texts(st);
 }
 
@@ -273,6 +333,45 @@ void app_lesson_guess(app_state *st, int token) {
     st->dirty = true;
 }
 
+void app_lesson_try(app_state *st, int i) {
+    const lesson_page *pg = app_lesson_page_shown(st);
+    if (!pg || i < 0 || i >= pg->n_tries) return;
+    attn_err err;
+    char why[512];
+    if (app_set_sentence(st, pg->tries[i], &st->src.cfg, &err) != ATTN_OK) {
+        app_err_text(st, &err, why, sizeof why);
+        app_status(st, "%s", why);
+    } else st->view.query = attn_trace_default_query(app_trace(st)); // the question stays on the pronoun
+    st->lesson.narrative_stale = true;
+    st->dirty = true;
+}
+
+/* Where b differs from a, as a chip says it: from a word (a character
+ * without spaces) before the first difference to the end. */
+static void try_label(char *out, size_t cap, const char *a, const char *b) {
+    size_t i = 0;
+    while (a[i] && a[i] == b[i]) i++;
+    while (i > 0 && ((unsigned char)b[i] & 0xC0) == 0x80) i--; // the start of a character
+    bool spaced = strchr(b, ' ') != NULL;
+    for (int words = 0; i > 0 && words < (spaced ? 2 : 1);) { // one word of context
+        i--;
+        if (spaced ? (b[i] == ' ' && ++words == 2) : (((unsigned char)b[i] & 0xC0) != 0x80 && ++words == 1)) break;
+    }
+    if (spaced && b[i] == ' ') i++;
+    snprintf(out, cap, "%s%s", i > 0 ? "…" : "", b + i);
+    utf8_trim_partial(out);
+}
+
+int app_lesson_tries(app_state *st, const char **out) {
+    const lesson_page *pg = app_lesson_page_shown(st);
+    int n = 0;
+    for (; pg && n < pg->n_tries && n < VIZ_MAX_TRIES; n++) {
+        try_label(st->lesson.try_labels[n], sizeof st->lesson.try_labels[n], pg->sentence, pg->tries[n]);
+        out[n] = st->lesson.try_labels[n];
+    }
+    return n;
+}
+
 bool app_lesson_reload(app_state *st) {
     bool changed = false;
     for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
@@ -284,7 +383,7 @@ bool app_lesson_reload(app_state *st) {
         lesson *l = NULL;
         char *copy = strdup(path);
         if (copy && (load_found(&l, copy, &err) != ATTN_OK || put_slot(st, lang, l, copy, &err) != ATTN_OK))
-            app_status(st, "%s", err.msg);
+            app_status_err(st, &err);
         else if (copy) changed = true;
         free(copy);
     }

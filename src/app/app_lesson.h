@@ -28,6 +28,14 @@ const char *app_lesson_narrative(app_state *st);
 bool app_page_compares_config(const app_state *st);
 /* A click on token during a question: records the guess and reveals. */
 void app_lesson_guess(app_state *st, int token);
+
+/* Shows the page's @try sentence i (a click on its suggestion): the same as
+ * typing it into the sentence bar. */
+void app_lesson_try(app_state *st, int i);
+
+/* The page's @try suggestions as their chips say them (pointers into st),
+ * into out (VIZ_MAX_TRIES); returns how many. */
+int app_lesson_tries(app_state *st, const char **out);
 /* Reloads a lesson whose file changed on disk, keeping the page. Returns true
  * when something was reloaded. Only regular files are watched and reread: a
  * pipe or FIFO was read once, at open. */

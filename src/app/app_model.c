@@ -71,7 +71,7 @@ void app_model_close(app_state *st) {
     app_model_state_free(&st->model);
     attn_trace_free(&st->src.alt);
     attn_err err;
-    if (app_set_sentence(st, st->src.sentence, &cfg, &err) != ATTN_OK) app_status(st, "%s", err.msg);
+    if (app_set_sentence(st, st->src.sentence, &cfg, &err) != ATTN_OK) app_status_err(st, &err);
     st->view.query = attn_trace_default_query(app_trace(st));
     app_refresh_texts(st);
 }

@@ -18,7 +18,8 @@
  *   click step N                   rail step N, 1..8
  *   click cell STAGE HEAD ROW COL  also hover; STAGE as model_stage_from_name (a model's stages too)
  *   click control NAME [N]         also hover; the control NAME (a rail control as
- *                                  heads or mask, or one of the training view's:
+ *                                  heads or mask, try N: a lesson page's @try
+ *                                  suggestion N, or one of the training view's:
  *                                  train_start, train_layers …, viz_train.h) and the
  *                                  part of it N: -1 its ‹, 1 its ›, 0 (the default)
  *                                  its value or button; for train_snapshot the

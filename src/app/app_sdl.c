@@ -404,11 +404,35 @@ static void key_arrows(app_ui *u, SDL_Keycode sym) {
     else app_move_cursor(st, d, 0);
 }
 
+/* The tiles view's keys (issue 24): ← → a step, Home End the first and last,
+ * + − the block size, F4 or Esc close. false for any other key. */
+static bool tiles_key(app_state *st, SDL_Keycode sym) {
+    switch (sym) {
+    case SDLK_LEFT:
+    case SDLK_UP: app_tiles_step(st, -1); return true;
+    case SDLK_RIGHT:
+    case SDLK_DOWN:
+    case SDLK_SPACE: app_tiles_step(st, +1); return true;
+    case SDLK_HOME: app_tiles_step(st, INT_MIN); return true;
+    case SDLK_END: app_tiles_step(st, INT_MAX); return true;
+    case SDLK_PLUS:
+    case SDLK_KP_PLUS: app_tiles_block(st, +1); return true;
+    case SDLK_EQUALS: app_tiles_block(st, +1); return true; // + shares its key with =
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS: app_tiles_block(st, -1); return true;
+    case SDLK_F4:
+    case SDLK_ESCAPE: app_toggle_tiles(st); return true;
+    default: return false;
+    }
+}
+
 static void key_normal(app_ui *u, const SDL_Keysym *k) {
     app_state *st = &u->st;
     bool shift = k->mod & KMOD_SHIFT;
     if ((k->mod & KMOD_CTRL) && key_ctrl(u, k)) return;
     if (k->mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) return;
+    if (st->view.show_tiles && !st->view.show_help && !st->view.show_lab && tiles_key(st, k->sym))
+        return;                                                                                  // F4's view takes the arrows, + and −
     if (!st->view.show_help && !st->view.show_lab && app_train_key(&u->train, k->sym, k->mod)) { // F3, and its keys while open
         if (st->edit.ed.active) u->skip_text = true;                                             // E began editing the probe: its letter is not typed
         return;
@@ -419,6 +443,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
         u->skip_text = true;
         return;
     case SDLK_F2: toggle_lab(u); return;
+    case SDLK_F4: app_toggle_tiles(st); return;
     case SDLK_F5: app_toggle_decode(st); return;
     case SDLK_j: app_kv_heads_step(st, shift ? -1 : 1); return;
     case SDLK_COMMA:
@@ -471,7 +496,8 @@ static viz_hit hit_at(app_ui *u, float x, float y) {
 static void mouse_down(app_ui *u, float x, float y) {
     app_state *st = &u->st;
     viz_hit h = hit_at(u, x, y);
-    if (st->edit.ed.active && h.kind != VIZ_HIT_SENTENCE) app_edit_commit(st); // clicking away keeps the edit
+    bool word = h.kind == VIZ_HIT_WIDGET && h.widget == VIZ_W_WORD;                     // the palette types into the edit
+    if (st->edit.ed.active && h.kind != VIZ_HIT_SENTENCE && !word) app_edit_commit(st); // clicking away keeps the edit
     switch (h.kind) {
     case VIZ_HIT_SENTENCE: app_edit_begin(st); break;
     case VIZ_HIT_TOKEN: app_select_query(st, h.token); break;
@@ -564,7 +590,8 @@ bool app_sdl_frame(void *ui) {
         app_lesson_reload(&u->st);
         u->next_reload_check = SDL_GetTicks() + 1000;
     }
-    bool working = plat_jobs_advance(APP_WORK_BUDGET_MS);
+    bool train_only = u->train.open && app_train_busy(&u->train) && !u->input_seen;
+    bool working = plat_jobs_advance(train_only ? APP_WORK_BUDGET_TRAINING_MS : APP_WORK_BUDGET_MS);
     lab_poll(u);
     app_train_poll(&u->train);
     // sleep until something happens: an idle app uses no CPU
@@ -574,7 +601,9 @@ bool app_sdl_frame(void *ui) {
                   : app_lab_running(&u->lab)  ? 250
                                               : 500;
     SDL_Event e;
+    u->input_seen = false;
     if (plat_wait_event(&e, timeout)) {
+        u->input_seen = true;
         take_event(u, &e);
         while (SDL_PollEvent(&e)) take_event(u, &e);
     }

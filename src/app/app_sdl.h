@@ -57,6 +57,7 @@ struct app_ui {
     app_frame_hook hook; /* called after each frame, or NULL */
     void *hook_ctx;
     Uint32 next_reload_check; /* SDL_GetTicks() when lessons are next checked for edits */
+    bool input_seen;          /* the last pass had an event to handle (a person at the keys or mouse) */
 };
 
 /* The window's size in pixels. */
@@ -70,6 +71,12 @@ int app_ui_open(app_ui *u, app_state *st, viz_fonts *fonts, int w, int h, float 
 /* Background work (training, the lab) done per frame where it has no
  * thread of its own (the browser): a share of a 60 Hz frame. */
 #define APP_WORK_BUDGET_MS 10.0
+/* ... and while the training view is open, training, with no event to
+ * handle: it shows the heatmaps at 20 Hz (APP_TRAIN_REFRESH_MS), so a
+ * frame every 50 ms loses nothing, and training gets most of it (measured
+ * in chromium: each frame costs about 5 ms besides the work, the view and
+ * the browser's own painting; 10 ms slices left training a third of the time). */
+#define APP_WORK_BUDGET_TRAINING_MS 40.0
 
 /* One pass of the window loop (a plat_frame_fn; ui: the app_ui): lessons
  * checked for edits, background work advanced, events (waited for on the

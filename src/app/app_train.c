@@ -16,6 +16,7 @@
 #include "fileio.h"
 #include "model_file.h"
 #include "strbuf.h"
+#include "utf8.h"
 
 /* ---- pure logic ---- */
 
@@ -146,7 +147,9 @@ static attn_status eval_point(app_train *t, int k, double *loss_sum, int *loss_n
     if (tr->step < t->opts.steps && n > APP_TRAIN_EVAL_SAMPLE) n = APP_TRAIN_EVAL_SAMPLE;
     attn_status st = model_evaluate(&e, &t->eval_ws, &tr->data, tr->data.n_train, n, err);
     if (st != ATTN_OK) return st;
-    t->points[k] = (viz_train_point){tr->step, *loss_n ? *loss_sum / *loss_n : NAN, e.loss, e.accuracy};
+    double kind[2];
+    for (int j = 0; j < 2; j++) kind[j] = e.kind_rows[j] ? (double)e.kind_right[j] / e.kind_rows[j] : NAN;
+    t->points[k] = (viz_train_point){tr->step, *loss_n ? *loss_sum / *loss_n : NAN, e.loss, e.accuracy, {kind[0], kind[1]}};
     *loss_sum = 0;
     *loss_n = 0;
     return ATTN_OK;
@@ -291,6 +294,58 @@ static int query_row(const app_train *t, const model_result *r) {
     return tg[0].row;
 }
 
+/* The probe's flipped pair (the task's other lesson sentence, when the probe
+ * is one of them) through the model shown, beside the probe. */
+static void run_pair(app_train *t, const char *probe) {
+    const task_lesson_sentence *ls;
+    int n = task_lesson_sentences(t->task, &ls);
+    t->pair = n == 2 && strcmp(probe, ls[0].sentence) == 0 ? ls[1].sentence : n == 2 && strcmp(probe, ls[1].sentence) == 0 ? ls[0].sentence
+                                                                                                                           : NULL;
+    model_result_free(&t->pair_run);
+    attn_err err;
+    t->pair_ok = t->pair && model_run(&t->pair_run, shown_model(t), t->pair, strlen(t->pair), NULL, 0, &err) == ATTN_OK;
+}
+
+/* Where the pronoun of r looks most in the last layer (heads averaged, as the
+ * answer is read): its key's label and weight; false without a pronoun. */
+static bool strongest(const app_train *t, const model_result *r, char *key, size_t cap, double *w) {
+    int q = query_row(t, r);
+    const attn_trace *last = &r->layer[t->opts.layers - 1];
+    if (q < 0 || !last->n) return false;
+    int best = 0;
+    double row[MODEL_MAX_LEN] = {0};
+    for (int h = 0; h < last->cfg.heads; h++)
+        for (int j = 0; j < last->n; j++) row[j] += last->head[h].weights[(size_t)q * last->n + j] / last->cfg.heads;
+    for (int j = 1; j < last->n; j++)
+        if (row[j] > row[best]) best = j;
+    attn_token_label(&last->tokens, best, 0, key, cap);
+    *w = row[best];
+    return true;
+}
+
+/* The view's lines about its data, the accuracy by kind of predicate and the pair. */
+static void fill_notes(app_train *t, viz_train_view *v) {
+    v->n_notes = 0;
+    if (!t->made) return;
+    const task_dataset *d = &t->trainer.data;
+    snprintf(t->notes[0], sizeof t->notes[0], str(t, VIZ_S_TRAIN_DATA), d->n_train + d->n_heldout, d->n_heldout);
+    v->notes[v->n_notes++] = t->notes[0];
+    const viz_train_point *p = NULL; // the evaluation of the step shown (a snapshot's, or the live one)
+    for (int i = 0; i < t->n_seen; i++)
+        if (t->seen[i].step <= v->shown_step) p = &t->seen[i];
+    if (p && t->task->referent && !isnan(p->kind_acc[0]) && !isnan(p->kind_acc[1])) {
+        snprintf(t->notes[1], sizeof t->notes[1], str(t, VIZ_S_TRAIN_KINDS), 100.0 * p->kind_acc[0], 100.0 * p->kind_acc[1]);
+        v->notes[v->n_notes++] = t->notes[1];
+    }
+    char a[96], b[96];
+    double wa, wb;
+    if (t->run_ok && t->pair_ok && strongest(t, &t->run, a, sizeof a, &wa) && strongest(t, &t->pair_run, b, sizeof b, &wb)) {
+        snprintf(t->notes[2], sizeof t->notes[2], str(t, VIZ_S_TRAIN_PAIR), a, wa, t->pair, b, wb);
+        utf8_trim_partial(t->notes[2]);
+        v->notes[v->n_notes++] = t->notes[2];
+    }
+}
+
 /* Runs text through the model shown; on success it is the probe shown. */
 static attn_status run_probe(app_train *t, const char *text, attn_err *err) {
     model_result r = {0};
@@ -300,6 +355,7 @@ static attn_status run_probe(app_train *t, const char *text, attn_err *err) {
     t->run = r;
     t->run_ok = true;
     t->query = query_row(t, &t->run);
+    run_pair(t, text);
     if (t->probe != text) {
         char *copy = strdup(text);
         if (copy) {
@@ -316,7 +372,8 @@ static void refresh_run(app_train *t) {
     attn_err err;
     if (!t->probe || run_probe(t, t->probe, &err) != ATTN_OK) {
         model_result_free(&t->run);
-        t->run_ok = false;
+        model_result_free(&t->pair_run);
+        t->run_ok = t->pair_ok = false;
     }
 }
 
@@ -356,7 +413,8 @@ static bool probe_check(void *ctx, const char *text, char *why, size_t cap) {
 static void free_training(app_train *t) {
     stop_thread(t);
     model_result_free(&t->run);
-    t->run_ok = false;
+    model_result_free(&t->pair_run);
+    t->run_ok = t->pair_ok = false;
     for (int i = 0; t->snaps && i < t->n_snaps; i++) model_free(&t->snaps[i]);
     free(t->snaps);
     free(t->points);
@@ -505,6 +563,7 @@ static void fill_view(app_train *t) {
     for (int l = 0; l < v->n_layers && l < VIZ_TRAIN_MAX_LAYERS; l++) v->layer[l] = &t->run.layer[l];
     v->query = t->run_ok ? t->query : -1;
     v->probe = t->probe;
+    fill_notes(t, v);
 }
 
 void app_train_poll(app_train *t) {

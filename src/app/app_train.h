@@ -129,7 +129,11 @@ typedef struct {
     char *probe;      /* the last valid probe (owned) */
     model_result run; /* the probe through the model shown */
     bool run_ok;
-    int query; /* the row outlined, or -1 */
+    model_result pair_run; /* the probe's flipped pair (a referent task's other lesson sentence) through it */
+    bool pair_ok;
+    const char *pair;   /* that sentence (the task's), or NULL */
+    char notes[3][512]; /* the view's lines about its data, its accuracy by kind and the pair */
+    int query;          /* the row outlined, or -1 */
     Uint32 last_refresh, last_poll;
     long updates;          /* heatmap refreshes */
     long updates_training; /* of them while the thread was training */

@@ -9,6 +9,7 @@
 
 #include "platform.h"
 #include "strbuf.h"
+#include "utf8.h"
 #include "viz_lesson.h"
 
 /* The decode view's narrative: what decoding does, then what the token
@@ -38,6 +39,16 @@ static void decode_narrative(app_state *st, viz_scene *s) {
 #undef PARA
     s->narrative = out;
     s->narrative_title = app_str(st, VIZ_S_DECODE_NARRATIVE);
+}
+
+/* The tiles view's record of the shown head at its B (clipped to n), made
+ * again from the trace shown: a few microseconds at n = 20. */
+static void tiles_refresh(app_state *st) {
+    const attn_trace *t = app_trace(st);
+    attn_tiles_free(&st->view.tiles);
+    int b = st->view.tiles_b < t->n ? st->view.tiles_b : t->n, head = st->view.head < t->cfg.heads ? st->view.head : 0;
+    if (b < 1 || attn_tiles_of_head(&st->view.tiles, t, head, b, NULL) != ATTN_OK) return;
+    if (st->view.tiles_step >= st->view.tiles.count) st->view.tiles_step = st->view.tiles.count - 1;
 }
 
 void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
@@ -91,10 +102,24 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->show_lab = st->view.show_lab;
     s->lab = st->view.lab;
     s->lab_elapsed = st->view.lab_elapsed;
+    if (st->view.show_tiles) tiles_refresh(st);
+    s->tiles = st->view.show_tiles && st->view.tiles.count ? &st->view.tiles : NULL;
+    s->tiles_step = st->view.tiles_step;
     s->hide_weights = st->lesson.predict_pending;
     s->narrative = narrative;
     const lesson_page *pg = app_lesson_page_shown(st);
     s->narrative_title = pg ? pg->title : NULL;
+    s->n_tries = app_lesson_tries(st, s->tries);
+    const lesson *les = app_lesson(st);
+    const lesson_page *left = les && !pg ? lesson_page_at(les, st->lesson.page) : NULL; // the page the walkthrough left
+    if (left) {
+        snprintf(st->lesson.walk_note, sizeof st->lesson.walk_note, app_str(st, VIZ_S_WALK_FROM_LESSON), left->title);
+        utf8_trim_partial(st->lesson.walk_note);
+    }
+    s->narrative_note = left ? st->lesson.walk_note : NULL;
+    bool palette = st->model.m && st->edit.ed.active && !st->edit.check; // the model's sentence, being edited
+    s->n_words = palette ? st->model.m->vocab_count : 0;
+    s->words = palette ? (const char *const *)st->model.m->vocab : NULL;
     s->mark = pg ? viz_lesson_mark(&pg->highlight, &app_trace(st)->tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
     if (pg) viz_lesson_names(&s->names, app_lesson(st), st->lesson.page, app_trace(st));
     s->question = pg && pg->predict.on;
@@ -119,7 +144,7 @@ static void copy_target(const app_state *st, int *s, int *h) {
     if (m && st->model.readout) *s = m->cfg.objective == MODEL_OBJ_TOKEN ? MODEL_ST_PROBS : MODEL_ST_AVG;
     else if (m && st->model.backward && st->view.step == ATTN_STEP_SOFTMAX) *s = MODEL_ST_D_WEIGHTS;
     else if (m && st->model.backward && (st->view.step == ATTN_STEP_SCALE || st->view.step == ATTN_STEP_MASK)) *s = MODEL_ST_D_SCALED;
-    if (st->view.hover.kind == VIZ_HIT_CELL) {
+    if (st->view.hover.kind == VIZ_HIT_CELL && !viz_tile_stage(st->view.hover.stage)) { // the tiles view's are not the trace's
         *s = st->view.hover.stage;
         *h = st->view.hover.head;
     }
@@ -225,6 +250,7 @@ char *app_command_line(const app_state *st) {
         attn_sb_puts(&b, " --weights ");
         attn_sb_shell_word(&b, st->src.weights_name);
     }
+    if (st->view.show_tiles && st->view.tiles.count) attn_sb_printf(&b, " --tiles %d", st->view.tiles.b); // F4: its summary too
     int s, h;
     copy_target(st, &s, &h);
     attn_sb_printf(&b, " --print %s", attn_stage_name((attn_stage)s));

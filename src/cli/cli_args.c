@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "attn_settings.h"
+#include "attn_tiles.h"
 #include "model_run.h"
 #include "numparse.h"
 #include "task.h"
@@ -153,6 +154,40 @@ static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
     return ATTN_OK;
 }
 
+/* Whether the learner reads Chinese: --lang, else the locale (LC_ALL,
+ * LC_MESSAGES, LANG), as the window and the exports choose. */
+static bool cli_lang_zh(const cli_opts *o) {
+    if (o->lang) return strcmp(o->lang, "zh") == 0;
+    const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return strncmp(v, "zh", 2) == 0;
+    }
+    return false;
+}
+
+/* --tiles B: 1 … ATTN_MAX_TILE, the one-layer view only; refused in the
+ * learner's language (issue 24). */
+static attn_status parse_tiles(cli_opts *o, attn_err *err) {
+    long long v = 0;
+    const char *s = o->tiles_spec;
+    bool zh = cli_lang_zh(o);
+    int shown = (int)utf8_cut(s, strlen(s), 64);
+    if (attn_parse_int(s, strlen(s), 1, ATTN_MAX_TILE, &v) != ATTN_INT_OK)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         zh ? "--tiles 的块大小 B 必须是 1 到 %d 之间的整数（现在是 \"%.*s\"）：每块 B 个查询行、B 个键列。"
+                            : "--tiles needs a block size B, a whole number from 1 to %d (not \"%.*s\"): blocks of B "
+                              "query rows and B key columns.",
+                         ATTN_MAX_TILE, shown, s);
+    if (o->model.model_path || o->model.train_task)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         zh ? "--tiles 只用于单层的注意力（不能与 %s 同用）。"
+                            : "--tiles goes with the one-layer view, not with %s.",
+                         o->model.model_path ? "--model" : "--train");
+    o->tiles = (int)v;
+    return ATTN_OK;
+}
+
 /* Flags that take a value; the value is argv[i + 1]. */
 static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, attn_err *err) {
     long long v = 0;
@@ -176,6 +211,7 @@ static attn_status parse_valued(cli_opts *o, const char *flag, const char *val, 
     else if (strcmp(flag, "--view") == 0) o->view = val;
     else if (strcmp(flag, "--theme") == 0) o->theme = val;
     else if (strcmp(flag, "--lang") == 0) st = parse_lang(o, val, err);
+    else if (strcmp(flag, "--tiles") == 0) o->tiles_spec = val;
     else if (attn_setting_by_flag(flag, NULL) >= 0) st = parse_setting(o, attn_setting_by_flag(flag, NULL), flag, val, err);
     else if (strcmp(flag, "--pixel-scale") == 0) {
         st = parse_int(&v, flag, val, 1, 3, err);
@@ -212,6 +248,7 @@ static bool takes_value(const char *flag) {
         "--lang",
         "--pixel-scale",
         "--max-n",
+        "--tiles",
     };
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         if (strcmp(flag, valued[i]) == 0) return true;
@@ -225,7 +262,8 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
     if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) return ATTN_OK;
     const char *name = argv[++*i];
     o->print_stage = model_stage_from_name(name); // a model's stages too (checked once --model is known)
-    if (o->print_stage < 0)
+    o->model.print_name = name;
+    if (o->print_stage < 0 && cli_hf_stage_from_name(name) < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--print: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
                          "weights, z, concat or output (or nothing for all).",
@@ -243,6 +281,8 @@ static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn
     else if (strcmp(a, "--caption") == 0) o->caption = true;
     else if (strcmp(a, "--complexity") == 0) o->complexity = true;
     else if (strcmp(a, "--bench") == 0) o->bench = true;
+    else if (strcmp(a, "--bos") == 0) o->model.bos = true;
+    else if (strcmp(a, "--dump-weights") == 0) o->model.dump_weights = true;
     else if (strcmp(a, "--decode") == 0) o->decode = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) o->mode = CLI_MODE_HELP;
     else if (strcmp(a, "--version") == 0) o->mode = CLI_MODE_VERSION;
@@ -341,8 +381,39 @@ static attn_status check_model(cli_opts *o, attn_err *err) {
     return ATTN_OK;
 }
 
+/* --hf DIR: the model, its configuration and its tokenizer come from the folder. */
+static attn_status check_hf(cli_opts *o, attn_err *err) {
+    cli_model_opts *m = &o->model;
+    const char *flag = m->model_path              ? "--model"
+                       : o->weights_path          ? "--weights"
+                       : o->lesson_path           ? "--lesson"
+                       : m->n_targets             ? "--target"
+                       : m->train_task            ? "--train"
+                       : o->export_dir            ? "--export-dir"
+                       : o->check_lesson          ? "--check-lesson"
+                       : cli_model_config_flag(o) ? cli_model_config_flag(o)
+                                                  : cli_model_training_flag(m);
+    if (flag)
+        return attn_fail(err, ATTN_ERR_RANGE, "--hf takes its weights, configuration and tokenizer from the folder; "
+                                              "drop %s.",
+                         flag);
+    if (m->print_name && o->print_stage >= ATTN_STAGE_COUNT && o->print_stage != MODEL_ST_RESIDUAL &&
+        cli_hf_stage_from_name(m->print_name) < 0)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; with --hf use x, q, k, v, "
+                                              "scores, scaled, masked, weights, z, concat, output, resid_pre, "
+                                              "resid_mid, mlp_out, residual or next.",
+                         m->print_name);
+    if (o->explain) return cli_hf_parse_explain(m, o->explain_spec, err);
+    return ATTN_OK;
+}
+
 attn_status cli_model_finish(cli_opts *o, attn_err *err) {
     cli_model_opts *m = &o->model;
+    if (m->hf_dir) return check_hf(o, err);
+    if (m->bos || m->dump_weights) return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --hf DIR.", m->bos ? "--bos" : "--dump-weights");
+    if (o->print && o->print_stage < 0 && m->print_name)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a Hugging Face model; it goes with --hf DIR.",
+                         m->print_name);
     if (m->tasks) {
         if (m->train_task || m->model_path)
             return attn_fail(err, ATTN_ERR_RANGE, "--tasks only lists the tasks; run it on its own.");
@@ -387,9 +458,11 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (o->sentence && o->sentence_file)
         return attn_fail(err, ATTN_ERR_RANGE, "Give either --sentence or --sentence-file, not both.");
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION) return ATTN_OK;
+    if (o->tiles_spec && parse_tiles(o, err) != ATTN_OK) return ATTN_ERR_RANGE;
     attn_status st = cli_model_finish(o, err);
     if (st != ATTN_OK || o->mode == CLI_MODE_TRAIN || o->mode == CLI_MODE_TASKS) return st;
-    if (!o->model.model_path && !o->lesson_path && (st = cli_check_layer_page(o, err)) != ATTN_OK) return st;
+    if (!o->model.model_path && !o->model.hf_dir && !o->lesson_path && (st = cli_check_layer_page(o, err)) != ATTN_OK)
+        return st;
     st = check_lesson_flags(o, err);
     if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;
@@ -444,6 +517,8 @@ static const char help_format[] =
     "  attnviz --headless --model FILE.json [--sentence S] [--target POS:TOKEN ...]\n"
     "          --print [STAGE] | --dump-json FILE|- | --explain STAGE:LAYER:HEAD:ROW:COL\n"
     "  attnviz --tasks\n"
+    "  attnviz --headless --hf DIR [--sentence S] [--bos]\n"
+    "          --print [STAGE] | --dump-json FILE|- [--dump-weights] | --explain STAGE:LAYER:HEAD:ROW:COL\n"
     "\n"
     "Input:\n"
     "  --sentence S          the sentence (default: " CLI_SEED_SENTENCE ")\n"
@@ -458,6 +533,9 @@ static const char help_format[] =
     "  --dump-json F         write every stage as JSON (- for standard output)\n"
     "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
     "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
+    "  --tiles B             also compute each head by FlashAttention's online softmax\n"
+    "                        in blocks of B (1-64): --print sums it up, --dump-json adds\n"
+    "                        Z_tiled and every block's m, l and O\n"
     "  --decode              decode token by token with a KV cache (--mask causal or\n"
     "                        causal-window:W): each token's cache, cells and cost; with\n"
     "                        --dump-json each head gains Z_decode and decode\n"
@@ -485,6 +563,13 @@ static const char help_format[] =
     "                        readout's argmax fed back, with a KV cache per layer (a\n"
     "                        token model of a task that generates: induction); --decode\n"
     "                        alone decodes the sentence token by token\n"
+    "A real model (GPT-2 from a Hugging Face folder; see docs/models.md):\n"
+    "  --hf DIR              with --headless: run the GPT-2 in DIR (config.json,\n"
+    "                        model.safetensors, vocab.json + merges.txt or vocab.txt) on\n"
+    "                        --sentence; --print also knows resid_pre resid_mid mlp_out\n"
+    "                        residual next; stages of every layer and head are dumped\n"
+    "  --bos                 put <|endoftext|> first (GPT-2's tokenizer)\n"
+    "  --dump-weights        --dump-json also writes each head's weights and the logits\n"
     "Export (course notes; no display needed):\n"
     "  --export-dir DIR      write every step (or every lesson page) into DIR\n"
     "  --format LIST         png,svg,csv,tex,md,html (default png,svg)\n"
@@ -495,7 +580,7 @@ static const char help_format[] =
     "  --theme NAME          light, dark, presenter or high-contrast (also the window's)\n"
     "  --lang en|zh          UI language (also the window's)\n"
     "Measuring:\n"
-    "  --complexity [--max-n N]  time full, sliding-window and linear attention for\n"
+    "  --complexity [--max-n N]  time full, tiled, sliding-window and linear attention for\n"
     "                        n = 16 ... N and fit the slopes (N 16-65536, default 4096)\n"
     "  --bench               replay a classroom session offscreen and print timings\n"
     "                        (with --size WxH and --theme NAME: at that size and theme)\n"

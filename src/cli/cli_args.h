@@ -62,6 +62,9 @@ typedef struct {
     const char *explain_spec;                                                /* --explain's value as given, borrowed from argv */
     int explain_stage, explain_head, explain_row, explain_col;               /* its cell */
     cli_model_opts model;                                                    /* --train, --tasks, --model, --target and their flags */
+    /* issue 24 part 4 */
+    const char *tiles_spec; /* --tiles B as given (checked once --lang is known); NULL when not given */
+    int tiles;              /* --tiles B: FlashAttention's blocks (attn_tiles.h), 1..ATTN_MAX_TILE; 0 when not given */
 } cli_opts;
 
 /* Checks how the model's flags combine with the rest and sets the mode for

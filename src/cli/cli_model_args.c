@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hf_model.h"
 #include "model_run.h"
 #include "numparse.h"
 #include "task.h"
@@ -23,6 +24,7 @@ static const char *const valued[] = {
     "--lr",
     "--weight-decay",
     "--target",
+    "--hf",
     "--generate",
 };
 
@@ -81,6 +83,7 @@ attn_status cli_model_parse_valued(cli_model_opts *m, const char *flag, const ch
     }
     if (strcmp(flag, "--save") == 0) return m->save_path = val, ATTN_OK;
     if (strcmp(flag, "--model") == 0) return m->model_path = val, ATTN_OK;
+    if (strcmp(flag, "--hf") == 0) return m->hf_dir = val, ATTN_OK;
     if (strcmp(flag, "--target") == 0) return parse_target(m, val, err);
     if (strcmp(flag, "--generate") == 0) return whole(&m->generate, flag, val, 1, MODEL_MAX_LEN, err);
     if (strcmp(flag, "--layers") == 0) return m->set_layers = true, whole(&m->layers, flag, val, 1, MODEL_MAX_LAYERS, err);
@@ -148,4 +151,50 @@ const char *cli_model_training_flag(const cli_model_opts *m) {
                                     : m->set_lr           ? "--lr"
                                     : m->set_weight_decay ? "--weight-decay"
                                                           : NULL;
+}
+
+/* ---- --hf -------------------------------------------------------------------------- */
+
+static const char *const hf_print_stages[] = {"resid_pre", "resid_mid", "mlp_out", "residual", "next"};
+
+int cli_hf_stage_from_name(const char *name) {
+    for (int i = 0; i < (int)(sizeof hf_print_stages / sizeof *hf_print_stages); i++)
+        if (strcmp(name, hf_print_stages[i]) == 0) return i;
+    return -1;
+}
+
+const char *cli_hf_stage_name(int i) {
+    return i >= 0 && i < (int)(sizeof hf_print_stages / sizeof *hf_print_stages) ? hf_print_stages[i] : "";
+}
+
+/* --explain STAGE:LAYER:HEAD:ROW:COL, each a whole number within --hf's limits
+ * (the model's own sizes are checked once it is read). */
+attn_status cli_hf_parse_explain(cli_model_opts *m, const char *spec, attn_err *err) {
+    static const char *const names[] = {"--explain LAYER", "--explain HEAD", "--explain ROW", "--explain COL"};
+    static const long long hi[] = {HF_MAX_LAYERS - 1, HF_MAX_HEADS - 1, HF_MAX_TOKENS - 1, HF_MAX_WIDTH - 1};
+    int *dst[] = {&m->explain_layer, &m->explain_head, &m->explain_row, &m->explain_col};
+    const char *colon = strchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : 0, colons = 0;
+    for (const char *p = spec; (p = strchr(p, ':')); p++) colons++;
+    if (colons != 4 || n == 0 || n >= sizeof m->explain_stage)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "With --hf, --explain needs STAGE:LAYER:HEAD:ROW:COL, e.g. weights:0:3:5:2 (all from 0).");
+    memcpy(m->explain_stage, spec, n);
+    m->explain_stage[n] = '\0';
+    if (attn_stage_from_name(m->explain_stage) < 0)
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--explain with --hf: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, "
+                         "concat or output.",
+                         m->explain_stage);
+    const char *s = colon + 1;
+    for (int i = 0; i < 4; i++) {
+        const char *end = i < 3 ? strchr(s, ':') : s + strlen(s);
+        long long v = 0;
+        if (attn_parse_int(s, (size_t)(end - s), 0, hi[i], &v) != ATTN_INT_OK)
+            return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number from 0 to %lld (not \"%.*s\").", names[i],
+                             hi[i], (int)utf8_cut(s, (size_t)(end - s), 64), s);
+        *dst[i] = (int)v;
+        s = end + 1;
+    }
+    return ATTN_OK;
 }

@@ -31,6 +31,10 @@ typedef struct {
     bool set_layers, set_pos, set_objective, set_train_steps, set_batch, set_lr, set_weight_decay; /* given */
     int n_targets;                                                                                 /* --target entries */
     cli_target targets[CLI_MAX_TARGETS];
+    const char *hf_dir;     /* --hf DIR: a GPT-2 in Hugging Face's layout; NULL otherwise */
+    bool bos;               /* --bos: <|endoftext|> first (--hf with GPT-2's tokenizer) */
+    bool dump_weights;      /* --dump-weights: --hf's dump has the weights and the logits too */
+    const char *print_name; /* --print STAGE's name as given (--hf has stages of its own); NULL otherwise */
     /* --explain with --model: STAGE:LAYER:HEAD:ROW:COL */
     char explain_stage[16]; /* the stage's name as given */
     int explain_layer, explain_head, explain_row, explain_col;
@@ -49,5 +53,16 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
 /* The first training flag given (--layers, --pos, --objective, --train-steps,
  * --batch, --lr, --weight-decay), or NULL. */
 const char *cli_model_training_flag(const cli_model_opts *m);
+
+/* The stages --print names with --hf beyond the core's x … output:
+ * "resid_pre", "resid_mid", "mlp_out", "residual", "next". Returns an index
+ * from 0, or -1. */
+int cli_hf_stage_from_name(const char *name);
+const char *cli_hf_stage_name(int i); /* and back; "" out of range */
+
+/* Parses --explain's STAGE:LAYER:HEAD:ROW:COL with --hf (a core stage; the
+ * numbers within --hf's limits, the model's own sizes checked once it is
+ * read). */
+attn_status cli_hf_parse_explain(cli_model_opts *m, const char *spec, attn_err *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "attn_settings.h"
 #include "cli_explain.h"
 #include "cli_model.h"
+#include "cli_hf.h"
 #include "cli_print.h"
 #include "fileio.h"
 #include "page.h"
@@ -139,20 +140,42 @@ static attn_status explain(const cli_state *r, const cli_opts *o, char **text, a
     return st;
 }
 
+/* --tiles B: each head's tiled pass (attn_tiles.h) into tiles[heads]. */
+static attn_status run_tiles(attn_tiles *tiles, const attn_trace *t, int b, attn_err *err) {
+    for (int h = 0; h < t->cfg.heads; h++) {
+        attn_status st = attn_tiles_of_head(&tiles[h], t, h, b, err);
+        if (st != ATTN_OK) return st;
+    }
+    return ATTN_OK;
+}
+
+/* --tiles B with --print: per head, the steps, the bytes held against one
+ * (n, n) matrix, and how far Z_tiled is from Z. */
+static void print_tiles(FILE *out, const attn_trace *t, const attn_tiles *tiles) {
+    for (int h = 0; h < t->cfg.heads; h++) {
+        const attn_tiles *tl = &tiles[h];
+        fprintf(out,
+                "tiles (head %d): B = %d, %d×%d blocks, %d steps (%d skipped, fully masked); bytes held at most "
+                "%zu (one n×n matrix: n²·8 = %zu); max |Z_tiled − Z| / max(1, |Z|) = %.3g\n",
+                h, tl->b, tl->blocks, tl->blocks, tl->count, tl->skipped, tl->max_bytes, tl->full_bytes,
+                attn_tiles_rel_diff(tl->z, t->head[h].z, (size_t)t->n * t->cfg.d_k));
+    }
+}
+
 static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_err *err) {
     attn_status st = ATTN_OK;
     char *why = NULL;
+    attn_tiles tiles[ATTN_MAX_HEADS];
+    memset(tiles, 0, sizeof tiles);
     // a cell that does not exist is refused before anything is written or printed
     if (o->explain && (st = explain(r, o, &why, err)) != ATTN_OK) return st;
+    if (o->tiles && (st = run_tiles(tiles, &r->trace, o->tiles, err)) != ATTN_OK) goto done;
     if (o->dump_path) { // first, so a failed dump leaves no half-printed tables
-        char *json = attn_json_dump_decode(&r->trace, o->decode ? &r->decode : NULL);
+        char *json = attn_json_dump_with(&r->trace, o->tiles ? tiles : NULL, o->decode ? &r->decode : NULL);
         if (!json) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
         else st = attn_write_file(o->dump_path, json, strlen(json), NULL, err);
         free(json);
-        if (st != ATTN_OK) {
-            free(why);
-            return st;
-        }
+        if (st != ATTN_OK) goto done;
     }
     if (o->print) {
         cli_print_tokens(out, &r->trace, r->lesson ? r->weights_name : o->weights_path);
@@ -161,10 +184,13 @@ static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_er
         } else {
             for (int s = 0; s < ATTN_STAGE_COUNT; s++) cli_print_stage(out, &r->trace, (attn_stage)s);
         }
+        if (o->tiles) print_tiles(out, &r->trace, tiles);
     }
     if (o->decode && !(o->dump_path && strcmp(o->dump_path, "-") == 0)) print_decode(out, r);
     if (why) fputs(why, out);
+done:
     free(why);
+    for (int h = 0; h < ATTN_MAX_HEADS; h++) attn_tiles_free(&tiles[h]);
     return st;
 }
 
@@ -230,6 +256,7 @@ static attn_status model_page(cli_opts *mo, const lesson **keep, attn_err *err) 
 int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     if (o->check_lesson) return check_lesson(o, out, errf);
     if (o->model.model_path) return cli_model_run(o, false, out, errf);
+    if (o->model.hf_dir) return cli_hf_run(o, out, errf);
     attn_err err;
     attn_err_clear(&err);
     cli_opts page = *o;

@@ -329,6 +329,12 @@ const double *attn_trace_matrix_const(const attn_trace *t, attn_matrix m, int h)
  * ATTN_ERR_NONFINITE naming the stage that overflowed. */
 attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_config *c, attn_err *err);
 
+/* Passes 2 and 3 of attn_head_forward alone: from hd's q, k, v (set by the
+ * caller), fills scores, scaled, masked, weights and z under c (d_k, mask,
+ * scale). The one attention of every model, whatever made its Q, K and V
+ * (GPT-2's fused c_attn, src/hf). Errors as attn_head_forward. */
+attn_status attn_head_attend(attn_head *hd, int n, const attn_config *c, attn_err *err);
+
 /* concat: (n, heads·d_k), head h's z: (n, d_k) in columns [h·d_k, (h+1)·d_k). */
 void attn_concat_heads(double *concat, const attn_head *heads, int n_heads, int n, int d_k);
 
@@ -347,6 +353,9 @@ void attn_trace_free(attn_trace *t);
 /* Index of the first token that is the pronoun of the classic question (它,
  * "it", "It"), or -1: the sensible first query of a sentence. */
 int attn_trace_pronoun(const attn_trace *t);
+
+/* The same for tokens (a sentence not yet computed). */
+int attn_tokens_pronoun(const attn_tokens *t);
 
 /* The mean over the query rows of head h of t of each row's largest weight:
  * 1 when every query attends to one key only, 1/n when evenly spread. Rows

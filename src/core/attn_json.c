@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_tiles.h"
 #include "sha256.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -60,7 +61,37 @@ static void dump_key(attn_strbuf *b, const char *key, const double *m, int rows,
     else dump_matrix(b, in, m, rows, cols);
 }
 
-static void dump_head(attn_strbuf *b, const attn_trace *t, const attn_decode *d, int h) {
+/* --tiles B: "Z_tiled" and "tiles" with every step of the online softmax
+ * (attn_tiles.h); a masked score and a row maximum still −∞ are null. */
+static void dump_tiles(attn_strbuf *b, const attn_tiles *tl) {
+    const char *in = "          ";
+    dump_key(b, "Z_tiled", tl->z, tl->n, tl->d, false);
+    attn_sb_printf(b, ",\n      \"tiles\": {\"B\": %d, \"blocks\": %d, \"steps_skipped\": %d, "
+                      "\"bytes_held_max\": %zu, \"full_bytes\": %zu, \"macs\": %lld, \"steps\": [",
+                   tl->b, tl->blocks, tl->skipped, tl->max_bytes, tl->full_bytes, tl->macs);
+    for (int i = 0; i < tl->count; i++) {
+        const attn_tile_step *st = &tl->steps[i];
+        int rows = st->r1 - st->r0, cols = st->c1 - st->c0;
+        attn_sb_printf(b, "%s\n        {\"q_block\": %d, \"k_block\": %d, \"rows\": [%d, %d], \"cols\": [%d, %d], "
+                          "\"skipped\": %s, \"bytes\": %zu",
+                       i ? "," : "", st->qb, st->kb, st->r0, st->r1, st->c0, st->c1, st->skipped ? "true" : "false",
+                       st->bytes);
+        if (st->s) {
+            attn_sb_puts(b, ",\n         \"scores\": ");
+            dump_matrix(b, in, st->s, rows, cols);
+        }
+        attn_sb_puts(b, ",\n         \"m\": ");
+        dump_vector(b, st->m, rows);
+        attn_sb_puts(b, ", \"l\": ");
+        dump_vector(b, st->l, rows);
+        attn_sb_puts(b, ",\n         \"O\": ");
+        dump_matrix(b, in, st->o, rows, tl->d);
+        attn_sb_puts(b, "}");
+    }
+    attn_sb_puts(b, "\n      ]}");
+}
+
+static void dump_head(attn_strbuf *b, const attn_trace *t, int h, const attn_tiles *tiles, const attn_decode *d) {
     const attn_head *hd = &t->head[h];
     int n = t->n, dk = t->cfg.d_k;
     bool first = true;
@@ -90,6 +121,7 @@ static void dump_head(attn_strbuf *b, const attn_trace *t, const attn_decode *d,
     };
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
         dump_key(b, stages[i].key, stages[i].m, n, stages[i].cols, false);
+    if (tiles) dump_tiles(b, &tiles[h]);
     if (d) { // --decode: the rows as produced one token at a time, and what each token computed
         dump_key(b, "Z_decode", d->z[h], n, dk, false);
         attn_sb_puts(b, ",\n      \"decode\": {\"cache_len\": [");
@@ -123,11 +155,13 @@ static void dump_decode(attn_strbuf *b, const attn_decode *d) {
                                        ATTN_DECODE_REAL_TOKENS, ATTN_DECODE_REAL_BYTES));
 }
 
-char *attn_json_dump(const attn_trace *t) {
-    return attn_json_dump_decode(t, NULL);
-}
+char *attn_json_dump(const attn_trace *t) { return attn_json_dump_with(t, NULL, NULL); }
 
-char *attn_json_dump_decode(const attn_trace *t, const attn_decode *d) {
+char *attn_json_dump_tiles(const attn_trace *t, const attn_tiles *tiles) { return attn_json_dump_with(t, tiles, NULL); }
+
+char *attn_json_dump_decode(const attn_trace *t, const attn_decode *d) { return attn_json_dump_with(t, NULL, d); }
+
+char *attn_json_dump_with(const attn_trace *t, const attn_tiles *tiles, const attn_decode *d) {
     attn_strbuf b;
     attn_sb_init(&b);
     int n = t->n, dm = t->cfg.d_model, hk = t->cfg.heads * t->cfg.d_k;
@@ -143,7 +177,7 @@ char *attn_json_dump_decode(const attn_trace *t, const attn_decode *d) {
     attn_sb_puts(&b, "  \"X\": ");
     dump_matrix(&b, "  ", t->x, n, dm);
     attn_sb_puts(&b, ",\n  \"heads\": [\n");
-    for (int h = 0; h < t->cfg.heads; h++) dump_head(&b, t, d, h);
+    for (int h = 0; h < t->cfg.heads; h++) dump_head(&b, t, h, tiles, d);
     attn_sb_puts(&b, "  ],\n  \"concat\": ");
     dump_matrix(&b, "  ", t->concat, n, hk);
     attn_sb_printf(&b, ",\n  \"%s\": ", attn_matrix_name(ATTN_MAT_W_O));
@@ -161,7 +195,7 @@ char *attn_json_dump_decode(const attn_trace *t, const attn_decode *d) {
 
 /* Computed keys a dump holds; a weights file may carry them and they are ignored. */
 static const char *const head_ignored[] = {"Q", "K", "V", "scores", "scaled", "masked", "weights", "Z",
-                                           "Z_decode", "decode"};
+                                           "Z_tiled", "tiles", "Z_decode", "decode"};
 static const char *const top_ignored[] = {"tokens", "config", "concat", "output", "sentence", "decode"};
 
 static bool in_list(const char *key, const char *const *list, size_t count) {

@@ -13,6 +13,7 @@
 
 #include "attn.h"
 #include "attn_decode.h"
+#include "attn_tiles.h"
 #include "sha256.h"
 
 /* Writes t as JSON. Returns a NUL-terminated string the caller free()s, or NULL
@@ -25,6 +26,17 @@ char *attn_json_dump(const attn_trace *t);
  * bytes_per_value, macs, macs_total, full_macs, full_total, cache_bytes,
  * real_bytes: one per token; real: the named configuration at its tokens}. */
 char *attn_json_dump_decode(const attn_trace *t, const attn_decode *d);
+/* The same, with --tiles B's record: tiles holds t->cfg.heads records
+ * (attn_tiles_of_head), or is NULL (then it is attn_json_dump). Each head
+ * gains "Z_tiled" and "tiles": {"B", "blocks", "steps_skipped",
+ * "bytes_held_max", "full_bytes", "macs", "steps": [{"q_block", "k_block",
+ * "rows": [r0, r1), "cols": [c0, c1), "skipped", "bytes", "scores" (not when
+ * skipped), "m", "l", "O"}]}; a weights file's "Z_tiled" and "tiles" are
+ * ignored like the other computed keys. */
+char *attn_json_dump_tiles(const attn_trace *t, const attn_tiles *tiles);
+
+/* Both records at once (either may be NULL): what the two above write. */
+char *attn_json_dump_with(const attn_trace *t, const attn_tiles *tiles, const attn_decode *d);
 
 /* The one way attnviz reads JSON (weights, settings, an export's manifest):
  * text (len bytes, after an optional UTF-8 byte order mark) must be exactly

@@ -149,7 +149,7 @@ static attn_status init_weights(attn_trace *t, const attn_weights *w, attn_err *
 
 attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_config *c, attn_err *err) {
     int dm = c->d_model, dk = c->d_k;
-    size_t nn = (size_t)n * n, ndk = (size_t)n * dk;
+    size_t ndk = (size_t)n * dk;
     // pass 1: projections Q, K, V = X·W (+ b): (n, d_model)·(d_model, d_k) -> (n, d_k)
     attn_matmul(hd->q, x, hd->w_q, hd->b_q, n, dm, dk);
     attn_matmul(hd->k, x, hd->w_k, hd->b_k, n, dm, dk);
@@ -157,6 +157,12 @@ attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_
     CHECK(hd->q, ndk, ATTN_ST_Q);
     CHECK(hd->k, ndk, ATTN_ST_K);
     CHECK(hd->v, ndk, ATTN_ST_V);
+    return attn_head_attend(hd, n, c, err);
+}
+
+attn_status attn_head_attend(attn_head *hd, int n, const attn_config *c, attn_err *err) {
+    int dk = c->d_k;
+    size_t nn = (size_t)n * n, ndk = (size_t)n * dk;
     // pass 2: scores, optional scaling, mask
     attn_scores(hd->scores, hd->q, hd->k, n, dk);
     CHECK(hd->scores, nn, ATTN_ST_SCORES);
@@ -319,10 +325,14 @@ int attn_vocab_find(const attn_vocab *vocab, const char *tok, size_t tok_len) {
 }
 
 int attn_trace_pronoun(const attn_trace *t) {
+    return attn_tokens_pronoun(&t->tokens);
+}
+
+int attn_tokens_pronoun(const attn_tokens *t) {
     static const char *const pronouns[] = {"它", "it", "It"};
     for (int i = 0; i < t->n; i++) {
         int len;
-        const char *tok = attn_token_text(&t->tokens, i, &len);
+        const char *tok = attn_token_text(t, i, &len);
         for (size_t k = 0; k < sizeof pronouns / sizeof *pronouns; k++)
             if ((size_t)len == strlen(pronouns[k]) && memcmp(tok, pronouns[k], (size_t)len) == 0) return i;
     }

@@ -10,6 +10,7 @@
 
 #include "attn.h"
 #include "attn_fast.h"
+#include "attn_tiles.h"
 #include "attn_variants.h"
 #include "clock.h"
 
@@ -23,6 +24,7 @@ static const char *const method_names[ATTN_CX_METHOD_COUNT] = {
     "full-fast",
     "window",
     "linear",
+    "tiled",
 };
 
 const char *attn_cx_method_name(attn_cx_method m) {
@@ -37,6 +39,7 @@ void attn_cx_default_options(attn_cx_options *o) {
     o->dims[1] = 64;
     o->n_dims = 2;
     o->window = 16;
+    o->tile = 64;
     o->budget_s = 15.0;
     o->min_batch_s = 0.002;
     o->fit_min_n = 128;
@@ -72,29 +75,34 @@ double attn_cx_fit_loglog(const double *x, const double *y, int count, double *i
 
 /* Fits time and multiply-adds of s against n. */
 static void fit_series(attn_cx_series *s, int fit_min_n) {
-    double n[ATTN_CX_MAX_POINTS], t[ATTN_CX_MAX_POINTS], m[ATTN_CX_MAX_POINTS];
+    double n[ATTN_CX_MAX_POINTS], t[ATTN_CX_MAX_POINTS], m[ATTN_CX_MAX_POINTS], by[ATTN_CX_MAX_POINTS];
     int c = 0;
     for (int i = 0; i < s->count; i++)
         if (s->points[i].n >= fit_min_n) {
             n[c] = s->points[i].n, t[c] = s->points[i].seconds, m[c] = (double)s->points[i].macs;
+            by[c] = (double)s->points[i].bytes;
             c++;
         }
     if (c < 2) { // too few large points: use them all
         c = 0;
-        for (int i = 0; i < s->count; i++, c++)
+        for (int i = 0; i < s->count; i++, c++) {
             n[c] = s->points[i].n, t[c] = s->points[i].seconds, m[c] = (double)s->points[i].macs;
+            by[c] = (double)s->points[i].bytes;
+        }
     }
     s->fit_points = c < 2 ? 0 : c;
     s->fit_from_n = c < 2 ? 0 : (int)n[0];
     s->slope = attn_cx_fit_loglog(n, t, c, &s->intercept);
     s->mac_slope = attn_cx_fit_loglog(n, m, c, NULL);
+    s->mem_slope = attn_cx_fit_loglog(n, by, c, NULL);
 }
 
 /* ---- one point ---------------------------------------------------------- */
 
 typedef struct {
-    int n, d, window;
+    int n, d, window, tile;
     double *q, *k, *v, *z, *s, *scratch; // s only for the full methods
+    long long bytes;                     // what they take together
 } bufs;
 
 static void bufs_free(bufs *b) {
@@ -112,12 +120,14 @@ static attn_mask window_mask(int w) {
 /* Allocates and fills one point's buffers. Inputs are uniform in [-1, 1] from
  * the core's PRNG; every array is written once here, so no page is first
  * touched inside a timed run. */
-static bool bufs_alloc(bufs *b, attn_cx_method m, int n, int d, int window) {
+static bool bufs_alloc(bufs *b, attn_cx_method m, int n, int d, int window, int tile) {
     memset(b, 0, sizeof *b);
-    b->n = n, b->d = d, b->window = window;
+    b->n = n, b->d = d, b->window = window, b->tile = tile;
     size_t nd = (size_t)n * d, scratch = 1;
     if (m == ATTN_CX_WINDOW) scratch = attn_band_scratch_doubles(window_mask(window), n);
     if (m == ATTN_CX_LINEAR) scratch = attn_linear_scratch_doubles(d);
+    if (m == ATTN_CX_TILED) scratch = attn_tiled_scratch_doubles(n, d, tile);
+    b->bytes = (long long)sizeof(double) * (long long)(4 * nd + scratch + (is_full(m) ? (size_t)n * n : 0));
     b->q = malloc(nd * sizeof(double));
     b->k = malloc(nd * sizeof(double));
     b->v = malloc(nd * sizeof(double));
@@ -160,6 +170,7 @@ static void run_reference(bufs *b, const atomic_int *stop) {
 /* One head by method m, scaled by 1/sqrt(d) like the app's default. */
 static void run_once(attn_cx_method m, bufs *b, const atomic_int *stop) {
     int n = b->n, d = b->d;
+    const attn_mask none = {ATTN_MASK_NONE, 0};
     switch (m) {
     case ATTN_CX_FULL:
         run_reference(b, stop);
@@ -172,6 +183,12 @@ static void run_once(attn_cx_method m, bufs *b, const atomic_int *stop) {
         break;
     case ATTN_CX_LINEAR:
         attn_linear_forward(b->z, b->scratch, b->q, b->k, b->v, false, n, d);
+        break;
+    case ATTN_CX_TILED: // a few query blocks at a time, so that a stop is seen between them
+        for (int qb = 0, per = STOP_ROWS / b->tile > 0 ? STOP_ROWS / b->tile : 1, blocks = (n + b->tile - 1) / b->tile;
+             qb < blocks && !stop_asked(stop); qb += per)
+            attn_tiled_forward_blocks(b->z, b->scratch, b->q, b->k, b->v, none, true, n, d, b->tile, qb, qb + per,
+                                      NULL, NULL);
         break;
     case ATTN_CX_METHOD_COUNT:
         break;
@@ -220,7 +237,7 @@ static double predict_cost(const attn_cx_series *s, int n, double min_batch_s) {
     double floor_s = 2 * min_batch_s;
     if (s->count == 0) return floor_s;
     const attn_cx_point *last = &s->points[s->count - 1];
-    double ratio = (double)n / last->n, exponent = is_full(s->method) ? 2.0 : 1.0;
+    double ratio = (double)n / last->n, exponent = is_full(s->method) || s->method == ATTN_CX_TILED ? 2.0 : 1.0;
     double run = last->seconds * pow(ratio, exponent);
     return run > floor_s ? run : floor_s;
 }
@@ -245,6 +262,8 @@ attn_status attn_cx_check_options(const attn_cx_options *o, attn_err *err) {
             return attn_fail(err, ATTN_ERR_RANGE, "Each head width d must be between 1 and 1024.");
     if (o->window < 0 || o->window > ATTN_CX_MAX_N)
         return attn_fail(err, ATTN_ERR_RANGE, "The window W must be between 0 and %d.", ATTN_CX_MAX_N);
+    if (o->tile < 1 || o->tile > ATTN_CX_MAX_N)
+        return attn_fail(err, ATTN_ERR_RANGE, "The block size B must be between 1 and %d.", ATTN_CX_MAX_N);
     if (!(o->budget_s > 0.0) || !(o->min_batch_s > 0.0) || !(o->min_batch_s <= 10.0))
         return attn_fail(err, ATTN_ERR_RANGE, "The time budget and batch time must be positive.");
     return ATTN_OK;
@@ -263,7 +282,7 @@ attn_status attn_cx_run(attn_cx_result *out, const attn_cx_options *o, attn_err 
             attn_cx_series *s = &out->series[out->n_series++];
             s->method = (attn_cx_method)m;
             s->d = o->dims[di];
-            s->slope = s->intercept = s->mac_slope = NAN;
+            s->slope = s->intercept = s->mac_slope = s->mem_slope = NAN;
         }
     // 2. n ascending, so the budget is spent evenly across the sizes; a series
     //    whose next point would overrun it stops (is cut), the others go on
@@ -281,7 +300,7 @@ attn_status attn_cx_run(attn_cx_result *out, const attn_cx_options *o, attn_err 
                 continue;
             }
             bufs b;
-            if (!bufs_alloc(&b, s->method, (int)n, s->d, o->window)) {
+            if (!bufs_alloc(&b, s->method, (int)n, s->d, o->window, o->tile)) {
                 st = attn_fail(err, ATTN_ERR_NOMEM,
                                "Out of memory for the %s method at n = %lld, d = %d.",
                                attn_cx_method_name(s->method), n, s->d);
@@ -290,6 +309,7 @@ attn_status attn_cx_run(attn_cx_result *out, const attn_cx_options *o, attn_err 
             attn_cx_point *p = &s->points[s->count++];
             p->n = (int)n, p->d = s->d;
             p->macs = point_macs(s->method, (int)n, s->d, o->window);
+            p->bytes = b.bytes;
             measure(p, s->method, &b, o->min_batch_s, start + o->budget_s, o->stop);
             bufs_free(&b);
             if (stop_asked(o->stop)) { // a point cut short is no measurement

@@ -6,9 +6,15 @@
  *   full-fast  attn_head_forward_fast (same result, blocked and vectorised)
  *   window     attn_band_forward with window:W, computed sparsely
  *   linear     attn_linear_forward, φ(x) = elu(x) + 1, non-causal
+ *   tiled      attn_tiled_forward, FlashAttention's online softmax in blocks
+ *              of B (attn_tiles.h): full attention's result and n² time,
+ *              without the (n, n) matrix
  * on deterministic inputs, with no trace (so no 64-token limit), and fits the
  * slope of log(time) against log(n) by least squares: about 2 for full
- * attention (n² pairs of tokens), about 1 for window and linear.
+ * attention (n² pairs of tokens) and tiled, about 1 for window and linear —
+ * and the same for the peak memory, the bytes a point's buffers take (q, k,
+ * v, z and the method's own: full's (n, n) scores, tiled's block state): about
+ * 2 for full, 1 for the others.
  *
  * Timing: clock_gettime(CLOCK_MONOTONIC). Each point is run once to warm the
  * caches and size a batch, then timed in batches of at least min_batch_s
@@ -33,6 +39,7 @@ typedef enum {
     ATTN_CX_FULL_FAST,
     ATTN_CX_WINDOW,
     ATTN_CX_LINEAR,
+    ATTN_CX_TILED, /* issue 24 part 4 */
     ATTN_CX_METHOD_COUNT
 } attn_cx_method;
 
@@ -42,10 +49,11 @@ typedef enum {
 #define ATTN_CX_MAX_FULL_N 16384 /* full methods stop here: (n, n) doubles = 2 GiB */
 
 typedef struct {
-    int n, d;       /* sequence length and head width */
-    double seconds; /* one run: the fastest batch's time / reps */
-    long long macs; /* multiply-adds of one run */
-    int reps;       /* runs per timed batch */
+    int n, d;        /* sequence length and head width */
+    double seconds;  /* one run: the fastest batch's time / reps */
+    long long macs;  /* multiply-adds of one run */
+    int reps;        /* runs per timed batch */
+    long long bytes; /* peak memory of one run: every buffer the point allocates */
 } attn_cx_point;
 
 typedef struct {
@@ -59,6 +67,7 @@ typedef struct {
                            than 2 of them); NAN with fewer than 2 points */
     double intercept;
     double mac_slope; /* the same fit for the multiply-adds (exactly 2 for full) */
+    double mem_slope; /* the same fit for the peak memory (bytes) */
     int fit_points;   /* points the fits used (0: no fit) */
     int fit_from_n;   /* the smallest n among them */
 } attn_cx_series;
@@ -68,6 +77,7 @@ typedef struct attn_cx_options {
     int dims[ATTN_CX_MAX_DIMS]; /* head widths, default {16, 64} */
     int n_dims;
     int window;         /* W of the window method, default 16 */
+    int tile;           /* B of the tiled method, default 64 (1 … ATTN_MAX_N) */
     double budget_s;    /* time budget for the whole run, default 15 s */
     double min_batch_s; /* shortest timed batch, default 0.002 s */
     int fit_min_n;      /* smallest n the fit uses, default 128: below,
@@ -95,7 +105,7 @@ typedef struct {
 /* Fills o with the defaults above. */
 void attn_cx_default_options(attn_cx_options *o);
 
-/* "full", "full-fast", "window", "linear". */
+/* "full", "full-fast", "window", "linear", "tiled". */
 const char *attn_cx_method_name(attn_cx_method m);
 
 /* ATTN_OK when every option is in range, else ATTN_ERR_RANGE naming it

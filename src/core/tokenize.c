@@ -323,11 +323,12 @@ static attn_status check_controls(const char *s, size_t len, attn_err *err) {
         uint32_t cp;
         int n = utf8_decode(s + i, len - i, &cp);
         bool control = cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
-        if (control && !is_space(cp))
-            return attn_fail(err, ATTN_ERR_INPUT,
-                             "The sentence contains an invisible control character (U+%04X) at byte %zu "
-                             "(counting from 0); remove it.",
-                             (unsigned)cp, i);
+        if (control && !is_space(cp)) {
+            char u[16], at[24];
+            snprintf(u, sizeof u, "%04X", (unsigned)cp);
+            snprintf(at, sizeof at, "%zu", i);
+            return attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_SENTENCE_CONTROL, u, at, NULL);
+        }
         i += n > 0 ? (size_t)n : 1;
     }
     return ATTN_OK;
@@ -335,18 +336,19 @@ static attn_status check_controls(const char *s, size_t len, attn_err *err) {
 
 /* Checks length, NUL bytes and UTF-8; reports the first problem by offset. */
 static attn_status check_input(const char *s, size_t len, attn_err *err) {
-    if (!s || len == 0)
-        return attn_fail(err, ATTN_ERR_INPUT, "The sentence is empty: type a few words.");
-    if (len > ATTN_MAX_SENTENCE_BYTES)
-        return attn_fail(err, ATTN_ERR_INPUT,
-                         "The sentence is %zu bytes long; at most %d are allowed.", len,
-                         ATTN_MAX_SENTENCE_BYTES);
+    char a[24], b[24];
+    if (!s || len == 0) return attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_SENTENCE_EMPTY, NULL, NULL, NULL);
+    if (len > ATTN_MAX_SENTENCE_BYTES) {
+        snprintf(a, sizeof a, "%zu", len);
+        snprintf(b, sizeof b, "%d", ATTN_MAX_SENTENCE_BYTES);
+        return attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_SENTENCE_BYTES, a, b, NULL);
+    }
     size_t bad = utf8_find_invalid(s, len);
     const char *nul = memchr(s, '\0', len);
-    if (nul && (size_t)(nul - s) < bad)
-        return attn_fail(err, ATTN_ERR_INPUT,
-                         "The sentence contains a NUL byte at byte %zu (counting from 0).",
-                         (size_t)(nul - s));
+    if (nul && (size_t)(nul - s) < bad) {
+        snprintf(a, sizeof a, "%zu", (size_t)(nul - s));
+        return attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_SENTENCE_NUL, a, NULL, NULL);
+    }
     if (bad != (size_t)-1)
         return attn_fail(err, ATTN_ERR_INPUT,
                          "The sentence is not valid UTF-8: at byte %zu (counting from 0) "
@@ -386,13 +388,13 @@ static attn_status split(attn_tokens *out, const char *s, size_t len, const attn
         count++;
         i = end;
     }
-    if (count == 0)
-        return attn_fail(err, ATTN_ERR_INPUT, "The sentence contains only spaces, tabs or "
-                                              "line breaks: type a few words.");
-    if (count > ATTN_MAX_TOKENS)
-        return attn_fail(err, ATTN_ERR_INPUT,
-                         "The sentence has %ld tokens; attnviz shows at most %d.", count,
-                         ATTN_MAX_TOKENS);
+    if (count == 0) return attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_SENTENCE_BLANK, NULL, NULL, NULL);
+    if (count > ATTN_MAX_TOKENS) {
+        char a[24], b[24];
+        snprintf(a, sizeof a, "%ld", count);
+        snprintf(b, sizeof b, "%d", ATTN_MAX_TOKENS);
+        return attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_SENTENCE_TOKENS, a, b, NULL);
+    }
     out->n = (int)count;
     return ATTN_OK;
 }

@@ -1,6 +1,7 @@
 /* export.c — the batch driver: checks the job, names the files, writes every
  * format of every item into the staging folder, then the handout and the
  * index, and renames the lot into place. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,37 @@ static attn_status write_decode_rest(job *j, const export_item *it, const char *
     return ATTN_OK;
 }
 
+/* A step of the tiles view as CSV: per query row of the block its token, m,
+ * l and O before and after the step (empty m where it is still −∞). */
+static char *tiles_csv(const export_item *it) {
+    const attn_tiles *tl = it->tiles;
+    const attn_tile_step *st = &tl->steps[it->tiles_step];
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_printf(&b, "# step %d of %d, B = %d: query rows %d-%d, key columns %d-%d%s\nrow,token,m_before,m,l_before,l",
+                   it->tiles_step + 1, tl->count, tl->b, st->r0, st->r1 - 1, st->c0, st->c1 - 1,
+                   st->skipped ? " (skipped: the mask hides the block)" : "");
+    for (int c = 0; c < tl->d; c++) attn_sb_printf(&b, ",O_before_%d", c);
+    for (int c = 0; c < tl->d; c++) attn_sb_printf(&b, ",O_%d", c);
+    attn_sb_puts(&b, "\n");
+    for (int r = 0; r < st->r1 - st->r0; r++) {
+        int len;
+        const char *tok = attn_token_text(&it->trace->tokens, st->r0 + r, &len);
+        attn_sb_printf(&b, "%d,\"", st->r0 + r);
+        for (int k = 0; k < len; k++) attn_sb_printf(&b, tok[k] == '"' ? "\"\"" : "%c", tok[k]);
+        attn_sb_puts(&b, "\"");
+        const double v[4] = {st->m_old[r], st->m[r], st->l_old[r], st->l[r]};
+        for (int k = 0; k < 4; k++) {
+            attn_sb_puts(&b, ",");
+            if (v[k] != -INFINITY) attn_sb_number(&b, v[k]);
+        }
+        for (int c = 0; c < tl->d; c++) attn_sb_puts(&b, ","), attn_sb_number(&b, st->o_old[(size_t)r * tl->d + c]);
+        for (int c = 0; c < tl->d; c++) attn_sb_puts(&b, ","), attn_sb_number(&b, st->o[(size_t)r * tl->d + c]);
+        attn_sb_puts(&b, "\n");
+    }
+    return attn_sb_take(&b);
+}
+
 static attn_status write_item(job *j, const export_item *it, int pos, attn_err *err) {
     const export_opts *o = &j->o;
     char stem[160], name[200], badge[320], size[64];
@@ -273,12 +305,16 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     if (o->formats & EXPORT_PNG) st = write_png(j, it, name, err);
     snprintf(name, sizeof name, "%s.svg", stem);
     if (st == ATTN_OK && (o->formats & EXPORT_SVG)) st = write_svg(j, it, name, err);
+    snprintf(name, sizeof name, "%s.csv", stem);
+    if (st == ATTN_OK && it->tiles && (o->formats & EXPORT_CSV)) st = write_text(j, name, tiles_csv(it), err);
     if (it->decode) return write_decode_rest(j, it, stem, first, st, err);
     snprintf(name, sizeof name, "%s.tex", stem);
-    if (st == ATTN_OK && (o->formats & EXPORT_TEX))
+    if (it->tiles) {
+    } // the tiles view has no LaTeX or HTML page of its own
+    else if (st == ATTN_OK && (o->formats & EXPORT_TEX))
         st = write_text(j, name, export_tex_document(it, item_title(j, it), j->ui, o->lang), err);
-    if (st == ATTN_OK && (o->formats & (EXPORT_CSV | EXPORT_TEX))) st = write_matrices(j, it, stem, err);
-    if (st == ATTN_OK && (o->formats & EXPORT_HTML))
+    if (st == ATTN_OK && !it->tiles && (o->formats & (EXPORT_CSV | EXPORT_TEX))) st = write_matrices(j, it, stem, err);
+    if (st == ATTN_OK && !it->tiles && (o->formats & EXPORT_HTML))
         st = ex_html_write(&j->st, &j->html, o, it, number, stem, item_title(j, it), item_text(j, it), j->ui, j->fonts,
                            err);
     if (st != ATTN_OK) return st;
@@ -394,6 +430,34 @@ attn_status export_run(const export_opts *o, const export_item *items, int n_ite
     for (int i = 0; st == ATTN_OK && i < n_items; i++) st = write_item(&j, &items[i], i, err);
     if (st == ATTN_OK) st = finish(&j, err);
     job_free(&j);
+    return st;
+}
+
+attn_status export_sentence_tiles(const export_opts *o, const attn_trace *t, int head, int query,
+                                  const attn_tiles *tiles, const viz_strings *ui, viz_fonts *fonts, attn_err *err) {
+    if (!t) return attn_fail(err, ATTN_ERR_RANGE, "There is no computed sentence to export.");
+    export_item *items = calloc((size_t)ATTN_STEP_COUNT + (size_t)tiles->count, sizeof *items);
+    char(*ids)[40] = calloc((size_t)tiles->count + 1, sizeof *ids);
+    char(*titles)[96] = calloc((size_t)tiles->count + 1, sizeof *titles);
+    if (!items || !ids || !titles) {
+        free(items), free(ids), free(titles);
+        return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the export.");
+    }
+    int n = export_items_for_trace(items, t, o->steps, head, query);
+    for (int i = 0; i < tiles->count; i++) { // then every step of the tiles view, numbered on
+        export_item *it = &items[n + i];
+        *it = items[0];
+        it->step = ATTN_STEP_SOFTMAX;
+        it->number = ATTN_STEP_COUNT + 1 + i;
+        snprintf(ids[i], sizeof ids[i], "tiles-b%d-step%02d", tiles->b, i + 1);
+        snprintf(titles[i], sizeof titles[i], "tiles B = %d, step %d / %d", tiles->b, i + 1, tiles->count);
+        it->id = ids[i], it->title = titles[i], it->text = "", it->remake_flags = NULL, it->page = NULL;
+        it->tiles = tiles, it->tiles_step = i;
+    }
+    n += tiles->count;
+    for (int i = 0; i < n; i++) items[i].origin = o->origin;
+    attn_status st = export_run(o, items, n, ui, fonts, err);
+    free(items), free(ids), free(titles);
     return st;
 }
 

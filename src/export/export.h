@@ -107,6 +107,11 @@ attn_status export_run(const export_opts *o, const export_item *items, int n_ite
 
 /* export_items_for_trace(o->steps, head, query) + export_run: the CLI's
  * --sentence export and the GUI's Ctrl+Shift+S. */
+/* Issue 24 part 4 (--tiles B): the same, then every step of head's tiles
+ * view (tiles: attn_tiles_of_head) as NN-tiles-bB-stepKK.png/.svg/.csv. */
+attn_status export_sentence_tiles(const export_opts *o, const attn_trace *t, int head, int query,
+                                  const attn_tiles *tiles, const viz_strings *ui, viz_fonts *fonts, attn_err *err);
+
 attn_status export_sentence(const export_opts *o, const attn_trace *t, int head, int query, const viz_strings *ui,
                             viz_fonts *fonts, attn_err *err);
 

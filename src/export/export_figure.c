@@ -66,6 +66,8 @@ static void item_scene(viz_scene *s, const export_opts *o, const export_item *it
     s->target = it->target;
     s->show_decode = it->decode != NULL;
     s->decode = it->decode;
+    s->tiles = it->tiles;
+    s->tiles_step = it->tiles_step;
 }
 
 /* Longest prefix of s (bytes) whose width plus an ellipsis fits in w. */

@@ -11,6 +11,7 @@
 #include "attn.h"
 #include "attn_decode.h"
 #include "attn_err.h"
+#include "attn_tiles.h"
 #include "lesson.h"
 #include "model_run.h"
 #include "strbuf.h"
@@ -87,13 +88,17 @@ typedef struct {
                                    "--page intro"; NULL: none (the whole batch is remade) */
     const lesson_page *page;          /* the lesson page it shows (html: its paragraphs, its question), or NULL */
     /* a trained model's figure (model NULL: one designed or random layer) */
-    const model *model;        /* the model; trace is &run->layer[layer] */
-    const model_result *run;   /* the sentence through it, with the backward pass's target */
-    int layer;                 /* 0-based */
-    bool readout;              /* the readout after the last layer (step is ignored) */
-    bool backward;             /* steps 4–6 with their gradients beside them */
-    viz_target target;         /* whose answers run's targets are */
-    const char *prefix;        /* before "NN-" in file names, e.g. "L2-"; NULL: none */
+    const model *model;      /* the model; trace is &run->layer[layer] */
+    const model_result *run; /* the sentence through it, with the backward pass's target */
+    int layer;               /* 0-based */
+    bool readout;            /* the readout after the last layer (step is ignored) */
+    bool backward;           /* steps 4–6 with their gradients beside them */
+    viz_target target;       /* whose answers run's targets are */
+    const char *prefix;      /* before "NN-" in file names, e.g. "L2-"; NULL: none */
+    /* issue 24 part 4: a step of the tiles view (F4) instead of the step */
+    const attn_tiles *tiles;   /* the head's online softmax record, or NULL; with it only PNG, SVG, CSV (the
+                                step's m, l and O) and the handout are written */
+    int tiles_step;            /* which of its steps, from 0 */
     const attn_decode *decode; /* the decode view of trace (issue 24) in place of the step: PNG, SVG and a CSV of
                                   its per-token record; NULL: the step */
 } export_item;

@@ -244,3 +244,11 @@ done:
     free(is_end);
     return st;
 }
+
+const char *hf_wordpiece_piece(const hf_wordpiece *w, int id) {
+    return w && id >= 0 && id < w->count ? w->token[id] : NULL;
+}
+
+int hf_wordpiece_vocab_size(const hf_wordpiece *w) {
+    return w ? w->count : 0;
+}

@@ -52,4 +52,11 @@ void hf_wordpiece_free(hf_wordpiece *w);
 attn_status hf_wordpiece_encode(const hf_wordpiece *w, const char *text, size_t len, hf_tokens *out,
                                 attn_err *err);
 
+/* The piece id stands for ("##s", "[CLS]"), or NULL for an id the
+ * vocabulary does not have. Borrowed from w. */
+const char *hf_wordpiece_piece(const hf_wordpiece *w, int id);
+
+/* How many ids the vocabulary spans (its lines). */
+int hf_wordpiece_vocab_size(const hf_wordpiece *w);
+
 #endif

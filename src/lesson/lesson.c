@@ -271,6 +271,32 @@ static bool resolve_features(parser *p, const raw_dir *d, const scope *page, con
 }
 
 /* The lesson's header, vocabulary, @config, @sentence and designs. */
+/* "@roles: noun=FEATURE predicate=FEATURE" (before the first page): the
+ * features of X that mark a designed sentence's nouns and its predicate, so
+ * that $other and $predicate find them in any sentence. */
+static void resolve_roles(parser *p) {
+    lesson *l = p->l;
+    p->role_features[0] = p->role_features[1] = -1;
+    const raw_dir *d = find_dir(p, &l->top, D_ROLES);
+    const char *s = d ? d->args : "", *end = s + strlen(s), *w;
+    size_t n;
+    while (d && lsn_next_word(&s, end, &w, &n)) {
+        const char *eq = memchr(w, '=', n);
+        size_t kn = eq ? (size_t)(eq - w) : n, fn = eq ? n - kn - 1 : 0;
+        int k = !eq ? -1 : lsn_word_is(w, kn, "noun")    ? 0
+                       : lsn_word_is(w, kn, "predicate") ? 1
+                                                         : -1,
+            f = -1;
+        for (int i = 0; k >= 0 && i < l->n_features; i++)
+            if (lsn_word_is(eq + 1, fn, l->features[i])) f = i;
+        if (f < 0)
+            lsn_add_err(p, d->line, dir_col(d, w), "write @roles: noun=FEATURE predicate=FEATURE, each a feature of "
+                                                   "@vocab (not “%.*s”)",
+                        (int)n, w);
+        else p->role_features[k] = f;
+    }
+}
+
 static void resolve_lesson(parser *p) {
     lesson *l = p->l;
     if (!l->id) lsn_add_err(p, 1, 1, "a lesson starts with “# lesson: ID”, e.g. # lesson: self-attention");
@@ -306,6 +332,7 @@ static void resolve_lesson(parser *p) {
     if (!p->top_config_bad) check_mats(p, &l->top, &l->cfg, false);
     const raw_dir *keep = find_dir(p, &l->top, D_FEATURES);
     if (keep) resolve_features(p, keep, NULL, &l->keep, &l->n_keep);
+    resolve_roles(p);
 }
 
 /* ---- pass 2: pages ------------------------------------------------------- */
@@ -374,6 +401,54 @@ static bool resolve_tokref(parser *p, const raw_dir *d, const char *w, size_t n,
         lsn_add_err(p, d->line, dir_col(d, w),
                     "“%.*s” occurs %d times in the sentence; name one by position: %s", (int)n, w, count,
                     where);
+    return false;
+}
+
+/* The roles a reference may name a token by, as written after its $. */
+static const char *const role_names[LESSON_ROLE_COUNT] = {"", "pronoun", "referent", "other", "predicate", "top"};
+
+/* A @try sentence without a token a reference names. */
+static void lesson_add_try_err(parser *p, int line, int col, const char *sentence, const char *token) {
+    bool role = strcmp(token, role_names[LESSON_ROLE_PRONOUN]) == 0;
+    lsn_add_err(p, line, col, "the sentence “%s” has no %s“%s”: name the token by its role ($pronoun, "
+                              "$referent, $other, $predicate, $top) or put the paragraph between @own and @end",
+                sentence, role ? "pronoun, " : "", role ? "它 / it" : token);
+}
+
+static bool referent_task(parser *p, const lesson_page *pg) {
+    lesson_model_facts f;
+    memset(&f, 0, sizeof f);
+    p->l->src->facts(pg->model, &f);
+    return f.task && strncmp(f.task, "referent", 8) == 0;
+}
+
+/* A reference's token: as written (它, 7:只), or by its role ($pronoun …),
+ * which every sentence the page shows finds again. */
+static bool resolve_ref_token(parser *p, page_ctx *c, const raw_dir *d, const char *w, size_t n, lesson_tokref *out) {
+    if (n == 0 || w[0] != '$') return resolve_tokref(p, d, w, n, &c->toks, out);
+    const lesson_page *pg = &c->rec->pub;
+    int role = 0;
+    for (int k = 1; k < LESSON_ROLE_COUNT; k++)
+        if (lsn_word_is(w + 1, n - 1, role_names[k])) role = k;
+    bool needs_nouns = role == LESSON_ROLE_OTHER || role == LESSON_ROLE_PREDICATE;
+    if (!role)
+        lsn_add_err(p, d->line, dir_col(d, w), "there is no role “%.*s”; the roles are $pronoun, $referent, $other, "
+                                               "$predicate and $top",
+                    (int)n, w);
+    else if (attn_tokens_pronoun(&c->toks) < 0)
+        lsn_add_err(p, d->line, dir_col(d, w), "%.*s needs a pronoun (它 or it) in the page's sentence", (int)n, w);
+    else if (needs_nouns && !pg->model && p->role_features[role == LESSON_ROLE_OTHER ? 0 : 1] < 0)
+        lsn_add_err(p, d->line, dir_col(d, w), "%.*s needs the lesson's @roles: noun=FEATURE predicate=FEATURE "
+                                               "(before the first page)",
+                    (int)n, w);
+    else if (needs_nouns && pg->model && !referent_task(p, pg))
+        lsn_add_err(p, d->line, dir_col(d, w), "%.*s needs a model of a referent task, which knows its nouns and "
+                                               "predicates",
+                    (int)n, w);
+    else {
+        *out = (lesson_tokref){-1, NULL, role, p->role_features[0], p->role_features[1]};
+        return true;
+    }
     return false;
 }
 
@@ -604,7 +679,7 @@ static const char *stage_name(const parser *p, int stage) {
 static bool resolve_ref_col(parser *p, page_ctx *c, const raw_dir *d, const char *w, size_t n, lesson_ref *r) {
     const attn_config *cfg = &c->rec->pub.cfg;
     lesson_cols kind = stage_cols(p, r->stage);
-    if (kind == LESSON_COLS_TOKENS) return resolve_tokref(p, d, w, n, &c->toks, &r->col);
+    if (kind == LESSON_COLS_TOKENS) return resolve_ref_token(p, c, d, w, n, &r->col);
     if (kind == LESSON_COLS_WORDS) { // the readout's columns are the vocabulary's words
         int id = p->l->src->word_id(c->rec->pub.model, w, n);
         if (id >= 0) return r->col_dim = id, true;
@@ -677,6 +752,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     else if (count && lsn_word_is(w[0], n[0], "ratio")) r->kind = LESSON_REF_RATIO, args = 2;
     else if (count && lsn_word_is(w[0], n[0], "answer")) r->kind = LESSON_REF_ANSWER, args = 2;
     else if (count && lsn_word_is(w[0], n[0], "accuracy")) r->kind = LESSON_REF_ACCURACY;
+    else if (count && lsn_word_is(w[0], n[0], "word")) r->kind = LESSON_REF_WORD, args = 2;
     else if (count && lsn_word_is(w[0], n[0], "macs")) r->kind = LESSON_REF_MACS, args = 1;
     else if (count && lsn_word_is(w[0], n[0], "mean-max")) r->kind = LESSON_REF_MEAN_MAX;
     else if (count && lsn_word_is(w[0], n[0], "n")) r->kind = LESSON_REF_TOKENS;
@@ -685,12 +761,12 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     else {
         lsn_add_err(p, d->line, d->col,
                     "unknown reference {%.*s}; write {step NAME}, {STAGE ROW COLUMN} (e.g. {weights 它 鸟}), "
-                    "{rest ROW KEY…}, {top ROW}, {ratio ROW KEY KEY}, {macs STEP}, {mean-max} or {n} (with @model "
-                    "also {answer ROW} and {accuracy})",
+                    "{rest ROW KEY…}, {top ROW}, {ratio ROW KEY KEY}, {word TOKEN}, {macs STEP}, {mean-max} or {n} "
+                    "(with @model also {answer ROW} and {accuracy})",
                     (int)(end - d->args), d->args);
         return false;
     }
-    bool row_only = r->kind == LESSON_REF_TOP || r->kind == LESSON_REF_ANSWER;
+    bool row_only = r->kind == LESSON_REF_TOP || r->kind == LESSON_REF_ANSWER || r->kind == LESSON_REF_WORD;
     int i = 1;
     if (r->kind == LESSON_REF_STEP || r->kind == LESSON_REF_MACS) {
         long long v = count > 1 ? attn_step_from_name(w[1], n[1]) + 1 : 0;
@@ -712,7 +788,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
                                                                    : " and a column");
             return false;
         }
-        if (!resolve_tokref(p, d, w[1], n[1], &c->toks, &r->row)) return false;
+        if (!resolve_ref_token(p, c, d, w[1], n[1], &r->row)) return false;
         for (i = 2; i < count && !memchr(w[i], '=', n[i]) && !lsn_word_is(w[i], n[i], "exact"); i++) {
             if (r->kind == LESSON_REF_CELL && i == 2) {
                 if (!resolve_ref_col(p, c, d, w[i], n[i], r)) return false;
@@ -721,7 +797,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
             bool full = row_only || r->kind == LESSON_REF_CELL || r->n_keys == LESSON_REF_MAX_KEYS ||
                         (r->kind == LESSON_REF_RATIO && r->n_keys == 2);
             if (full) break; // an extra word: refused below
-            if (!resolve_tokref(p, d, w[i], n[i], &c->toks, &r->keys[r->n_keys++])) return false;
+            if (!resolve_ref_token(p, c, d, w[i], n[i], &r->keys[r->n_keys++])) return false;
         }
         if (r->kind == LESSON_REF_RATIO && r->n_keys != 2) {
             lsn_add_err(p, d->line, d->col, "{ratio ROW KEY KEY} needs two keys: the weight on the first over the second");
@@ -754,6 +830,87 @@ static void resolve_refs(parser *p, page_ctx *c) {
             sp->ref = rec->pub.n_refs - 1;
             rec->pub.refs = rec->refs;
         }
+    }
+}
+
+/* A token of a reference that sentence t does not have: what it misses, or NULL. */
+static const char *missing_token(const lesson_tokref *tr, const attn_tokens *t) {
+    if (tr->role != LESSON_ROLE_NONE) return attn_tokens_pronoun(t) < 0 ? role_names[LESSON_ROLE_PRONOUN] : NULL;
+    return tr->text && lesson_find_token(t, tr) < 0 ? tr->text : NULL;
+}
+
+/* Every reference outside @own must stay true for a @try sentence: each token
+ * it names by its text is there, each role finds its pronoun. */
+static int check_try(parser *p, page_ctx *c, const char *sentence, const attn_tokens *t) {
+    const page_rec *r = c->rec;
+    int errors = 0;
+    for (int k = 0; k < r->pub.n_paras; k++) {
+        const lesson_para *para = &r->paras[k];
+        for (int i = 0; i < para->n_spans && !para->own; i++) {
+            const lesson_span *sp = &para->spans[i];
+            if (sp->kind != LESSON_SPAN_REF || sp->ref < 0) continue;
+            const lesson_ref *ref = &r->refs[sp->ref];
+            const char *miss = missing_token(&ref->row, t);
+            if (!miss && ref->col_dim < 0) miss = missing_token(&ref->col, t);
+            for (int j = 0; j < ref->n_keys && !miss; j++) miss = missing_token(&ref->keys[j], t);
+            if (miss) {
+                lesson_add_try_err(p, ref->line, ref->column, sentence, miss);
+                errors++;
+            }
+        }
+    }
+    return errors;
+}
+
+/* A model page that invites edits: the task's held-out sentences, which the
+ * learner may as well type, are checked like its @try sentences (up to the
+ * first that a reference does not hold for). */
+static void check_heldout(parser *p, page_ctx *c) {
+    const lesson_page *pg = &c->rec->pub;
+    const lesson_model_source *src = p->l->src;
+    lesson_model_facts f;
+    memset(&f, 0, sizeof f);
+    src->facts(pg->model, &f);
+    char *all = src->heldout && f.task ? src->heldout(f.task) : NULL;
+    for (const char *s = all; s && *s; s += strlen(s) + 1) {
+        attn_tokens t = {0};
+        attn_err e;
+        int bad = src->tokenize(pg->model, s, strlen(s), &t, &e) == ATTN_OK ? check_try(p, c, s, &t) : 0;
+        attn_tokens_free(&t);
+        if (bad) break;
+    }
+    free(all);
+}
+
+/* "@try: SENTENCE | SENTENCE …": the sentences the text invites; each is
+ * read as the page reads its own and checked against the references. */
+static void resolve_try(parser *p, page_ctx *c, const raw_dir *d) {
+    page_rec *r = c->rec;
+    const lesson_page *pg = &r->pub;
+    const char *s = d->args, *end = s + strlen(s);
+    for (bool more = true; more;) {
+        const char *bar = memchr(s, '|', (size_t)(end - s)), *e = bar ? bar : end;
+        const char *a = lsn_skip_spaces(s, e), *b = lsn_trim_end(a, e);
+        s = bar ? bar + 1 : end;
+        more = bar != NULL;
+        if (a == b) {
+            lsn_add_err(p, d->line, dir_col(d, a), "an empty @try sentence; write @try: SENTENCE | SENTENCE …");
+            continue;
+        }
+        char *sent = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, a, (size_t)(b - a)));
+        const char **slot = sent ? lsn_nomem_check(p, PUSH(&p->l->mem, r->tries, r->pub.n_tries, r->cap_tries)) : NULL;
+        if (!slot) return;
+        *slot = sent;
+        r->pub.tries = r->tries;
+        attn_tokens t = {0};
+        attn_err terr;
+        raw_dir at = {D_TRY, a, d->line, dir_col(d, a)};
+        bool ok = pg->model ? p->l->src->tokenize(pg->model, sent, strlen(sent), &t, &terr) == ATTN_OK
+                            : tokenize_sentence(p, &at, sent, &t);
+        if (pg->model && !ok)
+            lsn_add_err(p, d->line, dir_col(d, a), "this sentence cannot be used with the model: %s", terr.msg);
+        if (ok) check_try(p, c, sent, &t);
+        attn_tokens_free(&t);
     }
 }
 
@@ -1006,6 +1163,9 @@ static void resolve_page(parser *p, int index) {
             r->pub.n_keep = n_keep;
         }
         resolve_refs(p, &c);
+        if (c.seen[D_TRY]) resolve_try(p, &c, c.seen[D_TRY]);
+        if (c.seen[D_TRY] && r->pub.model && p->checking) check_heldout(p, &c);
+        for (int k = 0; k < r->pub.n_paras; k++) r->pub.has_own |= r->paras[k].own;
         if (r->pub.random_weights && r->pub.gain != 1.0 && !p->nomem) make_gained(p, r, c.seen[D_RANDOM]);
         if (mats_ok && p->errs.n == before && !p->nomem && !p->stop) check_answer(p, index);
     }

@@ -81,6 +81,10 @@ typedef enum {
     D_LAYER,
     D_BACKWARD,
     D_TRAIN,
+    D_TRY,
+    D_EDITED,
+    D_OWN,
+    D_ROLES,
     D_KINDS
 } dir_kind;
 extern const char *const lsn_dir_names[D_KINDS]; /* "sentence" … "features" */
@@ -108,7 +112,10 @@ typedef struct {
     double *gained[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* @random-weights with a gain: W_Q, W_K, W_V, W_O */
     bool title_reported;                            /* pass 1 already said the title is missing */
     bool reveal_read;                               /* pass 1 has read the page's @reveal: paragraphs from here come after it */
-    lesson_ref *refs;                               /* pub.refs */
+    int own_open;                                   /* pass 1 is inside @own … @end (the line of @own, else 0) */
+    const char **tries;                             /* pub.tries */
+    int cap_tries;
+    lesson_ref *refs; /* pub.refs */
     int cap_refs;
 } page_rec;
 
@@ -183,6 +190,7 @@ typedef struct {
     bool in_para;
     lesson_para_kind para_kind;
     int para_line;
+    bool para_edited; /* the paragraph is the page's @edited text */
     attn_strbuf para;
     lesson_span *spans; /* malloc'd scratch, copied into the arena per paragraph */
     int n_spans, cap_spans;
@@ -196,6 +204,7 @@ typedef struct {
     int code_lines;        /* lines read into the open code block */
     bool top_sentence_bad; /* the lesson's @sentence was reported */
     bool top_config_bad;   /* the lesson's @config was reported: pages are not checked */
+    int role_features[2];  /* the lesson's @roles: noun= and predicate= features (-1: none) */
     bool checking;         /* lesson_check: a model that is not found is an error (a window only says so) */
 } parser;
 

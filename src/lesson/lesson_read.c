@@ -86,6 +86,10 @@ const char *const lsn_dir_names[D_KINDS] = {
     "layer",
     "backward",
     "train",
+    "try",
+    "edited",
+    "own",
+    "roles",
 };
 
 /* ---- errors and columns --------------------------------------------------- */
@@ -359,12 +363,14 @@ static void end_para(parser *p) {
         if (spans) memcpy(spans, p->spans, sizeof *spans * (size_t)p->n_spans);
     }
     if (para && text) {
-        *para = (lesson_para){p->para_kind, pg->reveal_read, text, "", spans ? p->n_spans : 0, spans, p->para_line};
+        *para = (lesson_para){p->para_kind, pg->reveal_read && !p->para_edited, pg->own_open && !p->para_edited, p->para_edited,
+                              text, "", spans ? p->n_spans : 0, spans, p->para_line};
         if (p->para_kind == LESSON_PARA_CODE) para->code_lang = p->code_lang ? p->code_lang : "";
     }
     if (!attn_sb_ok(&p->para)) p->nomem = true;
     attn_sb_free(&p->para);
     p->n_spans = 0;
+    p->para_edited = false;
 }
 
 static void begin_para(parser *p, lesson_para_kind kind) {
@@ -679,7 +685,8 @@ static void directive_line(parser *p, const char *s, const char *end) {
         return;
     }
     if (lsn_word_is(name, nn, "end")) {
-        lsn_add_err(p, p->line, 1, "@end without a block to close (@vocab or @weights)");
+        if (p->page && p->page->own_open) p->page->own_open = 0; // the end of @own
+        else lsn_add_err(p, p->line, 1, "@end without a block to close (@vocab, @weights or @own)");
         return;
     }
     int kind = -1;
@@ -689,15 +696,31 @@ static void directive_line(parser *p, const char *s, const char *end) {
         lsn_add_err(p, p->line, 1,
                     "unknown directive @%.*s; the directives are @sentence, @config, @step, @highlight, "
                     "@predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, "
-                    "@vocab and @weights (write \\@ for a line that starts with @)",
+                    "@try, @own, @edited, @roles, @vocab and @weights (write \\@ for a line that starts with @)",
                     (int)nn, name);
         return;
     }
-    if (!p->page && kind != D_SENTENCE && kind != D_CONFIG && kind != D_FEATURES) {
+    if (!p->page && kind != D_SENTENCE && kind != D_CONFIG && kind != D_FEATURES && kind != D_ROLES) {
         lsn_add_err(p, p->line, 1, "@%s belongs inside a page (after === page: ID)", lsn_dir_names[kind]);
         return;
     }
     if (kind == D_REVEAL) p->page->reveal_read = true; // the paragraphs after it wait for the answer
+    if (kind == D_ROLES && p->page) {
+        lsn_add_err(p, p->line, 1, "@roles belongs before the first page: it names the lesson's features");
+        return;
+    }
+    if (kind == D_OWN) {
+        if (p->page->own_open) lsn_add_err(p, p->line, 1, "@own is already open; close it with @end first");
+        else if (args != end) lsn_add_err(p, p->line, col_at(p, args), "@own takes nothing after it; its text follows, up to @end");
+        p->page->own_open = p->line;
+        return;
+    }
+    if (kind == D_EDITED) { // its text is a paragraph of its own, with references
+        begin_para(p, LESSON_PARA_TEXT);
+        p->para_edited = true;
+        inline_line(p, args, (size_t)(end - args));
+        end_para(p);
+    }
     scope *sc = cur_scope(p);
     raw_dir *d = lsn_nomem_check(p, PUSH(&p->l->mem, sc->dirs, sc->n_dirs, sc->cap_dirs));
     if (d)
@@ -707,10 +730,18 @@ static void directive_line(parser *p, const char *s, const char *end) {
 
 /* ---- headers and pages ---------------------------------------------------- */
 
+/* An @own the page left open. */
+static void own_left_open(parser *p) {
+    if (!p->page || !p->page->own_open) return;
+    lsn_add_err(p, p->page->own_open, 1, "@own is not closed; end its text with a line @end");
+    p->page->own_open = 0;
+}
+
 static void start_page(parser *p, const char *s, const char *end) {
     lesson *l = p->l;
     const char *id = lsn_skip_spaces(s + strlen("=== page:"), end);
     end_para(p);
+    own_left_open(p);
     if (!is_id(id, (size_t)(end - id))) {
         lsn_add_err(p, p->line, col_at(p, id),
                     "a page id is letters, digits, - and _ (e.g. === page: scores), not “%.*s”",
@@ -887,4 +918,5 @@ void lsn_read_lines(parser *p, const char *text, size_t len) {
         finish_block(p);
     }
     end_para(p);
+    own_left_open(p);
 }

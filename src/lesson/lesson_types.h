@@ -50,6 +50,9 @@ typedef struct {
 typedef struct {
     lesson_para_kind kind;
     bool after_reveal;     /* written after the page's @reveal: shown once the learner has answered */
+    bool own;              /* written between @own and @end: true only of the page's own sentence, so an
+                              edited sentence shows the page's @edited text in its place */
+    bool edited;           /* the page's @edited text: shown instead of the @own paragraphs after an edit */
     const char *text;      /* UTF-8, NUL-terminated, markers removed */
     const char *code_lang; /* CODE: the word after ``` ("python", "c"), else "" */
     int n_spans;           /* 0 for CODE */
@@ -62,9 +65,24 @@ typedef struct {
 /* A token a page names. index is 0-based in the page's own sentence; text lets
  * a GUI find the token again after the learner edits the sentence (see
  * lesson_find_token). */
+/* A token named by its role in the sentence ({weights $pronoun $referent}),
+ * found again in every sentence the page shows (lessons/README.md). */
+typedef enum {
+    LESSON_ROLE_NONE,      /* named by its text */
+    LESSON_ROLE_PRONOUN,   /* $pronoun: 它 / it */
+    LESSON_ROLE_REFERENT,  /* $referent: the noun the model (or the designed layer) chose for the pronoun */
+    LESSON_ROLE_OTHER,     /* $other: the sentence's other noun */
+    LESSON_ROLE_PREDICATE, /* $predicate: the word that decides (累, tired, fast) */
+    LESSON_ROLE_TOP,       /* $top: the key the pronoun's row weighs most in the layer shown */
+    LESSON_ROLE_COUNT
+} lesson_role;
+
 typedef struct {
-    int index;        /* -1 when not given */
-    const char *text; /* the token's text, NULL when not given */
+    int index;                           /* -1 when not given */
+    const char *text;                    /* the token's text, NULL when not given (or a role) */
+    int role;                            /* a lesson_role; then index and text are -1 and NULL */
+    int noun_feature, predicate_feature; /* a designed page's @roles: the features of X that mark its
+                                            nouns and its predicate (-1: none) */
 } lesson_tokref;
 
 /* What a {reference} in a page's text stands for: resolved against the page's
@@ -80,7 +98,8 @@ typedef enum {
     LESSON_REF_TOP,      /* {top 它}: the key a row's weights are largest on (its label) */
     LESSON_REF_RATIO,    /* {ratio 它 鸟 动物}: a row's weight on one key over its weight on another */
     LESSON_REF_ANSWER,   /* {answer 它}: a model page's answer at a row (a word, or the token pointed to) */
-    LESSON_REF_ACCURACY  /* {accuracy}: a model page's held-out accuracy, from its training record */
+    LESSON_REF_ACCURACY, /* {accuracy}: a model page's held-out accuracy, from its training record */
+    LESSON_REF_WORD      /* {word $other}: a token as the chips label it (for a token named by its role) */
 } lesson_ref_kind;
 
 #define LESSON_REF_MAX_KEYS 4 /* tokens a REST reference may leave out */
@@ -171,6 +190,9 @@ typedef struct {
     bool backward;             /* @backward: the backward pass on the scale, mask and softmax steps */
     bool readout;              /* @step: readout (or 9): the model's answer after its last layer */
     const char *train_task;    /* @train TASK, else the model's task (or NULL): what the training view (F3) offers */
+    int n_tries;               /* @try: the sentences the text invites the learner to try, */
+    const char *const *tries;  /* each one checked against every reference outside @own */
+    bool has_own;              /* some paragraphs hold only for the page's own sentence (@own … @end) */
 } lesson_page;
 
 typedef struct lesson lesson; /* opaque */
@@ -221,6 +243,10 @@ typedef struct {
     const char *(*task_find)(const char *name);    /* the task named name (its static name), or NULL */
     const char *(*task_of_file)(const char *base); /* the task a model file is named after, or NULL */
     const char *(*task_names)(void);               /* "a, b, c": for messages */
+    /* The held-out sentences of the task named task, one after another, each
+     * ending in a NUL, the last followed by another (malloc'd: the caller
+     * frees it), or NULL. A page that invites edits (@try) is checked on them. */
+    char *(*heldout)(const char *task);
 } lesson_model_source;
 
 #endif

@@ -247,10 +247,11 @@ attn_status model_tokenize(const model *m, const char *sentence, size_t len, att
     attn_wordlist words = {m->vocab_count, (const char *const *)m->vocab, NULL}; // at most 512 words: no index
     attn_status st = attn_tokenize(toks, sentence, len, &words, err);
     if (st != ATTN_OK) return st;
+    char a[24], b[24], w[128];
     if (toks->n > m->cfg.max_len) {
-        st = attn_fail(err, ATTN_ERR_INPUT,
-                       "The sentence has %d tokens; this model reads at most %d (its max_len).",
-                       toks->n, m->cfg.max_len);
+        snprintf(a, sizeof a, "%d", toks->n);
+        snprintf(b, sizeof b, "%d", m->cfg.max_len);
+        st = attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_MODEL_MAX_LEN, a, b, NULL);
         goto cleanup;
     }
     for (int i = 0; i < toks->n; i++) {
@@ -258,10 +259,10 @@ attn_status model_tokenize(const model *m, const char *sentence, size_t len, att
         const char *tok = attn_token_text(toks, i, &tl);
         ids[i] = model_word_id(m, tok, (size_t)tl);
         if (ids[i] < 0) {
-            st = attn_fail(err, ATTN_ERR_INPUT,
-                           "\"%.*s\" (token %d) is not in the model's vocabulary (%d words; "
-                           "attnviz --tasks lists the task's).",
-                           tl, tok, i + 1, m->vocab_count);
+            snprintf(w, sizeof w, "%.*s", tl, tok);
+            snprintf(a, sizeof a, "%d", i + 1);
+            snprintf(b, sizeof b, "%d", m->vocab_count);
+            st = attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_MODEL_UNKNOWN_WORD, w, a, b);
             goto cleanup;
         }
     }

@@ -82,7 +82,14 @@ attn_status model_evaluate(model_eval *out, model_ws *ws, const task_dataset *d,
         attn_status st = model_forward(ws, ids, d->ex[i].n, err);
         if (st == ATTN_OK) st = model_loss(ws, ids, t, nt, 1.0, false, &loss, err);
         if (st != ATTN_OK) return st;
-        for (int k = 0; k < nt; k++) out->right += model_predict_row(ws, t[k].row) == t[k].target;
+        task_roles_at at;
+        bool kinds = d->task->referent && task_roles(d->task, ids, d->ex[i].n, &at);
+        for (int k = 0; k < nt; k++) {
+            bool ok = model_predict_row(ws, t[k].row) == t[k].target;
+            out->right += ok;
+            int kind = kinds && task_example_targets(d, i)[0].pos == at.a ? 0 : 1; // the predicate points to A, else B
+            if (kinds) out->kind_rows[kind]++, out->kind_right[kind] += ok;
+        }
         out->rows += nt;
         out->sentences++;
         if (d->task->referent) out->referent_right += strongest_on_referent(ws, task_example_targets(d, i));

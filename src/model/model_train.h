@@ -47,6 +47,8 @@ typedef struct {
     int sentences;             /* examples seen */
     int referent_right;        /* referent tasks: sentences whose last-layer strongest weight from the pronoun is on the referent */
     double referent_attention; /* referent_right / sentences (referent tasks; else 0) */
+    int kind_rows[2];          /* referent tasks: target rows whose predicate points to the subject (0) or the other noun (1) */
+    int kind_right[2];         /* of them predicted right */
 } model_eval;
 
 /* Evaluates examples [first, first + count) of d with the model ws is bound

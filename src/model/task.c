@@ -99,6 +99,10 @@ int task_lesson_sentences(const task_info *t, const task_lesson_sentence **out) 
     return t->referent ? task_referent_lessons(t, out) : 0;
 }
 
+bool task_roles(const task_info *t, const int *ids, int n, task_roles_at *out) {
+    return t->referent && task_referent_roles(t, ids, n, out);
+}
+
 int task_label(const task_info *t, const int *ids, int n, task_target *out) {
     return t->referent ? task_referent_label(t, ids, n, out) : task_seq_label(t, ids, n, out);
 }

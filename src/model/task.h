@@ -66,4 +66,10 @@ int task_lesson_sentences(const task_info *t, const task_lesson_sentence **out);
  * label it), at most MODEL_MAX_LEN. */
 int task_label(const task_info *t, const int *ids, int n, task_target *out);
 
+/* Where a referent task's sentence has its parts (ids as for task_label):
+ * the subject A, the other noun B, the pronoun and the predicate's word (the
+ * one that decides: tired, 累, 飞). false when t is no referent task or the
+ * sentence follows none of its templates. */
+bool task_roles(const task_info *t, const int *ids, int n, task_roles_at *out);
+
 #endif

@@ -61,6 +61,11 @@ typedef struct task_info {
     bool generates;                                                                     /* its token targets are the next token: a token model of it can continue a sentence (issue 24) */
 } task_info;
 
+/* Positions of a referent sentence's parts (task_roles). */
+typedef struct {
+    int a, b, pronoun, predicate;
+} task_roles_at;
+
 /* The sentences of the lessons that a referent task must get right (and never
  * trains on): count sentences, each with the referent it must point to. */
 typedef struct {

@@ -341,18 +341,21 @@ static bool is_noun(const referent_lang *lg, const task_info *t, int id) {
     return false;
 }
 
-/* Matches ids against template tm with predicate p; fills the target. */
+/* Matches ids against template tm with predicate p; fills the target (and
+ * the parts' positions when roles is not NULL). */
 static bool match(const referent_lang *lg, const task_info *t, const sentence_template *tm, int p,
-                  const int *ids, int n, task_target *out) {
-    int k = 0, pa = -1, pb = -1, pron = -1;
+                  const int *ids, int n, task_target *out, task_roles_at *roles) {
+    int k = 0, pa = -1, pb = -1, pron = -1, pred = -1;
     for (int i = 0; tm->words[i]; i++) {
         const char *word = tm->words[i];
         if (strcmp(word, "{A}") == 0 || strcmp(word, "{B}") == 0) {
             if (k >= n || !is_noun(lg, t, ids[k])) return false;
             *(word[1] == 'A' ? &pa : &pb) = k++;
         } else if (strcmp(word, "{P}") == 0) {
-            for (int j = 0; lg->preds[p].words[j]; j++, k++)
+            for (int j = 0; lg->preds[p].words[j]; j++, k++) {
                 if (k >= n || ids[k] != task_part_word_id(t, lg->preds[p].words[j])) return false;
+                if (pred < 0 && strcmp(lg->preds[p].words[j], "太") != 0) pred = k; // 飞得太快了: 飞; 太累了: 累
+            }
         } else {
             if (k >= n || ids[k] != task_part_word_id(t, word)) return false;
             if (strcmp(word, lg->pronoun) == 0) pron = k;
@@ -362,6 +365,7 @@ static bool match(const referent_lang *lg, const task_info *t, const sentence_te
     if (k != n) return false;
     int pos = lg->preds[p].to_subject ? pa : pb;
     *out = (task_target){pron, pos, ids[pos]};
+    if (roles) *roles = (task_roles_at){pa, pb, pron, pred};
     return true;
 }
 
@@ -369,8 +373,17 @@ int task_referent_label(const task_info *t, const int *ids, int n, task_target *
     const referent_lang *lg = lang_of(t);
     for (int tm = 0; tm < lg->n_tmpls; tm++)
         for (int p = 0; p < lg->n_preds; p++)
-            if (match(lg, t, &lg->tmpls[tm], p, ids, n, out)) return 1;
+            if (match(lg, t, &lg->tmpls[tm], p, ids, n, out, NULL)) return 1;
     return 0;
+}
+
+bool task_referent_roles(const task_info *t, const int *ids, int n, task_roles_at *out) {
+    const referent_lang *lg = lang_of(t);
+    task_target tg;
+    for (int tm = 0; tm < lg->n_tmpls; tm++)
+        for (int p = 0; p < lg->n_preds; p++)
+            if (match(lg, t, &lg->tmpls[tm], p, ids, n, &tg, out)) return true;
+    return false;
 }
 
 int task_referent_lessons(const task_info *t, const task_lesson_sentence **out) {

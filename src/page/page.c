@@ -7,6 +7,7 @@
 
 #include "datapath.h"
 #include "model_file.h"
+#include "strbuf.h"
 #include "task.h"
 
 struct lesson_model {
@@ -127,6 +128,19 @@ static const char *task_of_file(const char *base) {
     return NULL;
 }
 
+static char *heldout(const char *name) {
+    const task_info *t = task_find(name);
+    task_dataset d = {0};
+    attn_err e;
+    if (!t || task_dataset_build(&d, t, &e) != ATTN_OK) return NULL;
+    attn_strbuf b;
+    attn_sb_init(&b);
+    for (int i = d.n_train; i < d.n_train + d.n_heldout; i++) attn_sb_append(&b, task_example_text(&d, i), strlen(task_example_text(&d, i)) + 1);
+    attn_sb_append(&b, "", 1);
+    task_dataset_free(&d);
+    return attn_sb_take(&b);
+}
+
 static const lesson_model_source source = {
     .locate = locate,
     .load = load,
@@ -141,6 +155,7 @@ static const lesson_model_source source = {
     .task_find = find_task,
     .task_of_file = task_of_file,
     .task_names = task_names,
+    .heldout = heldout,
 };
 
 const lesson_model_source *page_models(void) {

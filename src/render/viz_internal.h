@@ -124,6 +124,9 @@ void viz_decode_view(const viz_ctx *c, viz_box b, bool keys); /* keys: the windo
  * the accent, at (x, y) within width w. Returns its height (huge when w is
  * too narrow); draws only when draw. The decode view and step 8 draw it. */
 float viz_kv_groups(const viz_ctx *c, float x, float y, float w, const attn_config *cfg, int shown, bool draw);
+/* Issue 24 part 4: the tiles view (F4) over the window: the blocks, the step's
+ * scores, m, ℓ and O, the bytes held, and the hovered cell's rescaling. */
+void viz_tiles_overlay(const viz_ctx *c);
 
 /* ---- the training view (viz_train.c) ---- */
 void viz_train_overlay(const viz_ctx *c, float status_h); /* over all but the status line, status_h high */

@@ -11,17 +11,20 @@ static const viz_rgba lab_colors[ATTN_CX_METHOD_COUNT] = { // Okabe–Ito
     {0xd5, 0x5e, 0x00, 255},
     {0xcc, 0x79, 0xa7, 255},
     {0x00, 0x72, 0xb2, 255},
-    {0x00, 0x9e, 0x73, 255}};
+    {0x00, 0x9e, 0x73, 255},
+    {0xe6, 0x9f, 0x00, 255}}; // tiled
 
 /* Plot box and the data range it maps: x = log2 n, y = log10 of the value. */
 typedef struct {
     viz_box b;
-    bool macs; /* plots multiply-adds; else milliseconds */
+    bool macs; /* plots multiply-adds (or, with mem, bytes); else milliseconds */
+    bool mem;  /* plots the peak memory in bytes (macs is set too: counted, in decades) */
     double x0, x1, y0, y1;
 } lab_axes;
 
 static double value(const lab_axes *a, const attn_cx_point *p) {
-    double v = a->macs ? (double)p->macs : p->seconds * 1000.0;
+    double v = a->mem ? (double)p->bytes : a->macs ? (double)p->macs
+                                                   : p->seconds * 1000.0;
     return v > 1e-6 ? v : 1e-6;
 }
 
@@ -76,8 +79,8 @@ static void lab_grid(const viz_ctx *c, const lab_axes *a) {
     }
 }
 
-/* One line per method; full-fast does the same multiply-adds as full, so the
- * counted plot leaves it out. */
+/* One line per method; full-fast does the same multiply-adds as full (and
+ * holds as much), so the counted plots leave it out. */
 static void lab_lines(const viz_ctx *c, const lab_axes *a, const attn_cx_result *r) {
     for (int s = 0; s < r->n_series; s++) {
         const attn_cx_series *sr = &r->series[s];
@@ -99,7 +102,7 @@ static float lab_legend(const viz_ctx *c, const attn_cx_result *r, float lx, flo
         float y = ly + s * rh;
         viz_fill(c->l, lx, y + rh / 2 - 2 * c->u, 18 * c->u, 4 * c->u, lab_colors[sr->method]);
         snprintf(buf, sizeof buf, viz_s(c, VIZ_S_LAB_SERIES), attn_cx_method_name(sr->method), sr->d, sr->slope,
-                 sr->mac_slope);
+                 sr->mac_slope, sr->mem_slope);
         viz_label(c, lx + 26 * c->u, y, w - 26 * c->u, rh, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     }
     return r->n_series * rh;
@@ -137,9 +140,17 @@ void viz_lab_overlay(const viz_ctx *c) {
     lab_plot(c, &t, s->lab, VIZ_S_LAB_TIME);
     float rx = t.b.x + t.b.w + 30 * c->u, rw = x + w - pad - rx;
     float lh = lab_legend(c, s->lab, rx, top - c->small * 1.9f, rw);
-    float mtop = top + lh + c->small * 2.5f;
-    lab_axes m = {.b = {rx + 50 * c->u, mtop, rw - 50 * c->u, bottom - mtop}, .macs = true};
-    if (m.b.h > 80 * c->u && m.b.w > 120 * c->u) lab_plot(c, &m, s->lab, VIZ_S_LAB_MACS);
+    // the counted multiply-adds above the peak memory (issue 24: tiled beside full), each with its n axis
+    float mtop = top + lh + c->small * 2.5f, gap = c->small * 2.5f + 46 * c->u, ph = (bottom - mtop - gap) / 2;
+    lab_axes m = {.b = {rx + 50 * c->u, mtop, rw - 50 * c->u, ph}, .macs = true};
+    lab_axes mem = {.b = {rx + 50 * c->u, mtop + ph + gap, rw - 50 * c->u, ph}, .macs = true, .mem = true};
+    if (m.b.h > 60 * c->u && m.b.w > 120 * c->u) {
+        lab_plot(c, &m, s->lab, VIZ_S_LAB_MACS);
+        lab_plot(c, &mem, s->lab, VIZ_S_LAB_MEMORY);
+    } else {
+        m.b.h = bottom - mtop;
+        if (m.b.h > 80 * c->u && m.b.w > 120 * c->u) lab_plot(c, &m, s->lab, VIZ_S_LAB_MACS);
+    }
     viz_text(c->l, x + pad, y + h - pad - c->small * 1.4f, w - 2 * pad, c->small * 1.4f, viz_s(c, VIZ_S_LAB_CLOSE), c->small,
              VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "task.h"
 #include "viz_internal.h"
 
 /* A value as the cells show it (2 decimals), or with 3 significant digits. */
@@ -19,6 +20,65 @@ static size_t value_text(char *out, size_t cap, double v, bool exact) {
 static const attn_trace *ref_trace(const lesson_ref *r, const viz_ref_ctx *x) {
     if (!x->model) return x->trace;
     return &x->run->layer[r->layer >= 0 ? r->layer : x->layer];
+}
+
+/* The pronoun's row of A in layer (a model page; -1: the page's) and head, and the tokens' trace. */
+static const double *pronoun_row(const viz_ref_ctx *x, int layer, int head, const attn_trace **t, int *pron) {
+    *t = x->model ? &x->run->layer[layer >= 0 ? layer : x->layer] : x->trace;
+    *pron = *t ? attn_trace_pronoun(*t) : -1;
+    const double *a = *pron >= 0 ? attn_trace_stage(*t, ATTN_ST_WEIGHTS, head) : NULL;
+    return a ? a + (size_t)*pron * (*t)->n : NULL;
+}
+
+static int row_top(const double *a, int n) {
+    int best = 0;
+    for (int j = 1; j < n; j++)
+        if (a[j] > a[best]) best = j;
+    return best;
+}
+
+/* A designed sentence's first token whose row of X has feature f, but for
+ * the two skipped (-1: none). */
+static int with_feature(const attn_trace *t, int f, int skip, int skip2) {
+    const double *xm = attn_trace_stage(t, ATTN_ST_X, 0);
+    for (int i = 0; xm && f >= 0 && f < t->cfg.d_model && i < t->n; i++)
+        if (i != skip && i != skip2 && t->vocab_used && t->vocab_index[i] >= 0 && xm[(size_t)i * t->cfg.d_model + f] > 0) return i;
+    return -1;
+}
+
+int viz_lesson_role(const viz_ref_ctx *x, const lesson_tokref *tr, int layer, int head) {
+    if (x->model && !x->run) return -1;
+    const attn_trace *t;
+    int pron;
+    const double *row = pronoun_row(x, layer, head, &t, &pron);
+    if (!row) return -1;
+    if (tr->role == LESSON_ROLE_PRONOUN) return pron;
+    if (tr->role == LESSON_ROLE_TOP) return row_top(row, t->n);
+    task_roles_at at = {-1, -1, -1, -1};
+    const task_info *task = x->model ? task_find(x->model->task) : NULL;
+    bool parts = task && task_roles(task, x->run->ids, t->n, &at);
+    int referent = -1;
+    if (x->model) { // the model's answer at the pronoun, found in the sentence
+        for (int j = 0; j < t->n && referent < 0; j++)
+            if (x->run->ids[j] == x->run->predicted[pron] && j != pron) referent = j;
+    } else {
+        const attn_trace *own;
+        int p0;
+        const double *r0 = pronoun_row(x, -1, 0, &own, &p0);
+        referent = r0 ? row_top(r0, own->n) : -1;
+    }
+    if (tr->role == LESSON_ROLE_REFERENT) return referent;
+    if (tr->role == LESSON_ROLE_PREDICATE)
+        return x->model ? (parts ? at.predicate : -1) : with_feature(t, tr->predicate_feature, -1, -1);
+    if (x->model) return !parts ? -1 : referent == at.a ? at.b
+                                                        : at.a; // the other noun
+    return with_feature(t, tr->noun_feature, pron, referent);
+}
+
+/* Index of the token tr names in t (r's trace): by its text, or by its role. */
+static int find(const lesson_tokref *tr, const attn_trace *t, const lesson_ref *r, const viz_ref_ctx *x) {
+    if (tr->role == LESSON_ROLE_NONE) return lesson_find_token(&t->tokens, tr);
+    return viz_lesson_role(x, tr, r->layer, r->head);
 }
 
 /* Cell (row, col) of r's stage as the figure shows it, or NULL. */
@@ -38,8 +98,8 @@ static const double *stage_cell(const lesson_ref *r, const viz_ref_ctx *x, int r
 
 static size_t cell(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
     const attn_trace *t = ref_trace(r, x);
-    int row = lesson_find_token(&t->tokens, &r->row);
-    int col = r->col_dim >= 0 ? r->col_dim : lesson_find_token(&t->tokens, &r->col);
+    int row = find(&r->row, t, r, x);
+    int col = r->col_dim >= 0 ? r->col_dim : find(&r->col, t, r, x);
     const double *v = stage_cell(r, x, row, col);
     if (!v) return (size_t)snprintf(out, cap, "—");
     return value_text(out, cap, *v, r->exact);
@@ -48,7 +108,7 @@ static size_t cell(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx
 /* The row of A r names (its head, its layer), and the row's index, or NULL. */
 static const double *weights_row(const lesson_ref *r, const viz_ref_ctx *x, int *row) {
     const attn_trace *t = ref_trace(r, x);
-    *row = lesson_find_token(&t->tokens, &r->row);
+    *row = find(&r->row, t, r, x);
     const double *a = attn_trace_stage(t, ATTN_ST_WEIGHTS, r->head);
     return a && *row >= 0 ? a + (size_t)*row * t->n : NULL;
 }
@@ -62,7 +122,7 @@ static size_t rest(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx
     double sum = 0;
     for (int j = 0; j < t->n; j++) {
         bool named = false;
-        for (int k = 0; k < r->n_keys; k++) named |= lesson_find_token(&t->tokens, &r->keys[k]) == j;
+        for (int k = 0; k < r->n_keys; k++) named |= find(&r->keys[k], t, r, x) == j;
         if (!named) sum += a[j];
     }
     return value_text(out, cap, sum, r->exact);
@@ -84,7 +144,7 @@ static size_t top(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx 
 /* A row's weight on the first key over its weight on the second. */
 static size_t ratio(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
     const attn_trace *t = ref_trace(r, x);
-    int row, k0 = lesson_find_token(&t->tokens, &r->keys[0]), k1 = lesson_find_token(&t->tokens, &r->keys[1]);
+    int row, k0 = find(&r->keys[0], t, r, x), k1 = find(&r->keys[1], t, r, x);
     const double *a = weights_row(r, x, &row);
     if (!a || k0 < 0 || k1 < 0 || a[k1] <= 0) return (size_t)snprintf(out, cap, "—");
     return value_text(out, cap, a[k0] / a[k1], r->exact);
@@ -92,7 +152,7 @@ static size_t ratio(char *out, size_t cap, const lesson_ref *r, const viz_ref_ct
 
 /* The model's answer at a row: the word it predicts (a pointer model: the word it points at). */
 static size_t answer(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
-    int row = lesson_find_token(&x->run->layer[0].tokens, &r->row);
+    int row = find(&r->row, &x->run->layer[0], r, x);
     if (row < 0) return (size_t)snprintf(out, cap, "—");
     return (size_t)snprintf(out, cap, "%s", x->model->vocab[x->run->predicted[row]]);
 }
@@ -115,6 +175,12 @@ size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_
         return (size_t)snprintf(out, cap, "%.2f", attn_mean_row_max(r->compare ? x->alt : t, r->head));
     case LESSON_REF_TOKENS: return (size_t)snprintf(out, cap, "%d", t->n);
     case LESSON_REF_TOP: return top(out, cap, r, x);
+    case LESSON_REF_WORD: {
+        int i = find(&r->row, t, r, x);
+        if (i < 0) return (size_t)snprintf(out, cap, "—");
+        attn_token_label(&t->tokens, i, 0, out, cap);
+        return strlen(out);
+    }
     case LESSON_REF_RATIO: return ratio(out, cap, r, x);
     case LESSON_REF_ANSWER: return x->model ? answer(out, cap, r, x) : (size_t)snprintf(out, cap, "—");
     case LESSON_REF_ACCURACY:
@@ -122,6 +188,11 @@ size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_
         return (size_t)snprintf(out, cap, "%.1f%%", 100.0 * x->model->training.heldout_accuracy);
     }
     return 0;
+}
+
+bool viz_lesson_ref_ok(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
+    viz_lesson_ref(out, cap, r, x);
+    return cap > 0 && strcmp(out, "—") != 0;
 }
 
 viz_mark viz_lesson_mark(const lesson_highlight *hl, const attn_tokens *t) {
@@ -150,19 +221,40 @@ void viz_lesson_names(viz_names *out, const lesson *l, int i, const attn_trace *
     if (t->given[ATTN_MAT_W_O][0]) out->out = nm.mat[ATTN_MAT_W_O][0];
 }
 
-/* A paragraph's text with its {references} computed. */
-static void para_text(attn_strbuf *b, const lesson_page *pg, const lesson_para *p, const viz_ref_ctx *x) {
+/* A paragraph's text with its {references} computed; false when one of them
+ * cannot be computed on x (then b holds what was written so far). */
+static bool para_text(attn_strbuf *b, const lesson_page *pg, const lesson_para *p, const viz_ref_ctx *x) {
     int at = 0, len = (int)strlen(p->text);
     char val[128];
+    bool ok = true;
     for (int k = 0; k < p->n_spans; k++) {
         const lesson_span *sp = &p->spans[k];
         if (sp->kind != LESSON_SPAN_REF || sp->ref < 0) continue;
         attn_sb_append(b, p->text + at, (size_t)(sp->start - at));
-        viz_lesson_ref(val, sizeof val, &pg->refs[sp->ref], x);
+        ok &= viz_lesson_ref_ok(val, sizeof val, &pg->refs[sp->ref], x);
         attn_sb_puts(b, val);
         at = sp->start + sp->len;
     }
     attn_sb_append(b, p->text + at, (size_t)(len - at));
+    return ok;
+}
+
+/* In place of the paragraphs that hold only for the page's own sentence:
+ * its @edited text (when every reference of it can be computed) and how to
+ * bring the page's own back. */
+static void edited_text(attn_strbuf *b, const lesson_page *pg, const viz_ref_ctx *x) {
+    for (int i = 0; i < pg->n_paras; i++) {
+        if (!pg->paras[i].edited) continue;
+        attn_strbuf one;
+        attn_sb_init(&one);
+        if (para_text(&one, pg, &pg->paras[i], x) && one.len) attn_sb_append(b, one.data, one.len);
+        attn_sb_free(&one);
+    }
+    const char *note = x->ui ? x->ui[VIZ_S_LESSON_EDITED] : NULL;
+    if (!note) note = viz_str_key(VIZ_S_LESSON_EDITED);
+    if (b->len && b->data[b->len - 1] != '\n' && (unsigned char)note[0] < 0x80) attn_sb_puts(b, " "); // （ needs none
+    attn_sb_puts(b, note);
+    attn_sb_puts(b, "\n\n");
 }
 
 /* A code block, each of its lines after the code mark. */
@@ -178,17 +270,29 @@ static void code_text(attn_strbuf *b, const char *text) {
 }
 
 void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, const viz_ref_ctx *x) {
+    bool edited = x->sentence && pg->sentence && strcmp(x->sentence, pg->sentence) != 0, said = false;
     for (int i = 0; i < pg->n_paras; i++) {
         const lesson_para *p = &pg->paras[i];
         if (pg->has_reveal && p->after_reveal && asked) break; // the answer waits
+        if (p->edited) continue;                               // only in place of what does not hold
         bool item = p->kind == LESSON_PARA_ITEM, next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM;
         if (p->kind == LESSON_PARA_CODE) {
             code_text(b, p->text);
             attn_sb_puts(b, "\n");
             continue;
         }
-        if (item) attn_sb_puts(b, "• ");
-        para_text(b, pg, p, x);
-        attn_sb_puts(b, item && next_item ? "\n" : "\n\n"); // list items stay together
+        attn_strbuf one;
+        attn_sb_init(&one);
+        if (item) attn_sb_puts(&one, "• ");
+        bool ok = !(p->own && edited) && para_text(&one, pg, p, x);
+        if (ok) {
+            attn_sb_append(b, one.data, one.len);
+            attn_sb_puts(b, item && next_item ? "\n" : "\n\n"); // list items stay together
+        } else if (!said) {                                     // once, where the first of them stood
+            if (b->len && b->data[b->len - 1] == '\n' && (b->len < 2 || b->data[b->len - 2] != '\n')) attn_sb_puts(b, "\n");
+            edited_text(b, pg, x);
+            said = true;
+        }
+        attn_sb_free(&one);
     }
 }

@@ -18,14 +18,24 @@ typedef struct {
     const model_result *run; /* and the sentence through it, with the view's targets */
     int layer;               /* a model page: the page's layer (what a reference without layer= is of) */
     const char *const *ui;   /* VIZ_STR_COUNT strings of the text's language */
+    const char *sentence;    /* the sentence shown, when it may differ from the page's (an edit), else NULL */
 } viz_ref_ctx;
 
 /* Writes what r refers to, computed on x, into out (cap bytes,
  * NUL-terminated), in x's words: "3 · Scores QKᵀ", a cell as the figure
  * shows it ("0.81", "−∞"), "1156", a token, a word, "100.0%". A token r
- * names that the sentence no longer has (after an edit) gives "—". Returns
- * the bytes written. */
+ * names that the sentence no longer has (after an edit) gives "—" (the
+ * narrative never shows it: see viz_lesson_narrative). Returns the bytes
+ * written. */
 size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x);
+
+/* The same; false (and out "—") when r cannot be computed on x. */
+bool viz_lesson_ref_ok(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x);
+
+/* The token a role names in the sentence x shows (lesson_role: the pronoun,
+ * the referent chosen, the other noun, the predicate, the pronoun's top key
+ * in layer (-1: the page's) and head), or -1. */
+int viz_lesson_role(const viz_ref_ctx *x, const lesson_tokref *tr, int layer, int head);
 
 /* What a page's @highlight points at in t (tokens found by their text, so an
  * edited sentence keeps the mark where it can): NONE for a row (the query
@@ -35,7 +45,10 @@ viz_mark viz_lesson_mark(const lesson_highlight *hl, const attn_tokens *t);
 /* Page pg's text as the window's narrative shows it, appended to b:
  * paragraphs split by blank lines, list items after "• ", code blocks line by
  * line after VIZ_CODE_MARK, each {reference} computed on x; without the text after the page's @reveal while asked (the
- * question is still open). */
+ * question is still open). When x shows another sentence than the page's,
+ * the @own paragraphs give way to the page's @edited text and a note that R
+ * brings them back; so does any paragraph with a reference the sentence
+ * cannot answer, so the text never shows "—". */
 void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, const viz_ref_ctx *x);
 
 /* The names page i of l gives the columns of t's matrices (only those t was

@@ -6,6 +6,7 @@
 
 #include "attn.h"
 #include "attn_decode.h"
+#include "attn_tiles.h"
 #include "complexity.h"
 #include "model_run.h"
 #include "viz.h"
@@ -75,6 +76,15 @@ typedef enum {
     VIZ_W_COUNT
 } viz_widget;
 
+/* A lesson page's @try suggestions under the narrative's title are
+ * VIZ_HIT_WIDGET with this id (between the rail's and the training view's)
+ * and the suggestion's index in delta. */
+#define VIZ_W_TRY 48
+#define VIZ_MAX_TRIES 8
+/* While the sentence of a model is edited, its words are chips under the
+ * narrative's title: VIZ_HIT_WIDGET with this id, the word's index in delta. */
+#define VIZ_W_WORD 49
+
 /* true for the widgets shown only with a model. */
 static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER; }
 /* true for the settings a model fixes (its training chose them). */
@@ -103,6 +113,18 @@ typedef struct {
     int row; /* TOKEN: the token; CELL: the query */
     int col; /* COLUMN, CELL: the key */
 } viz_mark;
+
+/* Issue 24 part 4: the tiles view's matrices as its hit regions name them
+ * (their stage, beyond every attn_stage and model stage): the block's
+ * scores, m, ℓ and O before and after the step. */
+enum { VIZ_TILE_S = 900,
+       VIZ_TILE_M_OLD,
+       VIZ_TILE_M,
+       VIZ_TILE_L_OLD,
+       VIZ_TILE_L,
+       VIZ_TILE_O_OLD,
+       VIZ_TILE_O };
+static inline bool viz_tile_stage(int stage) { return stage >= VIZ_TILE_S && stage <= VIZ_TILE_O; }
 
 /* Panels that scroll (hit regions carry these ids). */
 enum { VIZ_PANEL_NARRATIVE = 1,
@@ -193,9 +215,14 @@ typedef struct {
     const char *composition; /* IME pre-edit text shown at the cursor, or "" */
     const char *edit_error;  /* why the last edit was rejected, or NULL */
     /* texts */
-    const char *const *ui;              /* VIZ_STR_COUNT strings in the current language */
-    const char *badge;                  /* weights source, e.g. "random, untrained (seed 1)" */
-    const char *narrative_title;        /* narrative panel title (lesson page), or NULL: the step name */
+    const char *const *ui;       /* VIZ_STR_COUNT strings in the current language */
+    const char *badge;           /* weights source, e.g. "random, untrained (seed 1)" */
+    const char *narrative_title; /* narrative panel title (lesson page), or NULL: the step name */
+    int n_tries;                 /* the page's @try suggestions, as the chips under the title say them */
+    const char *tries[VIZ_MAX_TRIES];
+    const char *narrative_note; /* said before the step's text when no page text is shown (a walkthrough from a lesson), or NULL */
+    int n_words;                /* the model's words, while its sentence is edited (a palette), else 0 */
+    const char *const *words;
     const char *narrative;              /* narrative text; paragraphs split by blank lines, code lines marked */
     const char *status;                 /* status line text */
     const char *page_label;             /* e.g. "3 / 14", or NULL without a lesson */
@@ -207,6 +234,8 @@ typedef struct {
     const struct viz_train_view *train; /* the training view (F3, viz_train.h), or NULL when it is closed */
     bool show_decode;                   /* the decode view (F5) in the canvas: generation token by token with a KV cache */
     const attn_decode *decode;          /* its decoding of trace (token: query), or NULL when the mask does not allow it */
+    const attn_tiles *tiles;            /* issue 24: the tiles view (F4): the shown head's record, or NULL when closed */
+    int tiles_step;                     /* … the step it shows, from 0 */
     /* look */
     viz_theme_id theme;
     float scale;       /* UI scale (DPI × zoom) */

@@ -514,6 +514,8 @@ void viz_train_overlay(const viz_ctx *c, float status_h) {
     float y = top + curves_h + gap, tl_h = c->small * 1.5f + 22 * c->u;
     timeline(c, v, (viz_box){rx, y, rw, tl_h});
     y += tl_h + gap;
+    for (int i = 0; i < v->n_notes; i++) // what the data are, "held out", the accuracy by kind, the probe's pair
+        y += viz_wrap(c, (viz_box){rx, y, rw, 3 * c->small * 1.5f}, v->notes[i], c->small, 0, i ? c->th->text : c->th->muted) + 2 * c->u;
     float ph = c->body * 2.0f;
     probe_field(c, v, (viz_box){rx, y, rw, ph});
     y += ph + gap;

@@ -59,6 +59,7 @@ typedef struct {
     double train_loss;   /* mean batch loss of the steps since the previous point (at step 0: held-out loss) */
     double heldout_loss; /* mean loss over the held-out examples */
     double accuracy;     /* held-out accuracy, 0..1 */
+    double kind_acc[2];  /* referent tasks: held-out accuracy where the predicate points to the subject, to the other noun (NAN: none) */
 } viz_train_point;
 
 typedef struct viz_train_view {
@@ -91,6 +92,10 @@ typedef struct viz_train_view {
     int cursor;              /* byte offset of the caret while editing */
     const char *composition; /* IME pre-edit while editing, or "" */
     const char *probe_error; /* why the edited text is refused, or NULL */
+    /* what the view says of its data: what they are and what "held out" means,
+     * the held-out accuracy by kind of predicate, the probe beside its flipped pair */
+    const char *notes[3];
+    int n_notes;
 } viz_train_view;
 
 /* ---- pure helpers (tested in tests/test_train_view.c) ---- */

@@ -505,6 +505,44 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
 
 /* ---- right side: narrative and cell arithmetic ---- */
 
+/* Chips that flow under the narrative's title after a label (the page's
+ * @try suggestions, the model's words): their height; drawn, or (hits)
+ * only their hit regions, which go over the panel's. */
+static float chips(const viz_ctx *c, viz_box in, const char *label, const char *const *items, int n, int widget,
+                   bool hits) {
+    if (n <= 0) return 0;
+    float px = c->small, h = px * 1.9f, gap = 6 * c->u, pad = 7 * c->u;
+    float lw = viz_text_w(c, label, px) + gap, x = in.x + lw, y = in.y;
+    if (lw > 0.5f * in.w) lw = 0, y += h; // a long label on a line of its own
+    if (!hits) viz_text(c->l, in.x, in.y, in.w, h, label, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    x = in.x + lw;
+    float row_h = h;
+    for (int i = 0; i < n; i++) {
+        float tw = viz_text_w(c, items[i], px) + 2 * pad, w = fminf(tw, in.w - lw), ch = h;
+        bool wraps = tw > in.w - lw; // a long sentence takes lines inside its chip, never cut to …
+        if (wraps) ch = viz_wrap_ex(c, (viz_box){0, 0, w - 2 * pad, 1e6f}, items[i], px, 0, 0, c->th->accent, false) + 0.9f * px;
+        if (x + w > in.x + in.w + 0.5f && x > in.x + lw) x = in.x + lw, y += row_h + gap, row_h = h; // the next line
+        if (ch > row_h) row_h = ch;
+        if (hits) viz_hit_region(c->l, x, y, w, ch, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget, .delta = i});
+        else {
+            viz_fill(c->l, x, y, w, ch, c->th->panel2);
+            viz_stroke(c->l, x, y, w, ch, 1.5f * c->u, c->th->accent);
+            if (wraps) viz_wrap_ex(c, (viz_box){x + pad, y + 0.45f * px, w - 2 * pad, ch}, items[i], px, 0, 0, c->th->accent, true);
+            else viz_label(c, x + pad, y, w - 2 * pad, h, items[i], px, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
+        }
+        x += w + gap;
+    }
+    return y + row_h + 6 * c->u - in.y;
+}
+
+/* The page's suggestions, then the model's words while its sentence is edited: their height. */
+static float try_chips(const viz_ctx *c, viz_box in, bool hits) {
+    const viz_scene *s = c->s;
+    float h = chips(c, in, viz_s(c, VIZ_S_LESSON_TRY), s->tries, s->n_tries, VIZ_W_TRY, hits);
+    in.y += h;
+    return h + chips(c, in, viz_s(c, VIZ_S_MODEL_WORDS), s->words, s->n_words, VIZ_W_WORD, hits);
+}
+
 static void narrative(const viz_ctx *c, viz_box b) {
     const viz_scene *s = c->s;
     float pad = 14 * c->u;
@@ -515,11 +553,20 @@ static void narrative(const viz_ctx *c, viz_box b) {
     float th = viz_wrap(c, (viz_box){in.x, in.y, in.w, c->big * 4.5f}, title, c->big, 0, c->th->text); // long titles wrap
     in.y += th + 4 * c->u;
     in.h -= th + 4 * c->u;
+    viz_box chips = in;
+    float tries_h = try_chips(c, chips, false);
+    in.y += tries_h;
+    in.h -= tries_h;
     const char *text = s->narrative           ? s->narrative
                        : s->readout           ? viz_s(c, VIZ_S_HINT_READOUT)
                        : viz_step_has_grad(c) ? viz_s(c, s->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX
                                                                                       : VIZ_S_HINT_BACKWARD)
                                               : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
+    char noted[4096];
+    if (!s->narrative && s->narrative_note) { // where the lesson's text went, then the step's
+        snprintf(noted, sizeof noted, "%s\n\n%s", s->narrative_note, text);
+        text = noted;
+    }
     float more_h = c->small * 1.5f;
     viz_box tb = {in.x, in.y, in.w, in.h - more_h};
     float total = viz_wrap(c, tb, text, c->body, s->narrative_scroll, c->th->text);
@@ -528,6 +575,7 @@ static void narrative(const viz_ctx *c, viz_box b) {
                  VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
     int scroll_max = total > tb.h ? (int)ceilf(total - tb.h) : 0;
     viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE, .scroll_max = scroll_max});
+    try_chips(c, chips, true);
 }
 
 /* A line of the cell arithmetic, wrapped with a hanging indent: its height,
@@ -617,7 +665,8 @@ static void status_line(const viz_ctx *c, viz_box b) {
     float rw = 0;
     if (c->s->page_label) {
         rw = viz_text_w(c, c->s->page_label, c->small) + 2 * pad;
-        viz_text(c->l, b.x + b.w - rw, b.y, rw - pad, b.h, c->s->page_label, c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+        if (rw > 0.45f * b.w) rw = 0.45f * b.w; // a long title gives way to the status message (cut with …)
+        viz_label(c, b.x + b.w - rw, b.y, rw - pad, b.h, c->s->page_label, c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
     }
     const char *st = c->s->status ? c->s->status : viz_s(c, VIZ_S_STATUS_READY);
     viz_label(c, b.x + pad, b.y, b.w - rw - 2 * pad, b.h, st, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
@@ -693,6 +742,7 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
     detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
     status_line(&c, (viz_box){0, H - status, W, status});
+    if (s->tiles) viz_tiles_overlay(&c);
     if (s->show_lab) viz_lab_overlay(&c);
     if (s->show_help) help_overlay(&c);
 }
@@ -702,6 +752,10 @@ void viz_build_figure(viz_list *l, const viz_scene *s, viz_measure m, int w, int
     ctx_init(&c, l, s, m);
     viz_clear(l);
     viz_fill(l, 0, 0, (float)w, (float)h, c.th->bg);
+    if (s->tiles) { // issue 24: a step of the tiles view is the figure
+        viz_tiles_overlay(&c);
+        return;
+    }
     if (s->badge) { // figures carry where their weights came from
         float bw = viz_text_w(&c, s->badge, c.small) + 20 * c.u;
         viz_text(l, w - bw - 14 * c.u, 14 * c.u, bw, c.big * 1.4f, s->badge, c.small, VIZ_RIGHT | VIZ_MIDDLE, c.th->muted);

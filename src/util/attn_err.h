@@ -8,6 +8,8 @@
 #ifndef ATTN_ERR_H
 #define ATTN_ERR_H
 
+#include <stddef.h>
+
 typedef enum {
     ATTN_OK = 0,
     ATTN_ERR_RANGE,     /* an option is outside its allowed range */
@@ -19,9 +21,22 @@ typedef enum {
     ATTN_ERR_NOMEM      /* out of memory */
 } attn_status;
 
+/* The errors a learner may see in the window, by id (attn_msgs.def). */
+typedef enum {
+    ATTN_MSG_NONE, /* the message is only the English text of msg */
+#define ATTN_MSG(id, en) ATTN_MSG_##id,
+#include "attn_msgs.def"
+#undef ATTN_MSG
+    ATTN_MSG_COUNT
+} attn_msg;
+
+#define ATTN_MSG_ARGS 3
+
 typedef struct {
-    attn_status code; /* same value the function returned */
-    char msg[512];    /* one or two sentences, UTF-8, no trailing newline */
+    attn_status code;              /* same value the function returned */
+    char msg[512];                 /* one or two sentences, UTF-8, no trailing newline */
+    attn_msg id;                   /* which message (ATTN_MSG_NONE: msg is all there is) */
+    char args[ATTN_MSG_ARGS][128]; /* its arguments, in order, as text */
 } attn_err;
 
 /* Fills err (if non-NULL) with code and a printf-style message; returns code.
@@ -31,6 +46,20 @@ attn_status attn_fail(attn_err *err, attn_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Fills err (if non-NULL) with code, message id and its arguments (NULL
+ * for none; cut on a character boundary), and msg with the id's English
+ * text; returns code. */
+attn_status attn_fail_msg(attn_err *err, attn_status code, attn_msg id, const char *a0, const char *a1, const char *a2);
+
+/* The English text of a message id, with %s for its arguments ("" for NONE). */
+const char *attn_msg_english(attn_msg id);
+
+/* The id's name as the strings table's key has it after "ERR_" ("SENTENCE_EMPTY"). */
+const char *attn_msg_name(attn_msg id);
+
+/* Writes template with its %s replaced by args in order (%% is a %) into out. */
+void attn_msg_format(char *out, size_t cap, const char *template_, const char (*args)[128], int n_args);
 
 /* Resets err (if non-NULL) to ATTN_OK with an empty message. */
 void attn_err_clear(attn_err *err);

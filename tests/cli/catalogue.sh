@@ -128,6 +128,9 @@ refuse unknown-option 2 "Unknown option \"--nope\"; see attnviz --help." -- --he
 # numbers never wrap: 4294967296 is not 0, 4294967616 is not 320
 refuse explain-wraps 2 "--explain ROW must be between 0 and 63 (it is 4294967296)." -- --explain weights:0:4294967296:9
 refuse explain-huge 2 "--explain COL must be between 0 and 1023 (it is 99999999999999999999)." -- --explain weights:0:0:99999999999999999999
+refuse tiles-zero 2 "--tiles needs a block size B, a whole number from 1 to 64 (not \"0\"): blocks of B query rows and B key columns." -- --headless --lang en --tiles 0
+refuse tiles-65-zh 2 "--tiles 的块大小 B 必须是 1 到 64 之间的整数（现在是 \"65\"）：每块 B 个查询行、B 个键列。" -- --headless --lang zh --tiles 65
+refuse tiles-model 2 "--tiles goes with the one-layer view, not with --model." -- --headless --lang en --tiles 2 --model "$in/none.json"
 refuse size-wraps 2 "--size needs WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. 1280x800 (not \"4294967616x800\")." -- --headless --size 4294967616x800 --export-dir "$tmp/out/size-wraps/figs"
 refuse stdin-twice 2 "--sentence-file - and --weights - would both read standard input, which can be read only once" -- --headless --sentence-file - --weights -
 # the flag is last, so the row names its own --dump-json first

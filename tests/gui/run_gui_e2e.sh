@@ -26,6 +26,11 @@ fi
 if ! LANG=zh_CN.UTF-8 xvfb "$bin" --sentence "$seed" --size 1280x800 --script "$here/smaller.script"; then
     echo "FAIL: the small-things session failed"; fail=1
 fi
+# a model trained from a lesson page and walked through: the text says how to get back (issue 23)
+if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --page learned --size 1280x800 \
+    --script "$here/walk.script"; then
+    echo "FAIL: the walkthrough session failed"; fail=1
+fi
 for f in lesson-intro-zh lesson-scale-zh lesson-intro-en predict-hidden predict-revealed compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help lab; do
     [ -s "$out/$f.png" ] || { echo "FAIL: $f.png was not saved"; fail=1; }
 done

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# End-to-end checks of --hf through the real binary (issue 26):
+#   usage: run_hf_e2e.sh ATTNVIZ DATA_DIR
+# --headless --hf DIR on the generated GPT-2s of tests/data/hf: --dump-json
+# against the PyTorch reference (every stage of every layer and head, the ten
+# next tokens, token_ids, offsets), --dump-weights, --print, --explain, and
+# the refusals: usage errors (exit 2), a bad folder or cell (exit 1, nothing
+# written).
+set -u
+bin=$1
+data=$2
+py=/usr/bin/python3 # Debian's interpreter: the checks need only json
+hf=$data/hf
+. "$(dirname "$0")/e2e_lib.sh"
+
+json() { $py -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# compare DUMP REFERENCE: every stage and next within 1e-9·max(1,|x|); prints "same" or the first difference
+compare() {
+    $py - "$1" "$2" <<'PY'
+import json, sys
+d, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+def close(a, b, where):
+    if isinstance(b, list):
+        if not isinstance(a, list) or len(a) != len(b): raise SystemExit("shape differs at " + where)
+        for i, (x, y) in enumerate(zip(a, b)): close(x, y, "%s[%d]" % (where, i))
+    elif b is None or a is None:
+        if a != b: raise SystemExit("%s: %r vs %r" % (where, a, b))
+    elif abs(a - b) > 1e-9 * max(1, abs(b)): raise SystemExit("%s: %r vs %r" % (where, a, b))
+if d["token_ids"] != r["token_ids"]: raise SystemExit("token_ids %r vs %r" % (d["token_ids"], r["token_ids"]))
+if len(d["layers"]) != len(r["layers"]): raise SystemExit("layer count")
+for l, (a, b) in enumerate(zip(d["layers"], r["layers"])):
+    for k in ("resid_pre", "X", "concat", "output", "resid_mid", "mlp_out", "residual"):
+        close(a[k], b[k], "layers[%d].%s" % (l, k))
+    if len(a["heads"]) != len(b["heads"]): raise SystemExit("head count")
+    for h, (x, y) in enumerate(zip(a["heads"], b["heads"])):
+        for k in ("Q", "K", "V", "scores", "scaled", "masked", "weights", "Z"):
+            close(x[k], y[k], "layers[%d].heads[%d].%s" % (l, h, k))
+if [e["id"] for e in d["next"]] != [e["id"] for e in r["next"]]: raise SystemExit("next ids differ")
+close([e["p"] for e in d["next"]], [e["p"] for e in r["next"]], "next")
+print("same")
+PY
+}
+
+for case in f32_prefix_tied f16_bare_untied bf16_prefix_eps wordpiece_12heads; do
+    sentence=$(json "$hf/$case/reference.json" 'd["sentence"]')
+    "$bin" --headless --hf "$hf/$case" --sentence "$sentence" --dump-json "$tmp/$case.json" 2>"$tmp/err" \
+        && ok || bad "$case: --dump-json failed: $(cat "$tmp/err")"
+    res=$(compare "$tmp/$case.json" "$hf/$case/reference.json" 2>&1)
+    [ "$res" = same ] && ok || bad "$case: the dump differs from PyTorch: $res"
+done
+
+# offsets: each token's bytes of the sentence; the labels show the leading space
+[ "$(json "$tmp/f32_prefix_tied.json" 'd["offsets"][:3], d["tokens"][:2]')" = "([[0, 3], [3, 7], [7, 11]], ['the', '␣cat'])" ] \
+    && ok || bad "offsets or labels: $(json "$tmp/f32_prefix_tied.json" 'd["offsets"], d["tokens"]')"
+[ "$(json "$tmp/wordpiece_12heads.json" 'd["tokens"][0], d["offsets"][0], d["offsets"][1]')" = "('[CLS]', [0, 0], [0, 3])" ] \
+    && ok || bad "[CLS] first, then 猫's three bytes"
+# weights and logits only when asked
+[ "$(json "$tmp/f32_prefix_tied.json" '"W_Q" in d["layers"][0]["heads"][0], "logits" in d')" = "(False, False)" ] \
+    && ok || bad "the dump has weights without --dump-weights"
+"$bin" --headless --hf "$hf/f16_bare_untied" --sentence "It sat" --dump-json "$tmp/w.json" --dump-weights \
+    && ok || bad "--dump-weights failed"
+[ "$(json "$tmp/w.json" 'len(d["layers"][1]["heads"][3]["W_V"]), len(d["layers"][1]["heads"][3]["W_V"][0]), len(d["layers"][0]["W_O"]), len(d["logits"])')" = "(16, 4, 16, 272)" ] \
+    && ok || bad "--dump-weights' shapes"
+# --bos puts <|endoftext|> first
+[ "$("$bin" --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --bos --dump-json - | $py -c 'import json,sys; print(json.load(sys.stdin)["token_ids"])')" = "[271, 268, 261]" ] \
+    && ok || bad "--bos"
+
+expect 1 "starts every sentence with [CLS]" -- --headless --hf "$hf/wordpiece_12heads" --sentence "猫" --bos --print
+# the sentence from a file or standard input
+printf 'the cat' >"$tmp/s.txt"
+expect 0 "tokens (2): 1:the(268) 2:␣cat(261)" -- --headless --hf "$hf/f32_prefix_tied" --sentence-file "$tmp/s.txt" --print next
+[ "$(printf 'the mat' | "$bin" --headless --hf "$hf/f32_prefix_tied" --sentence-file - --print next | head -1)" = "tokens (2): 1:the(268) 2:␣mat(267)" ] \
+    && ok || bad "--sentence-file - with --hf"
+expect 1 "no tokens" -- --headless --hf "$hf/f32_prefix_tied" --sentence "" --print
+
+# --print: tokens, ids, every stage; one stage; next
+expect 0 "tokens (6): 1:the(268) 2:␣cat(261)" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat sat on the mat" --print
+expect 0 "== mlp_out   6×8" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat sat on the mat" --print
+expect 0 "== weights, head 2   6×6" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat sat on the mat" --print weights
+expect 0 "== next: the 10 most likely tokens" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --print next
+expect 0 "== weights, head 12   8×8" -- --headless --hf "$hf/wordpiece_12heads" --sentence "猫坐在垫子上。" --print weights
+# --explain: the core's arithmetic for a head's cell, LayerNorm's for X
+expect 0 "layer 1: weights (head 2 of 2) [4][2]" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat sat on the mat" --explain weights:1:1:4:2
+expect 0 "(head 12 of 12)" -- --headless --hf "$hf/wordpiece_12heads" --sentence "猫坐在垫子上。" --explain q:0:11:3:1
+expect 0 "= (x − mean) / √(var + ε) · w + b" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --explain x:0:0:1:3
+expect 1 "head 2 does not exist: heads are 0 to 1" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --explain q:0:2:0:0
+expect 1 "outside weights: rows 0 to 1" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --explain weights:0:0:2:0
+
+# usage errors: exit 2
+for extra in "--model x.json" "--weights w.json" "--lesson l.lesson" "--heads 2" "--no-scale" "--target 1:a" "--export-dir $tmp/e"; do
+    # shellcheck disable=SC2086
+    expect 2 "--hf takes its weights, configuration and tokenizer from the folder; drop ${extra%% *}" -- \
+        --headless --hf "$hf/f32_prefix_tied" --print $extra
+done
+expect 2 "--explain needs STAGE:LAYER:HEAD:ROW:COL" -- --headless --hf "$hf/f32_prefix_tied" --explain weights:0:1:2
+expect 2 "--print resid_mid is a stage of a Hugging Face model; it goes with --hf DIR" -- --headless --print resid_mid
+expect 2 "--dump-weights goes with --hf DIR" -- --headless --print --dump-weights
+expect 2 "The window does not open --hf DIR yet" -- --hf "$hf/f32_prefix_tied"
+expect 2 "窗口还不能打开 --hf DIR" -- --hf "$hf/f32_prefix_tied" --lang zh
+expect 0 "--hf DIR" -- --help
+
+# a bad folder or sentence: exit 1, nothing written
+mkdir "$tmp/notok" && cp "$hf/f32_prefix_tied/config.json" "$hf/f32_prefix_tied/model.safetensors" "$tmp/notok/"
+expect 1 "has no tokenizer" -- --headless --hf "$tmp/notok" --dump-json "$tmp/none.json"
+expect 1 "config.json" -- --headless --hf "$tmp" --dump-json "$tmp/none.json"
+expect 1 "config.json is not a folder" -- --headless --hf "$hf/f32_prefix_tied/config.json" --dump-json "$tmp/none.json"
+expect 1 "this model reads at most 16" -- --headless --hf "$hf/f32_prefix_tied" --dump-json "$tmp/none.json"
+[ -e "$tmp/none.json" ] && bad "a dump was written after a refusal" || ok
+
+finish
