@@ -41,10 +41,12 @@ attn_status attn_config_check(const attn_config *c, attn_err *err) {
     if ((st = check_range("--d-model", c->d_model, 1, ATTN_MAX_D_MODEL, err))) return st;
     if ((st = check_range("--d-k", c->d_k, 1, ATTN_MAX_D_K, err))) return st;
     if ((st = check_range("--heads", c->heads, 1, ATTN_MAX_HEADS, err))) return st;
-    if (c->kv_heads && (c->kv_heads < 0 || c->kv_heads > c->heads || c->heads % c->kv_heads))
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--kv-heads must divide --heads %d (it is %d): each key/value head serves heads/G query heads.",
-                         c->heads, c->kv_heads);
+    if (c->kv_heads && (c->kv_heads < 0 || c->kv_heads > c->heads || c->heads % c->kv_heads)) {
+        char h[16], g[16]; // the message has an id: the window says it in the UI's language
+        snprintf(h, sizeof h, "%d", c->heads);
+        snprintf(g, sizeof g, "%d", c->kv_heads);
+        return attn_fail_msg(err, ATTN_ERR_RANGE, ATTN_MSG_KV_HEADS_DIVIDE, h, g, NULL);
+    }
     if (c->pos_count < 0 || c->pos_first < 0 || (c->pos_count && c->pos_first + c->pos_count > c->d_model))
         return attn_fail(err, ATTN_ERR_RANGE,
                          "The positional encoding's columns %d to %d do not fit d_model %d (they count from 0).",

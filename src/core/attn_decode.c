@@ -103,10 +103,7 @@ attn_status attn_decode_run(attn_decode *out, const attn_trace *t, attn_err *err
     if (c->mask.kind != ATTN_MASK_CAUSAL && c->mask.kind != ATTN_MASK_CAUSAL_WINDOW) {
         char mask[32];
         attn_mask_format(mask, sizeof mask, c->mask);
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--decode needs --mask causal or causal-window:W (the mask is %s): a token being "
-                         "generated cannot see the tokens after it.",
-                         mask);
+        return attn_fail_msg(err, ATTN_ERR_RANGE, ATTN_MSG_DECODE_MASK, mask, NULL, NULL);
     }
     d.n = t->n, d.heads = c->heads, d.kv_heads = attn_kv_heads(c), d.d_k = c->d_k, d.layers = 1;
     size_t n = (size_t)t->n, dk = (size_t)c->d_k;
