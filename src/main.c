@@ -190,7 +190,8 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
             if (st == ATTN_OK) st = export_sentence_tiles(&eo, &r.trace, 0, -1, &tiles, &env.strings, env.fonts, &err);
             attn_tiles_free(&tiles);
         } else
-            st = export_sentence(&eo, &r.trace, 0, -1, &env.strings, env.fonts, &err);
+            st = export_sentence_decode(&eo, &r.trace, o->decode ? &r.decode : NULL, 0, -1, &env.strings, env.fonts,
+                                        &err);
         env_close(&env);
     }
     if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "test_common.h"
+#include "attn_json.h"
 #include "app_actions.h"
 #include "app_view.h"
 #include "app_paths.h"
@@ -271,6 +272,76 @@ static void test_scene(void **state) {
     st.look.lang = VIZ_LANG_ZH;
     app_scene(&st, &s, badge, sizeof badge);
     assert_string_equal(s.ui[VIZ_S_STEP_1], "词元与嵌入 X");
+    app_free(&st);
+}
+
+/* Issue 24: F5's decode view is decoded from the trace shown, follows the
+ * query (",", "." and a click), says what the token costs in the narrative,
+ * and is absent (the view says why) under a mask that is not causal. */
+static void test_decode_view(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, NULL); // the seed sentence, 20 tokens, mask none
+    viz_scene s;
+    char badge[320];
+    app_toggle_decode(&st);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_true(s.show_decode);
+    assert_null(s.decode); // mask none: nothing to decode
+    attn_config c = st.src.cfg;
+    c.mask.kind = ATTN_MASK_CAUSAL, c.heads = 4, c.kv_heads = 2;
+    assert_true(app_recompute_with(&st, &c));
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_non_null(s.decode);
+    assert_int_equal(s.decode->kv_heads, 2);
+    assert_int_equal(s.query, 13);
+    assert_non_null(strstr(s.narrative, "Token 14 needs only its own q, k and v rows"));
+    assert_non_null(strstr(s.narrative, "4 query heads share 2 K/V heads, 2 each"));
+    for (size_t i = 0; i < (size_t)s.decode->n * s.decode->d_k; i++) // the rows decoded are the trace's
+        assert_close(s.decode->z[3][i], st.src.trace.head[3].z[i]);
+    char *cmd = app_command_line(&st); // the command line that reproduces the view
+    assert_non_null(strstr(cmd, " --heads 4 "));
+    assert_non_null(strstr(cmd, " --mask causal "));
+    assert_non_null(strstr(cmd, " --kv-heads 2 --decode "));
+    free(cmd);
+    app_kv_heads_step(&st, +1); // J: 2 of 4 -> 1 (multi-query)
+    assert_int_equal(st.src.cfg.kv_heads, 1);
+    app_kv_heads_step(&st, +1); // no fewer than 1
+    assert_int_equal(st.src.cfg.kv_heads, 1);
+    app_kv_heads_step(&st, -1);
+    app_kv_heads_step(&st, -1); // back to one per head: 0, as the default writes it
+    assert_int_equal(st.src.cfg.kv_heads, 0);
+    app_decode_token(&st, +1);
+    assert_int_equal(st.view.query, 14);
+    app_decode_token(&st, +100);
+    assert_int_equal(st.view.query, 19);
+    app_toggle_decode(&st);
+    app_scene(&st, &s, badge, sizeof badge);
+    assert_false(s.show_decode);
+    assert_null(s.decode);
+    app_free(&st);
+}
+
+/* A --weights file whose heads differ, then J asks them to share K and V:
+ * refused, said in the UI's language, the file's trace kept. */
+static void test_weights_group_refused_in_zh(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, "a b c");
+    char path[] = "/tmp/attnviz-gqa-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char *json = attn_json_dump(&st.src.trace); // two heads with their own W_K
+    assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+    close(fd);
+    free(json);
+    attn_err err;
+    assert_int_equal(app_use_weights_file(&st, path, &err), ATTN_OK);
+    st.look.lang = VIZ_LANG_ZH;
+    app_kv_heads_step(&st, +1);               // 2 heads -> 1 kv-head
+    assert_int_equal(st.src.cfg.kv_heads, 0); // refused: unchanged
+    assert_non_null(strstr(st.look.status, "heads[1].W_K 与 heads[0].W_K 不同，但有 1 个 KV 头时"));
+    unlink(path);
     app_free(&st);
 }
 
@@ -644,6 +715,8 @@ int main(void) {
         cmocka_unit_test(test_hover_and_cursor),
         cmocka_unit_test(test_copy_texts),
         cmocka_unit_test(test_scene),
+        cmocka_unit_test(test_decode_view),
+        cmocka_unit_test(test_weights_group_refused_in_zh),
         cmocka_unit_test(test_strings_errors),
         cmocka_unit_test(test_messages_both_languages),
         cmocka_unit_test(test_lesson_pages_lang_reload),

@@ -68,7 +68,7 @@ static void test_config_flags(void **state) {
  * in the help, with an INT's range from the table. */
 static void test_settings_table(void **state) {
     (void)state;
-    static char *const values[ATTN_SETTING_COUNT] = {"16", "8", "3", "7", "window:2", "off", "on", "on", "2-5"};
+    static char *const values[ATTN_SETTING_COUNT] = {"16", "8", "3", "7", "window:2", "off", "on", "on", "2-5", "1"};
     attn_config want;
     attn_config_default(&want);
     for (int id = 0; id < ATTN_SETTING_COUNT; id++) {
@@ -93,7 +93,7 @@ static void test_settings_table(void **state) {
     }
     assert_non_null(strstr(cli_help_text(), "  --d-k N               width per head, 1-128 (default 4)\n"));
     assert_int_equal(attn_setting_by_key("pos-dims", 8), ATTN_SET_POS_DIMS);
-    assert_string_equal(attn_setting_keys(), "d_model, d_k, heads, seed, mask, scale, pos_enc, bias or pos_dims");
+    assert_string_equal(attn_setting_keys(), "d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims or kv_heads");
 }
 
 /* --pos-dims and pos_dims= read with one rule: digits only, FIRST <= LAST < 512. */

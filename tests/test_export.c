@@ -297,6 +297,45 @@ static void svg_golden(void **state) {
     free(dir);
 }
 
+/* Issue 24: --decode's view after the steps: 09-decode.png, .svg and its
+ * per-token record as CSV (hand-counted for 3 tokens, 2 heads of d_k 2,
+ * d_model 4, causal, one cache row more per token). */
+static void decode_export(void **state) {
+    (void)state;
+    attn_trace t;
+    attn_decode d = {0};
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "a b c", 4, 2, 2, "causal");
+    assert_int_equal(attn_decode_run(&d, &t, &err), ATTN_OK);
+    small_opts(&o, dir, "png,svg,csv");
+    o.steps = 1u << ATTN_STEP_SOFTMAX;
+    if (export_sentence_decode(&o, &t, &d, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    size_t len;
+    char *p = path_in(dir, "09-decode.png"), *csv;
+    assert_non_null(slurp(p, &len));
+    free(p);
+    p = path_in(dir, "09-decode.csv");
+    csv = slurp(p, &len);
+    assert_non_null(csv);
+    // token 1: q 2·4·2 = 16, k and v 2·2·4·2 = 32, scores 2·2·2 = 8, scale 4, softmax 4, z 8, output 2·2·4 = 16
+    assert_non_null(strstr(csv, "token,word,cache_len,cells,cells_read,macs,"));
+    assert_non_null(strstr(csv, "\n1,b,2,2,1,88,"));
+    assert_non_null(strstr(csv, ",192,393216\n")); // 2·1 layer·2 kv-heads·2·3 tokens·8; Llama 3 8B: 2·32·8·128·3·2
+    free(csv);
+    free(p);
+    p = path_in(dir, "index.md");
+    char *index = slurp(p, &len);
+    assert_non_null(strstr(index, "## 09-decode"));
+    free(index);
+    free(p);
+    attn_decode_free(&d);
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+}
+
 static int count(const char *hay, const char *needle) {
     int n = 0;
     for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
@@ -1625,6 +1664,7 @@ int main(void) {
         cmocka_unit_test(parse_steps_size_theme_view),
         cmocka_unit_test(command_prefix),
         cmocka_unit_test(svg_golden),
+        cmocka_unit_test(decode_export),
         cmocka_unit_test(svg_text_cells_escaped),
         cmocka_unit_test(svg_primitives),
         cmocka_unit_test(csv_golden_quoting),

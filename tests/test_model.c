@@ -23,8 +23,10 @@ typedef struct {
     bool scale, bias;
 } fd_case;
 
+static int fd_kv_heads; /* grouped-query attention for the cases made next (0: one K, V per head) */
+
 static void make_model(model *m, const fd_case *fc, uint32_t seed) {
-    model_config c = {.d_model = 4, .d_k = 3, .heads = fc->heads, .layers = fc->layers, .pos = fc->pos, .max_len = 7, .scale = fc->scale, .bias = fc->bias, .objective = fc->objective};
+    model_config c = {.d_model = 4, .d_k = 3, .heads = fc->heads, .layers = fc->layers, .pos = fc->pos, .max_len = 7, .scale = fc->scale, .bias = fc->bias, .objective = fc->objective, .kv_heads = fd_kv_heads};
     assert_int_equal(attn_mask_parse(&c.mask, fc->mask, NULL), ATTN_OK);
     attn_err err;
     if (model_create(m, &c, words, 6, "reverse", "a b c", &err) != ATTN_OK) fail_msg("%s", err.msg);
@@ -113,6 +115,36 @@ static void test_gradients_masks_scaling_bias(void **state) {
                     fd_case fc = {2, 2, MODEL_POS_SINUSOIDAL, (model_objective)obj, masks[mk], scale, bias};
                     check_case(&fc);
                 }
+}
+
+/* Grouped-query attention (issue 24): a group's K and V are one parameter,
+ * whose gradient is the sum over the group's heads; the finite differences of
+ * that one parameter check the sum. */
+static void test_gradients_grouped_query(void **state) {
+    (void)state;
+    const char *masks[] = {"causal", "none", "causal-window:2"};
+    for (int kv = 1; kv <= 2; kv++)
+        for (int bias = 0; bias < 2; bias++)
+            for (int obj = 0; obj <= MODEL_OBJ_TOKEN; obj++) {
+                fd_case fc = {2, 4, MODEL_POS_LEARNED, (model_objective)obj, masks[(kv + bias + obj) % 3], true, bias};
+                fd_kv_heads = kv;
+                check_case(&fc);
+            }
+    // the layout: heads 1 and 3 of 4 (G 2) hold only W_Q, and read heads 0's and 2's K, V
+    model m;
+    fd_case fc = {1, 4, MODEL_POS_NONE, MODEL_OBJ_TOKEN, "causal", true, false};
+    fd_kv_heads = 2;
+    make_model(&m, &fc, 5);
+    fd_kv_heads = 0;
+    int wk = 0;
+    for (int i = 0; i < m.n_tensors; i++) wk += m.tensor[i].matrix == ATTN_MAT_W_K;
+    assert_int_equal(wk, 2);
+    const model_layer_params *p = &m.w.layer[0];
+    assert_ptr_equal(p->mat[ATTN_MAT_W_K][1], p->mat[ATTN_MAT_W_K][0]);
+    assert_ptr_equal(p->mat[ATTN_MAT_W_V][3], p->mat[ATTN_MAT_W_V][2]);
+    assert_ptr_not_equal(p->mat[ATTN_MAT_W_K][2], p->mat[ATTN_MAT_W_K][0]);
+    assert_ptr_not_equal(p->mat[ATTN_MAT_W_Q][1], p->mat[ATTN_MAT_W_Q][0]);
+    model_free(&m);
 }
 
 /* The layer forward is the core's attention: the same numbers as a trace of
@@ -258,6 +290,7 @@ int main(void) {
         cmocka_unit_test(test_layer_is_the_core_attention),
         cmocka_unit_test(test_gradients_layers_positions_objectives),
         cmocka_unit_test(test_gradients_masks_scaling_bias),
+        cmocka_unit_test(test_gradients_grouped_query),
         cmocka_unit_test(test_run_and_explain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,6 +131,62 @@ static void check_case(const char *name) {
     cJSON_Delete(root);
 }
 
+/* Issue 24: a model with grouped-query attention (4 heads, 2 kv-heads) against
+ * PyTorch with K and V repeat_interleave'd per group: the stages, the loss and
+ * every gradient, the shared K and V's being the sum over their group. */
+static void test_grouped_query_model(void **state) {
+    (void)state;
+    cJSON *root = load_json("gqa_ref_model_token.json");
+    model m;
+    load_model(&m, "gqa_ref_model_token.model.json");
+    assert_int_equal(m.cfg.kv_heads, 2);
+    const char *sentence = cJSON_GetObjectItem(root, "sentence")->valuestring;
+    const cJSON *tj = cJSON_GetObjectItem(root, "targets"), *exp = cJSON_GetObjectItem(root, "expected");
+    model_target_spec spec[8];
+    int count = cJSON_GetArraySize(tj);
+    for (int k = 0; k < count; k++) {
+        const cJSON *t = cJSON_GetArrayItem(tj, k);
+        spec[k] = (model_target_spec){cJSON_GetArrayItem(t, 0)->valueint, cJSON_GetArrayItem(t, 1)->valuestring};
+    }
+    model_result r = {0};
+    attn_err err;
+    if (model_run(&r, &m, sentence, strlen(sentence), spec, count, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    int n = r.n, dm = m.cfg.d_model, dk = m.cfg.d_k;
+    char what[160];
+    for (int l = 0; l < m.cfg.layers; l++) {
+        const cJSON *lj = cJSON_GetArrayItem(cJSON_GetObjectItem(exp, "layers"), l);
+        snprintf(what, sizeof what, "gqa layer %d output", l);
+        compare(what, r.layer[l].output, n, dm, cJSON_GetObjectItem(lj, "output"));
+        snprintf(what, sizeof what, "gqa layer %d residual", l);
+        compare(what, r.residual[l], n, dm, cJSON_GetObjectItem(lj, "residual"));
+        for (int h = 0; h < m.cfg.heads; h++) {
+            const cJSON *hj = cJSON_GetArrayItem(cJSON_GetObjectItem(lj, "heads"), h);
+            const attn_head *hd = &r.layer[l].head[h];
+            const char *keys[] = {"Q", "K", "V", "weights", "Z"};
+            const double *vals[] = {hd->q, hd->k, hd->v, hd->weights, hd->z};
+            int cols[] = {dk, dk, dk, n, dk};
+            for (int s = 0; s < 5; s++) {
+                snprintf(what, sizeof what, "gqa layer %d head %d %s", l, h, keys[s]);
+                compare(what, vals[s], n, cols[s], cJSON_GetObjectItem(hj, keys[s]));
+            }
+        }
+    }
+    compare("gqa logits", r.logits, n, m.vocab_count, cJSON_GetObjectItem(exp, "logits"));
+    assert_close_tol(r.loss, cJSON_GetObjectItem(exp, "loss")->valuedouble, TOL);
+    const cJSON *grads = cJSON_GetObjectItem(exp, "grads");
+    assert_int_equal(cJSON_GetArraySize(grads), m.n_tensors); // one W_K, W_V, b_K, b_V per group
+    for (int i = 0; i < m.n_tensors; i++) {
+        const model_tensor *t = &m.tensor[i];
+        char path[64];
+        tensor_path(path, sizeof path, t);
+        snprintf(what, sizeof what, "gqa grad %s", path);
+        compare(what, r.grad_block_ + t->offset, t->rows, t->cols, cJSON_GetObjectItem(grads, path));
+    }
+    model_result_free(&r);
+    model_free(&m);
+    cJSON_Delete(root);
+}
+
 static void test_forward_loss_gradients(void **state) {
     (void)state;
     check_case("token_learned_causal_bias");
@@ -194,6 +250,7 @@ static void test_adamw_steps(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forward_loss_gradients),
+        cmocka_unit_test(test_grouped_query_model),
         cmocka_unit_test(test_adamw_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

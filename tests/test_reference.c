@@ -8,6 +8,7 @@
 
 #include "test_common.h"
 #include "attn.h"
+#include "attn_decode.h"
 #include "attn_json.h"
 #include "fileio.h"
 
@@ -44,8 +45,8 @@ static void config_from_json(attn_config *c, const cJSON *j) {
 }
 
 /* Compares a matrix from the trace with a nested array; null means -inf. */
-static void compare(const char *file, const char *what, const double *m, int rows, int cols,
-                    const cJSON *ref) {
+static void compare_tol(const char *file, const char *what, const double *m, int rows, int cols,
+                        const cJSON *ref, double tol) {
     assert_non_null(ref);
     assert_int_equal(cJSON_GetArraySize(ref), rows);
     for (int i = 0; i < rows; i++) {
@@ -59,11 +60,15 @@ static void compare(const char *file, const char *what, const double *m, int row
                 continue;
             }
             double b = cell->valuedouble;
-            double lim = TOL * (fabs(b) > 1 ? fabs(b) : 1);
+            double lim = tol * (fabs(b) > 1 ? fabs(b) : 1);
             if (!(fabs(a - b) <= lim))
                 fail_msg("%s %s[%d][%d] = %.17g, numpy %.17g", file, what, i, j, a, b);
         }
     }
+}
+
+static void compare(const char *file, const char *what, const double *m, int rows, int cols, const cJSON *ref) {
+    compare_tol(file, what, m, rows, cols, ref, TOL);
 }
 
 static void check_case(const char *file) {
@@ -107,6 +112,58 @@ static void check_case(const char *file) {
     free(text);
 }
 
+/* Issue 24: grouped-query attention and decoding against PyTorch float64
+ * (tests/data/gen_gqa_reference.py: K and V repeat_interleave'd into standard
+ * attention; a separate token-by-token loop with growing caches), within the
+ * contract's |a - b| <= 1e-12 * max(1, |b|). */
+static void check_gqa_case(const char *file) {
+    size_t len;
+    char *text = load(file, &len);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    attn_config c;
+    const cJSON *cj = cJSON_GetObjectItem(root, "config");
+    config_from_json(&c, cj);
+    c.kv_heads = cJSON_GetObjectItem(cj, "kv_heads")->valueint;
+    const char *sentence = cJSON_GetObjectItem(root, "sentence")->valuestring;
+    attn_weights_file f;
+    attn_weights w;
+    attn_trace t = {0};
+    attn_decode d = {0};
+    attn_err err;
+    int n = cJSON_GetArraySize(cJSON_GetObjectItem(root, "tokens"));
+    if (attn_weights_file_parse(&f, text, len, file, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (attn_weights_file_bind(&w, &f, &c, n, file, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (attn_trace_run(&t, sentence, strlen(sentence), &c, NULL, &w, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    if (attn_decode_run(&d, &t, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    int dk = c.d_k;
+    const cJSON *heads = cJSON_GetObjectItem(root, "heads");
+    for (int h = 0; h < c.heads; h++) {
+        const cJSON *hj = cJSON_GetArrayItem(heads, h);
+        const attn_head *hd = &t.head[h];
+        struct {
+            const char *key;
+            const double *m;
+            int cols;
+        } st[] = {{"Q", hd->q, dk}, {"K", hd->k, dk}, {"V", hd->v, dk}, {"scores", hd->scores, n}, {"scaled", hd->scaled, n}, {"masked", hd->masked, n}, {"weights", hd->weights, n}, {"Z", hd->z, dk}, {"Z_decode", d.z[h], dk}};
+        for (size_t k = 0; k < sizeof st / sizeof *st; k++)
+            compare_tol(file, st[k].key, st[k].m, n, st[k].cols, cJSON_GetObjectItem(hj, st[k].key), 1e-12);
+    }
+    compare_tol(file, "output", t.output, n, c.d_model, cJSON_GetObjectItem(root, "output"), 1e-12);
+    attn_decode_free(&d);
+    attn_trace_free(&t);
+    attn_weights_file_free(&f);
+    cJSON_Delete(root);
+    free(text);
+}
+
+static void test_pytorch_gqa_and_decode(void **state) {
+    (void)state;
+    check_gqa_case("gqa_ref_layer_h4g2_causal_bias.json");
+    check_gqa_case("gqa_ref_layer_h8g1_cwindow3.json");
+    check_gqa_case("gqa_ref_layer_h6g3_causal_noscale.json");
+}
+
 static void test_numpy_references(void **state) {
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(cases[i]);
@@ -136,6 +193,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numpy_references),
         cmocka_unit_test(test_numpy_positional_encoding),
+        cmocka_unit_test(test_pytorch_gqa_and_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,6 +65,13 @@ static attn_status weights_for(app_state *st, const char *text, const attn_confi
     int n = toks.n;
     attn_tokens_free(&toks);
     if (rc == ATTN_OK) rc = attn_weights_file_bind(storage, &st->src.wfile, cfg, n, st->src.weights_name, err);
+    int h, first, m;
+    if (rc == ATTN_ERR_SHAPE && attn_weights_group_conflict(storage, cfg, &h, &first, &m)) { // said in the UI's language
+        const char *key = attn_matrix_name((attn_matrix)m);
+        int g = attn_kv_heads(cfg);
+        attn_fail(err, rc, app_str(st, VIZ_S_WEIGHTS_GROUP), st->src.weights_name, h, key, first, key, g, first,
+                  first + cfg->heads / g - 1);
+    }
     if (rc == ATTN_OK) *out = storage;
     return rc;
 }
@@ -307,6 +314,7 @@ void app_free(app_state *st) {
     app_model_state_free(&st->model);
     attn_trace_free(&st->src.trace);
     attn_trace_free(&st->src.alt);
+    attn_decode_free(&st->src.decode);
     attn_tiles_free(&st->view.tiles);
     attn_weights_file_free(&st->src.wfile);
     free(st->src.explain);

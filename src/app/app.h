@@ -117,6 +117,8 @@ typedef struct {
     attn_trace alt;              /* compare = scale or config: the second view's trace, else empty */
     attn_explanation *explain;   /* explanation of the hovered cell (owned) */
     bool explain_valid;          /* explain describes the hovered cell */
+    attn_decode decode;          /* the decode view's decoding of the trace shown (owned; empty when closed or refused) */
+    char decode_text[2048];      /* its narrative: what decoding does and what this token costs */
 } app_source_state;
 
 /* What is shown of the trace, and where. */
@@ -131,6 +133,7 @@ typedef struct {
     bool lines_all;            /* A: the attention lines of every head */
     bool show_help;            /* help overlay */
     bool show_lab;             /* complexity lab overlay */
+    bool show_decode;          /* F5: the decode view in the canvas (issue 24) */
     const attn_cx_result *lab; /* its measurements once done (owned by the window), else NULL */
     float lab_elapsed;         /* seconds the measurement has run */
     float canvas_zoom;         /* canvas zoom (1 = fit) */

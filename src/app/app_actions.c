@@ -245,6 +245,7 @@ static void widget_config(app_state *st, viz_widget w, int delta) {
     case VIZ_W_HEADS:
         c.heads = c.heads + dir < 1 ? 1 : c.heads + dir > ATTN_MAX_HEADS ? ATTN_MAX_HEADS
                                                                          : c.heads + dir;
+        if (c.kv_heads && c.heads % c.kv_heads) c.kv_heads = 0; // groups that no longer divide: one K, V per head
         break;
     case VIZ_W_DK: c.d_k = pow2_step(c.d_k, dir, 1, ATTN_MAX_D_K); break;
     case VIZ_W_DMODEL: c.d_model = pow2_step(c.d_model, dir, 1, ATTN_MAX_D_MODEL); break;
@@ -550,6 +551,27 @@ bool app_toggle_lab(app_state *st) {
     st->view.show_lab = !st->view.show_lab;
     st->dirty = true;
     return st->view.show_lab;
+}
+
+void app_kv_heads_step(app_state *st, int dir) {
+    attn_config c = st->src.cfg;
+    int g = attn_kv_heads(&c);
+    do g -= dir; // the next divisor of heads: fewer kv-heads (more sharing) for dir +1
+    while (g >= 1 && g <= c.heads && c.heads % g);
+    if (g < 1 || g > c.heads) return;
+    c.kv_heads = g == c.heads ? 0 : g;
+    app_recompute_with(st, &c);
+}
+
+void app_toggle_decode(app_state *st) {
+    st->view.show_decode = !st->view.show_decode;
+    st->dirty = true;
+}
+
+void app_decode_token(app_state *st, int d) {
+    int q = st->view.query + d, n = app_trace(st)->n;
+    app_select_query(st, q < 0 ? 0 : q >= n ? n - 1
+                                            : q);
 }
 
 void app_lab_progress(app_state *st, const attn_cx_result *lab, float elapsed) {

@@ -27,6 +27,11 @@ void app_toggle_lines_all(app_state *st); /* A: the attention lines of every hea
 /* F2: shows or hides the complexity lab; true when it is now shown (the
  * caller starts the measurement). */
 bool app_toggle_lab(app_state *st);
+/* F5: the decode view on or off; d: the token it shows moves by d (the query). */
+void app_toggle_decode(app_state *st);
+void app_decode_token(app_state *st, int d);
+/* J / Shift+J: the next smaller / larger divisor of heads as the number of kv-heads. */
+void app_kv_heads_step(app_state *st, int dir);
 
 /* Issue 24 part 4. F4: shows or hides the tiles view (the shown head's
  * online softmax, block by block; B starts at 4, clipped to n). */

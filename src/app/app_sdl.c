@@ -444,8 +444,15 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
         return;
     case SDLK_F2: toggle_lab(u); return;
     case SDLK_F4: app_toggle_tiles(st); return;
+    case SDLK_F5: app_toggle_decode(st); return;
+    case SDLK_j: app_kv_heads_step(st, shift ? -1 : 1); return;
+    case SDLK_COMMA:
+    case SDLK_PERIOD:
+        if (st->view.show_decode) app_decode_token(st, k->sym == SDLK_COMMA ? -1 : 1);
+        return;
     case SDLK_ESCAPE:
         if (st->view.show_lab) toggle_lab(u);
+        else if (st->view.show_decode) app_toggle_decode(st);
         else if (st->view.show_help) app_toggle_help(st);
         else if (st->look.fullscreen) toggle_fullscreen(u, false);
         return;

@@ -12,6 +12,35 @@
 #include "utf8.h"
 #include "viz_lesson.h"
 
+/* The decode view's narrative: what decoding does, then what the token
+ * shown costs and the cache's memory beside a real model's. */
+static void decode_narrative(app_state *st, viz_scene *s) {
+    const attn_decode *d = &st->src.decode;
+    int t = s->query >= 0 && s->query < d->n ? s->query : d->n - 1, H = d->heads, G = d->kv_heads;
+    const attn_decode_step *k = &d->step[t];
+    char *out = st->src.decode_text;
+    size_t cap = sizeof st->src.decode_text, used = 0;
+    long long real = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
+                                         ATTN_DECODE_REAL_TOKENS, ATTN_DECODE_REAL_BYTES);
+#define PARA(id, ...) \
+    do { \
+        int r_ = used < cap ? snprintf(out + used, cap - used, "%s", used ? "\n\n" : "") : 0; \
+        used += r_ > 0 ? (size_t)r_ : 0; \
+        r_ = used < cap ? snprintf(out + used, cap - used, app_str(st, id), __VA_ARGS__) : 0; \
+        used += r_ > 0 ? (size_t)r_ : 0; \
+    } while (0)
+    PARA(VIZ_S_DECODE_EXPLAIN, t + 1, k->cells);
+    PARA(VIZ_S_DECODE_CELLS, k->cells, k->cells_read);
+    PARA(VIZ_S_DECODE_MACS, k->macs, k->macs_total, k->full_macs, k->full_total);
+    PARA(VIZ_S_DECODE_BYTES, d->layers, G, d->d_k, t + 1, k->cache_bytes);
+    PARA(VIZ_S_DECODE_REAL, ATTN_DECODE_REAL_NAME, ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS,
+         ATTN_DECODE_REAL_D_K, ATTN_DECODE_REAL_TOKENS, real >> 20);
+    if (H > 1) PARA(VIZ_S_DECODE_GROUPS, H, G, H / G, H / G);
+#undef PARA
+    s->narrative = out;
+    s->narrative_title = app_str(st, VIZ_S_DECODE_NARRATIVE);
+}
+
 /* The tiles view's record of the shown head at its B (clipped to n), made
  * again from the trace shown: a few microseconds at n = 20. */
 static void tiles_refresh(app_state *st) {
@@ -99,6 +128,10 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->scale = st->look.dpi_scale * st->look.zoom;
     s->width = st->look.width;
     s->height = st->look.height;
+    s->show_decode = st->view.show_decode && !st->model.readout;
+    attn_decode_free(&st->src.decode); // decoded afresh from the trace shown (64 tokens at most: cheap)
+    if (s->show_decode && attn_decode_run(&st->src.decode, app_trace(st), NULL) == ATTN_OK) s->decode = &st->src.decode;
+    if (s->decode) decode_narrative(st, s);
 }
 
 /* The stage the copy command takes: the hovered cell's, else what the view
@@ -210,6 +243,9 @@ char *app_command_line(const app_state *st) {
                    c->heads, (unsigned long)c->seed, mask, c->scale ? "--scale" : "--no-scale",
                    c->pos_enc ? "--pos-enc" : "--no-pos-enc", c->bias ? "--bias" : "--no-bias");
     if (c->pos_count) attn_sb_printf(&b, " --pos-dims %d-%d", c->pos_first, c->pos_first + c->pos_count - 1);
+    if (c->kv_heads) attn_sb_printf(&b, " --kv-heads %d", c->kv_heads); // grouped-query attention
+    if (st->view.show_decode && (c->mask.kind == ATTN_MASK_CAUSAL || c->mask.kind == ATTN_MASK_CAUSAL_WINDOW))
+        attn_sb_puts(&b, " --decode"); // the decode view: its table too
     if (st->src.weights == APP_WEIGHTS_FILE) {
         attn_sb_puts(&b, " --weights ");
         attn_sb_shell_word(&b, st->src.weights_name);

@@ -116,6 +116,7 @@ static bool *given(cli_opts *o, int id) {
     case ATTN_SET_SCALE: return &o->set_scale;
     case ATTN_SET_POS_ENC: return &o->set_pos_enc;
     case ATTN_SET_BIAS: return &o->set_bias;
+    case ATTN_SET_KV_HEADS: return &o->set_kv_heads;
     default: return &o->set_pos_dims;
     }
 }
@@ -282,6 +283,7 @@ static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn
     else if (strcmp(a, "--bench") == 0) o->bench = true;
     else if (strcmp(a, "--bos") == 0) o->model.bos = true;
     else if (strcmp(a, "--dump-weights") == 0) o->model.dump_weights = true;
+    else if (strcmp(a, "--decode") == 0) o->decode = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) o->mode = CLI_MODE_HELP;
     else if (strcmp(a, "--version") == 0) o->mode = CLI_MODE_VERSION;
     else return attn_fail(err, ATTN_ERR_RANGE, "Unknown option \"%s\"; see attnviz --help.", a);
@@ -320,14 +322,15 @@ static attn_status check_lesson_flags(const cli_opts *o, attn_err *err) {
 
 /* The flags that set a one-layer configuration; a model file or a task fixes these. */
 const char *cli_model_config_flag(const cli_opts *o) {
-    return o->set_d_model ? "--d-model" : o->set_d_k   ? "--d-k"
-                                      : o->set_heads   ? "--heads"
-                                      : o->set_seed    ? "--seed"
-                                      : o->set_mask    ? "--mask"
-                                      : o->set_scale   ? (o->cfg.scale ? "--scale" : "--no-scale")
-                                      : o->set_pos_enc ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc")
-                                      : o->set_bias    ? (o->cfg.bias ? "--bias" : "--no-bias")
-                                                       : NULL;
+    return o->set_d_model ? "--d-model" : o->set_d_k    ? "--d-k"
+                                      : o->set_heads    ? "--heads"
+                                      : o->set_seed     ? "--seed"
+                                      : o->set_mask     ? "--mask"
+                                      : o->set_scale    ? (o->cfg.scale ? "--scale" : "--no-scale")
+                                      : o->set_pos_enc  ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc")
+                                      : o->set_bias     ? (o->cfg.bias ? "--bias" : "--no-bias")
+                                      : o->set_kv_heads ? "--kv-heads"
+                                                        : NULL;
 }
 
 /* --train TASK --save FILE: nothing else but the training flags. */
@@ -336,7 +339,8 @@ static attn_status check_train(cli_opts *o, attn_err *err) {
     if (!m->save_path)
         return attn_fail(err, ATTN_ERR_RANGE, "--train needs --save FILE.json (where the trained model goes).");
     if (m->model_path || o->weights_path || o->lesson_path || o->print || o->dump_path || o->explain ||
-        o->export_dir || m->n_targets || o->sentence || o->sentence_file)
+        o->export_dir || m->n_targets || o->sentence || o->sentence_file || o->decode ||
+        m->generate)
         return attn_fail(err, ATTN_ERR_RANGE,
                          "--train only trains and saves; load the result with --headless --model FILE.json.");
     if (o->set_pos_enc)
@@ -462,7 +466,20 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     st = check_lesson_flags(o, err);
     if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;
-    if (o->check_lesson) { // validating a lesson is a headless action of its own
+    if (o->decode && (o->complexity || o->bench || o->check_lesson || (o->export_dir && (o->lesson_path || o->model.model_path))))
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         "--decode decodes a sentence token by token (with --headless, --print, --dump-json or "
+                         "--export-dir, or --model); it does not go with --complexity, --bench, --check-lesson, or "
+                         "--export-dir with a lesson or a model.");
+    if (o->model.generate && !o->model.model_path)
+        return attn_fail(err, ATTN_ERR_RANGE, "--generate N goes with --model FILE.json (a trained model continues "
+                                              "the sentence).");
+    if ((o->decode || o->model.generate) && o->model.model_path &&
+        (o->print || o->dump_path || o->explain || o->model.n_targets))
+        return attn_fail(err, ATTN_ERR_RANGE, "With --model, --decode and --generate print their own table; run "
+                                              "--print, --dump-json, --explain or --target separately.");
+    if (o->model.generate) o->decode = true; // generating decodes the sentence first
+    if (o->check_lesson) {                   // validating a lesson is a headless action of its own
         o->mode = CLI_MODE_HEADLESS;
         return ATTN_OK;
     }
@@ -478,9 +495,9 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (o->formats || o->steps || o->view || o->pixel_scale || o->caption)
         return attn_fail(err, ATTN_ERR_RANGE, "--format, --steps, --view, --pixel-scale and --caption go with --export-dir DIR.");
     // any headless action implies --headless; --headless alone prints everything
-    if (headless || o->print || o->dump_path || o->explain) {
+    if (headless || o->print || o->dump_path || o->explain || o->decode) {
         o->mode = CLI_MODE_HEADLESS;
-        if (!o->print && !o->dump_path && !o->explain) o->print = true;
+        if (!o->print && !o->dump_path && !o->explain && !o->decode) o->print = true; // --decode alone: its table
     }
     return ATTN_OK;
 }
@@ -519,6 +536,9 @@ static const char help_format[] =
     "  --tiles B             also compute each head by FlashAttention's online softmax\n"
     "                        in blocks of B (1-64): --print sums it up, --dump-json adds\n"
     "                        Z_tiled and every block's m, l and O\n"
+    "  --decode              decode token by token with a KV cache (--mask causal or\n"
+    "                        causal-window:W): each token's cache, cells and cost; with\n"
+    "                        --dump-json each head gains Z_decode and decode\n"
     "Lessons:\n"
     "  --lesson FILE         open a lesson (with --headless: compute its page with the\n"
     "                        page's sentence, settings, vocabulary and designed weights;\n"
@@ -539,6 +559,10 @@ static const char help_format[] =
     "                        and --explain also know residual logits probs d_weights d_scaled\n"
     "  --target POS:TOKEN    (repeatable) the answer at row POS (from 0): adds the loss and\n"
     "                        every gradient (a pointer model's TOKEN must occur once)\n"
+    "  --generate N          with --model: continue the sentence by N tokens, each the\n"
+    "                        readout's argmax fed back, with a KV cache per layer (a\n"
+    "                        token model of a task that generates: induction); --decode\n"
+    "                        alone decodes the sentence token by token\n"
     "A real model (GPT-2 from a Hugging Face folder; see docs/models.md):\n"
     "  --hf DIR              with --headless: run the GPT-2 in DIR (config.json,\n"
     "                        model.safetensors, vocab.json + merges.txt or vocab.txt) on\n"

@@ -31,6 +31,7 @@ typedef struct {
     bool set_d_k;                                                            /* --d-k was given */
     bool set_heads;                                                          /* --heads was given */
     bool set_seed, set_mask, set_scale, set_pos_enc, set_bias, set_pos_dims; /* given as flags (they override a lesson page) */
+    bool set_kv_heads;                                                       /* --kv-heads given (issue 24) */
     const char *sentence;                                                    /* --sentence, borrowed from argv; NULL when not given */
     const char *sentence_file;                                               /* --sentence-file path or "-"; NULL when not given */
     const char *weights_path;                                                /* --weights FILE.json; NULL when not given */
@@ -57,6 +58,7 @@ typedef struct {
     bool complexity;                                                         /* --complexity */
     bool bench;                                                              /* --bench */
     bool explain;                                                            /* --explain given */
+    bool decode;                                                             /* --decode: token by token with a KV cache (issue 24) */
     const char *explain_spec;                                                /* --explain's value as given, borrowed from argv */
     int explain_stage, explain_head, explain_row, explain_col;               /* its cell */
     cli_model_opts model;                                                    /* --train, --tasks, --model, --target and their flags */

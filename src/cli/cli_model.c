@@ -10,6 +10,7 @@
 #include "cli_print.h"
 #include "fileio.h"
 #include "model_file.h"
+#include "model_generate.h"
 #include "model_run.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -364,10 +365,50 @@ static attn_status act(const cli_opts *o, bool view_targets, FILE *out, attn_err
     return st;
 }
 
+/* --decode / --generate N with --model: the sentence token by token through
+ * every layer with a KV cache per layer, then N more tokens, each the
+ * readout's argmax at the last one, fed back. */
+static attn_status generate_act(const cli_opts *o, FILE *out, attn_err *err) {
+    model m;
+    model_generation g = {0};
+    char *buf = NULL;
+    attn_status st = model_file_load(&m, o->model.model_path, err);
+    if (st != ATTN_OK) return st;
+    const char *sentence = o->sentence ? o->sentence : m.probe;
+    size_t len = sentence ? strlen(sentence) : 0;
+    if (o->sentence_file) {
+        st = attn_read_file(o->sentence_file, 16u << 20, &buf, &len, err);
+        sentence = buf;
+    }
+    if (st == ATTN_OK) st = model_generate(&g, &m, sentence, len, o->model.generate, err);
+    if (st == ATTN_OK) {
+        attn_config a;
+        model_attn_config(&a, &m.cfg);
+        fprintf(out, "Decoding with a KV cache per layer: %d layer%s, %d head%s reading %d kv-head%s, d_k %d\n",
+                m.cfg.layers, m.cfg.layers == 1 ? "" : "s", m.cfg.heads, m.cfg.heads == 1 ? "" : "s", attn_kv_heads(&a), attn_kv_heads(&a) == 1 ? "" : "s", m.cfg.d_k);
+        fprintf(out, "%5s %-12s %6s %6s %10s %12s %12s %12s %12s\n", "token", "word", "p", "cache", "macs",
+                "macs_total", "full_causal", "full_total", "cache_bytes");
+        for (int t = 0; t < g.n; t++) {
+            const attn_decode_step *s = &g.step[t];
+            char p[16] = "given";
+            if (t >= g.n_prompt) snprintf(p, sizeof p, "%.3f", g.prob[t]);
+            fprintf(out, "%5d %-12s %6s %6d %10lld %12lld %12lld %12lld %12lld\n", t, m.vocab[g.ids[t]], p, s->cache_len,
+                    s->macs, s->macs_total, s->full_macs, s->full_total, s->cache_bytes);
+        }
+        fputs("sentence:", out);
+        for (int t = 0; t < g.n; t++) fprintf(out, " %s%s", t == g.n_prompt ? "| " : "", m.vocab[g.ids[t]]);
+        fputs("\n", out);
+    }
+    model_generation_free(&g);
+    model_free(&m);
+    free(buf);
+    return st;
+}
+
 int cli_model_run(const cli_opts *o, bool view_targets, FILE *out, FILE *errf) {
     attn_err err;
     attn_err_clear(&err);
-    attn_status st = act(o, view_targets, out, &err);
+    attn_status st = o->decode || o->model.generate ? generate_act(o, out, &err) : act(o, view_targets, out, &err);
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;

@@ -25,6 +25,7 @@ static const char *const valued[] = {
     "--weight-decay",
     "--target",
     "--hf",
+    "--generate",
 };
 
 bool cli_model_takes_value(const char *flag) {
@@ -84,6 +85,7 @@ attn_status cli_model_parse_valued(cli_model_opts *m, const char *flag, const ch
     if (strcmp(flag, "--model") == 0) return m->model_path = val, ATTN_OK;
     if (strcmp(flag, "--hf") == 0) return m->hf_dir = val, ATTN_OK;
     if (strcmp(flag, "--target") == 0) return parse_target(m, val, err);
+    if (strcmp(flag, "--generate") == 0) return whole(&m->generate, flag, val, 1, MODEL_MAX_LEN, err);
     if (strcmp(flag, "--layers") == 0) return m->set_layers = true, whole(&m->layers, flag, val, 1, MODEL_MAX_LAYERS, err);
     if (strcmp(flag, "--pos") == 0) return m->set_pos = true, model_pos_parse(&m->pos, val, err);
     if (strcmp(flag, "--objective") == 0) return m->set_objective = true, model_objective_parse(&m->objective, val, err);

@@ -38,6 +38,7 @@ typedef struct {
     /* --explain with --model: STAGE:LAYER:HEAD:ROW:COL */
     char explain_stage[16]; /* the stage's name as given */
     int explain_layer, explain_head, explain_row, explain_col;
+    int generate; /* --generate N: tokens the model adds to the sentence, with a KV cache (issue 24); 0: none */
 } cli_model_opts;
 
 /* true for the model flags that take a value. */

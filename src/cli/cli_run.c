@@ -95,7 +95,33 @@ attn_status cli_state_compute(cli_state *r, const cli_opts *o, attn_err *err) {
         w = &r->weights;
     }
     const attn_vocab *vocab = r->lesson ? lesson_vocab(r->lesson) : NULL;
-    return attn_trace_run(&r->trace, r->sentence, r->sentence_len, &r->cfg, vocab, w, err);
+    st = attn_trace_run(&r->trace, r->sentence, r->sentence_len, &r->cfg, vocab, w, err);
+    if (st == ATTN_OK && o->decode) st = attn_decode_run(&r->decode, &r->trace, err);
+    return st;
+}
+
+/* --decode's table: per token the cache, the cells computed and read, the
+ * cost beside recomputing the whole causal attention, the cache's memory. */
+static void print_decode(FILE *out, const cli_state *r) {
+    const attn_decode *d = &r->decode;
+    fprintf(out, "Decoding with a KV cache: %d heads reading %d kv-head%s, d_k %d, %d layer\n", d->heads, d->kv_heads,
+            d->kv_heads == 1 ? "" : "s", d->d_k, d->layers);
+    fprintf(out, "%5s %6s %6s %5s %10s %12s %12s %12s %12s\n", "token", "cache", "cells", "read", "macs", "macs_total",
+            "full_causal", "full_total", "cache_bytes");
+    for (int t = 0; t < d->n; t++) {
+        const attn_decode_step *s = &d->step[t];
+        fprintf(out, "%5d %6d %6d %5d %10lld %12lld %12lld %12lld %12lld\n", t, s->cache_len, s->cells, s->cells_read,
+                s->macs, s->macs_total, s->full_macs, s->full_total, s->cache_bytes);
+    }
+    long long real = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
+                                         ATTN_DECODE_REAL_TOKENS, ATTN_DECODE_REAL_BYTES);
+    fprintf(out, "cache bytes = 2 * layers %d * kv_heads %d * d_k %d * tokens * 8 (float64)\n", d->layers, d->kv_heads,
+            d->d_k);
+    fprintf(out, "%s at fp16: 2 * %d layers * %d kv-heads * d_k %d * %d tokens * 2 bytes = %lld bytes (%.0f MiB)\n",
+            ATTN_DECODE_REAL_NAME, ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
+            ATTN_DECODE_REAL_TOKENS, real, real / 1048576.0);
+    fprintf(out, "Z_decode vs Z: largest |difference| / max(1, |z|) = %.3g (tolerance 1e-12)\n",
+            attn_decode_max_rel_diff(d, &r->trace));
 }
 
 /* The --explain cell as text (*text is the caller's to free). */
@@ -145,7 +171,7 @@ static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_er
     if (o->explain && (st = explain(r, o, &why, err)) != ATTN_OK) return st;
     if (o->tiles && (st = run_tiles(tiles, &r->trace, o->tiles, err)) != ATTN_OK) goto done;
     if (o->dump_path) { // first, so a failed dump leaves no half-printed tables
-        char *json = attn_json_dump_tiles(&r->trace, o->tiles ? tiles : NULL);
+        char *json = attn_json_dump_with(&r->trace, o->tiles ? tiles : NULL, o->decode ? &r->decode : NULL);
         if (!json) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
         else st = attn_write_file(o->dump_path, json, strlen(json), NULL, err);
         free(json);
@@ -160,6 +186,7 @@ static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_er
         }
         if (o->tiles) print_tiles(out, &r->trace, tiles);
     }
+    if (o->decode && !(o->dump_path && strcmp(o->dump_path, "-") == 0)) print_decode(out, r);
     if (why) fputs(why, out);
 done:
     free(why);
@@ -259,6 +286,7 @@ int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
 void cli_state_free(cli_state *r) {
     if (!r) return;
     attn_trace_free(&r->trace);
+    attn_decode_free(&r->decode);
     attn_weights_file_free(&r->file);
     lesson_free(r->lesson);
     free(r->sentence_buf);

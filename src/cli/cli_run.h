@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "attn_json.h"
+#include "attn_decode.h"
 #include "cli_args.h"
 #include "lesson.h"
 
@@ -22,6 +23,7 @@ typedef struct {
     attn_weights weights;   /* views into file or the lesson, bound to the final config */
     attn_config cfg;        /* o->cfg with dimensions from the weights file or the lesson page */
     attn_trace trace;       /* the computed trace */
+    attn_decode decode;     /* --decode: the trace decoded token by token (empty otherwise) */
     lesson *lesson;         /* --lesson, or NULL (owned) */
     int page;               /* its page */
     char weights_name[512]; /* "the lesson FILE, page ID" for the tokens line */

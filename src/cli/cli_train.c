@@ -22,6 +22,7 @@ void cli_train_settings(const cli_opts *o, const task_info *task, model_config *
     if (o->set_mask) cfg->mask = o->cfg.mask;
     if (o->set_scale) cfg->scale = o->cfg.scale;
     if (o->set_bias) cfg->bias = o->cfg.bias;
+    if (o->set_kv_heads) cfg->kv_heads = o->cfg.kv_heads; // grouped-query attention (issue 24)
     if (o->set_seed) train->seed = o->cfg.seed;
     if (m->set_layers) cfg->layers = m->layers;
     if (m->set_pos) cfg->pos = m->pos;

@@ -47,6 +47,8 @@ typedef struct {
     int pos_first;  /* … but only into the columns [pos_first, pos_first + pos_count) of X */
     int pos_count;  /*   (pos_count 0: every column, the default) */
     bool bias;      /* add b_Q, b_K, b_V and b_O */
+    int kv_heads;   /* G key/value heads shared by groups of heads/G query heads (grouped-query
+                       attention; 1: multi-query); 0 means heads (every head its own K, V) */
 } attn_config;
 
 /* The stages a trace keeps, in computation order. */
@@ -103,6 +105,15 @@ void attn_config_default(attn_config *c);
 /* ATTN_OK when every field is in range; otherwise ATTN_ERR_RANGE naming the
  * option (as the command line spells it) and its range. */
 attn_status attn_config_check(const attn_config *c, attn_err *err);
+
+/* The number of key/value heads G of c (c->kv_heads, or heads when 0), and
+ * the kv-head query head h reads: ⌊h / (heads / G)⌋. */
+int attn_kv_heads(const attn_config *c);
+int attn_kv_head_of(const attn_config *c, int h);
+
+/* true for the matrices a group of query heads shares under grouped-query
+ * attention (W_K, W_V, b_K, b_V). */
+bool attn_matrix_kv(attn_matrix m);
 
 /* Sets in c every setting in which changed differs from base: "base with
  * changed's changes, applied to c" (a comparison keeps the learner's other
@@ -179,12 +190,18 @@ void attn_scores_rows(double *s, const double *q, const double *k, int r0, int r
 /* out: (n, n) = s / sqrt(d_k). out may equal s. */
 void attn_scale(double *out, const double *s, int n, int d_k);
 
+/* The same for count entries (one row of a decoding step: count = t + 1). */
+void attn_scale_count(double *out, const double *s, size_t count, int d_k);
+
 /* out: (n, n) = s where the mask allows, -INFINITY elsewhere. out may equal s. */
 void attn_apply_mask(double *out, const double *s, attn_mask m, int n);
 
 /* a: (n, n) = row-wise softmax of s: (n, n); -INFINITY entries get exactly 0.
  * A row with no finite entry is all zeros. out may equal s. */
 void attn_softmax_rows(double *a, const double *s, int n);
+
+/* One row of the same: a: (len) = softmax of s: (len) (a decoding step's row). */
+void attn_softmax_row(double *a, const double *s, int len);
 
 /* z: (n, d) = a: (n, n) · v: (n, d). */
 void attn_weighted_sum(double *z, const double *a, const double *v, int n, int d);
@@ -296,6 +313,11 @@ typedef struct {
 /* The multiply-adds (divisions and exponentials counted as one) the core
  * counted for the stages step s computes (QKV: Q, K and V), all heads. */
 long long attn_step_macs(const attn_trace *t, attn_step s);
+
+/* macs: ATTN_STAGE_COUNT entries = the multiply-adds each stage of the
+ * ordinary (whole-sentence) path takes for n tokens under c, all heads; K
+ * and V are counted once per kv-head. What attn_trace's macs holds. */
+void attn_count_macs(long long *macs, const attn_config *c, int n);
 
 /* The trace's storage for matrix m of head h (W_O, b_O: h ignored). */
 double *attn_trace_matrix(attn_trace *t, attn_matrix m, int h);

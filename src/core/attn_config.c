@@ -18,6 +18,15 @@ void attn_config_default(attn_config *c) {
     c->pos_enc = false;
     c->pos_first = c->pos_count = 0;
     c->bias = false;
+    c->kv_heads = 0;
+}
+
+int attn_kv_heads(const attn_config *c) {
+    return c->kv_heads > 0 && c->kv_heads <= c->heads ? c->kv_heads : c->heads;
+}
+
+int attn_kv_head_of(const attn_config *c, int h) {
+    return h / (c->heads / attn_kv_heads(c)); // query heads [g·heads/G, (g+1)·heads/G) read kv-head g
 }
 
 static attn_status check_range(const char *opt, long v, long lo, long hi, attn_err *err) {
@@ -32,6 +41,12 @@ attn_status attn_config_check(const attn_config *c, attn_err *err) {
     if ((st = check_range("--d-model", c->d_model, 1, ATTN_MAX_D_MODEL, err))) return st;
     if ((st = check_range("--d-k", c->d_k, 1, ATTN_MAX_D_K, err))) return st;
     if ((st = check_range("--heads", c->heads, 1, ATTN_MAX_HEADS, err))) return st;
+    if (c->kv_heads && (c->kv_heads < 0 || c->kv_heads > c->heads || c->heads % c->kv_heads)) {
+        char h[16], g[16]; // the message has an id: the window says it in the UI's language
+        snprintf(h, sizeof h, "%d", c->heads);
+        snprintf(g, sizeof g, "%d", c->kv_heads);
+        return attn_fail_msg(err, ATTN_ERR_RANGE, ATTN_MSG_KV_HEADS_DIVIDE, h, g, NULL);
+    }
     if (c->pos_count < 0 || c->pos_first < 0 || (c->pos_count && c->pos_first + c->pos_count > c->d_model))
         return attn_fail(err, ATTN_ERR_RANGE,
                          "The positional encoding's columns %d to %d do not fit d_model %d (they count from 0).",
@@ -52,6 +67,7 @@ void attn_config_apply_changes(attn_config *c, const attn_config *base, const at
     if (changed->pos_first != base->pos_first || changed->pos_count != base->pos_count)
         c->pos_first = changed->pos_first, c->pos_count = changed->pos_count;
     if (changed->bias != base->bias) c->bias = changed->bias;
+    if (changed->kv_heads != base->kv_heads) c->kv_heads = changed->kv_heads;
 }
 
 size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const attn_config *b) {
@@ -79,6 +95,7 @@ size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const 
     if (b->pos_first != a->pos_first || b->pos_count != a->pos_count)
         PART("pos_dims=%d-%d", used ? " " : "", b->pos_first, b->pos_first + b->pos_count - 1);
     if (b->bias != a->bias) PART("bias=%s", used ? " " : "", b->bias ? "on" : "off");
+    if (b->kv_heads != a->kv_heads) PART("kv_heads=%d", used ? " " : "", b->kv_heads);
 #undef PART
     return used;
 }
@@ -196,6 +213,10 @@ int attn_matrix_from_name(const char *name, size_t len) {
 
 bool attn_matrix_is_bias(attn_matrix m) {
     return m >= ATTN_MAT_B_Q;
+}
+
+bool attn_matrix_kv(attn_matrix m) {
+    return m == ATTN_MAT_W_K || m == ATTN_MAT_W_V || m == ATTN_MAT_B_K || m == ATTN_MAT_B_V;
 }
 
 bool attn_matrix_per_head(attn_matrix m) {

@@ -49,6 +49,8 @@ static void dump_config(attn_strbuf *b, const attn_config *c) {
                    c->bias ? "true" : "false");
     if (c->pos_count) // only where a lesson keeps the encoding to some columns
         attn_sb_printf(b, ", \"pos_dims\": \"%d-%d\"", c->pos_first, c->pos_first + c->pos_count - 1);
+    if (c->kv_heads) // grouped-query attention; absent: one K, V per head, as before
+        attn_sb_printf(b, ", \"kv_heads\": %d", attn_kv_heads(c));
     attn_sb_puts(b, "},\n");
 }
 
@@ -89,7 +91,7 @@ static void dump_tiles(attn_strbuf *b, const attn_tiles *tl) {
     attn_sb_puts(b, "\n      ]}");
 }
 
-static void dump_head(attn_strbuf *b, const attn_trace *t, int h, const attn_tiles *tiles) {
+static void dump_head(attn_strbuf *b, const attn_trace *t, int h, const attn_tiles *tiles, const attn_decode *d) {
     const attn_head *hd = &t->head[h];
     int n = t->n, dk = t->cfg.d_k;
     bool first = true;
@@ -120,12 +122,46 @@ static void dump_head(attn_strbuf *b, const attn_trace *t, int h, const attn_til
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
         dump_key(b, stages[i].key, stages[i].m, n, stages[i].cols, false);
     if (tiles) dump_tiles(b, &tiles[h]);
+    if (d) { // --decode: the rows as produced one token at a time, and what each token computed
+        dump_key(b, "Z_decode", d->z[h], n, dk, false);
+        attn_sb_puts(b, ",\n      \"decode\": {\"cache_len\": [");
+        for (int i = 0; i < n; i++) attn_sb_printf(b, "%s%d", i ? ", " : "", d->step[i].cache_len);
+        attn_sb_puts(b, "], \"cells\": [");
+        for (int i = 0; i < n; i++) attn_sb_printf(b, "%s%d", i ? ", " : "", d->step[i].cells);
+        attn_sb_printf(b, "], \"kv_head\": %d}", attn_kv_head_of(&t->cfg, h));
+    }
     attn_sb_puts(b, h + 1 < t->cfg.heads ? "\n    },\n" : "\n    }\n");
 }
 
-char *attn_json_dump(const attn_trace *t) { return attn_json_dump_tiles(t, NULL); }
+/* The layer's decode record: per token the cost and the cache's memory. */
+static void dump_decode(attn_strbuf *b, const attn_decode *d) {
+    static const char *const keys[] = {"macs", "macs_total", "full_macs", "full_total", "cache_bytes", "real_bytes"};
+    attn_sb_printf(b, ",\n  \"decode\": {\"layers\": %d, \"kv_heads\": %d, \"d_k\": %d, \"bytes_per_value\": 8", d->layers,
+                   d->kv_heads, d->d_k);
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        attn_sb_printf(b, ",\n    \"%s\": [", keys[k]);
+        for (int i = 0; i < d->n; i++) {
+            const attn_decode_step *s = &d->step[i];
+            long long v[] = {s->macs, s->macs_total, s->full_macs, s->full_total, s->cache_bytes, s->real_bytes};
+            attn_sb_printf(b, "%s%lld", i ? ", " : "", v[k]);
+        }
+        attn_sb_puts(b, "]");
+    }
+    attn_sb_printf(b, ",\n    \"real\": {\"name\": \"%s\", \"layers\": %d, \"kv_heads\": %d, \"d_k\": %d, "
+                      "\"bytes_per_value\": %d, \"tokens\": %d, \"bytes\": %lld}}",
+                   ATTN_DECODE_REAL_NAME, ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
+                   ATTN_DECODE_REAL_BYTES, ATTN_DECODE_REAL_TOKENS,
+                   attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
+                                       ATTN_DECODE_REAL_TOKENS, ATTN_DECODE_REAL_BYTES));
+}
 
-char *attn_json_dump_tiles(const attn_trace *t, const attn_tiles *tiles) {
+char *attn_json_dump(const attn_trace *t) { return attn_json_dump_with(t, NULL, NULL); }
+
+char *attn_json_dump_tiles(const attn_trace *t, const attn_tiles *tiles) { return attn_json_dump_with(t, tiles, NULL); }
+
+char *attn_json_dump_decode(const attn_trace *t, const attn_decode *d) { return attn_json_dump_with(t, NULL, d); }
+
+char *attn_json_dump_with(const attn_trace *t, const attn_tiles *tiles, const attn_decode *d) {
     attn_strbuf b;
     attn_sb_init(&b);
     int n = t->n, dm = t->cfg.d_model, hk = t->cfg.heads * t->cfg.d_k;
@@ -141,7 +177,7 @@ char *attn_json_dump_tiles(const attn_trace *t, const attn_tiles *tiles) {
     attn_sb_puts(&b, "  \"X\": ");
     dump_matrix(&b, "  ", t->x, n, dm);
     attn_sb_puts(&b, ",\n  \"heads\": [\n");
-    for (int h = 0; h < t->cfg.heads; h++) dump_head(&b, t, h, tiles);
+    for (int h = 0; h < t->cfg.heads; h++) dump_head(&b, t, h, tiles, d);
     attn_sb_puts(&b, "  ],\n  \"concat\": ");
     dump_matrix(&b, "  ", t->concat, n, hk);
     attn_sb_printf(&b, ",\n  \"%s\": ", attn_matrix_name(ATTN_MAT_W_O));
@@ -150,6 +186,7 @@ char *attn_json_dump_tiles(const attn_trace *t, const attn_tiles *tiles) {
     dump_vector(&b, t->b_o, dm);
     attn_sb_puts(&b, ",\n  \"output\": ");
     dump_matrix(&b, "  ", t->output, n, dm);
+    if (d) dump_decode(&b, d);
     attn_sb_puts(&b, "\n}\n");
     return attn_sb_take(&b);
 }
@@ -158,8 +195,8 @@ char *attn_json_dump_tiles(const attn_trace *t, const attn_tiles *tiles) {
 
 /* Computed keys a dump holds; a weights file may carry them and they are ignored. */
 static const char *const head_ignored[] = {"Q", "K", "V", "scores", "scaled", "masked", "weights", "Z",
-                                           "Z_tiled", "tiles"};
-static const char *const top_ignored[] = {"tokens", "config", "concat", "output", "sentence"};
+                                           "Z_tiled", "tiles", "Z_decode", "decode"};
+static const char *const top_ignored[] = {"tokens", "config", "concat", "output", "sentence", "decode"};
 
 static bool in_list(const char *key, const char *const *list, size_t count) {
     for (size_t i = 0; i < count; i++)
@@ -434,6 +471,35 @@ static void shape_words(char *why, size_t cap, attn_matrix m, const attn_config 
     else snprintf(why, cap, "d_model %d x d_k %d", c->d_model, c->d_k);
 }
 
+bool attn_weights_group_conflict(const attn_weights *w, const attn_config *cfg, int *head, int *first, int *matrix) {
+    int size = cfg->heads / attn_kv_heads(cfg);
+    for (int m = 0; m < ATTN_MAT_COUNT; m++) {
+        if (!attn_matrix_kv((attn_matrix)m)) continue;
+        int rows, cols;
+        attn_matrix_shape((attn_matrix)m, cfg, &rows, &cols);
+        for (int h = 0; h < cfg->heads; h++) {
+            int f = h / size * size;
+            const double *a = w->mat[m][f], *b = w->mat[m][h];
+            if (h == f || (!a && !b) || (a && b && memcmp(a, b, sizeof(double) * (size_t)rows * cols) == 0)) continue;
+            *head = h, *first = f, *matrix = m;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Grouped-query attention: the heads of one group share W_K, W_V, b_K and
+ * b_V, so a file that gives a group's heads different ones is refused. */
+static attn_status check_groups(const attn_weights *w, const attn_config *cfg, const char *name, attn_err *err) {
+    int h, first, m;
+    if (!attn_weights_group_conflict(w, cfg, &h, &first, &m)) return ATTN_OK;
+    const char *key = attn_matrix_name((attn_matrix)m);
+    return attn_fail(err, ATTN_ERR_SHAPE,
+                     "%s: heads[%d].%s differs from heads[%d].%s, but with --kv-heads %d heads[%d] to heads[%d] "
+                     "share one key/value head.",
+                     name, h, key, first, key, attn_kv_heads(cfg), first, first + cfg->heads / attn_kv_heads(cfg) - 1);
+}
+
 attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,
                                    const attn_config *cfg, int n, const char *name,
                                    attn_err *err) {
@@ -456,5 +522,5 @@ attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,
             else snprintf(key, sizeof key, "%s: %s", name, attn_matrix_name((attn_matrix)m));
             st = bind_one(&w->mat[m][slot], &f->mat[m][slot], rows, cols, key, why, err);
         }
-    return st;
+    return st == ATTN_OK ? check_groups(w, cfg, name, err) : st;
 }

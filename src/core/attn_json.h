@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "attn.h"
+#include "attn_decode.h"
 #include "attn_tiles.h"
 #include "sha256.h"
 
@@ -19,6 +20,12 @@
  * when memory ran out. */
 char *attn_json_dump(const attn_trace *t);
 
+/* The same with --decode's keys (d may be NULL: exactly attn_json_dump):
+ * each head gains "Z_decode" (n × d_k) and "decode" {cache_len, cells: one
+ * per token; kv_head}, and the dump gains "decode" {layers, kv_heads, d_k,
+ * bytes_per_value, macs, macs_total, full_macs, full_total, cache_bytes,
+ * real_bytes: one per token; real: the named configuration at its tokens}. */
+char *attn_json_dump_decode(const attn_trace *t, const attn_decode *d);
 /* The same, with --tiles B's record: tiles holds t->cfg.heads records
  * (attn_tiles_of_head), or is NULL (then it is attn_json_dump). Each head
  * gains "Z_tiled" and "tiles": {"B", "blocks", "steps_skipped",
@@ -27,6 +34,9 @@ char *attn_json_dump(const attn_trace *t);
  * skipped), "m", "l", "O"}]}; a weights file's "Z_tiled" and "tiles" are
  * ignored like the other computed keys. */
 char *attn_json_dump_tiles(const attn_trace *t, const attn_tiles *tiles);
+
+/* Both records at once (either may be NULL): what the two above write. */
+char *attn_json_dump_with(const attn_trace *t, const attn_tiles *tiles, const attn_decode *d);
 
 /* The one way attnviz reads JSON (weights, settings, an export's manifest):
  * text (len bytes, after an optional UTF-8 byte order mark) must be exactly
@@ -70,6 +80,12 @@ void attn_weights_file_free(attn_weights_file *f);
 /* The sizes the file implies (0 where it says nothing): d_model from X, W_* rows,
  * W_O columns or b_O; d_k from W_* columns or b_*; heads from "heads". */
 void attn_weights_file_dims(const attn_weights_file *f, int *d_model, int *d_k, int *heads);
+
+/* Grouped-query attention (cfg's kv_heads): true when head *head's matrix
+ * *matrix (W_K, W_V, b_K or b_V) differs from its group's first head's
+ * (*first), the first such; false when the heads of every group agree. What
+ * attn_weights_file_bind refuses, for a message in the UI's language. */
+bool attn_weights_group_conflict(const attn_weights *w, const attn_config *cfg, int *head, int *first, int *matrix);
 
 /* Checks every present matrix against cfg and n tokens and points w at them
  * (absent ones stay NULL). Errors name the key and both shapes. */

@@ -24,6 +24,10 @@ static const attn_setting table[ATTN_SETTING_COUNT] = {
     [ATTN_SET_POS_DIMS] = {"pos_dims", "--pos-dims", NULL, ATTN_SETTING_COLUMNS, 0, ATTN_MAX_D_MODEL - 1, "A-B",
                            "the positional encoding fills columns A to B of X (from 0;\n"
                            "                        default: all)"},
+    [ATTN_SET_KV_HEADS] = {"kv_heads", "--kv-heads", NULL, ATTN_SETTING_INT, 0, ATTN_MAX_HEADS, "G",
+                           "key/value heads, each shared by heads/G query heads\n"
+                           "                        (grouped-query attention; G divides --heads; 1:\n"
+                           "                        multi-query; 0: one per head)"},
 };
 
 const attn_setting *attn_setting_at(int id) {
@@ -78,6 +82,7 @@ static void set_int(int id, attn_config *c, long long v) {
     case ATTN_SET_D_MODEL: c->d_model = (int)v; break;
     case ATTN_SET_D_K: c->d_k = (int)v; break;
     case ATTN_SET_HEADS: c->heads = (int)v; break;
+    case ATTN_SET_KV_HEADS: c->kv_heads = (int)v; break;
     default: c->seed = (uint32_t)v; break;
     }
 }
@@ -130,6 +135,7 @@ void attn_setting_copy(int id, attn_config *dst, const attn_config *src) {
     case ATTN_SET_POS_ENC: dst->pos_enc = src->pos_enc; break;
     case ATTN_SET_BIAS: dst->bias = src->bias; break;
     case ATTN_SET_POS_DIMS: dst->pos_first = src->pos_first, dst->pos_count = src->pos_count; break;
+    case ATTN_SET_KV_HEADS: dst->kv_heads = src->kv_heads; break;
     default: break;
     }
 }
@@ -140,6 +146,7 @@ void attn_setting_format(int id, const attn_config *c, char *buf, size_t cap) {
     case ATTN_SET_D_MODEL: snprintf(buf, cap, "%d", c->d_model); break;
     case ATTN_SET_D_K: snprintf(buf, cap, "%d", c->d_k); break;
     case ATTN_SET_HEADS: snprintf(buf, cap, "%d", c->heads); break;
+    case ATTN_SET_KV_HEADS: snprintf(buf, cap, "%d", c->kv_heads); break;
     case ATTN_SET_SEED: snprintf(buf, cap, "%lu", (unsigned long)c->seed); break;
     case ATTN_SET_MASK:
         if (c->mask.kind == ATTN_MASK_WINDOW || c->mask.kind == ATTN_MASK_CAUSAL_WINDOW)

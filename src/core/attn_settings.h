@@ -23,6 +23,7 @@ typedef enum {
     ATTN_SET_POS_ENC,
     ATTN_SET_BIAS,
     ATTN_SET_POS_DIMS,
+    ATTN_SET_KV_HEADS, /* grouped-query attention (issue 24) */
     ATTN_SETTING_COUNT
 } attn_setting_id;
 
@@ -76,7 +77,7 @@ void attn_setting_copy(int id, attn_config *dst, const attn_config *src);
  * ("8", "window:2", "on", "0-3", "all") into buf (cap bytes, cut). */
 void attn_setting_format(int id, const attn_config *c, char *buf, size_t cap);
 
-/* "d_model, d_k, heads, seed, mask, scale, pos_enc, bias or pos_dims": the
+/* "d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims or kv_heads": the
  * lesson keys, for messages (static). */
 const char *attn_setting_keys(void);
 

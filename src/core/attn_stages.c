@@ -44,8 +44,12 @@ void attn_scores_rows(double *s, const double *q, const double *k, int r0, int r
 void attn_scale(double *out, const double *s, int n, int d_k) {
     // s, out: (n, n). Dividing by sqrt(d_k) keeps the scores' spread near 1 when
     // q and k have unit-variance entries, so softmax does not saturate.
+    attn_scale_count(out, s, (size_t)n * n, d_k);
+}
+
+void attn_scale_count(double *out, const double *s, size_t count, int d_k) {
     double div = sqrt((double)d_k);
-    for (size_t i = 0; i < (size_t)n * n; i++) out[i] = s[i] / div;
+    for (size_t i = 0; i < count; i++) out[i] = s[i] / div;
 }
 
 void attn_apply_mask(double *out, const double *s, attn_mask m, int n) {
@@ -59,28 +63,29 @@ void attn_apply_mask(double *out, const double *s, attn_mask m, int n) {
 
 void attn_softmax_rows(double *a, const double *s, int n) {
     // s, a: (n, n)
-    for (int i = 0; i < n; i++) {
-        const double *si = s + (size_t)i * n;
-        double *ai = a + (size_t)i * n;
-        // pass 1: the row max. Subtracting it makes the largest exponent exp(0) = 1,
-        // so exp never overflows (scores of 1e30 stay finite) and the result is
-        // unchanged, because softmax is invariant to shifting a row.
-        double mx = -INFINITY;
-        for (int j = 0; j < n; j++)
-            if (si[j] > mx) mx = si[j];
-        if (mx == -INFINITY) { // every key masked: nothing to attend to
-            for (int j = 0; j < n; j++) ai[j] = 0.0;
-            continue;
-        }
-        // pass 2: exponentials and their sum (the sum is >= 1: the max term is 1)
-        double sum = 0.0;
-        for (int j = 0; j < n; j++) {
-            ai[j] = si[j] == -INFINITY ? 0.0 : attn_exp(si[j] - mx);
-            sum += ai[j];
-        }
-        // pass 3: normalise
-        for (int j = 0; j < n; j++) ai[j] /= sum;
+    for (int i = 0; i < n; i++) attn_softmax_row(a + (size_t)i * n, s + (size_t)i * n, n);
+}
+
+void attn_softmax_row(double *ai, const double *si, int n) {
+    // si, ai: (n)
+    // pass 1: the row max. Subtracting it makes the largest exponent exp(0) = 1,
+    // so exp never overflows (scores of 1e30 stay finite) and the result is
+    // unchanged, because softmax is invariant to shifting a row.
+    double mx = -INFINITY;
+    for (int j = 0; j < n; j++)
+        if (si[j] > mx) mx = si[j];
+    if (mx == -INFINITY) { // every key masked: nothing to attend to
+        for (int j = 0; j < n; j++) ai[j] = 0.0;
+        return;
     }
+    // pass 2: exponentials and their sum (the sum is >= 1: the max term is 1)
+    double sum = 0.0;
+    for (int j = 0; j < n; j++) {
+        ai[j] = si[j] == -INFINITY ? 0.0 : attn_exp(si[j] - mx);
+        sum += ai[j];
+    }
+    // pass 3: normalise
+    for (int j = 0; j < n; j++) ai[j] /= sum;
 }
 
 void attn_weighted_sum(double *z, const double *a, const double *v, int n, int d) {
@@ -146,7 +151,8 @@ void attn_xavier_uniform(double *w, int rows, int cols, uint32_t seed, uint32_t 
 void attn_seeded_matrix(double *dst, attn_matrix m, int head, const attn_config *c) {
     int rows, cols;
     attn_matrix_shape(m, c, &rows, &cols);
-    uint32_t stream = attn_weight_stream(head, m);
+    // grouped-query attention: a group's K and V are its kv-head's, drawn from kv-head g's streams
+    uint32_t stream = attn_weight_stream(attn_matrix_kv(m) ? attn_kv_head_of(c, head) : head, m);
     if (!attn_matrix_is_bias(m)) {
         attn_xavier_uniform(dst, rows, cols, c->seed, stream);
         return;

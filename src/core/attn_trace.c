@@ -110,21 +110,34 @@ static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w)
 }
 
 /* Every matrix: the caller's where given (a bias only while biases are on),
- * else the seeded one. */
-static void init_weights(attn_trace *t, const attn_weights *w) {
+ * else the seeded one. Under grouped-query attention a group's W_K, W_V,
+ * b_K, b_V are one matrix: the group's first head given it gives it to the
+ * group, and a head given a different one is refused. */
+static attn_status init_weights(attn_trace *t, const attn_weights *w, attn_err *err) {
     const attn_config *c = &t->cfg;
     for (int m = 0; m < ATTN_MAT_COUNT; m++) {
         int rows, cols, nh = attn_matrix_per_head((attn_matrix)m) ? c->heads : 1;
         attn_matrix_shape((attn_matrix)m, c, &rows, &cols);
+        size_t count = (size_t)rows * cols;
         bool off = attn_matrix_is_bias((attn_matrix)m) && !c->bias;
         for (int h = 0; h < nh; h++) {
             const double *given = w && !off ? w->mat[m][h] : NULL;
             double *dst = attn_trace_matrix(t, (attn_matrix)m, h);
-            if (given) memcpy(dst, given, sizeof(double) * (size_t)rows * cols);
+            int first = attn_matrix_kv((attn_matrix)m) ? attn_kv_head_of(c, h) * (c->heads / attn_kv_heads(c)) : h;
+            const double *lead = w && !off ? w->mat[m][first] : NULL;
+            if (first != h && given && (!lead || memcmp(given, lead, sizeof(double) * count) != 0))
+                return attn_fail(err, ATTN_ERR_SHAPE,
+                                 "Head %d's %s differs from head %d's, but with --kv-heads %d they share one "
+                                 "(heads %d to %d are one group).",
+                                 h + 1, attn_matrix_name((attn_matrix)m), first + 1, attn_kv_heads(c), first + 1,
+                                 first + c->heads / attn_kv_heads(c));
+            if (first != h && !given) given = lead;
+            if (given) memcpy(dst, given, sizeof(double) * count);
             else attn_seeded_matrix(dst, (attn_matrix)m, h, c);
             t->given[m][h] = given != NULL;
         }
     }
+    return ATTN_OK;
 }
 
 /* Checks a stage's result; the message names the stage as the CLI spells it. */
@@ -171,16 +184,20 @@ void attn_concat_heads(double *concat, const attn_head *heads, int n_heads, int 
             memcpy(concat + (size_t)i * hk + (size_t)h * d_k, heads[h].z + (size_t)i * d_k, sizeof(double) * (size_t)d_k);
 }
 
+void attn_count_macs(long long *macs, const attn_config *c, int n_tokens) {
+    long long n = n_tokens, dm = c->d_model, dk = c->d_k, h = c->heads, g = attn_kv_heads(c);
+    memset(macs, 0, sizeof(long long) * ATTN_STAGE_COUNT);
+    macs[ATTN_ST_Q] = h * n * dm * dk;
+    macs[ATTN_ST_K] = macs[ATTN_ST_V] = g * n * dm * dk; /* one K and V per kv-head, shared by its group */
+    macs[ATTN_ST_SCORES] = h * n * n * dk;
+    macs[ATTN_ST_SCALED] = c->scale ? h * n * n : 0; /* one division each */
+    macs[ATTN_ST_WEIGHTS] = h * n * n;               /* one exp and one add each */
+    macs[ATTN_ST_Z] = h * n * n * dk;
+    macs[ATTN_ST_OUTPUT] = n * h * dk * dm;
+}
+
 static void count_macs(attn_trace *t) {
-    const attn_config *c = &t->cfg;
-    long long n = t->n, dm = c->d_model, dk = c->d_k, h = c->heads;
-    memset(t->macs, 0, sizeof t->macs);
-    t->macs[ATTN_ST_Q] = t->macs[ATTN_ST_K] = t->macs[ATTN_ST_V] = h * n * dm * dk;
-    t->macs[ATTN_ST_SCORES] = h * n * n * dk;
-    t->macs[ATTN_ST_SCALED] = c->scale ? h * n * n : 0; /* one division each */
-    t->macs[ATTN_ST_WEIGHTS] = h * n * n;               /* one exp and one add each */
-    t->macs[ATTN_ST_Z] = h * n * n * dk;
-    t->macs[ATTN_ST_OUTPUT] = n * h * dk * dm;
+    attn_count_macs(t->macs, &t->cfg, t->n);
 }
 
 static attn_status run_stages(attn_trace *t, const attn_vocab *vocab,
@@ -189,7 +206,8 @@ static attn_status run_stages(attn_trace *t, const attn_vocab *vocab,
     int n = t->n, dm = c->d_model, dk = c->d_k, hk = c->heads * dk;
     embed(t, vocab, w);
     CHECK(t->x, (size_t)n * dm, ATTN_ST_X);
-    init_weights(t, w);
+    attn_status st0 = init_weights(t, w, err);
+    if (st0 != ATTN_OK) return st0;
     t->source = weight_source(t);
     for (int h = 0; h < c->heads; h++) {
         attn_status st = attn_head_forward(&t->head[h], t->x, n, c, err);

@@ -226,6 +226,42 @@ static void index_item_head(job *j, const export_item *it, const char *stem, con
     attn_sb_puts(b, "\n\n");
 }
 
+/* The decode view's item after its PNG and SVG: its per-token record as CSV
+ * (one row per token: what it computed and what the cache holds), and its
+ * lines in the index. */
+static attn_status write_decode_rest(job *j, const export_item *it, const char *stem, int first, attn_status st,
+                                     attn_err *err) {
+    const attn_decode *d = it->decode;
+    char name[200], badge[320], size[64];
+    if (st == ATTN_OK && (j->o.formats & EXPORT_CSV)) {
+        attn_strbuf b;
+        attn_sb_init(&b);
+        attn_sb_puts(&b, "token,word,cache_len,cells,cells_read,macs,macs_total,full_macs,full_total,cache_bytes,"
+                         "real_bytes\n");
+        for (int t = 0; t < d->n; t++) {
+            const attn_decode_step *k = &d->step[t];
+            int len;
+            const char *tok = attn_token_text(&it->trace->tokens, t, &len);
+            char word[ATTN_MAX_SENTENCE_BYTES < 512 ? ATTN_MAX_SENTENCE_BYTES : 512];
+            snprintf(word, sizeof word, "%.*s", len, tok);
+            attn_sb_printf(&b, "%d,", t);
+            export_csv_field(&b, word);
+            attn_sb_printf(&b, ",%d,%d,%d,%lld,%lld,%lld,%lld,%lld,%lld\n", k->cache_len, k->cells, k->cells_read,
+                           k->macs, k->macs_total, k->full_macs, k->full_total, k->cache_bytes, k->real_bytes);
+        }
+        snprintf(name, sizeof name, "%s.csv", stem);
+        st = write_text(j, name, attn_sb_take(&b), err);
+    }
+    if (st != ATTN_OK) return st;
+    ex_badge(badge, sizeof badge, &j->o, j->ui, it);
+    index_item_head(j, it, stem, badge);
+    snprintf(size, sizeof size, " (%d×%d px)", j->o.width * j->o.pixel_scale, j->o.height * j->o.pixel_scale);
+    index_files(j, first, "png", EXPORT_PNG, it->remake_flags, size);
+    index_files(j, first, "svg", EXPORT_SVG, it->remake_flags, NULL);
+    index_files(j, first, "csv", EXPORT_CSV, it->remake_flags, NULL);
+    return ATTN_OK;
+}
+
 /* A step of the tiles view as CSV: per query row of the block its token, m,
  * l and O before and after the step (empty m where it is still −∞). */
 static char *tiles_csv(const export_item *it) {
@@ -271,6 +307,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     if (st == ATTN_OK && (o->formats & EXPORT_SVG)) st = write_svg(j, it, name, err);
     snprintf(name, sizeof name, "%s.csv", stem);
     if (st == ATTN_OK && it->tiles && (o->formats & EXPORT_CSV)) st = write_text(j, name, tiles_csv(it), err);
+    if (it->decode) return write_decode_rest(j, it, stem, first, st, err);
     snprintf(name, sizeof name, "%s.tex", stem);
     if (it->tiles) {
     } // the tiles view has no LaTeX or HTML page of its own
@@ -426,9 +463,29 @@ attn_status export_sentence_tiles(const export_opts *o, const attn_trace *t, int
 
 attn_status export_sentence(const export_opts *o, const attn_trace *t, int head, int query, const viz_strings *ui,
                             viz_fonts *fonts, attn_err *err) {
-    export_item items[ATTN_STEP_COUNT];
+    return export_sentence_decode(o, t, NULL, head, query, ui, fonts, err);
+}
+
+attn_status export_sentence_decode(const export_opts *o, const attn_trace *t, const attn_decode *d, int head, int query,
+                                   const viz_strings *ui, viz_fonts *fonts, attn_err *err) {
+    export_item items[ATTN_STEP_COUNT + 1];
     if (!t) return attn_fail(err, ATTN_ERR_RANGE, "There is no computed sentence to export.");
     int n = export_items_for_trace(items, t, o->steps, head, query);
+    if (d) { // the decode view after the steps: 09-decode
+        items[n] = items[n ? n - 1 : 0];
+        memset(&items[n], 0, sizeof items[n]);
+        items[n].trace = t;
+        items[n].step = ATTN_STEP_SOFTMAX;
+        items[n].number = ATTN_STEP_COUNT + 1;
+        items[n].head = head;
+        items[n].query = query;
+        items[n].id = "decode";
+        items[n].title = ex_str(ui, o->lang, VIZ_S_DECODE_NARRATIVE);
+        items[n].remake_flags = NULL; // no flag makes it alone: the batch again
+        items[n].mark = (viz_mark){VIZ_MARK_NONE, -1, -1};
+        items[n].decode = d;
+        n++;
+    }
     for (int i = 0; i < n; i++) items[i].origin = o->origin;
     return export_run(o, items, n, ui, fonts, err);
 }

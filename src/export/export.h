@@ -115,6 +115,11 @@ attn_status export_sentence_tiles(const export_opts *o, const attn_trace *t, int
 attn_status export_sentence(const export_opts *o, const attn_trace *t, int head, int query, const viz_strings *ui,
                             viz_fonts *fonts, attn_err *err);
 
+/* The same, with the decode view of t (issue 24) after the steps when d is
+ * not NULL: NN-decode.png, .svg and a .csv of its per-token record. */
+attn_status export_sentence_decode(const export_opts *o, const attn_trace *t, const attn_decode *d, int head, int query,
+                                   const viz_strings *ui, viz_fonts *fonts, attn_err *err);
+
 /* A lesson: one item per page (or only page_id's when not NULL), numbered by
  * the page's place in the lesson (NN-<page id>), each page with its own
  * trace, its step (a page naming none shows the last step named before it),

@@ -64,6 +64,8 @@ static void item_scene(viz_scene *s, const export_opts *o, const export_item *it
     s->readout = it->model && it->readout;
     s->backward = it->model && it->backward;
     s->target = it->target;
+    s->show_decode = it->decode != NULL;
+    s->decode = it->decode;
     s->tiles = it->tiles;
     s->tiles_step = it->tiles_step;
 }

@@ -179,6 +179,7 @@ void ex_config_text(attn_strbuf *b, const attn_config *c) {
     attn_sb_printf(b, "d_model=%d d_k=%d heads=%d seed=%lu mask=%s scale=%s pos-enc=%s bias=%s", c->d_model, c->d_k,
                    c->heads, (unsigned long)c->seed, mask, c->scale ? "on" : "off", c->pos_enc ? "on" : "off",
                    c->bias ? "on" : "off");
+    if (c->kv_heads) attn_sb_printf(b, " kv_heads=%d", c->kv_heads); // only when set: today's captions stay
 }
 
 void ex_utf8_trim(char *s) {

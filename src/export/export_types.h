@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "attn.h"
+#include "attn_decode.h"
 #include "attn_err.h"
 #include "attn_tiles.h"
 #include "lesson.h"
@@ -95,9 +96,11 @@ typedef struct {
     viz_target target;       /* whose answers run's targets are */
     const char *prefix;      /* before "NN-" in file names, e.g. "L2-"; NULL: none */
     /* issue 24 part 4: a step of the tiles view (F4) instead of the step */
-    const attn_tiles *tiles; /* the head's online softmax record, or NULL; with it only PNG, SVG, CSV (the
+    const attn_tiles *tiles;   /* the head's online softmax record, or NULL; with it only PNG, SVG, CSV (the
                                 step's m, l and O) and the handout are written */
-    int tiles_step;          /* which of its steps, from 0 */
+    int tiles_step;            /* which of its steps, from 0 */
+    const attn_decode *decode; /* the decode view of trace (issue 24) in place of the step: PNG, SVG and a CSV of
+                                  its per-token record; NULL: the step */
 } export_item;
 
 /* How a matrix's rows or columns are labelled. */

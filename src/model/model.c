@@ -53,6 +53,7 @@ void model_attn_config(attn_config *out, const model_config *c) {
     out->scale = c->scale;
     out->bias = c->bias;
     out->pos_enc = false; // a layer's X is given whole
+    out->kv_heads = c->kv_heads == c->heads ? 0 : c->kv_heads;
 }
 
 attn_status model_config_check(const model_config *c, attn_err *err) {
@@ -105,6 +106,7 @@ int model_tensors(model_tensor *out, const model_config *c, int vocab, size_t *t
                 attn_matrix m = per_head[i];
                 bool bias = attn_matrix_is_bias(m);
                 if (bias && !c->bias) continue;
+                if (attn_matrix_kv(m) && h % (c->heads / attn_kv_heads(&a))) continue; // the group's first head holds its K, V
                 int rows, cols;
                 attn_matrix_shape(m, &a, &rows, &cols);
                 add_tensor(out, &count, total, attn_matrix_name(m), l, h, (int)m, rows, cols, bias, !bias);
@@ -123,6 +125,7 @@ int model_tensors(model_tensor *out, const model_config *c, int vocab, size_t *t
 
 void model_params_bind(model_params *p, double *block, const model_tensor *t, int count) {
     memset(p, 0, sizeof *p);
+    int heads = 0;
     for (int i = 0; i < count; i++) {
         double *at = block + t[i].offset;
         if (t[i].layer >= 0) p->layer[t[i].layer].mat[t[i].matrix][t[i].head < 0 ? 0 : t[i].head] = at;
@@ -130,7 +133,15 @@ void model_params_bind(model_params *p, double *block, const model_tensor *t, in
         else if (strcmp(t[i].name, "P") == 0) p->p = at;
         else if (strcmp(t[i].name, "U") == 0) p->u = at;
         else p->b_u = at;
+        if (t[i].matrix == ATTN_MAT_W_Q && t[i].head >= heads) heads = t[i].head + 1;
     }
+    // grouped-query attention: a head without its own K, V reads its group's (the
+    // first head before it that has them); a gradient block bound the same way
+    // adds every head of the group into the one shared tensor
+    for (int l = 0; l < MODEL_MAX_LAYERS; l++)
+        for (int m = 0; m < ATTN_MAT_COUNT; m++)
+            for (int h = 1; h < heads && attn_matrix_kv((attn_matrix)m); h++)
+                if (!p->layer[l].mat[m][h]) p->layer[l].mat[m][h] = p->layer[l].mat[m][h - 1];
 }
 
 static attn_status check_vocab(const char *const *vocab, int count, attn_err *err) {
@@ -183,8 +194,11 @@ void model_init_weights(model *m, uint32_t seed) {
         if (t->vector) { // biases start at 0, as the readout's and the layers' do in most recipes
             memset(w, 0, sizeof(double) * count);
         } else if (t->layer >= 0) {
-            uint32_t stream = MODEL_STREAM_LAYER * (uint32_t)(t->layer + 1) +
-                              attn_weight_stream(t->head < 0 ? 0 : t->head, (attn_matrix)t->matrix);
+            attn_config a;
+            model_attn_config(&a, &m->cfg);
+            int h = t->head < 0 ? 0 : t->head; // a group's K and V: kv-head g's stream, as in the core
+            if (attn_matrix_kv((attn_matrix)t->matrix)) h = attn_kv_head_of(&a, h);
+            uint32_t stream = MODEL_STREAM_LAYER * (uint32_t)(t->layer + 1) + attn_weight_stream(h, (attn_matrix)t->matrix);
             attn_xavier_uniform(w, t->rows, t->cols, seed, stream);
         } else if (strcmp(t->name, "U") == 0) {
             attn_xavier_uniform(w, t->rows, t->cols, seed, MODEL_STREAM_U);

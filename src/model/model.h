@@ -48,6 +48,7 @@ typedef struct {
     bool scale;                /* divide scores by sqrt(d_k) */
     bool bias;                 /* b_Q, b_K, b_V, b_O exist */
     model_objective objective; /* what the loss reads */
+    int kv_heads;              /* grouped-query attention: G kv-heads (attn_config's); 0: one per head */
 } model_config;
 
 /* Where each parameter lives: views into a block laid out by model_tensors. */

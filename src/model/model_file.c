@@ -68,9 +68,12 @@ void model_json_config(attn_strbuf *b, const model_config *c) {
     char mask[32];
     attn_mask_format(mask, sizeof mask, c->mask);
     attn_sb_printf(b, "{\"d_model\": %d, \"d_k\": %d, \"heads\": %d, \"layers\": %d, \"pos\": \"%s\", "
-                      "\"max_len\": %d, \"mask\": \"%s\", \"scale\": %s, \"bias\": %s, \"objective\": \"%s\"}",
+                      "\"max_len\": %d, \"mask\": \"%s\", \"scale\": %s, \"bias\": %s, \"objective\": \"%s\"",
                    c->d_model, c->d_k, c->heads, c->layers, model_pos_name(c->pos), c->max_len, mask,
                    c->scale ? "true" : "false", c->bias ? "true" : "false", model_objective_name(c->objective));
+    if (c->kv_heads && c->kv_heads != c->heads) // grouped-query attention; absent: one K, V per head (today's files)
+        attn_sb_printf(b, ", \"kv_heads\": %d", c->kv_heads);
+    attn_sb_puts(b, "}");
 }
 
 /* One tensor as "key": value, indented. */
@@ -236,7 +239,7 @@ static const char *read_string(const cJSON *obj, const char *key, const char *wh
 
 static attn_status read_config(model_config *c, const cJSON *obj, const char *name, attn_err *err) {
     static const char *const keys[] = {"d_model", "d_k", "heads", "layers", "pos", "max_len",
-                                       "mask", "scale", "bias", "objective"};
+                                       "mask", "scale", "bias", "objective", "kv_heads"};
     char where[300];
     snprintf(where, sizeof where, "%s: config", name);
     if (!cJSON_IsObject(obj)) return attn_fail(err, ATTN_ERR_PARSE, "%s must be an object.", where);
@@ -248,6 +251,9 @@ static attn_status read_config(model_config *c, const cJSON *obj, const char *na
     if (st == ATTN_OK) st = read_int(&c->max_len, obj, "max_len", where, 1, MODEL_MAX_LEN, err);
     if (st == ATTN_OK) st = read_bool(&c->scale, obj, "scale", where, err);
     if (st == ATTN_OK) st = read_bool(&c->bias, obj, "bias", where, err);
+    c->kv_heads = 0; // optional: grouped-query attention
+    if (st == ATTN_OK && cJSON_GetObjectItemCaseSensitive(obj, "kv_heads"))
+        st = read_int(&c->kv_heads, obj, "kv_heads", where, 1, ATTN_MAX_HEADS, err);
     const char *s = NULL;
     char shown[QUOTE_CAP];
     if (st == ATTN_OK && (s = read_string(obj, "pos", where, err)) && model_pos_parse(&c->pos, s, NULL) != ATTN_OK)
@@ -356,7 +362,10 @@ static attn_status check_layers(const cJSON *layers, const model_config *c, cons
             snprintf(hw, sizeof hw, "%s.heads[%d]", where, h);
             const cJSON *head = cJSON_GetArrayItem(heads, h);
             if (!cJSON_IsObject(head)) return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an object.", hw);
-            st = unique_keys(head, hw, head_keys, c->bias ? 6 : 3, err);
+            static const char *const q_keys[] = {"W_Q", "b_Q"}; // a grouped head: its K, V are its group's first head's
+            bool own_kv = !c->kv_heads || h % (c->heads / c->kv_heads) == 0;
+            st = own_kv ? unique_keys(head, hw, head_keys, c->bias ? 6 : 3, err)
+                        : unique_keys(head, hw, q_keys, c->bias ? 2 : 1, err);
             if (st != ATTN_OK) return st;
         }
     }

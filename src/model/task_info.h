@@ -58,6 +58,7 @@ typedef struct task_info {
     bool referent;                                                                      /* a referent task: one target row, the pronoun */
     attn_status (*generate)(task_dataset *d, const struct task_info *t, attn_err *err); /* the generator */
     task_train_opts train_other;                                                        /* the default training with the other objective (steps 0: train's) */
+    bool generates;                                                                     /* its token targets are the next token: a token model of it can continue a sentence (issue 24) */
 } task_info;
 
 /* Positions of a referent sentence's parts (task_roles). */

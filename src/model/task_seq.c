@@ -170,6 +170,7 @@ const task_info task_reverse = {
     false,
     gen_reverse,
     {0},
+    .generates = false,
 };
 
 const task_info task_sort = {
@@ -186,6 +187,7 @@ const task_info task_sort = {
     false,
     gen_sort,
     {0},
+    .generates = false,
 };
 
 const task_info task_induction = {
@@ -203,4 +205,5 @@ const task_info task_induction = {
     false,
     gen_induction,
     {0},
+    .generates = true,
 };

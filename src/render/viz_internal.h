@@ -117,6 +117,13 @@ const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int
 
 /* ---- the complexity lab (viz_lab.c) ---- */
 void viz_lab_overlay(const viz_ctx *c);
+/* ---- the decode view, in the canvas's box (viz_decode.c) ---- */
+void viz_decode_view(const viz_ctx *c, viz_box b, bool keys); /* keys: the window's key line */
+/* Which query heads read which kv-head (grouped-query attention): a box per
+ * query head above a box per kv-head, joined, head `shown` and its kv-head in
+ * the accent, at (x, y) within width w. Returns its height (huge when w is
+ * too narrow); draws only when draw. The decode view and step 8 draw it. */
+float viz_kv_groups(const viz_ctx *c, float x, float y, float w, const attn_config *cfg, int shown, bool draw);
 /* Issue 24 part 4: the tiles view (F4) over the window: the blocks, the step's
  * scores, m, ℓ and O, the bytes held, and the hovered cell's rescaling. */
 void viz_tiles_overlay(const viz_ctx *c);

@@ -5,6 +5,7 @@
 #define VIZ_SCENE_H
 
 #include "attn.h"
+#include "attn_decode.h"
 #include "attn_tiles.h"
 #include "complexity.h"
 #include "model_run.h"
@@ -231,6 +232,8 @@ typedef struct {
     const attn_cx_result *lab;          /* its measurements, or NULL while they run */
     float lab_elapsed;                  /* seconds the measurement has been running */
     const struct viz_train_view *train; /* the training view (F3, viz_train.h), or NULL when it is closed */
+    bool show_decode;                   /* the decode view (F5) in the canvas: generation token by token with a KV cache */
+    const attn_decode *decode;          /* its decoding of trace (token: query), or NULL when the mask does not allow it */
     const attn_tiles *tiles;            /* issue 24: the tiles view (F4): the shown head's record, or NULL when closed */
     int tiles_step;                     /* … the step it shows, from 0 */
     /* look */

@@ -753,6 +753,14 @@ void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
     float x = mb.x + (pw < mb.w ? (mb.w - pw) / 2 : 0) - c->s->canvas_pan_x;
     float y = mb.y + (ph < mb.h ? (mb.h - ph) / 2 : 0) - c->s->canvas_pan_y;
     product_draw(c, &p, x, y);
+    if (c->s->step == ATTN_STEP_MULTIHEAD && p.left && attn_kv_heads(&t->cfg) != t->cfg.heads) {
+        // grouped-query attention: which heads share K and V, above concat(Z) when the band there holds it
+        float top_h, res_top, shift, gx = x + 0, gw;
+        product_bands(c, &p, &top_h, &res_top, &shift);
+        gx += shift + viz_mat_left(c, p.left, 0);
+        gw = mat_w(c, p.left);
+        if (viz_kv_groups(c, gx, y, gw, &t->cfg, head, false) <= top_h) viz_kv_groups(c, gx, y, gw, &t->cfg, head, true);
+    }
     if (lines) {
         viz_box lb = {b.x + mb.w + gap(c), b.y, b.w - mb.w - gap(c), b.h};
         lines_view(c, lb, t, head);

@@ -103,6 +103,8 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
     for (size_t i = 0; i < sizeof numeric_settings / sizeof *numeric_settings; i++)
         if (numeric_settings[i].widget == w) {
             attn_setting_format(numeric_settings[i].setting, cfg, buf, cap);
+            if (w == VIZ_W_HEADS && attn_kv_heads(cfg) != cfg->heads) // grouped-query: "4 / 2 kv" (J changes it)
+                snprintf(buf, cap, viz_s(c, VIZ_S_HEADS_KV), cfg->heads, attn_kv_heads(cfg));
             return;
         }
     static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
@@ -733,7 +735,8 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     viz_fill(l, 0, H - status, W, status, c.th->panel);
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
-    canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
+    if (s->show_decode) viz_decode_view(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
+    else canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
     float nar_h = body_h * 0.52f;
     narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
@@ -757,5 +760,6 @@ void viz_build_figure(viz_list *l, const viz_scene *s, viz_measure m, int w, int
         float bw = viz_text_w(&c, s->badge, c.small) + 20 * c.u;
         viz_text(l, w - bw - 14 * c.u, 14 * c.u, bw, c.big * 1.4f, s->badge, c.small, VIZ_RIGHT | VIZ_MIDDLE, c.th->muted);
     }
-    canvas(&c, (viz_box){0, 0, (float)w, (float)h}, false);
+    if (s->show_decode) viz_decode_view(&c, (viz_box){0, 0, (float)w, (float)h}, false);
+    else canvas(&c, (viz_box){0, 0, (float)w, (float)h}, false);
 }

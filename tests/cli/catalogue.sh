@@ -114,6 +114,10 @@ refuse d-k-0 2 "--d-k must be between 1 and 128 (it is 0)." -- --headless --d-k 
 refuse heads-0 2 "--heads must be between 1 and 8 (it is 0)." -- --headless --heads 0
 refuse heads-9 2 "--heads must be between 1 and 8 (it is 9)." -- --headless --heads 9
 refuse d-model-513 2 "--d-model must be between 1 and 512 (it is 513)." -- --headless --d-model 513
+refuse kv-heads-3-of-4 1 "--kv-heads must divide --heads 4 (it is 3): each key/value head serves heads/G query heads." -- --headless --heads 4 --kv-heads 3
+refuse kv-heads-9 2 "--kv-heads must be between 0 and 8 (it is 9)." -- --headless --kv-heads 9
+refuse decode-mask-none 1 "--decode needs --mask causal or causal-window:W (the mask is none): a token being generated cannot see the tokens after it." -- --headless --decode
+refuse generate-no-model 2 "--generate N goes with --model FILE.json (a trained model continues the sentence)." -- --headless --generate 3
 refuse window-0 2 "The mask window W must be between 1 and 64 (it is 0)." -- --headless --mask window:0
 refuse causal-window-65 2 "The mask window W must be between 1 and 64 (it is 65)." -- --headless --mask causal-window:65
 refuse seed-2-32 2 "--seed must be between 0 and 4294967295 (it is 4294967296)." -- --headless --seed 4294967296

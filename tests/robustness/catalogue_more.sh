@@ -236,7 +236,7 @@ variant end-alone '17a @end'
 lesson lesson-end-without-block "$L/end-alone.lesson" 18:1 "@end without a block to close (@vocab, @weights or @own)"
 # settings
 variant setting '6s/.*/@config: d_k=2 heads=1 colour=red/'
-lesson lesson-unknown-setting "$L/setting.lesson" 6:24 "unknown setting “colour”; use d_model, d_k, heads, seed, mask, scale, pos_enc, bias or pos_dims"
+lesson lesson-unknown-setting "$L/setting.lesson" 6:24 "unknown setting “colour”; use d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims or kv_heads"
 variant setting-range '6s/.*/@config: d_k=0 heads=1/'
 lesson lesson-setting-out-of-range "$L/setting-range.lesson" 6:14 "d_k needs a whole number from 1 to 128, not “0”"
 variant setting-form '6s/.*/@config: d_k 2/'
