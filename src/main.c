@@ -324,6 +324,7 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
+    st.view.figure_only = o->view && strcmp(o->view, "figure") == 0;
     int link_step = plat_link_step();
     if (link_step > 0) app_goto_step(&st, link_step - 1);
     if (app_ui_open(&ui, &st, env.fonts, o->width ? o->width : 1280, o->height ? o->height : 800,

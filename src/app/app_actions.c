@@ -152,6 +152,11 @@ void app_toggle_help(app_state *st) {
     st->dirty = true;
 }
 
+void app_toggle_figure(app_state *st) {
+    st->view.figure_only = !st->view.figure_only;
+    st->dirty = true;
+}
+
 void app_click_step(app_state *st, int step) {
     app_goto_step(st, step);
     st->view.focus = VIZ_FOCUS_RAIL;

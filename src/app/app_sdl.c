@@ -422,9 +422,11 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_ESCAPE:
         if (st->view.show_lab) toggle_lab(u);
         else if (st->view.show_help) app_toggle_help(st);
+        else if (st->view.figure_only) app_toggle_figure(st);
         else if (st->look.fullscreen) toggle_fullscreen(u, false);
         return;
     case SDLK_F1: app_toggle_help(st); return;
+    case SDLK_f: app_toggle_figure(st); return;
     case SDLK_F11: toggle_fullscreen(u, !st->look.fullscreen); return;
     case SDLK_TAB: app_toggle_focus(st); return;
     case SDLK_PAGEUP: app_clicker(st, -1); return;

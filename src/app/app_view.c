@@ -58,6 +58,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->badge = badge;
     s->status = st->look.status[0] ? st->look.status : NULL;
     s->show_help = st->view.show_help;
+    s->figure_only = st->view.figure_only;
     s->help_note = plat_keeps_keys() ? app_str(st, VIZ_S_HELP_BROWSER_KEYS) : NULL;
     s->show_lab = st->view.show_lab;
     s->lab = st->view.lab;
@@ -227,6 +228,7 @@ char *app_view_query(const app_state *st) {
     }
     attn_sb_printf(&b, "&step=%d&theme=", (int)st->view.step + 1);
     query_value(&b, viz_theme_name(st->look.theme));
+    if (st->view.figure_only) attn_sb_puts(&b, "&view=figure");
     if (!attn_sb_ok(&b)) {
         attn_sb_free(&b);
         return NULL;

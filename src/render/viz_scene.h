@@ -204,6 +204,7 @@ typedef struct {
     const attn_cx_result *lab;          /* its measurements, or NULL while they run */
     float lab_elapsed;                  /* seconds the measurement has been running */
     const struct viz_train_view *train; /* the training view (F3, viz_train.h), or NULL when it is closed */
+    bool figure_only;                   /* F: the figure (or the training view's heatmaps) takes the whole window */
     /* look */
     viz_theme_id theme;
     float scale;       /* UI scale (DPI × zoom) */

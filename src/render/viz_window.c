@@ -650,6 +650,26 @@ static void help_overlay(const viz_ctx *c) {
              c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
 }
 
+/* The figure view (F): the step's figure on the whole window, its badge at
+ * the top right, and how to leave it at the bottom right. */
+static void figure_only(const viz_ctx *c) {
+    const viz_scene *s = c->s;
+    float W = (float)s->width, H = (float)s->height;
+    viz_fill(c->l, 0, 0, W, H, c->th->bg);
+    float pad = 14 * c->u, hint_h = c->small * 1.5f;
+    if (s->badge) { // figures carry where their weights came from
+        float bw = viz_text_w(c, s->badge, c->small) + 20 * c->u;
+        viz_text(c->l, W - bw - pad, pad, bw, c->big * 1.4f, s->badge, c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+    }
+    canvas(c, (viz_box){0, 0, W, H - hint_h}, false);
+    const char *hint = viz_s(c, VIZ_S_FIGURE_HINT);
+    float hw = fminf(viz_text_w(c, hint, c->small) + 4 * c->u, W - 2 * pad);
+    if (s->status) // what a key just did (saved, copied) still shows, on the left
+        viz_label(c, pad, H - hint_h, fmaxf(0, W - hw - 4 * pad), hint_h, s->status, c->small, VIZ_LEFT | VIZ_MIDDLE,
+                  c->th->muted);
+    viz_text(c->l, W - pad - hw, H - hint_h, hw, hint_h, hint, c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+}
+
 void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     viz_ctx c;
     ctx_init(&c, l, s, m);
@@ -663,6 +683,12 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
         viz_fill(l, 0, H - status, W, status, c.th->panel);
         status_line(&c, (viz_box){0, H - status, W, status});
         viz_train_overlay(&c, status);
+        if (s->show_lab) viz_lab_overlay(&c);
+        if (s->show_help) help_overlay(&c);
+        return;
+    }
+    if (s->figure_only) { // F: the figure alone, as the figure export draws it, on the whole window
+        figure_only(&c);
         if (s->show_lab) viz_lab_overlay(&c);
         if (s->show_help) help_overlay(&c);
         return;

@@ -26,7 +26,17 @@ fi
 if ! LANG=zh_CN.UTF-8 xvfb "$bin" --sentence "$seed" --size 1280x800 --script "$here/smaller.script"; then
     echo "FAIL: the small-things session failed"; fail=1
 fi
-for f in lesson-intro-zh lesson-scale-zh lesson-intro-en predict-hidden predict-revealed compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help lab; do
+# the figure view: F in the walkthrough and the training view, Esc leaving it
+sed "s|@OUT@|$out|g" "$here/figure.script" >"$out/figure.script"
+if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --size 1920x1080 --script "$out/figure.script"; then
+    echo "FAIL: the figure-view session failed"; fail=1
+fi
+# --view figure opens with it
+printf 'expect figure 1\nkey f\nexpect figure 0\nquit\n' >"$out/view.script"
+if ! xvfb "$bin" --view figure --size 1280x800 --script "$out/view.script"; then
+    echo "FAIL: --view figure did not open the figure view"; fail=1
+fi
+for f in figure-train lesson-intro-zh lesson-scale-zh lesson-intro-en predict-hidden predict-revealed compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help lab; do
     [ -s "$out/$f.png" ] || { echo "FAIL: $f.png was not saved"; fail=1; }
 done
 ls "$out"/shots/attnviz-*.png >/dev/null 2>&1 || { echo "FAIL: Ctrl+S saved no screenshot"; fail=1; }
