@@ -227,6 +227,78 @@ static void presenter_lesson_pages_read_from_afar(void **state) {
     }
 }
 
+/* ---- the figure view: one projected view of a comparison ---- */
+
+/* The smallest text size of the tokens' row labels in the canvas (the text
+ * right-aligned in a token hit region's row: not a chip), and how many. */
+static float token_label_px(const viz_list *l, int *count) {
+    float px = 1e9f;
+    *count = 0;
+    for (int i = 0; i < l->count; i++) {
+        const viz_cmd *h = &l->cmds[i];
+        if (h->kind != VIZ_HIT || h->hit.kind != VIZ_HIT_TOKEN) continue;
+        for (int j = 0; j < l->count; j++) {
+            const viz_cmd *t = &l->cmds[j];
+            // a row label: its text sits in the region's row, at its left (viz_label right-aligns it)
+            if (t->kind != VIZ_TEXT || (t->align & 3) != VIZ_RIGHT || fabsf(t->y - h->y) > 0.01f || fabsf(t->h - h->h) > 0.01f || t->x < h->x - 0.01f ||
+                t->x > h->x + h->w)
+                continue;
+            px = fminf(px, t->size);
+            (*count)++;
+            break;
+        }
+    }
+    return px;
+}
+
+/* The lesson pages that compare (scaled vs unscaled, masked vs not, head vs
+ * head) in the presenter theme at 1920×1080: in the figure view (F) both
+ * compared matrices write every value at 16 px or more and the tokens'
+ * labels are 20 px or more; with the rail and narrative shown, the labels
+ * are 14 px or more. */
+static void compare_reads_in_figure_view(void **state) {
+    (void)state;
+    int compared = 0, failed = 0;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        app_state st;
+        open_lesson(&st, (viz_lang)lang, VIZ_THEME_PRESENTER);
+        const lesson *l = app_lesson(&st);
+        for (int i = 0; i < lesson_page_count(l); i++) {
+            app_lesson_goto(&st, i);
+            if (st.view.compare == VIZ_COMPARE_OFF || app_trace(&st)->n > 17) continue;
+            st.lesson.predict_pending = false; // answered: the weights show
+            compared++;
+            const char *id = lesson_page_at(l, i)->id;
+            for (int fig = 1; fig >= 0; fig--) {
+                st.view.figure_only = fig;
+                char name[96];
+                snprintf(name, sizeof name, "compare-1920-%s-%s-%s", lang ? "zh" : "en", id, fig ? "figure" : "window");
+                const viz_list *list = build(&st, 1920, 1080, name);
+                readout r = read_results(list, st.view.step);
+                int labels;
+                float label_px = token_label_px(list, &labels);
+                print_message("%s %s (%s): %d of %d values written, at %.1f px or more; %d token labels at %.1f px or more\n",
+                              lang ? "zh" : "en", id, fig ? "figure view" : "window", r.written, r.cells, r.min_px, labels,
+                              label_px);
+                if (fig && (r.cells == 0 || r.written != r.cells || r.min_px < 16.0f)) {
+                    print_error("%s page %s, figure view: %d of %d result cells written, the smallest at %.1f px\n",
+                                lang ? "zh" : "en", id, r.written, r.cells, r.min_px);
+                    failed++;
+                }
+                if (labels == 0 || label_px < (fig ? 20.0f : 14.0f)) {
+                    print_error("%s page %s (%s): token labels at %.1f px\n", lang ? "zh" : "en", id,
+                                fig ? "figure view" : "window", label_px);
+                    failed++;
+                }
+            }
+            st.view.figure_only = false;
+        }
+        app_free(&st);
+    }
+    if (compared < 6) fail_msg("only %d comparing pages checked", compared);
+    if (failed) fail_msg("%d views too small to read (above)", failed);
+}
+
 /* ---- feature names in a small window ---- */
 
 /* Whether name is a label the figure of step has a row or column for: X's
@@ -644,6 +716,7 @@ int main(void) {
         cmocka_unit_test(cjk_punctuation_stays_with_its_words),
         cmocka_unit_test(presenter_values_read_from_afar),
         cmocka_unit_test(presenter_lesson_pages_read_from_afar),
+        cmocka_unit_test(compare_reads_in_figure_view),
         cmocka_unit_test(page_features_labelled_in_small_window),
         cmocka_unit_test(feature_columns_stay),
         cmocka_unit_test(nothing_cut_in_small_window),

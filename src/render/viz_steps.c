@@ -731,11 +731,44 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
     viz_draw_view(c, b, t, head, subtitle, subtitle ? viz_subtitle_lines(c, subtitle, b.w) : 0, range);
 }
 
+/* A comparison where the room is wanted (the figure view, the presenter
+ * theme): each view keeps the step's results alone, labelled by the tokens
+ * and the dimensions their operands carried; the operands and the lines
+ * view, the same kind of picture in both views, give them their room. */
+static bool results_only(const viz_ctx *c) {
+    return c->s->compare != VIZ_COMPARE_OFF && (c->s->figure_only || c->value_min > 0) && !c->s->readout;
+}
+
+static void keep_results(product *p) {
+    int n = 0;
+    for (int k = 0; k < p->blocks; k++) {
+        viz_mat *r = p->res[k];
+        if (p->left) { // a product: the left's rows and the top's columns were its labels
+            r->row_labels = p->left->row_labels == VIZ_LABEL_TOKENS ? VIZ_LABEL_TOKENS : VIZ_LABEL_NONE;
+            r->col_labels = p->top[k] ? p->top[k]->col_labels : VIZ_LABEL_DIMS;
+            if (p->top[k] && !r->col_names) r->col_names = p->top[k]->col_names;
+            p->top[k] = NULL;
+        } else if (p->operand[k]) {
+            continue;
+        } else if (r->row_labels == VIZ_LABEL_NONE && r->rows == p->res[0]->rows) {
+            r->row_labels = VIZ_LABEL_TOKENS; // Z's rows were A's
+        }
+        p->res[n] = r;
+        p->operand[n] = false;
+        p->op[n] = n ? "" : NULL;
+        n++;
+    }
+    p->left = NULL;
+    p->blocks = n;
+}
+
 void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, int sub_lines,
                    double range) {
     product p;
     build_product(c, &p, t, head);
     set_range(&p, range);
+    bool lean = subtitle && results_only(c);
+    if (lean) keep_results(&p);
     if (subtitle) { // a view's settings: one line, or two of smaller text rather than cut
         float h = subtitle_h(c, sub_lines);
         viz_label(c, b.x, b.y, b.w, h - c->body * 0.2f, subtitle, sub_lines == 1 ? c->body : c->small,
@@ -744,8 +777,8 @@ void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
         b.h -= h;
     }
     viz_box mb = b;
-    bool lines = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c);
-    mb.w = matrices_w(c, b, t);
+    bool lines = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c) && !lean;
+    mb.w = lines ? matrices_w(c, b, t) : b.w;
     assign(&p, zoomed(fit_cells(c, &p, mb.w, mb.h, 46 * c->u), c->s->canvas_zoom));
     float pw, ph;
     product_size(c, &p, &pw, &ph);
@@ -762,7 +795,9 @@ void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     product p;
     build_product(c, &p, t, head);
-    cells z = fit_cells(c, &p, matrices_w(c, b, t), b.h - subtitle_h(c, 1), 46 * c->u);
+    bool lean = results_only(c);
+    if (lean) keep_results(&p);
+    cells z = fit_cells(c, &p, lean ? b.w : matrices_w(c, b, t), b.h - subtitle_h(c, 1), 46 * c->u);
     return fminf(z.rw, z.rh); // the results' cells: what a split view compares
 }
 
