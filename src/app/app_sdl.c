@@ -255,6 +255,11 @@ static void export_all(app_ui *u) {
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
         items[i].names = sc.names;
+        items[i].compare = st->view.compare; // the split view shown, written as shown
+        items[i].head_b = st->view.head_b;
+        items[i].alt = sc.alt_trace;
+        snprintf(items[i].compare_labels[0], sizeof items[i].compare_labels[0], "%s", st->src.compare_labels[0]);
+        snprintf(items[i].compare_labels[1], sizeof items[i].compare_labels[1], "%s", st->src.compare_labels[1]);
     }
     attn_err err;
     if (export_run(&o, items, n, st->look.strings, u->fonts, &err) == ATTN_OK) {

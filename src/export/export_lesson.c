@@ -276,6 +276,23 @@ static attn_step page_step(const lesson *l, int i) {
     return ATTN_STEP_SOFTMAX;
 }
 
+/* The page's split view, as the window shows it: two heads, or its settings
+ * beside those of its @compare (scaling alone: the C key's own view). */
+static void page_compare(export_item *it, const lesson_page *pg) {
+    if (pg->compare.kind == LESSON_CMP_HEADS) {
+        it->compare = VIZ_COMPARE_HEADS;
+        it->head = pg->compare.head_a;
+        it->head_b = pg->compare.head_b;
+    } else if (pg->compare.kind == LESSON_CMP_CONFIG && it->alt) {
+        attn_config c = pg->cfg;
+        c.scale = pg->compare.cfg.scale;
+        bool scale_only = attn_config_diff_text(it->compare_labels[0], sizeof it->compare_labels[0], &c, &pg->compare.cfg) == 0;
+        it->compare = scale_only ? VIZ_COMPARE_SCALE : VIZ_COMPARE_CONFIG;
+        attn_config_diff_text(it->compare_labels[0], sizeof it->compare_labels[0], &pg->compare.cfg, &pg->cfg);
+        attn_config_diff_text(it->compare_labels[1], sizeof it->compare_labels[1], &pg->cfg, &pg->compare.cfg);
+    }
+}
+
 /* The next item from page i. */
 static attn_status page_item(lesson_job *j, const lesson *l, int i, const export_opts *o, const viz_strings *ui,
                              attn_err *err) {
@@ -314,6 +331,7 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->title = pg->title;
     it->page = pg;
     it->alt = j->alts[k].n ? &j->alts[k] : NULL;
+    page_compare(it, pg);
     viz_ref_ctx x;
     export_item_refs(&x, it, ui ? ui->s[o->lang] : NULL);
     it->text = j->texts[k] = export_lesson_text(pg, false, &x);

@@ -80,6 +80,10 @@ typedef struct {
     viz_origin origin;                /* where the trace's given weights came from (the figure's badge) */
     viz_mark mark;                    /* what the figure points at besides the query (a lesson's @highlight) */
     const attn_trace *alt;            /* a lesson page's @compare view (for its {references}), or NULL */
+    viz_compare compare;              /* the split view the figure shows, as the window does (a page's @compare, C):
+                                         scale and config draw alt beside trace */
+    int head_b;                       /* compare = heads: the second head */
+    char compare_labels[2][96];       /* compare = config: the settings each view sets ("mask=none") */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
     viz_names names;                  /* a lesson's names of Q/K/V/Z columns and the labels its page keeps */
     const char *remake_flags;         /* flags that make only this item again, e.g. "--steps 3" or

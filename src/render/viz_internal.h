@@ -13,6 +13,7 @@ typedef struct {
     float u;                /* one UI unit in pixels (scale) */
     float body, small, big; /* text sizes in pixels */
     float value_min;        /* the text size the theme wants values written at (0: where square cells allow) */
+    bool figure;            /* the figure alone (the figure view, F, and figure exports): it has the room */
 } viz_ctx;
 
 typedef struct {

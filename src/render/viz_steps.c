@@ -736,7 +736,7 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
  * and the dimensions their operands carried; the operands and the lines
  * view, the same kind of picture in both views, give them their room. */
 static bool results_only(const viz_ctx *c) {
-    return c->s->compare != VIZ_COMPARE_OFF && (c->s->figure_only || c->value_min > 0) && !c->s->readout;
+    return c->s->compare != VIZ_COMPARE_OFF && (c->figure || c->value_min > 0) && !c->s->readout;
 }
 
 static void keep_results(product *p) {

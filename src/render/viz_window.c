@@ -24,6 +24,7 @@ static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m)
     c->big = 20.0f * c->u;
     // the theme's value size grows and shrinks with the UI, but never below what reads at all
     c->value_min = c->th->value_px > 0 ? fmaxf(9.0f, c->th->value_px * c->u * 15.0f / c->th->body_px) : 0;
+    c->figure = s->figure_only && !s->train;
 }
 
 /* ---- top bar ---- */
@@ -723,6 +724,7 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
 void viz_build_figure(viz_list *l, const viz_scene *s, viz_measure m, int w, int h) {
     viz_ctx c;
     ctx_init(&c, l, s, m);
+    c.figure = true;
     viz_clear(l);
     viz_fill(l, 0, 0, (float)w, (float)h, c.th->bg);
     if (s->badge) { // figures carry where their weights came from
