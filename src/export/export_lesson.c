@@ -304,9 +304,15 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     if (pg->model_name && !pg->model)
         st = attn_fail(err, ATTN_ERR_INPUT, "Page %s needs the model %s, which cannot be read: %s", pg->id,
                        pg->model_name, pg->model_why ? pg->model_why : "?");
-    else if (pg->model) st = page_run(&j->runs[k], l, i, NULL, 0, -1, &labelled, err);
-    else st = lesson_page_trace(t, l, i, NULL, 0, err);
-    if (st == ATTN_OK && pg->compare.kind == LESSON_CMP_CONFIG) st = lesson_page_compare_trace(&j->alts[k], l, i, err);
+    else if (pg->model) st = page_run(&j->runs[k], l, i, o->sentence, o->sentence ? strlen(o->sentence) : 0, -1, &labelled, err);
+    else st = lesson_page_trace(t, l, i, o->sentence, o->sentence ? strlen(o->sentence) : 0, err);
+    if (st == ATTN_OK && pg->compare.kind == LESSON_CMP_CONFIG && o->sentence) { // the other sentence, compared too
+        attn_weights w;
+        lesson_page_weights(l, i, &pg->compare.cfg, &w);
+        st = attn_trace_run(&j->alts[k], o->sentence, strlen(o->sentence), &pg->compare.cfg, lesson_vocab(l), &w, err);
+    } else if (st == ATTN_OK && pg->compare.kind == LESSON_CMP_CONFIG) {
+        st = lesson_page_compare_trace(&j->alts[k], l, i, err);
+    }
     j->n++;
     if (st != ATTN_OK) return st;
     if (pg->model) t = &j->runs[k].layer[lesson_page_layer(pg)]; // the layer the page shows

@@ -59,6 +59,8 @@ typedef struct {
     const char *weights_path;   /* --weights file: named in the index; NULL: none */
     const char *weights_sha256; /* hex SHA-256 of the bytes read from it (attn_weights_file's), or NULL */
     const char *lesson_path;    /* lesson file: named in the index; NULL: none */
+    const char *sentence;       /* export_lesson: the pages shown with this sentence (--sentence with --page), as
+                                   the window shows a page after the sentence is edited; NULL: each page's own */
     const char *lesson_sha256;  /* hex SHA-256 of the lesson as read; NULL: export_lesson takes the lesson's */
     const char *title;          /* handout and index heading; NULL: a default */
     viz_origin origin;          /* export_sentence: where the trace's given weights came from */
