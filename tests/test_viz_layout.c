@@ -299,6 +299,54 @@ static void compare_reads_in_figure_view(void **state) {
     if (failed) fail_msg("%d views too small to read (above)", failed);
 }
 
+/* ---- finding one's way: the verdict of a guess ---- */
+
+/* The box of l's hit region of panel (its last one), or a zero box. */
+static viz_cmd panel_box(const viz_list *l, int panel) {
+    viz_cmd box = {0};
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_HIT && l->cmds[i].hit.kind == VIZ_HIT_PANEL && l->cmds[i].hit.panel == panel)
+            box = l->cmds[i];
+    return box;
+}
+
+/* After a guess the verdict ("Right: you picked …") heads the revealed text
+ * in the narrative panel, scrolled into view — not only in the status line —
+ * at 1280×800 and 1920×1080 presenter, in both languages, right or wrong. */
+static void verdict_heads_the_revealed_text(void **state) {
+    (void)state;
+    static const char *const right[VIZ_LANG_COUNT] = {"Right: you picked", "答对了"};
+    static const char *const wrong[VIZ_LANG_COUNT] = {"You picked", "你选了"};
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (int k = 0; k < 4; k++) {
+            app_state st;
+            open_lesson(&st, (viz_lang)lang, k & 1 ? VIZ_THEME_PRESENTER : VIZ_THEME_LIGHT);
+            assert_true(st.lesson.predict_pending);
+            const attn_trace *t = app_trace(&st);
+            int best = 0, q = st.view.query;
+            for (int j = 1; j < t->n; j++)
+                if (t->head[0].weights[(size_t)q * t->n + j] > t->head[0].weights[(size_t)q * t->n + best]) best = j;
+            bool is_right = k < 2;
+            app_select_query(&st, is_right ? best : 0);
+            assert_false(st.lesson.predict_pending);
+            int w = k & 1 ? 1920 : 1280, h = k & 1 ? 1080 : 800;
+            char name[64];
+            snprintf(name, sizeof name, "verdict-%s-%d-%s", lang ? "zh" : "en", w, is_right ? "right" : "wrong");
+            const viz_list *l = build(&st, w, h, name);
+            viz_cmd nar = panel_box(l, VIZ_PANEL_NARRATIVE);
+            const char *want = is_right ? right[lang] : wrong[lang];
+            bool shown = false;
+            for (int i = 0; i < l->count; i++) {
+                const viz_cmd *c = &l->cmds[i];
+                if (c->kind == VIZ_TEXT && strstr(viz_cmd_text(l, c), want) && c->x >= nar.x && c->y >= nar.y &&
+                    c->y + c->h <= nar.y + nar.h)
+                    shown = true;
+            }
+            if (!shown) fail_msg("%s %dx%d: the verdict \"%s…\" is not in the narrative panel", lang ? "zh" : "en", w, h, want);
+            app_free(&st);
+        }
+}
+
 /* ---- feature names in a small window ---- */
 
 /* Whether name is a label the figure of step has a row or column for: X's
@@ -717,6 +765,7 @@ int main(void) {
         cmocka_unit_test(presenter_values_read_from_afar),
         cmocka_unit_test(presenter_lesson_pages_read_from_afar),
         cmocka_unit_test(compare_reads_in_figure_view),
+        cmocka_unit_test(verdict_heads_the_revealed_text),
         cmocka_unit_test(page_features_labelled_in_small_window),
         cmocka_unit_test(feature_columns_stay),
         cmocka_unit_test(nothing_cut_in_small_window),

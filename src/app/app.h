@@ -57,6 +57,8 @@ typedef struct {
     bool narrative_stale;             /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
     char page_label[96];              /* "3 / 12" for the status line, or "" */
     bool predict_pending;             /* predict before reveal: weights hidden until a guess */
+    int guess;                        /* the token the learner guessed on this page (its verdict heads the revealed text), or -1 */
+    char guess_label[96];             /* its label then: a sentence edited since has no verdict */
     int predict_head;                 /* the question's head */
 } app_lesson_state;
 

@@ -49,7 +49,7 @@ void app_quit(app_state *st);                          /* leave the main loop */
  * (scroll_max: how far its text scrolls), over the cell arithmetic, with
  * Ctrl over the canvas (zoom), else over the canvas (pan; sideways with
  * Shift). */
-void app_wheel_narrative(app_state *st, int notches, int scroll_max);
+void app_wheel_narrative(app_state *st, int notches, int scroll_max, int shown); /* shown: the scroll as drawn */
 void app_wheel_detail(app_state *st, int notches);
 void app_wheel_zoom(app_state *st, int notches);
 void app_wheel_pan(app_state *st, int notches, bool sideways);

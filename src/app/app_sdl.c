@@ -489,7 +489,7 @@ static void mouse_wheel(app_ui *u, const SDL_MouseWheelEvent *w) {
     app_state *st = &u->st;
     viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
     bool ctrl = SDL_GetModState() & KMOD_CTRL, shift = SDL_GetModState() & KMOD_SHIFT;
-    if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) app_wheel_narrative(st, w->y, h.scroll_max);
+    if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) app_wheel_narrative(st, w->y, h.scroll_max, h.scroll);
     else if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_DETAIL) app_wheel_detail(st, w->y);
     else if (ctrl) app_wheel_zoom(st, w->y);
     else app_wheel_pan(st, w->y, shift);

@@ -12,6 +12,10 @@
 /* A line of a scene's narrative that starts with this byte is a line of code,
  * kept as written and set in the code face (lessons' ``` blocks). */
 #define VIZ_CODE_MARK "\x1f"
+/* A paragraph of a narrative that starts with this byte is the verdict of
+ * the learner's guess: drawn in the highlight colour, at the top of the
+ * revealed text, and the panel scrolls to it (narrative_scroll < 0). */
+#define VIZ_VERDICT_MARK "\x1e"
 
 /* Every UI string, in one table per language (assets/ui_strings.tsv). */
 typedef enum {
@@ -182,7 +186,7 @@ typedef struct {
     viz_focus focus;                  /* keyboard focus (drawn as an outline) */
     float canvas_zoom;                /* 1 = fit; > 1 zooms into the canvas */
     float canvas_pan_x, canvas_pan_y; /* canvas scroll in pixels at the current zoom */
-    float narrative_scroll;           /* narrative panel scroll in pixels */
+    float narrative_scroll;           /* narrative panel scroll in pixels; < 0: to its verdict paragraph (VIZ_VERDICT_MARK) */
     int detail_scroll;                /* terms the cell arithmetic is scrolled by (0: around the cell's own term) */
     /* the sentence bar */
     const char *sentence;    /* text shown in the bar (the edit buffer while editing) */

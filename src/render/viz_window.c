@@ -521,12 +521,25 @@ static void narrative(const viz_ctx *c, viz_box b) {
                                               : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
     float more_h = c->small * 1.5f;
     viz_box tb = {in.x, in.y, in.w, in.h - more_h};
-    float total = viz_wrap(c, tb, text, c->body, s->narrative_scroll, c->th->text);
-    if (total - s->narrative_scroll > tb.h) // say there is more rather than cutting silently
+    float total = viz_wrap_ex(c, tb, text, c->body, 0, 0, c->th->text, false);
+    int scroll_max = total > tb.h ? (int)ceilf(total - tb.h) : 0;
+    float scroll = s->narrative_scroll;
+    if (scroll < 0) { // just answered: the verdict at the top of the panel, the revealed text below it
+        const char *v = strstr(text, VIZ_VERDICT_MARK);
+        char before[8192];
+        size_t n = v ? (size_t)(v - text) : 0;
+        if (n >= sizeof before) n = 0;
+        memcpy(before, text, n);
+        before[n] = '\0';
+        scroll = n ? viz_wrap_ex(c, tb, before, c->body, 0, 0, c->th->text, false) - c->body * 1.45f * 0.5f : 0;
+        scroll = fminf(fmaxf(scroll, 0), (float)scroll_max);
+    }
+    viz_wrap(c, tb, text, c->body, scroll, c->th->text);
+    if (total - scroll > tb.h) // say there is more rather than cutting silently
         viz_text(c->l, in.x, in.y + in.h - more_h, in.w, more_h, viz_s(c, VIZ_S_MORE_BELOW), c->small,
                  VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
-    int scroll_max = total > tb.h ? (int)ceilf(total - tb.h) : 0;
-    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE, .scroll_max = scroll_max});
+    viz_hit_region(c->l, b.x, b.y, b.w, b.h,
+                   (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE, .scroll_max = scroll_max, .scroll = (int)scroll});
 }
 
 /* A line of the cell arithmetic, wrapped with a hanging indent: its height,
