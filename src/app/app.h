@@ -126,6 +126,7 @@ typedef struct {
     bool lines_all;            /* A: the attention lines of every head */
     bool show_help;            /* help overlay */
     bool figure_only;          /* F: the figure alone, the whole window (--view figure) */
+    bool show_pages;           /* the lesson's page list overlay */
     bool show_lab;             /* complexity lab overlay */
     const attn_cx_result *lab; /* its measurements once done (owned by the window), else NULL */
     float lab_elapsed;         /* seconds the measurement has run */

@@ -157,6 +157,17 @@ void app_toggle_figure(app_state *st) {
     st->dirty = true;
 }
 
+void app_page_control(app_state *st, int widget, int delta) {
+    if (!app_lesson(st)) return;
+    if (widget == VIZ_PW_TURN) app_lesson_turn(st, delta);
+    else if (widget == VIZ_PW_LIST) st->view.show_pages = !st->view.show_pages;
+    else if (widget == VIZ_PW_PAGE) {
+        st->view.show_pages = false;
+        if (delta != st->lesson.page) app_lesson_goto(st, delta);
+    }
+    st->dirty = true;
+}
+
 void app_click_step(app_state *st, int step) {
     app_goto_step(st, step);
     st->view.focus = VIZ_FOCUS_RAIL;

@@ -77,6 +77,7 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     else if (!strcmp(name, "focus")) snprintf(out, cap, "%s", st->view.focus == VIZ_FOCUS_RAIL ? "rail" : "canvas");
     else if (!strcmp(name, "help")) snprintf(out, cap, "%d", st->view.show_help);
     else if (!strcmp(name, "figure")) snprintf(out, cap, "%d", st->view.figure_only);
+    else if (!strcmp(name, "pages")) snprintf(out, cap, "%d", st->view.show_pages);
     else if (!strcmp(name, "fullscreen")) snprintf(out, cap, "%d", st->look.fullscreen);
     else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->look.width, st->look.height);
     else if (!strcmp(name, "badge")) app_badge(st, out, cap);

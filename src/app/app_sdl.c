@@ -427,6 +427,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_ESCAPE:
         if (st->view.show_lab) toggle_lab(u);
         else if (st->view.show_help) app_toggle_help(st);
+        else if (st->view.show_pages) app_page_control(st, VIZ_PW_LIST, 0);
         else if (st->view.figure_only) app_toggle_figure(st);
         else if (st->look.fullscreen) toggle_fullscreen(u, false);
         return;
@@ -478,6 +479,7 @@ static void mouse_down(app_ui *u, float x, float y) {
     case VIZ_HIT_STEP: app_click_step(st, h.step); break;
     case VIZ_HIT_WIDGET:
         if (h.widget >= VIZ_TW_FIRST) app_train_widget(&u->train, h.widget, h.delta);
+        else if (h.widget >= VIZ_PW_TURN && h.widget <= VIZ_PW_PAGE) app_page_control(st, h.widget, h.delta);
         else app_widget(st, (viz_widget)h.widget, h.delta);
         break;
     case VIZ_HIT_CELL: app_click_cell(st, h); break;

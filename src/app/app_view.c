@@ -71,6 +71,9 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     if (pg) viz_lesson_names(&s->names, app_lesson(st), st->lesson.page, app_trace(st));
     s->question = pg && pg->predict.on;
     s->page_label = st->lesson.page_label[0] ? st->lesson.page_label : NULL;
+    s->pages = app_lesson(st);
+    s->page = st->lesson.page;
+    s->show_pages = st->view.show_pages && s->pages;
     s->theme = st->look.theme;
     s->scale = st->look.dpi_scale * st->look.zoom;
     s->width = st->look.width;

@@ -107,10 +107,19 @@ typedef struct {
     int col; /* COLUMN, CELL: the key */
 } viz_mark;
 
+/* The lesson's page controls: VIZ_HIT_WIDGET hit regions with these ids
+ * (above the rail's viz_widget, below the training view's): ‹ and › turn
+ * the page (delta -1, +1), the page button opens the page list (delta 0),
+ * and an entry of the list goes to its page (delta: the page's index). */
+enum { VIZ_PW_TURN = 48,
+       VIZ_PW_LIST,
+       VIZ_PW_PAGE };
+
 /* Panels that scroll (hit regions carry these ids). */
 enum { VIZ_PANEL_NARRATIVE = 1,
        VIZ_PANEL_CANVAS = 2,
-       VIZ_PANEL_DETAIL = 3 };
+       VIZ_PANEL_DETAIL = 3,
+       VIZ_PANEL_PAGES = 5 }; /* 4: the training view's (viz_train.h) */
 
 /* Whose answers a model run's targets (its backward pass) are. */
 typedef enum {
@@ -202,6 +211,9 @@ typedef struct {
     const char *narrative;              /* narrative text; paragraphs split by blank lines, code lines marked */
     const char *status;                 /* status line text */
     const char *page_label;             /* e.g. "3 / 14", or NULL without a lesson */
+    const struct lesson *pages;         /* the open lesson (its page controls and list), or NULL */
+    int page;                           /* its page shown */
+    bool show_pages;                    /* the page list overlay */
     bool show_help;                     /* the key help overlay */
     const char *help_note;              /* lines the help adds below the keys (the browser's), or NULL */
     bool show_lab;                      /* the complexity lab overlay */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "attn_settings.h"
+#include "lesson.h"
 #include "viz_explain.h"
 #include "viz_internal.h"
 
@@ -504,9 +505,72 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
 
 /* ---- right side: narrative and cell arithmetic ---- */
 
+/* One button of the page controls: its text centred, a hit region when enabled. */
+static void page_button(const viz_ctx *c, viz_box r, const char *text, int widget, int delta, bool enabled, float px) {
+    viz_fill(c->l, r.x, r.y, r.w, r.h, enabled ? c->th->panel2 : c->th->panel);
+    viz_stroke(c->l, r.x, r.y, r.w, r.h, 1, c->th->line);
+    viz_label(c, r.x + 2 * c->u, r.y, r.w - 4 * c->u, r.h, text, px, VIZ_CENTER | VIZ_MIDDLE,
+              enabled ? c->th->text : c->th->muted);
+    if (enabled) viz_hit_region(c->l, r.x, r.y, r.w, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget, .delta = delta});
+}
+
+/* The lesson's page controls in b: ‹ Previous, the page list's button, Next ›. */
+static void page_controls(const viz_ctx *c, viz_box b) {
+    const viz_scene *s = c->s;
+    int n = lesson_page_count(s->pages);
+    char mid[96];
+    snprintf(mid, sizeof mid, viz_s(c, VIZ_S_PAGE_LIST), s->page + 1, n);
+    float px = c->small, gap = 6 * c->u;
+    float side = fminf((b.w - 2 * gap) * 0.3f, fmaxf(viz_text_w(c, viz_s(c, VIZ_S_PAGE_PREV), px),
+                                                     viz_text_w(c, viz_s(c, VIZ_S_PAGE_NEXT), px)) +
+                                                   16 * c->u);
+    float mw = b.w - 2 * side - 2 * gap;
+    page_button(c, (viz_box){b.x, b.y, side, b.h}, viz_s(c, VIZ_S_PAGE_PREV), VIZ_PW_TURN, -1, s->page > 0, px);
+    page_button(c, (viz_box){b.x + side + gap, b.y, mw, b.h}, mid, VIZ_PW_LIST, 0, true, px);
+    page_button(c, (viz_box){b.x + b.w - side, b.y, side, b.h}, viz_s(c, VIZ_S_PAGE_NEXT), VIZ_PW_TURN, +1,
+                s->page + 1 < n, px);
+}
+
+/* The page list over the window: every page's number and title, the one
+ * shown marked; a click goes there. */
+static void pages_overlay(const viz_ctx *c) {
+    const viz_scene *s = c->s;
+    int n = lesson_page_count(s->pages);
+    viz_fill(c->l, 0, 0, (float)s->width, (float)s->height, viz_alpha(c->th->bg, 215));
+    float w = s->width * 0.8f, h = s->height * 0.86f, x = (s->width - w) / 2, y = (s->height - h) / 2;
+    viz_fill(c->l, x, y, w, h, c->th->panel);
+    viz_stroke(c->l, x, y, w, h, 2 * c->u, c->th->accent);
+    viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_PAGES});
+    float pad = 20 * c->u;
+    viz_label(c, x + pad, y + pad, w - 2 * pad, c->big * 1.5f, viz_s(c, VIZ_S_PAGE_LIST_TITLE), c->big,
+              VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    float top = y + pad + c->big * 1.9f, avail = y + h - pad - top;
+    // one column while the rows stay readable, else two
+    int cols = n > 0 && avail / n < c->body * 1.6f ? 2 : 1, per = (n + cols - 1) / cols;
+    float rh = per > 0 ? fminf(c->body * 2.0f, avail / per) : 0, px = fminf(c->body, rh / 1.45f);
+    float cw = (w - 2 * pad - (cols - 1) * pad) / cols;
+    for (int i = 0; i < n; i++) {
+        const lesson_page *pg = lesson_page_at(s->pages, i);
+        float rx = x + pad + (i / per) * (cw + pad), ry = top + (i % per) * rh;
+        char line[256];
+        snprintf(line, sizeof line, "%d  %s", i + 1, pg && pg->title ? pg->title : "");
+        bool cur = i == s->page;
+        if (cur) viz_fill(c->l, rx, ry + 1, cw, rh - 2, c->th->accent);
+        viz_label(c, rx + 8 * c->u, ry, cw - 16 * c->u, rh, line, px, VIZ_LEFT | VIZ_MIDDLE,
+                  cur ? c->th->accent_text : c->th->text);
+        viz_hit_region(c->l, rx, ry, cw, rh, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = VIZ_PW_PAGE, .delta = i});
+    }
+}
+
 static void narrative(const viz_ctx *c, viz_box b) {
     const viz_scene *s = c->s;
     float pad = 14 * c->u;
+    if (s->pages && lesson_page_count(s->pages) > 0) { // where am I, and the way on: visible, not only in the help
+        float nh = c->small * 2.2f;
+        page_controls(c, (viz_box){b.x + pad, b.y + pad * 0.7f, b.w - 2 * pad, nh});
+        b.y += nh + pad * 0.4f;
+        b.h -= nh + pad * 0.4f;
+    }
     const char *title = s->narrative_title ? s->narrative_title
                         : s->readout       ? viz_s(c, VIZ_S_STEP_READOUT)
                                            : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
@@ -731,6 +795,7 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
     status_line(&c, (viz_box){0, H - status, W, status});
     if (s->show_lab) viz_lab_overlay(&c);
+    if (s->show_pages && s->pages) pages_overlay(&c);
     if (s->show_help) help_overlay(&c);
 }
 

@@ -31,12 +31,17 @@ sed "s|@OUT@|$out|g" "$here/figure.script" >"$out/figure.script"
 if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --size 1920x1080 --script "$out/figure.script"; then
     echo "FAIL: the figure-view session failed"; fail=1
 fi
+# the page controls and the page list
+sed "s|@OUT@|$out|g" "$here/pages.script" >"$out/pages.script"
+if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --size 1280x800 --script "$out/pages.script"; then
+    echo "FAIL: the page-controls session failed"; fail=1
+fi
 # --view figure opens with it
 printf 'expect figure 1\nkey f\nexpect figure 0\nquit\n' >"$out/view.script"
 if ! xvfb "$bin" --view figure --size 1280x800 --script "$out/view.script"; then
     echo "FAIL: --view figure did not open the figure view"; fail=1
 fi
-for f in figure-train lesson-intro-zh lesson-scale-zh lesson-intro-en predict-hidden predict-revealed compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help lab; do
+for f in figure-train pages-list pages-cost lesson-intro-zh lesson-scale-zh lesson-intro-en predict-hidden predict-revealed compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help lab; do
     [ -s "$out/$f.png" ] || { echo "FAIL: $f.png was not saved"; fail=1; }
 done
 ls "$out"/shots/attnviz-*.png >/dev/null 2>&1 || { echo "FAIL: Ctrl+S saved no screenshot"; fail=1; }
