@@ -520,15 +520,18 @@ static void page_controls(const viz_ctx *c, viz_box b) {
     int n = lesson_page_count(s->pages);
     char mid[96];
     snprintf(mid, sizeof mid, viz_s(c, VIZ_S_PAGE_LIST), s->page + 1, n);
-    float px = c->small, gap = 6 * c->u;
-    float side = fminf((b.w - 2 * gap) * 0.3f, fmaxf(viz_text_w(c, viz_s(c, VIZ_S_PAGE_PREV), px),
-                                                     viz_text_w(c, viz_s(c, VIZ_S_PAGE_NEXT), px)) +
-                                                   16 * c->u);
+    float px = c->small, gap = 6 * c->u, pad = 16 * c->u;
+    const char *prev = viz_s(c, VIZ_S_PAGE_PREV), *next = viz_s(c, VIZ_S_PAGE_NEXT);
+    float side = fmaxf(viz_text_w(c, prev, px), viz_text_w(c, next, px)) + pad;
+    if (2 * side + 2 * gap + viz_text_w(c, mid, px) + pad > b.w) { // narrow: the arrows and the numbers say it
+        prev = "‹", next = "›";
+        side = viz_text_w(c, "‹", px) + 2 * pad;
+        if (2 * side + 2 * gap + viz_text_w(c, mid, px) + pad > b.w) snprintf(mid, sizeof mid, "%d / %d ▾", s->page + 1, n);
+    }
     float mw = b.w - 2 * side - 2 * gap;
-    page_button(c, (viz_box){b.x, b.y, side, b.h}, viz_s(c, VIZ_S_PAGE_PREV), VIZ_PW_TURN, -1, s->page > 0, px);
+    page_button(c, (viz_box){b.x, b.y, side, b.h}, prev, VIZ_PW_TURN, -1, s->page > 0, px);
     page_button(c, (viz_box){b.x + side + gap, b.y, mw, b.h}, mid, VIZ_PW_LIST, 0, true, px);
-    page_button(c, (viz_box){b.x + b.w - side, b.y, side, b.h}, viz_s(c, VIZ_S_PAGE_NEXT), VIZ_PW_TURN, +1,
-                s->page + 1 < n, px);
+    page_button(c, (viz_box){b.x + b.w - side, b.y, side, b.h}, next, VIZ_PW_TURN, +1, s->page + 1 < n, px);
 }
 
 /* The page list over the window: every page's number and title, the one
