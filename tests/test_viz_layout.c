@@ -347,6 +347,59 @@ static void verdict_heads_the_revealed_text(void **state) {
         }
 }
 
+/* ---- the laptop: 1280×800 ---- */
+
+/* The lines of text l draws in box (one TEXT command a line). */
+static int lines_in(const viz_list *l, const viz_cmd *box) {
+    int n = 0;
+    for (int i = 0; i < l->count; i++) {
+        const viz_cmd *c = &l->cmds[i];
+        n += c->kind == VIZ_TEXT && c->x >= box->x && c->y >= box->y && c->y + c->h <= box->y + box->h + 0.5f &&
+             c->x < box->x + box->w;
+    }
+    return n;
+}
+
+/* At 1280×800 with nothing hovered the narrative takes the side panel (one
+ * line says how to see a cell's arithmetic), not half of it above an empty
+ * panel; a hovered cell brings its arithmetic back. Every page, en and zh. */
+static void narrative_gets_the_room(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        app_state st;
+        open_lesson(&st, (viz_lang)lang, VIZ_THEME_LIGHT);
+        const lesson *l = app_lesson(&st);
+        int least = 1000, most = 0;
+        for (int i = 0; i < lesson_page_count(l); i++) {
+            app_lesson_goto(&st, i);
+            st.lesson.predict_pending = false; // the whole text
+            app_lesson_refresh_narrative(&st);
+            char name[96];
+            snprintf(name, sizeof name, "laptop-1280-%s-%s", lang ? "zh" : "en", lesson_page_at(l, i)->id);
+            const viz_list *list = build(&st, 1280, 800, name);
+            viz_cmd nar = panel_box(list, VIZ_PANEL_NARRATIVE), det = panel_box(list, VIZ_PANEL_DETAIL);
+            if (nar.h < 0.85f * (nar.h + det.h))
+                fail_msg("%s page %s: the narrative is %.0f px of the side's %.0f", lang ? "zh" : "en",
+                         lesson_page_at(l, i)->id, nar.h, nar.h + det.h);
+            int lines = lines_in(list, &nar);
+            if (!strcmp(lesson_page_at(l, i)->id, "qkv")) // a page whose text is longer than the panel
+                print_message("%s page qkv at 1280x800: %d lines of text shown (%.0f px of the side's %.0f)\n",
+                              lang ? "zh" : "en", lines, nar.h, nar.h + det.h);
+            least = lines < least ? lines : least;
+            most = lines > most ? lines : most;
+        }
+        print_message("%s at 1280x800: the narrative shows %d to %d lines (with its title and page controls)\n",
+                      lang ? "zh" : "en", least, most);
+        // a hovered cell: its arithmetic below the text
+        app_lesson_goto(&st, 0);
+        app_move_cursor(&st, 0, 0);
+        const viz_list *list = build(&st, 1280, 800, "laptop-1280-hover");
+        viz_cmd nar = panel_box(list, VIZ_PANEL_NARRATIVE), det = panel_box(list, VIZ_PANEL_DETAIL);
+        assert_true(det.h > 0.4f * (nar.h + det.h));
+        app_free(&st);
+    }
+}
+
 /* ---- feature names in a small window ---- */
 
 /* Whether name is a label the figure of step has a row or column for: X's
@@ -766,6 +819,7 @@ int main(void) {
         cmocka_unit_test(presenter_lesson_pages_read_from_afar),
         cmocka_unit_test(compare_reads_in_figure_view),
         cmocka_unit_test(verdict_heads_the_revealed_text),
+        cmocka_unit_test(narrative_gets_the_room),
         cmocka_unit_test(page_features_labelled_in_small_window),
         cmocka_unit_test(feature_columns_stay),
         cmocka_unit_test(nothing_cut_in_small_window),

@@ -793,9 +793,23 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     rail(&c, (viz_box){0, top, rail_w, body_h});
     canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
-    float nar_h = body_h * 0.52f;
-    narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
-    detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
+    if (s->explain || s->model_explain) { // a cell hovered: its arithmetic below the text
+        float nar_h = body_h * 0.52f;
+        narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
+        detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
+    } else { // nothing to explain: the text takes the room, one line says how to see a cell's arithmetic
+        float pad = 14 * c.u, hint_w = side_w - 2 * pad;
+        float hint_h = fminf(viz_wrap_ex(&c, (viz_box){0, 0, hint_w, 1e6f}, viz_s(&c, VIZ_S_DETAIL_EMPTY), c.small * 0.92f,
+                                         0, 0, c.th->muted, false),
+                             c.small * 4.5f) +
+                       pad;
+        narrative(&c, (viz_box){W - side_w, top, side_w, body_h - hint_h});
+        viz_fill(l, W - side_w + pad, top + body_h - hint_h, side_w - 2 * pad, 1, c.th->line);
+        viz_wrap(&c, (viz_box){W - side_w + pad, top + body_h - hint_h + pad * 0.4f, hint_w, hint_h - pad * 0.4f},
+                 viz_s(&c, VIZ_S_DETAIL_EMPTY), c.small * 0.92f, 0, c.th->muted);
+        viz_hit_region(l, W - side_w, top + body_h - hint_h, side_w, hint_h,
+                       (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_DETAIL});
+    }
     status_line(&c, (viz_box){0, H - status, W, status});
     if (s->show_lab) viz_lab_overlay(&c);
     if (s->show_pages && s->pages) pages_overlay(&c);
