@@ -400,6 +400,46 @@ static void narrative_gets_the_room(void **state) {
     }
 }
 
+/* The code page shows its code where the figure would be, every line whole
+ * (no wrapping) in the code face at 1280×800 and 1920×1080 presenter, and
+ * not the figure of the step before it; the narrative keeps its prose. */
+static void code_page_shows_code_in_the_canvas(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (int k = 0; k < 2; k++) {
+            app_state st;
+            open_lesson(&st, (viz_lang)lang, k ? VIZ_THEME_PRESENTER : VIZ_THEME_LIGHT);
+            const lesson *l = app_lesson(&st);
+            int page = lesson_find_page(l, "code");
+            assert_true(page >= 0);
+            app_lesson_goto(&st, page);
+            int w = k ? 1920 : 1280, h = k ? 1080 : 800;
+            char name[64];
+            snprintf(name, sizeof name, "code-%s-%d", lang ? "zh" : "en", w);
+            const viz_list *list = build(&st, w, h, name);
+            viz_cmd nar = panel_box(list, VIZ_PANEL_NARRATIVE), can = panel_box(list, VIZ_PANEL_CANVAS);
+            int code_in_canvas = 0, code_in_narrative = 0, wraps = 0, grids = 0;
+            float least = 1e9f;
+            for (int i = 0; i < list->count; i++) {
+                const viz_cmd *c = &list->cmds[i];
+                if (c->kind == VIZ_GRID && c->rows >= 2 && c->x >= can.x && c->x < can.x + can.w) grids++;
+                if (c->kind != VIZ_TEXT || c->font != VIZ_FONT_MONO) continue;
+                if (c->x >= nar.x) code_in_narrative++;
+                else if (c->x >= can.x && c->y >= can.y && c->y + c->h <= can.y + can.h + 0.5f) {
+                    code_in_canvas++;
+                    least = fminf(least, c->size);
+                }
+                wraps += strcmp(viz_cmd_text(list, c), "↪") == 0;
+            }
+            print_message("%s %dx%d: %d code texts in the canvas at %.1f px or more, %d wrapped lines\n",
+                          lang ? "zh" : "en", w, h, code_in_canvas, least, wraps);
+            if (code_in_canvas < 30 || code_in_narrative || wraps || grids)
+                fail_msg("%s %dx%d: code in the canvas %d, in the narrative %d, %d wrapped, %d heatmaps", lang ? "zh" : "en",
+                         w, h, code_in_canvas, code_in_narrative, wraps, grids);
+            app_free(&st);
+        }
+}
+
 /* ---- feature names in a small window ---- */
 
 /* Whether name is a label the figure of step has a row or column for: X's
@@ -820,6 +860,7 @@ int main(void) {
         cmocka_unit_test(compare_reads_in_figure_view),
         cmocka_unit_test(verdict_heads_the_revealed_text),
         cmocka_unit_test(narrative_gets_the_room),
+        cmocka_unit_test(code_page_shows_code_in_the_canvas),
         cmocka_unit_test(page_features_labelled_in_small_window),
         cmocka_unit_test(feature_columns_stay),
         cmocka_unit_test(nothing_cut_in_small_window),

@@ -2,6 +2,7 @@
  * canvas, narrative and detail panels, status line, help overlay. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attn_settings.h"
@@ -503,6 +504,76 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     legends(c, foot, range);
 }
 
+/* ---- a lesson page's code, where the figure would be ---- */
+
+/* Splits a narrative into its prose and its code lines (VIZ_CODE_MARK), each
+ * malloc'd; blocks of code stay apart by a blank line. false (nothing
+ * allocated) when it holds no code or memory runs out. */
+static bool split_code(const char *text, char **prose, char **code) {
+    size_t len = strlen(text);
+    char *p = malloc(len + 1), *k = malloc(len + 2);
+    if (!p || !k) {
+        free(p);
+        free(k);
+        return false;
+    }
+    size_t np = 0, nk = 0;
+    bool in_code = false;
+    for (const char *at = text; *at;) {
+        const char *nl = strchr(at, '\n');
+        size_t n = nl ? (size_t)(nl - at) + 1 : strlen(at);
+        if (*at == VIZ_CODE_MARK[0]) {
+            if (!in_code && nk) k[nk++] = '\n'; // a new block
+            memcpy(k + nk, at, n);
+            nk += n;
+            if (!nl) k[nk++] = '\n';
+            in_code = true;
+        } else if (!(n == 1 && *at == '\n' && (np == 0 || (np >= 2 && p[np - 1] == '\n' && p[np - 2] == '\n')))) {
+            memcpy(p + np, at, n); // prose, without the blank lines a removed block leaves twice
+            np += n;
+            in_code = false;
+        } else {
+            in_code = false;
+        }
+        at += n;
+    }
+    p[np] = k[nk] = '\0';
+    if (!nk) {
+        free(p);
+        free(k);
+        return false;
+    }
+    *prose = p;
+    *code = k;
+    return true;
+}
+
+/* The page's code in the canvas: the largest size (up to the body text's)
+ * at which no line wraps, scrolled with the canvas. */
+static void code_canvas(const viz_ctx *c, viz_box b, const char *code) {
+    const viz_scene *s = c->s;
+    float pad = 14 * c->u;
+    viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
+    if (s->narrative_title) {
+        float th = viz_wrap(c, (viz_box){in.x, in.y, in.w, c->big * 3}, s->narrative_title, c->big, 0, c->th->text);
+        in.y += th + 8 * c->u;
+        in.h -= th + 8 * c->u;
+    }
+    viz_box wide = {in.x + c->small, in.y, 1e5f, in.h}, box = {in.x + c->small, in.y, in.w - c->small, in.h};
+    float px = c->body * 1.15f, best = 0;
+    for (; px >= c->small * 0.75f; px *= 0.95f) { // code is set at 0.87 of the text size it is given
+        float flat = viz_wrap_ex(c, wide, code, px, 0, 0, c->th->text, false);
+        if (viz_wrap_ex(c, box, code, px, 0, 0, c->th->text, false) > flat + 0.5f) continue; // a line wraps
+        if (!best) best = px;
+        if (flat <= in.h) break;
+    }
+    px = px >= c->small * 0.75f ? px : best ? best : c->small * 0.75f;
+    viz_clip(c->l, b.x, in.y, b.w, in.h);
+    viz_hit_region(c->l, b.x, in.y, b.w, in.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_CANVAS});
+    viz_wrap(c, box, code, px, s->canvas_pan_y, c->th->text);
+    viz_clip(c->l, 0, 0, 0, 0);
+}
+
 /* ---- right side: narrative and cell arithmetic ---- */
 
 /* One button of the page controls: its text centred, a hit region when enabled. */
@@ -782,6 +853,14 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
         side_w *= k;
     }
     float body_h = H - top - status;
+    char *prose = NULL, *code = NULL; // a lesson page's code goes where the figure would be, its prose stays
+    viz_scene split;
+    if (s->narrative_title && s->narrative && !s->model && strchr(s->narrative, VIZ_CODE_MARK[0]) &&
+        split_code(s->narrative, &prose, &code)) {
+        split = *s;
+        split.narrative = prose;
+        c.s = &split;
+    }
     // every pixel is covered once, first, by the panels' opaque backgrounds (so the rasteriser
     // need not clear what they cover), then drawn over
     viz_fill(l, 0, 0, W, top, c.th->panel);
@@ -791,7 +870,8 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     viz_fill(l, 0, H - status, W, status, c.th->panel);
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
-    canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
+    if (code) code_canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, code);
+    else canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
     if (s->explain || s->model_explain) { // a cell hovered: its arithmetic below the text
         float nar_h = body_h * 0.52f;
@@ -814,6 +894,8 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     if (s->show_lab) viz_lab_overlay(&c);
     if (s->show_pages && s->pages) pages_overlay(&c);
     if (s->show_help) help_overlay(&c);
+    free(prose);
+    free(code);
 }
 
 void viz_build_figure(viz_list *l, const viz_scene *s, viz_measure m, int w, int h) {
