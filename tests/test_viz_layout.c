@@ -400,6 +400,63 @@ static void narrative_gets_the_room(void **state) {
     }
 }
 
+static bool step_labels(const app_state *st, attn_step step, const char *name); /* below */
+static bool page_names(const lesson_page *pg, const char *s);
+
+/* The largest size a TEXT command of l saying exactly s is drawn at (0: none). */
+static float largest_text(const viz_list *l, const char *s) {
+    float px = 0;
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_TEXT && strcmp(viz_cmd_text(l, &l->cmds[i]), s) == 0) px = fmaxf(px, l->cmds[i].size);
+    return px;
+}
+
+/* At 1280×800 in the light theme, on the designed pages (12–17 tokens, the
+ * lesson's own weights, answered): every result value is written at 11 px
+ * or more, and every feature the page's text names that its step shows is
+ * labelled at 11 px or more — in both languages. */
+static void laptop_values_and_features_read(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        app_state st;
+        open_lesson(&st, (viz_lang)lang, VIZ_THEME_LIGHT);
+        const lesson *l = app_lesson(&st);
+        int pages = 0;
+        float least_value = 1e9f, least_label = 1e9f;
+        for (int i = 0; i < lesson_page_count(l); i++) {
+            app_lesson_goto(&st, i);
+            const lesson_page *pg = lesson_page_at(l, i);
+            int n = app_trace(&st)->n;
+            if (st.model.m || pg->random_weights || n < 12 || n > 17 || st.view.compare != VIZ_COMPARE_OFF ||
+                !strcmp(pg->id, "code"))
+                continue;
+            st.lesson.predict_pending = false;
+            pages++;
+            char name[96];
+            snprintf(name, sizeof name, "laptop-values-%s-%s", lang ? "zh" : "en", pg->id);
+            const viz_list *list = build(&st, 1280, 800, name);
+            readout r = read_results(list, st.view.step);
+            if (r.written != r.cells || r.min_px < 11.0f)
+                fail_msg("%s page %s: %d of %d values written, at %.1f px or more", lang ? "zh" : "en", pg->id, r.written,
+                         r.cells, r.min_px);
+            least_value = fminf(least_value, r.min_px);
+            for (int k = 0; k < pg->n_keep; k++) {
+                if (!page_names(pg, pg->keep[k]) || !step_labels(&st, st.view.step, pg->keep[k])) continue;
+                float px = largest_text(list, pg->keep[k]);
+                if (px < 11.0f)
+                    fail_msg("%s page %s: \"%s\", which its text names, is labelled at %.1f px", lang ? "zh" : "en",
+                             pg->id, pg->keep[k], px);
+                least_label = fminf(least_label, px);
+            }
+        }
+        print_message("%s at 1280x800 light, %d designed pages: values at %.1f px or more, the features the text names "
+                      "at %.1f px or more\n",
+                      lang ? "zh" : "en", pages, least_value, least_label);
+        if (pages < 5) fail_msg("only %d designed pages checked", pages);
+        app_free(&st);
+    }
+}
+
 /* The code page shows its code where the figure would be, every line whole
  * (no wrapping) in the code face at 1280×800 and 1920×1080 presenter, and
  * not the figure of the step before it; the narrative keeps its prose. */
@@ -861,6 +918,7 @@ int main(void) {
         cmocka_unit_test(verdict_heads_the_revealed_text),
         cmocka_unit_test(narrative_gets_the_room),
         cmocka_unit_test(code_page_shows_code_in_the_canvas),
+        cmocka_unit_test(laptop_values_and_features_read),
         cmocka_unit_test(page_features_labelled_in_small_window),
         cmocka_unit_test(feature_columns_stay),
         cmocka_unit_test(nothing_cut_in_small_window),

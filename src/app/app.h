@@ -79,6 +79,7 @@ typedef struct {
     bool backward;              /* B: the gradients on the scale, mask and softmax steps */
     bool target_labelled;       /* the target is the task's own answer (else the model's prediction) */
     model_explanation *explain; /* the hovered cell's arithmetic (owned while m is) */
+    model_result pair_run;      /* compare = sentence: src.pair through m (empty otherwise) */
     attn_config saved_cfg;      /* the settings before the model came, restored when it goes */
     bool from_page;             /* the lesson page named it (@model); else the lesson waits behind it */
 } app_model_state;
@@ -110,6 +111,8 @@ typedef struct {
     char compare_labels[2][96];  /* compare = config: the settings in which the two views differ, each view's */
     attn_trace trace;            /* trace of sentence under cfg (always valid after app_init) */
     attn_trace alt;              /* compare = scale or config: the second view's trace, else empty */
+    char *pair;                  /* compare = sentence: the other sentence through the model (owned), or NULL: the
+                                    page's @compare sentence, else the sentence before the learner's last edit */
     attn_explanation *explain;   /* explanation of the hovered cell (owned) */
     bool explain_valid;          /* explain describes the hovered cell */
 } app_source_state;

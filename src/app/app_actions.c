@@ -248,6 +248,7 @@ static viz_compare next_compare(const app_state *st, int dir) {
         c = (viz_compare)wrap((int)c + dir, VIZ_COMPARE_COUNT);
         if (c == VIZ_COMPARE_HEADS && st->src.cfg.heads < 2) continue;
         if (c == VIZ_COMPARE_CONFIG && (!app_page_compares_config(st) || st->model.m)) continue;
+        if (c == VIZ_COMPARE_SENTENCE && (!st->model.m || !st->src.pair)) continue;
         return c;
     }
     return VIZ_COMPARE_OFF;
@@ -453,8 +454,17 @@ void app_edit_commit(app_state *st) {
         app_status(st, app_str(st, VIZ_S_STATUS_EDIT_REVERTED), why);
         return;
     }
+    bool other = st->edit.check != NULL;
+    if (!other && st->model.m && e->backup && strcmp(e->backup, st->src.sentence) != 0) { // two sentences to compare
+        char *pair = strdup(e->backup);
+        if (pair) {
+            free(st->src.pair);
+            st->src.pair = pair;
+        }
+    }
     app_editor_end(e);
     st->edit.check = NULL;
+    if (!other && st->view.compare == VIZ_COMPARE_SENTENCE) app_recompute(st); // beside the sentence before it
     st->dirty = true;
 }
 

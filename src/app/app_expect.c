@@ -45,7 +45,7 @@ static void target_text(const app_state *st, char *out, size_t cap) {
 static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     const app_state *st = &u->st;
     const attn_config *cfg = &app_trace(st)->cfg;
-    static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page"};
+    static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page", "sentence"};
     char mask[32];
     attn_mask_format(mask, sizeof mask, cfg->mask);
     if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->view.step + 1);

@@ -141,6 +141,10 @@ static bool compares_scale_only(const lesson_page *pg) {
 /* The page's split view: before computing, which the comparisons need. */
 static void set_compare(app_state *st, const lesson_page *pg) {
     st->view.compare = VIZ_COMPARE_OFF;
+    free(st->src.pair); // a page's own pair, or none: the last page's is not this one's
+    st->src.pair = NULL;
+    if (pg->compare.kind == LESSON_CMP_SENTENCE && (st->src.pair = strdup(pg->compare.sentence)))
+        st->view.compare = VIZ_COMPARE_SENTENCE;
     if (pg->compare.kind == LESSON_CMP_HEADS) {
         st->view.compare = VIZ_COMPARE_HEADS;
         st->view.head = pg->compare.head_a;

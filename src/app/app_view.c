@@ -18,6 +18,24 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->alt_trace = st->src.alt.n ? &st->src.alt : NULL;
     s->compare_labels[0] = st->src.compare_labels[0];
     s->compare_labels[1] = st->src.compare_labels[1];
+    const model_result *pr = &st->model.pair_run;
+    if (st->model.m && st->view.compare == VIZ_COMPARE_SENTENCE && st->src.pair && pr->layer[st->model.layer].n > 0) {
+        const attn_trace *t2 = &pr->layer[st->model.layer], *t1 = &st->model.run.layer[st->model.layer];
+        s->alt_trace = t2;
+        s->alt_run = pr;
+        s->compare_labels[0] = st->src.sentence;
+        s->compare_labels[1] = st->src.pair;
+        char q[96], lab[96]; // the query on the same word in the other sentence, else its pronoun
+        s->alt_query = attn_trace_default_query(t2);
+        attn_token_label(&t1->tokens, st->view.query >= 0 && st->view.query < t1->n ? st->view.query : 0, 0, q, sizeof q);
+        for (int i = 0; i < t2->n; i++) {
+            attn_token_label(&t2->tokens, i, 0, lab, sizeof lab);
+            if (!strcmp(lab, q)) {
+                s->alt_query = i;
+                break;
+            }
+        }
+    }
     s->notice = st->src.notice[0] ? st->src.notice : NULL;
     s->origin = app_origin(st);
     s->feature_names = !st->model.m && st->src.vocab && st->src.vocab->dim == st->src.cfg.d_model && st->src.trace.vocab_rows

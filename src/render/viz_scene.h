@@ -83,12 +83,14 @@ static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER
 /* true for the settings a model fixes (its training chose them). */
 static inline bool viz_widget_model_fixed(viz_widget w) { return w <= VIZ_W_POSENC; }
 
-/* Split views: scaling on vs off, two heads, or (on a lesson page that asks
- * for it) the page's settings vs the settings of its @compare. */
+/* Split views: scaling on vs off, two heads, (on a lesson page that asks
+ * for it) the page's settings vs the settings of its @compare, or (with a
+ * trained model) two sentences through the same model. */
 typedef enum { VIZ_COMPARE_OFF,
                VIZ_COMPARE_SCALE,
                VIZ_COMPARE_HEADS,
                VIZ_COMPARE_CONFIG,
+               VIZ_COMPARE_SENTENCE,
                VIZ_COMPARE_COUNT } viz_compare;
 
 typedef enum { VIZ_FOCUS_CANVAS,
@@ -166,7 +168,11 @@ typedef struct {
     /* what is computed */
     const attn_trace *trace;          /* the current trace; never NULL when drawing */
     const attn_trace *alt_trace;      /* compare = scale or config: the same input, the second view's settings */
-    const char *compare_labels[2];    /* compare = config: what each view's settings are ("mask=window:2") */
+    const char *compare_labels[2];    /* compare = config: what each view's settings are ("mask=window:2");
+                                         compare = sentence: each view's sentence */
+    const model_result *alt_run;      /* compare = sentence: the second sentence through the model (alt_trace is
+                                         its layer `layer`) */
+    int alt_query;                    /* compare = sentence: the second sentence's query token */
     const char *notice;               /* a notice over the canvas (weights that no longer fit), or NULL */
     viz_origin origin;                /* where the trace's given weights came from (for the badge and notices) */
     const char *const *feature_names; /* d_model names for X's columns, or NULL */

@@ -284,12 +284,28 @@ static cells widened(const viz_ctx *c, product *p, cells z, float w, float h) {
 /* The cells at which the product fits w × h (at most max_cs): square, or,
  * when the theme wants values at a size squares cannot hold, fit_values';
  * then the results' columns as wide as their names or values want. */
-static cells fit_cells(const viz_ctx *c, product *p, float w, float h, float max_cs) {
+static cells fit_cells_as_labelled(const viz_ctx *c, product *p, float w, float h, float max_cs) {
     cells z = square(fit_square(c, p, w, h, max_cs)), v;
     if (c->value_min > 0 && !results_read(c, p, z, c->value_min) && fit_values(c, p, w, h, max_cs, &v)) z = v;
     z = widened(c, p, z, w, h);
     assign(p, z);
     return z;
+}
+
+/* fit_cells_as_labelled; X's features over its columns (beside W, whose
+ * rows carry them too) only where they cost the results little room. */
+static cells fit_cells(const viz_ctx *c, product *p, float w, float h, float max_cs) {
+    cells z = fit_cells_as_labelled(c, p, w, h, max_cs);
+    if (!p->left || !p->top[0] || p->left->col_labels != VIZ_LABEL_FEATURES) return z;
+    p->left->col_labels = VIZ_LABEL_NONE;
+    cells bare = fit_cells_as_labelled(c, p, w, h, max_cs);
+    bool reads = c->value_min <= 0 || results_read(c, p, z, c->value_min) || !results_read(c, p, bare, c->value_min);
+    if (reads && fminf(z.rw, z.rh) >= 0.85f * fminf(bare.rw, bare.rh)) {
+        p->left->col_labels = VIZ_LABEL_FEATURES;
+        assign(p, z);
+        return z;
+    }
+    return bare;
 }
 
 /* Puts the titles of each row of matrices on one line: the tops' above the
@@ -442,7 +458,7 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
             viz_label(c, b.x, y, lw - 6 * c->u, rh, lab, px, VIZ_RIGHT | VIZ_MIDDLE, col);
             viz_label(c, rx + 6 * c->u, y, lw - 6 * c->u, rh, lab, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
         }
-        viz_hit_region(c->l, b.x, y, lw, rh, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
+        if (!c->inert) viz_hit_region(c->l, b.x, y, lw, rh, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
     }
     if (c->s->hide_weights) return;
     int count = 0;
@@ -581,8 +597,9 @@ static void lay_out_step(const viz_ctx *c, product *p, const attn_trace *t, int 
     }
     if (layouts[s].product) {
         p->left = &mats[0];
-        if (info->shown[0].m == ATTN_SM_X) { // W's rows are X's columns: they carry X's features
-            mats[0].col_labels = VIZ_LABEL_NONE;
+        if (info->shown[0].m == ATTN_SM_X) { // W's rows are X's columns: they carry X's features, and X keeps
+            // them too where a lesson names them (its text reads X's rows: "a 1 only in the pronoun dimension")
+            mats[0].col_labels = xcols == VIZ_LABEL_FEATURES ? VIZ_LABEL_FEATURES : VIZ_LABEL_NONE;
             if (xcols == VIZ_LABEL_FEATURES) mats[1].row_labels = VIZ_LABEL_FEATURES;
         }
         for (int k = 0; k < info->results; k++) {
@@ -736,7 +753,7 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
  * and the dimensions their operands carried; the operands and the lines
  * view, the same kind of picture in both views, give them their room. */
 static bool results_only(const viz_ctx *c) {
-    return c->s->compare != VIZ_COMPARE_OFF && (c->figure || c->value_min > 0) && !c->s->readout;
+    return c->s->compare != VIZ_COMPARE_OFF && (c->figure || c->th->value_px > 0) && !c->s->readout;
 }
 
 static void keep_results(product *p) {

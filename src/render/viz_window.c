@@ -10,6 +10,10 @@
 #include "viz_explain.h"
 #include "viz_internal.h"
 
+/* The smallest size the window's light, dark and high-contrast themes write
+ * values at (at UI scale 1), when the layout can make room for it. */
+#define LAPTOP_VALUE_PX 11.0f
+
 static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m) {
     c->l = l;
     c->s = s;
@@ -27,6 +31,7 @@ static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m)
     // the theme's value size grows and shrinks with the UI, but never below what reads at all
     c->value_min = c->th->value_px > 0 ? fmaxf(9.0f, c->th->value_px * c->u * 15.0f / c->th->body_px) : 0;
     c->figure = s->figure_only && !s->train;
+    c->inert = false;
 }
 
 /* ---- top bar ---- */
@@ -110,7 +115,7 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         }
     static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
     static const viz_str cmp[VIZ_COMPARE_COUNT] = {VIZ_S_COMPARE_OFF, VIZ_S_COMPARE_SCALE, VIZ_S_COMPARE_HEADS,
-                                                   VIZ_S_COMPARE_PAGE};
+                                                   VIZ_S_COMPARE_PAGE, VIZ_S_COMPARE_SENTENCE};
     static const viz_str themes[] = {VIZ_S_THEME_LIGHT, VIZ_S_THEME_DARK, VIZ_S_THEME_PRESENTER, VIZ_S_THEME_CONTRAST};
     switch (w) {
     case VIZ_W_SCALE: snprintf(buf, cap, "%s", viz_s(c, cfg->scale ? VIZ_S_ON : VIZ_S_OFF)); break;
@@ -333,10 +338,11 @@ static void view_label(const viz_ctx *c, char *out, size_t cap, const attn_trace
     size_t n;
     if (s->compare == VIZ_COMPARE_SCALE)
         n = (size_t)snprintf(out, cap, "%s", viz_s(c, t->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
-    else if (s->compare == VIZ_COMPARE_CONFIG && s->compare_labels[which])
+    else if ((s->compare == VIZ_COMPARE_CONFIG || s->compare == VIZ_COMPARE_SENTENCE) && s->compare_labels[which])
         n = (size_t)snprintf(out, cap, "%s", s->compare_labels[which]);
     else n = (size_t)snprintf(out, cap, "%s %d", viz_s(c, VIZ_S_HEAD), head + 1);
-    if (s->step == ATTN_STEP_SOFTMAX && s->compare != VIZ_COMPARE_HEADS && n + 4 < cap && !s->hide_weights) {
+    if (s->step == ATTN_STEP_SOFTMAX && s->compare != VIZ_COMPARE_HEADS && s->compare != VIZ_COMPARE_SENTENCE &&
+        n + 4 < cap && !s->hide_weights) { // (two sentences: the sentences say it, and they are long)
         snprintf(out + n, cap - n, " · ");
         n += strlen(out + n);
         snprintf(out + n, cap - n, viz_s(c, VIZ_S_MEAN_ROW_MAX), attn_mean_row_max(t, head));
@@ -403,12 +409,30 @@ static void legends(const viz_ctx *c, viz_box lg, double range) {
     }
 }
 
+/* The second sentence's view of a two-sentence comparison: the scene with
+ * its trace, run and query, nothing hovered or marked, and no hit regions. */
+static void second_sentence(const viz_ctx *c, viz_scene *s2, viz_ctx *c2) {
+    *s2 = *c->s;
+    s2->trace = c->s->alt_trace;
+    s2->run = c->s->alt_run;
+    s2->query = c->s->alt_query;
+    s2->hover = (viz_hit){.kind = VIZ_HIT_NONE};
+    s2->explain = NULL;
+    s2->model_explain = NULL;
+    s2->mark = (viz_mark){VIZ_MARK_NONE, -1, -1};
+    *c2 = *c;
+    c2->s = s2;
+    c2->inert = true;
+}
+
 /* The step in in: one view, or two side by side or one above the other. */
 static void canvas_views(const viz_ctx *c, viz_box in, double range) {
     const viz_scene *s = c->s;
     const attn_trace *t = s->trace;
-    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG;
-    if (s->compare == VIZ_COMPARE_OFF || (second_trace && !s->alt_trace)) {
+    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG ||
+                        (s->compare == VIZ_COMPARE_SENTENCE && s->alt_run);
+    if (s->compare == VIZ_COMPARE_OFF || (s->compare == VIZ_COMPARE_SENTENCE && !s->alt_run) ||
+        (second_trace && !s->alt_trace)) {
         viz_draw_step(c, in, t, s->head, NULL, range);
         return;
     }
@@ -424,14 +448,17 @@ static void canvas_views(const viz_ctx *c, viz_box in, double range) {
     float vw = stacked ? in.w : half; // both settings lines take the room the longer needs
     int lines = viz_subtitle_lines(c, s1, vw) > viz_subtitle_lines(c, s2, vw) ? viz_subtitle_lines(c, s1, vw)
                                                                               : viz_subtitle_lines(c, s2, vw);
+    viz_scene sc2;
+    viz_ctx cx2 = *c;
+    if (s->compare == VIZ_COMPARE_SENTENCE) second_sentence(c, &sc2, &cx2);
     if (stacked) {
         viz_draw_view(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, lines, range);
         viz_fill(c->l, in.x, in.y + halfh + 10 * c->u, in.w, 1, c->th->line);
-        viz_draw_view(c, (viz_box){in.x, in.y + halfh + 20 * c->u, in.w, halfh}, t2, h2, s2, lines, range);
+        viz_draw_view(&cx2, (viz_box){in.x, in.y + halfh + 20 * c->u, in.w, halfh}, t2, h2, s2, lines, range);
     } else {
         viz_draw_view(c, (viz_box){in.x, in.y, half, in.h}, t, s->head, s1, lines, range);
         viz_fill(c->l, in.x + half + 10 * c->u, in.y, 1, in.h, c->th->line);
-        viz_draw_view(c, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, lines, range);
+        viz_draw_view(&cx2, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, lines, range);
     }
 }
 
@@ -439,9 +466,14 @@ static void canvas_views(const viz_ctx *c, viz_box in, double range) {
 static double canvas_range(const viz_ctx *c) {
     const viz_scene *s = c->s;
     double range = viz_step_range(c, s->trace, s->head);
-    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG;
+    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG ||
+                        (s->compare == VIZ_COMPARE_SENTENCE && s->alt_run);
+    if (s->compare == VIZ_COMPARE_SENTENCE && !s->alt_run) return range;
     if (s->compare != VIZ_COMPARE_OFF && (!second_trace || s->alt_trace)) {
-        double r2 = viz_step_range(c, second_trace ? s->alt_trace : s->trace, second_trace ? s->head : s->head_b);
+        viz_scene sc2;
+        viz_ctx cx2 = *c;
+        if (s->compare == VIZ_COMPARE_SENTENCE) second_sentence(c, &sc2, &cx2);
+        double r2 = viz_step_range(&cx2, second_trace ? s->alt_trace : s->trace, second_trace ? s->head : s->head_b);
         if (r2 > range) range = r2;
     }
     return range;
@@ -829,6 +861,8 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     float W = (float)s->width, H = (float)s->height, u = c.u;
     // a theme that wants readable values (presenter) gives the canvas the room the chrome would take
     bool roomy = c.value_min > 0;
+    // the other themes write values at 11 px or more where the layout can make room (a laptop's window)
+    if (c.value_min <= 0) c.value_min = LAPTOP_VALUE_PX * c.u;
     float top = (roomy ? 42 : 54) * u, status = (roomy ? 22 : 28) * u;
     if (s->train) { // the training view covers all but the status line: nothing under it is laid out or drawn
         viz_fill(l, 0, 0, W, H - status, c.th->bg);
