@@ -183,7 +183,7 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
         eo.weights_sha256 = o->weights_path ? r.file.sha256 : NULL; // of what was read: never read twice
         eo.lesson_sha256 = r.lesson ? lesson_sha256(r.lesson) : NULL;
         if (r.lesson && (o->sentence || o->sentence_file)) { // that page with that sentence, its model and its text
-            eo.sentence = r.sentence; // as read (a file without its byte-order mark)
+            eo.sentence = r.sentence;                        // as read (a file without its byte-order mark)
             st = export_lesson(&eo, r.lesson, lesson_page_at(r.lesson, r.page)->id, &env.strings, env.fonts, &err);
         } else if (r.lesson)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);

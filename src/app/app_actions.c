@@ -547,7 +547,7 @@ static float wheel_px(const app_state *st, int notches) {
 
 void app_wheel_narrative(app_state *st, int notches, int scroll_max, int shown) {
     if (st->view.narrative_scroll < 0) st->view.narrative_scroll = (float)shown; // from where it scrolled itself
-    st->view.narrative_scroll -= wheel_px(st, notches); // within the text as last drawn: never past its end
+    st->view.narrative_scroll -= wheel_px(st, notches);                          // within the text as last drawn: never past its end
     if (st->view.narrative_scroll > (float)scroll_max) st->view.narrative_scroll = (float)scroll_max;
     if (st->view.narrative_scroll < 0) st->view.narrative_scroll = 0;
     st->dirty = true;

@@ -205,7 +205,7 @@ void app_lesson_goto(app_state *st, int page) {
     if (!pg) return;
     app_model_close(st); // the page's own view
     st->lesson.page = page;
-    st->lesson.guess = -1; // a new page asks anew
+    st->lesson.guess = -1;     // a new page asks anew
     st->look.status[0] = '\0'; // the last page's message does not belong to this one
     st->src.vocab = lesson_vocab(l);
     st->src.design_cfg = pg->cfg;

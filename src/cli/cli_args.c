@@ -409,10 +409,10 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
         o->mode = CLI_MODE_HEADLESS;
         if (!o->print && !o->dump_path && !o->explain) o->print = true;
     }
-    if (o->view && (o->mode == CLI_MODE_HEADLESS || (strcmp(o->view, "figure") != 0 && strcmp(o->view, "window") != 0)))
-        return attn_fail(err, ATTN_ERR_RANGE, o->mode == CLI_MODE_HEADLESS
-                                                  ? "--view goes with --export-dir DIR or the window."
-                                                  : "--view: \"%s\" is not a view; use figure (the figure alone) or window.",
+    if (o->view && o->mode == CLI_MODE_HEADLESS)
+        return attn_fail(err, ATTN_ERR_RANGE, "--view goes with --export-dir DIR or the window.");
+    if (o->view && strcmp(o->view, "figure") != 0 && strcmp(o->view, "window") != 0)
+        return attn_fail(err, ATTN_ERR_RANGE, "--view: \"%s\" is not a view; use figure (the figure alone) or window.",
                          o->view);
     return ATTN_OK;
 }

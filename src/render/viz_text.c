@@ -177,7 +177,7 @@ float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t plen = nl ? (size_t)(nl - p) : strlen(p);
-        if (plen == 0) y += lh * 0.5f;            // a blank line separates paragraphs
+        if (plen == 0) y += lh * 0.5f; // a blank line separates paragraphs
         viz_rgba pc = col;
         if (plen > 0 && *p == VIZ_VERDICT_MARK[0]) { // the verdict of a guess: in the highlight colour
             p++, plen--;

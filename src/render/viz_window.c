@@ -599,7 +599,8 @@ static void code_canvas(const viz_ctx *c, viz_box b, const char *code) {
         if (!best) best = px;
         if (flat <= in.h) break;
     }
-    px = px >= c->small * 0.75f ? px : best ? best : c->small * 0.75f;
+    px = px >= c->small * 0.75f ? px : best ? best
+                                            : c->small * 0.75f;
     viz_clip(c->l, b.x, in.y, b.w, in.h);
     viz_hit_region(c->l, b.x, in.y, b.w, in.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_CANVAS});
     viz_wrap(c, box, code, px, s->canvas_pan_y, c->th->text);
