@@ -182,7 +182,10 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
         else if (o->weights_path) eo.origin = (viz_origin){.kind = VIZ_FROM_FILE, .name = o->weights_path};
         eo.weights_sha256 = o->weights_path ? r.file.sha256 : NULL; // of what was read: never read twice
         eo.lesson_sha256 = r.lesson ? lesson_sha256(r.lesson) : NULL;
-        if (r.lesson && !o->sentence && !o->sentence_file)
+        if (r.lesson && (o->sentence || o->sentence_file)) { // that page with that sentence, its model and its text
+            eo.sentence = r.sentence;                        // as read (a file without its byte-order mark)
+            st = export_lesson(&eo, r.lesson, lesson_page_at(r.lesson, r.page)->id, &env.strings, env.fonts, &err);
+        } else if (r.lesson)
             st = export_lesson(&eo, r.lesson, o->page_id, &env.strings, env.fonts, &err);
         else if (o->tiles) { // issue 24: and every step of head 1's tiles view
             attn_tiles tiles = {0};
@@ -340,6 +343,7 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
+    st.view.figure_only = o->view && strcmp(o->view, "figure") == 0;
     int link_step = plat_link_step();
     if (link_step > 0) app_goto_step(&st, link_step - 1);
     if (app_ui_open(&ui, &st, env.fonts, o->width ? o->width : 1280, o->height ? o->height : 800,

@@ -36,6 +36,15 @@ static void test_defaults_and_modes(void **state) {
     assert_int_equal(parse(&o, &err, 2, "--help"), ATTN_OK);
     assert_int_equal(o.mode, CLI_MODE_HELP);
     assert_non_null(strstr(cli_help_text(), "--dump-json"));
+    // the window opens with the figure alone (--view figure, as the exports name it)
+    assert_int_equal(parse(&o, &err, 3, "--view", "figure"), ATTN_OK);
+    assert_int_equal(o.mode, CLI_MODE_GUI);
+    assert_string_equal(o.view, "figure");
+    assert_int_equal(parse(&o, &err, 3, "--view", "window"), ATTN_OK);
+    assert_int_equal(parse(&o, &err, 3, "--view", "poster"), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "not a view"));
+    assert_int_equal(parse(&o, &err, 4, "--headless", "--view", "figure"), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "--view goes with"));
 }
 
 static void test_config_flags(void **state) {

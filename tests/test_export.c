@@ -33,6 +33,7 @@
 #include "fileio.h"
 #include "sha256.h"
 #include "model_file.h"
+#include "page.h"
 
 #define GOLDEN ATTN_SOURCE_DIR "/tests/golden/export/"
 #define GW 480 /* golden figure size */
@@ -970,6 +971,40 @@ static void lesson_export(void **state) {
     free(dir);
 }
 
+/* Issue 23: a page that compares writes both views, as the window shows
+ * it — the scale page scaled and not, the cost page with and without its
+ * mask, the multi-head page's two heads (its A was missing). */
+static void lesson_compare_pages_export_both_views(void **state) {
+    (void)state;
+    static const struct {
+        const char *page, *file, *first, *second;
+    } pages[] = {
+        {"scale", "06-scale.svg", "scaled by √dₖ", "not scaled"},
+        {"cost", "12-cost.svg", "mask=window:2", "mask=none"},
+        {"multi-head", "11-multi-head.svg", "head 1", "head 2"},
+    };
+    lesson *l = NULL;
+    attn_err err;
+    if (page_lesson_load(&l, ATTN_SOURCE_DIR "/lessons/en/self-attention.lesson", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    for (size_t i = 0; i < sizeof pages / sizeof *pages; i++) {
+        char *dir = temp_dir();
+        export_opts o;
+        small_opts(&o, dir, "svg");
+        o.width = 1280, o.height = 800;
+        o.command_prefix = "attnviz --headless --lesson self-attention.lesson";
+        if (export_lesson(&o, l, pages[i].page, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        char *p = path_in(dir, pages[i].file), *svg = slurp(p, NULL);
+        if (!svg) fail_msg("%s was not written", pages[i].file);
+        if (!strstr(svg, pages[i].first) || !strstr(svg, pages[i].second))
+            fail_msg("page %s: the figure lacks a view (\"%s\", \"%s\")", pages[i].page, pages[i].first, pages[i].second);
+        free(svg);
+        free(p);
+        rm_rf(dir);
+        free(dir);
+    }
+    lesson_free(l);
+}
+
 /* Issue 25: lesson text reaches Markdown as text. A title with <script> or
  * <img onerror=…> landed raw in handout.md and index.md, and MkDocs ran it. */
 static const char HOSTILE_LESSON[] =
@@ -1679,6 +1714,7 @@ int main(void) {
         cmocka_unit_test(deterministic),
         cmocka_unit_test(handout_and_index),
         cmocka_unit_test(lesson_export),
+        cmocka_unit_test(lesson_compare_pages_export_both_views),
         cmocka_unit_test(highlight_variants_differ),
         cmocka_unit_test(markdown_escapes_html),
         cmocka_unit_test(markdown_text_escaping),

@@ -227,6 +227,276 @@ static void presenter_lesson_pages_read_from_afar(void **state) {
     }
 }
 
+/* ---- the figure view: one projected view of a comparison ---- */
+
+/* The smallest text size of the tokens' row labels in the canvas (the text
+ * right-aligned in a token hit region's row: not a chip), and how many. */
+static float token_label_px(const viz_list *l, int *count) {
+    float px = 1e9f;
+    *count = 0;
+    for (int i = 0; i < l->count; i++) {
+        const viz_cmd *h = &l->cmds[i];
+        if (h->kind != VIZ_HIT || h->hit.kind != VIZ_HIT_TOKEN) continue;
+        for (int j = 0; j < l->count; j++) {
+            const viz_cmd *t = &l->cmds[j];
+            // a row label: its text sits in the region's row, at its left (viz_label right-aligns it)
+            if (t->kind != VIZ_TEXT || (t->align & 3) != VIZ_RIGHT || fabsf(t->y - h->y) > 0.01f || fabsf(t->h - h->h) > 0.01f || t->x < h->x - 0.01f ||
+                t->x > h->x + h->w)
+                continue;
+            px = fminf(px, t->size);
+            (*count)++;
+            break;
+        }
+    }
+    return px;
+}
+
+/* The lesson pages that compare (scaled vs unscaled, masked vs not, head vs
+ * head) in the presenter theme at 1920×1080: in the figure view (F) both
+ * compared matrices write every value at 16 px or more and the tokens'
+ * labels are 20 px or more; with the rail and narrative shown, the labels
+ * are 14 px or more. */
+static void compare_reads_in_figure_view(void **state) {
+    (void)state;
+    int compared = 0, failed = 0;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        app_state st;
+        open_lesson(&st, (viz_lang)lang, VIZ_THEME_PRESENTER);
+        const lesson *l = app_lesson(&st);
+        for (int i = 0; i < lesson_page_count(l); i++) {
+            app_lesson_goto(&st, i);
+            if (st.view.compare == VIZ_COMPARE_OFF || app_trace(&st)->n > 17) continue;
+            st.lesson.predict_pending = false; // answered: the weights show
+            compared++;
+            const char *id = lesson_page_at(l, i)->id;
+            for (int fig = 1; fig >= 0; fig--) {
+                st.view.figure_only = fig;
+                char name[96];
+                snprintf(name, sizeof name, "compare-1920-%s-%s-%s", lang ? "zh" : "en", id, fig ? "figure" : "window");
+                const viz_list *list = build(&st, 1920, 1080, name);
+                readout r = read_results(list, st.view.step);
+                int labels;
+                float label_px = token_label_px(list, &labels);
+                print_message("%s %s (%s): %d of %d values written, at %.1f px or more; %d token labels at %.1f px or more\n",
+                              lang ? "zh" : "en", id, fig ? "figure view" : "window", r.written, r.cells, r.min_px, labels,
+                              label_px);
+                if (fig && (r.cells == 0 || r.written != r.cells || r.min_px < 16.0f)) {
+                    print_error("%s page %s, figure view: %d of %d result cells written, the smallest at %.1f px\n",
+                                lang ? "zh" : "en", id, r.written, r.cells, r.min_px);
+                    failed++;
+                }
+                if (labels == 0 || label_px < (fig ? 20.0f : 14.0f)) {
+                    print_error("%s page %s (%s): token labels at %.1f px\n", lang ? "zh" : "en", id,
+                                fig ? "figure view" : "window", label_px);
+                    failed++;
+                }
+            }
+            st.view.figure_only = false;
+        }
+        app_free(&st);
+    }
+    if (compared < 6) fail_msg("only %d comparing pages checked", compared);
+    if (failed) fail_msg("%d views too small to read (above)", failed);
+}
+
+/* ---- finding one's way: the verdict of a guess ---- */
+
+/* The box of l's hit region of panel (its last one), or a zero box. */
+static viz_cmd panel_box(const viz_list *l, int panel) {
+    viz_cmd box = {0};
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_HIT && l->cmds[i].hit.kind == VIZ_HIT_PANEL && l->cmds[i].hit.panel == panel)
+            box = l->cmds[i];
+    return box;
+}
+
+/* After a guess the verdict ("Right: you picked …") heads the revealed text
+ * in the narrative panel, scrolled into view — not only in the status line —
+ * at 1280×800 and 1920×1080 presenter, in both languages, right or wrong. */
+static void verdict_heads_the_revealed_text(void **state) {
+    (void)state;
+    static const char *const right[VIZ_LANG_COUNT] = {"Right: you picked", "答对了"};
+    static const char *const wrong[VIZ_LANG_COUNT] = {"You picked", "你选了"};
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (int k = 0; k < 4; k++) {
+            app_state st;
+            open_lesson(&st, (viz_lang)lang, k & 1 ? VIZ_THEME_PRESENTER : VIZ_THEME_LIGHT);
+            assert_true(st.lesson.predict_pending);
+            const attn_trace *t = app_trace(&st);
+            int best = 0, q = st.view.query;
+            for (int j = 1; j < t->n; j++)
+                if (t->head[0].weights[(size_t)q * t->n + j] > t->head[0].weights[(size_t)q * t->n + best]) best = j;
+            bool is_right = k < 2;
+            app_select_query(&st, is_right ? best : 0);
+            assert_false(st.lesson.predict_pending);
+            int w = k & 1 ? 1920 : 1280, h = k & 1 ? 1080 : 800;
+            char name[64];
+            snprintf(name, sizeof name, "verdict-%s-%d-%s", lang ? "zh" : "en", w, is_right ? "right" : "wrong");
+            const viz_list *l = build(&st, w, h, name);
+            viz_cmd nar = panel_box(l, VIZ_PANEL_NARRATIVE);
+            const char *want = is_right ? right[lang] : wrong[lang];
+            bool shown = false;
+            for (int i = 0; i < l->count; i++) {
+                const viz_cmd *c = &l->cmds[i];
+                if (c->kind == VIZ_TEXT && strstr(viz_cmd_text(l, c), want) && c->x >= nar.x && c->y >= nar.y &&
+                    c->y + c->h <= nar.y + nar.h)
+                    shown = true;
+            }
+            if (!shown) fail_msg("%s %dx%d: the verdict \"%s…\" is not in the narrative panel", lang ? "zh" : "en", w, h, want);
+            app_free(&st);
+        }
+}
+
+/* ---- the laptop: 1280×800 ---- */
+
+/* The lines of text l draws in box (one TEXT command a line). */
+static int lines_in(const viz_list *l, const viz_cmd *box) {
+    int n = 0;
+    for (int i = 0; i < l->count; i++) {
+        const viz_cmd *c = &l->cmds[i];
+        n += c->kind == VIZ_TEXT && c->x >= box->x && c->y >= box->y && c->y + c->h <= box->y + box->h + 0.5f &&
+             c->x < box->x + box->w;
+    }
+    return n;
+}
+
+/* At 1280×800 with nothing hovered the narrative takes the side panel (one
+ * line says how to see a cell's arithmetic), not half of it above an empty
+ * panel; a hovered cell brings its arithmetic back. Every page, en and zh. */
+static void narrative_gets_the_room(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        app_state st;
+        open_lesson(&st, (viz_lang)lang, VIZ_THEME_LIGHT);
+        const lesson *l = app_lesson(&st);
+        int least = 1000, most = 0;
+        for (int i = 0; i < lesson_page_count(l); i++) {
+            app_lesson_goto(&st, i);
+            st.lesson.predict_pending = false; // the whole text
+            app_lesson_refresh_narrative(&st);
+            char name[96];
+            snprintf(name, sizeof name, "laptop-1280-%s-%s", lang ? "zh" : "en", lesson_page_at(l, i)->id);
+            const viz_list *list = build(&st, 1280, 800, name);
+            viz_cmd nar = panel_box(list, VIZ_PANEL_NARRATIVE), det = panel_box(list, VIZ_PANEL_DETAIL);
+            if (nar.h < 0.85f * (nar.h + det.h))
+                fail_msg("%s page %s: the narrative is %.0f px of the side's %.0f", lang ? "zh" : "en",
+                         lesson_page_at(l, i)->id, nar.h, nar.h + det.h);
+            int lines = lines_in(list, &nar);
+            if (!strcmp(lesson_page_at(l, i)->id, "qkv")) // a page whose text is longer than the panel
+                print_message("%s page qkv at 1280x800: %d lines of text shown (%.0f px of the side's %.0f)\n",
+                              lang ? "zh" : "en", lines, nar.h, nar.h + det.h);
+            least = lines < least ? lines : least;
+            most = lines > most ? lines : most;
+        }
+        print_message("%s at 1280x800: the narrative shows %d to %d lines (with its title and page controls)\n",
+                      lang ? "zh" : "en", least, most);
+        // a hovered cell: its arithmetic below the text
+        app_lesson_goto(&st, 0);
+        app_move_cursor(&st, 0, 0);
+        const viz_list *list = build(&st, 1280, 800, "laptop-1280-hover");
+        viz_cmd nar = panel_box(list, VIZ_PANEL_NARRATIVE), det = panel_box(list, VIZ_PANEL_DETAIL);
+        assert_true(det.h > 0.4f * (nar.h + det.h));
+        app_free(&st);
+    }
+}
+
+static bool step_labels(const app_state *st, attn_step step, const char *name); /* below */
+static bool page_names(const lesson_page *pg, const char *s);
+
+/* The largest size a TEXT command of l saying exactly s is drawn at (0: none). */
+static float largest_text(const viz_list *l, const char *s) {
+    float px = 0;
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_TEXT && strcmp(viz_cmd_text(l, &l->cmds[i]), s) == 0) px = fmaxf(px, l->cmds[i].size);
+    return px;
+}
+
+/* At 1280×800 in the light theme, on the designed pages (12–17 tokens, the
+ * lesson's own weights, answered): every result value is written at 11 px
+ * or more, and every feature the page's text names that its step shows is
+ * labelled at 11 px or more — in both languages. */
+static void laptop_values_and_features_read(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        app_state st;
+        open_lesson(&st, (viz_lang)lang, VIZ_THEME_LIGHT);
+        const lesson *l = app_lesson(&st);
+        int pages = 0;
+        float least_value = 1e9f, least_label = 1e9f;
+        for (int i = 0; i < lesson_page_count(l); i++) {
+            app_lesson_goto(&st, i);
+            const lesson_page *pg = lesson_page_at(l, i);
+            int n = app_trace(&st)->n;
+            if (st.model.m || pg->random_weights || n < 12 || n > 17 || st.view.compare != VIZ_COMPARE_OFF ||
+                !strcmp(pg->id, "code"))
+                continue;
+            st.lesson.predict_pending = false;
+            pages++;
+            char name[96];
+            snprintf(name, sizeof name, "laptop-values-%s-%s", lang ? "zh" : "en", pg->id);
+            const viz_list *list = build(&st, 1280, 800, name);
+            readout r = read_results(list, st.view.step);
+            if (r.written != r.cells || r.min_px < 11.0f)
+                fail_msg("%s page %s: %d of %d values written, at %.1f px or more", lang ? "zh" : "en", pg->id, r.written,
+                         r.cells, r.min_px);
+            least_value = fminf(least_value, r.min_px);
+            for (int k = 0; k < pg->n_keep; k++) {
+                if (!page_names(pg, pg->keep[k]) || !step_labels(&st, st.view.step, pg->keep[k])) continue;
+                float px = largest_text(list, pg->keep[k]);
+                if (px < 11.0f)
+                    fail_msg("%s page %s: \"%s\", which its text names, is labelled at %.1f px", lang ? "zh" : "en",
+                             pg->id, pg->keep[k], px);
+                least_label = fminf(least_label, px);
+            }
+        }
+        print_message("%s at 1280x800 light, %d designed pages: values at %.1f px or more, the features the text names "
+                      "at %.1f px or more\n",
+                      lang ? "zh" : "en", pages, least_value, least_label);
+        if (pages < 5) fail_msg("only %d designed pages checked", pages);
+        app_free(&st);
+    }
+}
+
+/* The code page shows its code where the figure would be, every line whole
+ * (no wrapping) in the code face at 1280×800 and 1920×1080 presenter, and
+ * not the figure of the step before it; the narrative keeps its prose. */
+static void code_page_shows_code_in_the_canvas(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (int k = 0; k < 2; k++) {
+            app_state st;
+            open_lesson(&st, (viz_lang)lang, k ? VIZ_THEME_PRESENTER : VIZ_THEME_LIGHT);
+            const lesson *l = app_lesson(&st);
+            int page = lesson_find_page(l, "code");
+            assert_true(page >= 0);
+            app_lesson_goto(&st, page);
+            int w = k ? 1920 : 1280, h = k ? 1080 : 800;
+            char name[64];
+            snprintf(name, sizeof name, "code-%s-%d", lang ? "zh" : "en", w);
+            const viz_list *list = build(&st, w, h, name);
+            viz_cmd nar = panel_box(list, VIZ_PANEL_NARRATIVE), can = panel_box(list, VIZ_PANEL_CANVAS);
+            int code_in_canvas = 0, code_in_narrative = 0, wraps = 0, grids = 0;
+            float least = 1e9f;
+            for (int i = 0; i < list->count; i++) {
+                const viz_cmd *c = &list->cmds[i];
+                if (c->kind == VIZ_GRID && c->rows >= 2 && c->x >= can.x && c->x < can.x + can.w) grids++;
+                if (c->kind != VIZ_TEXT || c->font != VIZ_FONT_MONO) continue;
+                if (c->x >= nar.x) code_in_narrative++;
+                else if (c->x >= can.x && c->y >= can.y && c->y + c->h <= can.y + can.h + 0.5f) {
+                    code_in_canvas++;
+                    least = fminf(least, c->size);
+                }
+                wraps += strcmp(viz_cmd_text(list, c), "↪") == 0;
+            }
+            print_message("%s %dx%d: %d code texts in the canvas at %.1f px or more, %d wrapped lines\n",
+                          lang ? "zh" : "en", w, h, code_in_canvas, least, wraps);
+            if (code_in_canvas < 30 || code_in_narrative || wraps || grids)
+                fail_msg("%s %dx%d: code in the canvas %d, in the narrative %d, %d wrapped, %d heatmaps", lang ? "zh" : "en",
+                         w, h, code_in_canvas, code_in_narrative, wraps, grids);
+            app_free(&st);
+        }
+}
+
 /* ---- feature names in a small window ---- */
 
 /* Whether name is a label the figure of step has a row or column for: X's
@@ -644,6 +914,11 @@ int main(void) {
         cmocka_unit_test(cjk_punctuation_stays_with_its_words),
         cmocka_unit_test(presenter_values_read_from_afar),
         cmocka_unit_test(presenter_lesson_pages_read_from_afar),
+        cmocka_unit_test(compare_reads_in_figure_view),
+        cmocka_unit_test(verdict_heads_the_revealed_text),
+        cmocka_unit_test(narrative_gets_the_room),
+        cmocka_unit_test(code_page_shows_code_in_the_canvas),
+        cmocka_unit_test(laptop_values_and_features_read),
         cmocka_unit_test(page_features_labelled_in_small_window),
         cmocka_unit_test(feature_columns_stay),
         cmocka_unit_test(nothing_cut_in_small_window),

@@ -24,6 +24,11 @@ function attnvizArguments(query) {
   if (q.get('page') !== null) args.push('--page', q.get('page'));
   if (q.get('theme') !== null) args.push('--theme', q.get('theme'));
   if (q.get('sentence') !== null) args.push('--sentence', q.get('sentence'));
+  const view = q.get('view');
+  if (view !== null) {
+    if (view !== 'figure' && view !== 'window') bad.push('view');
+    args.push('--view', view);
+  }
   const model = q.get('model');
   if (model !== null) {
     if (!name.test(model)) bad.push('model');
@@ -99,7 +104,7 @@ function attnvizDownload(blob, name) {
     note.style.display = text ? '' : 'none';
   };
   if (link.bad.length) {
-    say(`This link's ${link.bad.join(', ')} is not one attnviz knows (step is 1 to 9; names are files of the site).`, true);
+    say(`This link's ${link.bad.join(', ')} is not one attnviz knows (step is 1 to 9; view is figure or window; names are files of the site).`, true);
     window.Module = { noInitialRun: true };
     return;
   }

@@ -134,6 +134,18 @@ static attn_status model_compute(app_state *st, const char *text, attn_err *err)
     attn_trace_free(&st->src.alt);
     if (st->view.compare == VIZ_COMPARE_SCALE && compare_layer(st, text, &st->src.alt, err) != ATTN_OK)
         st->view.compare = VIZ_COMPARE_OFF; // the main view stands; only the comparison is dropped
+    model_result_free(&st->model.pair_run);
+    memset(&st->model.pair_run, 0, sizeof st->model.pair_run);
+    if (st->view.compare == VIZ_COMPARE_SENTENCE) { // the other sentence through the same model
+        attn_err ignored;
+        bool pair_labelled = false;
+        if (!st->src.pair || model_run_view(&st->model.pair_run, m, st->src.pair, strlen(st->src.pair), -1,
+                                            &pair_labelled, &ignored) != ATTN_OK) {
+            model_result_free(&st->model.pair_run);
+            memset(&st->model.pair_run, 0, sizeof st->model.pair_run);
+            st->view.compare = VIZ_COMPARE_OFF; // a sentence the model cannot read: the main view stands
+        }
+    }
     model_attn_config(&st->src.cfg, &m->cfg);
     st->src.cfg.seed = m->training.seed;
     return ATTN_OK;
@@ -319,6 +331,7 @@ void app_free(app_state *st) {
     attn_weights_file_free(&st->src.wfile);
     free(st->src.explain);
     free(st->src.sentence);
+    free(st->src.pair);
     app_editor_free(&st->edit.ed);
     memset(st, 0, sizeof *st);
 }
@@ -380,6 +393,7 @@ const attn_trace *app_trace(const app_state *st) {
 void app_model_state_free(app_model_state *ms) {
     if (!ms) return;
     model_result_free(&ms->run);
+    model_result_free(&ms->pair_run);
     model_free(ms->m);
     free(ms->m);
     free(ms->explain);

@@ -58,6 +58,9 @@ typedef struct {
     bool narrative_stale;               /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
     char page_label[192];               /* "3 / 12 · title" for the status line, or "" */
     bool predict_pending;               /* predict before reveal: weights hidden until a guess */
+    bool predict_pending;             /* predict before reveal: weights hidden until a guess */
+    int guess;                        /* the token the learner guessed on this page (its verdict heads the revealed text), or -1 */
+    char guess_label[96];             /* its label then: a sentence edited since has no verdict */
     int predict_head;                   /* the question's head */
     char try_labels[VIZ_MAX_TRIES][96]; /* the page's @try sentences, each from where it differs from the page's */
     char walk_note[512];                /* while a model of the learner's own is walked through: how to get back */
@@ -82,6 +85,7 @@ typedef struct {
     bool backward;              /* B: the gradients on the scale, mask and softmax steps */
     bool target_labelled;       /* the target is the task's own answer (else the model's prediction) */
     model_explanation *explain; /* the hovered cell's arithmetic (owned while m is) */
+    model_result pair_run;      /* compare = sentence: src.pair through m (empty otherwise) */
     attn_config saved_cfg;      /* the settings before the model came, restored when it goes */
     bool from_page;             /* the lesson page named it (@model); else the lesson waits behind it */
 } app_model_state;
@@ -115,6 +119,8 @@ typedef struct {
     char compare_labels[2][96];  /* compare = config: the settings in which the two views differ, each view's */
     attn_trace trace;            /* trace of sentence under cfg (always valid after app_init) */
     attn_trace alt;              /* compare = scale or config: the second view's trace, else empty */
+    char *pair;                  /* compare = sentence: the other sentence through the model (owned), or NULL: the
+                                    page's @compare sentence, else the sentence before the learner's last edit */
     attn_explanation *explain;   /* explanation of the hovered cell (owned) */
     bool explain_valid;          /* explain describes the hovered cell */
     attn_decode decode;          /* the decode view's decoding of the trace shown (owned; empty when closed or refused) */
@@ -132,6 +138,8 @@ typedef struct {
     viz_compare compare;       /* split view */
     bool lines_all;            /* A: the attention lines of every head */
     bool show_help;            /* help overlay */
+    bool figure_only;          /* F: the figure alone, the whole window (--view figure) */
+    bool show_pages;           /* the lesson's page list overlay */
     bool show_lab;             /* complexity lab overlay */
     bool show_decode;          /* F5: the decode view in the canvas (issue 24) */
     const attn_cx_result *lab; /* its measurements once done (owned by the window), else NULL */

@@ -153,6 +153,22 @@ void app_toggle_help(app_state *st) {
     st->dirty = true;
 }
 
+void app_toggle_figure(app_state *st) {
+    st->view.figure_only = !st->view.figure_only;
+    st->dirty = true;
+}
+
+void app_page_control(app_state *st, int widget, int delta) {
+    if (!app_lesson(st)) return;
+    if (widget == VIZ_PW_TURN) app_lesson_turn(st, delta);
+    else if (widget == VIZ_PW_LIST) st->view.show_pages = !st->view.show_pages;
+    else if (widget == VIZ_PW_PAGE) {
+        st->view.show_pages = false;
+        if (delta != st->lesson.page) app_lesson_goto(st, delta);
+    }
+    st->dirty = true;
+}
+
 void app_click_step(app_state *st, int step) {
     app_goto_step(st, step);
     st->view.focus = VIZ_FOCUS_RAIL;
@@ -233,6 +249,7 @@ static viz_compare next_compare(const app_state *st, int dir) {
         c = (viz_compare)wrap((int)c + dir, VIZ_COMPARE_COUNT);
         if (c == VIZ_COMPARE_HEADS && st->src.cfg.heads < 2) continue;
         if (c == VIZ_COMPARE_CONFIG && (!app_page_compares_config(st) || st->model.m)) continue;
+        if (c == VIZ_COMPARE_SENTENCE && (!st->model.m || !st->src.pair)) continue;
         return c;
     }
     return VIZ_COMPARE_OFF;
@@ -485,8 +502,17 @@ void app_edit_commit(app_state *st) {
         app_status(st, app_str(st, VIZ_S_STATUS_EDIT_REVERTED), why);
         return;
     }
+    bool other = st->edit.check != NULL;
+    if (!other && st->model.m && e->backup && strcmp(e->backup, st->src.sentence) != 0) { // two sentences to compare
+        char *pair = strdup(e->backup);
+        if (pair) {
+            free(st->src.pair);
+            st->src.pair = pair;
+        }
+    }
     app_editor_end(e);
     st->edit.check = NULL;
+    if (!other && st->view.compare == VIZ_COMPARE_SENTENCE) app_recompute(st); // beside the sentence before it
     st->dirty = true;
 }
 
@@ -615,8 +641,9 @@ static float wheel_px(const app_state *st, int notches) {
     return (float)notches * 40.0f * st->look.dpi_scale * st->look.zoom;
 }
 
-void app_wheel_narrative(app_state *st, int notches, int scroll_max) {
-    st->view.narrative_scroll -= wheel_px(st, notches); // within the text as last drawn: never past its end
+void app_wheel_narrative(app_state *st, int notches, int scroll_max, int shown) {
+    if (st->view.narrative_scroll < 0) st->view.narrative_scroll = (float)shown; // from where it scrolled itself
+    st->view.narrative_scroll -= wheel_px(st, notches);                          // within the text as last drawn: never past its end
     if (st->view.narrative_scroll > (float)scroll_max) st->view.narrative_scroll = (float)scroll_max;
     if (st->view.narrative_scroll < 0) st->view.narrative_scroll = 0;
     st->dirty = true;

@@ -23,6 +23,11 @@ void app_clicker(app_state *st, int delta);
 void app_widget(app_state *st, viz_widget w, int delta);
 void app_reset(app_state *st); /* R: the lesson's or the default view */
 void app_toggle_help(app_state *st);
+void app_toggle_figure(app_state *st); /* F: the figure alone in the whole window, and back */
+/* A page control clicked (VIZ_PW_*): ‹ › turn the page by delta, the page
+ * button shows or hides the page list, an entry of it (delta: the page's
+ * index) goes there. */
+void app_page_control(app_state *st, int widget, int delta);
 void app_toggle_lines_all(app_state *st); /* A: the attention lines of every head */
 /* F2: shows or hides the complexity lab; true when it is now shown (the
  * caller starts the measurement). */
@@ -61,7 +66,7 @@ void app_quit(app_state *st);                          /* leave the main loop */
  * (scroll_max: how far its text scrolls), over the cell arithmetic, with
  * Ctrl over the canvas (zoom), else over the canvas (pan; sideways with
  * Shift). */
-void app_wheel_narrative(app_state *st, int notches, int scroll_max);
+void app_wheel_narrative(app_state *st, int notches, int scroll_max, int shown); /* shown: the scroll as drawn */
 void app_wheel_detail(app_state *st, int notches);
 void app_wheel_zoom(app_state *st, int notches);
 void app_wheel_pan(app_state *st, int notches, bool sideways);

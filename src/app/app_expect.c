@@ -73,7 +73,7 @@ static void target_text(const app_state *st, char *out, size_t cap) {
 static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     const app_state *st = &u->st;
     const attn_config *cfg = &app_trace(st)->cfg;
-    static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page"};
+    static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page", "sentence"};
     char mask[32];
     attn_mask_format(mask, sizeof mask, cfg->mask);
     if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->view.step + 1);
@@ -104,6 +104,8 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     else if (!strcmp(name, "theme")) snprintf(out, cap, "%s", viz_theme_name(st->look.theme));
     else if (!strcmp(name, "focus")) snprintf(out, cap, "%s", st->view.focus == VIZ_FOCUS_RAIL ? "rail" : "canvas");
     else if (!strcmp(name, "help")) snprintf(out, cap, "%d", st->view.show_help);
+    else if (!strcmp(name, "figure")) snprintf(out, cap, "%d", st->view.figure_only);
+    else if (!strcmp(name, "pages")) snprintf(out, cap, "%d", st->view.show_pages);
     else if (!strcmp(name, "fullscreen")) snprintf(out, cap, "%d", st->look.fullscreen);
     else if (!strcmp(name, "size")) snprintf(out, cap, "%dx%d", st->look.width, st->look.height);
     else if (!strcmp(name, "badge")) app_badge(st, out, cap);

@@ -77,6 +77,46 @@ static void positions_note(attn_strbuf *b, const app_state *st) {
     attn_sb_free(&names);
 }
 
+/* The verdict of the learner's guess, at the top of the revealed text of b
+ * (the page's narrative once answered; x as it was built with): what the
+ * status line says, where the learner reads on. */
+static void verdict(app_state *st, const lesson_page *pg, attn_strbuf *b, const viz_ref_ctx *x) {
+    const attn_trace *t = app_trace(st);
+    char label[96], guess[96], answer[96], line[512];
+    int g = st->lesson.guess;
+    if (st->lesson.predict_pending || !pg->predict.on || g < 0 || g >= t->n || !attn_sb_ok(b)) return;
+    attn_token_label(&t->tokens, g, 0, label, sizeof label);
+    if (strcmp(label, st->lesson.guess_label) != 0) return; // the sentence changed since: the guess was about another
+    int h = st->lesson.predict_head < t->cfg.heads ? st->lesson.predict_head : 0, q = st->view.query;
+    if (q < 0 || q >= t->n) return;
+    const double *row = t->head[h].weights + (size_t)q * t->n;
+    int best = 0;
+    for (int j = 1; j < t->n; j++)
+        if (row[j] > row[best]) best = j;
+    attn_token_label(&t->tokens, g, 16, guess, sizeof guess);
+    attn_token_label(&t->tokens, best, 16, answer, sizeof answer);
+    if (best == g) snprintf(line, sizeof line, app_str(st, VIZ_S_PREDICT_RIGHT), guess, row[best]);
+    else snprintf(line, sizeof line, app_str(st, VIZ_S_PREDICT_WRONG), guess, answer, row[best]);
+    attn_strbuf asked; // the text before the answer: the revealed text starts where it ends
+    attn_sb_init(&asked);
+    viz_lesson_narrative(&asked, pg, true, x);
+    size_t at = attn_sb_ok(&asked) && asked.len > 0 && asked.len <= b->len && !memcmp(asked.data, b->data, asked.len)
+                    ? asked.len
+                    : 0;
+    attn_sb_free(&asked);
+    attn_strbuf out;
+    attn_sb_init(&out);
+    if (at) attn_sb_append(&out, b->data, at);
+    attn_sb_printf(&out, "%s%s\n\n", VIZ_VERDICT_MARK, line);
+    if (b->len > at) attn_sb_append(&out, b->data + at, b->len - at);
+    if (!attn_sb_ok(&out)) {
+        attn_sb_free(&out);
+        return;
+    }
+    attn_sb_free(b);
+    *b = out;
+}
+
 void app_lesson_refresh_narrative(app_state *st) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = app_lesson_page_shown(st);
@@ -89,6 +129,7 @@ void app_lesson_refresh_narrative(app_state *st) {
     bool model = st->model.m && pg->model; // the page's model, as the page shows it
     viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL, .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l), .sentence = st->src.sentence};
     viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &x);
+    verdict(st, pg, &b, &x);
     if (!model) vocab_note(&b, st);
     positions_note(&b, st);
     st->lesson.narrative = attn_sb_take(&b);
@@ -122,6 +163,10 @@ static bool compares_scale_only(const lesson_page *pg) {
 /* The page's split view: before computing, which the comparisons need. */
 static void set_compare(app_state *st, const lesson_page *pg) {
     st->view.compare = VIZ_COMPARE_OFF;
+    free(st->src.pair); // a page's own pair, or none: the last page's is not this one's
+    st->src.pair = NULL;
+    if (pg->compare.kind == LESSON_CMP_SENTENCE && (st->src.pair = strdup(pg->compare.sentence)))
+        st->view.compare = VIZ_COMPARE_SENTENCE;
     if (pg->compare.kind == LESSON_CMP_HEADS) {
         st->view.compare = VIZ_COMPARE_HEADS;
         st->view.head = pg->compare.head_a;
@@ -182,6 +227,7 @@ void app_lesson_goto(app_state *st, int page) {
     if (!pg) return;
     app_model_close(st); // the page's own view
     st->lesson.page = page;
+    st->lesson.guess = -1;     // a new page asks anew
     st->look.status[0] = '\0'; // the last page's message does not belong to this one
     st->src.vocab = lesson_vocab(l);
     st->src.design_cfg = pg->cfg;
@@ -329,6 +375,9 @@ void app_lesson_guess(app_state *st, int token) {
         app_status(st, app_str(st, VIZ_S_PREDICT_RIGHT), guess, row[best]);
     else
         app_status(st, app_str(st, VIZ_S_PREDICT_WRONG), guess, answer, row[best]);
+    st->lesson.guess = token; // its verdict heads the revealed text, scrolled to
+    attn_token_label(&t->tokens, token, 0, st->lesson.guess_label, sizeof st->lesson.guess_label);
+    st->view.narrative_scroll = -1;
     app_lesson_refresh_narrative(st); // the text after @reveal
     st->dirty = true;
 }

@@ -255,6 +255,11 @@ static void export_all(app_ui *u) {
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
         items[i].names = sc.names;
+        items[i].compare = st->view.compare; // the split view shown, written as shown
+        items[i].head_b = st->view.head_b;
+        items[i].alt = sc.alt_trace;
+        snprintf(items[i].compare_labels[0], sizeof items[i].compare_labels[0], "%s", st->src.compare_labels[0]);
+        snprintf(items[i].compare_labels[1], sizeof items[i].compare_labels[1], "%s", st->src.compare_labels[1]);
     }
     attn_err err;
     if (export_run(&o, items, n, st->look.strings, u->fonts, &err) == ATTN_OK) {
@@ -454,9 +459,12 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
         if (st->view.show_lab) toggle_lab(u);
         else if (st->view.show_decode) app_toggle_decode(st);
         else if (st->view.show_help) app_toggle_help(st);
+        else if (st->view.show_pages) app_page_control(st, VIZ_PW_LIST, 0);
+        else if (st->view.figure_only) app_toggle_figure(st);
         else if (st->look.fullscreen) toggle_fullscreen(u, false);
         return;
     case SDLK_F1: app_toggle_help(st); return;
+    case SDLK_f: app_toggle_figure(st); return;
     case SDLK_F11: toggle_fullscreen(u, !st->look.fullscreen); return;
     case SDLK_TAB: app_toggle_focus(st); return;
     case SDLK_PAGEUP: app_clicker(st, -1); return;
@@ -504,6 +512,7 @@ static void mouse_down(app_ui *u, float x, float y) {
     case VIZ_HIT_STEP: app_click_step(st, h.step); break;
     case VIZ_HIT_WIDGET:
         if (h.widget >= VIZ_TW_FIRST) app_train_widget(&u->train, h.widget, h.delta);
+        else if (h.widget >= VIZ_PW_TURN && h.widget <= VIZ_PW_PAGE) app_page_control(st, h.widget, h.delta);
         else app_widget(st, (viz_widget)h.widget, h.delta);
         break;
     case VIZ_HIT_CELL: app_click_cell(st, h); break;
@@ -515,7 +524,7 @@ static void mouse_wheel(app_ui *u, const SDL_MouseWheelEvent *w) {
     app_state *st = &u->st;
     viz_hit h = hit_at(u, u->mouse_x, u->mouse_y);
     bool ctrl = SDL_GetModState() & KMOD_CTRL, shift = SDL_GetModState() & KMOD_SHIFT;
-    if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) app_wheel_narrative(st, w->y, h.scroll_max);
+    if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_NARRATIVE) app_wheel_narrative(st, w->y, h.scroll_max, h.scroll);
     else if (h.kind == VIZ_HIT_PANEL && h.panel == VIZ_PANEL_DETAIL) app_wheel_detail(st, w->y);
     else if (ctrl) app_wheel_zoom(st, w->y);
     else app_wheel_pan(st, w->y, shift);

@@ -809,7 +809,10 @@ bool app_train_key(app_train *t, SDL_Keycode sym, Uint16 mod) {
     if (!t->open) return false;
     (void)mod;
     switch (sym) {
-    case SDLK_ESCAPE: app_train_toggle(t); return true;
+    case SDLK_ESCAPE: // Esc leaves the figure view first, as everywhere
+        if (t->st->view.figure_only) return false;
+        app_train_toggle(t);
+        return true;
     case SDLK_SPACE: app_train_widget(t, VIZ_TW_START, 0); return true;
     case SDLK_PERIOD:
     case SDLK_KP_PERIOD: app_train_widget(t, VIZ_TW_STEP, 0); return true;
@@ -832,7 +835,9 @@ bool app_train_key(app_train *t, SDL_Keycode sym, Uint16 mod) {
     case SDLK_s: app_train_widget(t, VIZ_TW_SAVE, 0); return true;
     case SDLK_w: app_train_widget(t, VIZ_TW_WALK, 0); return true;
     case SDLK_e: app_train_widget(t, VIZ_TW_PROBE, 0); return true;
-    // the theme, the language, help, fullscreen and zoom work as everywhere; nothing else reaches the walkthrough below
+    // the theme, the language, help, the figure view, fullscreen and zoom work as everywhere; nothing else
+    // reaches the walkthrough below
+    case SDLK_f:
     case SDLK_t:
     case SDLK_l:
     case SDLK_F1:

@@ -58,6 +58,24 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->alt_trace = st->src.alt.n ? &st->src.alt : NULL;
     s->compare_labels[0] = st->src.compare_labels[0];
     s->compare_labels[1] = st->src.compare_labels[1];
+    const model_result *pr = &st->model.pair_run;
+    if (st->model.m && st->view.compare == VIZ_COMPARE_SENTENCE && st->src.pair && pr->layer[st->model.layer].n > 0) {
+        const attn_trace *t2 = &pr->layer[st->model.layer], *t1 = &st->model.run.layer[st->model.layer];
+        s->alt_trace = t2;
+        s->alt_run = pr;
+        s->compare_labels[0] = st->src.sentence;
+        s->compare_labels[1] = st->src.pair;
+        char q[96], lab[96]; // the query on the same word in the other sentence, else its pronoun
+        s->alt_query = attn_trace_default_query(t2);
+        attn_token_label(&t1->tokens, st->view.query >= 0 && st->view.query < t1->n ? st->view.query : 0, 0, q, sizeof q);
+        for (int i = 0; i < t2->n; i++) {
+            attn_token_label(&t2->tokens, i, 0, lab, sizeof lab);
+            if (!strcmp(lab, q)) {
+                s->alt_query = i;
+                break;
+            }
+        }
+    }
     s->notice = st->src.notice[0] ? st->src.notice : NULL;
     s->origin = app_origin(st);
     s->feature_names = !st->model.m && st->src.vocab && st->src.vocab->dim == st->src.cfg.d_model && st->src.trace.vocab_rows
@@ -98,6 +116,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->badge = badge;
     s->status = st->look.status[0] ? st->look.status : NULL;
     s->show_help = st->view.show_help;
+    s->figure_only = st->view.figure_only;
     s->help_note = plat_keeps_keys() ? app_str(st, VIZ_S_HELP_BROWSER_KEYS) : NULL;
     s->show_lab = st->view.show_lab;
     s->lab = st->view.lab;
@@ -124,6 +143,9 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     if (pg) viz_lesson_names(&s->names, app_lesson(st), st->lesson.page, app_trace(st));
     s->question = pg && pg->predict.on;
     s->page_label = st->lesson.page_label[0] ? st->lesson.page_label : NULL;
+    s->pages = app_lesson(st);
+    s->page = st->lesson.page;
+    s->show_pages = st->view.show_pages && s->pages;
     s->theme = st->look.theme;
     s->scale = st->look.dpi_scale * st->look.zoom;
     s->width = st->look.width;
@@ -289,6 +311,7 @@ char *app_view_query(const app_state *st) {
     }
     attn_sb_printf(&b, "&step=%d&theme=", (int)st->view.step + 1);
     query_value(&b, viz_theme_name(st->look.theme));
+    if (st->view.figure_only) attn_sb_puts(&b, "&view=figure");
     if (!attn_sb_ok(&b)) {
         attn_sb_free(&b);
         return NULL;

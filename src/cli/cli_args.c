@@ -492,13 +492,18 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
         return ATTN_OK;
     }
     if (o->max_n) return attn_fail(err, ATTN_ERR_RANGE, "--max-n goes with --complexity.");
-    if (o->formats || o->steps || o->view || o->pixel_scale || o->caption)
-        return attn_fail(err, ATTN_ERR_RANGE, "--format, --steps, --view, --pixel-scale and --caption go with --export-dir DIR.");
+    if (o->formats || o->steps || o->pixel_scale || o->caption)
+        return attn_fail(err, ATTN_ERR_RANGE, "--format, --steps, --pixel-scale and --caption go with --export-dir DIR.");
     // any headless action implies --headless; --headless alone prints everything
     if (headless || o->print || o->dump_path || o->explain || o->decode) {
         o->mode = CLI_MODE_HEADLESS;
         if (!o->print && !o->dump_path && !o->explain && !o->decode) o->print = true; // --decode alone: its table
     }
+    if (o->view && o->mode == CLI_MODE_HEADLESS)
+        return attn_fail(err, ATTN_ERR_RANGE, "--view goes with --export-dir DIR or the window.");
+    if (o->view && strcmp(o->view, "figure") != 0 && strcmp(o->view, "window") != 0)
+        return attn_fail(err, ATTN_ERR_RANGE, "--view: \"%s\" is not a view; use figure (the figure alone) or window.",
+                         o->view);
     return ATTN_OK;
 }
 
@@ -575,7 +580,8 @@ static const char help_format[] =
     "  --format LIST         png,svg,csv,tex,md,html (default png,svg)\n"
     "  --pixel-scale N       1-3: render text and lines N times larger, for print\n"
     "  --steps LIST          all, or step numbers such as 3,6\n"
-    "  --view figure|window  the step's figure (default) or the whole window\n"
+    "  --view figure|window  the step's figure (default) or the whole window; in the\n"
+    "                        window, figure opens with the figure alone (key F)\n"
     "  --caption             burn the step, equation, sentence and settings in\n"
     "  --theme NAME          light, dark, presenter or high-contrast (also the window's)\n"
     "  --lang en|zh          UI language (also the window's)\n"

@@ -45,7 +45,12 @@ static void item_scene(viz_scene *s, const export_opts *o, const export_item *it
     s->query = it->query >= 0 && it->query < t->n ? it->query : attn_trace_default_query(t);
     s->mark = it->mark;
     s->hover.kind = VIZ_HIT_NONE;
-    s->compare = VIZ_COMPARE_OFF;
+    bool second = it->compare == VIZ_COMPARE_SCALE || it->compare == VIZ_COMPARE_CONFIG;
+    s->compare = second && !it->alt ? VIZ_COMPARE_OFF : it->compare; // the split view shown, as the window shows it
+    s->alt_trace = second ? it->alt : NULL;
+    if (s->compare == VIZ_COMPARE_HEADS && it->head_b >= 0 && it->head_b < t->cfg.heads) s->head_b = it->head_b;
+    s->compare_labels[0] = it->compare_labels[0];
+    s->compare_labels[1] = it->compare_labels[1];
     s->focus = VIZ_FOCUS_CANVAS;
     s->canvas_zoom = 1.0f;
     s->sentence = t->tokens.text;

@@ -276,6 +276,23 @@ static attn_step page_step(const lesson *l, int i) {
     return ATTN_STEP_SOFTMAX;
 }
 
+/* The page's split view, as the window shows it: two heads, or its settings
+ * beside those of its @compare (scaling alone: the C key's own view). */
+static void page_compare(export_item *it, const lesson_page *pg) {
+    if (pg->compare.kind == LESSON_CMP_HEADS) {
+        it->compare = VIZ_COMPARE_HEADS;
+        it->head = pg->compare.head_a;
+        it->head_b = pg->compare.head_b;
+    } else if (pg->compare.kind == LESSON_CMP_CONFIG && it->alt) {
+        attn_config c = pg->cfg;
+        c.scale = pg->compare.cfg.scale;
+        bool scale_only = attn_config_diff_text(it->compare_labels[0], sizeof it->compare_labels[0], &c, &pg->compare.cfg) == 0;
+        it->compare = scale_only ? VIZ_COMPARE_SCALE : VIZ_COMPARE_CONFIG;
+        attn_config_diff_text(it->compare_labels[0], sizeof it->compare_labels[0], &pg->compare.cfg, &pg->cfg);
+        attn_config_diff_text(it->compare_labels[1], sizeof it->compare_labels[1], &pg->cfg, &pg->compare.cfg);
+    }
+}
+
 /* The next item from page i. */
 static attn_status page_item(lesson_job *j, const lesson *l, int i, const export_opts *o, const viz_strings *ui,
                              attn_err *err) {
@@ -287,9 +304,15 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     if (pg->model_name && !pg->model)
         st = attn_fail(err, ATTN_ERR_INPUT, "Page %s needs the model %s, which cannot be read: %s", pg->id,
                        pg->model_name, pg->model_why ? pg->model_why : "?");
-    else if (pg->model) st = page_run(&j->runs[k], l, i, NULL, 0, -1, &labelled, err);
-    else st = lesson_page_trace(t, l, i, NULL, 0, err);
-    if (st == ATTN_OK && pg->compare.kind == LESSON_CMP_CONFIG) st = lesson_page_compare_trace(&j->alts[k], l, i, err);
+    else if (pg->model) st = page_run(&j->runs[k], l, i, o->sentence, o->sentence ? strlen(o->sentence) : 0, -1, &labelled, err);
+    else st = lesson_page_trace(t, l, i, o->sentence, o->sentence ? strlen(o->sentence) : 0, err);
+    if (st == ATTN_OK && pg->compare.kind == LESSON_CMP_CONFIG && o->sentence) { // the other sentence, compared too
+        attn_weights w;
+        lesson_page_weights(l, i, &pg->compare.cfg, &w);
+        st = attn_trace_run(&j->alts[k], o->sentence, strlen(o->sentence), &pg->compare.cfg, lesson_vocab(l), &w, err);
+    } else if (st == ATTN_OK && pg->compare.kind == LESSON_CMP_CONFIG) {
+        st = lesson_page_compare_trace(&j->alts[k], l, i, err);
+    }
     j->n++;
     if (st != ATTN_OK) return st;
     if (pg->model) t = &j->runs[k].layer[lesson_page_layer(pg)]; // the layer the page shows
@@ -314,6 +337,7 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->title = pg->title;
     it->page = pg;
     it->alt = j->alts[k].n ? &j->alts[k] : NULL;
+    page_compare(it, pg);
     viz_ref_ctx x;
     export_item_refs(&x, it, ui ? ui->s[o->lang] : NULL);
     it->text = j->texts[k] = export_lesson_text(pg, false, &x);

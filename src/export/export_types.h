@@ -61,6 +61,8 @@ typedef struct {
     const char *weights_path;   /* --weights file: named in the index; NULL: none */
     const char *weights_sha256; /* hex SHA-256 of the bytes read from it (attn_weights_file's), or NULL */
     const char *lesson_path;    /* lesson file: named in the index; NULL: none */
+    const char *sentence;       /* export_lesson: the pages shown with this sentence (--sentence with --page), as
+                                   the window shows a page after the sentence is edited; NULL: each page's own */
     const char *lesson_sha256;  /* hex SHA-256 of the lesson as read; NULL: export_lesson takes the lesson's */
     const char *title;          /* handout and index heading; NULL: a default */
     viz_origin origin;          /* export_sentence: where the trace's given weights came from */
@@ -82,6 +84,10 @@ typedef struct {
     viz_origin origin;                /* where the trace's given weights came from (the figure's badge) */
     viz_mark mark;                    /* what the figure points at besides the query (a lesson's @highlight) */
     const attn_trace *alt;            /* a lesson page's @compare view (for its {references}), or NULL */
+    viz_compare compare;              /* the split view the figure shows, as the window does (a page's @compare, C):
+                                         scale and config draw alt beside trace */
+    int head_b;                       /* compare = heads: the second head */
+    char compare_labels[2][96];       /* compare = config: the settings each view sets ("mask=none") */
     const char *const *feature_names; /* names of X's columns (lesson vocabulary), or NULL */
     viz_names names;                  /* a lesson's names of Q/K/V/Z columns and the labels its page keeps */
     const char *remake_flags;         /* flags that make only this item again, e.g. "--steps 3" or

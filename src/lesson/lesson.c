@@ -556,10 +556,26 @@ static void resolve_reveal(parser *p, page_ctx *c, const raw_dir *d) {
 }
 
 /* "head A | head B", or settings for the second view ("scale=off", "scale off"). */
+/* Whether an @compare compares two sentences ("sentence TEXT"). */
+static bool compares_sentences(const raw_dir *d) {
+    const char *s0 = lsn_skip_spaces(d->args, d->args + strlen(d->args));
+    return !strncmp(s0, "sentence", 8) && (s0[8] == ' ' || s0[8] == '\t' || s0[8] == '\0');
+}
+
 static void resolve_compare(parser *p, page_ctx *c, const raw_dir *d) {
     lesson_compare *cmp = &c->rec->pub.compare;
     const char *bar = strchr(d->args, '|'), *end = d->args + strlen(d->args);
     cmp->label = d->args;
+    if (compares_sentences(d)) { // a trained model's two sentences
+        const char *text = lsn_skip_spaces(lsn_skip_spaces(d->args, end) + 8, end);
+        if (text == end) {
+            lsn_add_err(p, d->line, d->col, "compare two sentences as @compare: sentence TEXT");
+            return;
+        }
+        cmp->sentence = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, text, (size_t)(end - text)));
+        if (cmp->sentence) cmp->kind = LESSON_CMP_SENTENCE;
+        return;
+    }
     if (bar) {
         const char *s = d->args, *w[4];
         size_t n[4];
@@ -1058,10 +1074,12 @@ static void resolve_model_view(parser *p, page_ctx *c) {
     const raw_dir *layer = c->seen[D_LAYER], *back = c->seen[D_BACKWARD];
     static const dir_kind one_layer[] = {D_CONFIG, D_RANDOM, D_COMPARE, D_FEATURES};
     for (size_t k = 0; k < sizeof one_layer / sizeof *one_layer && pg->model_name; k++)
-        if (c->seen[one_layer[k]])
+        if (c->seen[one_layer[k]] && !(one_layer[k] == D_COMPARE && compares_sentences(c->seen[D_COMPARE])))
             lsn_add_err(p, c->seen[one_layer[k]]->line, 1, "@%s is for the designed layer; a page with @model shows "
                                                            "the model as it was trained",
                         lsn_dir_names[one_layer[k]]);
+    if (!pg->model_name && c->seen[D_COMPARE] && compares_sentences(c->seen[D_COMPARE])) // through one trained model
+        lsn_add_err(p, c->seen[D_COMPARE]->line, 1, "@compare: sentence TEXT goes with @model: FILE");
     if (pg->model_name && c->rec->sc.n_mats)
         lsn_add_err(p, c->rec->sc.mats[0].line, 1, "a page with @model uses the model's weights, not @weights");
     for (const raw_dir *d = layer ? layer : back; d && !pg->model_name; d = NULL)

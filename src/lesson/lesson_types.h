@@ -146,15 +146,17 @@ typedef struct {
 
 typedef enum {
     LESSON_CMP_NONE,
-    LESSON_CMP_CONFIG, /* the same page with cfg changed ("scale=off") */
-    LESSON_CMP_HEADS   /* two heads of the same run side by side */
+    LESSON_CMP_CONFIG,  /* the same page with cfg changed ("scale=off") */
+    LESSON_CMP_HEADS,   /* two heads of the same run side by side */
+    LESSON_CMP_SENTENCE /* the page's sentence and another through its model ("sentence TEXT") */
 } lesson_compare_kind;
 
 typedef struct {
     lesson_compare_kind kind;
-    attn_config cfg;    /* CONFIG: the page's configuration with the changes applied */
-    int head_a, head_b; /* HEADS */
-    const char *label;  /* the directive's text as written, e.g. "scale=off" */
+    attn_config cfg;      /* CONFIG: the page's configuration with the changes applied */
+    int head_a, head_b;   /* HEADS */
+    const char *sentence; /* SENTENCE: the other sentence */
+    const char *label;    /* the directive's text as written, e.g. "scale=off" */
 } lesson_compare;
 
 /* A model a page names, as its source read it (opaque here; src/page). */

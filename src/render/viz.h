@@ -66,6 +66,7 @@ typedef struct {
     int widget, delta;         /* WIDGET: which control (viz_widget); -1 decrease, +1 increase, 0 toggle */
     int panel;                 /* PANEL: which panel (VIZ_PANEL_*) */
     int scroll_max;            /* PANEL: how far its text scrolls, in pixels, as drawn (0: it all shows) */
+    int scroll;                /* PANEL: how far its text is scrolled as drawn (it may scroll itself to a verdict) */
 } viz_hit;
 
 typedef struct {

@@ -13,6 +13,8 @@ typedef struct {
     float u;                /* one UI unit in pixels (scale) */
     float body, small, big; /* text sizes in pixels */
     float value_min;        /* the text size the theme wants values written at (0: where square cells allow) */
+    bool figure;            /* the figure alone (the figure view, F, and figure exports): it has the room */
+    bool inert;             /* a second sentence's view: no hit regions (its cells are not the scene's trace's) */
 } viz_ctx;
 
 typedef struct {

@@ -29,10 +29,7 @@ static float cell_h(const viz_mat *m, float cs) { return m->ch > 0 ? m->ch : cs;
 /* The size of m's column labels: as large as its cells allow, their width
  * counting up to twice their height (so wide cells do not get labels larger
  * than their rows'). */
-static float col_label_px(const viz_ctx *c, const viz_mat *m, float cs) {
-    float cw = cell_w(m, cs), ch = cell_h(m, cs);
-    return label_px(c, fminf(cw, fmaxf(ch, cw * 0.5f)));
-}
+static float col_label_px(const viz_ctx *c, const viz_mat *m, float cs);
 
 #define MAX_LABELS (ATTN_MAX_HEADS * ATTN_MAX_D_K) /* the widest matrix: concat and W_O's rows */
 
@@ -81,6 +78,19 @@ static bool alternate_fits(const float *width, int n, float cw, int lanes, float
     for (int j = 0; j + lanes < n; j++)
         if (lanes * cw < (width[j] + width[j + lanes]) / 2 + sep) return false;
     return true;
+}
+
+static float col_label_px(const viz_ctx *c, const viz_mat *m, float cs) {
+    float cw = cell_w(m, cs), ch = cell_h(m, cs);
+    float px = label_px(c, fminf(cw, fmaxf(ch, cw * 0.5f)));
+    // where values are written at a size, names over the columns read at 11 px when two staggered lines hold them all
+    if (c->value_min > 0 && px < 11.0f && c->small >= 11.0f && m->col_labels != VIZ_LABEL_TOKENS) {
+        float width[MAX_LABELS];
+        int n = m->cols < MAX_LABELS ? m->cols : MAX_LABELS;
+        col_widths(c, m, 11.0f, 110.0f * c->u, width);
+        if (alternate_fits(width, n, cw, 2, 4 * c->u)) px = 11.0f;
+    }
+    return px;
 }
 
 /* How many lines m's column labels take: one when each fits its cell, two
@@ -367,7 +377,7 @@ static void draw_labels(const viz_ctx *c, const viz_mat *m, float x, float y, fl
             row_label(c, m, i, buf, sizeof buf, false);
             viz_label(c, x - left, y + i * ch, left - 5 * c->u, ch, buf, px, VIZ_RIGHT | VIZ_MIDDLE,
                       sel ? c->th->highlight : c->th->muted);
-            if (m->row_labels == VIZ_LABEL_TOKENS)
+            if (m->row_labels == VIZ_LABEL_TOKENS && !c->inert)
                 viz_hit_region(c->l, x - left, y + i * ch, left, ch, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
         }
     }
@@ -445,7 +455,7 @@ void viz_mat_draw(const viz_ctx *c, const viz_mat *m, float x, float y, float cs
     draw_cells(c, m, x, y, cs);
     draw_labels(c, m, x, y, cs);
     draw_marks(c, m, x, y, cw, ch);
-    if (m->hidden || m->weight_of >= 0) return;
+    if (m->hidden || m->weight_of >= 0 || c->inert) return;
     for (int r = 0; r < m->rows; r++) // one hit region per cell, named as the core names it
         for (int k = 0; k < m->cols; k++) {
             viz_hit h = {.kind = VIZ_HIT_CELL, .stage = (int)m->stage, .head = m->head, .row = m->transposed ? k : r, .col = m->transposed ? r : k};

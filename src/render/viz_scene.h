@@ -14,6 +14,10 @@
 /* A line of a scene's narrative that starts with this byte is a line of code,
  * kept as written and set in the code face (lessons' ``` blocks). */
 #define VIZ_CODE_MARK "\x1f"
+/* A paragraph of a narrative that starts with this byte is the verdict of
+ * the learner's guess: drawn in the highlight colour, at the top of the
+ * revealed text, and the panel scrolls to it (narrative_scroll < 0). */
+#define VIZ_VERDICT_MARK "\x1e"
 
 /* Every UI string, in one table per language (assets/ui_strings.tsv). */
 typedef enum {
@@ -90,12 +94,14 @@ static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER
 /* true for the settings a model fixes (its training chose them). */
 static inline bool viz_widget_model_fixed(viz_widget w) { return w <= VIZ_W_POSENC; }
 
-/* Split views: scaling on vs off, two heads, or (on a lesson page that asks
- * for it) the page's settings vs the settings of its @compare. */
+/* Split views: scaling on vs off, two heads, (on a lesson page that asks
+ * for it) the page's settings vs the settings of its @compare, or (with a
+ * trained model) two sentences through the same model. */
 typedef enum { VIZ_COMPARE_OFF,
                VIZ_COMPARE_SCALE,
                VIZ_COMPARE_HEADS,
                VIZ_COMPARE_CONFIG,
+               VIZ_COMPARE_SENTENCE,
                VIZ_COMPARE_COUNT } viz_compare;
 
 typedef enum { VIZ_FOCUS_CANVAS,
@@ -125,11 +131,19 @@ enum { VIZ_TILE_S = 900,
        VIZ_TILE_O_OLD,
        VIZ_TILE_O };
 static inline bool viz_tile_stage(int stage) { return stage >= VIZ_TILE_S && stage <= VIZ_TILE_O; }
+/* The lesson's page controls: VIZ_HIT_WIDGET hit regions with these ids
+ * (above the rail's viz_widget and the chips' VIZ_W_TRY and VIZ_W_WORD, below the training view's): ‹ and › turn
+ * the page (delta -1, +1), the page button opens the page list (delta 0),
+ * and an entry of the list goes to its page (delta: the page's index). */
+enum { VIZ_PW_TURN = 50,
+       VIZ_PW_LIST,
+       VIZ_PW_PAGE };
 
 /* Panels that scroll (hit regions carry these ids). */
 enum { VIZ_PANEL_NARRATIVE = 1,
        VIZ_PANEL_CANVAS = 2,
-       VIZ_PANEL_DETAIL = 3 };
+       VIZ_PANEL_DETAIL = 3,
+       VIZ_PANEL_PAGES = 5 }; /* 4: the training view's (viz_train.h) */
 
 /* Whose answers a model run's targets (its backward pass) are. */
 typedef enum {
@@ -176,7 +190,11 @@ typedef struct {
     /* what is computed */
     const attn_trace *trace;          /* the current trace; never NULL when drawing */
     const attn_trace *alt_trace;      /* compare = scale or config: the same input, the second view's settings */
-    const char *compare_labels[2];    /* compare = config: what each view's settings are ("mask=window:2") */
+    const char *compare_labels[2];    /* compare = config: what each view's settings are ("mask=window:2");
+                                         compare = sentence: each view's sentence */
+    const model_result *alt_run;      /* compare = sentence: the second sentence through the model (alt_trace is
+                                         its layer `layer`) */
+    int alt_query;                    /* compare = sentence: the second sentence's query token */
     const char *notice;               /* a notice over the canvas (weights that no longer fit), or NULL */
     viz_origin origin;                /* where the trace's given weights came from (for the badge and notices) */
     const char *const *feature_names; /* d_model names for X's columns, or NULL */
@@ -205,7 +223,7 @@ typedef struct {
     viz_focus focus;                  /* keyboard focus (drawn as an outline) */
     float canvas_zoom;                /* 1 = fit; > 1 zooms into the canvas */
     float canvas_pan_x, canvas_pan_y; /* canvas scroll in pixels at the current zoom */
-    float narrative_scroll;           /* narrative panel scroll in pixels */
+    float narrative_scroll;           /* narrative panel scroll in pixels; < 0: to its verdict paragraph (VIZ_VERDICT_MARK) */
     int detail_scroll;                /* terms the cell arithmetic is scrolled by (0: around the cell's own term) */
     /* the sentence bar */
     const char *sentence;    /* text shown in the bar (the edit buffer while editing) */
@@ -226,6 +244,9 @@ typedef struct {
     const char *narrative;              /* narrative text; paragraphs split by blank lines, code lines marked */
     const char *status;                 /* status line text */
     const char *page_label;             /* e.g. "3 / 14", or NULL without a lesson */
+    const struct lesson *pages;         /* the open lesson (its page controls and list), or NULL */
+    int page;                           /* its page shown */
+    bool show_pages;                    /* the page list overlay */
     bool show_help;                     /* the key help overlay */
     const char *help_note;              /* lines the help adds below the keys (the browser's), or NULL */
     bool show_lab;                      /* the complexity lab overlay */
@@ -236,6 +257,7 @@ typedef struct {
     const attn_decode *decode;          /* its decoding of trace (token: query), or NULL when the mask does not allow it */
     const attn_tiles *tiles;            /* issue 24: the tiles view (F4): the shown head's record, or NULL when closed */
     int tiles_step;                     /* … the step it shows, from 0 */
+    bool figure_only;                   /* F: the figure (or the training view's heatmaps) takes the whole window */
     /* look */
     viz_theme_id theme;
     float scale;       /* UI scale (DPI × zoom) */

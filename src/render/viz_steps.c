@@ -284,12 +284,28 @@ static cells widened(const viz_ctx *c, product *p, cells z, float w, float h) {
 /* The cells at which the product fits w × h (at most max_cs): square, or,
  * when the theme wants values at a size squares cannot hold, fit_values';
  * then the results' columns as wide as their names or values want. */
-static cells fit_cells(const viz_ctx *c, product *p, float w, float h, float max_cs) {
+static cells fit_cells_as_labelled(const viz_ctx *c, product *p, float w, float h, float max_cs) {
     cells z = square(fit_square(c, p, w, h, max_cs)), v;
     if (c->value_min > 0 && !results_read(c, p, z, c->value_min) && fit_values(c, p, w, h, max_cs, &v)) z = v;
     z = widened(c, p, z, w, h);
     assign(p, z);
     return z;
+}
+
+/* fit_cells_as_labelled; X's features over its columns (beside W, whose
+ * rows carry them too) only where they cost the results little room. */
+static cells fit_cells(const viz_ctx *c, product *p, float w, float h, float max_cs) {
+    cells z = fit_cells_as_labelled(c, p, w, h, max_cs);
+    if (!p->left || !p->top[0] || p->left->col_labels != VIZ_LABEL_FEATURES) return z;
+    p->left->col_labels = VIZ_LABEL_NONE;
+    cells bare = fit_cells_as_labelled(c, p, w, h, max_cs);
+    bool reads = c->value_min <= 0 || results_read(c, p, z, c->value_min) || !results_read(c, p, bare, c->value_min);
+    if (reads && fminf(z.rw, z.rh) >= 0.85f * fminf(bare.rw, bare.rh)) {
+        p->left->col_labels = VIZ_LABEL_FEATURES;
+        assign(p, z);
+        return z;
+    }
+    return bare;
 }
 
 /* Puts the titles of each row of matrices on one line: the tops' above the
@@ -442,7 +458,7 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
             viz_label(c, b.x, y, lw - 6 * c->u, rh, lab, px, VIZ_RIGHT | VIZ_MIDDLE, col);
             viz_label(c, rx + 6 * c->u, y, lw - 6 * c->u, rh, lab, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
         }
-        viz_hit_region(c->l, b.x, y, lw, rh, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
+        if (!c->inert) viz_hit_region(c->l, b.x, y, lw, rh, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
     }
     if (c->s->hide_weights) return;
     int count = 0;
@@ -581,8 +597,9 @@ static void lay_out_step(const viz_ctx *c, product *p, const attn_trace *t, int 
     }
     if (layouts[s].product) {
         p->left = &mats[0];
-        if (info->shown[0].m == ATTN_SM_X) { // W's rows are X's columns: they carry X's features
-            mats[0].col_labels = VIZ_LABEL_NONE;
+        if (info->shown[0].m == ATTN_SM_X) { // W's rows are X's columns: they carry X's features, and X keeps
+            // them too where a lesson names them (its text reads X's rows: "a 1 only in the pronoun dimension")
+            mats[0].col_labels = xcols == VIZ_LABEL_FEATURES ? VIZ_LABEL_FEATURES : VIZ_LABEL_NONE;
             if (xcols == VIZ_LABEL_FEATURES) mats[1].row_labels = VIZ_LABEL_FEATURES;
         }
         for (int k = 0; k < info->results; k++) {
@@ -731,11 +748,44 @@ void viz_draw_step(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
     viz_draw_view(c, b, t, head, subtitle, subtitle ? viz_subtitle_lines(c, subtitle, b.w) : 0, range);
 }
 
+/* A comparison where the room is wanted (the figure view, the presenter
+ * theme): each view keeps the step's results alone, labelled by the tokens
+ * and the dimensions their operands carried; the operands and the lines
+ * view, the same kind of picture in both views, give them their room. */
+static bool results_only(const viz_ctx *c) {
+    return c->s->compare != VIZ_COMPARE_OFF && (c->figure || c->th->value_px > 0) && !c->s->readout;
+}
+
+static void keep_results(product *p) {
+    int n = 0;
+    for (int k = 0; k < p->blocks; k++) {
+        viz_mat *r = p->res[k];
+        if (p->left) { // a product: the left's rows and the top's columns were its labels
+            r->row_labels = p->left->row_labels == VIZ_LABEL_TOKENS ? VIZ_LABEL_TOKENS : VIZ_LABEL_NONE;
+            r->col_labels = p->top[k] ? p->top[k]->col_labels : VIZ_LABEL_DIMS;
+            if (p->top[k] && !r->col_names) r->col_names = p->top[k]->col_names;
+            p->top[k] = NULL;
+        } else if (p->operand[k]) {
+            continue;
+        } else if (r->row_labels == VIZ_LABEL_NONE && r->rows == p->res[0]->rows) {
+            r->row_labels = VIZ_LABEL_TOKENS; // Z's rows were A's
+        }
+        p->res[n] = r;
+        p->operand[n] = false;
+        p->op[n] = n ? "" : NULL;
+        n++;
+    }
+    p->left = NULL;
+    p->blocks = n;
+}
+
 void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, const char *subtitle, int sub_lines,
                    double range) {
     product p;
     build_product(c, &p, t, head);
     set_range(&p, range);
+    bool lean = subtitle && results_only(c);
+    if (lean) keep_results(&p);
     if (subtitle) { // a view's settings: one line, or two of smaller text rather than cut
         float h = subtitle_h(c, sub_lines);
         viz_label(c, b.x, b.y, b.w, h - c->body * 0.2f, subtitle, sub_lines == 1 ? c->body : c->small,
@@ -744,8 +794,8 @@ void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
         b.h -= h;
     }
     viz_box mb = b;
-    bool lines = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c);
-    mb.w = matrices_w(c, b, t);
+    bool lines = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c) && !lean;
+    mb.w = lines ? matrices_w(c, b, t) : b.w;
     assign(&p, zoomed(fit_cells(c, &p, mb.w, mb.h, 46 * c->u), c->s->canvas_zoom));
     float pw, ph;
     product_size(c, &p, &pw, &ph);
@@ -770,7 +820,9 @@ void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     product p;
     build_product(c, &p, t, head);
-    cells z = fit_cells(c, &p, matrices_w(c, b, t), b.h - subtitle_h(c, 1), 46 * c->u);
+    bool lean = results_only(c);
+    if (lean) keep_results(&p);
+    cells z = fit_cells(c, &p, lean ? b.w : matrices_w(c, b, t), b.h - subtitle_h(c, 1), 46 * c->u);
     return fminf(z.rw, z.rh); // the results' cells: what a split view compares
 }
 

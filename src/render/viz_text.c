@@ -177,7 +177,12 @@ float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t plen = nl ? (size_t)(nl - p) : strlen(p);
-        if (plen == 0) y += lh * 0.5f;            // a blank line separates paragraphs
+        if (plen == 0) y += lh * 0.5f; // a blank line separates paragraphs
+        viz_rgba pc = col;
+        if (plen > 0 && *p == VIZ_VERDICT_MARK[0]) { // the verdict of a guess: in the highlight colour
+            p++, plen--;
+            pc = c->th->highlight;
+        }
         if (plen > 0 && *p == VIZ_CODE_MARK[0]) { // code: its own face, grid and wrapping
             y += viz_code_line(c, b, p + 1, plen - 1, px * 0.87f, y, col, draw);
             p += nl ? plen + 1 : plen;
@@ -193,7 +198,7 @@ float viz_wrap_ex(const viz_ctx *c, viz_box b, const char *text, float px, float
             line[shown] = '\0';
             // only whole lines: a line cut by the panel's edge would cut its glyphs
             if (draw && y >= b.y - 0.5f && y + lh <= b.y + b.h + 0.5f)
-                viz_text(c->l, x, y, w, lh, line, px, VIZ_LEFT | VIZ_MIDDLE, col);
+                viz_text(c->l, x, y, w, lh, line, px, VIZ_LEFT | VIZ_MIDDLE, pc);
             y += lh;
             p += n;
             plen -= n;

@@ -499,6 +499,15 @@ void viz_train_overlay(const viz_ctx *c, float status_h) {
               VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     // the options, buttons, legend and keys on the left; the curves, timeline, probe and heatmaps on the right
     float top = box.y + pad + th + 6 * c->u, bottom = box.y + box.h - pad, h = bottom - top;
+    if (s->figure_only) { // F: the probe's attention alone, every layer and head, on the whole view
+        float hint_h = c->small * 1.5f;
+        heatmaps(c, v, (viz_box){box.x + pad, top, box.w - 2 * pad, h - hint_h});
+        const char *hint = viz_s(c, VIZ_S_FIGURE_HINT);
+        float hw = fminf(viz_text_w(c, hint, c->small) + 4 * c->u, box.w - 2 * pad);
+        viz_text(c->l, box.x + box.w - pad - hw, bottom - hint_h, hw, hint_h, hint, c->small, VIZ_RIGHT | VIZ_MIDDLE,
+                 c->th->muted);
+        return;
+    }
     float cw = fmaxf(236 * c->u, fminf(box.w * 0.23f, 320 * c->u));
     const attn_trace *t0 = v->n_layers > 0 ? v->layer[0] : NULL;
     controls(c, v, (viz_box){box.x + pad, top, cw, h}, t0 && t0->cfg.mask.kind != ATTN_MASK_NONE);

@@ -2,11 +2,17 @@
  * canvas, narrative and detail panels, status line, help overlay. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attn_settings.h"
+#include "lesson.h"
 #include "viz_explain.h"
 #include "viz_internal.h"
+
+/* The smallest size the window's light, dark and high-contrast themes write
+ * values at (at UI scale 1), when the layout can make room for it. */
+#define LAPTOP_VALUE_PX 11.0f
 
 static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m) {
     c->l = l;
@@ -24,6 +30,8 @@ static void ctx_init(viz_ctx *c, viz_list *l, const viz_scene *s, viz_measure m)
     c->big = 20.0f * c->u;
     // the theme's value size grows and shrinks with the UI, but never below what reads at all
     c->value_min = c->th->value_px > 0 ? fmaxf(9.0f, c->th->value_px * c->u * 15.0f / c->th->body_px) : 0;
+    c->figure = s->figure_only && !s->train;
+    c->inert = false;
 }
 
 /* ---- top bar ---- */
@@ -109,7 +117,7 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         }
     static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
     static const viz_str cmp[VIZ_COMPARE_COUNT] = {VIZ_S_COMPARE_OFF, VIZ_S_COMPARE_SCALE, VIZ_S_COMPARE_HEADS,
-                                                   VIZ_S_COMPARE_PAGE};
+                                                   VIZ_S_COMPARE_PAGE, VIZ_S_COMPARE_SENTENCE};
     static const viz_str themes[] = {VIZ_S_THEME_LIGHT, VIZ_S_THEME_DARK, VIZ_S_THEME_PRESENTER, VIZ_S_THEME_CONTRAST};
     switch (w) {
     case VIZ_W_SCALE: snprintf(buf, cap, "%s", viz_s(c, cfg->scale ? VIZ_S_ON : VIZ_S_OFF)); break;
@@ -332,10 +340,11 @@ static void view_label(const viz_ctx *c, char *out, size_t cap, const attn_trace
     size_t n;
     if (s->compare == VIZ_COMPARE_SCALE)
         n = (size_t)snprintf(out, cap, "%s", viz_s(c, t->cfg.scale ? VIZ_S_SCALE_ON_LABEL : VIZ_S_SCALE_OFF_LABEL));
-    else if (s->compare == VIZ_COMPARE_CONFIG && s->compare_labels[which])
+    else if ((s->compare == VIZ_COMPARE_CONFIG || s->compare == VIZ_COMPARE_SENTENCE) && s->compare_labels[which])
         n = (size_t)snprintf(out, cap, "%s", s->compare_labels[which]);
     else n = (size_t)snprintf(out, cap, "%s %d", viz_s(c, VIZ_S_HEAD), head + 1);
-    if (s->step == ATTN_STEP_SOFTMAX && s->compare != VIZ_COMPARE_HEADS && n + 4 < cap && !s->hide_weights) {
+    if (s->step == ATTN_STEP_SOFTMAX && s->compare != VIZ_COMPARE_HEADS && s->compare != VIZ_COMPARE_SENTENCE &&
+        n + 4 < cap && !s->hide_weights) { // (two sentences: the sentences say it, and they are long)
         snprintf(out + n, cap - n, " · ");
         n += strlen(out + n);
         snprintf(out + n, cap - n, viz_s(c, VIZ_S_MEAN_ROW_MAX), attn_mean_row_max(t, head));
@@ -402,12 +411,30 @@ static void legends(const viz_ctx *c, viz_box lg, double range) {
     }
 }
 
+/* The second sentence's view of a two-sentence comparison: the scene with
+ * its trace, run and query, nothing hovered or marked, and no hit regions. */
+static void second_sentence(const viz_ctx *c, viz_scene *s2, viz_ctx *c2) {
+    *s2 = *c->s;
+    s2->trace = c->s->alt_trace;
+    s2->run = c->s->alt_run;
+    s2->query = c->s->alt_query;
+    s2->hover = (viz_hit){.kind = VIZ_HIT_NONE};
+    s2->explain = NULL;
+    s2->model_explain = NULL;
+    s2->mark = (viz_mark){VIZ_MARK_NONE, -1, -1};
+    *c2 = *c;
+    c2->s = s2;
+    c2->inert = true;
+}
+
 /* The step in in: one view, or two side by side or one above the other. */
 static void canvas_views(const viz_ctx *c, viz_box in, double range) {
     const viz_scene *s = c->s;
     const attn_trace *t = s->trace;
-    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG;
-    if (s->compare == VIZ_COMPARE_OFF || (second_trace && !s->alt_trace)) {
+    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG ||
+                        (s->compare == VIZ_COMPARE_SENTENCE && s->alt_run);
+    if (s->compare == VIZ_COMPARE_OFF || (s->compare == VIZ_COMPARE_SENTENCE && !s->alt_run) ||
+        (second_trace && !s->alt_trace)) {
         viz_draw_step(c, in, t, s->head, NULL, range);
         return;
     }
@@ -423,14 +450,17 @@ static void canvas_views(const viz_ctx *c, viz_box in, double range) {
     float vw = stacked ? in.w : half; // both settings lines take the room the longer needs
     int lines = viz_subtitle_lines(c, s1, vw) > viz_subtitle_lines(c, s2, vw) ? viz_subtitle_lines(c, s1, vw)
                                                                               : viz_subtitle_lines(c, s2, vw);
+    viz_scene sc2;
+    viz_ctx cx2 = *c;
+    if (s->compare == VIZ_COMPARE_SENTENCE) second_sentence(c, &sc2, &cx2);
     if (stacked) {
         viz_draw_view(c, (viz_box){in.x, in.y, in.w, halfh}, t, s->head, s1, lines, range);
         viz_fill(c->l, in.x, in.y + halfh + 10 * c->u, in.w, 1, c->th->line);
-        viz_draw_view(c, (viz_box){in.x, in.y + halfh + 20 * c->u, in.w, halfh}, t2, h2, s2, lines, range);
+        viz_draw_view(&cx2, (viz_box){in.x, in.y + halfh + 20 * c->u, in.w, halfh}, t2, h2, s2, lines, range);
     } else {
         viz_draw_view(c, (viz_box){in.x, in.y, half, in.h}, t, s->head, s1, lines, range);
         viz_fill(c->l, in.x + half + 10 * c->u, in.y, 1, in.h, c->th->line);
-        viz_draw_view(c, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, lines, range);
+        viz_draw_view(&cx2, (viz_box){in.x + half + 20 * c->u, in.y, half, in.h}, t2, h2, s2, lines, range);
     }
 }
 
@@ -438,9 +468,14 @@ static void canvas_views(const viz_ctx *c, viz_box in, double range) {
 static double canvas_range(const viz_ctx *c) {
     const viz_scene *s = c->s;
     double range = viz_step_range(c, s->trace, s->head);
-    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG;
+    bool second_trace = s->compare == VIZ_COMPARE_SCALE || s->compare == VIZ_COMPARE_CONFIG ||
+                        (s->compare == VIZ_COMPARE_SENTENCE && s->alt_run);
+    if (s->compare == VIZ_COMPARE_SENTENCE && !s->alt_run) return range;
     if (s->compare != VIZ_COMPARE_OFF && (!second_trace || s->alt_trace)) {
-        double r2 = viz_step_range(c, second_trace ? s->alt_trace : s->trace, second_trace ? s->head : s->head_b);
+        viz_scene sc2;
+        viz_ctx cx2 = *c;
+        if (s->compare == VIZ_COMPARE_SENTENCE) second_sentence(c, &sc2, &cx2);
+        double r2 = viz_step_range(&cx2, second_trace ? s->alt_trace : s->trace, second_trace ? s->head : s->head_b);
         if (r2 > range) range = r2;
     }
     return range;
@@ -503,6 +538,77 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     legends(c, foot, range);
 }
 
+/* ---- a lesson page's code, where the figure would be ---- */
+
+/* Splits a narrative into its prose and its code lines (VIZ_CODE_MARK), each
+ * malloc'd; blocks of code stay apart by a blank line. false (nothing
+ * allocated) when it holds no code or memory runs out. */
+static bool split_code(const char *text, char **prose, char **code) {
+    size_t len = strlen(text);
+    char *p = malloc(len + 1), *k = malloc(len + 2);
+    if (!p || !k) {
+        free(p);
+        free(k);
+        return false;
+    }
+    size_t np = 0, nk = 0;
+    bool in_code = false;
+    for (const char *at = text; *at;) {
+        const char *nl = strchr(at, '\n');
+        size_t n = nl ? (size_t)(nl - at) + 1 : strlen(at);
+        if (*at == VIZ_CODE_MARK[0]) {
+            if (!in_code && nk) k[nk++] = '\n'; // a new block
+            memcpy(k + nk, at, n);
+            nk += n;
+            if (!nl) k[nk++] = '\n';
+            in_code = true;
+        } else if (!(n == 1 && *at == '\n' && (np == 0 || (np >= 2 && p[np - 1] == '\n' && p[np - 2] == '\n')))) {
+            memcpy(p + np, at, n); // prose, without the blank lines a removed block leaves twice
+            np += n;
+            in_code = false;
+        } else {
+            in_code = false;
+        }
+        at += n;
+    }
+    p[np] = k[nk] = '\0';
+    if (!nk) {
+        free(p);
+        free(k);
+        return false;
+    }
+    *prose = p;
+    *code = k;
+    return true;
+}
+
+/* The page's code in the canvas: the largest size (up to the body text's)
+ * at which no line wraps, scrolled with the canvas. */
+static void code_canvas(const viz_ctx *c, viz_box b, const char *code) {
+    const viz_scene *s = c->s;
+    float pad = 14 * c->u;
+    viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
+    if (s->narrative_title) {
+        float th = viz_wrap(c, (viz_box){in.x, in.y, in.w, c->big * 3}, s->narrative_title, c->big, 0, c->th->text);
+        in.y += th + 8 * c->u;
+        in.h -= th + 8 * c->u;
+    }
+    viz_box wide = {in.x + c->small, in.y, 1e5f, in.h}, box = {in.x + c->small, in.y, in.w - c->small, in.h};
+    float px = c->body * 1.15f, best = 0;
+    for (; px >= c->small * 0.75f; px *= 0.95f) { // code is set at 0.87 of the text size it is given
+        float flat = viz_wrap_ex(c, wide, code, px, 0, 0, c->th->text, false);
+        if (viz_wrap_ex(c, box, code, px, 0, 0, c->th->text, false) > flat + 0.5f) continue; // a line wraps
+        if (!best) best = px;
+        if (flat <= in.h) break;
+    }
+    px = px >= c->small * 0.75f ? px : best ? best
+                                            : c->small * 0.75f;
+    viz_clip(c->l, b.x, in.y, b.w, in.h);
+    viz_hit_region(c->l, b.x, in.y, b.w, in.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_CANVAS});
+    viz_wrap(c, box, code, px, s->canvas_pan_y, c->th->text);
+    viz_clip(c->l, 0, 0, 0, 0);
+}
+
 /* ---- right side: narrative and cell arithmetic ---- */
 
 /* Chips that flow under the narrative's title after a label (the page's
@@ -543,9 +649,75 @@ static float try_chips(const viz_ctx *c, viz_box in, bool hits) {
     return h + chips(c, in, viz_s(c, VIZ_S_MODEL_WORDS), s->words, s->n_words, VIZ_W_WORD, hits);
 }
 
+/* One button of the page controls: its text centred, a hit region when enabled. */
+static void page_button(const viz_ctx *c, viz_box r, const char *text, int widget, int delta, bool enabled, float px) {
+    viz_fill(c->l, r.x, r.y, r.w, r.h, enabled ? c->th->panel2 : c->th->panel);
+    viz_stroke(c->l, r.x, r.y, r.w, r.h, 1, c->th->line);
+    viz_label(c, r.x + 2 * c->u, r.y, r.w - 4 * c->u, r.h, text, px, VIZ_CENTER | VIZ_MIDDLE,
+              enabled ? c->th->text : c->th->muted);
+    if (enabled) viz_hit_region(c->l, r.x, r.y, r.w, r.h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget, .delta = delta});
+}
+
+/* The lesson's page controls in b: ‹ Previous, the page list's button, Next ›. */
+static void page_controls(const viz_ctx *c, viz_box b) {
+    const viz_scene *s = c->s;
+    int n = lesson_page_count(s->pages);
+    char mid[96];
+    snprintf(mid, sizeof mid, viz_s(c, VIZ_S_PAGE_LIST), s->page + 1, n);
+    float px = c->small, gap = 6 * c->u, pad = 16 * c->u;
+    const char *prev = viz_s(c, VIZ_S_PAGE_PREV), *next = viz_s(c, VIZ_S_PAGE_NEXT);
+    float side = fmaxf(viz_text_w(c, prev, px), viz_text_w(c, next, px)) + pad;
+    if (2 * side + 2 * gap + viz_text_w(c, mid, px) + pad > b.w) { // narrow: the arrows and the numbers say it
+        prev = "‹", next = "›";
+        side = viz_text_w(c, "‹", px) + 2 * pad;
+        if (2 * side + 2 * gap + viz_text_w(c, mid, px) + pad > b.w) snprintf(mid, sizeof mid, "%d / %d ▾", s->page + 1, n);
+    }
+    float mw = b.w - 2 * side - 2 * gap;
+    page_button(c, (viz_box){b.x, b.y, side, b.h}, prev, VIZ_PW_TURN, -1, s->page > 0, px);
+    page_button(c, (viz_box){b.x + side + gap, b.y, mw, b.h}, mid, VIZ_PW_LIST, 0, true, px);
+    page_button(c, (viz_box){b.x + b.w - side, b.y, side, b.h}, next, VIZ_PW_TURN, +1, s->page + 1 < n, px);
+}
+
+/* The page list over the window: every page's number and title, the one
+ * shown marked; a click goes there. */
+static void pages_overlay(const viz_ctx *c) {
+    const viz_scene *s = c->s;
+    int n = lesson_page_count(s->pages);
+    viz_fill(c->l, 0, 0, (float)s->width, (float)s->height, viz_alpha(c->th->bg, 215));
+    float w = s->width * 0.8f, h = s->height * 0.86f, x = (s->width - w) / 2, y = (s->height - h) / 2;
+    viz_fill(c->l, x, y, w, h, c->th->panel);
+    viz_stroke(c->l, x, y, w, h, 2 * c->u, c->th->accent);
+    viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_PAGES});
+    float pad = 20 * c->u;
+    viz_label(c, x + pad, y + pad, w - 2 * pad, c->big * 1.5f, viz_s(c, VIZ_S_PAGE_LIST_TITLE), c->big,
+              VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    float top = y + pad + c->big * 1.9f, avail = y + h - pad - top;
+    // one column while the rows stay readable, else two
+    int cols = n > 0 && avail / n < c->body * 1.6f ? 2 : 1, per = (n + cols - 1) / cols;
+    float rh = per > 0 ? fminf(c->body * 2.0f, avail / per) : 0, px = fminf(c->body, rh / 1.45f);
+    float cw = (w - 2 * pad - (cols - 1) * pad) / cols;
+    for (int i = 0; i < n; i++) {
+        const lesson_page *pg = lesson_page_at(s->pages, i);
+        float rx = x + pad + (i / per) * (cw + pad), ry = top + (i % per) * rh;
+        char line[256];
+        snprintf(line, sizeof line, "%d  %s", i + 1, pg && pg->title ? pg->title : "");
+        bool cur = i == s->page;
+        if (cur) viz_fill(c->l, rx, ry + 1, cw, rh - 2, c->th->accent);
+        viz_label(c, rx + 8 * c->u, ry, cw - 16 * c->u, rh, line, px, VIZ_LEFT | VIZ_MIDDLE,
+                  cur ? c->th->accent_text : c->th->text);
+        viz_hit_region(c->l, rx, ry, cw, rh, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = VIZ_PW_PAGE, .delta = i});
+    }
+}
+
 static void narrative(const viz_ctx *c, viz_box b) {
     const viz_scene *s = c->s;
     float pad = 14 * c->u;
+    if (s->pages && lesson_page_count(s->pages) > 0) { // where am I, and the way on: visible, not only in the help
+        float nh = c->small * 2.2f;
+        page_controls(c, (viz_box){b.x + pad, b.y + pad * 0.7f, b.w - 2 * pad, nh});
+        b.y += nh + pad * 0.4f;
+        b.h -= nh + pad * 0.4f;
+    }
     const char *title = s->narrative_title ? s->narrative_title
                         : s->readout       ? viz_s(c, VIZ_S_STEP_READOUT)
                                            : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
@@ -569,12 +741,25 @@ static void narrative(const viz_ctx *c, viz_box b) {
     }
     float more_h = c->small * 1.5f;
     viz_box tb = {in.x, in.y, in.w, in.h - more_h};
-    float total = viz_wrap(c, tb, text, c->body, s->narrative_scroll, c->th->text);
-    if (total - s->narrative_scroll > tb.h) // say there is more rather than cutting silently
+    float total = viz_wrap_ex(c, tb, text, c->body, 0, 0, c->th->text, false);
+    int scroll_max = total > tb.h ? (int)ceilf(total - tb.h) : 0;
+    float scroll = s->narrative_scroll;
+    if (scroll < 0) { // just answered: the verdict at the top of the panel, the revealed text below it
+        const char *v = strstr(text, VIZ_VERDICT_MARK);
+        char before[8192];
+        size_t n = v ? (size_t)(v - text) : 0;
+        if (n >= sizeof before) n = 0;
+        memcpy(before, text, n);
+        before[n] = '\0';
+        scroll = n ? viz_wrap_ex(c, tb, before, c->body, 0, 0, c->th->text, false) - c->body * 1.45f * 0.5f : 0;
+        scroll = fminf(fmaxf(scroll, 0), (float)scroll_max);
+    }
+    viz_wrap(c, tb, text, c->body, scroll, c->th->text);
+    if (total - scroll > tb.h) // say there is more rather than cutting silently
         viz_text(c->l, in.x, in.y + in.h - more_h, in.w, more_h, viz_s(c, VIZ_S_MORE_BELOW), c->small,
                  VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
-    int scroll_max = total > tb.h ? (int)ceilf(total - tb.h) : 0;
-    viz_hit_region(c->l, b.x, b.y, b.w, b.h, (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE, .scroll_max = scroll_max});
+    viz_hit_region(c->l, b.x, b.y, b.w, b.h,
+                   (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_NARRATIVE, .scroll_max = scroll_max, .scroll = (int)scroll});
     try_chips(c, chips, true);
 }
 
@@ -701,6 +886,26 @@ static void help_overlay(const viz_ctx *c) {
              c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
 }
 
+/* The figure view (F): the step's figure on the whole window, its badge at
+ * the top right, and how to leave it at the bottom right. */
+static void figure_only(const viz_ctx *c) {
+    const viz_scene *s = c->s;
+    float W = (float)s->width, H = (float)s->height;
+    viz_fill(c->l, 0, 0, W, H, c->th->bg);
+    float pad = 14 * c->u, hint_h = c->small * 1.5f;
+    if (s->badge) { // figures carry where their weights came from
+        float bw = viz_text_w(c, s->badge, c->small) + 20 * c->u;
+        viz_text(c->l, W - bw - pad, pad, bw, c->big * 1.4f, s->badge, c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+    }
+    canvas(c, (viz_box){0, 0, W, H - hint_h}, false);
+    const char *hint = viz_s(c, VIZ_S_FIGURE_HINT);
+    float hw = fminf(viz_text_w(c, hint, c->small) + 4 * c->u, W - 2 * pad);
+    if (s->status) // what a key just did (saved, copied) still shows, on the left
+        viz_label(c, pad, H - hint_h, fmaxf(0, W - hw - 4 * pad), hint_h, s->status, c->small, VIZ_LEFT | VIZ_MIDDLE,
+                  c->th->muted);
+    viz_text(c->l, W - pad - hw, H - hint_h, hw, hint_h, hint, c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+}
+
 void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     viz_ctx c;
     ctx_init(&c, l, s, m);
@@ -708,12 +913,20 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     float W = (float)s->width, H = (float)s->height, u = c.u;
     // a theme that wants readable values (presenter) gives the canvas the room the chrome would take
     bool roomy = c.value_min > 0;
+    // the other themes write values at 11 px or more where the layout can make room (a laptop's window)
+    if (c.value_min <= 0) c.value_min = LAPTOP_VALUE_PX * c.u;
     float top = (roomy ? 42 : 54) * u, status = (roomy ? 22 : 28) * u;
     if (s->train) { // the training view covers all but the status line: nothing under it is laid out or drawn
         viz_fill(l, 0, 0, W, H - status, c.th->bg);
         viz_fill(l, 0, H - status, W, status, c.th->panel);
         status_line(&c, (viz_box){0, H - status, W, status});
         viz_train_overlay(&c, status);
+        if (s->show_lab) viz_lab_overlay(&c);
+        if (s->show_help) help_overlay(&c);
+        return;
+    }
+    if (s->figure_only) { // F: the figure alone, as the figure export draws it, on the whole window
+        figure_only(&c);
         if (s->show_lab) viz_lab_overlay(&c);
         if (s->show_help) help_overlay(&c);
         return;
@@ -726,6 +939,14 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
         side_w *= k;
     }
     float body_h = H - top - status;
+    char *prose = NULL, *code = NULL; // a lesson page's code goes where the figure would be, its prose stays
+    viz_scene split;
+    if (s->narrative_title && s->narrative && !s->model && strchr(s->narrative, VIZ_CODE_MARK[0]) &&
+        split_code(s->narrative, &prose, &code)) {
+        split = *s;
+        split.narrative = prose;
+        c.s = &split;
+    }
     // every pixel is covered once, first, by the panels' opaque backgrounds (so the rasteriser
     // need not clear what they cover), then drawn over
     viz_fill(l, 0, 0, W, top, c.th->panel);
@@ -736,20 +957,39 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
     if (s->show_decode) viz_decode_view(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
+    else if (code) code_canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, code);
     else canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
-    float nar_h = body_h * 0.52f;
-    narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
-    detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
+    if (s->explain || s->model_explain) { // a cell hovered: its arithmetic below the text
+        float nar_h = body_h * 0.52f;
+        narrative(&c, (viz_box){W - side_w, top, side_w, nar_h});
+        detail(&c, (viz_box){W - side_w, top + nar_h, side_w, body_h - nar_h});
+    } else { // nothing to explain: the text takes the room, one line says how to see a cell's arithmetic
+        float pad = 14 * c.u, hint_w = side_w - 2 * pad;
+        float hint_h = fminf(viz_wrap_ex(&c, (viz_box){0, 0, hint_w, 1e6f}, viz_s(&c, VIZ_S_DETAIL_EMPTY), c.small * 0.92f,
+                                         0, 0, c.th->muted, false),
+                             c.small * 4.5f) +
+                       pad;
+        narrative(&c, (viz_box){W - side_w, top, side_w, body_h - hint_h});
+        viz_fill(l, W - side_w + pad, top + body_h - hint_h, side_w - 2 * pad, 1, c.th->line);
+        viz_wrap(&c, (viz_box){W - side_w + pad, top + body_h - hint_h + pad * 0.4f, hint_w, hint_h - pad * 0.4f},
+                 viz_s(&c, VIZ_S_DETAIL_EMPTY), c.small * 0.92f, 0, c.th->muted);
+        viz_hit_region(l, W - side_w, top + body_h - hint_h, side_w, hint_h,
+                       (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_DETAIL});
+    }
     status_line(&c, (viz_box){0, H - status, W, status});
     if (s->tiles) viz_tiles_overlay(&c);
     if (s->show_lab) viz_lab_overlay(&c);
+    if (s->show_pages && s->pages) pages_overlay(&c);
     if (s->show_help) help_overlay(&c);
+    free(prose);
+    free(code);
 }
 
 void viz_build_figure(viz_list *l, const viz_scene *s, viz_measure m, int w, int h) {
     viz_ctx c;
     ctx_init(&c, l, s, m);
+    c.figure = true;
     viz_clear(l);
     viz_fill(l, 0, 0, (float)w, (float)h, c.th->bg);
     if (s->tiles) { // issue 24: a step of the tiles view is the figure

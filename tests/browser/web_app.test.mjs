@@ -412,6 +412,22 @@ print(json.dumps([[i.filename, i.file_size, z.read(i)[:8].hex()] for i in z.info
   await linked.page.close();
 });
 
+test('view=figure in a link opens the figure alone; F leaves it and the link to the view says so', async () => {
+  const { page, errors } = await openApp('?lesson=self-attention&lang=en&page=qkv&view=figure');
+  assert.equal(await holds(page, 'figure', '1'), 1);
+  await page.keyboard.press('KeyF');
+  await page.waitForFunction(() => Module.ccall('attnviz_holds', 'number', ['string', 'string'], ['figure', '0']) === 1,
+    null, { timeout: 10000 });
+  await page.keyboard.press('KeyF');
+  await page.keyboard.press('Control+Shift+KeyC');
+  await page.waitForFunction(() => Module.attnvizClipboard, null, { timeout: 10000 });
+  const [link] = (await page.evaluate(() => Module.attnvizClipboard)).split('\n');
+  assert.match(link, /&view=figure$/);
+  assert.deepEqual(errors, []);
+  await page.evaluate(() => localStorage.clear());
+  await page.close();
+});
+
 test('Symbola is fetched the first time a glyph needs it, never before the first frame', async () => {
   const page = await browser.newPage();
   const fonts = [];

@@ -71,6 +71,16 @@ expect 1 "--explain needs STAGE:HEAD:ROW:COL" -- --headless --lesson "$en" --pag
     --sentence "$(sed -n '/=== page: two-layers$/,/^$/p' "$en" | sed -n 's/^@sentence: //p')" --dump-json "$tmp/model.json" >/dev/null 2>&1
 if [ -s "$tmp/page.json" ] && cmp -s "$tmp/page.json" "$tmp/model.json"; then ok
 else bad "--lesson … --page two-layers --dump-json differs from its model's dump with --target 7:animal"; fi
+# two sentences side by side are a trained model's (issue 23): a designed page cannot ask for them
+printf '# lesson: t\ntitle: T\nlang: en\n@sentence: the cat sat .\n=== page: a\ntitle: A\n@compare: sentence the dog sat .\n\nText.\n' >"$tmp/pair.lesson"
+expect 1 "pair.lesson:7:1: @compare: sentence TEXT goes with @model: FILE" -- --check-lesson "$tmp/pair.lesson"
+# a handout of a page with another sentence (issue 23): that page, its model and its text, not the generic steps
+expect 0 "exported to $tmp/flip" -- --headless --lesson "$en" --page two-layers-flip \
+    --sentence "The animal didn't cross the street because it was too sleepy." --export-dir "$tmp/flip" --format svg,md
+if [ -f "$tmp/flip/16-two-layers-flip.svg" ] && [ ! -e "$tmp/flip/01-tokens.svg" ] &&
+    grep -q "from referent-en.json" "$tmp/flip/16-two-layers-flip.svg" && grep -q ">sleepy<" "$tmp/flip/16-two-layers-flip.svg" &&
+    grep -q "## Page 16 · One word flips it" "$tmp/flip/handout.md"; then ok
+else bad "--lesson … --page two-layers-flip --sentence S --export-dir: not the page with its model and sentence: $(ls "$tmp/flip" 2>&1)"; fi
 expect 1 "bad-several.lesson:13:8: there is no step" -- --check-lesson "$fixtures/bad-several.lesson"
 expect 1 "bad-unterminated.lesson:8:1: this @weights block has no @end" -- --check-lesson "$fixtures/bad-unterminated.lesson"
 expect 1 "Cannot open $tmp/missing.lesson" -- --check-lesson "$tmp/missing.lesson"

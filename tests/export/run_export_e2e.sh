@@ -149,7 +149,8 @@ fi
 
 # ---- --view window is the window, pixel for pixel (Xvfb) ----
 if command -v xvfb-run >/dev/null; then
-    printf 'size 1280 800\nwait 300\nshot %s\nquit\n' "$out/gui.png" >"$out/shot.script"
+    # the pointer off the canvas and no cell hovered (Xvfb puts it on the window's centre, where a cell may lie)
+    printf 'size 1280 800\nwait 300\nhover 5 795\nkey 5\nkey 6\nshot %s\nquit\n' "$out/gui.png" >"$out/shot.script"
     XDG_CONFIG_HOME="$out/config" xvfb-run -a -s "-screen 0 1920x1200x24" \
         "$bin" --sentence "$seed" --ui-scale 1 --size 1280x800 --script "$out/shot.script" >/dev/null 2>&1
     export_run --sentence "$seed" --export-dir "$out/win1" --steps 6 --format png --view window --size 1280x800

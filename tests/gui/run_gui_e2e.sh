@@ -31,7 +31,33 @@ if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --page 
     --script "$here/walk.script"; then
     echo "FAIL: the walkthrough session failed"; fail=1
 fi
-for f in lesson-intro-zh lesson-scale-zh lesson-intro-en predict-hidden predict-revealed compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help lab; do
+# the figure view: F in the walkthrough and the training view, Esc leaving it
+sed "s|@OUT@|$out|g" "$here/figure.script" >"$out/figure.script"
+if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --size 1920x1080 --script "$out/figure.script"; then
+    echo "FAIL: the figure-view session failed"; fail=1
+fi
+# the page controls and the page list
+sed "s|@OUT@|$out|g" "$here/pages.script" >"$out/pages.script"
+if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --size 1280x800 --shots-dir "$out/pshots" \
+    --script "$out/pages.script"; then
+    echo "FAIL: the page-controls session failed"; fail=1
+fi
+mask_svg=$(ls "$out"/pshots/attnviz-*/05-mask.svg 2>/dev/null | head -1)
+if [ -z "$mask_svg" ] || ! grep -q "mask=none" "$mask_svg" || ! grep -q "mask=window:2" "$mask_svg"; then
+    echo "FAIL: Ctrl+Shift+S on the cost page did not write both compared views (${mask_svg:-no 05-mask.svg})"; fail=1
+fi
+# two sentences through the page's model, side by side
+sed "s|@OUT@|$out|g" "$here/sentences.script" >"$out/sentences.script"
+if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --page two-layers-flip --size 1920x1080 \
+    --theme presenter --script "$out/sentences.script"; then
+    echo "FAIL: the two-sentence session failed"; fail=1
+fi
+# --view figure opens with it
+printf 'expect figure 1\nkey f\nexpect figure 0\nquit\n' >"$out/view.script"
+if ! xvfb "$bin" --view figure --size 1280x800 --script "$out/view.script"; then
+    echo "FAIL: --view figure did not open the figure view"; fail=1
+fi
+for f in figure-train pages-list pages-cost sentences-figure lesson-intro-zh lesson-scale-zh lesson-intro-en predict-hidden predict-revealed compose step1 step2 step3 step4 step5 step6 step7 step8 hover-score causal compare-scale compare-heads zh dark help lab; do
     [ -s "$out/$f.png" ] || { echo "FAIL: $f.png was not saved"; fail=1; }
 done
 ls "$out"/shots/attnviz-*.png >/dev/null 2>&1 || { echo "FAIL: Ctrl+S saved no screenshot"; fail=1; }

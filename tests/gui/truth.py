@@ -57,11 +57,13 @@ def pages(lesson):
         line = line.rstrip("\n")
         m = re.match(r"=== page:\s*(\S+)", line)
         if m:
-            out.append({"id": m.group(1), "question": False, "model": None, "sentence": None})
+            out.append({"id": m.group(1), "question": False, "model": None, "sentence": None, "pair": False})
         elif out and line.startswith("@predict"):
             out[-1]["question"] = True
         elif out and line.startswith("@model"):
             out[-1]["model"] = line.split(":", 1)[1].strip()
+        elif out and line.startswith("@compare:") and line.split(":", 1)[1].split()[:1] == ["sentence"]:
+            out[-1]["pair"] = True  # two sentences side by side: C's next view is none
         elif out and line.startswith("@sentence"):
             out[-1]["sentence"] = line.split(":", 1)[1].strip()
     return out
@@ -115,7 +117,7 @@ def model_actions(page, info):
     return [
         ("as-is", []),
         ("refused", refused),
-        ("compare", ["key c", "expect compare scale"]),
+        ("compare", ["key c", "expect compare " + ("off" if page["pair"] else "scale")]),
         ("edit", edit),
         ("backward", ["key b"]),
         ("readout", ["key 9", "expect readout 1"]),
