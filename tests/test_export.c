@@ -980,7 +980,7 @@ static void lesson_compare_pages_export_both_views(void **state) {
         const char *page, *file, *first, *second;
     } pages[] = {
         {"scale", "06-scale.svg", "scaled by √dₖ", "not scaled"},
-        {"cost", "12-cost.svg", "mask=window:2", "mask=none"},
+        {"cost", "12-cost.svg", "Mask window, Window W 2", "Mask none"}, // the window's words
         {"multi-head", "11-multi-head.svg", "head 1", "head 2"},
     };
     lesson *l = NULL;

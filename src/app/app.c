@@ -181,30 +181,6 @@ static void computed(app_state *st) {
     st->dirty = true;
 }
 
-/* The settings in which b differs from a, as b has them, in the words of the
- * rail's controls ("掩码 窗口 · 窗口 W 2"), not the lessons' syntax. */
-static void config_words(const app_state *st, char *out, size_t cap, const attn_config *a, const attn_config *b) {
-    static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
-    attn_strbuf sb;
-    attn_sb_init(&sb);
-    const char *sep = st->look.lang == VIZ_LANG_ZH ? "，" : ", ";
-#define WORD(NAME, FMT, ...) attn_sb_printf(&sb, "%s%s " FMT, sb.len ? sep : "", app_str(st, NAME), __VA_ARGS__)
-    if (a->scale != b->scale) WORD(VIZ_S_CTRL_SCALE, "%s", app_str(st, b->scale ? VIZ_S_ON : VIZ_S_OFF));
-    if (a->mask.kind != b->mask.kind) WORD(VIZ_S_CTRL_MASK, "%s", app_str(st, masks[b->mask.kind]));
-    bool windowed = b->mask.kind == ATTN_MASK_WINDOW || b->mask.kind == ATTN_MASK_CAUSAL_WINDOW;
-    if (windowed && (a->mask.kind != b->mask.kind || a->mask.window != b->mask.window)) WORD(VIZ_S_CTRL_WINDOW, "%d", b->mask.window);
-    if (a->pos_enc != b->pos_enc) WORD(VIZ_S_CTRL_POSENC, "%s", app_str(st, b->pos_enc ? VIZ_S_ON : VIZ_S_OFF));
-    if (a->heads != b->heads) WORD(VIZ_S_CTRL_HEADS, "%d", b->heads);
-    if (a->d_k != b->d_k) WORD(VIZ_S_CTRL_DK, "%d", b->d_k);
-    if (a->d_model != b->d_model) WORD(VIZ_S_CTRL_DMODEL, "%d", b->d_model);
-    if (a->seed != b->seed) WORD(VIZ_S_CTRL_SEED, "%lu", (unsigned long)b->seed);
-#undef WORD
-    if (!sb.len) attn_config_diff_text(out, cap, a, b); // a setting without a control: as the lesson writes it
-    else snprintf(out, cap, "%s", sb.data);
-    utf8_trim_partial(out);
-    attn_sb_free(&sb);
-}
-
 /* The strings table's entry of each message id (attn_msgs.def). */
 static const viz_str msg_strs[ATTN_MSG_COUNT] = {
     VIZ_S_APP_NAME, // NONE: never looked up
@@ -240,8 +216,8 @@ attn_status app_compute(app_state *st, const char *text, const attn_config *cfg,
     attn_status rc = run(st, &t, text, cfg, err);
     if (rc == ATTN_OK && compare_config(st, cfg, &c2)) {
         rc = run(st, &alt, text, &c2, err);
-        config_words(st, st->src.compare_labels[0], sizeof st->src.compare_labels[0], &c2, cfg); // what each view sets
-        config_words(st, st->src.compare_labels[1], sizeof st->src.compare_labels[1], cfg, &c2);
+        viz_config_words(st->src.compare_labels[0], sizeof st->src.compare_labels[0], st->look.strings ? st->look.strings->s[st->look.lang] : NULL, st->look.lang, &c2, cfg); // what each view sets
+        viz_config_words(st->src.compare_labels[1], sizeof st->src.compare_labels[1], st->look.strings ? st->look.strings->s[st->look.lang] : NULL, st->look.lang, cfg, &c2);
     }
     if (rc != ATTN_OK) {
         attn_trace_free(&t);

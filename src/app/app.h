@@ -58,9 +58,8 @@ typedef struct {
     bool narrative_stale;               /* what it says changed: rebuilt when the scene is built (app_lesson_narrative) */
     char page_label[192];               /* "3 / 12 · title" for the status line, or "" */
     bool predict_pending;               /* predict before reveal: weights hidden until a guess */
-    bool predict_pending;             /* predict before reveal: weights hidden until a guess */
-    int guess;                        /* the token the learner guessed on this page (its verdict heads the revealed text), or -1 */
-    char guess_label[96];             /* its label then: a sentence edited since has no verdict */
+    int guess;                          /* the token the learner guessed on this page (its verdict heads the revealed text), or -1 */
+    char guess_label[96];               /* its label then: a sentence edited since has no verdict */
     int predict_head;                   /* the question's head */
     char try_labels[VIZ_MAX_TRIES][96]; /* the page's @try sentences, each from where it differs from the page's */
     char walk_note[512];                /* while a model of the learner's own is walked through: how to get back */

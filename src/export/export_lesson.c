@@ -278,7 +278,7 @@ static attn_step page_step(const lesson *l, int i) {
 
 /* The page's split view, as the window shows it: two heads, or its settings
  * beside those of its @compare (scaling alone: the C key's own view). */
-static void page_compare(export_item *it, const lesson_page *pg) {
+static void page_compare(export_item *it, const lesson_page *pg, const viz_strings *ui, viz_lang lang) {
     if (pg->compare.kind == LESSON_CMP_HEADS) {
         it->compare = VIZ_COMPARE_HEADS;
         it->head = pg->compare.head_a;
@@ -288,8 +288,9 @@ static void page_compare(export_item *it, const lesson_page *pg) {
         c.scale = pg->compare.cfg.scale;
         bool scale_only = attn_config_diff_text(it->compare_labels[0], sizeof it->compare_labels[0], &c, &pg->compare.cfg) == 0;
         it->compare = scale_only ? VIZ_COMPARE_SCALE : VIZ_COMPARE_CONFIG;
-        attn_config_diff_text(it->compare_labels[0], sizeof it->compare_labels[0], &pg->compare.cfg, &pg->cfg);
-        attn_config_diff_text(it->compare_labels[1], sizeof it->compare_labels[1], &pg->cfg, &pg->compare.cfg);
+        const char *const *words = ui ? ui->s[lang] : NULL; // the window's words for the two views
+        viz_config_words(it->compare_labels[0], sizeof it->compare_labels[0], words, lang, &pg->compare.cfg, &pg->cfg);
+        viz_config_words(it->compare_labels[1], sizeof it->compare_labels[1], words, lang, &pg->cfg, &pg->compare.cfg);
     }
 }
 
@@ -337,7 +338,7 @@ static attn_status page_item(lesson_job *j, const lesson *l, int i, const export
     it->title = pg->title;
     it->page = pg;
     it->alt = j->alts[k].n ? &j->alts[k] : NULL;
-    page_compare(it, pg);
+    page_compare(it, pg, ui, o->lang);
     viz_ref_ctx x;
     export_item_refs(&x, it, ui ? ui->s[o->lang] : NULL);
     it->text = j->texts[k] = export_lesson_text(pg, false, &x);

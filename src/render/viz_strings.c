@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "strbuf.h"
+#include "utf8.h"
 
 static int find_key(const char *key) {
     for (int i = 0; i < VIZ_STR_COUNT; i++)
@@ -136,4 +138,27 @@ void viz_badge(char *out, size_t cap, const char *const *ui, const attn_trace *t
         snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_FILE), o.name ? o.name : "?");
     else
         snprintf(out, cap, ui_or_key(ui, VIZ_S_BADGE_MIXED), o.name ? o.name : "?", seed);
+}
+
+void viz_config_words(char *out, size_t cap, const char *const *ui, viz_lang lang, const attn_config *a,
+                      const attn_config *b) {
+    static const viz_str masks[] = {VIZ_S_MASK_NONE, VIZ_S_MASK_CAUSAL, VIZ_S_MASK_WINDOW, VIZ_S_MASK_CAUSAL_WINDOW};
+    attn_strbuf sb;
+    attn_sb_init(&sb);
+    const char *sep = lang == VIZ_LANG_ZH ? "，" : ", ";
+#define WORD(NAME, FMT, ...) attn_sb_printf(&sb, "%s%s " FMT, sb.len ? sep : "", ui_or_key(ui, NAME), __VA_ARGS__)
+    if (a->scale != b->scale) WORD(VIZ_S_CTRL_SCALE, "%s", ui_or_key(ui, b->scale ? VIZ_S_ON : VIZ_S_OFF));
+    if (a->mask.kind != b->mask.kind) WORD(VIZ_S_CTRL_MASK, "%s", ui_or_key(ui, masks[b->mask.kind]));
+    bool windowed = b->mask.kind == ATTN_MASK_WINDOW || b->mask.kind == ATTN_MASK_CAUSAL_WINDOW;
+    if (windowed && (a->mask.kind != b->mask.kind || a->mask.window != b->mask.window)) WORD(VIZ_S_CTRL_WINDOW, "%d", b->mask.window);
+    if (a->pos_enc != b->pos_enc) WORD(VIZ_S_CTRL_POSENC, "%s", ui_or_key(ui, b->pos_enc ? VIZ_S_ON : VIZ_S_OFF));
+    if (a->heads != b->heads) WORD(VIZ_S_CTRL_HEADS, "%d", b->heads);
+    if (a->d_k != b->d_k) WORD(VIZ_S_CTRL_DK, "%d", b->d_k);
+    if (a->d_model != b->d_model) WORD(VIZ_S_CTRL_DMODEL, "%d", b->d_model);
+    if (a->seed != b->seed) WORD(VIZ_S_CTRL_SEED, "%lu", (unsigned long)b->seed);
+#undef WORD
+    if (!sb.len || !attn_sb_ok(&sb)) attn_config_diff_text(out, cap, a, b); // a setting without a control: as the lesson writes it
+    else snprintf(out, cap, "%s", sb.data);
+    utf8_trim_partial(out);
+    attn_sb_free(&sb);
 }

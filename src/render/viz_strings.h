@@ -25,4 +25,12 @@ attn_status viz_strings_load(viz_strings *out, const char *path, attn_err *err);
 
 void viz_strings_free(viz_strings *t); /* NULL is a no-op */
 
+/* The settings in which b differs from a, as b has them, into out (cap bytes,
+ * cut at a whole character): in the words of the rail's controls in ui (one
+ * language's strings, or NULL for their keys), "Mask window, Window W 2", not
+ * the lessons' syntax; a setting without a control as attn_config_diff_text
+ * writes it. The window's compare titles and the exports' share it. */
+void viz_config_words(char *out, size_t cap, const char *const *ui, viz_lang lang, const attn_config *a,
+                      const attn_config *b);
+
 #endif

@@ -43,7 +43,7 @@ if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --size 
     echo "FAIL: the page-controls session failed"; fail=1
 fi
 mask_svg=$(ls "$out"/pshots/attnviz-*/05-mask.svg 2>/dev/null | head -1)
-if [ -z "$mask_svg" ] || ! grep -q "mask=none" "$mask_svg" || ! grep -q "mask=window:2" "$mask_svg"; then
+if [ -z "$mask_svg" ] || ! grep -q "Mask none" "$mask_svg" || ! grep -q "Window W 2" "$mask_svg"; then
     echo "FAIL: Ctrl+Shift+S on the cost page did not write both compared views (${mask_svg:-no 05-mask.svg})"; fail=1
 fi
 # two sentences through the page's model, side by side
