@@ -22,7 +22,10 @@
 #define ATTN_MAX_D_K 128
 #define ATTN_MAX_HEADS 8
 #define ATTN_MAX_WINDOW 64
-#define ATTN_MAX_ABS 1e18 /* inputs beyond this magnitude are rejected */
+#define ATTN_MAX_ABS 1e18        /* inputs beyond this magnitude are rejected */
+#define ATTN_MAX_POS_OFFSET 4096 /* --pos-offset: the first token's position, 0..this */
+#define ATTN_ROPE_BASE 10000.0   /* --rope-base's default (LLaMA's theta) */
+#define ATTN_MAX_ROPE_BASE 1e9   /* --rope-base: 2..this */
 
 typedef enum {
     ATTN_MASK_NONE,
@@ -47,6 +50,11 @@ typedef struct {
     int pos_first;  /* … but only into the columns [pos_first, pos_first + pos_count) of X */
     int pos_count;  /*   (pos_count 0: every column, the default) */
     bool bias;      /* add b_Q, b_K, b_V and b_O */
+    /* Positions, with pos_enc (issue 24): the setting `pos` is one scheme —
+     * none, sinusoidal (pos_enc) or rope; pos_enc and rope are never both on. */
+    bool rope;        /* rotate pairs (2i, 2i+1) of each head's q and k by m·rope_base^(−2i/d_k) */
+    double rope_base; /* B of RoPE's angles, 2..1e9 (default 10000) */
+    int pos_offset;   /* the first token's position m (sinusoidal and RoPE), 0..4096 (default 0) */
 } attn_config;
 
 /* The stages a trace keeps, in computation order. */
@@ -196,6 +204,21 @@ void attn_positional_encoding(double *pe, int n, int d_model);
 /* One row (position p) of the same encoding: row: (d_model). */
 void attn_positional_row(double *row, int p, int d_model);
 
+/* RoPE's angle for pair i (dimensions 2i, 2i+1) at position m:
+ * m·base^(−2i/d) (attn_math's pow; d even). */
+double attn_rope_angle(int m, int i, int d, double base);
+
+/* RoPE (Su et al. 2021, paired as LLaMA's reference code pairs): out: (n, d) =
+ * x: (n, d) with pair (2i, 2i+1) of row r rotated by attn_rope_angle(offset + r, i):
+ *   out[2i]   = x[2i]·cos θ − x[2i+1]·sin θ
+ *   out[2i+1] = x[2i]·sin θ + x[2i+1]·cos θ.
+ * d must be even. out may equal x. */
+void attn_rope(double *out, const double *x, int n, int d, int offset, double base);
+
+/* Its backward: dx: (n, d) = each pair of dout rotated back by −θ (the
+ * rotation's transpose). dx may equal dout. */
+void attn_rope_backward(double *dx, const double *dout, int n, int d, int offset, double base);
+
 /* The columns of X c's positional encoding fills: *first, and *width of them
  * (every column unless pos_count says otherwise). The encoding is always the
  * d_model-wide one; a lesson only keeps it to some of its columns. */
@@ -260,7 +283,8 @@ typedef struct {
     double *w_q, *w_k, *w_v; /* (d_model, d_k) */
     double *b_q, *b_k, *b_v; /* (d_k); zeros when biases are off */
     double *q, *k, *v;       /* (n, d_k) */
-    double *scores;          /* (n, n) Q·Kᵀ */
+    double *q_rot, *k_rot;   /* (n, d_k) q and k after RoPE (cfg.rope); NULL when it is off */
+    double *scores;          /* (n, n) Q·Kᵀ (with RoPE: q_rot·k_rotᵀ) */
     double *scaled;          /* (n, n) scores / sqrt(d_k), or a copy when scaling is off */
     double *masked;          /* (n, n) scaled with -INFINITY where masked */
     double *weights;         /* (n, n) row softmax of masked */
@@ -303,7 +327,8 @@ const double *attn_trace_matrix_const(const attn_trace *t, attn_matrix m, int h)
 
 /* One head's forward pass: from hd's weights (w_q … b_v, set by the caller)
  * and x: (n, d_model), fills hd's q, k, v, scores, scaled, masked, weights
- * and z under c (d_model, d_k, mask, scale). Returns ATTN_OK, or
+ * and z under c (d_model, d_k, mask, scale); with c->rope also q_rot and
+ * k_rot (the caller's storage, not NULL then). Returns ATTN_OK, or
  * ATTN_ERR_NONFINITE naming the stage that overflowed. */
 attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_config *c, attn_err *err);
 

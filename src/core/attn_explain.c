@@ -28,7 +28,7 @@ static void explain_input(attn_explanation *e, const attn_trace *t) {
     int first, width;
     attn_positional_columns(&t->cfg, &first, &width);
     if (t->cfg.pos_enc && !t->x_given && e->col >= first && e->col < first + width) {
-        attn_positional_row(pe, e->row, t->cfg.d_model);
+        attn_positional_row(pe, t->cfg.pos_offset + e->row, t->cfg.d_model);
         e->input.position = pe[e->col];
     }
     e->input.embedding = e->value - e->input.position;
@@ -79,7 +79,9 @@ static void explain_head_stage(attn_explanation *e, const attn_trace *t) {
         explain_projection(e, t);
         break;
     case ATTN_ST_SCORES: // S[i][j] = Σ_c q[i][c]·k[j][c]
-        dot_terms(e, hd->q + (size_t)e->row * dk, hd->k + (size_t)e->col * dk, 1, dk);
+        dot_terms(e, (t->cfg.rope ? hd->q_rot : hd->q) + (size_t)e->row * dk,
+                  (t->cfg.rope ? hd->k_rot : hd->k) + (size_t)e->col * dk, 1, dk); // RoPE: the rotated q and k
+
         break;
     case ATTN_ST_SCALED:
         e->kind = ATTN_EXPLAIN_SCALE;

@@ -28,6 +28,10 @@ static size_t layout(attn_trace *t, double *base) {
         TAKE(hd->q, n * dk);
         TAKE(hd->k, n * dk);
         TAKE(hd->v, n * dk);
+        if (c->rope) {
+            TAKE(hd->q_rot, n * dk);
+            TAKE(hd->k_rot, n * dk);
+        }
         TAKE(hd->scores, n * n);
         TAKE(hd->scaled, n * n);
         TAKE(hd->masked, n * n);
@@ -103,7 +107,7 @@ static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w)
         int first, width;
         attn_positional_columns(&t->cfg, &first, &width);
         for (int p = 0; p < n; p++) {
-            attn_positional_row(pe, p, dm);
+            attn_positional_row(pe, t->cfg.pos_offset + p, dm);
             for (int c = first; c < first + width; c++) t->x[(size_t)p * dm + c] += pe[c];
         }
     }
@@ -144,8 +148,15 @@ attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_
     CHECK(hd->q, ndk, ATTN_ST_Q);
     CHECK(hd->k, ndk, ATTN_ST_K);
     CHECK(hd->v, ndk, ATTN_ST_V);
+    // pass 1b (RoPE): rotate each pair of q and k by its position's angle; v stays
+    const double *qs = hd->q, *ks = hd->k;
+    if (c->rope) {
+        attn_rope(hd->q_rot, hd->q, n, dk, c->pos_offset, c->rope_base);
+        attn_rope(hd->k_rot, hd->k, n, dk, c->pos_offset, c->rope_base);
+        qs = hd->q_rot, ks = hd->k_rot;
+    }
     // pass 2: scores, optional scaling, mask
-    attn_scores(hd->scores, hd->q, hd->k, n, dk);
+    attn_scores(hd->scores, qs, ks, n, dk);
     CHECK(hd->scores, nn, ATTN_ST_SCORES);
     if (c->scale) attn_scale(hd->scaled, hd->scores, n, dk);
     else memcpy(hd->scaled, hd->scores, sizeof(double) * nn);
@@ -170,9 +181,9 @@ static void count_macs(attn_trace *t) {
     long long n = t->n, dm = c->d_model, dk = c->d_k, h = c->heads;
     memset(t->macs, 0, sizeof t->macs);
     t->macs[ATTN_ST_Q] = t->macs[ATTN_ST_K] = t->macs[ATTN_ST_V] = h * n * dm * dk;
-    t->macs[ATTN_ST_SCORES] = h * n * n * dk;
-    t->macs[ATTN_ST_SCALED] = c->scale ? h * n * n : 0; /* one division each */
-    t->macs[ATTN_ST_WEIGHTS] = h * n * n;               /* one exp and one add each */
+    t->macs[ATTN_ST_SCORES] = h * n * n * dk + (c->rope ? h * 2 * n * dk * 2 : 0); /* RoPE: 2 products per value of q and k */
+    t->macs[ATTN_ST_SCALED] = c->scale ? h * n * n : 0;                            /* one division each */
+    t->macs[ATTN_ST_WEIGHTS] = h * n * n;                                          /* one exp and one add each */
     t->macs[ATTN_ST_Z] = h * n * n * dk;
     t->macs[ATTN_ST_OUTPUT] = n * h * dk * dm;
 }

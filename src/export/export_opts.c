@@ -353,7 +353,7 @@ int export_item_matrices(const export_item *it, int head, export_matrix *out, in
     } else if (md && it->step == ATTN_STEP_EMBED && it->layer == 0) { // X = E[token] + P
         int nt = it->trace->n, dm = it->trace->cfg.d_model;
         out[n++] = matrix("E", "E", it->run->embed, nt, dm, -1, T, D);
-        if (md->cfg.pos != MODEL_POS_NONE && n < cap) out[n++] = matrix("P", "P", it->run->pos, nt, dm, -1, T, D);
+        if (model_pos_in_x(md->cfg.pos) && n < cap) out[n++] = matrix("P", "P", it->run->pos, nt, dm, -1, T, D);
     }
     if (!(md && it->readout)) n += export_step_matrices(it->trace, it->step, head, out + n, cap - n);
     if (md && !it->readout && it->step == ATTN_STEP_MULTIHEAD) { // the residual stream

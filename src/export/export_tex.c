@@ -416,7 +416,7 @@ static void model_equation(attn_strbuf *b, const export_item *it, const words *w
     if (!it->readout && it->step == ATTN_STEP_EMBED && it->layer == 0) {
         attn_sb_puts(b, "\\[ X = E[\\text{");
         export_tex_escape(b, word(w, VIZ_S_TEX_TOKEN));
-        attn_sb_puts(b, m->cfg.pos != MODEL_POS_NONE ? "}] + P \\]\n" : "}] \\]\n");
+        attn_sb_puts(b, model_pos_in_x(m->cfg.pos) ? "}] + P \\]\n" : "}] \\]\n");
     }
 }
 

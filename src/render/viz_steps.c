@@ -610,7 +610,7 @@ static void embed_sum(const viz_ctx *c, product *p, const attn_trace *t) {
     const viz_scene *sc = c->s;
     viz_mat *mats = p->mats;
     int n = t->n, dm = t->cfg.d_model;
-    bool pos = sc->model->cfg.pos != MODEL_POS_NONE;
+    bool pos = model_pos_in_x(sc->model->cfg.pos);
     mats[1] = raw(sc->run->embed, n, dm, ATTN_ST_X, 0, "E[token]", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
     mats[2] = raw(sc->run->pos, n, dm, ATTN_ST_X, 0, "P", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
     mats[0].row_labels = VIZ_LABEL_NONE;

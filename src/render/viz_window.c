@@ -304,7 +304,7 @@ static void equation_line(const viz_ctx *c, const attn_trace *t, char *out, size
     const viz_scene *s = c->s;
     if (s->model && s->step == ATTN_STEP_EMBED) { // what X is in a model
         if (s->layer == 0)
-            snprintf(out, cap, "X = E[token]%s   %d×%d", s->model->cfg.pos != MODEL_POS_NONE ? " + P" : "", t->n,
+            snprintf(out, cap, "X = E[token]%s   %d×%d", model_pos_in_x(s->model->cfg.pos) ? " + P" : "", t->n,
                      t->cfg.d_model);
         else {
             size_t n = (size_t)snprintf(out, cap, viz_s(c, VIZ_S_X_FROM_RESIDUAL), s->layer);
