@@ -245,7 +245,9 @@ static void parse_steps_size_theme_view(void **state) {
     assert_int_equal(export_parse_steps(&s, "all", &err), ATTN_OK);
     assert_int_equal(s, EXPORT_ALL_STEPS | EXPORT_STEP_READOUT);
     assert_int_equal(export_parse_steps(&s, "3,6", &err), ATTN_OK);
-    assert_int_equal(s, (1u << 2) | (1u << 5));
+    assert_int_equal(s, (1u << ATTN_STEP_SCORES) | (1u << ATTN_STEP_SOFTMAX)); // keys, not positions
+    assert_int_equal(export_parse_steps(&s, "2b,3", &err), ATTN_OK);           // RoPE's sub-step
+    assert_int_equal(s, (1u << ATTN_STEP_ROPE) | (1u << ATTN_STEP_SCORES));
     assert_int_equal(export_parse_steps(&s, "0", &err), ATTN_ERR_RANGE);
     assert_non_null(strstr(err.msg, "--steps"));
     assert_int_equal(export_parse_steps(&s, "9", &err), ATTN_OK); // a model's readout

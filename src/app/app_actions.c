@@ -2,6 +2,7 @@
  * selection, the controls, the sentence editor, the window), carried out
  * through the lesson, the model and the compute pipeline below. */
 #include "app_actions.h"
+#include "attn_steps.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +91,8 @@ static bool model_step(app_state *st, int delta) {
 void app_goto_step(app_state *st, int step) {
     if (step < 0) step = 0;
     if (step >= ATTN_STEP_COUNT) step = ATTN_STEP_COUNT - 1;
-    if (st->model.readout) { // a step again, of the last layer
+    if (!attn_step_shown((attn_step)step, &app_trace(st)->cfg)) step = attn_step_next((attn_step)step, -1, NULL); // 2b without RoPE: 2
+    if (st->model.readout) {                                                                                      // a step again, of the last layer
         st->model.readout = false;
         st->view.pan_x = st->view.pan_y = 0;
         if (st->view.hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
@@ -106,7 +108,10 @@ void app_goto_step(app_state *st, int step) {
 
 void app_step(app_state *st, int delta) {
     if (model_step(st, delta)) return; // across layers and on to the readout
-    app_goto_step(st, (int)st->view.step + delta);
+    attn_step next = st->view.step;
+    for (int k = 0; k < (delta < 0 ? -delta : delta); k++) next = attn_step_next(next, delta, &app_trace(st)->cfg);
+    if (next == st->view.step) next = (attn_step)((int)st->view.step + delta); // at an end: app_goto_step clamps
+    app_goto_step(st, (int)next);
 }
 
 void app_select_query(app_state *st, int token) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app_script_run.h"
+#include "attn_steps.h"
 #include "fileio.h"
 #include "numparse.h"
 
@@ -48,7 +49,7 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page"};
     char mask[32];
     attn_mask_format(mask, sizeof mask, cfg->mask);
-    if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->view.step + 1);
+    if (!strcmp(name, "step")) snprintf(out, cap, "%s", attn_step_key(st->view.step));
     else if (!strcmp(name, "query")) snprintf(out, cap, "%d", st->view.query);
     else if (!strcmp(name, "editing")) snprintf(out, cap, "%d", st->edit.ed.active);
     else if (!strcmp(name, "sentence")) snprintf(out, cap, "%s", st->src.sentence);

@@ -1,5 +1,6 @@
 /* app_sdl.c — window, events and frames. */
 #include "app_sdl.h"
+#include "attn_steps.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -446,7 +447,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
         return;
     default: break;
     }
-    if (k->sym >= SDLK_1 && k->sym <= SDLK_8) app_goto_step(st, (int)(k->sym - SDLK_1));
+    if (k->sym >= SDLK_1 && k->sym <= SDLK_8) app_goto_step(st, attn_step_numbered((int)(k->sym - SDLK_1) + 1));
     else if (k->sym == SDLK_9) app_model_readout(st);
     else if (k->sym == SDLK_LEFTBRACKET || k->sym == SDLK_RIGHTBRACKET) app_model_layer(st, k->sym == SDLK_LEFTBRACKET ? -1 : 1);
     else if (k->sym == SDLK_b) app_model_toggle_backward(st);

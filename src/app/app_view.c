@@ -1,6 +1,7 @@
 /* app_view.c — floor 4 of src/app: the scene, the copied matrix and the
  * command line, derived from the state. */
 #include "app_view.h"
+#include "attn_steps.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -225,7 +226,7 @@ char *app_view_query(const app_state *st) {
         attn_sb_puts(&b, "&page=");
         query_value(&b, pg->id);
     }
-    attn_sb_printf(&b, "&step=%d&theme=", (int)st->view.step + 1);
+    attn_sb_printf(&b, "&step=%s&theme=", attn_step_key(st->view.step));
     query_value(&b, viz_theme_name(st->look.theme));
     if (!attn_sb_ok(&b)) {
         attn_sb_free(&b);

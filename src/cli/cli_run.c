@@ -118,6 +118,9 @@ static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_er
     char *why = NULL;
     // a cell that does not exist is refused before anything is written or printed
     if (o->explain && (st = explain(r, o, &why, err)) != ATTN_OK) return st;
+    if (o->print && (o->print_stage == ATTN_ST_Q_ROT || o->print_stage == ATTN_ST_K_ROT) && !r->trace.cfg.rope)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s: q_rot and k_rot exist only with --pos rope.",
+                         attn_stage_name((attn_stage)o->print_stage));
     if (o->dump_path) { // first, so a failed dump leaves no half-printed tables
         char *json = attn_json_dump(&r->trace);
         if (!json) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");

@@ -63,6 +63,8 @@ typedef enum {
     ATTN_ST_Q,
     ATTN_ST_K,
     ATTN_ST_V,
+    ATTN_ST_Q_ROT, /* RoPE only (cfg.rope): q rotated pairwise; attn_trace_stage gives NULL when off */
+    ATTN_ST_K_ROT, /* RoPE only: k rotated pairwise */
     ATTN_ST_SCORES,
     ATTN_ST_SCALED,
     ATTN_ST_MASKED,
@@ -73,11 +75,13 @@ typedef enum {
     ATTN_STAGE_COUNT
 } attn_stage;
 
-/* The eight steps of the walkthrough, in the rail's order. Every text a
- * learner reads numbers them from 1 (step s is "s + 1"). */
+/* The steps of the walkthrough, in the rail's order. Every text a learner
+ * reads numbers them by their key in the step table ("1" … "8", and "2b" for
+ * the optional RoPE step shown only with cfg.rope: attn_step_key). */
 typedef enum {
     ATTN_STEP_EMBED,
     ATTN_STEP_QKV,
+    ATTN_STEP_ROPE, /* 2b: q and k rotated (only with RoPE) */
     ATTN_STEP_SCORES,
     ATTN_STEP_SCALE,
     ATTN_STEP_MASK,
@@ -379,7 +383,8 @@ typedef enum {
     ATTN_EXPLAIN_SCALE,   /* value = raw / divisor */
     ATTN_EXPLAIN_MASK,    /* value = raw, or -inf where masked */
     ATTN_EXPLAIN_SOFTMAX, /* value = exp(raw - row_max) / denom */
-    ATTN_EXPLAIN_COPY     /* concat: value copied from head's Z */
+    ATTN_EXPLAIN_COPY,    /* concat: value copied from head's Z */
+    ATTN_EXPLAIN_ROTATE   /* q_rot, k_rot: value = a·cos θ − b·sin θ (even column) or a·sin θ + b·cos θ (odd) */
 } attn_explain_kind;
 
 #define ATTN_EXPLAIN_MAX_TERMS (ATTN_MAX_HEADS * ATTN_MAX_D_K)
@@ -417,6 +422,13 @@ typedef struct {
         struct {
             int head, col;
         } copy; /* COPY: value = Z of head, column col */
+        struct {
+            double a, b;     /* the pair (q or k at columns 2i, 2i+1) before the rotation */
+            double angle;    /* θ = m·B^(−2i/d_k) */
+            double cos, sin; /* cos θ, sin θ as the rotation used them */
+            int pair, pos;   /* i, and the row's position m (pos_offset + row) */
+            bool odd;        /* the cell is column 2i+1 */
+        } rotate;            /* ROTATE */
     };
     int n_terms; /* valid entries in terms */
     attn_term terms[ATTN_EXPLAIN_MAX_TERMS];

@@ -166,6 +166,8 @@ static const char *const stage_names[ATTN_STAGE_COUNT] = {
     "q",
     "k",
     "v",
+    "q_rot",
+    "k_rot",
     "scores",
     "scaled",
     "masked",

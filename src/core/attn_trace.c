@@ -154,6 +154,8 @@ attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_
         attn_rope(hd->q_rot, hd->q, n, dk, c->pos_offset, c->rope_base);
         attn_rope(hd->k_rot, hd->k, n, dk, c->pos_offset, c->rope_base);
         qs = hd->q_rot, ks = hd->k_rot;
+        CHECK(hd->q_rot, ndk, ATTN_ST_Q_ROT);
+        CHECK(hd->k_rot, ndk, ATTN_ST_K_ROT);
     }
     // pass 2: scores, optional scaling, mask
     attn_scores(hd->scores, qs, ks, n, dk);
@@ -181,9 +183,10 @@ static void count_macs(attn_trace *t) {
     long long n = t->n, dm = c->d_model, dk = c->d_k, h = c->heads;
     memset(t->macs, 0, sizeof t->macs);
     t->macs[ATTN_ST_Q] = t->macs[ATTN_ST_K] = t->macs[ATTN_ST_V] = h * n * dm * dk;
-    t->macs[ATTN_ST_SCORES] = h * n * n * dk + (c->rope ? h * 2 * n * dk * 2 : 0); /* RoPE: 2 products per value of q and k */
-    t->macs[ATTN_ST_SCALED] = c->scale ? h * n * n : 0;                            /* one division each */
-    t->macs[ATTN_ST_WEIGHTS] = h * n * n;                                          /* one exp and one add each */
+    t->macs[ATTN_ST_Q_ROT] = t->macs[ATTN_ST_K_ROT] = c->rope ? h * n * dk * 2 : 0; /* RoPE: 2 products per value */
+    t->macs[ATTN_ST_SCORES] = h * n * n * dk;
+    t->macs[ATTN_ST_SCALED] = c->scale ? h * n * n : 0; /* one division each */
+    t->macs[ATTN_ST_WEIGHTS] = h * n * n;               /* one exp and one add each */
     t->macs[ATTN_ST_Z] = h * n * n * dk;
     t->macs[ATTN_ST_OUTPUT] = n * h * dk * dm;
 }
@@ -251,6 +254,8 @@ void attn_trace_shape(const attn_trace *t, attn_stage s, int *rows, int *cols) {
     case ATTN_ST_Q:
     case ATTN_ST_K:
     case ATTN_ST_V:
+    case ATTN_ST_Q_ROT:
+    case ATTN_ST_K_ROT:
     case ATTN_ST_Z: *cols = dk; break;
     case ATTN_ST_CONCAT: *cols = t->cfg.heads * dk; break;
     default: *cols = n; break;
@@ -265,6 +270,8 @@ const double *attn_trace_stage(const attn_trace *t, attn_stage s, int h) {
     case ATTN_ST_Q: return hd->q;
     case ATTN_ST_K: return hd->k;
     case ATTN_ST_V: return hd->v;
+    case ATTN_ST_Q_ROT: return hd->q_rot; // NULL without RoPE
+    case ATTN_ST_K_ROT: return hd->k_rot;
     case ATTN_ST_SCORES: return hd->scores;
     case ATTN_ST_SCALED: return hd->scaled;
     case ATTN_ST_MASKED: return hd->masked;

@@ -181,8 +181,16 @@ static void equation(attn_strbuf *b, const attn_trace *t, attn_step step, const 
         projection(b, t, ATTN_SM_V, ATTN_SM_W_V, "b_V");
         shapes(b, n, dm, dm, dk);
         break;
+    case ATTN_STEP_ROPE: // each pair (2i, 2i+1) of q and k turned by m·θ_i
+        attn_sb_printf(b, "{%s}_{m,(2i,2i+1)} = \\begin{pmatrix}\\cos m\\theta_i & -\\sin m\\theta_i\\\\ \\sin m\\theta_i & "
+                          "\\cos m\\theta_i\\end{pmatrix} {%s}_{m,(2i,2i+1)},\\; %s \\text{ alike},\\; "
+                          "\\theta_i = %.0f^{-2i/%d},\\; m = %d \\dots %d \\qquad %d\\times %d",
+                       TEX(Q_ROT), TEX(Q), TEX(K_ROT), t->cfg.rope_base, dk, t->cfg.pos_offset,
+                       t->cfg.pos_offset + n - 1, n, dk);
+        break;
     case ATTN_STEP_SCORES:
-        attn_sb_printf(b, "%s = %s %s^{\\top}", TEX(S), TEX(Q), TEX(K));
+        if (t->cfg.rope) attn_sb_printf(b, "%s = %s %s^{\\top}", TEX(S), TEX(Q_ROT), TEX(K_ROT));
+        else attn_sb_printf(b, "%s = %s %s^{\\top}", TEX(S), TEX(Q), TEX(K));
         shapes(b, n, dk, dk, n);
         break;
     case ATTN_STEP_SCALE:

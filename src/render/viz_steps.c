@@ -8,7 +8,7 @@
 #include "attn_steps.h"
 #include "viz_internal.h"
 
-#define MAX_BLOCKS 3
+#define MAX_BLOCKS 4 /* RoPE's 2b: Q, K → q_rot, k_rot */
 
 #define MAX_MATS 8 /* E, P and X; or concat, W_O, out, X and the residual: at most 5 */
 
@@ -491,6 +491,7 @@ static const struct {
     const char *op[MAX_BLOCKS]; /* a row's operator before block k */
 } layouts[ATTN_STEP_COUNT] = {
     [ATTN_STEP_QKV] = {.product = true},
+    [ATTN_STEP_ROPE] = {.labels_beside = true, .op = {NULL, NULL, "→", NULL}}, // Q, K → q_rot, k_rot (dials beside)
     [ATTN_STEP_SCORES] = {.product = true},
     [ATTN_STEP_SCALE] = {.labels_beside = true}, // its operator holds numbers: scale_op
     [ATTN_STEP_MASK] = {.labels_beside = true, .op = {NULL, "→"}},
@@ -536,6 +537,7 @@ static viz_labels axis_labels(attn_axis a, viz_labels dims) {
  * weight matrix feeds. */
 static viz_mat shown_mat(const viz_ctx *c, const attn_trace *t, attn_shown sh, int h, int feeds, viz_labels xcols,
                          char *title_buf, size_t cap) {
+    sh.m = attn_step_matrix_under(sh.m, c->s->step, &t->cfg); // RoPE: the scores read q_rot and k_rot
     attn_step_matrix m = sh.m, named = m;
     if (m == ATTN_SM_S_SCALED && !t->cfg.scale) named = ATTN_SM_S; // the same values as S: named S
     bool per_head = attn_step_matrix_per_head(m);

@@ -47,7 +47,7 @@ expect 2 "unknown task \"nope\"" -- --train nope --save "$tmp/x.json"
 expect 2 "--save goes with --train TASK" -- --save "$tmp/x.json"
 expect 2 "--layers goes with --train TASK" -- --layers 2
 expect 2 "--layers needs a whole number from 1 to 4" -- --train sort --save "$tmp/x.json" --layers 5
-expect 2 "--pos is sinusoidal, learned or none" -- --train sort --save "$tmp/x.json" --pos rope
+expect 2 "Unknown position scheme \"alibi\": use none, sinusoidal, learned or rope" -- --train sort --save "$tmp/x.json" --pos alibi
 expect 2 "--objective is pointer or token" -- --train sort --save "$tmp/x.json" --objective mse
 expect 2 "--lr needs a number" -- --train sort --save "$tmp/x.json" --lr fast
 expect 2 "--train only trains and saves" -- --train sort --save "$tmp/x.json" --print
