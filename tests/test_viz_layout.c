@@ -216,7 +216,9 @@ static void presenter_values_read_from_afar(void **state) {
             char name[64];
             snprintf(name, sizeof name, "presenter-1920-%s-rope-step%s", lang ? "zh" : "en", attn_step_key(rope_steps[k]));
             readout r = read_results(build(&st, 1920, 1080, name), rope_steps[k]);
-            if (r.cells == 0 || r.written != r.cells)
+            // a dial per pair of q and k hovers a cell and writes no value (the dials give way when the values need the room)
+            int dials = rope_steps[k] == ATTN_STEP_ROPE ? st.src.cfg.d_k : 0;
+            if (r.cells == 0 || (r.written != r.cells && r.written != r.cells - dials))
                 fail_msg("RoPE step %s: %d of %d result cells write their value", attn_step_key(rope_steps[k]), r.written,
                          r.cells);
             if (r.min_px < 16.0f) fail_msg("RoPE step %s: values written at %.1f px", attn_step_key(rope_steps[k]), r.min_px);

@@ -268,8 +268,13 @@ static void widget_config(app_state *st, viz_widget w, int delta) {
 static void widget_mask(app_state *st, viz_widget w, int delta) {
     attn_config c = st->src.cfg;
     if (w == VIZ_W_SCALE) c.scale = !c.scale;
-    else if (w == VIZ_W_POSENC) c.pos_enc = !c.pos_enc;
-    else if (w == VIZ_W_MASK) c.mask.kind = (attn_mask_kind)wrap((int)c.mask.kind + (delta ? delta : 1), 4);
+    else if (w == VIZ_W_POSENC && delta == ATTN_MAX_POS_OFFSET) c.pos_offset = c.pos_offset ? 0 : 1000; // Shift+O
+    else if (w == VIZ_W_POSENC) {                                                                       // O: none → sinusoidal → RoPE (an even d_k only) → none
+        bool rope = c.pos_enc && c.d_k % 2 == 0;
+        c.rope = rope;
+        c.pos_enc = !c.pos_enc && !st->src.cfg.rope;
+        if (st->src.cfg.rope) c.rope = c.pos_enc = false;
+    } else if (w == VIZ_W_MASK) c.mask.kind = (attn_mask_kind)wrap((int)c.mask.kind + (delta ? delta : 1), 4);
     else if (w == VIZ_W_WINDOW) {
         if (c.mask.kind != ATTN_MASK_WINDOW && c.mask.kind != ATTN_MASK_CAUSAL_WINDOW) c.mask.kind = ATTN_MASK_WINDOW;
         else c.mask.window += delta ? delta : 1;

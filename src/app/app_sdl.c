@@ -387,6 +387,10 @@ static bool key_control(app_state *st, SDL_Keycode sym, bool shift) {
         app_widget(st, VIZ_W_SEED, 0); // re-roll
         return true;
     }
+    if (sym == SDLK_o && shift) { // shift the sentence by 1000 positions and back (--pos-offset)
+        app_widget(st, VIZ_W_POSENC, ATTN_MAX_POS_OFFSET);
+        return true;
+    }
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
         if (map[i].key == sym) {
             app_widget(st, map[i].w, map[i].toggle ? 0 : shift ? -1

@@ -121,7 +121,12 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         break;
     case VIZ_W_POSENC: // a model's positions are its own: sinusoidal, learned or none
         if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
-        else snprintf(buf, cap, "%s", viz_s(c, cfg->pos_enc ? VIZ_S_ON : VIZ_S_OFF));
+        else if (cfg->pos_offset) // the scheme, and where the sentence starts
+            snprintf(buf, cap, "%s +%d", viz_s(c, cfg->rope ? VIZ_S_POS_ROPE : cfg->pos_enc ? VIZ_S_POS_SINUSOIDAL
+                                                                                            : VIZ_S_POS_NONE),
+                     cfg->pos_offset);
+        else snprintf(buf, cap, "%s", viz_s(c, cfg->rope ? VIZ_S_POS_ROPE : cfg->pos_enc ? VIZ_S_POS_SINUSOIDAL
+                                                                                         : VIZ_S_POS_NONE));
         break;
     case VIZ_W_SHOW_HEAD: snprintf(buf, cap, "%d / %d", c->s->head + 1, cfg->heads); break;
     case VIZ_W_COMPARE: snprintf(buf, cap, "%s", viz_s(c, cmp[c->s->compare])); break;
