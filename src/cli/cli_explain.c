@@ -54,7 +54,9 @@ static void format_dot(sbuf *b, const attn_explanation *e, const attn_trace *t) 
         [ATTN_ST_OUTPUT] = "out[i][c] = sum over m of concat[i][m] * W_O[m][c]",
     };
     char tl[96];
-    sb_printf(b, "  %s%s\n", formula[e->stage] ? formula[e->stage] : "",
+    const char *f = e->stage == ATTN_ST_SCORES && t->cfg.rope ? "S[i][j] = sum over c of q_rot[i][c] * k_rot[j][c]"
+                                                              : formula[e->stage];
+    sb_printf(b, "  %s%s\n", f ? f : "",
               e->dot.has_bias ? " + b[c]" : "");
     double sum = 0.0;
     int w = b->compact ? 1 : 10, p = b->compact ? 4 : 6;

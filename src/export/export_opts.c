@@ -186,6 +186,8 @@ void ex_config_text(attn_strbuf *b, const attn_config *c) {
     attn_sb_printf(b, "d_model=%d d_k=%d heads=%d seed=%lu mask=%s scale=%s pos-enc=%s bias=%s", c->d_model, c->d_k,
                    c->heads, (unsigned long)c->seed, mask, c->scale ? "on" : "off", c->pos_enc ? "on" : "off",
                    c->bias ? "on" : "off");
+    if (c->rope) attn_sb_printf(b, " pos=rope rope_base=%.0f", c->rope_base); // only when set: other indexes stay
+    if (c->pos_offset) attn_sb_printf(b, " pos_offset=%d", c->pos_offset);
 }
 
 void ex_utf8_trim(char *s) {

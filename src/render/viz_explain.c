@@ -151,7 +151,8 @@ static void dot(wording *w, const attn_explanation *e) {
              : w->features                ? AXIS_FEATURES
                                           : AXIS_DIMS;
     char lab[96], x[32], y[32], v[32];
-    add(w, VIZ_XL_FORMULA, false, "%s%s", formula[e->stage] ? formula[e->stage] : "", e->dot.has_bias ? " + b[c]" : "");
+    const char *f = e->stage == ATTN_ST_SCORES && w->t->cfg.rope ? "S[i,j] = Σ_c q_rot[i,c]·k_rot[j,c]" : formula[e->stage];
+    add(w, VIZ_XL_FORMULA, false, "%s%s", f ? f : "", e->dot.has_bias ? " + b[c]" : "");
     double sum = 0, best = -1;
     w->x->first_term = w->x->n;
     for (int k = 0; k < e->n_terms; k++) {
