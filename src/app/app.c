@@ -2,8 +2,8 @@
  * the model's run, the notice, the hovered cell's explanation). Nothing here
  * calls a higher floor: what a higher floor derives from a new trace (the
  * lesson's narrative) is marked stale and rebuilt when the scene is built. */
-#include "attn_steps.h"
 #include "app.h"
+#include "attn_steps.h"
 
 #include <stdarg.h>
 #include <stdio.h>
