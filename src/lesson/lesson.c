@@ -403,6 +403,10 @@ static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
             d->args);
         return;
     }
+    if (s == ATTN_STEP_ROPE && !c->rec->pub.model && !c->rec->pub.cfg.rope) { // a model's file says its own
+        lsn_add_err(p, d->line, d->col, "step 2b (rope) is shown only with RoPE: add pos=rope to the page's @config");
+        return;
+    }
     c->rec->pub.step = s;
 }
 
