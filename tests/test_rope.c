@@ -99,22 +99,24 @@ static void test_layer_against_pytorch(void **state) {
     check_layer("rope_ref_layer_offset1000_base500.json");
 }
 
-/* A 2-layer model with pos "rope" and rope_base 100: every stage, the loss
- * and every gradient (through the rotation) as autograd has them. */
-static void test_model_against_pytorch(void **state) {
-    (void)state;
+/* A 2-layer model with pos "rope" and rope_base 100 (name: its files
+ * rope_ref_NAME.json and .model.json): every stage, the loss and every
+ * gradient (through the rotation) as autograd has them. */
+static void check_model(const char *name) {
     size_t len;
-    char *text = load("rope_ref_model.json", &len), path[512];
+    char file[128], path[512];
+    snprintf(file, sizeof file, "rope_ref_%s.json", name);
+    char *text = load(file, &len);
     cJSON *root = cJSON_Parse(text);
     model m;
     attn_err err;
-    snprintf(path, sizeof path, "%s/rope_ref_model.model.json", ATTN_TEST_DATA);
+    snprintf(path, sizeof path, "%s/rope_ref_%s.model.json", ATTN_TEST_DATA, name);
     if (model_file_load(&m, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
     assert_int_equal(m.cfg.pos, MODEL_POS_ROPE);
     assert_true(m.cfg.rope_base == 100.0);
     const char *sentence = cJSON_GetObjectItem(root, "sentence")->valuestring;
     const cJSON *tj = cJSON_GetObjectItem(root, "targets"), *exp = cJSON_GetObjectItem(root, "expected");
-    model_target_spec spec[8];
+    model_target_spec spec[MODEL_MAX_LEN];
     int count = cJSON_GetArraySize(tj);
     for (int k = 0; k < count; k++) {
         const cJSON *t = cJSON_GetArrayItem(tj, k);
@@ -127,7 +129,7 @@ static void test_model_against_pytorch(void **state) {
     for (int l = 0; l < m.cfg.layers; l++) {
         const cJSON *lj = cJSON_GetArrayItem(cJSON_GetObjectItem(exp, "layers"), l);
         const attn_trace *t = &r.layer[l];
-        snprintf(what, sizeof what, "layer %d X", l);
+        snprintf(what, sizeof what, "%s layer %d X", name, l);
         compare(what, t->x, n, dm, cJSON_GetObjectItem(lj, "X"), MODEL_TOL);
         snprintf(what, sizeof what, "layer %d residual", l);
         compare(what, r.residual[l], n, dm, cJSON_GetObjectItem(lj, "residual"), MODEL_TOL);
@@ -155,13 +157,19 @@ static void test_model_against_pytorch(void **state) {
         if (t->layer < 0) snprintf(p, sizeof p, "%s", t->name);
         else if (t->head < 0) snprintf(p, sizeof p, "layers[%d].%s", t->layer, t->name);
         else snprintf(p, sizeof p, "layers[%d].heads[%d].%s", t->layer, t->head, t->name);
-        snprintf(what, sizeof what, "grad %s", p);
+        snprintf(what, sizeof what, "%s grad %s", name, p);
         compare(what, r.grad_block_ + t->offset, t->rows, t->cols, cJSON_GetObjectItem(grads, p), MODEL_TOL);
     }
     model_result_free(&r);
     model_free(&m);
     cJSON_Delete(root);
     free(text);
+}
+
+static void test_model_against_pytorch(void **state) {
+    (void)state;
+    check_model("model");   // random weights, 3 targets
+    check_model("trained"); // a model attnviz trained on induction with pos rope (400 steps)
 }
 
 /* By hand: pair i of a row at position m turns by m·B^(−2i/d). */

@@ -23,6 +23,10 @@ What it makes (under tests/data/, next to this script):
   rope_ref_model.json        its sentence, targets and what autograd computed:
                              every stage with q_rot and k_rot, the loss and the
                              gradient of every parameter (through the rotation)
+  rope_ref_trained.json      the same for rope_ref_trained.model.json, a model
+                             attnviz trained (induction, pos rope, rope_base 100,
+                             d_model 8, d_k 4, 2 heads, 400 steps; read, not made,
+                             here): its probe, the second copy's rows as targets
 
 Inputs come from numpy.random.default_rng(seed), rounded to 4 decimals, so
 the files' short decimals are the exact doubles used. Numbers are written with
@@ -145,6 +149,56 @@ def make_layer_case(case):
 
 # ---- a model with pos "rope": forward and backward ---------------------------
 
+def model_reference(doc, sentence, targets):
+    """Every stage, the loss and every gradient of a pos "rope" model file's doc
+    (no biases, token objective) on sentence, by autograd."""
+    cfg, vocab = doc["config"], doc["vocab"]
+    dk, base = cfg["d_k"], float(cfg.get("rope_base", 10000))
+    leaf = lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+    tp = {"E": leaf(doc["E"]), "U": leaf(doc["U"]), "b_U": leaf(doc["b_U"]),
+          "layers": [{"heads": [{k: leaf(h[k]) for k in ("W_Q", "W_K", "W_V")} for h in layer["heads"]],
+                      "W_O": leaf(layer["W_O"])} for layer in doc["layers"]]}
+    ids = [vocab.index(w) for w in sentence.split()]
+    freqs = precompute_freqs_cis(dk, len(ids), base, 0)
+    x = tp["E"][torch.tensor(ids)]  # RoPE: nothing is added to x0
+    recs = []
+    for layer in tp["layers"]:
+        rec = {"X": x, "heads": []}
+        out = attention_layer(x, layer["heads"], layer["W_O"], None, cfg, freqs, rec["heads"])
+        x = x + out
+        rec["output"], rec["residual"] = out, x
+        recs.append(rec)
+    logits = x @ tp["U"] + tp["b_U"]
+    loss = sum(-torch.log_softmax(logits[row], dim=-1)[vocab.index(w)] for row, w in targets) / len(targets)
+    loss.backward()
+    grads = {"E": plain(tp["E"].grad)}
+    for l, layer in enumerate(tp["layers"]):
+        for h, head in enumerate(layer["heads"]):
+            for k in ("W_Q", "W_K", "W_V"):
+                g = head[k].grad
+                grads[f"layers[{l}].heads[{h}].{k}"] = plain(g if g is not None else torch.zeros_like(head[k]))
+        grads[f"layers[{l}].W_O"] = plain(layer["W_O"].grad)
+    grads["U"], grads["b_U"] = plain(tp["U"].grad), plain(tp["b_U"].grad)
+    return {"loss": loss.item(), "logits": plain(logits), "grads": grads,
+            "layers": [{"X": plain(r["X"]), "output": plain(r["output"]), "residual": plain(r["residual"]),
+                        "heads": [{k: plain(v) for k, v in h.items()} for h in r["heads"]]} for r in recs]}
+
+
+def make_trained_case():
+    """A model attnviz trained (--train induction --pos rope --rope-base 100 --d-model 8 --d-k 4
+    --heads 2 --train-steps 400, checked in as rope_ref_trained.model.json): its probe, the second
+    copy's rows as targets (each answered by the letter that followed it in the first copy)."""
+    with open(os.path.join(HERE, "rope_ref_trained.model.json")) as f:
+        doc = json.load(f)
+    words = doc["probe"].split()
+    half = len(words) // 2
+    targets = [[row, words[row - half + 1]] for row in range(half, len(words) - 1)]
+    exp = model_reference(doc, doc["probe"], targets)
+    with open(os.path.join(HERE, "rope_ref_trained.json"), "w") as f:
+        json.dump({"sentence": doc["probe"], "targets": targets, "expected": exp}, f, indent=1)
+        f.write("\n")
+
+
 def make_model_case():
     name, seed, layers, heads, dm, dk, base = "model", 33, 2, 2, 6, 4, 100
     sentence, targets = "a c b g e d", [[1, "d"], [3, "a"], [5, "g"]]
@@ -209,7 +263,8 @@ def main():
     for case in LAYER_CASES:
         make_layer_case(case)
     make_model_case()
-    print("wrote", len(LAYER_CASES) + 1, "cases to", HERE)
+    make_trained_case()
+    print("wrote", len(LAYER_CASES) + 2, "cases to", HERE)
 
 
 if __name__ == "__main__":
