@@ -64,7 +64,7 @@ static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
     o->explain_stage = attn_stage_from_name(stage);
     if (o->explain_stage < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
-                         "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
+                         "--explain: unknown stage \"%s\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, "
                          "weights, z, concat or output.",
                          stage);
     o->explain = true;
@@ -229,7 +229,7 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
     o->print_stage = model_stage_from_name(name); // a model's stages too (checked once --model is known)
     if (o->print_stage < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
-                         "--print: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
+                         "--print: unknown stage \"%s\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, "
                          "weights, z, concat or output (or nothing for all).",
                          name);
     return ATTN_OK;
@@ -451,6 +451,7 @@ static const char help_format[] =
     "Output:\n"
     "  --print [STAGE]       print the tokens and every stage, or one of:\n"
     "                        x q k v scores scaled masked weights z concat output\n"
+    "                        (with --pos rope also q_rot k_rot)\n"
     "  --dump-json F         write every stage as JSON (- for standard output)\n"
     "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
     "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
