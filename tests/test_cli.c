@@ -146,6 +146,10 @@ static void test_pos_one_scheme(void **state) {
     assert_int_equal(attn_config_check(&c, &err), ATTN_ERR_RANGE);
     assert_non_null(strstr(err.msg, "needs an even --d-k (it is 3)"));
     c.d_k = 4;
+    c.pos_count = 2;
+    assert_int_equal(attn_config_check(&c, &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "--pos-dims keeps the sinusoids to some columns of X"));
+    c.pos_count = 0;
     c.pos_enc = true;
     assert_int_equal(attn_config_check(&c, &err), ATTN_ERR_RANGE);
     // --train takes the scheme over; --pos-offset is the one-layer view's

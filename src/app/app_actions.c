@@ -274,6 +274,7 @@ static void widget_mask(app_state *st, viz_widget w, int delta) {
         c.rope = rope;
         c.pos_enc = !c.pos_enc && !st->src.cfg.rope;
         if (st->src.cfg.rope) c.rope = c.pos_enc = false;
+        if (c.rope) c.pos_first = c.pos_count = 0; // the sinusoids' columns mean nothing to RoPE
     } else if (w == VIZ_W_MASK) c.mask.kind = (attn_mask_kind)wrap((int)c.mask.kind + (delta ? delta : 1), 4);
     else if (w == VIZ_W_WINDOW) {
         if (c.mask.kind != ATTN_MASK_WINDOW && c.mask.kind != ATTN_MASK_CAUSAL_WINDOW) c.mask.kind = ATTN_MASK_WINDOW;

@@ -42,6 +42,9 @@ attn_status attn_config_check(const attn_config *c, attn_err *err) {
     if ((st = check_range("--pos-offset", c->pos_offset, 0, ATTN_MAX_POS_OFFSET, err))) return st;
     if (c->rope && c->pos_enc)
         return attn_fail(err, ATTN_ERR_RANGE, "--pos is one scheme: rope and sinusoidal cannot both be on.");
+    if (c->rope && c->pos_count)
+        return attn_fail(err, ATTN_ERR_RANGE, "--pos-dims keeps the sinusoids to some columns of X: it goes with "
+                                              "--pos sinusoidal, not rope.");
     if (c->rope && c->d_k % 2)
         return attn_fail(err, ATTN_ERR_RANGE, "--pos rope rotates pairs of dimensions: it needs an even --d-k "
                                               "(it is %d).",
