@@ -186,6 +186,7 @@ char *app_command_line(const app_state *st) {
                    c->heads, (unsigned long)c->seed, mask, c->scale ? "--scale" : "--no-scale",
                    c->pos_enc ? "--pos-enc" : "--no-pos-enc", c->bias ? "--bias" : "--no-bias");
     if (c->pos_count) attn_sb_printf(&b, " --pos-dims %d-%d", c->pos_first, c->pos_first + c->pos_count - 1);
+    else if (pg && pg->cfg.pos_count) attn_sb_puts(&b, " --pos-dims all");         // over the page's columns (RoPE cleared them)
     if (c->rope) attn_sb_printf(&b, " --pos rope --rope-base %.0f", c->rope_base); // after --no-pos-enc: the last wins
     if (c->pos_offset) attn_sb_printf(&b, " --pos-offset %d", c->pos_offset);
     if (st->src.weights == APP_WEIGHTS_FILE) {
