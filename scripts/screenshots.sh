@@ -52,6 +52,14 @@ key 9
 shot $out/model-readout-zh.png
 quit
 SCRIPT
+cat >"$tmp/rope.script" <<SCRIPT
+size 1280 800
+click step 2
+key PageDown
+hover cell k_rot 0 13 2
+shot $out/rope-2b.png
+quit
+SCRIPT
 cat >"$tmp/presenter.script" <<SCRIPT
 size 1920 1080
 shot $out/presenter-qkv-en.png
@@ -77,6 +85,8 @@ xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lesson "$root/lessons/en/self-a
     --theme presenter --lang en --script "$tmp/presenter.script"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lang en --sentence "The animal didn't cross the street because it was too tired" \
     --mask causal --script "$tmp/tiles.script"
+xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --pos rope \
+    --lang en --script "$tmp/rope.script"
 "$bin" --headless --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --lang en --steps 6 --format html \
     --export-dir "$tmp/html-en" >/dev/null
 "$bin" --headless --lesson "$root/lessons/zh/self-attention.lesson" --page intro --format html \

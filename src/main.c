@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app_bench.h"
+#include "attn_steps.h"
 #include "app_paths.h"
 #include "app_script_run.h"
 #include "app_sdl.h"
@@ -345,7 +346,7 @@ static int run_gui(const cli_opts *o) {
     app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
     st.view.figure_only = o->view && strcmp(o->view, "figure") == 0;
     int link_step = plat_link_step();
-    if (link_step > 0) app_goto_step(&st, link_step - 1);
+    if (link_step > 0) app_goto_step(&st, attn_step_numbered(link_step));
     if (app_ui_open(&ui, &st, env.fonts, o->width ? o->width : 1280, o->height ? o->height : 800,
                     (float)o->ui_scale, msg, sizeof msg) != 0) {
         fprintf(stderr, "attnviz: %s\n", msg);

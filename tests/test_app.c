@@ -11,6 +11,7 @@
 #include "test_common.h"
 #include "attn_json.h"
 #include "app_actions.h"
+#include "attn_steps.h"
 #include "app_view.h"
 #include "app_paths.h"
 #include "app_settings.h"
@@ -115,6 +116,46 @@ static void test_tiles_view(void **state) {
     app_toggle_tiles(&st);
     app_scene(&st, &s, badge, sizeof badge);
     assert_null(s.tiles);
+    app_free(&st);
+}
+
+/* RoPE in the window: O cycles the schemes, 2b is on the way only with RoPE,
+ * a rotated cell's arithmetic is the headless one, Shift+O's shift keeps the
+ * scores, and the copied command line reproduces the view. */
+static void test_rope_in_the_window(void **state) {
+    (void)state;
+    app_state st;
+    start(&st, NULL);
+    app_goto_step(&st, ATTN_STEP_QKV);
+    app_step(&st, 1);
+    assert_int_equal(st.view.step, ATTN_STEP_SCORES); // no RoPE: 2 → 3
+    app_widget(&st, VIZ_W_POSENC, 0);
+    assert_true(st.src.cfg.pos_enc && !st.src.cfg.rope);
+    app_widget(&st, VIZ_W_POSENC, 0);
+    assert_true(!st.src.cfg.pos_enc && st.src.cfg.rope);
+    app_step(&st, -1);
+    assert_int_equal(st.view.step, ATTN_STEP_ROPE); // 3 → 2b → 2
+    app_hover(&st, (viz_hit){.kind = VIZ_HIT_CELL, .stage = ATTN_ST_K_ROT, .head = 1, .row = 13, .col = 3});
+    attn_trace t = {0};
+    attn_explanation e;
+    assert_int_equal(attn_trace_run(&t, st.src.sentence, strlen(st.src.sentence), &st.src.cfg, NULL, NULL, NULL), ATTN_OK);
+    assert_int_equal(attn_explain(&e, &t, ATTN_ST_K_ROT, 1, 13, 3, NULL), ATTN_OK);
+    assert_non_null(st.src.explain);
+    assert_true(st.src.explain->value == e.value && st.src.explain->rotate.angle == e.rotate.angle);
+    char *cmd = app_command_line(&st);
+    assert_non_null(strstr(cmd, " --pos rope --rope-base 10000"));
+    free(cmd);
+    size_t nn = (size_t)t.n * t.n;
+    double *before = malloc(sizeof(double) * nn);
+    memcpy(before, st.src.trace.head[0].scores, sizeof(double) * nn);
+    app_widget(&st, VIZ_W_POSENC, ATTN_MAX_POS_OFFSET); // Shift+O: the sentence 1000 positions on
+    assert_int_equal(st.src.cfg.pos_offset, 1000);
+    for (size_t k = 0; k < nn; k++) assert_close_tol(st.src.trace.head[0].scores[k], before[k], 1e-12);
+    free(before);
+    app_widget(&st, VIZ_W_POSENC, 0); // RoPE → none: off 2b, back to 2
+    assert_false(st.src.cfg.rope || st.src.cfg.pos_enc);
+    assert_int_equal(st.view.step, ATTN_STEP_QKV);
+    attn_trace_free(&t);
     app_free(&st);
 }
 
@@ -710,6 +751,7 @@ int main(void) {
         cmocka_unit_test(test_init_defaults),
         cmocka_unit_test(test_tiles_view),
         cmocka_unit_test(test_steps_clamp),
+        cmocka_unit_test(test_rope_in_the_window),
         cmocka_unit_test(test_editing),
         cmocka_unit_test(test_widgets),
         cmocka_unit_test(test_hover_and_cursor),

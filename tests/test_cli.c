@@ -77,7 +77,7 @@ static void test_config_flags(void **state) {
  * in the help, with an INT's range from the table. */
 static void test_settings_table(void **state) {
     (void)state;
-    static char *const values[ATTN_SETTING_COUNT] = {"16", "8", "3", "7", "window:2", "off", "on", "on", "2-5", "1"};
+    static char *const values[ATTN_SETTING_COUNT] = {"16", "8", "3", "7", "window:2", "off", "on", "on", "2-5", "1", "rope", "500000", "1000"};
     attn_config want;
     attn_config_default(&want);
     for (int id = 0; id < ATTN_SETTING_COUNT; id++) {
@@ -102,7 +102,8 @@ static void test_settings_table(void **state) {
     }
     assert_non_null(strstr(cli_help_text(), "  --d-k N               width per head, 1-128 (default 4)\n"));
     assert_int_equal(attn_setting_by_key("pos-dims", 8), ATTN_SET_POS_DIMS);
-    assert_string_equal(attn_setting_keys(), "d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims or kv_heads");
+    assert_string_equal(attn_setting_keys(), "d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims, kv_heads, "
+                                             "pos, rope_base or pos_offset");
 }
 
 /* --pos-dims and pos_dims= read with one rule: digits only, FIRST <= LAST < 512. */
@@ -125,6 +126,47 @@ static void expect_error(const char *want, int argc, char *a1, char *a2) {
     attn_status st = argc == 2 ? parse(&o, &err, 2, a1) : parse(&o, &err, 3, a1, a2);
     if (st == ATTN_OK) fail_msg("%s %s was accepted", a1, a2 ? a2 : "");
     if (!strstr(err.msg, want)) fail_msg("message \"%s\" lacks \"%s\"", err.msg, want);
+}
+
+/* One --pos: the last of --pos and its alias --pos-enc wins, learned is a
+ * model's, and the offset and base have the table's ranges. */
+static void test_pos_one_scheme(void **state) {
+    (void)state;
+    cli_opts o;
+    attn_err err;
+    assert_int_equal(parse(&o, &err, 5, "--headless", "--pos", "rope", "--pos-enc"), ATTN_OK);
+    assert_true(o.cfg.pos_enc);
+    assert_false(o.cfg.rope);
+    assert_int_equal(parse(&o, &err, 5, "--headless", "--pos-enc", "--pos", "rope"), ATTN_OK);
+    assert_false(o.cfg.pos_enc);
+    assert_true(o.cfg.rope);
+    assert_int_equal(o.cfg.rope_base, 10000.0);
+    assert_int_equal(parse(&o, &err, 5, "--headless", "--pos", "rope", "--no-pos-enc"), ATTN_OK);
+    assert_false(o.cfg.rope || o.cfg.pos_enc);
+    expect_error("--pos learned is a table a model learns", 3, "--pos", "learned");
+    expect_error("Unknown position scheme \"alibi\"", 3, "--pos", "alibi");
+    expect_error("--pos-offset must be between 0 and 4096 (it is 4097)", 3, "--pos-offset", "4097");
+    expect_error("--rope-base must be between 2 and 1000000000 (it is 1)", 3, "--rope-base", "1");
+    attn_config c;
+    attn_config_default(&c);
+    c.rope = true;
+    c.d_k = 3;
+    assert_int_equal(attn_config_check(&c, &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "needs an even --d-k (it is 3)"));
+    c.d_k = 4;
+    c.pos_count = 2;
+    assert_int_equal(attn_config_check(&c, &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "--pos-dims keeps the sinusoids to some columns of X"));
+    c.pos_count = 0;
+    c.pos_enc = true;
+    assert_int_equal(attn_config_check(&c, &err), ATTN_ERR_RANGE);
+    // --train takes the scheme over; --pos-offset is the one-layer view's
+    assert_int_equal(parse(&o, &err, 7, "--train", "induction", "--save", "m.json", "--pos", "rope"), ATTN_OK);
+    assert_int_equal(o.model.pos, MODEL_POS_ROPE);
+    assert_int_equal(parse(&o, &err, 9, "--train", "induction", "--save", "m.json", "--pos", "learned", "--rope-base",
+                           "500"),
+                     ATTN_ERR_RANGE);
+    assert_int_equal(parse(&o, &err, 7, "--train", "induction", "--save", "m.json", "--pos-offset", "3"), ATTN_ERR_RANGE);
 }
 
 static void test_bad_flags(void **state) {
@@ -385,6 +427,7 @@ int main(void) {
         cmocka_unit_test(test_check_lesson),
         cmocka_unit_test(test_settings_table),
         cmocka_unit_test(test_pos_dims_one_rule),
+        cmocka_unit_test(test_pos_one_scheme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

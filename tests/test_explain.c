@@ -26,12 +26,18 @@ static double rebuild(const attn_explanation *e) {
         assert_close(sum, e->softmax.denom);
         return e->softmax.masked ? 0.0 : e->terms[e->col].value / e->softmax.denom;
     case ATTN_EXPLAIN_COPY: return e->value;
+    case ATTN_EXPLAIN_ROTATE:
+        assert_close(e->rotate.cos, cos(e->rotate.angle));
+        assert_close(e->rotate.sin, sin(e->rotate.angle));
+        return e->rotate.odd ? e->rotate.a * e->rotate.sin + e->rotate.b * e->rotate.cos
+                             : e->rotate.a * e->rotate.cos - e->rotate.b * e->rotate.sin;
     }
     return NAN;
 }
 
 static void check_all_cells(const attn_trace *t) {
     for (int s = 0; s < ATTN_STAGE_COUNT; s++) {
+        if ((s == ATTN_ST_Q_ROT || s == ATTN_ST_K_ROT) && !t->cfg.rope) continue; // RoPE's own stages
         int heads = attn_stage_per_head((attn_stage)s) ? t->cfg.heads : 1, rows, cols;
         attn_trace_shape(t, (attn_stage)s, &rows, &cols);
         for (int h = 0; h < heads; h++)
@@ -67,6 +73,28 @@ static void test_terms_add_up_every_stage(void **state) {
     c.mask.kind = ATTN_MASK_NONE;
     assert_int_equal(attn_trace_run(&t, "这只动物没看见那只鸟", strlen("这只动物没看见那只鸟"), &c, NULL, NULL, NULL), ATTN_OK);
     check_all_cells(&t);
+    attn_trace_free(&t);
+    // RoPE: q_rot and k_rot cells are their pair turned; the scores' terms are q_rot·k_rot
+    c.pos_enc = false;
+    c.rope = true;
+    c.pos_offset = 40;
+    c.mask.kind = ATTN_MASK_CAUSAL;
+    assert_int_equal(attn_trace_run(&t, s, strlen(s), &c, NULL, NULL, NULL), ATTN_OK);
+    check_all_cells(&t);
+    assert_int_equal(attn_explain(&ex, &t, ATTN_ST_SCORES, 1, 5, 2, NULL), ATTN_OK);
+    assert_true(ex.terms[1].a == t.head[1].q_rot[5 * c.d_k + 1]);
+    assert_int_equal(attn_explain(&ex, &t, ATTN_ST_K_ROT, 0, 3, 3, NULL), ATTN_OK);
+    assert_int_equal(ex.kind, ATTN_EXPLAIN_ROTATE);
+    assert_int_equal(ex.rotate.pos, 43);
+    assert_int_equal(ex.rotate.pair, 1);
+    assert_true(ex.rotate.odd);
+    assert_close(ex.rotate.angle, 43 * 0.01); // 10000^(-2/4)
+    attn_trace_free(&t);
+    c.rope = false;
+    attn_err err;
+    assert_int_equal(attn_trace_run(&t, "a b", 3, &c, NULL, NULL, NULL), ATTN_OK);
+    assert_int_equal(attn_explain(&ex, &t, ATTN_ST_Q_ROT, 0, 0, 0, &err), ATTN_ERR_RANGE);
+    assert_non_null(strstr(err.msg, "q_rot exists only with --pos rope"));
     attn_trace_free(&t);
 }
 

@@ -246,7 +246,9 @@ static void parse_steps_size_theme_view(void **state) {
     assert_int_equal(export_parse_steps(&s, "all", &err), ATTN_OK);
     assert_int_equal(s, EXPORT_ALL_STEPS | EXPORT_STEP_READOUT);
     assert_int_equal(export_parse_steps(&s, "3,6", &err), ATTN_OK);
-    assert_int_equal(s, (1u << 2) | (1u << 5));
+    assert_int_equal(s, (1u << ATTN_STEP_SCORES) | (1u << ATTN_STEP_SOFTMAX)); // keys, not positions
+    assert_int_equal(export_parse_steps(&s, "2b,3", &err), ATTN_OK);           // RoPE's sub-step
+    assert_int_equal(s, (1u << ATTN_STEP_ROPE) | (1u << ATTN_STEP_SCORES));
     assert_int_equal(export_parse_steps(&s, "0", &err), ATTN_ERR_RANGE);
     assert_non_null(strstr(err.msg, "--steps"));
     assert_int_equal(export_parse_steps(&s, "9", &err), ATTN_OK); // a model's readout
@@ -276,6 +278,41 @@ static void command_prefix(void **state) {
 }
 
 /* ---- SVG ---- */
+
+/* RoPE's step 2b: 02b-rope between 02 and 03 (SVG, CSV and TeX against
+ * goldens), the scores' operands q_rot and k_rot; without RoPE no 2b. */
+static void rope_golden(void **state) {
+    (void)state;
+    attn_config c;
+    attn_err err;
+    attn_config_default(&c);
+    c.d_model = 4, c.d_k = 2, c.heads = 1, c.rope = true, c.pos_offset = 5;
+    attn_trace t = {0};
+    assert_int_equal(attn_trace_run(&t, "a b c", 5, &c, NULL, NULL, &err), ATTN_OK);
+    export_opts o;
+    char *dir = temp_dir();
+    small_opts(&o, dir, "svg,csv,tex");
+    assert_int_equal(export_parse_steps(&o.steps, "2,2b,3", &err), ATTN_OK);
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_golden(dir, "02b-rope.svg");
+    assert_golden(dir, "02b-rope-q_rot-head1.csv");
+    assert_golden(dir, "02b-rope.tex");
+    assert_true(has_file(dir, "02-qkv.svg") && has_file(dir, "03-scores-k_rot-head1.csv"));
+    assert_false(has_file(dir, "03-scores-K-head1.csv")); // the scores read the rotated k
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+    c.rope = false; // without RoPE, "all" has no 2b
+    assert_int_equal(attn_trace_run(&t, "a b c", 5, &c, NULL, NULL, &err), ATTN_OK);
+    dir = temp_dir();
+    small_opts(&o, dir, "csv");
+    if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    assert_true(has_file(dir, "03-scores-K-head1.csv"));
+    assert_false(has_file(dir, "02b-rope-q_rot-head1.csv"));
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+}
 
 static void svg_golden(void **state) {
     (void)state;
@@ -1700,6 +1737,7 @@ int main(void) {
         cmocka_unit_test(command_prefix),
         cmocka_unit_test(svg_golden),
         cmocka_unit_test(decode_export),
+        cmocka_unit_test(rope_golden),
         cmocka_unit_test(svg_text_cells_escaped),
         cmocka_unit_test(svg_primitives),
         cmocka_unit_test(csv_golden_quoting),

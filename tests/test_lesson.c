@@ -69,6 +69,34 @@ static void expect_err(const char *text, int line, int col, const char *want) {
     expect_err_len(text, strlen(text), line, col, want);
 }
 
+/* RoPE on a page: pos=rope, @step 2b (or rope) and {step 2b}; 2b without RoPE is refused. */
+static void test_rope_page(void **state) {
+    (void)state;
+    static const char *const page = "# lesson: t\ntitle: T\nlang: en\n=== page: a\ntitle: A\n@sentence: the cat sat\n"
+                                    "@config: d_k=4 pos=rope pos_offset=7\n@step: %s\n\nThe step {step 2b}.\n";
+    char text[512];
+    snprintf(text, sizeof text, page, "2b");
+    lesson *l = parse_ok(text);
+    const lesson_page *pg = lesson_page_at(l, 0);
+    assert_int_equal(pg->step, ATTN_STEP_ROPE);
+    assert_true(pg->cfg.rope && !pg->cfg.pos_enc);
+    assert_int_equal(pg->cfg.pos_offset, 7);
+    lesson_free(l);
+    snprintf(text, sizeof text, page, "rope");
+    l = parse_ok(text);
+    assert_int_equal(lesson_page_at(l, 0)->step, ATTN_STEP_ROPE);
+    lesson_free(l);
+    snprintf(text, sizeof text, page, "3"); // 3 is still the scores
+    l = parse_ok(text);
+    assert_int_equal(lesson_page_at(l, 0)->step, ATTN_STEP_SCORES);
+    lesson_free(l);
+    expect_err("# lesson: t\ntitle: T\nlang: en\n=== page: a\ntitle: A\n@sentence: the cat sat\n@step: 2b\n", 7, 8,
+               "step 2b (rope) is shown only with RoPE");
+    expect_err("# lesson: t\ntitle: T\nlang: en\n=== page: a\ntitle: A\n@sentence: the cat sat\n"
+               "@config: pos=rope d_k=3\n",
+               7, 10, "even --d-k");
+}
+
 static const char *para_text(const lesson_page *pg, int i) {
     assert_true(i < pg->n_paras);
     return pg->paras[i].text;
@@ -1160,6 +1188,7 @@ static void test_two_layers_explains_rows(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_lesson),
+        cmocka_unit_test(test_rope_page),
         cmocka_unit_test(test_numbers_and_designs),
         cmocka_unit_test(test_find_token_after_edit),
         cmocka_unit_test(test_errors_directives),

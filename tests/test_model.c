@@ -26,7 +26,7 @@ typedef struct {
 static int fd_kv_heads; /* grouped-query attention for the cases made next (0: one K, V per head) */
 
 static void make_model(model *m, const fd_case *fc, uint32_t seed) {
-    model_config c = {.d_model = 4, .d_k = 3, .heads = fc->heads, .layers = fc->layers, .pos = fc->pos, .max_len = 7, .scale = fc->scale, .bias = fc->bias, .objective = fc->objective, .kv_heads = fd_kv_heads};
+    model_config c = {.d_model = 4, .d_k = fc->pos == MODEL_POS_ROPE ? 2 : 3, .heads = fc->heads, .layers = fc->layers, .pos = fc->pos, .max_len = 7, .scale = fc->scale, .bias = fc->bias, .objective = fc->objective, .kv_heads = fd_kv_heads};
     assert_int_equal(attn_mask_parse(&c.mask, fc->mask, NULL), ATTN_OK);
     attn_err err;
     if (model_create(m, &c, words, 6, "reverse", "a b c", &err) != ATTN_OK) fail_msg("%s", err.msg);
@@ -97,7 +97,7 @@ static void test_gradients_layers_positions_objectives(void **state) {
     const char *masks[] = {"none", "causal", "window:1", "causal-window:2"};
     int k = 0;
     for (int layers = 1; layers <= 3; layers++)
-        for (int pos = 0; pos <= MODEL_POS_NONE; pos++)
+        for (int pos = 0; pos <= MODEL_POS_ROPE; pos++) // RoPE: d_k 2, one pair
             for (int obj = 0; obj <= MODEL_OBJ_TOKEN; obj++, k++) {
                 fd_case fc = {layers, 1 + k % 2, (model_pos)pos, (model_objective)obj, masks[k % 4], k % 3 != 0,
                               k % 2 == 0};

@@ -127,7 +127,7 @@ static void test_bad_files_are_refused(void **state) {
     expect_error("\"layers\": 1", "\"layers\": 2", ATTN_ERR_SHAPE, "layers must be an array of 2 layer objects (config.layers), not 1");
     expect_error("\"mask\": \"none\"", "\"mask\": \"diagonal\"", ATTN_ERR_RANGE,
                  "m.json: config.mask is \"diagonal\"; it is none, causal, window:W or causal-window:W");
-    expect_error("\"pos\": \"none\"", "\"pos\": \"rope\"", ATTN_ERR_RANGE, "m.json: config.pos is \"rope\"");
+    expect_error("\"pos\": \"none\"", "\"pos\": \"alibi\"", ATTN_ERR_RANGE, "m.json: config.pos is \"alibi\"");
     expect_error("\"vocab\": [\"x\", \"y\"]", "\"vocab\": [\"x\", \"\"]", ATTN_ERR_RANGE, "m.json: vocab[1] must have 1 to 63 bytes");
     expect_error("\"scale\": true", "\"scale\": 1", ATTN_ERR_PARSE, "config.scale must be true or false");
     expect_error("\"heads\": 1,", "\"heads\": 9,", ATTN_ERR_RANGE, "config.heads must be a whole number from 1 to 8");

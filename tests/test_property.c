@@ -518,6 +518,7 @@ static void check_explain_cell(const pcase *pc, const attn_trace *t, attn_stage 
 static void check_explain(const pcase *pc, const attn_trace *t) {
     for (int k = 0; k < CELLS_PER_CASE; k++) {
         attn_stage s = (attn_stage)rng_int(0, ATTN_STAGE_COUNT - 1);
+        if (s == ATTN_ST_Q_ROT || s == ATTN_ST_K_ROT) s = ATTN_ST_Q + (s - ATTN_ST_Q_ROT); // no RoPE here: its q, k
         int h = rng_int(0, pc->cfg.heads - 1), cols;
         ref_stage(pc, s, h, &cols);
         check_explain_cell(pc, t, s, h, rng_int(0, pc->n - 1), rng_int(0, cols - 1));

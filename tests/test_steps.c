@@ -12,30 +12,51 @@
 static const char *const sentence = "这只动物没看见那只鸟，因为它飞得太快了。";
 
 /* Every text numbers a step by its key, and the keys are 1..8 in the rail's
- * order: the table, not a position, says so (a sub-step "2b" would keep them). */
+ * order: the table, not a position, says so (the sub-step "2b", RoPE's, keeps
+ * them; it is shown only with RoPE). */
 static void test_keys_and_rows(void **state) {
     (void)state;
-    static const char *const keys[ATTN_STEP_COUNT] = {"1", "2", "3", "4", "5", "6", "7", "8"};
+    static const char *const keys[ATTN_STEP_COUNT] = {"1", "2", "2b", "3", "4", "5", "6", "7", "8"};
+    attn_config rope;
+    attn_config_default(&rope);
+    rope.rope = true;
     for (int s = 0; s < ATTN_STEP_COUNT; s++) {
         const attn_step_info *info = attn_step_get((attn_step)s);
         assert_non_null(info);
         assert_string_equal(info->key, keys[s]);
         assert_true(info->results >= 1);
         assert_true(info->operands + info->results <= ATTN_STEP_MAX_SHOWN);
-        assert_false(info->optional);
-        assert_true(attn_step_shown((attn_step)s, NULL));
+        assert_int_equal(info->optional, s == ATTN_STEP_ROPE);
+        assert_int_equal(attn_step_shown((attn_step)s, NULL), s != ATTN_STEP_ROPE);
+        assert_true(attn_step_shown((attn_step)s, &rope));
         assert_int_equal(attn_step_from_name(info->name, strlen(info->name)), s);
+        assert_int_equal(attn_step_from_key(keys[s], strlen(keys[s])), s);
+        assert_string_equal(attn_step_key((attn_step)s), keys[s]);
     }
     assert_null(attn_step_get(ATTN_STEP_COUNT));
     assert_null(attn_step_get((attn_step)-1));
     assert_string_equal(attn_step_slug(ATTN_STEP_WEIGHTED), "weighted-sum");
     assert_string_equal(attn_step_name(ATTN_STEP_MULTIHEAD), "heads");
+    // numbers are keys: step 3 is the scores with or without 2b; 2b is between 2 and 3
+    assert_int_equal(attn_step_numbered(3), ATTN_STEP_SCORES);
+    assert_int_equal(attn_step_numbered(9), -1);
+    assert_string_equal(attn_step_slug(ATTN_STEP_ROPE), "rope");
+    attn_config plain;
+    attn_config_default(&plain);
+    assert_int_equal(attn_step_next(ATTN_STEP_QKV, 1, &plain), ATTN_STEP_SCORES);
+    assert_int_equal(attn_step_next(ATTN_STEP_QKV, 1, &rope), ATTN_STEP_ROPE);
+    assert_int_equal(attn_step_next(ATTN_STEP_SCORES, -1, &plain), ATTN_STEP_QKV);
+    assert_int_equal(attn_step_next(ATTN_STEP_MULTIHEAD, 1, &plain), ATTN_STEP_MULTIHEAD);
+    // with RoPE the scores step reads q_rot and k_rot
+    assert_int_equal(attn_step_matrix_under(ATTN_SM_K, ATTN_STEP_SCORES, &rope), ATTN_SM_K_ROT);
+    assert_int_equal(attn_step_matrix_under(ATTN_SM_K, ATTN_STEP_SCORES, &plain), ATTN_SM_K);
+    assert_int_equal(attn_step_matrix_under(ATTN_SM_K, ATTN_STEP_ROPE, &rope), ATTN_SM_K);
 }
 
 /* The result stage of each step is its first result's. */
 static void test_results(void **state) {
     (void)state;
-    static const attn_stage want[ATTN_STEP_COUNT] = {ATTN_ST_X, ATTN_ST_Q, ATTN_ST_SCORES, ATTN_ST_SCALED,
+    static const attn_stage want[ATTN_STEP_COUNT] = {ATTN_ST_X, ATTN_ST_Q, ATTN_ST_Q_ROT, ATTN_ST_SCORES, ATTN_ST_SCALED,
                                                      ATTN_ST_MASKED, ATTN_ST_WEIGHTS, ATTN_ST_Z, ATTN_ST_OUTPUT};
     for (int s = 0; s < ATTN_STEP_COUNT; s++) assert_int_equal(attn_step_result((attn_step)s), want[s]);
     const attn_step_info *mask = attn_step_get(ATTN_STEP_MASK);

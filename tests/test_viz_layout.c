@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app_actions.h"
+#include "attn_steps.h"
 #include "app_view.h"
 #include "strbuf.h"
 #include "model_file.h"
@@ -104,6 +105,7 @@ static int result_stages(attn_step step, int *out) {
     switch (step) {
     case ATTN_STEP_EMBED: out[0] = ATTN_ST_X; return 1;
     case ATTN_STEP_QKV: out[0] = ATTN_ST_Q, out[1] = ATTN_ST_K, out[2] = ATTN_ST_V; return 3;
+    case ATTN_STEP_ROPE: out[0] = ATTN_ST_Q_ROT, out[1] = ATTN_ST_K_ROT; return 2;
     case ATTN_STEP_SCORES: out[0] = ATTN_ST_SCORES; return 1;
     case ATTN_STEP_SCALE: out[0] = ATTN_ST_SCALED; return 1;
     case ATTN_STEP_MASK: out[0] = ATTN_ST_MASKED; return 1;
@@ -185,10 +187,11 @@ static void presenter_values_read_from_afar(void **state) {
     assert_int_equal(st.src.trace.n, 20);
     for (int step = 0; step < ATTN_STEP_COUNT; step++)
         for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+            if (!attn_step_shown((attn_step)step, &st.src.trace.cfg)) continue; // 2b: RoPE's (below)
             st.look.lang = (viz_lang)lang;
             app_goto_step(&st, step);
             char name[64];
-            snprintf(name, sizeof name, "presenter-1920-%s-step%d", lang ? "zh" : "en", step + 1);
+            snprintf(name, sizeof name, "presenter-1920-%s-step%s", lang ? "zh" : "en", attn_step_key((attn_step)step));
             readout r = read_results(build(&st, 1920, 1080, name), (attn_step)step);
             if (r.cells == 0 || r.written != r.cells)
                 fail_msg("step %d: %d of %d result cells write their value", step + 1, r.written, r.cells);
@@ -199,6 +202,26 @@ static void presenter_values_read_from_afar(void **state) {
             if (fmaxf(r.x0, r.y0) < 0.8f)
                 fail_msg("step %d: the matrices span %.0f%% of the canvas's width and %.0f%% of its height", step + 1,
                          100 * r.x0, 100 * r.y0);
+        }
+    // RoPE: 2b (Q, K → q_rot, k_rot) and the scores it feeds
+    st.src.cfg.pos_enc = false;
+    st.src.cfg.rope = true;
+    app_recompute(&st);
+    static const attn_step rope_steps[] = {ATTN_STEP_ROPE, ATTN_STEP_SCORES};
+    for (int k = 0; k < 2; k++)
+        for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+            st.look.lang = (viz_lang)lang;
+            app_goto_step(&st, rope_steps[k]);
+            assert_int_equal(st.view.step, rope_steps[k]);
+            char name[64];
+            snprintf(name, sizeof name, "presenter-1920-%s-rope-step%s", lang ? "zh" : "en", attn_step_key(rope_steps[k]));
+            readout r = read_results(build(&st, 1920, 1080, name), rope_steps[k]);
+            // a dial per pair of q and k hovers a cell and writes no value (the dials give way when the values need the room)
+            int dials = rope_steps[k] == ATTN_STEP_ROPE ? st.src.cfg.d_k : 0;
+            if (r.cells == 0 || (r.written != r.cells && r.written != r.cells - dials))
+                fail_msg("RoPE step %s: %d of %d result cells write their value", attn_step_key(rope_steps[k]), r.written,
+                         r.cells);
+            if (r.min_px < 16.0f) fail_msg("RoPE step %s: values written at %.1f px", attn_step_key(rope_steps[k]), r.min_px);
         }
     app_free(&st);
 }

@@ -3,6 +3,7 @@
  * calls a higher floor: what a higher floor derives from a new trace (the
  * lesson's narrative) is marked stale and rebuilt when the scene is built. */
 #include "app.h"
+#include "attn_steps.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -172,6 +173,7 @@ static void computed(app_state *st) {
     const attn_config *cfg = &st->src.cfg;
     st->look.status[0] = '\0'; // what it said was about the state before (an action may say something new)
     if (st->view.query >= t->n) st->view.query = t->n - 1;
+    if (!attn_step_shown(st->view.step, &t->cfg)) st->view.step = attn_step_next(st->view.step, -1, &t->cfg); // 2b, RoPE off
     if (st->view.head >= cfg->heads) st->view.head = cfg->heads - 1;
     if (st->view.head_b >= cfg->heads) st->view.head_b = cfg->heads - 1;
     if (st->view.compare == VIZ_COMPARE_HEADS && cfg->heads < 2) st->view.compare = VIZ_COMPARE_OFF; // one head: nothing to compare

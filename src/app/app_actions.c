@@ -2,6 +2,7 @@
  * selection, the controls, the sentence editor, the window), carried out
  * through the lesson, the model and the compute pipeline below. */
 #include "app_actions.h"
+#include "attn_steps.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -91,7 +92,8 @@ static bool model_step(app_state *st, int delta) {
 void app_goto_step(app_state *st, int step) {
     if (step < 0) step = 0;
     if (step >= ATTN_STEP_COUNT) step = ATTN_STEP_COUNT - 1;
-    if (st->model.readout) { // a step again, of the last layer
+    if (!attn_step_shown((attn_step)step, &app_trace(st)->cfg)) step = attn_step_next((attn_step)step, -1, NULL); // 2b without RoPE: 2
+    if (st->model.readout) {                                                                                      // a step again, of the last layer
         st->model.readout = false;
         st->view.pan_x = st->view.pan_y = 0;
         if (st->view.hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
@@ -107,7 +109,10 @@ void app_goto_step(app_state *st, int step) {
 
 void app_step(app_state *st, int delta) {
     if (model_step(st, delta)) return; // across layers and on to the readout
-    app_goto_step(st, (int)st->view.step + delta);
+    attn_step next = st->view.step;
+    for (int k = 0; k < (delta < 0 ? -delta : delta); k++) next = attn_step_next(next, delta, &app_trace(st)->cfg);
+    if (next == st->view.step) next = (attn_step)((int)st->view.step + delta); // at an end: app_goto_step clamps
+    app_goto_step(st, (int)next);
 }
 
 void app_select_query(app_state *st, int token) {
@@ -282,8 +287,14 @@ static void widget_config(app_state *st, viz_widget w, int delta) {
 static void widget_mask(app_state *st, viz_widget w, int delta) {
     attn_config c = st->src.cfg;
     if (w == VIZ_W_SCALE) c.scale = !c.scale;
-    else if (w == VIZ_W_POSENC) c.pos_enc = !c.pos_enc;
-    else if (w == VIZ_W_MASK) c.mask.kind = (attn_mask_kind)wrap((int)c.mask.kind + (delta ? delta : 1), 4);
+    else if (w == VIZ_W_POSENC && delta == ATTN_MAX_POS_OFFSET) c.pos_offset = c.pos_offset ? 0 : 1000; // Shift+O
+    else if (w == VIZ_W_POSENC) {                                                                       // O: none → sinusoidal → RoPE (an even d_k only) → none
+        bool rope = c.pos_enc && c.d_k % 2 == 0;
+        c.rope = rope;
+        c.pos_enc = !c.pos_enc && !st->src.cfg.rope;
+        if (st->src.cfg.rope) c.rope = c.pos_enc = false;
+        if (c.rope) c.pos_first = c.pos_count = 0; // the sinusoids' columns mean nothing to RoPE
+    } else if (w == VIZ_W_MASK) c.mask.kind = (attn_mask_kind)wrap((int)c.mask.kind + (delta ? delta : 1), 4);
     else if (w == VIZ_W_WINDOW) {
         if (c.mask.kind != ATTN_MASK_WINDOW && c.mask.kind != ATTN_MASK_CAUSAL_WINDOW) c.mask.kind = ATTN_MASK_WINDOW;
         else c.mask.window += delta ? delta : 1;

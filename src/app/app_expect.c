@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "app_script_run.h"
+#include "attn_settings.h"
+#include "attn_steps.h"
 #include "fileio.h"
 #include "numparse.h"
 #include "strbuf.h"
@@ -76,7 +78,7 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     static const char *const compares[VIZ_COMPARE_COUNT] = {"off", "scale", "heads", "page", "sentence"};
     char mask[32];
     attn_mask_format(mask, sizeof mask, cfg->mask);
-    if (!strcmp(name, "step")) snprintf(out, cap, "%d", (int)st->view.step + 1);
+    if (!strcmp(name, "step")) snprintf(out, cap, "%s", attn_step_key(st->view.step));
     else if (!strcmp(name, "query")) snprintf(out, cap, "%d", st->view.query);
     else if (!strcmp(name, "editing")) snprintf(out, cap, "%d", st->edit.ed.active);
     else if (!strcmp(name, "sentence")) snprintf(out, cap, "%s", st->src.sentence);
@@ -98,6 +100,8 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     else if (!strcmp(name, "seed")) snprintf(out, cap, "%lu", (unsigned long)cfg->seed);
     else if (!strcmp(name, "scale")) snprintf(out, cap, "%s", cfg->scale ? "on" : "off");
     else if (!strcmp(name, "pos_enc")) snprintf(out, cap, "%s", cfg->pos_enc ? "on" : "off");
+    else if (!strcmp(name, "pos")) snprintf(out, cap, "%s", attn_pos_name(cfg)); // none, sinusoidal, rope
+    else if (!strcmp(name, "pos_offset")) snprintf(out, cap, "%d", cfg->pos_offset);
     else if (!strcmp(name, "mask")) snprintf(out, cap, "%s", mask);
     else if (!strcmp(name, "compare")) snprintf(out, cap, "%s", compares[st->view.compare]);
     else if (!strcmp(name, "lang")) snprintf(out, cap, "%s", st->look.lang == VIZ_LANG_ZH ? "zh" : "en");

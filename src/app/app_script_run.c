@@ -1,6 +1,7 @@
 /* app_script_run.c — running --script commands against the real window
  * (app_script_run.h). */
 #include "app_script_run.h"
+#include "attn_steps.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -83,7 +84,7 @@ static bool find_target(app_ui *u, const app_script_cmd *c, int *x, int *y) {
         if (r->kind != VIZ_HIT) continue;
         const viz_hit *h = &r->hit;
         bool match = (c->target == APP_SC_AT_TOKEN && h->kind == VIZ_HIT_TOKEN && h->token == c->v[0]) ||
-                     (c->target == APP_SC_AT_STEP && h->kind == VIZ_HIT_STEP && h->step == c->v[0] - 1) ||
+                     (c->target == APP_SC_AT_STEP && h->kind == VIZ_HIT_STEP && h->step == attn_step_numbered(c->v[0])) ||
                      (c->target == APP_SC_AT_CELL && h->kind == VIZ_HIT_CELL && h->stage == c->v[0] &&
                       h->head == c->v[1] && h->row == c->v[2] && h->col == c->v[3]) ||
                      (c->target == APP_SC_AT_CONTROL && h->kind == VIZ_HIT_WIDGET && h->widget == control &&

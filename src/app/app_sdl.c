@@ -1,5 +1,6 @@
 /* app_sdl.c — window, events and frames. */
 #include "app_sdl.h"
+#include "attn_steps.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -391,6 +392,10 @@ static bool key_control(app_state *st, SDL_Keycode sym, bool shift) {
         app_widget(st, VIZ_W_SEED, 0); // re-roll
         return true;
     }
+    if (sym == SDLK_o && shift) { // shift the sentence by 1000 positions and back (--pos-offset)
+        app_widget(st, VIZ_W_POSENC, ATTN_MAX_POS_OFFSET);
+        return true;
+    }
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
         if (map[i].key == sym) {
             app_widget(st, map[i].w, map[i].toggle ? 0 : shift ? -1
@@ -486,7 +491,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
         return;
     default: break;
     }
-    if (k->sym >= SDLK_1 && k->sym <= SDLK_8) app_goto_step(st, (int)(k->sym - SDLK_1));
+    if (k->sym >= SDLK_1 && k->sym <= SDLK_8) app_goto_step(st, attn_step_numbered((int)(k->sym - SDLK_1) + 1));
     else if (k->sym == SDLK_9) app_model_readout(st);
     else if (k->sym == SDLK_LEFTBRACKET || k->sym == SDLK_RIGHTBRACKET) app_model_layer(st, k->sym == SDLK_LEFTBRACKET ? -1 : 1);
     else if (k->sym == SDLK_b) app_model_toggle_backward(st);

@@ -1,6 +1,7 @@
 /* app_view.c — floor 4 of src/app: the scene, the copied matrix and the
  * command line, derived from the state. */
 #include "app_view.h"
+#include "attn_steps.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -265,6 +266,9 @@ char *app_command_line(const app_state *st) {
                    c->heads, (unsigned long)c->seed, mask, c->scale ? "--scale" : "--no-scale",
                    c->pos_enc ? "--pos-enc" : "--no-pos-enc", c->bias ? "--bias" : "--no-bias");
     if (c->pos_count) attn_sb_printf(&b, " --pos-dims %d-%d", c->pos_first, c->pos_first + c->pos_count - 1);
+    else if (pg && pg->cfg.pos_count) attn_sb_puts(&b, " --pos-dims all");         // over the page's columns (RoPE cleared them)
+    if (c->rope) attn_sb_printf(&b, " --pos rope --rope-base %.0f", c->rope_base); // after --no-pos-enc: the last wins
+    if (c->pos_offset) attn_sb_printf(&b, " --pos-offset %d", c->pos_offset);
     if (c->kv_heads) attn_sb_printf(&b, " --kv-heads %d", c->kv_heads); // grouped-query attention
     if (st->view.show_decode && (c->mask.kind == ATTN_MASK_CAUSAL || c->mask.kind == ATTN_MASK_CAUSAL_WINDOW))
         attn_sb_puts(&b, " --decode"); // the decode view: its table too
@@ -309,7 +313,7 @@ char *app_view_query(const app_state *st) {
         attn_sb_puts(&b, "&page=");
         query_value(&b, pg->id);
     }
-    attn_sb_printf(&b, "&step=%d&theme=", (int)st->view.step + 1);
+    attn_sb_printf(&b, "&step=%s&theme=", attn_step_key(st->view.step));
     query_value(&b, viz_theme_name(st->look.theme));
     if (st->view.figure_only) attn_sb_puts(&b, "&view=figure");
     if (!attn_sb_ok(&b)) {

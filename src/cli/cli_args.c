@@ -65,7 +65,7 @@ static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
     o->explain_stage = attn_stage_from_name(stage);
     if (o->explain_stage < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
-                         "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
+                         "--explain: unknown stage \"%s\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, "
                          "weights, z, concat or output.",
                          stage);
     o->explain = true;
@@ -117,6 +117,9 @@ static bool *given(cli_opts *o, int id) {
     case ATTN_SET_POS_ENC: return &o->set_pos_enc;
     case ATTN_SET_BIAS: return &o->set_bias;
     case ATTN_SET_KV_HEADS: return &o->set_kv_heads;
+    case ATTN_SET_POS: return &o->set_pos;
+    case ATTN_SET_ROPE_BASE: return &o->set_rope_base;
+    case ATTN_SET_POS_OFFSET: return &o->set_pos_offset;
     default: return &o->set_pos_dims;
     }
 }
@@ -140,7 +143,7 @@ static attn_status parse_setting(cli_opts *o, int id, const char *flag, const ch
                          shown, val);
     case ATTN_SETTING_BAD: break;
     }
-    if (s->kind == ATTN_SETTING_MASK) return ATTN_ERR_RANGE; // attn_mask_parse said why
+    if (s->kind == ATTN_SETTING_MASK || s->kind == ATTN_SETTING_POS) return ATTN_ERR_RANGE; // the parser said why
     return attn_fail(err, ATTN_ERR_RANGE,
                      "%s needs FIRST-LAST, the columns of X the positional encoding fills counting "
                      "from 0 (e.g. 0-3), or all (not \"%s\").",
@@ -265,7 +268,7 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
     o->model.print_name = name;
     if (o->print_stage < 0 && cli_hf_stage_from_name(name) < 0)
         return attn_fail(err, ATTN_ERR_RANGE,
-                         "--print: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, "
+                         "--print: unknown stage \"%s\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, "
                          "weights, z, concat or output (or nothing for all).",
                          name);
     return ATTN_OK;
@@ -322,15 +325,18 @@ static attn_status check_lesson_flags(const cli_opts *o, attn_err *err) {
 
 /* The flags that set a one-layer configuration; a model file or a task fixes these. */
 const char *cli_model_config_flag(const cli_opts *o) {
-    return o->set_d_model ? "--d-model" : o->set_d_k    ? "--d-k"
-                                      : o->set_heads    ? "--heads"
-                                      : o->set_seed     ? "--seed"
-                                      : o->set_mask     ? "--mask"
-                                      : o->set_scale    ? (o->cfg.scale ? "--scale" : "--no-scale")
-                                      : o->set_pos_enc  ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc")
-                                      : o->set_bias     ? (o->cfg.bias ? "--bias" : "--no-bias")
-                                      : o->set_kv_heads ? "--kv-heads"
-                                                        : NULL;
+    return o->set_d_model ? "--d-model" : o->set_d_k      ? "--d-k"
+                                      : o->set_heads      ? "--heads"
+                                      : o->set_seed       ? "--seed"
+                                      : o->set_mask       ? "--mask"
+                                      : o->set_scale      ? (o->cfg.scale ? "--scale" : "--no-scale")
+                                      : o->set_pos_enc    ? (o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc")
+                                      : o->set_bias       ? (o->cfg.bias ? "--bias" : "--no-bias")
+                                      : o->set_kv_heads   ? "--kv-heads"
+                                      : o->set_pos        ? "--pos"
+                                      : o->set_rope_base  ? "--rope-base"
+                                      : o->set_pos_offset ? "--pos-offset"
+                                                          : NULL;
 }
 
 /* --train TASK --save FILE: nothing else but the training flags. */
@@ -347,6 +353,8 @@ static attn_status check_train(cli_opts *o, attn_err *err) {
         return attn_fail(err, ATTN_ERR_RANGE, "%s is the one-layer view's flag; with --train use "
                                               "--pos sinusoidal|learned|none.",
                          o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc");
+    attn_status st = cli_model_take_positions(m, o->set_pos, &o->cfg, o->set_rope_base, o->set_pos_offset, err);
+    if (st != ATTN_OK) return st;
     o->mode = CLI_MODE_TRAIN;
     return ATTN_OK;
 }
@@ -423,6 +431,9 @@ attn_status cli_model_finish(cli_opts *o, attn_err *err) {
     if (m->train_task) return check_train(o, err);
     if (m->save_path) return attn_fail(err, ATTN_ERR_RANGE, "--save goes with --train TASK.");
     if (m->model_path) return check_model(o, err);
+    if (m->set_pos && m->pos == MODEL_POS_LEARNED)
+        return attn_fail(err, ATTN_ERR_RANGE, "--pos learned is a table a model learns: it goes with --train TASK "
+                                              "(the one-layer view takes none, sinusoidal or rope).");
     if (cli_model_training_flag(m))
         return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --train TASK.", cli_model_training_flag(m));
     if (m->n_targets) return attn_fail(err, ATTN_ERR_RANGE, "--target goes with --model FILE.json.");
@@ -437,7 +448,9 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         attn_status st;
-        if (cli_model_takes_value(a)) {
+        if (strcmp(a, "--pos") == 0 && i + 1 < argc && strcmp(argv[i + 1], "learned") != 0) {
+            st = parse_valued(o, a, argv[++i], err); // the one scheme; --train takes it over (check_train)
+        } else if (cli_model_takes_value(a)) {
             if (i + 1 >= argc)
                 return attn_fail(err, ATTN_ERR_RANGE, "%s needs a value; see attnviz --help.", a);
             st = cli_model_parse_valued(&o->model, a, argv[++i], err);
@@ -535,6 +548,7 @@ static const char help_format[] =
     "Output:\n"
     "  --print [STAGE]       print the tokens and every stage, or one of:\n"
     "                        x q k v scores scaled masked weights z concat output\n"
+    "                        (with --pos rope also q_rot k_rot)\n"
     "  --dump-json F         write every stage as JSON (- for standard output)\n"
     "  --explain S:H:R:C     show the arithmetic of one cell; head, row and column count\n"
     "                        from 0 (token 14 is row 13), e.g. weights:0:13:9\n"
@@ -556,8 +570,9 @@ static const char help_format[] =
     "                        defaults learn it. TASK is one of (the task table's names):\n"
     "                        %s\n"
     "                        Options: --layers L (1-4) --heads H --d-model N --d-k N\n"
-    "                        --pos sinusoidal|learned|none --mask M --no-scale --bias\n"
-    "                        --train-steps N --batch B --lr X --weight-decay X\n"
+    "                        --pos sinusoidal|learned|none|rope --rope-base B --mask M\n"
+    "                        --no-scale --bias --train-steps N --batch B --lr X\n"
+    "                        --weight-decay X\n"
     "                        --objective pointer|token --seed S\n"
     "  --model FILE.json     with --headless: run the model on --sentence (default: its\n"
     "                        probe); --print and --dump-json show every layer; --print\n"

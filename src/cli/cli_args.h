@@ -32,6 +32,7 @@ typedef struct {
     bool set_heads;                                                          /* --heads was given */
     bool set_seed, set_mask, set_scale, set_pos_enc, set_bias, set_pos_dims; /* given as flags (they override a lesson page) */
     bool set_kv_heads;                                                       /* --kv-heads given (issue 24) */
+    bool set_pos, set_rope_base, set_pos_offset;                             /* --pos (but learned: a model's), --rope-base, --pos-offset given */
     const char *sentence;                                                    /* --sentence, borrowed from argv; NULL when not given */
     const char *sentence_file;                                               /* --sentence-file path or "-"; NULL when not given */
     const char *weights_path;                                                /* --weights FILE.json; NULL when not given */

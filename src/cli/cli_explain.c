@@ -54,7 +54,9 @@ static void format_dot(sbuf *b, const attn_explanation *e, const attn_trace *t) 
         [ATTN_ST_OUTPUT] = "out[i][c] = sum over m of concat[i][m] * W_O[m][c]",
     };
     char tl[96];
-    sb_printf(b, "  %s%s\n", formula[e->stage] ? formula[e->stage] : "",
+    const char *f = e->stage == ATTN_ST_SCORES && t->cfg.rope ? "S[i][j] = sum over c of q_rot[i][c] * k_rot[j][c]"
+                                                              : formula[e->stage];
+    sb_printf(b, "  %s%s\n", f ? f : "",
               e->dot.has_bias ? " + b[c]" : "");
     double sum = 0.0;
     int w = b->compact ? 1 : 10, p = b->compact ? 4 : 6;
@@ -128,6 +130,19 @@ size_t cli_explain_format_ex(const attn_explanation *e, const attn_trace *t, boo
     case ATTN_EXPLAIN_COPY:
         sb_printf(&b, "  copied from Z of head %d, column %d: %.10g\n", e->copy.head, e->copy.col, e->value);
         break;
+    case ATTN_EXPLAIN_ROTATE: { // RoPE: pair i of the row at position m turns by m·B^(-2i/d_k)
+        const char *x = e->stage == ATTN_ST_Q_ROT ? "q" : "k";
+        int i = e->rotate.pair;
+        sb_printf(&b, "  pair %d (columns %d, %d) at position %d turns by %d * %.0f^(-%d/%d) = %.10g rad\n", i, 2 * i,
+                  2 * i + 1, e->rotate.pos, e->rotate.pos, t->cfg.rope_base, 2 * i, t->cfg.d_k, e->rotate.angle);
+        if (e->rotate.odd)
+            sb_printf(&b, "  %s[%d]*sin + %s[%d]*cos = %.10g * %.10g + %.10g * %.10g = %.10g\n", x, 2 * i, x, 2 * i + 1,
+                      e->rotate.a, e->rotate.sin, e->rotate.b, e->rotate.cos, e->value);
+        else
+            sb_printf(&b, "  %s[%d]*cos - %s[%d]*sin = %.10g * %.10g - %.10g * %.10g = %.10g\n", x, 2 * i, x, 2 * i + 1,
+                      e->rotate.a, e->rotate.cos, e->rotate.b, e->rotate.sin, e->value);
+        break;
+    }
     }
     // snprintf's contract: as much as fits, NUL-terminated, and the length it all needs
     size_t len = attn_sb_ok(&b.text) ? b.text.len : 0; // out of memory: nothing was built

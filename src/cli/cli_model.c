@@ -41,6 +41,10 @@ static void dump_head(attn_strbuf *b, const attn_trace *t, int h, bool bias, boo
     key_matrix(b, in, "Q", hd->q, n, dk, false);
     key_matrix(b, in, "K", hd->k, n, dk, false);
     key_matrix(b, in, "V", hd->v, n, dk, false);
+    if (t->cfg.rope) { // pos rope: q and k as the scores read them
+        key_matrix(b, in, "q_rot", hd->q_rot, n, dk, false);
+        key_matrix(b, in, "k_rot", hd->k_rot, n, dk, false);
+    }
     key_matrix(b, in, "scores", hd->scores, n, n, false);
     key_matrix(b, in, "scaled", hd->scaled, n, n, false);
     key_matrix(b, in, "masked", hd->masked, n, n, false); // -inf (masked) is written null

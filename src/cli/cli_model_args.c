@@ -142,6 +142,25 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
     return parse_model_cell(m, colon + 1, err);
 }
 
+attn_status cli_model_take_positions(cli_model_opts *m, bool pos_given, const attn_config *cfg, bool base_given,
+                                     bool offset_given, attn_err *err) {
+    if (offset_given)
+        return attn_fail(err, ATTN_ERR_RANGE, "--pos-offset shifts the one-layer view's positions; a model trains "
+                                              "from position 0 (drop --pos-offset).");
+    if (pos_given) {
+        m->set_pos = true;
+        m->pos = cfg->rope ? MODEL_POS_ROPE : cfg->pos_enc ? MODEL_POS_SINUSOIDAL
+                                                           : MODEL_POS_NONE;
+    }
+    if (base_given) {
+        if ((m->set_pos ? m->pos : MODEL_POS_SINUSOIDAL) != MODEL_POS_ROPE)
+            return attn_fail(err, ATTN_ERR_RANGE, "--rope-base goes with --pos rope.");
+        m->set_rope_base = true;
+        m->rope_base = cfg->rope_base;
+    }
+    return ATTN_OK;
+}
+
 /* The first training flag given (--layers …), or NULL. */
 const char *cli_model_training_flag(const cli_model_opts *m) {
     return m->set_layers ? "--layers" : m->set_pos        ? "--pos"

@@ -28,6 +28,8 @@ typedef struct {
     int batch;                                                                                     /* --batch B */
     double lr;                                                                                     /* --lr X */
     double weight_decay;                                                                           /* --weight-decay X */
+    double rope_base;                                                                              /* --rope-base B (with --pos rope) */
+    bool set_rope_base;                                                                            /* given */
     bool set_layers, set_pos, set_objective, set_train_steps, set_batch, set_lr, set_weight_decay; /* given */
     int n_targets;                                                                                 /* --target entries */
     cli_target targets[CLI_MAX_TARGETS];
@@ -49,6 +51,13 @@ attn_status cli_model_parse_valued(cli_model_opts *m, const char *flag, const ch
 
 /* Parses --explain's STAGE:LAYER:HEAD:ROW:COL (with --model). */
 attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_err *err);
+
+/* --train takes the layer's position flags over (the one --pos): *m gets
+ * the scheme of cfg when pos_given (learned came here directly) and
+ * cfg's rope_base when base_given; --pos-offset (offset_given) is refused
+ * (a model trains from position 0). */
+attn_status cli_model_take_positions(cli_model_opts *m, bool pos_given, const attn_config *cfg, bool base_given,
+                                     bool offset_given, attn_err *err);
 
 /* The first training flag given (--layers, --pos, --objective, --train-steps,
  * --batch, --lr, --weight-decay), or NULL. */

@@ -104,6 +104,7 @@ void cli_print_tokens(FILE *out, const attn_trace *t, const char *weights_name) 
 }
 
 void cli_print_stage(FILE *out, const attn_trace *t, attn_stage s) {
+    if ((s == ATTN_ST_Q_ROT || s == ATTN_ST_K_ROT) && !t->cfg.rope) return; // RoPE's stages: only with it
     char eq[160];
     attn_stage_equation(t, s, eq, sizeof eq);
     int heads = attn_stage_per_head(s) ? t->cfg.heads : 1;

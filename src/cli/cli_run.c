@@ -169,6 +169,9 @@ static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_er
     memset(tiles, 0, sizeof tiles);
     // a cell that does not exist is refused before anything is written or printed
     if (o->explain && (st = explain(r, o, &why, err)) != ATTN_OK) return st;
+    if (o->print && (o->print_stage == ATTN_ST_Q_ROT || o->print_stage == ATTN_ST_K_ROT) && !r->trace.cfg.rope)
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s: q_rot and k_rot exist only with --pos rope.",
+                         attn_stage_name((attn_stage)o->print_stage));
     if (o->tiles && (st = run_tiles(tiles, &r->trace, o->tiles, err)) != ATTN_OK) goto done;
     if (o->dump_path) { // first, so a failed dump leaves no half-printed tables
         char *json = attn_json_dump_with(&r->trace, o->tiles ? tiles : NULL, o->decode ? &r->decode : NULL);

@@ -26,6 +26,7 @@ void cli_train_settings(const cli_opts *o, const task_info *task, model_config *
     if (o->set_seed) train->seed = o->cfg.seed;
     if (m->set_layers) cfg->layers = m->layers;
     if (m->set_pos) cfg->pos = m->pos;
+    if (m->set_rope_base) cfg->rope_base = m->rope_base;
     if (m->set_train_steps) train->steps = m->train_steps;
     if (m->set_batch) train->batch = m->batch;
     if (m->set_lr) train->lr = m->lr;

@@ -22,7 +22,10 @@
 #define ATTN_MAX_D_K 128
 #define ATTN_MAX_HEADS 8
 #define ATTN_MAX_WINDOW 64
-#define ATTN_MAX_ABS 1e18 /* inputs beyond this magnitude are rejected */
+#define ATTN_MAX_ABS 1e18        /* inputs beyond this magnitude are rejected */
+#define ATTN_MAX_POS_OFFSET 4096 /* --pos-offset: the first token's position, 0..this */
+#define ATTN_ROPE_BASE 10000.0   /* --rope-base's default (LLaMA's theta) */
+#define ATTN_MAX_ROPE_BASE 1e9   /* --rope-base: 2..this */
 
 typedef enum {
     ATTN_MASK_NONE,
@@ -49,6 +52,11 @@ typedef struct {
     bool bias;      /* add b_Q, b_K, b_V and b_O */
     int kv_heads;   /* G key/value heads shared by groups of heads/G query heads (grouped-query
                        attention; 1: multi-query); 0 means heads (every head its own K, V) */
+    /* Positions, with pos_enc (issue 24): the setting `pos` is one scheme —
+     * none, sinusoidal (pos_enc) or rope; pos_enc and rope are never both on. */
+    bool rope;        /* rotate pairs (2i, 2i+1) of each head's q and k by m·rope_base^(−2i/d_k) */
+    double rope_base; /* B of RoPE's angles, 2..1e9 (default 10000) */
+    int pos_offset;   /* the first token's position m (sinusoidal and RoPE), 0..4096 (default 0) */
 } attn_config;
 
 /* The stages a trace keeps, in computation order. */
@@ -57,6 +65,8 @@ typedef enum {
     ATTN_ST_Q,
     ATTN_ST_K,
     ATTN_ST_V,
+    ATTN_ST_Q_ROT, /* RoPE only (cfg.rope): q rotated pairwise; attn_trace_stage gives NULL when off */
+    ATTN_ST_K_ROT, /* RoPE only: k rotated pairwise */
     ATTN_ST_SCORES,
     ATTN_ST_SCALED,
     ATTN_ST_MASKED,
@@ -67,11 +77,13 @@ typedef enum {
     ATTN_STAGE_COUNT
 } attn_stage;
 
-/* The eight steps of the walkthrough, in the rail's order. Every text a
- * learner reads numbers them from 1 (step s is "s + 1"). */
+/* The steps of the walkthrough, in the rail's order. Every text a learner
+ * reads numbers them by their key in the step table ("1" … "8", and "2b" for
+ * the optional RoPE step shown only with cfg.rope: attn_step_key). */
 typedef enum {
     ATTN_STEP_EMBED,
     ATTN_STEP_QKV,
+    ATTN_STEP_ROPE, /* 2b: q and k rotated (only with RoPE) */
     ATTN_STEP_SCORES,
     ATTN_STEP_SCALE,
     ATTN_STEP_MASK,
@@ -213,6 +225,21 @@ void attn_positional_encoding(double *pe, int n, int d_model);
 /* One row (position p) of the same encoding: row: (d_model). */
 void attn_positional_row(double *row, int p, int d_model);
 
+/* RoPE's angle for pair i (dimensions 2i, 2i+1) at position m:
+ * m·base^(−2i/d) (attn_math's pow; d even). */
+double attn_rope_angle(int m, int i, int d, double base);
+
+/* RoPE (Su et al. 2021, paired as LLaMA's reference code pairs): out: (n, d) =
+ * x: (n, d) with pair (2i, 2i+1) of row r rotated by attn_rope_angle(offset + r, i):
+ *   out[2i]   = x[2i]·cos θ − x[2i+1]·sin θ
+ *   out[2i+1] = x[2i]·sin θ + x[2i+1]·cos θ.
+ * d must be even. out may equal x. */
+void attn_rope(double *out, const double *x, int n, int d, int offset, double base);
+
+/* Its backward: dx: (n, d) = each pair of dout rotated back by −θ (the
+ * rotation's transpose). dx may equal dout. */
+void attn_rope_backward(double *dx, const double *dout, int n, int d, int offset, double base);
+
 /* The columns of X c's positional encoding fills: *first, and *width of them
  * (every column unless pos_count says otherwise). The encoding is always the
  * d_model-wide one; a lesson only keeps it to some of its columns. */
@@ -277,7 +304,8 @@ typedef struct {
     double *w_q, *w_k, *w_v; /* (d_model, d_k) */
     double *b_q, *b_k, *b_v; /* (d_k); zeros when biases are off */
     double *q, *k, *v;       /* (n, d_k) */
-    double *scores;          /* (n, n) Q·Kᵀ */
+    double *q_rot, *k_rot;   /* (n, d_k) q and k after RoPE (cfg.rope); NULL when it is off */
+    double *scores;          /* (n, n) Q·Kᵀ (with RoPE: q_rot·k_rotᵀ) */
     double *scaled;          /* (n, n) scores / sqrt(d_k), or a copy when scaling is off */
     double *masked;          /* (n, n) scaled with -INFINITY where masked */
     double *weights;         /* (n, n) row softmax of masked */
@@ -325,7 +353,8 @@ const double *attn_trace_matrix_const(const attn_trace *t, attn_matrix m, int h)
 
 /* One head's forward pass: from hd's weights (w_q … b_v, set by the caller)
  * and x: (n, d_model), fills hd's q, k, v, scores, scaled, masked, weights
- * and z under c (d_model, d_k, mask, scale). Returns ATTN_OK, or
+ * and z under c (d_model, d_k, mask, scale); with c->rope also q_rot and
+ * k_rot (the caller's storage, not NULL then). Returns ATTN_OK, or
  * ATTN_ERR_NONFINITE naming the stage that overflowed. */
 attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_config *c, attn_err *err);
 
@@ -385,7 +414,8 @@ typedef enum {
     ATTN_EXPLAIN_SCALE,   /* value = raw / divisor */
     ATTN_EXPLAIN_MASK,    /* value = raw, or -inf where masked */
     ATTN_EXPLAIN_SOFTMAX, /* value = exp(raw - row_max) / denom */
-    ATTN_EXPLAIN_COPY     /* concat: value copied from head's Z */
+    ATTN_EXPLAIN_COPY,    /* concat: value copied from head's Z */
+    ATTN_EXPLAIN_ROTATE   /* q_rot, k_rot: value = a·cos θ − b·sin θ (even column) or a·sin θ + b·cos θ (odd) */
 } attn_explain_kind;
 
 #define ATTN_EXPLAIN_MAX_TERMS (ATTN_MAX_HEADS * ATTN_MAX_D_K)
@@ -423,6 +453,13 @@ typedef struct {
         struct {
             int head, col;
         } copy; /* COPY: value = Z of head, column col */
+        struct {
+            double a, b;     /* the pair (q or k at columns 2i, 2i+1) before the rotation */
+            double angle;    /* θ = m·B^(−2i/d_k) */
+            double cos, sin; /* cos θ, sin θ as the rotation used them */
+            int pair, pos;   /* i, and the row's position m (pos_offset + row) */
+            bool odd;        /* the cell is column 2i+1 */
+        } rotate;            /* ROTATE */
     };
     int n_terms; /* valid entries in terms */
     attn_term terms[ATTN_EXPLAIN_MAX_TERMS];

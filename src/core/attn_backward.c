@@ -116,7 +116,13 @@ void attn_head_backward(attn_head_grad *g, double *dx, const attn_head *hd, cons
     attn_mask_backward(g->d_scaled, c->mask, n);
     if (c->scale) attn_scale_backward(g->d_scores, g->d_scaled, n, dk);
     else add_into(g->d_scores, g->d_scaled, (size_t)n * n); // scaled was a copy of scores
-    attn_scores_backward(g->dq, g->dk, g->d_scores, hd->q, hd->k, n, dk);
+    if (c->rope) {                                          // the scores were q_rot·k_rotᵀ: their gradients, turned back through the rotation
+        attn_scores_backward(g->dq, g->dk, g->d_scores, hd->q_rot, hd->k_rot, n, dk);
+        attn_rope_backward(g->dq, g->dq, n, dk, c->pos_offset, c->rope_base);
+        attn_rope_backward(g->dk, g->dk, n, dk, c->pos_offset, c->rope_base);
+    } else {
+        attn_scores_backward(g->dq, g->dk, g->d_scores, hd->q, hd->k, n, dk);
+    }
     // pass 1 undone: the projections Q, K, V = X·W (+ b); X feeds all three
     const bool bias = c->bias;
     attn_matmul_backward(dx, g->dw_q, bias ? g->db_q : NULL, g->dq, x, hd->w_q, n, dm, dk);

@@ -19,6 +19,9 @@ void attn_config_default(attn_config *c) {
     c->pos_first = c->pos_count = 0;
     c->bias = false;
     c->kv_heads = 0;
+    c->rope = false;
+    c->rope_base = ATTN_ROPE_BASE;
+    c->pos_offset = 0;
 }
 
 int attn_kv_heads(const attn_config *c) {
@@ -51,6 +54,19 @@ attn_status attn_config_check(const attn_config *c, attn_err *err) {
         return attn_fail(err, ATTN_ERR_RANGE,
                          "The positional encoding's columns %d to %d do not fit d_model %d (they count from 0).",
                          c->pos_first, c->pos_first + c->pos_count - 1, c->d_model);
+    if ((st = check_range("--pos-offset", c->pos_offset, 0, ATTN_MAX_POS_OFFSET, err))) return st;
+    if (c->rope && c->pos_enc)
+        return attn_fail(err, ATTN_ERR_RANGE, "--pos is one scheme: rope and sinusoidal cannot both be on.");
+    if (c->rope && c->pos_count)
+        return attn_fail(err, ATTN_ERR_RANGE, "--pos-dims keeps the sinusoids to some columns of X: it goes with "
+                                              "--pos sinusoidal, not rope.");
+    if (c->rope && c->d_k % 2)
+        return attn_fail(err, ATTN_ERR_RANGE, "--pos rope rotates pairs of dimensions: it needs an even --d-k "
+                                              "(it is %d).",
+                         c->d_k);
+    if (c->rope && !(c->rope_base >= 2 && c->rope_base <= ATTN_MAX_ROPE_BASE))
+        return attn_fail(err, ATTN_ERR_RANGE, "--rope-base must be between 2 and %.0f (it is %g).",
+                         ATTN_MAX_ROPE_BASE, c->rope_base);
     if (c->mask.kind == ATTN_MASK_WINDOW || c->mask.kind == ATTN_MASK_CAUSAL_WINDOW)
         return check_range("The mask window W", c->mask.window, 1, ATTN_MAX_WINDOW, err);
     return ATTN_OK;
@@ -68,6 +84,11 @@ void attn_config_apply_changes(attn_config *c, const attn_config *base, const at
         c->pos_first = changed->pos_first, c->pos_count = changed->pos_count;
     if (changed->bias != base->bias) c->bias = changed->bias;
     if (changed->kv_heads != base->kv_heads) c->kv_heads = changed->kv_heads;
+    if (changed->rope != base->rope) c->rope = changed->rope;
+    if (changed->rope && !base->rope) c->pos_enc = false; // one scheme
+    if (changed->pos_enc && !base->pos_enc) c->rope = false;
+    if (changed->rope_base != base->rope_base) c->rope_base = changed->rope_base;
+    if (changed->pos_offset != base->pos_offset) c->pos_offset = changed->pos_offset;
 }
 
 size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const attn_config *b) {
@@ -96,6 +117,10 @@ size_t attn_config_diff_text(char *out, size_t cap, const attn_config *a, const 
         PART("pos_dims=%d-%d", used ? " " : "", b->pos_first, b->pos_first + b->pos_count - 1);
     if (b->bias != a->bias) PART("bias=%s", used ? " " : "", b->bias ? "on" : "off");
     if (b->kv_heads != a->kv_heads) PART("kv_heads=%d", used ? " " : "", b->kv_heads);
+    if (b->rope != a->rope) PART("pos=%s", used ? " " : "", b->rope ? "rope" : b->pos_enc ? "sinusoidal"
+                                                                                          : "none");
+    if (b->rope_base != a->rope_base) PART("rope_base=%.0f", used ? " " : "", b->rope_base);
+    if (b->pos_offset != a->pos_offset) PART("pos_offset=%d", used ? " " : "", b->pos_offset);
 #undef PART
     return used;
 }
@@ -161,6 +186,8 @@ static const char *const stage_names[ATTN_STAGE_COUNT] = {
     "q",
     "k",
     "v",
+    "q_rot",
+    "k_rot",
     "scores",
     "scaled",
     "masked",

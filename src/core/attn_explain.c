@@ -28,7 +28,7 @@ static void explain_input(attn_explanation *e, const attn_trace *t) {
     int first, width;
     attn_positional_columns(&t->cfg, &first, &width);
     if (t->cfg.pos_enc && !t->x_given && e->col >= first && e->col < first + width) {
-        attn_positional_row(pe, e->row, t->cfg.d_model);
+        attn_positional_row(pe, t->cfg.pos_offset + e->row, t->cfg.d_model);
         e->input.position = pe[e->col];
     }
     e->input.embedding = e->value - e->input.position;
@@ -68,6 +68,22 @@ static void explain_softmax(attn_explanation *e, const attn_trace *t) {
     e->softmax.denom = sum;
 }
 
+/* The rotation of cell (row, col) of q_rot or k_rot, as attn_rope turns it. */
+static void explain_rotate(attn_explanation *e, const attn_trace *t) {
+    const attn_head *hd = &t->head[e->head];
+    int dk = t->cfg.d_k, i = e->col / 2;
+    const double *x = (e->stage == ATTN_ST_Q_ROT ? hd->q : hd->k) + (size_t)e->row * dk;
+    e->kind = ATTN_EXPLAIN_ROTATE;
+    e->rotate.a = x[2 * i];
+    e->rotate.b = x[2 * i + 1];
+    e->rotate.pair = i;
+    e->rotate.pos = t->cfg.pos_offset + e->row;
+    e->rotate.angle = attn_rope_angle(e->rotate.pos, i, dk, t->cfg.rope_base);
+    e->rotate.cos = attn_cos(e->rotate.angle);
+    e->rotate.sin = attn_sin(e->rotate.angle);
+    e->rotate.odd = e->col % 2 == 1;
+}
+
 static void explain_head_stage(attn_explanation *e, const attn_trace *t) {
     const attn_head *hd = &t->head[e->head];
     int n = t->n, dk = t->cfg.d_k;
@@ -78,8 +94,14 @@ static void explain_head_stage(attn_explanation *e, const attn_trace *t) {
     case ATTN_ST_V:
         explain_projection(e, t);
         break;
+    case ATTN_ST_Q_ROT:
+    case ATTN_ST_K_ROT:
+        explain_rotate(e, t);
+        break;
     case ATTN_ST_SCORES: // S[i][j] = Σ_c q[i][c]·k[j][c]
-        dot_terms(e, hd->q + (size_t)e->row * dk, hd->k + (size_t)e->col * dk, 1, dk);
+        dot_terms(e, (t->cfg.rope ? hd->q_rot : hd->q) + (size_t)e->row * dk,
+                  (t->cfg.rope ? hd->k_rot : hd->k) + (size_t)e->col * dk, 1, dk); // RoPE: the rotated q and k
+
         break;
     case ATTN_ST_SCALED:
         e->kind = ATTN_EXPLAIN_SCALE;
@@ -104,6 +126,8 @@ attn_status attn_explain(attn_explanation *e, const attn_trace *t, attn_stage s,
                          int h, int row, int col, attn_err *err) {
     if ((int)s < 0 || s >= ATTN_STAGE_COUNT)
         return attn_fail(err, ATTN_ERR_RANGE, "Unknown stage number %d.", (int)s);
+    if ((s == ATTN_ST_Q_ROT || s == ATTN_ST_K_ROT) && !t->cfg.rope)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s exists only with --pos rope.", attn_stage_name(s));
     bool per_head = attn_stage_per_head(s);
     if (per_head && (h < 0 || h >= t->cfg.heads))
         return attn_fail(err, ATTN_ERR_RANGE, "Head %d does not exist: heads are 0 to %d.",

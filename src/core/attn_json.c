@@ -51,6 +51,8 @@ static void dump_config(attn_strbuf *b, const attn_config *c) {
         attn_sb_printf(b, ", \"pos_dims\": \"%d-%d\"", c->pos_first, c->pos_first + c->pos_count - 1);
     if (c->kv_heads) // grouped-query attention; absent: one K, V per head, as before
         attn_sb_printf(b, ", \"kv_heads\": %d", attn_kv_heads(c));
+    if (c->rope) attn_sb_printf(b, ", \"pos\": \"rope\", \"rope_base\": %.0f", c->rope_base); // only when on: dumps
+    if (c->pos_offset) attn_sb_printf(b, ", \"pos_offset\": %d", c->pos_offset);              // without them stay as they were
     attn_sb_puts(b, "},\n");
 }
 
@@ -119,8 +121,13 @@ static void dump_head(attn_strbuf *b, const attn_trace *t, int h, const attn_til
         {"weights", hd->weights, n},
         {"Z", hd->z, dk},
     };
-    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
         dump_key(b, stages[i].key, stages[i].m, n, stages[i].cols, false);
+        if (i == 2 && t->cfg.rope) { // after V: q and k as the scores read them
+            dump_key(b, "q_rot", hd->q_rot, n, dk, false);
+            dump_key(b, "k_rot", hd->k_rot, n, dk, false);
+        }
+    }
     if (tiles) dump_tiles(b, &tiles[h]);
     if (d) { // --decode: the rows as produced one token at a time, and what each token computed
         dump_key(b, "Z_decode", d->z[h], n, dk, false);
@@ -194,7 +201,7 @@ char *attn_json_dump_with(const attn_trace *t, const attn_tiles *tiles, const at
 /* ---- weights file ------------------------------------------------------ */
 
 /* Computed keys a dump holds; a weights file may carry them and they are ignored. */
-static const char *const head_ignored[] = {"Q", "K", "V", "scores", "scaled", "masked", "weights", "Z",
+static const char *const head_ignored[] = {"Q", "K", "V", "q_rot", "k_rot", "scores", "scaled", "masked", "weights", "Z",
                                            "Z_tiled", "tiles", "Z_decode", "decode"};
 static const char *const top_ignored[] = {"tokens", "config", "concat", "output", "sentence", "decode"};
 
@@ -379,6 +386,9 @@ static attn_status read_top(attn_weights_file *f, const cJSON *root, const char 
             f->heads = count;
             for (int h = 0; h < count && st == ATTN_OK; h++)
                 st = read_head(f, h, cJSON_GetArrayItem(it, h), name, err);
+        } else if (strcmp(it->string, "config") == 0) { // ignored, but for what X already carries
+            const cJSON *pe = cJSON_GetObjectItemCaseSensitive(it, "pos_enc");
+            f->x_has_positions = cJSON_IsTrue(pe);
         } else if (!in_list(it->string, top_ignored, sizeof top_ignored / sizeof *top_ignored)) {
             return attn_fail(err, ATTN_ERR_PARSE,
                              "%s is not a key attnviz knows; a weights file has X, heads, W_O and b_O.", where);
@@ -510,6 +520,11 @@ attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,
     snprintf(key, sizeof key, "%s: X", name);
     snprintf(why, sizeof why, "%d tokens x d_model %d", n, cfg->d_model);
     attn_status st = bind_one(&w->x, &f->x, n, cfg->d_model, key, why, err);
+    if (st == ATTN_OK && cfg->rope && f->x.v && f->x_has_positions)
+        return attn_fail(err, ATTN_ERR_RANGE, "%s: its X already carries sinusoidal positions (config.pos_enc is "
+                                              "true); --pos rope would add a second scheme. Leave X out of the file, "
+                                              "or drop --pos rope.",
+                         name);
     // in the dump's order: each head's W_Q … b_V, then W_O and b_O
     for (int h = 0; h <= f->heads && st == ATTN_OK; h++)
         for (int m = 0; m < ATTN_MAT_COUNT && st == ATTN_OK; m++) {

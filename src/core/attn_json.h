@@ -1,10 +1,13 @@
 /* attn_json.h — the JSON dump of a trace and the weights file it reads back.
  *
  * Dump shape (row-major nested arrays; in "masked" a masked entry is null):
- * {"tokens", "config": {d_model, d_k, heads, seed, mask, scale, pos_enc, bias},
- *  "X", "heads": [{W_Q, W_K, W_V, b_Q, b_K, b_V, Q, K, V, scores, scaled,
- *  masked, weights, Z}, ...], "concat", "W_O", "b_O", "output"}
- * A weights file uses the same shape; only X, W_*, b_* and W_O/b_O are read. */
+ * {"tokens", "config": {d_model, d_k, heads, seed, mask, scale, pos_enc, bias
+ *  [, pos_dims] [, pos: "rope", rope_base] [, pos_offset]},
+ *  "X", "heads": [{W_Q, W_K, W_V, b_Q, b_K, b_V, Q, K, V [, q_rot, k_rot],
+ *  scores, scaled, masked, weights, Z}, ...], "concat", "W_O", "b_O", "output"}
+ * (the bracketed keys only when set: RoPE on, an offset other than 0).
+ * A weights file uses the same shape; only X, W_*, b_* and W_O/b_O are read,
+ * and config.pos_enc, to refuse RoPE over an X that already has positions. */
 #ifndef ATTN_JSON_H
 #define ATTN_JSON_H
 
@@ -60,6 +63,7 @@ typedef struct {
 typedef struct {
     char sha256[ATTN_SHA256_HEX];                      /* hex SHA-256 of the text parsed */
     attn_json_mat x;                                   /* "X" */
+    bool x_has_positions;                              /* "config"."pos_enc" is true: X has the sinusoids */
     int heads;                                         /* entries in "heads" (0 when absent) */
     attn_json_mat mat[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* [m][h]: "heads"[h]'s W_Q … b_V; "W_O", "b_O" at h 0 */
 } attn_weights_file;

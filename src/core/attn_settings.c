@@ -28,7 +28,38 @@ static const attn_setting table[ATTN_SETTING_COUNT] = {
                            "key/value heads, each shared by heads/G query heads\n"
                            "                        (grouped-query attention; G divides --heads; 1:\n"
                            "                        multi-query; 0: one per head)"},
+    [ATTN_SET_POS] = {"pos", "--pos", NULL, ATTN_SETTING_POS, 0, 0, "P",
+                      "positions: none | sinusoidal (added to X; --pos-enc) |\n"
+                      "                        rope (q and k rotated pairwise) | learned (--train)"},
+    [ATTN_SET_ROPE_BASE] = {"rope_base", "--rope-base", NULL, ATTN_SETTING_INT, 2, 1000000000, "B",
+                            "RoPE's base: pair i turns by m·B^(-2i/d_k)"},
+    [ATTN_SET_POS_OFFSET] = {"pos_offset", "--pos-offset", NULL, ATTN_SETTING_INT, 0, ATTN_MAX_POS_OFFSET, "K",
+                             "the first token's position"},
 };
+
+static const char *const pos_names[] = {"none", "sinusoidal", "rope"};
+
+const char *attn_pos_name(const attn_config *c) {
+    return pos_names[c->rope ? 2 : c->pos_enc ? 1
+                                              : 0];
+}
+
+/* none, sinusoidal or rope into c (one scheme: the others go off). */
+static attn_setting_result parse_pos(const char *v, size_t n, attn_config *c, attn_err *err) {
+    for (int i = 0; i < 3; i++)
+        if (strlen(pos_names[i]) == n && memcmp(v, pos_names[i], n) == 0) {
+            c->pos_enc = i == 1;
+            c->rope = i == 2;
+            return ATTN_SETTING_OK;
+        }
+    if (n == 7 && memcmp(v, "learned", 7) == 0)
+        attn_fail(err, ATTN_ERR_RANGE, "pos learned is a table a model learns: it goes with --train TASK "
+                                       "(the one-layer view takes none, sinusoidal or rope).");
+    else
+        attn_fail(err, ATTN_ERR_RANGE, "Unknown position scheme \"%.*s\": use none, sinusoidal, learned or rope.",
+                  (int)utf8_cut(v, n, 40), v);
+    return ATTN_SETTING_BAD;
+}
 
 const attn_setting *attn_setting_at(int id) {
     return id >= 0 && id < ATTN_SETTING_COUNT ? &table[id] : NULL;
@@ -83,6 +114,8 @@ static void set_int(int id, attn_config *c, long long v) {
     case ATTN_SET_D_K: c->d_k = (int)v; break;
     case ATTN_SET_HEADS: c->heads = (int)v; break;
     case ATTN_SET_KV_HEADS: c->kv_heads = (int)v; break;
+    case ATTN_SET_ROPE_BASE: c->rope_base = (double)v; break;
+    case ATTN_SET_POS_OFFSET: c->pos_offset = (int)v; break;
     default: c->seed = (uint32_t)v; break;
     }
 }
@@ -111,17 +144,19 @@ attn_setting_result attn_setting_parse(int id, const char *value, size_t n, attn
         }
         return attn_mask_parse(&c->mask, value, err) == ATTN_OK ? ATTN_SETTING_OK : ATTN_SETTING_BAD;
     case ATTN_SETTING_ONOFF:
-        if (n == 2 && memcmp(value, "on", 2) == 0) *flag_of(id, c) = true;
-        else if (n == 3 && memcmp(value, "off", 3) == 0) *flag_of(id, c) = false;
+        if (n == 2 && memcmp(value, "on", 2) == 0) attn_setting_set(id, c, true);
+        else if (n == 3 && memcmp(value, "off", 3) == 0) attn_setting_set(id, c, false);
         else return ATTN_SETTING_BAD;
         return ATTN_SETTING_OK;
     case ATTN_SETTING_COLUMNS: return parse_columns(s, value, n, c) ? ATTN_SETTING_OK : ATTN_SETTING_BAD;
+    case ATTN_SETTING_POS: return parse_pos(value, n, c, err);
     }
     return ATTN_SETTING_BAD;
 }
 
 void attn_setting_set(int id, attn_config *c, bool on) {
     if (attn_setting_at(id) && table[id].kind == ATTN_SETTING_ONOFF) *flag_of(id, c) = on;
+    if (id == ATTN_SET_POS_ENC) c->rope = false; // --pos-enc is --pos sinusoidal, --no-pos-enc --pos none
 }
 
 void attn_setting_copy(int id, attn_config *dst, const attn_config *src) {
@@ -132,7 +167,10 @@ void attn_setting_copy(int id, attn_config *dst, const attn_config *src) {
     case ATTN_SET_SEED: dst->seed = src->seed; break;
     case ATTN_SET_MASK: dst->mask = src->mask; break;
     case ATTN_SET_SCALE: dst->scale = src->scale; break;
-    case ATTN_SET_POS_ENC: dst->pos_enc = src->pos_enc; break;
+    case ATTN_SET_POS_ENC:
+    case ATTN_SET_POS: dst->pos_enc = src->pos_enc, dst->rope = src->rope; break;
+    case ATTN_SET_ROPE_BASE: dst->rope_base = src->rope_base; break;
+    case ATTN_SET_POS_OFFSET: dst->pos_offset = src->pos_offset; break;
     case ATTN_SET_BIAS: dst->bias = src->bias; break;
     case ATTN_SET_POS_DIMS: dst->pos_first = src->pos_first, dst->pos_count = src->pos_count; break;
     case ATTN_SET_KV_HEADS: dst->kv_heads = src->kv_heads; break;
@@ -162,12 +200,15 @@ void attn_setting_format(int id, const attn_config *c, char *buf, size_t cap) {
         if (c->pos_count == 0) snprintf(buf, cap, "all");
         else snprintf(buf, cap, "%d-%d", c->pos_first, c->pos_first + c->pos_count - 1);
         break;
+    case ATTN_SET_POS: snprintf(buf, cap, "%s", attn_pos_name(c)); break;
+    case ATTN_SET_ROPE_BASE: snprintf(buf, cap, "%.0f", c->rope_base); break;
+    case ATTN_SET_POS_OFFSET: snprintf(buf, cap, "%d", c->pos_offset); break;
     default: snprintf(buf, cap, "?"); break;
     }
 }
 
 const char *attn_setting_keys(void) {
-    static char keys[160]; // made once from the table
+    static char keys[200]; // made once from the table
     if (!keys[0])
         for (int i = 0; i < ATTN_SETTING_COUNT; i++) {
             size_t used = strlen(keys);

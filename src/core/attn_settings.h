@@ -23,15 +23,19 @@ typedef enum {
     ATTN_SET_POS_ENC,
     ATTN_SET_BIAS,
     ATTN_SET_POS_DIMS,
-    ATTN_SET_KV_HEADS, /* grouped-query attention (issue 24) */
+    ATTN_SET_KV_HEADS,   /* grouped-query attention (issue 24) */
+    ATTN_SET_POS,        /* the one scheme: none | sinusoidal | rope (pos_enc is its alias for sinusoidal) */
+    ATTN_SET_ROPE_BASE,  /* RoPE's B */
+    ATTN_SET_POS_OFFSET, /* the first token's position */
     ATTN_SETTING_COUNT
 } attn_setting_id;
 
 typedef enum {
-    ATTN_SETTING_INT,    /* a whole number in [lo, hi] */
-    ATTN_SETTING_MASK,   /* attn_mask_parse's spelling: none, causal, window:W, causal-window:W */
-    ATTN_SETTING_ONOFF,  /* on or off (the command line: one flag each way) */
-    ATTN_SETTING_COLUMNS /* FIRST-LAST (columns of X from 0) or all */
+    ATTN_SETTING_INT,     /* a whole number in [lo, hi] */
+    ATTN_SETTING_MASK,    /* attn_mask_parse's spelling: none, causal, window:W, causal-window:W */
+    ATTN_SETTING_ONOFF,   /* on or off (the command line: one flag each way) */
+    ATTN_SETTING_COLUMNS, /* FIRST-LAST (columns of X from 0) or all */
+    ATTN_SETTING_POS      /* a position scheme: none, sinusoidal, learned or rope (the layer takes all but learned) */
 } attn_setting_kind;
 
 typedef struct {
@@ -77,7 +81,12 @@ void attn_setting_copy(int id, attn_config *dst, const attn_config *src);
  * ("8", "window:2", "on", "0-3", "all") into buf (cap bytes, cut). */
 void attn_setting_format(int id, const attn_config *c, char *buf, size_t cap);
 
-/* "d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims or kv_heads": the
+/* The position scheme of c as --pos and lessons spell it: "none",
+ * "sinusoidal" or "rope" (static). */
+const char *attn_pos_name(const attn_config *c);
+
+/* "d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims, kv_heads,
+ * pos, rope_base or pos_offset": the
  * lesson keys, for messages (static). */
 const char *attn_setting_keys(void);
 

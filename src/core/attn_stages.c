@@ -103,6 +103,35 @@ void attn_positional_row(double *row, int p, int d_model) {
     }
 }
 
+double attn_rope_angle(int m, int i, int d, double base) {
+    // θ_i = B^(−2i/d): pair 0 turns one radian per position, the last pair slowest
+    return (double)m * attn_pow(base, -(double)(2 * i) / d);
+}
+
+/* Rotates each pair of x's rows by sign·θ into out (out may equal x). */
+static void rotate_pairs(double *out, const double *x, int n, int d, int offset, double base, double sign) {
+    // x, out: (n, d); pair i of row r: (x[2i], x[2i+1]) times the rotation by sign·θ(offset + r, i)
+    for (int r = 0; r < n; r++) {
+        const double *xr = x + (size_t)r * d;
+        double *o = out + (size_t)r * d;
+        for (int i = 0; i < d / 2; i++) {
+            double th = attn_rope_angle(offset + r, i, d, base);
+            double c = attn_cos(th), s = sign * attn_sin(th);
+            double a = xr[2 * i], b = xr[2 * i + 1];
+            o[2 * i] = a * c - b * s;
+            o[2 * i + 1] = a * s + b * c;
+        }
+    }
+}
+
+void attn_rope(double *out, const double *x, int n, int d, int offset, double base) {
+    rotate_pairs(out, x, n, d, offset, base, 1.0);
+}
+
+void attn_rope_backward(double *dx, const double *dout, int n, int d, int offset, double base) {
+    rotate_pairs(dx, dout, n, d, offset, base, -1.0); // a rotation's transpose turns back
+}
+
 void attn_positional_columns(const attn_config *c, int *first, int *width) {
     *first = c->pos_count ? c->pos_first : 0;
     *width = c->pos_count ? c->pos_count : c->d_model;

@@ -1,6 +1,7 @@
 /* attn_steps.c — the step table: what each step shows (attn_steps.h). */
 #include "attn_steps.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct {
@@ -15,14 +16,13 @@ static const struct {
 
 /* A row: its key, lesson name, file stem, last stage, then the operands and
  * results ({matrix, ATTN_SHOW_* flags}). A sub-step goes between the rows it
- * sits between, with its own key and stem and optional set: a RoPE step
- * after the projection would be
- *     {"2b", "rope", "rope", ATTN_ST_V, true, 2, 2, {{ATTN_SM_Q, 0}, …}},
- * with ATTN_STEP_ROPE after ATTN_STEP_QKV in the enum; the keys of 1–8, and
- * so every number a learner reads, stay. */
+ * sits between, with its own key and stem and optional set: RoPE's "2b"
+ * after the projection (ATTN_STEP_ROPE after ATTN_STEP_QKV in the enum); the
+ * keys of 1–8, and so every number a learner reads, stay. */
 static const attn_step_info steps[ATTN_STEP_COUNT] = {
     [ATTN_STEP_EMBED] = {"1", "tokens", "embeddings", ATTN_ST_X, false, 0, 1, {{ATTN_SM_X, 0}}},
     [ATTN_STEP_QKV] = {"2", "qkv", "qkv", ATTN_ST_V, false, 4, 3, {{ATTN_SM_X, ATTN_SHOW_WINDOW_ONLY}, {ATTN_SM_W_Q, 0}, {ATTN_SM_W_K, 0}, {ATTN_SM_W_V, 0}, {ATTN_SM_Q, 0}, {ATTN_SM_K, 0}, {ATTN_SM_V, 0}}},
+    [ATTN_STEP_ROPE] = {"2b", "rope", "rope", ATTN_ST_K_ROT, true, 2, 2, {{ATTN_SM_Q, 0}, {ATTN_SM_K, 0}, {ATTN_SM_Q_ROT, 0}, {ATTN_SM_K_ROT, 0}}},
     [ATTN_STEP_SCORES] = {"3", "scores", "scores", ATTN_ST_SCORES, false, 2, 1, {{ATTN_SM_Q, 0}, {ATTN_SM_K, ATTN_SHOW_TRANSPOSED}, {ATTN_SM_S, ATTN_SHOW_DEFINED}}},
     [ATTN_STEP_SCALE] = {"4", "scale", "scale", ATTN_ST_SCALED, false, 1, 1, {{ATTN_SM_S, 0}, {ATTN_SM_S_SCALED, 0}}},
     [ATTN_STEP_MASK] = {"5", "mask", "mask", ATTN_ST_MASKED, false, 1, 1, {{ATTN_SM_S_SCALED, 0}, {ATTN_SM_S_MASKED, 0}}},
@@ -44,8 +44,37 @@ const attn_step_info *attn_step_get(attn_step s) {
 }
 
 bool attn_step_shown(attn_step s, const attn_config *c) {
-    (void)c; // no optional step yet: one would read its setting from c here
-    return step_ok(s) && !steps[s].optional;
+    if (!step_ok(s)) return false;
+    if (!steps[s].optional) return true;
+    return s == ATTN_STEP_ROPE && c && c->rope; // the one optional step, and its setting
+}
+
+attn_step attn_step_next(attn_step s, int dir, const attn_config *c) {
+    for (int k = (int)s + (dir < 0 ? -1 : 1); k >= 0 && k < ATTN_STEP_COUNT; k += dir < 0 ? -1 : 1)
+        if (attn_step_shown((attn_step)k, c)) return (attn_step)k;
+    return s;
+}
+
+const char *attn_step_key(attn_step s) {
+    return step_ok(s) ? steps[s].key : "";
+}
+
+int attn_step_from_key(const char *key, size_t len) {
+    for (int s = 0; s < ATTN_STEP_COUNT; s++)
+        if (strlen(steps[s].key) == len && memcmp(key, steps[s].key, len) == 0) return s;
+    return -1;
+}
+
+int attn_step_numbered(int k) {
+    char key[12];
+    int n = snprintf(key, sizeof key, "%d", k);
+    return n > 0 ? attn_step_from_key(key, (size_t)n) : -1;
+}
+
+attn_step_matrix attn_step_matrix_under(attn_step_matrix m, attn_step s, const attn_config *c) {
+    if (s != ATTN_STEP_SCORES || !c || !c->rope) return m;
+    return m == ATTN_SM_Q ? ATTN_SM_Q_ROT : m == ATTN_SM_K ? ATTN_SM_K_ROT
+                                                           : m; // the scores read the rotated q and k
 }
 
 attn_stage attn_step_result(attn_step s) {

@@ -4,10 +4,10 @@
  * A step shows operands and results, each a matrix of the trace with an id
  * (attn_step_matrix), a file name and a TeX name (attn_steps.def); the
  * screen names are UI strings (MAT_<ID>, DEF_<ID>), so core holds ids, not
- * words. A step has a key ("1" … "8") and a file stem ("qkv"); a sub-step
- * such as a RoPE step between the projection and the scores would be a new
- * row with key "2b" and stem "rope", optional (shown only when a setting
- * turns it on), and steps 1–8 keep their keys (see attn_steps.c).
+ * words. A step has a key ("1" … "8") and a file stem ("qkv"); the sub-step
+ * RoPE between the projection and the scores is a row with key "2b" and stem
+ * "rope", optional (shown only with cfg.rope), and steps 1–8 keep their keys
+ * (see attn_steps.c): whatever a learner reads numbers a step by its key.
  *
  * Layer 2 (src/core): no SDL, no printing, no exit. */
 #ifndef ATTN_STEPS_H
@@ -63,8 +63,26 @@ typedef struct {
 const attn_step_info *attn_step_get(attn_step s);
 
 /* true when step s is shown under c (every step but an optional one whose
- * setting is off; none is optional yet). */
+ * setting is off: 2b needs c->rope; c may be NULL: no optional step). */
 bool attn_step_shown(attn_step s, const attn_config *c);
+
+/* The next shown step after s in direction dir (+1, −1) under c, or s at
+ * either end. */
+attn_step attn_step_next(attn_step s, int dir, const attn_config *c);
+
+/* "1" … "8", "2b": what texts and --steps number step s by ("" out of range). */
+const char *attn_step_key(attn_step s);
+
+/* The step whose key is the len bytes at key, or -1. */
+int attn_step_from_key(const char *key, size_t len);
+
+/* The step numbered k (1 … 8: its key is k), or -1: what "step 3", a number
+ * key and @step 3 mean. */
+int attn_step_numbered(int k);
+
+/* What step s shows for its table's matrix m under c: with RoPE the scores
+ * step reads the rotated q and k (Q → q_rot, K → k_rot); else m. */
+attn_step_matrix attn_step_matrix_under(attn_step_matrix m, attn_step s, const attn_config *c);
 
 /* "X", "S_scaled", "concat" …: the matrix's file name ("" out of range). */
 const char *attn_step_matrix_file(attn_step_matrix m);

@@ -21,8 +21,14 @@ size_t attn_stage_equation(const attn_trace *t, attn_stage s, char *out, size_t 
                      t->cfg.bias ? " + b_" : "", t->cfg.bias ? m : "", n, dm, dm, dk, n, dk);
         break;
     }
+    case ATTN_ST_Q_ROT:
+    case ATTN_ST_K_ROT:
+        r = snprintf(out, cap, "%s = rotate(%s, m·%.0f^(−2i/%d)), m = %d … %d   %d×%d", s == ATTN_ST_Q_ROT ? "q_rot" : "k_rot",
+                     s == ATTN_ST_Q_ROT ? "Q" : "K", t->cfg.rope_base, dk, t->cfg.pos_offset, t->cfg.pos_offset + n - 1, n, dk);
+        break;
     case ATTN_ST_SCORES:
-        r = snprintf(out, cap, "S = Q·Kᵀ   (%d×%d)·(%d×%d) → %d×%d", n, dk, dk, n, n, n);
+        if (t->cfg.rope) r = snprintf(out, cap, "S = q_rot·k_rotᵀ   (%d×%d)·(%d×%d) → %d×%d", n, dk, dk, n, n, n);
+        else r = snprintf(out, cap, "S = Q·Kᵀ   (%d×%d)·(%d×%d) → %d×%d", n, dk, dk, n, n, n);
         break;
     case ATTN_ST_SCALED:
         if (t->cfg.scale) r = snprintf(out, cap, "S / √dₖ = S / √%d   %d×%d", dk, n, n);

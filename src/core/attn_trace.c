@@ -28,6 +28,10 @@ static size_t layout(attn_trace *t, double *base) {
         TAKE(hd->q, n * dk);
         TAKE(hd->k, n * dk);
         TAKE(hd->v, n * dk);
+        if (c->rope) {
+            TAKE(hd->q_rot, n * dk);
+            TAKE(hd->k_rot, n * dk);
+        }
         TAKE(hd->scores, n * n);
         TAKE(hd->scaled, n * n);
         TAKE(hd->masked, n * n);
@@ -103,7 +107,7 @@ static void embed(attn_trace *t, const attn_vocab *vocab, const attn_weights *w)
         int first, width;
         attn_positional_columns(&t->cfg, &first, &width);
         for (int p = 0; p < n; p++) {
-            attn_positional_row(pe, p, dm);
+            attn_positional_row(pe, t->cfg.pos_offset + p, dm);
             for (int c = first; c < first + width; c++) t->x[(size_t)p * dm + c] += pe[c];
         }
     }
@@ -163,8 +167,17 @@ attn_status attn_head_forward(attn_head *hd, const double *x, int n, const attn_
 attn_status attn_head_attend(attn_head *hd, int n, const attn_config *c, attn_err *err) {
     int dk = c->d_k;
     size_t nn = (size_t)n * n, ndk = (size_t)n * dk;
+    // pass 1b (RoPE): rotate each pair of q and k by its position's angle; v stays
+    const double *qs = hd->q, *ks = hd->k;
+    if (c->rope) {
+        attn_rope(hd->q_rot, hd->q, n, dk, c->pos_offset, c->rope_base);
+        attn_rope(hd->k_rot, hd->k, n, dk, c->pos_offset, c->rope_base);
+        qs = hd->q_rot, ks = hd->k_rot;
+        CHECK(hd->q_rot, ndk, ATTN_ST_Q_ROT);
+        CHECK(hd->k_rot, ndk, ATTN_ST_K_ROT);
+    }
     // pass 2: scores, optional scaling, mask
-    attn_scores(hd->scores, hd->q, hd->k, n, dk);
+    attn_scores(hd->scores, qs, ks, n, dk);
     CHECK(hd->scores, nn, ATTN_ST_SCORES);
     if (c->scale) attn_scale(hd->scaled, hd->scores, n, dk);
     else memcpy(hd->scaled, hd->scores, sizeof(double) * nn);
@@ -188,7 +201,8 @@ void attn_count_macs(long long *macs, const attn_config *c, int n_tokens) {
     long long n = n_tokens, dm = c->d_model, dk = c->d_k, h = c->heads, g = attn_kv_heads(c);
     memset(macs, 0, sizeof(long long) * ATTN_STAGE_COUNT);
     macs[ATTN_ST_Q] = h * n * dm * dk;
-    macs[ATTN_ST_K] = macs[ATTN_ST_V] = g * n * dm * dk; /* one K and V per kv-head, shared by its group */
+    macs[ATTN_ST_K] = macs[ATTN_ST_V] = g * n * dm * dk;                      /* one K and V per kv-head, shared by its group */
+    macs[ATTN_ST_Q_ROT] = macs[ATTN_ST_K_ROT] = c->rope ? h * n * dk * 2 : 0; /* RoPE: 2 products per value */
     macs[ATTN_ST_SCORES] = h * n * n * dk;
     macs[ATTN_ST_SCALED] = c->scale ? h * n * n : 0; /* one division each */
     macs[ATTN_ST_WEIGHTS] = h * n * n;               /* one exp and one add each */
@@ -264,6 +278,8 @@ void attn_trace_shape(const attn_trace *t, attn_stage s, int *rows, int *cols) {
     case ATTN_ST_Q:
     case ATTN_ST_K:
     case ATTN_ST_V:
+    case ATTN_ST_Q_ROT:
+    case ATTN_ST_K_ROT:
     case ATTN_ST_Z: *cols = dk; break;
     case ATTN_ST_CONCAT: *cols = t->cfg.heads * dk; break;
     default: *cols = n; break;
@@ -278,6 +294,8 @@ const double *attn_trace_stage(const attn_trace *t, attn_stage s, int h) {
     case ATTN_ST_Q: return hd->q;
     case ATTN_ST_K: return hd->k;
     case ATTN_ST_V: return hd->v;
+    case ATTN_ST_Q_ROT: return hd->q_rot; // NULL without RoPE
+    case ATTN_ST_K_ROT: return hd->k_rot;
     case ATTN_ST_SCORES: return hd->scores;
     case ATTN_ST_SCALED: return hd->scaled;
     case ATTN_ST_MASKED: return hd->masked;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_steps.h"
 #include "export.h"
 #include "export_internal.h"
 
@@ -77,7 +78,7 @@ static void steps_list(attn_strbuf *b, unsigned steps) {
     bool first = true;
     for (int s = 0; s <= ATTN_STEP_COUNT; s++) // 9: the readout
         if (steps & (1u << s)) {
-            attn_sb_printf(b, "%s%d", first ? "" : ",", s + 1);
+            attn_sb_printf(b, "%s%s", first ? "" : ",", s == ATTN_STEP_COUNT ? "9" : attn_step_key((attn_step)s));
             first = false;
         }
 }
@@ -193,7 +194,7 @@ static void index_item_head(job *j, const export_item *it, const char *stem, con
     attn_strbuf *b = &j->index;
     attn_sb_printf(b, "## %s — ", stem);
     ex_md_line(b, item_title(j, it));
-    attn_sb_printf(b, "\n\n- Step: %d, head %d shown\n", it->readout ? ATTN_STEP_COUNT + 1 : (int)it->step + 1,
+    attn_sb_printf(b, "\n\n- Step: %s, head %d shown\n", it->readout ? "9" : attn_step_key(it->step),
                    (it->head >= 0 && it->head < it->trace->cfg.heads ? it->head : 0) + 1);
     if (it->model) { // which layer of which model, and what the gradients are of
         attn_sb_puts(b, "- Model: ");
@@ -300,7 +301,10 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     attn_status st = ATTN_OK;
     int number = it->number > 0 ? it->number : pos + 1;
     // NN has two digits at least: a page keeps its name when exported alone
-    snprintf(stem, sizeof stem, "%s%02d-%s", it->prefix ? it->prefix : "", number, it->id ? it->id : attn_step_slug(it->step));
+    const char *key = attn_step_key(it->step), *sub = key; // a sub-step's letter: 02b-rope
+    while (*sub >= '0' && *sub <= '9') sub++;
+    if (it->page || it->title || it->readout || it->id || number != atoi(key)) sub = "";
+    snprintf(stem, sizeof stem, "%s%02d%s-%s", it->prefix ? it->prefix : "", number, sub, it->id ? it->id : attn_step_slug(it->step));
     snprintf(name, sizeof name, "%s.png", stem);
     if (o->formats & EXPORT_PNG) st = write_png(j, it, name, err);
     snprintf(name, sizeof name, "%s.svg", stem);

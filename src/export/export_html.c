@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "export.h"
+#include "attn_steps.h"
 #include "export_internal.h"
 #include "viz_lesson.h"
 #include "hash.h"
@@ -270,7 +271,7 @@ static attn_status figure(attn_strbuf *b, const export_opts *o, const export_ite
     id_prefix(f.ids, sizeof f.ids, &it, o, stem);
     char badge[320], label[256];
     ex_badge(badge, sizeof badge, o, ui, &it);
-    snprintf(label, sizeof label, "%d · %s", (int)it.step + 1, ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it.step)));
+    snprintf(label, sizeof label, "%s · %s", attn_step_key(it.step), ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it.step)));
     attn_strbuf json;
     attn_sb_init(&json);
     bool ok = ex_html_views(&f);

@@ -86,10 +86,17 @@ static unsigned format_bit(const char *item) {
 }
 
 static unsigned step_bit(const char *item) {
-    long long v;
-    return *item != '+' && attn_parse_int(item, strlen(item), 1, ATTN_STEP_COUNT + 1, &v) == ATTN_INT_OK // 9: a model's readout
-               ? 1u << (v - 1)
-               : 0;
+    int s = attn_step_from_key(item, strlen(item)); // the table's keys: 1 … 8 and 2b
+    if (s >= 0) return 1u << s;
+    return strcmp(item, "9") == 0 ? EXPORT_STEP_READOUT : 0; // 9: a model's readout
+}
+
+/* "--steps 2b": what makes step s again (static, made once). */
+static const char *remake_flag(int s) {
+    static char flags[ATTN_STEP_COUNT + 1][16];
+    if (s < 0 || s > ATTN_STEP_COUNT) return "";
+    if (!flags[s][0]) snprintf(flags[s], sizeof flags[s], "--steps %s", s == ATTN_STEP_COUNT ? "9" : attn_step_key((attn_step)s));
+    return flags[s];
 }
 
 attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err) {
@@ -102,7 +109,7 @@ attn_status export_parse_formats(unsigned *out, const char *list, attn_err *err)
 attn_status export_parse_steps(unsigned *out, const char *list, attn_err *err) {
     return parse_bits(out, list, EXPORT_ALL_STEPS | EXPORT_STEP_READOUT, step_bit,
                       "--steps: \"%s\" is not a step; use numbers from 1 to 8 separated by commas (for example "
-                      "3,6; 9 is a model's readout), or all.",
+                      "3,6; 2b is RoPE's step, 9 a model's readout), or all.",
                       "--steps needs at least one step from 1 to 8, or all.", err);
 }
 
@@ -179,7 +186,9 @@ void ex_config_text(attn_strbuf *b, const attn_config *c) {
     attn_sb_printf(b, "d_model=%d d_k=%d heads=%d seed=%lu mask=%s scale=%s pos-enc=%s bias=%s", c->d_model, c->d_k,
                    c->heads, (unsigned long)c->seed, mask, c->scale ? "on" : "off", c->pos_enc ? "on" : "off",
                    c->bias ? "on" : "off");
-    if (c->kv_heads) attn_sb_printf(b, " kv_heads=%d", c->kv_heads); // only when set: today's captions stay
+    if (c->kv_heads) attn_sb_printf(b, " kv_heads=%d", c->kv_heads);          // only when set: today's captions stay
+    if (c->rope) attn_sb_printf(b, " pos=rope rope_base=%.0f", c->rope_base); // only when set: other indexes stay
+    if (c->pos_offset) attn_sb_printf(b, " pos_offset=%d", c->pos_offset);
 }
 
 void ex_utf8_trim(char *s) {
@@ -261,18 +270,16 @@ const char *const *ex_axis_names(const attn_trace *t, const export_matrix *m, bo
 
 int export_items_for_trace(export_item out[ATTN_STEP_COUNT], const attn_trace *t, unsigned steps, int head,
                            int query) {
-    static const char *const flags[ATTN_STEP_COUNT] = {"--steps 1", "--steps 2", "--steps 3", "--steps 4",
-                                                       "--steps 5", "--steps 6", "--steps 7", "--steps 8"};
     int n = 0;
     for (int s = 0; s < ATTN_STEP_COUNT; s++) {
-        if (!(steps & (1u << s))) continue;
+        if (!(steps & (1u << s)) || !attn_step_shown((attn_step)s, &t->cfg)) continue; // 2b: only with RoPE
         memset(&out[n], 0, sizeof out[n]);
         out[n].trace = t;
         out[n].step = (attn_step)s;
-        out[n].number = s + 1;
+        out[n].number = atoi(attn_step_key((attn_step)s)); // 2b: 2, its file 02b-rope
         out[n].head = head;
         out[n].query = query;
-        out[n].remake_flags = flags[s];
+        out[n].remake_flags = remake_flag(s);
         out[n].origin = (viz_origin){.kind = VIZ_FROM_NONE}; // the caller says where given weights came from
         out[n].mark = (viz_mark){VIZ_MARK_NONE, -1, -1};
         n++;
@@ -293,9 +300,6 @@ static export_matrix matrix(const char *name, const char *tex, const double *v, 
 int export_items_for_model(export_item *out, int cap, const model *m, const model_result *r, viz_target target,
                            unsigned steps, int head, int query, viz_origin origin) {
     static const char *const prefix[MODEL_MAX_LAYERS] = {"L1-", "L2-", "L3-", "L4-"};
-    static const char *const flags[ATTN_STEP_COUNT + 1] = {"--steps 1", "--steps 2", "--steps 3", "--steps 4",
-                                                           "--steps 5", "--steps 6", "--steps 7", "--steps 8",
-                                                           "--steps 9"};
     static const char *const backward_id[ATTN_STEP_COUNT] = {
         [ATTN_STEP_SCALE] = "scale-backward", [ATTN_STEP_MASK] = "mask-backward", [ATTN_STEP_SOFTMAX] = "softmax-backward"};
     int n = 0, last = m->cfg.layers - 1;
@@ -303,18 +307,19 @@ int export_items_for_model(export_item *out, int cap, const model *m, const mode
         for (int s = 0; s <= ATTN_STEP_COUNT; s++) {
             bool readout = s == ATTN_STEP_COUNT;
             if (!(steps & (1u << s)) || (readout && l != last)) continue;
+            if (!readout && !attn_step_shown((attn_step)s, &r->layer[l].cfg)) continue; // 2b: only with RoPE
             for (int back = 0; back < 2 && n < cap; back++) {
                 if (back && (readout || !backward_id[s] || r->n_targets == 0)) break;
                 export_item *it = &out[n++];
                 memset(it, 0, sizeof *it);
                 it->trace = &r->layer[l];
-                it->step = readout ? ATTN_STEP_MULTIHEAD : (attn_step)s; // the readout follows the last step
-                it->number = s + 1;
+                it->step = readout ? ATTN_STEP_MULTIHEAD : (attn_step)s;                    // the readout follows the last step
+                it->number = readout ? ATTN_STEP_COUNT : atoi(attn_step_key((attn_step)s)); // the readout is 9
                 it->id = readout ? "readout" : back ? backward_id[s]
                                                     : NULL;
                 it->head = head;
                 it->query = query;
-                it->remake_flags = flags[s];
+                it->remake_flags = remake_flag(s);
                 it->origin = origin;
                 it->mark = (viz_mark){VIZ_MARK_NONE, -1, -1};
                 it->model = m;
@@ -354,7 +359,7 @@ int export_item_matrices(const export_item *it, int head, export_matrix *out, in
     } else if (md && it->step == ATTN_STEP_EMBED && it->layer == 0) { // X = E[token] + P
         int nt = it->trace->n, dm = it->trace->cfg.d_model;
         out[n++] = matrix("E", "E", it->run->embed, nt, dm, -1, T, D);
-        if (md->cfg.pos != MODEL_POS_NONE && n < cap) out[n++] = matrix("P", "P", it->run->pos, nt, dm, -1, T, D);
+        if (model_pos_in_x(md->cfg.pos) && n < cap) out[n++] = matrix("P", "P", it->run->pos, nt, dm, -1, T, D);
     }
     if (!(md && it->readout)) n += export_step_matrices(it->trace, it->step, head, out + n, cap - n);
     if (md && !it->readout && it->step == ATTN_STEP_MULTIHEAD) { // the residual stream
@@ -399,7 +404,7 @@ int export_step_matrices(const attn_trace *t, attn_step step, int head, export_m
     for (int h = h0; h < h1 && h < t->cfg.heads; h++)
         for (int i = 0; i < shown && n < cap; i++)
             if (!(info->shown[i].show & ATTN_SHOW_WINDOW_ONLY) && attn_step_matrix_per_head(info->shown[i].m))
-                out[n++] = step_matrix(t, info->shown[i].m, h);
+                out[n++] = step_matrix(t, attn_step_matrix_under(info->shown[i].m, step, &t->cfg), h);
     return n;
 }
 

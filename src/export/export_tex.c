@@ -181,8 +181,16 @@ static void equation(attn_strbuf *b, const attn_trace *t, attn_step step, const 
         projection(b, t, ATTN_SM_V, ATTN_SM_W_V, "b_V");
         shapes(b, n, dm, dm, dk);
         break;
+    case ATTN_STEP_ROPE: // each pair (2i, 2i+1) of q and k turned by m·θ_i
+        attn_sb_printf(b, "{%s}_{m,(2i,2i+1)} = \\begin{pmatrix}\\cos m\\theta_i & -\\sin m\\theta_i\\\\ \\sin m\\theta_i & "
+                          "\\cos m\\theta_i\\end{pmatrix} {%s}_{m,(2i,2i+1)},\\; %s \\text{ alike},\\; "
+                          "\\theta_i = %.0f^{-2i/%d},\\; m = %d \\dots %d \\qquad %d\\times %d",
+                       TEX(Q_ROT), TEX(Q), TEX(K_ROT), t->cfg.rope_base, dk, t->cfg.pos_offset,
+                       t->cfg.pos_offset + n - 1, n, dk);
+        break;
     case ATTN_STEP_SCORES:
-        attn_sb_printf(b, "%s = %s %s^{\\top}", TEX(S), TEX(Q), TEX(K));
+        if (t->cfg.rope) attn_sb_printf(b, "%s = %s %s^{\\top}", TEX(S), TEX(Q_ROT), TEX(K_ROT));
+        else attn_sb_printf(b, "%s = %s %s^{\\top}", TEX(S), TEX(Q), TEX(K));
         shapes(b, n, dk, dk, n);
         break;
     case ATTN_STEP_SCALE:
@@ -416,7 +424,7 @@ static void model_equation(attn_strbuf *b, const export_item *it, const words *w
     if (!it->readout && it->step == ATTN_STEP_EMBED && it->layer == 0) {
         attn_sb_puts(b, "\\[ X = E[\\text{");
         export_tex_escape(b, word(w, VIZ_S_TEX_TOKEN));
-        attn_sb_puts(b, m->cfg.pos != MODEL_POS_NONE ? "}] + P \\]\n" : "}] \\]\n");
+        attn_sb_puts(b, model_pos_in_x(m->cfg.pos) ? "}] + P \\]\n" : "}] \\]\n");
     }
 }
 

@@ -31,8 +31,8 @@ enum {
     EXPORT_ALL_FORMATS = 0x3fu
 };
 
-#define EXPORT_ALL_STEPS 0xffu                      /* bit s selects attn_step s */
-#define EXPORT_STEP_READOUT (1u << ATTN_STEP_COUNT) /* --steps 9: a model's readout */
+#define EXPORT_ALL_STEPS ((1u << ATTN_STEP_COUNT) - 1) /* bit s selects attn_step s (2b: shown only with RoPE) */
+#define EXPORT_STEP_READOUT (1u << ATTN_STEP_COUNT)    /* --steps 9: a model's readout */
 #define EXPORT_MAX_MODEL_ITEMS (MODEL_MAX_LAYERS * (ATTN_STEP_COUNT + 3) + 1)
 #define EXPORT_MAX_SCALE 3
 #define EXPORT_MIN_SIZE 160 /* logical px, each side */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "attn_settings.h"
+#include "attn_steps.h"
 #include "fileio.h"
 #include "tokenize.h"
 
@@ -452,23 +453,36 @@ static bool resolve_ref_token(parser *p, page_ctx *c, const raw_dir *d, const ch
     return false;
 }
 
-/* "1".."8" or a step name (attn_step_name). */
+/* The step a lesson names by its name (attn_step_name: "scores", "rope") or
+ * its key in the step table ("3", "2b"), or -1. */
+static int lesson_step_of(const char *w, size_t n) {
+    int s = attn_step_from_name(w, n);
+    long long v;
+    if (s < 0 && lsn_parse_int(w, n, 1, 8, &v)) s = attn_step_numbered((int)v);
+    return s >= 0 ? s : attn_step_from_key(w, n);
+}
+
+/* "1".."8", "2b" or a step name (attn_step_name). */
 static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
     size_t n = strlen(d->args);
     if (c->rec->pub.model && (lsn_word_is(d->args, n, "readout") || lsn_word_is(d->args, n, "9"))) {
         c->rec->pub.readout = true; // the model's answer, after its last layer
         return;
     }
-    long long v = attn_step_from_name(d->args, n) + 1;
-    if (v == 0 && !lsn_parse_int(d->args, n, 1, ATTN_STEP_COUNT, &v)) {
+    int s = lesson_step_of(d->args, n);
+    if (s < 0) {
         lsn_add_err(
             p, d->line, d->col,
-            "there is no step “%s”; the steps are 1 tokens, 2 qkv, 3 scores, 4 scale, 5 mask, 6 softmax, "
+            "there is no step “%s”; the steps are 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, "
             "7 sum and 8 heads",
             d->args);
         return;
     }
-    c->rec->pub.step = (int)v - 1;
+    if (s == ATTN_STEP_ROPE && !c->rec->pub.model && !c->rec->pub.cfg.rope) { // a model's file says its own
+        lsn_add_err(p, d->line, d->col, "step 2b (rope) is shown only with RoPE: add pos=rope to the page's @config");
+        return;
+    }
+    c->rec->pub.step = s;
 }
 
 static void resolve_highlight(parser *p, page_ctx *c, const raw_dir *d) {
@@ -785,15 +799,15 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     bool row_only = r->kind == LESSON_REF_TOP || r->kind == LESSON_REF_ANSWER || r->kind == LESSON_REF_WORD;
     int i = 1;
     if (r->kind == LESSON_REF_STEP || r->kind == LESSON_REF_MACS) {
-        long long v = count > 1 ? attn_step_from_name(w[1], n[1]) + 1 : 0;
-        if (count < 2 || (v == 0 && !lsn_parse_int(w[1], n[1], 1, ATTN_STEP_COUNT, &v))) {
+        int s = count > 1 ? lesson_step_of(w[1], n[1]) : -1;
+        if (s < 0) {
             lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
-                        "{%.*s …} needs a step: 1 tokens, 2 qkv, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum or 8 "
-                        "heads",
+                        "{%.*s …} needs a step: 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum "
+                        "or 8 heads",
                         (int)n[0], w[0]);
             return false;
         }
-        r->step = (int)v - 1;
+        r->step = s;
         i = 2;
     } else if (args == 2) {
         if (count < (row_only ? 2 : r->kind == LESSON_REF_RATIO ? 4

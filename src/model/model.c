@@ -15,20 +15,24 @@
 #define MODEL_STREAM_LAYER 4096u
 #define EMBED_LIMIT 1.0 /* E and P uniform in [-1, 1]: the sinusoids' own range */
 
-static const char *const pos_names[] = {"sinusoidal", "learned", "none"};
+static const char *const pos_names[] = {"sinusoidal", "learned", "none", "rope"};
 static const char *const objective_names[] = {"pointer", "token"};
 
 const char *model_pos_name(model_pos p) {
-    return (int)p >= 0 && p <= MODEL_POS_NONE ? pos_names[p] : "?";
+    return (int)p >= 0 && p <= MODEL_POS_ROPE ? pos_names[p] : "?";
 }
 
 attn_status model_pos_parse(model_pos *out, const char *s, attn_err *err) {
-    for (int i = 0; i <= MODEL_POS_NONE; i++)
+    for (int i = 0; i <= MODEL_POS_ROPE; i++)
         if (strcmp(s, pos_names[i]) == 0) {
             *out = (model_pos)i;
             return ATTN_OK;
         }
-    return attn_fail(err, ATTN_ERR_RANGE, "--pos is sinusoidal, learned or none (not \"%s\").", s);
+    return attn_fail(err, ATTN_ERR_RANGE, "--pos is sinusoidal, learned, none or rope (not \"%s\").", s);
+}
+
+bool model_pos_in_x(model_pos p) {
+    return p == MODEL_POS_SINUSOIDAL || p == MODEL_POS_LEARNED;
 }
 
 const char *model_objective_name(model_objective o) {
@@ -54,6 +58,8 @@ void model_attn_config(attn_config *out, const model_config *c) {
     out->bias = c->bias;
     out->pos_enc = false; // a layer's X is given whole
     out->kv_heads = c->kv_heads == c->heads ? 0 : c->kv_heads;
+    out->rope = c->pos == MODEL_POS_ROPE;
+    out->rope_base = c->rope_base > 0 ? c->rope_base : ATTN_ROPE_BASE;
 }
 
 attn_status model_config_check(const model_config *c, attn_err *err) {
@@ -67,7 +73,7 @@ attn_status model_config_check(const model_config *c, attn_err *err) {
     if (c->max_len < 1 || c->max_len > MODEL_MAX_LEN)
         return attn_fail(err, ATTN_ERR_RANGE, "max_len must be between 1 and %d (it is %d).",
                          MODEL_MAX_LEN, c->max_len);
-    if ((int)c->pos < 0 || c->pos > MODEL_POS_NONE || (int)c->objective < 0 || c->objective > MODEL_OBJ_TOKEN)
+    if ((int)c->pos < 0 || c->pos > MODEL_POS_ROPE || (int)c->objective < 0 || c->objective > MODEL_OBJ_TOKEN)
         return attn_fail(err, ATTN_ERR_RANGE, "Unknown position scheme or objective.");
     return ATTN_OK;
 }

@@ -33,7 +33,8 @@
 
 typedef enum { MODEL_POS_SINUSOIDAL,
                MODEL_POS_LEARNED,
-               MODEL_POS_NONE } model_pos;
+               MODEL_POS_NONE,
+               MODEL_POS_ROPE /* nothing added to x₀: each layer rotates its heads' q and k */ } model_pos;
 typedef enum { MODEL_OBJ_POINTER,
                MODEL_OBJ_TOKEN } model_objective;
 
@@ -49,6 +50,7 @@ typedef struct {
     bool bias;                 /* b_Q, b_K, b_V, b_O exist */
     model_objective objective; /* what the loss reads */
     int kv_heads;              /* grouped-query attention: G kv-heads (attn_config's); 0: one per head */
+    double rope_base;          /* pos rope: RoPE's base B (0 read as ATTN_ROPE_BASE: a task's table leaves it out) */
 } model_config;
 
 /* Where each parameter lives: views into a block laid out by model_tensors. */
@@ -109,6 +111,9 @@ typedef struct {
  * return ATTN_ERR_RANGE naming the choices. */
 const char *model_pos_name(model_pos p);
 attn_status model_pos_parse(model_pos *out, const char *s, attn_err *err);
+/* true when the scheme adds a row P to x₀ (sinusoidal, learned); none and
+ * rope add nothing there. */
+bool model_pos_in_x(model_pos p);
 const char *model_objective_name(model_objective o);
 attn_status model_objective_parse(model_objective *out, const char *s, attn_err *err);
 

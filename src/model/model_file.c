@@ -73,6 +73,9 @@ void model_json_config(attn_strbuf *b, const model_config *c) {
                    c->scale ? "true" : "false", c->bias ? "true" : "false", model_objective_name(c->objective));
     if (c->kv_heads && c->kv_heads != c->heads) // grouped-query attention; absent: one K, V per head (today's files)
         attn_sb_printf(b, ", \"kv_heads\": %d", c->kv_heads);
+    // only when not the default, so every file without it stays as it was
+    if (c->pos == MODEL_POS_ROPE && c->rope_base > 0 && c->rope_base != ATTN_ROPE_BASE)
+        attn_sb_printf(b, ", \"rope_base\": %.0f", c->rope_base);
     attn_sb_puts(b, "}");
 }
 
@@ -239,7 +242,7 @@ static const char *read_string(const cJSON *obj, const char *key, const char *wh
 
 static attn_status read_config(model_config *c, const cJSON *obj, const char *name, attn_err *err) {
     static const char *const keys[] = {"d_model", "d_k", "heads", "layers", "pos", "max_len",
-                                       "mask", "scale", "bias", "objective", "kv_heads"};
+                                       "mask", "scale", "bias", "objective", "kv_heads", "rope_base"};
     char where[300];
     snprintf(where, sizeof where, "%s: config", name);
     if (!cJSON_IsObject(obj)) return attn_fail(err, ATTN_ERR_PARSE, "%s must be an object.", where);
@@ -257,7 +260,7 @@ static attn_status read_config(model_config *c, const cJSON *obj, const char *na
     const char *s = NULL;
     char shown[QUOTE_CAP];
     if (st == ATTN_OK && (s = read_string(obj, "pos", where, err)) && model_pos_parse(&c->pos, s, NULL) != ATTN_OK)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s.pos is \"%s\"; it is sinusoidal, learned or none.", where,
+        return attn_fail(err, ATTN_ERR_RANGE, "%s.pos is \"%s\"; it is sinusoidal, learned, none or rope.", where,
                          quote(shown, s));
     if (st == ATTN_OK && s && (s = read_string(obj, "mask", where, err)) && attn_mask_parse(&c->mask, s, NULL) != ATTN_OK)
         return attn_fail(err, ATTN_ERR_RANGE, "%s.mask is \"%s\"; it is none, causal, window:W or causal-window:W "
@@ -267,6 +270,14 @@ static attn_status read_config(model_config *c, const cJSON *obj, const char *na
         model_objective_parse(&c->objective, s, NULL) != ATTN_OK)
         return attn_fail(err, ATTN_ERR_RANGE, "%s.objective is \"%s\"; it is pointer or token.", where,
                          quote(shown, s));
+    c->rope_base = ATTN_ROPE_BASE;
+    if (st == ATTN_OK && s && cJSON_GetObjectItemCaseSensitive(obj, "rope_base")) { // optional: 10000 when left out
+        int base = 0;
+        if ((st = read_int(&base, obj, "rope_base", where, 2, (long)ATTN_MAX_ROPE_BASE, err)) != ATTN_OK) return st;
+        if (c->pos != MODEL_POS_ROPE)
+            return attn_fail(err, ATTN_ERR_RANGE, "%s.rope_base goes with pos \"rope\".", where);
+        c->rope_base = base;
+    }
     return st != ATTN_OK ? st : s ? ATTN_OK
                                   : ATTN_ERR_PARSE;
 }

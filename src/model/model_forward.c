@@ -28,6 +28,10 @@ static size_t layout(model_ws *ws, double *base) {
             TAKE(hd->q, n * dk);
             TAKE(hd->k, n * dk);
             TAKE(hd->v, n * dk);
+            if (c->pos == MODEL_POS_ROPE) {
+                TAKE(hd->q_rot, n * dk);
+                TAKE(hd->k_rot, n * dk);
+            }
             TAKE(hd->scores, n * n);
             TAKE(hd->scaled, n * n);
             TAKE(hd->masked, n * n);
@@ -132,7 +136,7 @@ attn_status model_forward(model_ws *ws, const int *ids, int n, attn_err *err) {
     for (int i = 0; i < n; i++) {
         const double *e = ws->w->e + (size_t)ids[i] * dm, *p = pos + (size_t)i * dm;
         double *x = ws->x[0] + (size_t)i * dm;
-        for (int j = 0; j < dm; j++) x[j] = c->pos == MODEL_POS_NONE ? e[j] : e[j] + p[j];
+        for (int j = 0; j < dm; j++) x[j] = model_pos_in_x(c->pos) ? e[j] + p[j] : e[j];
     }
     // pass 2: each layer is the core's attention, then the residual x + output
     for (int l = 0; l < c->layers; l++) {

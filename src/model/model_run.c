@@ -67,7 +67,7 @@ static attn_status split_embedding(model_result *r, const model *m, attn_err *er
     for (int i = 0; i < n; i++) {
         memcpy(e + (size_t)i * dm, m->w.e + (size_t)r->ids[i] * dm, sizeof(double) * (size_t)dm);
         const double *pos = m->cfg.pos == MODEL_POS_LEARNED ? m->w.p : r->ws_.pos;
-        if (m->cfg.pos != MODEL_POS_NONE) memcpy(p + (size_t)i * dm, pos + (size_t)i * dm, sizeof(double) * (size_t)dm);
+        if (model_pos_in_x(m->cfg.pos)) memcpy(p + (size_t)i * dm, pos + (size_t)i * dm, sizeof(double) * (size_t)dm);
     }
     r->embed = e;
     r->pos = p;

@@ -23,8 +23,8 @@ typedef struct {
 } wording;
 
 const char *viz_stage_symbol(attn_stage s, bool scale) {
-    static const char *const sym[ATTN_STAGE_COUNT] = {"X", "Q", "K", "V", "S", "S/√dₖ", "mask(S)", "A", "Z",
-                                                      "concat", "out"};
+    static const char *const sym[ATTN_STAGE_COUNT] = {"X", "Q", "K", "V", "q_rot", "k_rot", "S", "S/√dₖ", "mask(S)",
+                                                      "A", "Z", "concat", "out"};
     if (s == ATTN_ST_SCALED && !scale) return "S";
     return (int)s >= 0 && s < ATTN_STAGE_COUNT ? sym[s] : "?";
 }
@@ -151,7 +151,8 @@ static void dot(wording *w, const attn_explanation *e) {
              : w->features                ? AXIS_FEATURES
                                           : AXIS_DIMS;
     char lab[96], x[32], y[32], v[32];
-    add(w, VIZ_XL_FORMULA, false, "%s%s", formula[e->stage] ? formula[e->stage] : "", e->dot.has_bias ? " + b[c]" : "");
+    const char *f = e->stage == ATTN_ST_SCORES && w->t->cfg.rope ? "S[i,j] = Σ_c q_rot[i,c]·k_rot[j,c]" : formula[e->stage];
+    add(w, VIZ_XL_FORMULA, false, "%s%s", f ? f : "", e->dot.has_bias ? " + b[c]" : "");
     double sum = 0, best = -1;
     w->x->first_term = w->x->n;
     for (int k = 0; k < e->n_terms; k++) {
@@ -219,6 +220,24 @@ static void softmax_of(wording *w, const attn_explanation *e, bool words) {
             num(b, sizeof b, e->softmax.denom), num(v, sizeof v, e->value));
 }
 
+/* RoPE: the cell's pair turned by its position's angle. */
+static void rotate(wording *w, const attn_explanation *e) {
+    const char *x = e->stage == ATTN_ST_Q_ROT ? "q" : "k";
+    int i = e->rotate.pair, dk = w->t->cfg.d_k;
+    char th[32], a[32], b[32], cs[32], sn[32], v[32], why[160];
+    add(w, VIZ_XL_FORMULA, false, e->rotate.odd ? "%s_rot[m,%d] = %s[m,%d]·sin θ + %s[m,%d]·cos θ" : "%s_rot[m,%d] = %s[m,%d]·cos θ − %s[m,%d]·sin θ",
+        x, e->col, x, 2 * i, x, 2 * i + 1);
+    snprintf(why, sizeof why, word(w, VIZ_S_XP_ROTATE), i, e->rotate.pos);
+    add(w, VIZ_XL_NOTE, false, "%s", why);
+    add(w, VIZ_XL_TERM, false, "θ = %d·%.0f^(−%d/%d) = %s", e->rotate.pos, w->t->cfg.rope_base, 2 * i, dk,
+        num(th, sizeof th, e->rotate.angle));
+    add(w, VIZ_XL_TERM, false, "cos θ = %s, sin θ = %s", num(cs, sizeof cs, e->rotate.cos), num(sn, sizeof sn, e->rotate.sin));
+    num(a, sizeof a, e->rotate.a);
+    num(b, sizeof b, e->rotate.b);
+    if (e->rotate.odd) add(w, VIZ_XL_RESULT, false, "%s × %s + %s × %s = %s", a, sn, b, cs, num(v, sizeof v, e->value));
+    else add(w, VIZ_XL_RESULT, false, "%s × %s − %s × %s = %s", a, cs, b, sn, num(v, sizeof v, e->value));
+}
+
 static void copy(wording *w, const attn_explanation *e) {
     char v[32];
     add(w, VIZ_XL_NOTE, false, word(w, VIZ_S_XP_COPY), e->copy.head + 1, e->copy.col);
@@ -237,6 +256,7 @@ bool viz_explain_text(viz_xtext *x, const attn_explanation *e, const attn_trace 
     case ATTN_EXPLAIN_MASK: mask(&w, e); break;
     case ATTN_EXPLAIN_SOFTMAX: softmax(&w, e); break;
     case ATTN_EXPLAIN_COPY: copy(&w, e); break;
+    case ATTN_EXPLAIN_ROTATE: rotate(&w, e); break;
     }
     if (w.failed) viz_xtext_free(x);
     return !w.failed;
@@ -331,6 +351,7 @@ bool viz_explain_model_text(viz_xtext *x, const model_explanation *e, const mode
         case ATTN_EXPLAIN_SOFTMAX: softmax(&w, &e->core); break;
         case ATTN_EXPLAIN_COPY: copy(&w, &e->core); break;
         case ATTN_EXPLAIN_INPUT: input(&w, &e->core); break;
+        case ATTN_EXPLAIN_ROTATE: rotate(&w, &e->core); break;
         }
         break;
     case MODEL_EX_EMBED:

@@ -1,5 +1,6 @@
 /* viz_lesson.c — a lesson page's {references}, computed (viz_lesson.h). */
 #include "viz_lesson.h"
+#include "attn_steps.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -165,7 +166,7 @@ size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_
     switch (r->kind) {
     case LESSON_REF_STEP: {
         viz_str name = (viz_str)(VIZ_S_STEP_1 + r->step);
-        return (size_t)snprintf(out, cap, "%d · %s", r->step + 1, ui && ui[name] ? ui[name] : viz_str_key(name));
+        return (size_t)snprintf(out, cap, "%s · %s", attn_step_key((attn_step)r->step), ui && ui[name] ? ui[name] : viz_str_key(name));
     }
     case LESSON_REF_CELL: return cell(out, cap, r, x);
     case LESSON_REF_REST: return rest(out, cap, r, x);

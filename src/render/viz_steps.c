@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_math.h"
 #include "attn_steps.h"
 #include "viz_internal.h"
 
-#define MAX_BLOCKS 3
+#define MAX_BLOCKS 4 /* RoPE's 2b: Q, K → q_rot, k_rot */
 
 #define MAX_MATS 8 /* E, P and X; or concat, W_O, out, X and the residual: at most 5 */
 
@@ -507,6 +508,7 @@ static const struct {
     const char *op[MAX_BLOCKS]; /* a row's operator before block k */
 } layouts[ATTN_STEP_COUNT] = {
     [ATTN_STEP_QKV] = {.product = true},
+    [ATTN_STEP_ROPE] = {.labels_beside = true, .op = {NULL, NULL, "→", NULL}}, // Q, K → q_rot, k_rot (dials beside)
     [ATTN_STEP_SCORES] = {.product = true},
     [ATTN_STEP_SCALE] = {.labels_beside = true}, // its operator holds numbers: scale_op
     [ATTN_STEP_MASK] = {.labels_beside = true, .op = {NULL, "→"}},
@@ -552,6 +554,7 @@ static viz_labels axis_labels(attn_axis a, viz_labels dims) {
  * weight matrix feeds. */
 static viz_mat shown_mat(const viz_ctx *c, const attn_trace *t, attn_shown sh, int h, int feeds, viz_labels xcols,
                          char *title_buf, size_t cap) {
+    sh.m = attn_step_matrix_under(sh.m, c->s->step, &t->cfg); // RoPE: the scores read q_rot and k_rot
     attn_step_matrix m = sh.m, named = m;
     if (m == ATTN_SM_S_SCALED && !t->cfg.scale) named = ATTN_SM_S; // the same values as S: named S
     bool per_head = attn_step_matrix_per_head(m);
@@ -627,7 +630,7 @@ static void embed_sum(const viz_ctx *c, product *p, const attn_trace *t) {
     const viz_scene *sc = c->s;
     viz_mat *mats = p->mats;
     int n = t->n, dm = t->cfg.d_model;
-    bool pos = sc->model->cfg.pos != MODEL_POS_NONE;
+    bool pos = model_pos_in_x(sc->model->cfg.pos);
     mats[1] = raw(sc->run->embed, n, dm, ATTN_ST_X, 0, "E[token]", VIZ_MAP_SIGNED, VIZ_LABEL_TOKENS, VIZ_LABEL_DIMS);
     mats[2] = raw(sc->run->pos, n, dm, ATTN_ST_X, 0, "P", VIZ_MAP_SIGNED, VIZ_LABEL_NONE, VIZ_LABEL_DIMS);
     mats[0].row_labels = VIZ_LABEL_NONE;
@@ -723,6 +726,87 @@ double viz_step_range(const viz_ctx *c, const attn_trace *t, int head) {
     return product_range(&p);
 }
 
+/* ---- RoPE's dials (step 2b) ---- */
+
+/* The width RoPE's dials take beside the matrices of step 2b (0 elsewhere). */
+static float dials_w(const viz_ctx *c, viz_box b, const attn_trace *t) {
+    if (c->s->step != ATTN_STEP_ROPE || !t->cfg.rope || c->s->query < 0 || c->s->query >= t->n) return 0;
+    return fminf(fmaxf(b.w * 0.15f, 130 * c->u), b.w * 0.3f);
+}
+
+/* A dial: a circle of radius r at (cx, cy), the pair before (a thin line in
+ * the muted colour) and after the rotation (thick, accent), both scaled by
+ * len (the longest pair's length reaches the rim). */
+static void dial(const viz_ctx *c, float cx, float cy, float r, const double *before, const double *after, double len) {
+    const viz_theme *th = c->th;
+    enum { SEGMENTS = 28 };
+    for (int k = 0; k < SEGMENTS; k++) { // the rim, as straight pieces
+        double a0 = 6.283185307179586 * k / SEGMENTS, a1 = 6.283185307179586 * (k + 1) / SEGMENTS;
+        viz_line(c->l, cx + r * (float)attn_cos(a0), cy - r * (float)attn_sin(a0), cx + r * (float)attn_cos(a1),
+                 cy - r * (float)attn_sin(a1), 1 * c->u, th->line);
+    }
+    double s = len > 0 ? r / len : 0; // y grows downwards on screen: the second component goes up
+    viz_line(c->l, cx, cy, cx + (float)(before[0] * s), cy - (float)(before[1] * s), 2 * c->u, th->muted);
+    viz_line(c->l, cx, cy, cx + (float)(after[0] * s), cy - (float)(after[1] * s), 3 * c->u, th->accent);
+}
+
+/* Each pair i of the query's q and k as two dials (before and after the turn
+ * by m·θᵢ), as many pairs as fit in b; a dial is hovered as its q_rot or
+ * k_rot cell. */
+static void dials_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
+    const viz_theme *th = c->th;
+    const attn_head *hd = &t->head[head];
+    int dk = t->cfg.d_k, pairs = dk / 2, i = c->s->query;
+    char buf[160], tok[96];
+    int len;
+    const char *word = attn_token_text(&t->tokens, i, &len);
+    snprintf(tok, sizeof tok, "%.*s", len, word);
+    float px = c->small, title_h = px * 3.2f;
+    snprintf(buf, sizeof buf, "q, k · %s · m = %d", tok, t->cfg.pos_offset + i);
+    viz_label(c, b.x, b.y, b.w, px * 1.6f, buf, px, VIZ_LEFT | VIZ_MIDDLE, th->text);
+    float lx = b.x, ly = b.y + px * 2.4f, seg = px * 1.2f; // the legend: a line of each kind and its word
+    for (int k = 0; k < 2; k++) {
+        viz_line(c->l, lx, ly, lx + seg, ly, (k ? 3 : 2) * c->u, k ? th->accent : th->muted);
+        const char *w = viz_s(c, k ? VIZ_S_ROPE_AFTER : VIZ_S_ROPE_BEFORE);
+        viz_label(c, lx + seg + 4 * c->u, b.y + px * 1.6f, b.w, px * 1.6f, w, px, VIZ_LEFT | VIZ_MIDDLE, th->muted);
+        lx += seg + 4 * c->u + viz_text_w(c, w, px) + 12 * c->u;
+    }
+    float row_h = fminf((b.h - title_h) / (pairs > 0 ? pairs : 1), b.w * 0.5f);
+    int shown = pairs;
+    if (row_h < 44 * c->u) { // too many pairs: the first ones (the fastest turning), and how many are left
+        row_h = 44 * c->u;
+        shown = (int)((b.h - title_h - px * 1.6f) / row_h);
+        if (shown < 1) shown = 1;
+        if (shown > pairs) shown = pairs;
+    }
+    double qlen = 0, klen = 0;
+    for (int p = 0; p < pairs; p++) {
+        const double *q = hd->q + (size_t)i * dk + 2 * p, *k = hd->k + (size_t)i * dk + 2 * p;
+        qlen = fmax(qlen, sqrt(q[0] * q[0] + q[1] * q[1]));
+        klen = fmax(klen, sqrt(k[0] * k[0] + k[1] * k[1]));
+    }
+    float y = b.y + title_h, r = fminf(row_h * 0.36f, b.w * 0.18f), lab_w = b.w * 0.26f;
+    for (int p = 0; p < shown; p++, y += row_h) {
+        size_t at = (size_t)i * dk + 2 * p;
+        double angle = attn_rope_angle(t->cfg.pos_offset + i, p, dk, t->cfg.rope_base);
+        snprintf(buf, sizeof buf, "i=%d", p);
+        viz_label(c, b.x, y + row_h * 0.5f - px, lab_w, px * 1.2f, buf, px, VIZ_LEFT | VIZ_MIDDLE, th->text);
+        snprintf(buf, sizeof buf, "θ=%.3g", angle);
+        viz_label(c, b.x, y + row_h * 0.5f + px * 0.2f, lab_w, px * 1.2f, buf, px * 0.9f, VIZ_LEFT | VIZ_MIDDLE, th->muted);
+        for (int w = 0; w < 2; w++) {
+            float cx = b.x + lab_w + (b.w - lab_w) * (w == 0 ? 0.25f : 0.75f), cy = y + row_h * 0.5f;
+            dial(c, cx, cy, r, (w ? hd->k : hd->q) + at, (w ? hd->k_rot : hd->q_rot) + at, w ? klen : qlen);
+            viz_label(c, cx - r, cy + r, 2 * r, px * 1.1f, w ? "k" : "q", px * 0.9f, VIZ_CENTER | VIZ_TOP, th->muted);
+            viz_hit_region(c->l, cx - r, cy - r, 2 * r, 2 * r,
+                           (viz_hit){.kind = VIZ_HIT_CELL, .stage = w ? ATTN_ST_K_ROT : ATTN_ST_Q_ROT, .head = head, .row = i, .col = 2 * p});
+        }
+    }
+    if (shown < pairs) {
+        snprintf(buf, sizeof buf, "+ %d", pairs - shown);
+        viz_label(c, b.x, y, b.w, px * 1.4f, buf, px, VIZ_LEFT | VIZ_MIDDLE, th->muted);
+    }
+}
+
 /* How much of b the matrices take when the lines view shares it (softmax):
  * 58%, or more where the theme wants values and the lines can do with less. */
 static float matrices_w(const viz_ctx *c, viz_box b, const attn_trace *t) {
@@ -795,7 +879,10 @@ void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
     }
     viz_box mb = b;
     bool lines = c->s->step == ATTN_STEP_SOFTMAX && !viz_step_has_grad(c) && !lean;
-    mb.w = lines ? matrices_w(c, b, t) : b.w;
+    float dw = lean ? 0 : dials_w(c, b, t); // RoPE's dials take the right of 2b, unless the values then would not be written
+    cells with;
+    if (dw > 0 && c->value_min > 0 && !fit_values(c, &p, matrices_w(c, b, t) - dw - gap(c), mb.h, 46 * c->u, &with)) dw = 0;
+    mb.w = lines ? matrices_w(c, b, t) - (dw > 0 ? dw + gap(c) : 0) : b.w - (dw > 0 ? dw + gap(c) : 0);
     assign(&p, zoomed(fit_cells(c, &p, mb.w, mb.h, 46 * c->u), c->s->canvas_zoom));
     float pw, ph;
     product_size(c, &p, &pw, &ph);
@@ -815,6 +902,7 @@ void viz_draw_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head, c
         viz_box lb = {b.x + mb.w + gap(c), b.y, b.w - mb.w - gap(c), b.h};
         lines_view(c, lb, t, head);
     }
+    if (dw > 0) dials_view(c, (viz_box){b.x + b.w - dw, b.y, dw, b.h}, t, head);
 }
 
 float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
@@ -822,7 +910,9 @@ float viz_step_fit(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     build_product(c, &p, t, head);
     bool lean = results_only(c);
     if (lean) keep_results(&p);
-    cells z = fit_cells(c, &p, lean ? b.w : matrices_w(c, b, t), b.h - subtitle_h(c, 1), 46 * c->u);
+    float dw = lean ? 0 : dials_w(c, b, t);
+    cells z = fit_cells(c, &p, (lean ? b.w : matrices_w(c, b, t)) - (dw > 0 ? dw + gap(c) : 0), b.h - subtitle_h(c, 1),
+                        46 * c->u);
     return fminf(z.rw, z.rh); // the results' cells: what a split view compares
 }
 

@@ -7,6 +7,7 @@
 
 #include "attn_settings.h"
 #include "lesson.h"
+#include "attn_steps.h"
 #include "viz_explain.h"
 #include "viz_internal.h"
 
@@ -130,7 +131,12 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         break;
     case VIZ_W_POSENC: // a model's positions are its own: sinusoidal, learned or none
         if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
-        else snprintf(buf, cap, "%s", viz_s(c, cfg->pos_enc ? VIZ_S_ON : VIZ_S_OFF));
+        else if (cfg->pos_offset) // the scheme, and where the sentence starts
+            snprintf(buf, cap, "%s +%d", viz_s(c, cfg->rope ? VIZ_S_POS_ROPE : cfg->pos_enc ? VIZ_S_POS_SINUSOIDAL
+                                                                                            : VIZ_S_POS_NONE),
+                     cfg->pos_offset);
+        else snprintf(buf, cap, "%s", viz_s(c, cfg->rope ? VIZ_S_POS_ROPE : cfg->pos_enc ? VIZ_S_POS_SINUSOIDAL
+                                                                                         : VIZ_S_POS_NONE));
         break;
     case VIZ_W_SHOW_HEAD: snprintf(buf, cap, "%d / %d", c->s->head + 1, cfg->heads); break;
     case VIZ_W_COMPARE: snprintf(buf, cap, "%s", viz_s(c, cmp[c->s->compare])); break;
@@ -192,7 +198,7 @@ static float column_px(const viz_ctx *c, const char *const *texts, int n, float 
 /* The rail's steps ("3  Scores QKᵀ") into buf[i]. */
 static void step_labels(const viz_ctx *c, char buf[][96], const char **texts) {
     for (int i = 0; i < ATTN_STEP_COUNT; i++) {
-        snprintf(buf[i], sizeof buf[i], "%d  %s", i + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
+        snprintf(buf[i], sizeof buf[i], "%s  %s", attn_step_key((attn_step)i), viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
         texts[i] = buf[i];
     }
 }
@@ -203,7 +209,9 @@ static void rail(const viz_ctx *c, viz_box b) {
     float pad = 10 * c->u;
     bool model = c->s->model != NULL;
     // with a model: its layer above the steps, the readout after them, the backward toggle and closing below
-    int rows = ATTN_STEP_COUNT + (VIZ_W_LAYER) + 2 + (model ? 4 : 0);
+    int shown = 0; // the steps the settings show (2b only with RoPE)
+    for (int i = 0; i < ATTN_STEP_COUNT; i++) shown += attn_step_shown((attn_step)i, &c->s->trace->cfg);
+    int rows = shown + (VIZ_W_LAYER) + 2 + (model ? 4 : 0);
     float rh = (b.h - 2 * pad) / rows;
     if (rh > 30 * c->u) rh = 30 * c->u;
     float px = rh * 0.58f < c->body ? rh * 0.58f : c->body;
@@ -232,6 +240,10 @@ static void rail(const viz_ctx *c, viz_box b) {
     }
     float steps_y = y;
     for (int i = 0; i < ATTN_STEP_COUNT; i++, y += rh) {
+        if (!attn_step_shown((attn_step)i, &c->s->trace->cfg)) {
+            y -= rh; // no row for a step the settings leave out
+            continue;
+        }
         bool cur = (int)c->s->step == i && !c->s->readout;
         if (cur) viz_fill(c->l, b.x + 4 * c->u, y + 1, b.w - 8 * c->u, rh - 2, th->accent);
         viz_label(c, x, y, w, rh, steps[i], step_px, VIZ_LEFT | VIZ_MIDDLE, cur ? th->accent_text : th->text);
@@ -314,7 +326,7 @@ static void equation_line(const viz_ctx *c, const attn_trace *t, char *out, size
     const viz_scene *s = c->s;
     if (s->model && s->step == ATTN_STEP_EMBED) { // what X is in a model
         if (s->layer == 0)
-            snprintf(out, cap, "X = E[token]%s   %d×%d", s->model->cfg.pos != MODEL_POS_NONE ? " + P" : "", t->n,
+            snprintf(out, cap, "X = E[token]%s   %d×%d", model_pos_in_x(s->model->cfg.pos) ? " + P" : "", t->n,
                      t->cfg.d_model);
         else {
             size_t n = (size_t)snprintf(out, cap, viz_s(c, VIZ_S_X_FROM_RESIDUAL), s->layer);
@@ -361,7 +373,7 @@ static float canvas_title(const viz_ctx *c, viz_box in) {
         strncat(layer, " · ", sizeof layer - strlen(layer) - 1);
     }
     if (s->readout) snprintf(buf, sizeof buf, "9 · %s", viz_s(c, VIZ_S_STEP_READOUT));
-    else snprintf(buf, sizeof buf, "%s%d · %s", layer, (int)s->step + 1, viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
+    else snprintf(buf, sizeof buf, "%s%s · %s", layer, attn_step_key(s->step), viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
     if (s->readout) viz_readout_equation(c, eq, sizeof eq);
     else equation_line(c, s->trace, eq, sizeof eq);
     float tw = viz_text_w(c, buf, c->big), sep = 1.5f * c->big;

@@ -109,4 +109,26 @@ print(t[row.index(max(row))])' "$q"
 [ "$(top "$en" intro it --sentence "The animal didn't see the bird because it was too tired.")" = bird ] \
     && ok || bad "the designed head should not depend on the context (en)"
 
+# --- RoPE (issue 24): one --pos, its refusals, and the shift that keeps the scores
+expect 1 "needs an even --d-k (it is 3)" -- --headless --pos rope --d-k 3
+expect 2 "--pos learned is a table a model learns" -- --headless --pos learned
+expect 1 "q_rot and k_rot exist only with --pos rope" -- --headless --print q_rot
+expect 0 "S = q_rot·k_rotᵀ" -- --headless --pos rope --print scores
+expect 0 "pair 1 (columns 2, 3) at position 1013" -- --headless --pos rope --pos-offset 1000 --explain k_rot:1:13:3
+"$bin" --headless --pos rope --dump-json "$tmp/r0.json" >/dev/null 2>&1
+"$bin" --headless --pos rope --pos-offset 1000 --dump-json "$tmp/r1.json" >/dev/null 2>&1
+"$bin" --headless --pos sinusoidal --dump-json "$tmp/s0.json" >/dev/null 2>&1
+"$bin" --headless --pos-enc --pos-offset 1000 --dump-json "$tmp/s1.json" >/dev/null 2>&1
+gap() { $py -c '
+import json, sys
+a, b = (json.load(open(f))["heads"][0]["scores"] for f in sys.argv[1:3])
+print(max(abs(x - y) / max(1, abs(y)) for ra, rb in zip(a, b) for x, y in zip(ra, rb)))' "$1" "$2"; }
+$py -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 1e-12 else 1)" "$(gap "$tmp/r1.json" "$tmp/r0.json")" \
+    && ok || bad "RoPE's scores moved at --pos-offset 1000"
+$py -c "import sys; sys.exit(0 if float(sys.argv[1]) > 1e-3 else 1)" "$(gap "$tmp/s1.json" "$tmp/s0.json")" \
+    && ok || bad "the sinusoids' scores did not move at --pos-offset 1000"
+"$bin" --headless --weights "$tmp/r1.json" --pos rope --pos-offset 1000 --dump-json "$tmp/r2.json" >/dev/null 2>&1
+cmp -s "$tmp/r1.json" "$tmp/r2.json" && ok || bad "a RoPE dump fed back with --weights is not itself"
+expect 1 "already carries sinusoidal positions" -- --headless --weights "$tmp/s0.json" --pos rope
+
 finish

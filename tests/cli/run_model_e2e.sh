@@ -41,13 +41,27 @@ expect 0 "2 layers x 2 heads, d_model 8, d_k 4, learned positions, token objecti
 [ "$(json "$tmp/t.json" '"P" in d and "U" in d and "b_Q" in d["layers"][0]["heads"][1] and d["training"]["batch"]')" = 8 ] \
     && ok || bad "the flags did not reach the file"
 
+# --- --pos rope (issue 24): the file says pos "rope", rope_base only when not 10000; the dump keeps q_rot, k_rot
+expect 0 "rope positions" -- --train induction --save "$tmp/r.json" --train-steps 3 --pos rope
+[ "$(json "$tmp/r.json" 'd["config"]["pos"], "rope_base" in d["config"], "P" in d')" = "('rope', False, False)" ] \
+    && ok || bad "a rope model's config"
+"$bin" --train induction --save "$tmp/r5.json" --train-steps 3 --pos rope --rope-base 500 >/dev/null 2>&1
+[ "$(json "$tmp/r5.json" 'd["config"]["rope_base"]')" = 500 ] && ok || bad "--rope-base did not reach the file"
+"$bin" --headless --model "$tmp/r5.json" --dump-json "$tmp/r5d.json" >/dev/null 2>&1
+[ "$(json "$tmp/r5d.json" 'len(d["layers"][1]["heads"][0]["q_rot"]) > 0 and d["config"]["rope_base"]')" = 500 ] \
+    && ok || bad "a rope model's dump lacks q_rot or rope_base"
+expect 2 "--rope-base goes with --pos rope" -- --train induction --save "$tmp/x.json" --rope-base 500
+expect 2 "--pos-offset shifts the one-layer view's positions" -- --train induction --save "$tmp/x.json" --pos-offset 4
+expect 2 "drop --pos" -- --headless --model "$tmp/r.json" --pos rope
+[ -e "$tmp/x.json" ] && bad "a refused rope training wrote a file" || ok
+
 # --- --train refusals: usage errors exit 2, bad settings exit 1, nothing written
 expect 2 "--train needs --save FILE.json" -- --train referent-zh
 expect 2 "unknown task \"nope\"" -- --train nope --save "$tmp/x.json"
 expect 2 "--save goes with --train TASK" -- --save "$tmp/x.json"
 expect 2 "--layers goes with --train TASK" -- --layers 2
 expect 2 "--layers needs a whole number from 1 to 4" -- --train sort --save "$tmp/x.json" --layers 5
-expect 2 "--pos is sinusoidal, learned or none" -- --train sort --save "$tmp/x.json" --pos rope
+expect 2 "Unknown position scheme \"alibi\": use none, sinusoidal, learned or rope" -- --train sort --save "$tmp/x.json" --pos alibi
 expect 2 "--objective is pointer or token" -- --train sort --save "$tmp/x.json" --objective mse
 expect 2 "--lr needs a number" -- --train sort --save "$tmp/x.json" --lr fast
 expect 2 "--train only trains and saves" -- --train sort --save "$tmp/x.json" --print

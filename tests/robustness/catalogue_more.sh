@@ -236,7 +236,7 @@ variant end-alone '17a @end'
 lesson lesson-end-without-block "$L/end-alone.lesson" 18:1 "@end without a block to close (@vocab, @weights or @own)"
 # settings
 variant setting '6s/.*/@config: d_k=2 heads=1 colour=red/'
-lesson lesson-unknown-setting "$L/setting.lesson" 6:24 "unknown setting “colour”; use d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims or kv_heads"
+lesson lesson-unknown-setting "$L/setting.lesson" 6:24 "unknown setting “colour”; use d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims, kv_heads, pos, rope_base or pos_offset"
 variant setting-range '6s/.*/@config: d_k=0 heads=1/'
 lesson lesson-setting-out-of-range "$L/setting-range.lesson" 6:14 "d_k needs a whole number from 1 to 128, not “0”"
 variant setting-form '6s/.*/@config: d_k 2/'
@@ -290,9 +290,9 @@ variant empty-emphasis '57s/\*saw\*/**/'
 lesson lesson-empty-emphasis "$L/empty-emphasis.lesson" 57:26 "empty emphasis **; write one * on each side of the words, like *this*"
 # steps, tokens and heads that do not exist
 variant step-9 '49s/.*/@step: 9/'
-lesson lesson-step-9 "$L/step-9.lesson" 49:8 "there is no step “9”; the steps are 1 tokens, 2 qkv, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum and 8 heads"
+lesson lesson-step-9 "$L/step-9.lesson" 49:8 "there is no step “9”; the steps are 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum and 8 heads"
 variant step-name '49s/.*/@step: attention/'
-lesson lesson-step-name "$L/step-name.lesson" 49:8 "there is no step “attention”; the steps are 1 tokens, 2 qkv, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum and 8 heads"
+lesson lesson-step-name "$L/step-name.lesson" 49:8 "there is no step “attention”; the steps are 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum and 8 heads"
 variant token '50s/.*/@highlight: row dog/'
 lesson lesson-token-missing "$L/token.lesson" 50:17 "the page's sentence has no token “dog” (its tokens: the cat saw a bird)"
 variant token-position '50s/.*/@highlight: row 9:saw/'
