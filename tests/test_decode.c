@@ -215,6 +215,10 @@ static void test_decode_rows_equal_causal(void **state) {
     check_rows_equal(&c);
     c.heads = 8, c.kv_heads = 1, c.d_k = 8, c.d_model = 16;
     check_rows_equal(&c);
+    c.rope = true, c.pos_enc = false, c.pos_offset = 7; // RoPE: the new q and k rotated at their own position
+    check_rows_equal(&c);
+    c.heads = 4, c.kv_heads = 2, c.mask.kind = ATTN_MASK_CAUSAL, c.pos_offset = 0;
+    check_rows_equal(&c);
 }
 
 /* The records, counted by hand for d_model 8, d_k 4, 2 heads, 1 kv-head, scaled. */

@@ -284,6 +284,26 @@ static void test_pytorch_reference(void **state) {
     free(text);
 }
 
+/* With RoPE the tiled pass reads the rotated q and k, as the scores do. */
+static void test_rope_reads_rotated(void **state) {
+    (void)state;
+    attn_config c;
+    attn_config_default(&c);
+    c.heads = 2, c.rope = true, c.pos_enc = false, c.pos_offset = 5, c.mask.kind = ATTN_MASK_CAUSAL;
+    const char *s = "the animal did not cross the street because it was too tired";
+    attn_trace t = {0};
+    attn_err err;
+    assert_int_equal(attn_trace_run(&t, s, strlen(s), &c, NULL, NULL, &err), ATTN_OK);
+    for (int h = 0; h < c.heads; h++)
+        for (int b = 1; b <= t.n; b += 3) {
+            attn_tiles tl = {0};
+            assert_int_equal(attn_tiles_of_head(&tl, &t, h, b, &err), ATTN_OK);
+            assert_true(attn_tiles_rel_diff(tl.z, t.head[h].z, (size_t)t.n * c.d_k) <= 1e-12);
+            attn_tiles_free(&tl);
+        }
+    attn_trace_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_equals_ordinary_path),
@@ -293,6 +313,7 @@ int main(void) {
         cmocka_unit_test(test_bytes_held),
         cmocka_unit_test(test_pytorch_reference),
         cmocka_unit_test(test_refuses_block_sizes),
+        cmocka_unit_test(test_rope_reads_rotated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,11 @@ typedef enum {
     ATTN_STEP_COUNT
 } attn_step;
 
+/* How many steps are numbered 1 … 8 (2b has a letter): what comes after the
+ * steps is numbered from ATTN_STEP_NUMBERED + 1 (a model's readout is 9,
+ * the decode view's file 09-decode). */
+#define ATTN_STEP_NUMBERED 8
+
 /* The matrices a layer is made of, each drawn from its own PRNG stream and
  * named as the JSON files and lessons name them. The values are the stream
  * numbers of attn_weight_stream (they fix every seeded weight: do not renumber). */

@@ -20,12 +20,13 @@ long long attn_decode_full_macs(const attn_config *c, int n) {
  * query row against cells keys. */
 static long long step_macs(const attn_config *c, int cells) {
     long long dm = c->d_model, dk = c->d_k, h = c->heads, g = attn_kv_heads(c);
-    return h * dm * dk + 2 * g * dm * dk // q of every head; k and v of every kv-head
-           + h * cells * dk              // scores
-           + (c->scale ? h * cells : 0)  // one division each
-           + h * cells                   // softmax: one exp and one add each
-           + h * cells * dk              // z = a·V
-           + h * dk * dm;                // the output row: concat·W_O
+    return h * dm * dk + 2 * g * dm * dk      // q of every head; k and v of every kv-head
+           + (c->rope ? 2 * (h + g) * dk : 0) // RoPE: q of every head, k of every kv-head, 2 products each
+           + h * cells * dk                   // scores
+           + (c->scale ? h * cells : 0)       // one division each
+           + h * cells                        // softmax: one exp and one add each
+           + h * cells * dk                   // z = a·V
+           + h * dk * dm;                     // the output row: concat·W_O
 }
 
 static attn_status check(const double *v, size_t count, attn_stage s, attn_err *err) {
@@ -46,6 +47,7 @@ attn_status attn_decode_token(attn_decode_step *rec, double *z_row, double *cons
         double *k = k_cache[g] + (size_t)step * dk, *v = v_cache[g] + (size_t)step * dk;
         attn_matmul(k, x, lead->w_k, lead->b_k, 1, dm, dk);
         attn_matmul(v, x, lead->w_v, lead->b_v, 1, dm, dk);
+        if (c->rope) attn_rope(k, k, 1, dk, c->pos_offset + step, c->rope_base); // the cache keeps rotated keys
         attn_status st = check(k, (size_t)dk, ATTN_ST_K, err);
         if (st == ATTN_OK) st = check(v, (size_t)dk, ATTN_ST_V, err);
         if (st != ATTN_OK) return st;
@@ -59,6 +61,7 @@ attn_status attn_decode_token(attn_decode_step *rec, double *z_row, double *cons
         double *z = z_row + (size_t)h * dk;
         // pass 2: the new query row, its 1×len scores against the cache, scaled and masked
         attn_matmul(q, x, hd->w_q, hd->b_q, 1, dm, dk);
+        if (c->rope) attn_rope(q, q, 1, dk, c->pos_offset + step, c->rope_base); // at the token's position
         attn_status st = check(q, (size_t)dk, ATTN_ST_Q, err);
         if (st != ATTN_OK) return st;
         attn_scores_rows(s, q, kc, 0, 1, len, dk);

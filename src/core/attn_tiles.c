@@ -219,7 +219,8 @@ attn_status attn_tiles_of_head(attn_tiles *out, const attn_trace *t, int h, int 
     if (h < 0 || h >= t->cfg.heads)
         return attn_fail(err, ATTN_ERR_RANGE, "Head %d does not exist (there are %d).", h, t->cfg.heads);
     const attn_head *hd = &t->head[h];
-    return attn_tiles_run(out, hd->q, hd->k, hd->v, t->cfg.mask, t->cfg.scale, t->n, t->cfg.d_k, b, err);
+    const double *q = t->cfg.rope ? hd->q_rot : hd->q, *k = t->cfg.rope ? hd->k_rot : hd->k; // as the scores read them
+    return attn_tiles_run(out, q, k, hd->v, t->cfg.mask, t->cfg.scale, t->n, t->cfg.d_k, b, err);
 }
 
 void attn_tiles_free(attn_tiles *t) {

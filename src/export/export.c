@@ -452,7 +452,7 @@ attn_status export_sentence_tiles(const export_opts *o, const attn_trace *t, int
         export_item *it = &items[n + i];
         *it = items[0];
         it->step = ATTN_STEP_SOFTMAX;
-        it->number = ATTN_STEP_COUNT + 1 + i;
+        it->number = ATTN_STEP_NUMBERED + 1 + i;
         snprintf(ids[i], sizeof ids[i], "tiles-b%d-step%02d", tiles->b, i + 1);
         snprintf(titles[i], sizeof titles[i], "tiles B = %d, step %d / %d", tiles->b, i + 1, tiles->count);
         it->id = ids[i], it->title = titles[i], it->text = "", it->remake_flags = NULL, it->page = NULL;
@@ -480,7 +480,7 @@ attn_status export_sentence_decode(const export_opts *o, const attn_trace *t, co
         memset(&items[n], 0, sizeof items[n]);
         items[n].trace = t;
         items[n].step = ATTN_STEP_SOFTMAX;
-        items[n].number = ATTN_STEP_COUNT + 1;
+        items[n].number = ATTN_STEP_NUMBERED + 1;
         items[n].head = head;
         items[n].query = query;
         items[n].id = "decode";

@@ -120,7 +120,7 @@ static void caption(viz_list *l, viz_measure m, const export_opts *o, const expo
     viz_fill(l, 0, top, w, (float)caption_px(o, scale), th->panel);
     viz_fill(l, 0, top, w, fmaxf(1.0f, roundf(u)), th->line);
     attn_stage_equation(t, attn_step_result(it->step), eq, sizeof eq);
-    if (it->readout) snprintf(line, sizeof line, "%d · %s", ATTN_STEP_COUNT + 1, ex_str(ui, o->lang, VIZ_S_STEP_READOUT));
+    if (it->readout) snprintf(line, sizeof line, "%d · %s", ATTN_STEP_NUMBERED + 1, ex_str(ui, o->lang, VIZ_S_STEP_READOUT));
     else snprintf(line, sizeof line, "%s · %s   %s", attn_step_key(it->step), ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it->step)), eq);
     caption_line(l, m, line, pad * 2, top + pad, w - 4 * pad, lh, px, th->text);
     snprintf(line, sizeof line, o->lang == VIZ_LANG_ZH ? "%s：%s" : "%s: %s", ex_str(ui, o->lang, VIZ_S_SENTENCE),

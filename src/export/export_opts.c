@@ -313,8 +313,8 @@ int export_items_for_model(export_item *out, int cap, const model *m, const mode
                 export_item *it = &out[n++];
                 memset(it, 0, sizeof *it);
                 it->trace = &r->layer[l];
-                it->step = readout ? ATTN_STEP_MULTIHEAD : (attn_step)s;                    // the readout follows the last step
-                it->number = readout ? ATTN_STEP_COUNT : atoi(attn_step_key((attn_step)s)); // the readout is 9
+                it->step = readout ? ATTN_STEP_MULTIHEAD : (attn_step)s;                           // the readout follows the last step
+                it->number = readout ? ATTN_STEP_NUMBERED + 1 : atoi(attn_step_key((attn_step)s)); // the readout is 9
                 it->id = readout ? "readout" : back ? backward_id[s]
                                                     : NULL;
                 it->head = head;
