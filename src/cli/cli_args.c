@@ -411,6 +411,10 @@ static attn_status check_hf(cli_opts *o, attn_err *err) {
                                               "scores, scaled, masked, weights, z, concat, output, resid_pre, "
                                               "resid_mid, mlp_out, residual or next.",
                          m->print_name);
+    if (o->print_stage == ATTN_ST_Q_ROT || o->print_stage == ATTN_ST_K_ROT) // GPT-2 adds learned positions to X
+        return attn_fail(err, ATTN_ERR_RANGE, "--print %s: GPT-2 has no RoPE (its positions are added to X), so no "
+                                              "q_rot or k_rot.",
+                         attn_stage_name((attn_stage)o->print_stage));
     if (o->explain) return cli_hf_parse_explain(m, o->explain_spec, err);
     return ATTN_OK;
 }

@@ -268,7 +268,8 @@ static void print_all(FILE *out, const hf_state *s, const cli_opts *o) {
             continue;
         }
         print_layer_stage(out, s, l, false, HF_ST_RESID_PRE);
-        for (int st = 0; st < ATTN_STAGE_COUNT; st++) print_layer_stage(out, s, l, true, st);
+        for (int st = 0; st < ATTN_STAGE_COUNT; st++) // GPT-2 has no RoPE: no q_rot, k_rot
+            if (st != ATTN_ST_Q_ROT && st != ATTN_ST_K_ROT) print_layer_stage(out, s, l, true, st);
         for (int st = HF_ST_RESID_MID; st < HF_ST_NEXT; st++) print_layer_stage(out, s, l, false, st);
     }
     if (hs < 0 && !core) print_next(out, s);
