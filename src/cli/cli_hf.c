@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_explain.h"
+#include "cli_model.h"
 #include "cli_print.h"
 #include "fileio.h"
 #include "hf_model.h"
@@ -72,20 +73,12 @@ static const double *layer_stage(const hf_layer_run *L, int hf_stage) {
 
 /* ---- the JSON dump ------------------------------------------------------------------- */
 
-static void key_matrix(attn_strbuf *b, const char *indent, const char *key, const double *m, int rows, int cols,
-                       bool last) {
-    attn_sb_printf(b, "%s\"%s\": ", indent, key);
-    if (rows == 0) model_json_vector(b, m, cols);
-    else model_json_matrix(b, indent, m, rows, cols);
-    attn_sb_puts(b, last ? "\n" : ",\n");
-}
-
 /* The weights of one head (its columns of c_attn) or of c_proj, as doubles. */
 static void key_weights(attn_strbuf *b, const char *indent, const char *key, const st_tensor *w, int col0, int rows,
                         int cols, double *buf) {
     size_t width = (size_t)(w->rank == 2 ? w->shape[1] : w->shape[0]);
     for (int r = 0; r < (rows ? rows : 1); r++) hf_tensor_read(w, (size_t)r * width + (size_t)col0, (size_t)cols, buf + (size_t)r * cols);
-    key_matrix(b, indent, key, buf, rows, cols, false);
+    cli_json_key_matrix(b, indent, key, buf, rows, cols, false);
 }
 
 static void dump_config(attn_strbuf *b, const hf_model *m) {
@@ -111,14 +104,7 @@ static void dump_head(attn_strbuf *b, const hf_state *s, int l, int h, bool weig
         for (int k = 0; k < 3; k++) key_weights(b, in, w[k], bl->attn_w, k * d + h * dk, d, dk, buf);
         for (int k = 0; k < 3; k++) key_weights(b, in, bias[k], bl->attn_b, k * d + h * dk, 0, dk, buf);
     }
-    key_matrix(b, in, "Q", hd->q, n, dk, false);
-    key_matrix(b, in, "K", hd->k, n, dk, false);
-    key_matrix(b, in, "V", hd->v, n, dk, false);
-    key_matrix(b, in, "scores", hd->scores, n, n, false);
-    key_matrix(b, in, "scaled", hd->scaled, n, n, false);
-    key_matrix(b, in, "masked", hd->masked, n, n, false); // -inf (masked) is written null
-    key_matrix(b, in, "weights", hd->weights, n, n, false);
-    key_matrix(b, in, "Z", hd->z, n, dk, true);
+    cli_json_head_stages(b, in, hd, n, dk, false);
     attn_sb_puts(b, h + 1 < s->r.n_head ? "        },\n" : "        }\n");
 }
 
@@ -145,24 +131,24 @@ static char *dump(const hf_state *s, bool weights) {
     for (int l = 0; l < r->n_layer; l++) {
         const hf_layer_run *L = &r->layer[l];
         attn_sb_puts(&b, "    {\n");
-        key_matrix(&b, "      ", "resid_pre", L->resid_pre, n, d, false);
-        key_matrix(&b, "      ", "X", L->x, n, d, false);
+        cli_json_key_matrix(&b, "      ", "resid_pre", L->resid_pre, n, d, false);
+        cli_json_key_matrix(&b, "      ", "X", L->x, n, d, false);
         attn_sb_puts(&b, "      \"heads\": [\n");
         for (int h = 0; h < r->n_head; h++) dump_head(&b, s, l, h, weights, buf);
         attn_sb_puts(&b, "      ],\n");
-        key_matrix(&b, "      ", "concat", L->concat, n, d, false);
+        cli_json_key_matrix(&b, "      ", "concat", L->concat, n, d, false);
         if (weights) {
             key_weights(&b, "      ", "W_O", s->m.block[l].attn_proj_w, 0, d, d, buf);
             key_weights(&b, "      ", "b_O", s->m.block[l].attn_proj_b, 0, 0, d, buf);
         }
-        key_matrix(&b, "      ", "output", L->output, n, d, false);
-        key_matrix(&b, "      ", "resid_mid", L->resid_mid, n, d, false);
-        key_matrix(&b, "      ", "mlp_out", L->mlp_out, n, d, false);
-        key_matrix(&b, "      ", "residual", L->residual, n, d, true);
+        cli_json_key_matrix(&b, "      ", "output", L->output, n, d, false);
+        cli_json_key_matrix(&b, "      ", "resid_mid", L->resid_mid, n, d, false);
+        cli_json_key_matrix(&b, "      ", "mlp_out", L->mlp_out, n, d, false);
+        cli_json_key_matrix(&b, "      ", "residual", L->residual, n, d, true);
         attn_sb_puts(&b, l + 1 < r->n_layer ? "    },\n" : "    }\n");
     }
     attn_sb_puts(&b, "  ],\n");
-    if (weights) key_matrix(&b, "  ", "logits", r->logits, 0, r->vocab, false); // the last position's
+    if (weights) cli_json_key_matrix(&b, "  ", "logits", r->logits, 0, r->vocab, false); // the last position's
     attn_sb_puts(&b, "  \"next\": [");
     for (int k = 0; k < r->next_count; k++) {
         char *label = hf_model_piece_label(&s->m, r->next_id[k]);

@@ -17,12 +17,27 @@
 
 /* ---- the JSON dump ------------------------------------------------------------ */
 
-static void key_matrix(attn_strbuf *b, const char *indent, const char *key, const double *m, int rows, int cols,
-                       bool last) {
+void cli_json_key_matrix(attn_strbuf *b, const char *indent, const char *key, const double *m, int rows, int cols,
+                         bool last) {
     attn_sb_printf(b, "%s\"%s\": ", indent, key);
     if (rows == 0) model_json_vector(b, m, cols);
     else model_json_matrix(b, indent, m, rows, cols);
     attn_sb_puts(b, last ? "\n" : ",\n");
+}
+
+void cli_json_head_stages(attn_strbuf *b, const char *indent, const attn_head *hd, int n, int dk, bool rope) {
+    cli_json_key_matrix(b, indent, "Q", hd->q, n, dk, false);
+    cli_json_key_matrix(b, indent, "K", hd->k, n, dk, false);
+    cli_json_key_matrix(b, indent, "V", hd->v, n, dk, false);
+    if (rope) { // pos rope: q and k as the scores read them
+        cli_json_key_matrix(b, indent, "q_rot", hd->q_rot, n, dk, false);
+        cli_json_key_matrix(b, indent, "k_rot", hd->k_rot, n, dk, false);
+    }
+    cli_json_key_matrix(b, indent, "scores", hd->scores, n, n, false);
+    cli_json_key_matrix(b, indent, "scaled", hd->scaled, n, n, false);
+    cli_json_key_matrix(b, indent, "masked", hd->masked, n, n, false); // -inf (masked) is written null
+    cli_json_key_matrix(b, indent, "weights", hd->weights, n, n, false);
+    cli_json_key_matrix(b, indent, "Z", hd->z, n, dk, true);
 }
 
 static void dump_head(attn_strbuf *b, const attn_trace *t, int h, bool bias, bool last) {
@@ -30,26 +45,15 @@ static void dump_head(attn_strbuf *b, const attn_trace *t, int h, bool bias, boo
     int n = t->n, dm = t->cfg.d_model, dk = t->cfg.d_k;
     const char *in = "          ";
     attn_sb_puts(b, "        {\n");
-    key_matrix(b, in, "W_Q", hd->w_q, dm, dk, false);
-    key_matrix(b, in, "W_K", hd->w_k, dm, dk, false);
-    key_matrix(b, in, "W_V", hd->w_v, dm, dk, false);
+    cli_json_key_matrix(b, in, "W_Q", hd->w_q, dm, dk, false);
+    cli_json_key_matrix(b, in, "W_K", hd->w_k, dm, dk, false);
+    cli_json_key_matrix(b, in, "W_V", hd->w_v, dm, dk, false);
     if (bias) {
-        key_matrix(b, in, "b_Q", hd->b_q, 0, dk, false);
-        key_matrix(b, in, "b_K", hd->b_k, 0, dk, false);
-        key_matrix(b, in, "b_V", hd->b_v, 0, dk, false);
+        cli_json_key_matrix(b, in, "b_Q", hd->b_q, 0, dk, false);
+        cli_json_key_matrix(b, in, "b_K", hd->b_k, 0, dk, false);
+        cli_json_key_matrix(b, in, "b_V", hd->b_v, 0, dk, false);
     }
-    key_matrix(b, in, "Q", hd->q, n, dk, false);
-    key_matrix(b, in, "K", hd->k, n, dk, false);
-    key_matrix(b, in, "V", hd->v, n, dk, false);
-    if (t->cfg.rope) { // pos rope: q and k as the scores read them
-        key_matrix(b, in, "q_rot", hd->q_rot, n, dk, false);
-        key_matrix(b, in, "k_rot", hd->k_rot, n, dk, false);
-    }
-    key_matrix(b, in, "scores", hd->scores, n, n, false);
-    key_matrix(b, in, "scaled", hd->scaled, n, n, false);
-    key_matrix(b, in, "masked", hd->masked, n, n, false); // -inf (masked) is written null
-    key_matrix(b, in, "weights", hd->weights, n, n, false);
-    key_matrix(b, in, "Z", hd->z, n, dk, true);
+    cli_json_head_stages(b, in, hd, n, dk, t->cfg.rope);
     attn_sb_puts(b, last ? "        }\n" : "        },\n");
 }
 
@@ -59,15 +63,15 @@ static void dump_layers(attn_strbuf *b, const model_result *r, const model *m) {
     for (int l = 0; l < m->cfg.layers; l++) {
         const attn_trace *t = &r->layer[l];
         attn_sb_puts(b, "    {\n");
-        key_matrix(b, "      ", "X", t->x, n, dm, false);
+        cli_json_key_matrix(b, "      ", "X", t->x, n, dm, false);
         attn_sb_puts(b, "      \"heads\": [\n");
         for (int h = 0; h < m->cfg.heads; h++) dump_head(b, t, h, m->cfg.bias, h + 1 == m->cfg.heads);
         attn_sb_puts(b, "      ],\n");
-        key_matrix(b, "      ", "concat", t->concat, n, hk, false);
-        key_matrix(b, "      ", "W_O", t->w_o, hk, dm, false);
-        if (m->cfg.bias) key_matrix(b, "      ", "b_O", t->b_o, 0, dm, false);
-        key_matrix(b, "      ", "output", t->output, n, dm, false);
-        key_matrix(b, "      ", "residual", r->residual[l], n, dm, true);
+        cli_json_key_matrix(b, "      ", "concat", t->concat, n, hk, false);
+        cli_json_key_matrix(b, "      ", "W_O", t->w_o, hk, dm, false);
+        if (m->cfg.bias) cli_json_key_matrix(b, "      ", "b_O", t->b_o, 0, dm, false);
+        cli_json_key_matrix(b, "      ", "output", t->output, n, dm, false);
+        cli_json_key_matrix(b, "      ", "residual", r->residual[l], n, dm, true);
         attn_sb_puts(b, l + 1 < m->cfg.layers ? "    },\n" : "    }\n");
     }
     attn_sb_puts(b, "  ],\n");
@@ -79,7 +83,7 @@ static void key_grad(attn_strbuf *b, const char *indent, const model *m, const m
     for (int i = 0; i < m->n_tensors; i++) {
         const model_tensor *t = &m->tensor[i];
         if (t->layer != l || t->head != h || strcmp(t->name, name) != 0) continue;
-        key_matrix(b, indent, name, r->grad_block_ + t->offset, t->vector ? 0 : t->rows, t->cols, last);
+        cli_json_key_matrix(b, indent, name, r->grad_block_ + t->offset, t->vector ? 0 : t->rows, t->cols, last);
     }
 }
 
@@ -97,20 +101,20 @@ static void dump_grads(attn_strbuf *b, const model_result *r, const model *m) {
             static const char *const params[] = {"W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V"};
             attn_sb_puts(b, "          {\n");
             for (int k = 0; k < (m->cfg.bias ? 6 : 3); k++) key_grad(b, hin, m, r, l, h, params[k], false);
-            key_matrix(b, hin, "d_Z", g->dz, n, dk, false);
-            key_matrix(b, hin, "d_weights", g->d_weights, n, n, false);
-            key_matrix(b, hin, "d_scaled", g->d_scaled, n, n, false);
-            key_matrix(b, hin, "d_scores", g->d_scores, n, n, false);
-            key_matrix(b, hin, "d_Q", g->dq, n, dk, false);
-            key_matrix(b, hin, "d_K", g->dk, n, dk, false);
-            key_matrix(b, hin, "d_V", g->dv, n, dk, true);
+            cli_json_key_matrix(b, hin, "d_Z", g->dz, n, dk, false);
+            cli_json_key_matrix(b, hin, "d_weights", g->d_weights, n, n, false);
+            cli_json_key_matrix(b, hin, "d_scaled", g->d_scaled, n, n, false);
+            cli_json_key_matrix(b, hin, "d_scores", g->d_scores, n, n, false);
+            cli_json_key_matrix(b, hin, "d_Q", g->dq, n, dk, false);
+            cli_json_key_matrix(b, hin, "d_K", g->dk, n, dk, false);
+            cli_json_key_matrix(b, hin, "d_V", g->dv, n, dk, true);
             attn_sb_puts(b, h + 1 < m->cfg.heads ? "          },\n" : "          }\n");
         }
         attn_sb_puts(b, "        ],\n");
         key_grad(b, "        ", m, r, l, -1, "W_O", false);
         if (m->cfg.bias) key_grad(b, "        ", m, r, l, -1, "b_O", false);
-        key_matrix(b, "        ", "d_output", r->d_output[l], n, dm, false);
-        key_matrix(b, "        ", "d_X", r->d_x[l], n, dm, true);
+        cli_json_key_matrix(b, "        ", "d_output", r->d_output[l], n, dm, false);
+        cli_json_key_matrix(b, "        ", "d_X", r->d_x[l], n, dm, true);
         attn_sb_puts(b, l + 1 < m->cfg.layers ? "      },\n" : "      }\n");
     }
     bool token = m->cfg.objective == MODEL_OBJ_TOKEN;
@@ -138,10 +142,10 @@ char *cli_model_dump(const model_result *r, const model *m) {
     attn_sb_puts(&b, ",\n");
     dump_layers(&b, r, m);
     if (m->cfg.objective == MODEL_OBJ_TOKEN) {
-        key_matrix(&b, "  ", "logits", r->logits, r->n, m->vocab_count, false);
-        key_matrix(&b, "  ", "probs", r->probs, r->n, m->vocab_count, false);
+        cli_json_key_matrix(&b, "  ", "logits", r->logits, r->n, m->vocab_count, false);
+        cli_json_key_matrix(&b, "  ", "probs", r->probs, r->n, m->vocab_count, false);
     }
-    key_matrix(&b, "  ", "avg", r->avg, r->n, r->n, false); // the last layer's weights over its heads: a pointer's answer
+    cli_json_key_matrix(&b, "  ", "avg", r->avg, r->n, r->n, false); // the last layer's weights over its heads: a pointer's answer
     attn_sb_puts(&b, "  \"predicted\": [");
     for (int i = 0; i < r->n; i++) {
         if (i) attn_sb_puts(&b, ", ");

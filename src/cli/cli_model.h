@@ -7,12 +7,22 @@
 
 #include "cli_args.h"
 #include "model_run.h"
+#include "strbuf.h"
 
 /* The dump of r (a run of m): {"tokens", "config", "layers": [{"X", "heads":
  * [{"W_Q" … "Z"}], "concat", "W_O", "b_O", "output", "residual"}], "logits",
  * "probs" (token objective), "predicted", and with targets "loss" and
  * "grads"}. Returns a string the caller free()s, or NULL without memory. */
 char *cli_model_dump(const model_result *r, const model *m);
+
+/* One key of a dump: `indent"key": ` then m as a JSON matrix (rows, cols),
+ * or a vector of cols when rows is 0, then "," unless last; into b. */
+void cli_json_key_matrix(attn_strbuf *b, const char *indent, const char *key, const double *m, int rows, int cols,
+                         bool last);
+
+/* A head's stages as --model and --hf dumps write them, "Q" … "Z" (n tokens,
+ * d_k wide; "q_rot", "k_rot" after "V" when rope): the dumps share one order. */
+void cli_json_head_stages(attn_strbuf *b, const char *indent, const attn_head *hd, int n, int dk, bool rope);
 
 /* A model, its sentence and its run, as the command line names them. */
 typedef struct {
