@@ -167,11 +167,16 @@ static int redraw(app_ui *u, viz_irect *d) {
 /* ---- idle warming (the browser) ---- */
 
 /* The scene of step `step` as app_goto_step would show it from here: no
- * hovered cell, the canvas and the narrative scrolled home. */
-static void warm_layout(app_ui *u, int step) {
+ * hovered cell, the canvas and the narrative scrolled home; with
+ * next_page, the next page's narrative and title in it (what turning the
+ * page shows first, as far as the current trace can say). */
+static void warm_layout(app_ui *u, int step, bool next_page) {
     viz_scene s;
     char badge[320];
     app_scene(&u->st, &s, badge, sizeof badge);
+    char *text = NULL;
+    if (next_page && (text = app_lesson_narrative_at(&u->st, u->st.lesson.page + 1, &s.narrative_title)))
+        s.narrative = text;
     s.step = (attn_step)step;
     if (s.hover.kind == VIZ_HIT_CELL) {
         s.hover = (viz_hit){.kind = VIZ_HIT_NONE};
@@ -181,12 +186,16 @@ static void warm_layout(app_ui *u, int step) {
     s.canvas_pan_x = s.canvas_pan_y = 0;
     s.narrative_scroll = 0;
     viz_build_window(&u->warm.list, &s, viz_fonts_measure(u->fonts));
+    free(text);
 }
 
 bool app_ui_warm(app_ui *u, double budget_ms) {
     app_state *st = &u->st;
     app_warm *wm = &u->warm;
+    // the other steps of the page, then the next page (when there is one)
+    const lesson *l = app_lesson(st);
     int w = st->look.width, h = st->look.height, last = ATTN_STEP_COUNT - 1;
+    last += l && st->lesson.page + 1 < lesson_page_count(l);
     // only the steps of the plain view: overlays, editing and training show something else
     if (st->dirty || u->stale || w <= 0 || h <= 0 || u->train.open || st->view.show_help || st->view.show_lab ||
         st->view.show_tiles || st->edit.ed.active || st->model.readout || wm->next >= last)
@@ -209,7 +218,8 @@ bool app_ui_warm(app_ui *u, double budget_ms) {
     viz_fonts_warming(u->fonts, true);
     while (wm->next < last && now_ms() < end) {
         if (wm->band < 0) {
-            warm_layout(u, ((int)st->view.step + 1 + wm->next) % ATTN_STEP_COUNT); // forward first: the clicker's way
+            bool page = wm->next == ATTN_STEP_COUNT - 1; // forward first: the clicker's way
+            warm_layout(u, page ? 0 : ((int)st->view.step + 1 + wm->next) % ATTN_STEP_COUNT, page);
             wm->band = 0;
             continue;
         }

@@ -35,7 +35,7 @@ typedef struct {
     SDL_Surface *frame; /* where it is drawn (owned), the window's size, never shown */
     void *px;           /* its pixels (owned), cap bytes, kept across resizes */
     size_t cap;
-    int next;  /* steps after the shown one warmed so far (0 … ATTN_STEP_COUNT-1) */
+    int next;  /* items warmed so far: the steps after the shown one, then the next page */
     int band;  /* the next band of rows of list to draw; -1: list not laid out yet */
     bool more; /* the last call left more to warm (the loop comes back soon) */
 } app_warm;
