@@ -19,6 +19,10 @@
 #      of 3); the load average is printed first, as the machine may be shared.
 # Usage: bench/web.sh [SITE [NATIVE]]   (defaults: build-web/site, build/attnviz;
 # scripts/build-web.sh and the native build first)
+# Environment: PAUSE_MS=N waits N ms before each key of the replay (3), as a
+# learner reads before the next key (the page warms the steps likely next
+# while idle); 0, the default, presses them as fast as frames come.
+# FRAMES_ONLY=1 measures 3 alone.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 site=${1:-$root/build-web/site}
@@ -31,7 +35,7 @@ native=${2:-$root/build/attnviz}
 # just before one in the page (the machine is shared: one run can take
 # twice another, so the two are paired and the medians compared)
 echo "load average before measuring: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
-SITE=$site ROOT=$root NATIVE=$native node --input-type=module - <<'JS'
+PAUSE_MS=${PAUSE_MS:-0} FRAMES_ONLY=${FRAMES_ONLY:-} SITE=$site ROOT=$root NATIVE=$native node --input-type=module - <<'JS'
 import { createRequire } from 'node:module';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -68,8 +72,10 @@ const holds = (page, n, v) => page.waitForFunction(([n, v]) =>
   Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [n, v], { timeout: 600000, polling: 'raf' });
 
 try {
+  const PAUSE = Number(process.env.PAUSE_MS) || 0, FRAMES_ONLY = !!process.env.FRAMES_ONLY;
   // 1, 2: bytes and navigation
   let ctx = await context(1);
+  if (!FRAMES_ONLY) {
   const ms = [];
   let before = [];
   for (let i = 0; i < 5; i++) {
@@ -93,6 +99,7 @@ try {
     `(python3 -m http.server)\n  ${files.join('\n  ')}`);
   console.log(`navigation to the first frame (loopback, 5 loads): median ${quantile(ms, 0.5).toFixed(0)} ms, ` +
     `worst ${Math.max(...ms).toFixed(0)} ms`);
+  }
 
   // 3: frames over the classroom session, at ratio 1 and 2
   for (const dpr of [1, 2]) {
@@ -111,7 +118,12 @@ try {
     });
     const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const doing = (what) => page.evaluate((w) => { window.benchWhat = w; }, what);
-    const press = async (k) => { await doing(k); await page.keyboard.press(k); await settle(); };
+    const press = async (k) => {
+      if (PAUSE) await page.waitForTimeout(PAUSE);
+      await doing(k);
+      await page.keyboard.press(k);
+      await settle();
+    };
     await press('Home');
     for (let s = 0; s < 8; s++) await press('PageDown');
     await press('Digit6');
@@ -128,12 +140,12 @@ try {
     const f = all.map(([ms]) => ms);
     const slowest = [...all].sort((a, b) => b[0] - a[0]).slice(0, 4).map(([ms, w]) => `${w} ${ms.toFixed(1)}`);
     console.log(`frames of the classroom session at 1280×800, device pixel ratio ${dpr}: ${f.length} frames, ` +
-      `p50 ${quantile(f, 0.5).toFixed(2)} ms, p99 ${quantile(f, 0.99).toFixed(2)} ms, max ${Math.max(...f).toFixed(2)} ms` +
+      `${PAUSE ? `${PAUSE} ms before each key, ` : ''}p50 ${quantile(f, 0.5).toFixed(2)} ms, p99 ${quantile(f, 0.99).toFixed(2)} ms, max ${Math.max(...f).toFixed(2)} ms` +
       ` (slowest: ${slowest.join(', ')} ms)`);
     await page.close();
   }
   await ctx.close();
-
+  if (!FRAMES_ONLY) {
   // 4: training
   ctx = await context(1);
   const page = await open(ctx, '?lesson=self-attention&lang=en');
@@ -158,6 +170,7 @@ try {
     `(--train, the whole process: ${nats.map((s) => s.toFixed(2)).join(', ')}): ${(web / nat).toFixed(2)}×; ` +
     `pair by pair ${webs.map((w, i) => (w / nats[i]).toFixed(2)).join(', ')}×`);
   await ctx.close();
+  }
 } finally {
   server.kill();
   for (const d of [profile, `${profile}-1`, `${profile}-2`]) rmSync(d, { recursive: true, force: true });

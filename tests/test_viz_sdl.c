@@ -627,6 +627,39 @@ static void render_text_cache_eviction(void **state) {
     viz_free(&l);
 }
 
+/* Warming (the window's idle drawing of the steps likely next): a text with
+ * a glyph missing from every face fails to draw and is not cached, so a
+ * frame shown later still asks for the face (the browser's late Symbola);
+ * the rest warms as usual, and a frame drawn after warming in bands has
+ * the pixels of one drawn cold. U+10FFFD is in no font. */
+static void warming_keeps_missing_glyphs_out(void **state) {
+    (void)state;
+    char err[512] = "";
+    viz_fonts *f = viz_fonts_open(NULL, err, sizeof err); // cold caches of its own
+    assert_non_null(f);
+    viz_list l = {0}, missing = {0};
+    sample_list(&l);
+    viz_text(&missing, 10, 10, 180, 40, "x\xF4\x8F\xBF\xBD", 20, VIZ_LEFT, BLACK);
+    SDL_Surface *cold = render(&l), *s = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
+    assert_non_null(s);
+    viz_fonts_warming(f, true);
+    assert_int_equal(viz_sdl_draw(s, f, &missing, NULL, WHITE), -1);
+    assert_int_equal(viz_sdl_draw(s, f, &missing, NULL, WHITE), -1); // the first was not cached either
+    for (int y = 0; y < H; y += 25) {                                // in bands, as the window warms
+        SDL_Rect band = {0, y, W, 25};
+        assert_int_equal(viz_sdl_draw(s, f, &l, &band, WHITE), 0);
+    }
+    viz_fonts_warming(f, false);
+    assert_int_equal(viz_sdl_draw(s, f, &missing, NULL, WHITE), 0); // shown: drawn with the lead face's box
+    assert_int_equal(viz_sdl_draw(s, f, &l, NULL, WHITE), 0);
+    assert_true(surfaces_equal(s, cold));
+    SDL_FreeSurface(cold);
+    SDL_FreeSurface(s);
+    viz_free(&l);
+    viz_free(&missing);
+    viz_fonts_close(f);
+}
+
 /* ---- screenshots ---- */
 
 static void save_png_round_trip(void **state) {
@@ -698,6 +731,7 @@ int main(void) {
         cmocka_unit_test(render_alpha_blends),
         cmocka_unit_test(render_grids_across_frames),
         cmocka_unit_test(render_text_cache_eviction),
+        cmocka_unit_test(warming_keeps_missing_glyphs_out),
         cmocka_unit_test(save_png_round_trip),
         cmocka_unit_test(save_png_missing_folder),
     };

@@ -136,6 +136,18 @@ void app_lesson_refresh_narrative(app_state *st) {
     st->dirty = true;
 }
 
+char *app_lesson_narrative_at(const app_state *st, int page, const char **title) {
+    const lesson *l = app_lesson(st);
+    const lesson_page *pg = l ? lesson_page_at(l, page) : NULL;
+    if (!pg) return NULL;
+    attn_strbuf b;
+    attn_sb_init(&b);
+    viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l)};
+    viz_lesson_narrative(&b, pg, pg->predict.on, &x);
+    *title = pg->title;
+    return attn_sb_take(&b);
+}
+
 const char *app_lesson_narrative(app_state *st) {
     if (st->lesson.narrative_stale) app_lesson_refresh_narrative(st);
     return st->lesson.narrative;

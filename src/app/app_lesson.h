@@ -22,6 +22,11 @@ void app_switch_lang(app_state *st);
  * current trace, what the learner has answered and the tokens outside the
  * vocabulary; it is then fresh. */
 void app_lesson_refresh_narrative(app_state *st);
+/* Page `page`'s narrative and title as far as the current trace can say
+ * (its references to a model or to another sentence read "—"): the text
+ * the window warms before the page is shown (app_ui_warm). Malloc'd (the
+ * caller frees it), or NULL without a lesson or such a page. */
+char *app_lesson_narrative_at(const app_state *st, int page, const char **title);
 /* The narrative, rebuilt first when stale (what the scene and scripts read). */
 const char *app_lesson_narrative(app_state *st);
 /* true when the page offers its own comparison (@compare with settings). */

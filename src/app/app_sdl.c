@@ -54,7 +54,11 @@ void app_ui_close(app_ui *u) {
     viz_free(&u->list);
     viz_sig_free(&u->sig[0]);
     viz_sig_free(&u->sig[1]);
+    viz_free(&u->warm.list);
+    SDL_FreeSurface(u->warm.frame);
+    free(u->warm.px);
     drop_frame(u);
+    free(u->frame_px);
     if (u->win) SDL_DestroyWindow(u->win);
     app_free(&u->st);
     memset(u, 0, sizeof *u);
@@ -79,6 +83,8 @@ void app_ui_layout(app_ui *u) {
     app_train_scene(&u->train, &s);
     viz_build_window(&u->list, &s, viz_fonts_measure(u->fonts));
     u->st.dirty = false;
+    u->warm.next = 0; // what is likely next follows what is shown now
+    u->warm.band = -1;
     u->stale = true; // laid out but not yet on screen
     if (u->stats) u->stats->phase_ms[APP_T_LAYOUT] += now_ms() - t0;
 }
@@ -114,8 +120,17 @@ static bool frame_buffer(app_ui *u, int w, int h) {
         return true;
     }
     Uint32 fmt = ws && ws->format->format == SDL_PIXELFORMAT_RGB888 ? SDL_PIXELFORMAT_RGB888 : SDL_PIXELFORMAT_ARGB8888;
-    u->frame = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, fmt);
-    if (u->frame) SDL_SetSurfaceBlendMode(u->frame, SDL_BLENDMODE_NONE); // opaque: copied, never blended
+    // the pixels outlive the surface: a resize needs no new, zeroed memory
+    // (in the browser, zeroing fresh memory was most of a resize's frame)
+    size_t need = (size_t)w * (size_t)h * 4;
+    if (need > u->frame_cap) {
+        free(u->frame_px);
+        u->frame_px = malloc(need);
+        u->frame_cap = u->frame_px ? need : 0;
+        if (!u->frame_px) return false;
+    }
+    u->frame = SDL_CreateRGBSurfaceWithFormatFrom(u->frame_px, w, h, 32, w * 4, fmt); // drawn whole before shown
+    if (u->frame) SDL_SetSurfaceBlendMode(u->frame, SDL_BLENDMODE_NONE);              // opaque: copied, never blended
     return u->frame != NULL;
 }
 
@@ -148,6 +163,76 @@ static int redraw(app_ui *u, viz_irect *d) {
         u->stats->phase_ms[APP_T_DRAW] += now_ms() - t1;
     }
     return n;
+}
+
+/* ---- idle warming (the browser) ---- */
+
+/* The scene of step `step` as app_goto_step would show it from here: no
+ * hovered cell, the canvas and the narrative scrolled home; with
+ * next_page, the next page's narrative and title in it (what turning the
+ * page shows first, as far as the current trace can say). */
+static void warm_layout(app_ui *u, int step, bool next_page) {
+    viz_scene s;
+    char badge[320];
+    app_scene(&u->st, &s, badge, sizeof badge);
+    char *text = NULL;
+    if (next_page && (text = app_lesson_narrative_at(&u->st, u->st.lesson.page + 1, &s.narrative_title)))
+        s.narrative = text;
+    s.step = (attn_step)step;
+    if (s.hover.kind == VIZ_HIT_CELL) {
+        s.hover = (viz_hit){.kind = VIZ_HIT_NONE};
+        s.explain = NULL;
+        s.model_explain = NULL;
+    }
+    s.canvas_pan_x = s.canvas_pan_y = 0;
+    s.narrative_scroll = 0;
+    viz_build_window(&u->warm.list, &s, viz_fonts_measure(u->fonts));
+    free(text);
+}
+
+bool app_ui_warm(app_ui *u, double budget_ms) {
+    app_state *st = &u->st;
+    app_warm *wm = &u->warm;
+    // the other steps of the page, then the next page (when there is one)
+    const lesson *l = app_lesson(st);
+    int w = st->look.width, h = st->look.height, last = ATTN_STEP_COUNT - 1;
+    last += l && st->lesson.page + 1 < lesson_page_count(l);
+    // only the steps of the plain view: overlays, editing and training show something else
+    if (st->dirty || u->stale || w <= 0 || h <= 0 || u->train.open || st->view.show_help || st->view.show_lab ||
+        st->view.show_tiles || st->edit.ed.active || st->model.readout || wm->next >= last)
+        return false;
+    if (!wm->frame || wm->frame->w != w || wm->frame->h != h) { // its pixels kept, as the frame's (frame_buffer)
+        SDL_FreeSurface(wm->frame);
+        wm->frame = NULL;
+        size_t need = (size_t)w * (size_t)h * 4;
+        if (need > wm->cap) {
+            free(wm->px);
+            wm->px = malloc(need);
+            wm->cap = wm->px ? need : 0;
+        }
+        if (!wm->px || !(wm->frame = SDL_CreateRGBSurfaceWithFormatFrom(wm->px, w, h, 32, w * 4, SDL_PIXELFORMAT_ARGB8888)))
+            return false;
+    }
+    viz_rgba bg = viz_theme_get(st->look.theme)->bg;
+    int band = (h + 7) / 8; // eight bands: each places only the text that crosses it
+    double end = now_ms() + budget_ms;
+    viz_fonts_warming(u->fonts, true);
+    while (wm->next < last && now_ms() < end) {
+        if (wm->band < 0) {
+            bool page = wm->next == ATTN_STEP_COUNT - 1; // forward first: the clicker's way
+            warm_layout(u, page ? 0 : ((int)st->view.step + 1 + wm->next) % ATTN_STEP_COUNT, page);
+            wm->band = 0;
+            continue;
+        }
+        SDL_Rect r = {0, wm->band * band, w, band};
+        viz_sdl_draw_areas(wm->frame, u->fonts, &wm->list, &r, 1, bg); // a failure only leaves a text cold
+        if (++wm->band * band >= h) {
+            wm->band = -1;
+            wm->next++;
+        }
+    }
+    viz_fonts_warming(u->fonts, false);
+    return wm->next < last;
 }
 
 /* Shows the damaged rectangles of the frame (platform.h: copied to the
@@ -609,11 +694,11 @@ bool app_sdl_frame(void *ui) {
     lab_poll(u);
     app_train_poll(&u->train);
     // sleep until something happens: an idle app uses no CPU
-    int timeout = u->hook || working          ? 1
-                  : u->st.dirty               ? 0
-                  : app_train_busy(&u->train) ? 15
-                  : app_lab_running(&u->lab)  ? 250
-                                              : 500;
+    int timeout = u->hook || working || u->warm.more ? 1
+                  : u->st.dirty                      ? 0
+                  : app_train_busy(&u->train)        ? 15
+                  : app_lab_running(&u->lab)         ? 250
+                                                     : 500;
     SDL_Event e;
     u->input_seen = false;
     if (plat_wait_event(&e, timeout)) {
@@ -621,7 +706,11 @@ bool app_sdl_frame(void *ui) {
         take_event(u, &e);
         while (SDL_PollEvent(&e)) take_event(u, &e);
     }
+    long frames = u->frames;
     app_ui_frame(u);
+    // a frame with no input and nothing drawn: warm what is likely next
+    u->warm.more = plat_idle_warms() && !u->input_seen && !working && frames == u->frames &&
+                   app_ui_warm(u, APP_WARM_BUDGET_MS);
     if (u->hook && !u->hook(u->hook_ctx, u)) u->hook = NULL;
     return !u->st.quit;
 }

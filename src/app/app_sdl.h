@@ -28,6 +28,18 @@ typedef struct {
 
 typedef struct app_ui app_ui;
 
+/* Idle warming (app_ui_warm): the other steps of the page, laid out and
+ * drawn band by band into a frame never shown. */
+typedef struct {
+    viz_list list;      /* the step being warmed, laid out (owned) */
+    SDL_Surface *frame; /* where it is drawn (owned), the window's size, never shown */
+    void *px;           /* its pixels (owned), cap bytes, kept across resizes */
+    size_t cap;
+    int next;  /* items warmed so far: the steps after the shown one, then the next page */
+    int band;  /* the next band of rows of list to draw; -1: list not laid out yet */
+    bool more; /* the last call left more to warm (the loop comes back soon) */
+} app_warm;
+
 /* Called once after each frame of app_ui_run with the window; returns false
  * when it wants no more calls. While it wants them the loop does not sleep. */
 typedef bool (*app_frame_hook)(void *ctx, app_ui *u);
@@ -58,6 +70,9 @@ struct app_ui {
     void *hook_ctx;
     Uint32 next_reload_check; /* SDL_GetTicks() when lessons are next checked for edits */
     bool input_seen;          /* the last pass had an event to handle (a person at the keys or mouse) */
+    app_warm warm;            /* idle warming (plat_idle_warms) */
+    void *frame_px;           /* the pixels of a frame of its own (owned), frame_cap bytes: */
+    size_t frame_cap;         /* kept across resizes (a new frame is not zeroed) */
 };
 
 /* The window's size in pixels. */
@@ -94,6 +109,18 @@ void app_ui_close(app_ui *u);
 
 /* Handles one event (real or synthesised by a script). */
 void app_ui_event(app_ui *u, const SDL_Event *e);
+
+/* Idle work for the browser (plat_idle_warms): lays out and draws, into a
+ * frame never shown, the other steps of the page as they would be shown at
+ * the window's size, theme and language, a band of rows at a time until
+ * budget_ms have passed, so their text is shaped and cached before a step
+ * is first shown. Changes no state, pixel on screen or number; a missing
+ * glyph fetches no late face (viz_fonts_warming). true while there is more
+ * to warm for what is shown now. */
+bool app_ui_warm(app_ui *u, double budget_ms);
+
+/* Time given to app_ui_warm per idle frame: a share of a 60 Hz frame. */
+#define APP_WARM_BUDGET_MS 4.0
 
 /* Rebuilds the display list if the state changed (hit tests need it). */
 void app_ui_layout(app_ui *u);

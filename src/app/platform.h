@@ -64,6 +64,15 @@ void plat_window_icon(SDL_Window *win);
  * it; false on the desktop, where attnviz has them all. */
 bool plat_keeps_keys(void);
 
+/* Whether the window spends idle frames warming (app_ui_warm: laying out
+ * and drawing, where nobody sees, the steps likely shown next, so their
+ * text is shaped and their code run before they are): true in the browser,
+ * where a step's first showing took 20-40 ms (text shaped and glyphs
+ * hinted for the first time, wasm functions compiled on their first call);
+ * false on the desktop, which sleeps while idle and draws a first showing
+ * with two threads. */
+bool plat_idle_warms(void);
+
 /* ---- files and text ---- */
 
 /* The folder data is found under (assets/, lessons/): the executable's on

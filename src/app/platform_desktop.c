@@ -78,6 +78,10 @@ void plat_settings_keep(const char *path) {
     (void)path;
 }
 
+bool plat_idle_warms(void) {
+    return false;
+}
+
 bool plat_keeps_keys(void) {
     return false;
 }

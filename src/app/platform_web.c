@@ -61,12 +61,17 @@ int plat_wait_event(SDL_Event *e, int timeout_ms) {
  * loop over every pixel of the frame took 10-40 ms at 2560×1600). */
 static uint32_t *rgba;
 static int rgba_w, rgba_h;
+static size_t rgba_cap; /* bytes at rgba: kept when the frame shrinks and grows back (a resize) */
 
-/* 0: the copy is w×h already; 1: made anew (holding nothing yet); -1: no memory. */
+/* 0: the copy is w×h already; 1: resized (holding nothing yet); -1: no memory. */
 static int rgba_size(int w, int h) {
     if (rgba && rgba_w == w && rgba_h == h) return 0;
-    free(rgba);
-    rgba = malloc((size_t)w * (size_t)h * 4);
+    size_t need = (size_t)w * (size_t)h * 4;
+    if (need > rgba_cap) {
+        free(rgba);
+        rgba = malloc(need);
+        rgba_cap = rgba ? need : 0;
+    }
     rgba_w = rgba ? w : 0;
     rgba_h = rgba ? h : 0;
     return rgba ? 1 : -1;
@@ -159,6 +164,10 @@ int plat_present(SDL_Window *win, SDL_Surface *frame, bool frame_in_window, cons
 
 void plat_window_icon(SDL_Window *win) {
     (void)win; // the page's favicon
+}
+
+bool plat_idle_warms(void) {
+    return true;
 }
 
 bool plat_keeps_keys(void) {

@@ -117,6 +117,8 @@ struct viz_fonts {
     char *scratch;                     /* NUL-terminated copy of a run for SDL_ttf */
     size_t scratch_cap;
     bool changed; /* a face came late (the browser's Symbola): viz_fonts_changed says so once */
+    bool warming; /* viz_fonts_warming: a missing glyph fetches nothing and what needed it is not kept */
+    bool missed;  /* while warming: a glyph was missing from every face since this was cleared */
 };
 
 static void cache_remove(viz_fonts *f, struct text_entry *e);
@@ -349,10 +351,14 @@ static TTF_Font *lead_font(const viz_fonts *f, sized_fonts *s, viz_font style) {
 /* ---- runs: maximal spans drawn by one font ---- */
 
 /* The font for cp in style: the first of its chain that has the glyph, else its lead. */
-static TTF_Font *font_for(const viz_fonts *f, sized_fonts *s, viz_font style, uint32_t cp) {
+static TTF_Font *font_for(viz_fonts *f, sized_fonts *s, viz_font style, uint32_t cp) {
     for (const face_id *c = chains[style]; *c != FACE_COUNT; c++) {
         TTF_Font *font = face_at(f, s, *c);
         if (font && TTF_GlyphIsProvided32(font, cp)) return font;
+    }
+    if (f->warming) {
+        f->missed = true; // the text is not kept: a frame shown still asks for the face
+        return lead_font(f, s, style);
     }
 #ifdef __EMSCRIPTEN__
     if (!f->faces[FACE_SYMBOLS].path) late_fetch();
@@ -361,7 +367,7 @@ static TTF_Font *font_for(const viz_fonts *f, sized_fonts *s, viz_font style, ui
 }
 
 /* Bytes in the run that starts s[0..len), and its font in *font. */
-static size_t next_run(const viz_fonts *f, sized_fonts *s, viz_font style, const char *text, size_t len,
+static size_t next_run(viz_fonts *f, sized_fonts *s, viz_font style, const char *text, size_t len,
                        TTF_Font **font) {
     size_t pos = 0;
     *font = NULL;
@@ -428,7 +434,11 @@ static float measure_in(viz_fonts *f, viz_font style, const char *text, size_t l
             return (float)slot->w;
     }
     sized_fonts *s = fonts_at(f, ipx);
+    bool missed = f->missed;
+    f->missed = false;
     int w = s ? text_width(f, s, style, text, len) : 0;
+    if (f->missed) slot = NULL; // warming without a face it needs: not remembered
+    f->missed |= missed;
     if (slot && s) {
         slot->px = ipx;
         slot->font = (uint8_t)style;
@@ -445,6 +455,12 @@ static float measure_sans(void *ctx, const char *text, size_t len, float px) {
 
 static float measure_mono(void *ctx, const char *text, size_t len, float px) {
     return measure_in(ctx, VIZ_FONT_MONO, text, len, px);
+}
+
+void viz_fonts_warming(viz_fonts *f, bool on) {
+    if (!f) return;
+    f->warming = on;
+    f->missed = false;
 }
 
 viz_measure viz_fonts_measure(viz_fonts *f) {
@@ -657,7 +673,15 @@ int viz_fonts_text(viz_fonts *f, const char *text, float px, viz_font style, viz
     if (!e) return SDL_OutOfMemory();
     *e = (text_entry){.hash = h, .px = ipx, .font = style, .held = f->hold};
     memcpy(e->text, text, len + 1);
-    if (entry_render(f, e) != 0) {
+    bool missed = f->missed;
+    f->missed = false;
+    int rc = entry_render(f, e);
+    if (rc == 0 && f->missed) { // warming without a face it needs: not kept, so a frame shown asks for the face
+        free(e->cov);
+        rc = SDL_SetError("a glyph of \"%s\" is in no face yet", text);
+    }
+    f->missed |= missed;
+    if (rc != 0) {
         free(e);
         return -1;
     }

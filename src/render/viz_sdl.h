@@ -34,6 +34,14 @@ bool viz_fonts_has_face(const viz_fonts *f, const char *family);
  * out and drawn is stale, measure and draw it again. false on the desktop. */
 bool viz_fonts_changed(viz_fonts *f);
 
+/* Warming (on): text measured or drawn for a frame nobody sees (the
+ * window's idle warming of the steps likely next). A glyph missing from
+ * every face then fetches no late face (the browser's Symbola comes only
+ * for a frame shown), and a width or line of text that needed one is not
+ * cached (drawing it fails), so a frame shown later still asks for the
+ * face. Everything else is cached as usual. NULL is a no-op. */
+void viz_fonts_warming(viz_fonts *f, bool on);
+
 /* Frees the fonts and every cached line of text. NULL is a no-op. */
 void viz_fonts_close(viz_fonts *f);
 
