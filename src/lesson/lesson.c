@@ -533,7 +533,7 @@ static bool check_layer(parser *p, const raw_dir *d, const char *w, size_t n, in
 
 /* "query=T head=H answer=T" (head defaults to 0, answer is optional; layer=L on a model page). */
 static void resolve_predict(parser *p, page_ctx *c, const raw_dir *d) {
-    lesson_predict pr = {.on = true, .query = {-1, NULL}, .layer = -1, .answer = {-1, NULL}};
+    lesson_predict pr = {.on = true, .query = LESSON_TOKREF_NONE, .layer = -1, .answer = LESSON_TOKREF_NONE};
     const char *s = d->args, *end = s + strlen(s), *w;
     size_t wn;
     while (lsn_next_word(&s, end, &w, &wn)) {
@@ -852,7 +852,7 @@ static void resolve_refs(parser *p, page_ctx *c) {
             lesson_span *sp = (lesson_span *)&para->spans[i]; // the arena's: pass 2 fills in the index
             if (sp->kind != LESSON_SPAN_REF) continue;
             raw_dir d = {D_REVEAL, para->text + sp->start, sp->line, sp->col};
-            lesson_ref r = {.row = {-1, NULL}, .col = {-1, NULL}, .col_dim = -1, .layer = -1, .line = sp->line, .column = sp->col};
+            lesson_ref r = {.row = LESSON_TOKREF_NONE, .col = LESSON_TOKREF_NONE, .col_dim = -1, .layer = -1, .line = sp->line, .column = sp->col};
             if (!parse_ref(p, c, &d, para->text + sp->start, para->text + sp->start + sp->len, &r)) continue;
             lesson_ref *slot = lsn_nomem_check(p, PUSH(&p->l->mem, rec->refs, rec->pub.n_refs, rec->cap_refs));
             if (!slot) return;

@@ -85,6 +85,10 @@ typedef struct {
                                             nouns and its predicate (-1: none) */
 } lesson_tokref;
 
+/* No token given: what a reference or a question starts from. */
+#define LESSON_TOKREF_NONE \
+    { .index = -1, .text = NULL, .role = LESSON_ROLE_NONE, .noun_feature = -1, .predicate_feature = -1 }
+
 /* What a {reference} in a page's text stands for: resolved against the page's
  * sentence, and computed by whoever shows the page, on the trace it shows,
  * so the text never quotes a number the figure does not show. */
