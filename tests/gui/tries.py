@@ -114,7 +114,7 @@ def check(lesson, out):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "script":
         sys.stdout.write(script(sys.argv[2], sys.argv[3]))
-    elif len(sys.argv) == 4 and sys.argv[1] == "check":
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "check":  # a 5th argument (the binary) is not needed
         sys.exit(check(sys.argv[2], sys.argv[3]))
     else:
         sys.exit(__doc__)
