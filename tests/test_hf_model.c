@@ -13,47 +13,18 @@
 #include <unistd.h>
 
 #include "test_common.h"
+#include "test_ref.h"
 #include "attn.h"
 #include "fileio.h"
 #include "hf_model.h"
 
 #define TOL 1e-9
 
-static cJSON *load_json(const char *path) {
-    char *text = NULL;
-    size_t len;
-    attn_err err;
-    if (attn_read_file(path, 1u << 24, &text, &len, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
-    return root;
-}
-
-/* A (rows, cols) matrix against ref (nested arrays; null is -inf). */
-static void compare(const char *what, const double *v, int rows, int cols, const cJSON *ref) {
-    if (!ref) fail_msg("%s: no reference", what);
-    int r = cJSON_GetArraySize(ref), c = cJSON_GetArraySize(cJSON_GetArrayItem(ref, 0));
-    if (r != rows || c != cols) fail_msg("%s: %dx%d, PyTorch %dx%d", what, rows, cols, r, c);
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            const cJSON *cell = cJSON_GetArrayItem(cJSON_GetArrayItem(ref, i), j);
-            double a = v[(size_t)i * cols + j];
-            if (cJSON_IsNull(cell)) {
-                if (!(isinf(a) && a < 0)) fail_msg("%s[%d][%d] = %.17g, PyTorch -inf", what, i, j, a);
-                continue;
-            }
-            double b = cell->valuedouble;
-            if (!(fabs(a - b) <= TOL * (fabs(b) > 1 ? fabs(b) : 1)))
-                fail_msg("%s[%d][%d] = %.17g, PyTorch %.17g", what, i, j, a, b);
-        }
-}
-
 static void check_case(const char *name, int want_heads) {
     char dir[512], path[600];
     snprintf(dir, sizeof dir, "%s/hf/%s", ATTN_TEST_DATA, name);
     snprintf(path, sizeof path, "%s/reference.json", dir);
-    cJSON *ref = load_json(path);
+    cJSON *ref = ref_json(path);
     hf_model m;
     attn_err err;
     if (hf_model_open(&m, dir, &err) != ATTN_OK) fail_msg("%s", err.msg);
@@ -80,7 +51,7 @@ static void check_case(const char *name, int want_heads) {
         hf_layer_run *R = &r.layer[l];
         char what[96];
 #define LAYER(key, ptr) (snprintf(what, sizeof what, "%s layer %d %s", name, l, key), \
-                         compare(what, ptr, n, r.d, cJSON_GetObjectItem(L, key)))
+                         ref_compare(what, ptr, n, r.d, cJSON_GetObjectItem(L, key), TOL))
         LAYER("resid_pre", R->resid_pre);
         LAYER("X", R->x);
         LAYER("concat", R->concat);
@@ -97,7 +68,7 @@ static void check_case(const char *name, int want_heads) {
             for (int s = 0; s < 8; s++) {
                 bool square = s >= 3 && s <= 6;
                 snprintf(what, sizeof what, "%s layer %d head %d %s", name, l, h, head_keys[s]);
-                compare(what, stage[s], n, square ? n : r.d_k, cJSON_GetObjectItem(cJSON_GetArrayItem(heads, h), head_keys[s]));
+                ref_compare(what, stage[s], n, square ? n : r.d_k, cJSON_GetObjectItem(cJSON_GetArrayItem(heads, h), head_keys[s]), TOL);
             }
         }
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test_common.h"
+#include "test_ref.h"
 #include "fileio.h"
 #include "model_file.h"
 #include "model_run.h"
@@ -17,38 +18,11 @@
 
 #define TOL 1e-9
 
-static cJSON *load_json(const char *name) {
-    char path[512], *text = NULL;
-    size_t len;
-    attn_err err;
-    snprintf(path, sizeof path, "%s/%s", ATTN_TEST_DATA, name);
-    if (attn_read_file(path, 1u << 24, &text, &len, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
-    return root;
-}
-
 static void load_model(model *m, const char *name) {
     char path[512];
     attn_err err;
     snprintf(path, sizeof path, "%s/%s", ATTN_TEST_DATA, name);
     if (model_file_load(m, path, &err) != ATTN_OK) fail_msg("%s", err.msg);
-}
-
-/* Compares a (rows, cols) matrix, or a vector when ref is flat, with ref. */
-static void compare(const char *what, const double *v, int rows, int cols, const cJSON *ref) {
-    if (!ref) fail_msg("%s: no reference", what);
-    bool flat = !cJSON_IsArray(cJSON_GetArrayItem(ref, 0));
-    int r = flat ? 1 : cJSON_GetArraySize(ref), c = flat ? cJSON_GetArraySize(ref) : cJSON_GetArraySize(cJSON_GetArrayItem(ref, 0));
-    if (r != rows || c != cols) fail_msg("%s: %dx%d, PyTorch %dx%d", what, rows, cols, r, c);
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            const cJSON *cell = flat ? cJSON_GetArrayItem(ref, j) : cJSON_GetArrayItem(cJSON_GetArrayItem(ref, i), j);
-            double a = v[(size_t)i * cols + j], b = cell->valuedouble;
-            if (!(fabs(a - b) <= TOL * (fabs(b) > 1 ? fabs(b) : 1)))
-                fail_msg("%s[%d][%d] = %.17g, PyTorch %.17g", what, i, j, a, b);
-        }
 }
 
 /* The path gen_model_reference.py names a tensor by ("layers[1].heads[0].W_Q"). */
@@ -61,7 +35,7 @@ static void tensor_path(char *out, size_t cap, const model_tensor *t) {
 static void check_case(const char *name) {
     char file[128];
     snprintf(file, sizeof file, "model_ref_%s.json", name);
-    cJSON *root = load_json(file);
+    cJSON *root = ref_json(file);
     snprintf(file, sizeof file, "model_ref_%s.model.json", name);
     model m;
     load_model(&m, file);
@@ -82,11 +56,11 @@ static void check_case(const char *name) {
         const cJSON *lj = cJSON_GetArrayItem(cJSON_GetObjectItem(exp, "layers"), l);
         const attn_trace *t = &r.layer[l];
         snprintf(what, sizeof what, "%s layer %d X", name, l);
-        compare(what, t->x, n, dm, cJSON_GetObjectItem(lj, "X"));
+        ref_compare(what, t->x, n, dm, cJSON_GetObjectItem(lj, "X"), TOL);
         snprintf(what, sizeof what, "%s layer %d output", name, l);
-        compare(what, t->output, n, dm, cJSON_GetObjectItem(lj, "output"));
+        ref_compare(what, t->output, n, dm, cJSON_GetObjectItem(lj, "output"), TOL);
         snprintf(what, sizeof what, "%s layer %d residual", name, l);
-        compare(what, r.residual[l], n, dm, cJSON_GetObjectItem(lj, "residual"));
+        ref_compare(what, r.residual[l], n, dm, cJSON_GetObjectItem(lj, "residual"), TOL);
         for (int h = 0; h < m.cfg.heads; h++) {
             const cJSON *hj = cJSON_GetArrayItem(cJSON_GetObjectItem(lj, "heads"), h);
             const attn_head *hd = &t->head[h];
@@ -108,13 +82,13 @@ static void check_case(const char *name) {
             };
             for (size_t s = 0; s < sizeof st / sizeof *st; s++) {
                 snprintf(what, sizeof what, "%s layer %d head %d %s", name, l, h, st[s].key);
-                compare(what, st[s].v, n, st[s].cols, cJSON_GetObjectItem(hj, st[s].key));
+                ref_compare(what, st[s].v, n, st[s].cols, cJSON_GetObjectItem(hj, st[s].key), TOL);
             }
         }
     }
     if (m.cfg.objective == MODEL_OBJ_TOKEN) {
-        compare("logits", r.logits, n, v, cJSON_GetObjectItem(exp, "logits"));
-        compare("probs", r.probs, n, v, cJSON_GetObjectItem(exp, "probs"));
+        ref_compare("logits", r.logits, n, v, cJSON_GetObjectItem(exp, "logits"), TOL);
+        ref_compare("probs", r.probs, n, v, cJSON_GetObjectItem(exp, "probs"), TOL);
     }
     assert_close_tol(r.loss, cJSON_GetObjectItem(exp, "loss")->valuedouble, TOL);
     const cJSON *grads = cJSON_GetObjectItem(exp, "grads");
@@ -124,7 +98,7 @@ static void check_case(const char *name) {
         char path[64];
         tensor_path(path, sizeof path, t);
         snprintf(what, sizeof what, "%s grad %s", name, path);
-        compare(what, r.grad_block_ + t->offset, t->rows, t->cols, cJSON_GetObjectItem(grads, path));
+        ref_compare(what, r.grad_block_ + t->offset, t->rows, t->cols, cJSON_GetObjectItem(grads, path), TOL);
     }
     model_result_free(&r);
     model_free(&m);
@@ -136,7 +110,7 @@ static void check_case(const char *name) {
  * every gradient, the shared K and V's being the sum over their group. */
 static void test_grouped_query_model(void **state) {
     (void)state;
-    cJSON *root = load_json("gqa_ref_model_token.json");
+    cJSON *root = ref_json("gqa_ref_model_token.json");
     model m;
     load_model(&m, "gqa_ref_model_token.model.json");
     assert_int_equal(m.cfg.kv_heads, 2);
@@ -156,9 +130,9 @@ static void test_grouped_query_model(void **state) {
     for (int l = 0; l < m.cfg.layers; l++) {
         const cJSON *lj = cJSON_GetArrayItem(cJSON_GetObjectItem(exp, "layers"), l);
         snprintf(what, sizeof what, "gqa layer %d output", l);
-        compare(what, r.layer[l].output, n, dm, cJSON_GetObjectItem(lj, "output"));
+        ref_compare(what, r.layer[l].output, n, dm, cJSON_GetObjectItem(lj, "output"), TOL);
         snprintf(what, sizeof what, "gqa layer %d residual", l);
-        compare(what, r.residual[l], n, dm, cJSON_GetObjectItem(lj, "residual"));
+        ref_compare(what, r.residual[l], n, dm, cJSON_GetObjectItem(lj, "residual"), TOL);
         for (int h = 0; h < m.cfg.heads; h++) {
             const cJSON *hj = cJSON_GetArrayItem(cJSON_GetObjectItem(lj, "heads"), h);
             const attn_head *hd = &r.layer[l].head[h];
@@ -167,11 +141,11 @@ static void test_grouped_query_model(void **state) {
             int cols[] = {dk, dk, dk, n, dk};
             for (int s = 0; s < 5; s++) {
                 snprintf(what, sizeof what, "gqa layer %d head %d %s", l, h, keys[s]);
-                compare(what, vals[s], n, cols[s], cJSON_GetObjectItem(hj, keys[s]));
+                ref_compare(what, vals[s], n, cols[s], cJSON_GetObjectItem(hj, keys[s]), TOL);
             }
         }
     }
-    compare("gqa logits", r.logits, n, m.vocab_count, cJSON_GetObjectItem(exp, "logits"));
+    ref_compare("gqa logits", r.logits, n, m.vocab_count, cJSON_GetObjectItem(exp, "logits"), TOL);
     assert_close_tol(r.loss, cJSON_GetObjectItem(exp, "loss")->valuedouble, TOL);
     const cJSON *grads = cJSON_GetObjectItem(exp, "grads");
     assert_int_equal(cJSON_GetArraySize(grads), m.n_tensors); // one W_K, W_V, b_K, b_V per group
@@ -180,7 +154,7 @@ static void test_grouped_query_model(void **state) {
         char path[64];
         tensor_path(path, sizeof path, t);
         snprintf(what, sizeof what, "gqa grad %s", path);
-        compare(what, r.grad_block_ + t->offset, t->rows, t->cols, cJSON_GetObjectItem(grads, path));
+        ref_compare(what, r.grad_block_ + t->offset, t->rows, t->cols, cJSON_GetObjectItem(grads, path), TOL);
     }
     model_result_free(&r);
     model_free(&m);
@@ -197,7 +171,7 @@ static void test_forward_loss_gradients(void **state) {
 /* Three steps of AdamW on a batch of three sentences, as torch.optim.AdamW. */
 static void test_adamw_steps(void **state) {
     (void)state;
-    cJSON *root = load_json("model_ref_adamw_token.json");
+    cJSON *root = ref_json("model_ref_adamw_token.json");
     model m;
     load_model(&m, "model_ref_adamw_token.model.json");
     double *grad = calloc(m.n_params, sizeof(double));
@@ -238,7 +212,7 @@ static void test_adamw_steps(void **state) {
         char path[64], what[96];
         tensor_path(path, sizeof path, &m.tensor[i]);
         snprintf(what, sizeof what, "after 3 AdamW steps, %s", path);
-        compare(what, m.block + m.tensor[i].offset, m.tensor[i].rows, m.tensor[i].cols, cJSON_GetObjectItem(params, path));
+        ref_compare(what, m.block + m.tensor[i].offset, m.tensor[i].rows, m.tensor[i].cols, cJSON_GetObjectItem(params, path), TOL);
     }
     model_adamw_free(&opt);
     model_ws_free(&ws);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "test_common.h"
+#include "test_ref.h"
 #include "attn.h"
 #include "attn_decode.h"
 #include "attn_json.h"
@@ -24,14 +25,6 @@ static const char *const cases[] = {
     "ref_chinese_window3.json",
     "ref_heads8_causal.json",
 };
-
-static char *load(const char *name, size_t *len) {
-    char path[512], *text = NULL;
-    attn_err err;
-    snprintf(path, sizeof path, "%s/%s", ATTN_TEST_DATA, name);
-    if (attn_read_file(path, 1u << 24, &text, len, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    return text;
-}
 
 static void config_from_json(attn_config *c, const cJSON *j) {
     attn_config_default(c);
@@ -73,7 +66,7 @@ static void compare(const char *file, const char *what, const double *m, int row
 
 static void check_case(const char *file) {
     size_t len;
-    char *text = load(file, &len);
+    char *text = ref_text(file, &len);
     cJSON *root = cJSON_Parse(text);
     assert_non_null(root);
     attn_config c;
@@ -118,7 +111,7 @@ static void check_case(const char *file) {
  * contract's |a - b| <= 1e-12 * max(1, |b|). */
 static void check_gqa_case(const char *file) {
     size_t len;
-    char *text = load(file, &len);
+    char *text = ref_text(file, &len);
     cJSON *root = cJSON_Parse(text);
     assert_non_null(root);
     attn_config c;
@@ -171,7 +164,7 @@ static void test_numpy_references(void **state) {
 
 static void check_posenc(const char *file) {
     size_t len;
-    char *text = load(file, &len);
+    char *text = ref_text(file, &len);
     cJSON *root = cJSON_Parse(text);
     int n = cJSON_GetObjectItem(root, "n")->valueint;
     int dm = cJSON_GetObjectItem(root, "d_model")->valueint;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test_common.h"
+#include "test_ref.h"
 #include "attn.h"
 #include "attn_json.h"
 #include "attn_math.h"
@@ -20,33 +21,10 @@
 #define LAYER_TOL 1e-12 /* one layer: the same sums, angles that differ in their last bits */
 #define MODEL_TOL 1e-9  /* two layers, a loss and its gradients, as test_model_reference */
 
-static char *load(const char *name, size_t *len) {
-    char path[512], *text = NULL;
-    attn_err err;
-    snprintf(path, sizeof path, "%s/%s", ATTN_TEST_DATA, name);
-    if (attn_read_file(path, 1u << 24, &text, len, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    return text;
-}
-
-/* Compares a (rows, cols) matrix with a nested array (or a flat one for a vector). */
-static void compare(const char *what, const double *v, int rows, int cols, const cJSON *ref, double tol) {
-    if (!ref) fail_msg("%s: no reference", what);
-    bool flat = !cJSON_IsArray(cJSON_GetArrayItem(ref, 0));
-    int r = flat ? 1 : cJSON_GetArraySize(ref), c = flat ? cJSON_GetArraySize(ref) : cJSON_GetArraySize(cJSON_GetArrayItem(ref, 0));
-    if (r != rows || c != cols) fail_msg("%s: %dx%d, PyTorch %dx%d", what, rows, cols, r, c);
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            const cJSON *cell = flat ? cJSON_GetArrayItem(ref, j) : cJSON_GetArrayItem(cJSON_GetArrayItem(ref, i), j);
-            double a = v[(size_t)i * cols + j], b = cell->valuedouble;
-            if (!(fabs(a - b) <= tol * (fabs(b) > 1 ? fabs(b) : 1)))
-                fail_msg("%s[%d][%d] = %.17g, PyTorch %.17g", what, i, j, a, b);
-        }
-}
-
 /* One layer through the real --weights loader, with the file's config. */
 static void check_layer(const char *file) {
     size_t len;
-    char *text = load(file, &len);
+    char *text = ref_text(file, &len);
     cJSON *root = cJSON_Parse(text);
     assert_non_null(root);
     const cJSON *cj = cJSON_GetObjectItem(root, "config");
@@ -82,11 +60,11 @@ static void check_layer(const char *file) {
         } st[] = {{"Q", hd->q, dk}, {"K", hd->k, dk}, {"V", hd->v, dk}, {"q_rot", hd->q_rot, dk}, {"k_rot", hd->k_rot, dk}, {"scores", hd->scores, n}, {"weights", hd->weights, n}, {"Z", hd->z, dk}};
         for (size_t s = 0; s < sizeof st / sizeof *st; s++) {
             snprintf(what, sizeof what, "%s head %d %s", file, h, st[s].key);
-            compare(what, st[s].v, n, st[s].cols, cJSON_GetObjectItem(hj, st[s].key), LAYER_TOL);
+            ref_compare(what, st[s].v, n, st[s].cols, cJSON_GetObjectItem(hj, st[s].key), LAYER_TOL);
         }
     }
     snprintf(what, sizeof what, "%s output", file);
-    compare(what, t.output, n, c.d_model, cJSON_GetObjectItem(root, "output"), LAYER_TOL);
+    ref_compare(what, t.output, n, c.d_model, cJSON_GetObjectItem(root, "output"), LAYER_TOL);
     attn_trace_free(&t);
     attn_weights_file_free(&f);
     cJSON_Delete(root);
@@ -106,7 +84,7 @@ static void check_model(const char *name) {
     size_t len;
     char file[128], path[512];
     snprintf(file, sizeof file, "rope_ref_%s.json", name);
-    char *text = load(file, &len);
+    char *text = ref_text(file, &len);
     cJSON *root = cJSON_Parse(text);
     model m;
     attn_err err;
@@ -130,9 +108,9 @@ static void check_model(const char *name) {
         const cJSON *lj = cJSON_GetArrayItem(cJSON_GetObjectItem(exp, "layers"), l);
         const attn_trace *t = &r.layer[l];
         snprintf(what, sizeof what, "%s layer %d X", name, l);
-        compare(what, t->x, n, dm, cJSON_GetObjectItem(lj, "X"), MODEL_TOL);
+        ref_compare(what, t->x, n, dm, cJSON_GetObjectItem(lj, "X"), MODEL_TOL);
         snprintf(what, sizeof what, "layer %d residual", l);
-        compare(what, r.residual[l], n, dm, cJSON_GetObjectItem(lj, "residual"), MODEL_TOL);
+        ref_compare(what, r.residual[l], n, dm, cJSON_GetObjectItem(lj, "residual"), MODEL_TOL);
         for (int h = 0; h < m.cfg.heads; h++) {
             const cJSON *hj = cJSON_GetArrayItem(cJSON_GetObjectItem(lj, "heads"), h);
             const attn_head *hd = &t->head[h];
@@ -143,11 +121,11 @@ static void check_model(const char *name) {
             } st[] = {{"Q", hd->q, dk}, {"K", hd->k, dk}, {"q_rot", hd->q_rot, dk}, {"k_rot", hd->k_rot, dk}, {"scores", hd->scores, n}, {"weights", hd->weights, n}, {"Z", hd->z, dk}};
             for (size_t s = 0; s < sizeof st / sizeof *st; s++) {
                 snprintf(what, sizeof what, "layer %d head %d %s", l, h, st[s].key);
-                compare(what, st[s].v, n, st[s].cols, cJSON_GetObjectItem(hj, st[s].key), MODEL_TOL);
+                ref_compare(what, st[s].v, n, st[s].cols, cJSON_GetObjectItem(hj, st[s].key), MODEL_TOL);
             }
         }
     }
-    compare("logits", r.logits, n, m.vocab_count, cJSON_GetObjectItem(exp, "logits"), MODEL_TOL);
+    ref_compare("logits", r.logits, n, m.vocab_count, cJSON_GetObjectItem(exp, "logits"), MODEL_TOL);
     assert_close_tol(r.loss, cJSON_GetObjectItem(exp, "loss")->valuedouble, MODEL_TOL);
     const cJSON *grads = cJSON_GetObjectItem(exp, "grads");
     assert_int_equal(cJSON_GetArraySize(grads), m.n_tensors);
@@ -158,7 +136,7 @@ static void check_model(const char *name) {
         else if (t->head < 0) snprintf(p, sizeof p, "layers[%d].%s", t->layer, t->name);
         else snprintf(p, sizeof p, "layers[%d].heads[%d].%s", t->layer, t->head, t->name);
         snprintf(what, sizeof what, "%s grad %s", name, p);
-        compare(what, r.grad_block_ + t->offset, t->rows, t->cols, cJSON_GetObjectItem(grads, p), MODEL_TOL);
+        ref_compare(what, r.grad_block_ + t->offset, t->rows, t->cols, cJSON_GetObjectItem(grads, p), MODEL_TOL);
     }
     model_result_free(&r);
     model_free(&m);
