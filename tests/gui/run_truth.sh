@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run_truth.sh BIN LESSONS — every page of both lessons, touched as a teacher
+# run_truth.sh BIN LESSONS — every page of the shipped lessons (self-attention
+# and modern-attention, zh and en), touched as a teacher
 # would, in the real window under Xvfb; every copied matrix and every badge
 # compared with a headless run of the copied command line (tests/gui/truth.py).
 set -u
@@ -9,14 +10,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp XDG_CONFIG_HOME=$tmp/config
 status=0
-for lang in zh en; do
-    lesson=$lessons/$lang/self-attention.lesson out=$tmp/$lang
+for name in self-attention modern-attention; do for lang in zh en; do
+    lesson=$lessons/$lang/$name.lesson out=$tmp/$name-$lang
     mkdir -p "$out"
-    /usr/bin/python3 "$here/truth.py" script "$lesson" "$out" >"$tmp/$lang.script"
+    /usr/bin/python3 "$here/truth.py" script "$lesson" "$out" >"$tmp/$name-$lang.script"
     if ! LANG=C.UTF-8 xvfb-run -a -s "-screen 0 1280x1024x24" "$bin" --lesson "$lesson" --size 1280x800 \
-        --script "$tmp/$lang.script"; then
-        echo "FAIL: the $lang session did not finish"; status=1; continue
+        --script "$tmp/$name-$lang.script"; then
+        echo "FAIL: the $name $lang session did not finish"; status=1; continue
     fi
     /usr/bin/python3 "$here/truth.py" check "$lesson" "$out" "$bin" || status=1
-done
+done; done
 exit $status
