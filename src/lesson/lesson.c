@@ -736,7 +736,8 @@ static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const c
         return r->exact = true;
     if (lsn_word_is(w, n, "compare") &&
         (r->kind == LESSON_REF_MEAN_MAX || r->kind == LESSON_REF_CELL || r->kind == LESSON_REF_DECODE ||
-         r->kind == LESSON_REF_TILES || r->kind == LESSON_REF_SETTING) && !c->rec->pub.model) {
+         r->kind == LESSON_REF_TILES || r->kind == LESSON_REF_SETTING) &&
+        !c->rec->pub.model) {
         if (c->rec->pub.compare.kind == LESSON_CMP_CONFIG) return r->compare = true;
         lsn_add_err(p, d->line, dir_col(d, w), "“compare” needs the page's @compare of settings");
         return false;
@@ -758,7 +759,7 @@ static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const c
 }
 
 static const char *const decode_fields[LESSON_DEC_FIELDS] = {"cells", "macs", "full", "cache",
-                                                                   "real",  "group", "name", "tokens"};
+                                                             "real", "group", "name", "tokens"};
 static const char *const tiles_fields[LESSON_TILE_FIELDS] = {"held", "full", "diff", "steps", "skipped"};
 
 static int field_of(const char *const *names, int count, const char *w, size_t n) {
@@ -870,8 +871,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     else if (count && lsn_word_is(w[0], n[0], "mean-max")) r->kind = LESSON_REF_MEAN_MAX;
     else if (count && lsn_word_is(w[0], n[0], "n")) r->kind = LESSON_REF_TOKENS;
     else if (count && lsn_word_is(w[0], n[0], "rest")) r->kind = LESSON_REF_REST, args = 2;
-    else if (count && !m && (lsn_word_is(w[0], n[0], "decode") || lsn_word_is(w[0], n[0], "tiles") ||
-                             lsn_word_is(w[0], n[0], "diff") || lsn_word_is(w[0], n[0], "setting")))
+    else if (count && !m && (lsn_word_is(w[0], n[0], "decode") || lsn_word_is(w[0], n[0], "tiles") || lsn_word_is(w[0], n[0], "diff") || lsn_word_is(w[0], n[0], "setting")))
         return parse_modern_ref(p, c, d, w, n, count, s, end, r);
     else if (stage >= 0) r->kind = LESSON_REF_CELL, r->stage = stage, args = 2;
     else {

@@ -108,12 +108,12 @@ typedef enum {
 
 /* What a {decode …} reference shows of the token's attn_decode_step. */
 typedef enum {
-    LESSON_DEC_CELLS, /* cells: the score cells (dot products) computed for the token, per query head */
-    LESSON_DEC_MACS,  /* macs: its multiply-adds, all heads */
-    LESSON_DEC_FULL,  /* full: what recomputing the whole causal attention would cost instead */
-    LESSON_DEC_CACHE, /* cache: the KV cache's bytes after it (float64) */
-    LESSON_DEC_REAL,  /* real: the same formula for the named real model at 4,096 tokens, fp16, in MiB */
-    LESSON_DEC_GROUP, /* group: query heads per kv-head (heads / kv-heads): how many times the cache shrinks */
+    LESSON_DEC_CELLS,  /* cells: the score cells (dot products) computed for the token, per query head */
+    LESSON_DEC_MACS,   /* macs: its multiply-adds, all heads */
+    LESSON_DEC_FULL,   /* full: what recomputing the whole causal attention would cost instead */
+    LESSON_DEC_CACHE,  /* cache: the KV cache's bytes after it (float64) */
+    LESSON_DEC_REAL,   /* real: the same formula for the named real model at 4,096 tokens, fp16, in MiB */
+    LESSON_DEC_GROUP,  /* group: query heads per kv-head (heads / kv-heads): how many times the cache shrinks */
     LESSON_DEC_NAME,   /* name: the real model the cache is set beside ("Llama 3 8B") */
     LESSON_DEC_TOKENS, /* tokens: the tokens that model's cache is counted at (4096) */
     LESSON_DEC_FIELDS
@@ -121,10 +121,10 @@ typedef enum {
 
 /* What a {tiles …} reference shows of a head's attn_tiles. */
 typedef enum {
-    LESSON_TILE_HELD,  /* held: bytes the tiled pass holds at most */
-    LESSON_TILE_FULL,  /* full: n²·8, one (n, n) matrix of the ordinary path */
-    LESSON_TILE_DIFF,  /* diff: the largest |Δ| / max(1, |z|) between Z_tiled and Z */
-    LESSON_TILE_STEPS, /* steps: (query block, key block) steps */
+    LESSON_TILE_HELD,    /* held: bytes the tiled pass holds at most */
+    LESSON_TILE_FULL,    /* full: n²·8, one (n, n) matrix of the ordinary path */
+    LESSON_TILE_DIFF,    /* diff: the largest |Δ| / max(1, |z|) between Z_tiled and Z */
+    LESSON_TILE_STEPS,   /* steps: (query block, key block) steps */
     LESSON_TILE_SKIPPED, /* skipped: of them, fully masked and skipped */
     LESSON_TILE_FIELDS
 } lesson_tiles_field;

@@ -262,7 +262,7 @@ size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_
     case LESSON_REF_SETTING: {
         const attn_trace *on = r->compare ? x->alt : t;
         if (!on || x->model) return (size_t)snprintf(out, cap, "—");
-        return r->kind == LESSON_REF_DECODE ? decode_ref(out, cap, r, on, x)
+        return r->kind == LESSON_REF_DECODE  ? decode_ref(out, cap, r, on, x)
                : r->kind == LESSON_REF_TILES ? tiles_ref(out, cap, r, on)
                                              : setting_ref(out, cap, r, on);
     }
