@@ -69,6 +69,99 @@ static void expect_err(const char *text, int line, int col, const char *want) {
     expect_err_len(text, strlen(text), line, col, want);
 }
 
+/* Page i's references, each computed on its trace (and its @compare view), joined by "|". */
+static void modern_refs(char *out, size_t cap, const lesson *l, int i) {
+    attn_trace t = {0}, alt = {0};
+    attn_err err;
+    assert_int_equal(lesson_page_trace(&t, l, i, NULL, 0, &err), ATTN_OK);
+    const lesson_page *pg = lesson_page_at(l, i);
+    bool cmp = pg->compare.kind == LESSON_CMP_CONFIG;
+    if (cmp) assert_int_equal(lesson_page_compare_trace(&alt, l, i, &err), ATTN_OK);
+    viz_ref_ctx x = {.trace = &t, .alt = cmp ? &alt : NULL};
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < pg->n_refs; k++) {
+        char val[128];
+        viz_lesson_ref(val, sizeof val, &pg->refs[k], &x);
+        used += (size_t)snprintf(out + used, cap - used, "%s%s", k ? "|" : "", val);
+        assert_true(used < cap);
+    }
+    attn_trace_free(&t);
+    attn_trace_free(&alt);
+}
+
+/* The modern-attention references, by hand: 4 tokens, d_k 2, 4 query heads
+ * sharing 2 kv-heads, causal. At token 3 ("c") a head computes 3 score
+ * cells; the cache is 2 (K, V) · 1 layer · 2 kv-heads · 2 · 3 tokens · 8
+ * bytes = 192 (384 with a kv-head per query head: the @compare view); the
+ * real model's at 4096 tokens is 2·32·8·128·4096·2 bytes = 512 MiB. Tiled in
+ * blocks of 2: a step holds 8·(2·2 + 2·2 + 2·2) = 96 bytes, n²·8 = 128; 2×2
+ * = 4 steps, of which the causal mask hides the upper right one. */
+static void test_modern_refs(void **state) {
+    (void)state;
+    const char *text = "# lesson: t\ntitle: T\nlang: en\n@sentence: a b c d\n"
+                       "=== page: a\ntitle: A\n@config: d_model=4 d_k=2 heads=4 kv_heads=2 mask=causal seed=3\n"
+                       "@compare: kv_heads=0\n@view: decode\n\n"
+                       "{decode cells c} {decode cache c} {decode cache c compare} {decode group} {decode real} "
+                       "{decode tokens} {decode name} {setting heads} {setting kv_heads} {setting kv_heads compare} "
+                       "{tiles held 2} {tiles full 2} {tiles steps 2} {tiles skipped 2} {decode cells}\n"
+                       "=== page: b\ntitle: B\n@config: mask=causal\n@view: tiles 3\n\n{tiles diff 2 head=1} {n}\n";
+    lesson *l = parse_ok(text);
+    const lesson_page *pg = lesson_page_at(l, 0);
+    assert_int_equal(pg->view, LESSON_VIEW_DECODE);
+    assert_int_equal(lesson_page_at(l, 1)->view, LESSON_VIEW_TILES);
+    assert_int_equal(lesson_page_at(l, 1)->view_block, 3);
+    char out[512];
+    modern_refs(out, sizeof out, l, 0);
+    assert_string_equal(out, "3|192|384|2|512 MiB|4096|Llama 3 8B|4|2|4|96|128|4|1|4");
+    modern_refs(out, sizeof out, l, 1);
+    char *bar = strchr(out, '|');
+    assert_non_null(bar);
+    double diff = strtod(out, NULL);
+    assert_true(diff >= 0 && diff <= 1e-12); // the online softmax: Z up to rounding
+    assert_string_equal(bar + 1, "4");
+    lesson_free(l);
+}
+
+/* {diff scores}: RoPE's scores do not move when the sentence is shifted by
+ * 1000 positions (up to rounding), the sinusoidal encoding's do; and a
+ * {scores ROW COL compare} cell is the @compare view's. */
+static void test_shift_diff(void **state) {
+    (void)state;
+    const char *text = "# lesson: t\ntitle: T\nlang: en\n@sentence: a b c d e\n@config: d_model=8 d_k=4 heads=2\n"
+                       "=== page: rope\ntitle: R\n@config: pos=rope\n@compare: pos_offset=1000\n\n"
+                       "{diff scores}|{scores c a}|{scores c a compare}|{setting pos_offset compare}\n"
+                       "=== page: sin\ntitle: S\n@config: pos=sinusoidal\n@compare: pos_offset=1000\n\n{diff scores}\n";
+    lesson *l = parse_ok(text);
+    char out[512], a[32], b[32];
+    modern_refs(out, sizeof out, l, 0);
+    double d = strtod(out, NULL);
+    assert_true(d >= 0 && d < 1e-12);
+    assert_int_equal(sscanf(strchr(out, '|') + 1, "%31[^|]|%31[^|]", a, b), 2);
+    assert_string_equal(a, b); // the same score, as the cells show it
+    assert_non_null(strstr(out, "|1000"));
+    modern_refs(out, sizeof out, l, 1);
+    assert_true(strtod(out, NULL) > 0.01);
+    lesson_free(l);
+}
+
+/* What the new references and @view refuse, with line and column. */
+static void test_modern_errors(void **state) {
+    (void)state;
+    expect_err(HEAD "@view: decode\n", 16, 8, "@view: decode needs a page with mask=causal");
+    expect_err(HEAD "@view: tiles 0\n", 16, 8, "@view takes decode or tiles B");
+    expect_err(HEAD "@view: sideways\n", 16, 8, "@view takes decode or tiles B");
+    expect_err(HEAD "\n{decode cells cat}\n", 17, 2, "{decode …} needs a page with mask=causal");
+    expect_err(HEAD "@config: mask=causal\n\n{decode bytes}\n", 18, 9, "{decode …} needs what to show");
+    expect_err(HEAD "@config: mask=causal\n\n{decode cells dog}\n", 18, 15, "dog");
+    expect_err(HEAD "\n{tiles held}\n", 17, 2, "needs the block size B");
+    expect_err(HEAD "\n{tiles held 65}\n", 17, 13, "needs the block size B");
+    expect_err(HEAD "\n{diff scores}\n", 17, 2, "needs the page's @compare of settings");
+    expect_err(HEAD "\n{diff nothing}\n", 17, 7, "{diff …} needs a stage");
+    expect_err(HEAD "\n{setting colour}\n", 17, 10, "{setting …} needs a setting");
+    expect_err(HEAD "\n{scores cat saw compare}\n", 17, 17, "“compare” needs the page's @compare of settings");
+}
+
 /* RoPE on a page: pos=rope, @step 2b (or rope) and {step 2b}; 2b without RoPE is refused. */
 static void test_rope_page(void **state) {
     (void)state;
@@ -590,6 +683,8 @@ static void test_no_typed_figures(void **state) {
     (void)state;
     check_no_typed_figures(ZH_LESSON);
     check_no_typed_figures(EN_LESSON);
+    check_no_typed_figures(ATTN_SOURCE_DIR "/lessons/zh/modern-attention.lesson");
+    check_no_typed_figures(ATTN_SOURCE_DIR "/lessons/en/modern-attention.lesson");
 }
 
 static void test_pages_paired(void **state) {
@@ -1189,6 +1284,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_lesson),
         cmocka_unit_test(test_rope_page),
+        cmocka_unit_test(test_modern_refs),
+        cmocka_unit_test(test_shift_diff),
+        cmocka_unit_test(test_modern_errors),
         cmocka_unit_test(test_numbers_and_designs),
         cmocka_unit_test(test_find_token_after_edit),
         cmocka_unit_test(test_errors_directives),

@@ -199,6 +199,9 @@ bool app_page_compares_config(const app_state *st) {
 /* The page's step and highlighted token, found in the computed sentence. */
 static void set_view(app_state *st, const lesson_page *pg) {
     if (pg->step >= 0) st->view.step = (attn_step)pg->step;
+    st->view.show_decode = pg->view == LESSON_VIEW_DECODE; // @view: the page's own view, or none
+    st->view.show_tiles = pg->view == LESSON_VIEW_TILES;
+    if (st->view.show_tiles) st->view.tiles_b = pg->view_block, st->view.tiles_step = 0;
     if (st->model.m) { // a model page: its layer, its readout, its backward pass
         st->model.layer = lesson_page_layer(pg);
         st->model.readout = pg->readout;

@@ -154,7 +154,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->show_decode = st->view.show_decode && !st->model.readout;
     attn_decode_free(&st->src.decode); // decoded afresh from the trace shown (64 tokens at most: cheap)
     if (s->show_decode && attn_decode_run(&st->src.decode, app_trace(st), NULL) == ATTN_OK) s->decode = &st->src.decode;
-    if (s->decode) decode_narrative(st, s);
+    if (s->decode && !pg) decode_narrative(st, s); // a lesson page says it in its own words, by reference
 }
 
 /* The stage the copy command takes: the hovered cell's, else what the view

@@ -734,13 +734,17 @@ static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const c
     if (lsn_word_is(w, n, "exact") &&
         (r->kind == LESSON_REF_CELL || r->kind == LESSON_REF_REST || r->kind == LESSON_REF_RATIO))
         return r->exact = true;
-    if (lsn_word_is(w, n, "compare") && r->kind == LESSON_REF_MEAN_MAX) {
+    if (lsn_word_is(w, n, "compare") &&
+        (r->kind == LESSON_REF_MEAN_MAX || r->kind == LESSON_REF_CELL || r->kind == LESSON_REF_DECODE ||
+         r->kind == LESSON_REF_TILES || r->kind == LESSON_REF_SETTING) &&
+        !c->rec->pub.model) {
         if (c->rec->pub.compare.kind == LESSON_CMP_CONFIG) return r->compare = true;
-        lsn_add_err(p, d->line, dir_col(d, w), "{mean-max compare} needs the page's @compare of settings");
+        lsn_add_err(p, d->line, dir_col(d, w), "“compare” needs the page's @compare of settings");
         return false;
     }
     bool per_row = r->kind != LESSON_REF_STEP && r->kind != LESSON_REF_MACS && r->kind != LESSON_REF_TOKENS &&
-                   r->kind != LESSON_REF_ACCURACY && r->kind != LESSON_REF_ANSWER;
+                   r->kind != LESSON_REF_ACCURACY && r->kind != LESSON_REF_ANSWER && r->kind != LESSON_REF_DECODE &&
+                   r->kind != LESSON_REF_DIFF && r->kind != LESSON_REF_SETTING;
     if (lsn_starts_with(w, n, "head=") && per_row) return check_head(p, d, w + 5, n - 5, c->rec->pub.cfg.heads, &r->head);
     if (lsn_starts_with(w, n, "layer=") && c->rec->pub.model && r->kind != LESSON_REF_STEP &&
         r->kind != LESSON_REF_ACCURACY && r->kind != LESSON_REF_ANSWER)
@@ -752,6 +756,86 @@ static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const c
     lsn_add_err(p, d->line, dir_col(d, w),
                 "“%.*s” does not belong in this reference (options: head=H, exact, and layer=L with @model)", (int)n, w);
     return false;
+}
+
+static const char *const decode_fields[LESSON_DEC_FIELDS] = {"cells", "macs", "full", "cache",
+                                                             "real", "group", "name", "tokens"};
+static const char *const tiles_fields[LESSON_TILE_FIELDS] = {"held", "full", "diff", "steps", "skipped"};
+
+static int field_of(const char *const *names, int count, const char *w, size_t n) {
+    for (int i = 0; i < count; i++)
+        if (lsn_word_is(w, n, names[i])) return i;
+    return -1;
+}
+
+/* The references of the modern-attention pages (issue 24): {decode FIELD
+ * [TOKEN]}, {tiles FIELD B}, {diff STAGE} and {setting KEY}, each with the
+ * options after them (compare, head=H). */
+static bool parse_modern_ref(parser *p, page_ctx *c, const raw_dir *d, const char *const *w, const size_t *n,
+                             int count, const char *s, const char *end, lesson_ref *r) {
+    const lesson_page *pg = &c->rec->pub;
+    int i = 2;
+    if (lsn_word_is(w[0], n[0], "decode")) {
+        r->kind = LESSON_REF_DECODE;
+        r->field = count > 1 ? field_of(decode_fields, LESSON_DEC_FIELDS, w[1], n[1]) : -1;
+        if (r->field < 0) {
+            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
+                        "{decode …} needs what to show: cells, macs, full, cache, real, group, name or tokens");
+            return false;
+        }
+        attn_mask_kind mk = pg->cfg.mask.kind;
+        if (mk != ATTN_MASK_CAUSAL && mk != ATTN_MASK_CAUSAL_WINDOW && r->field <= LESSON_DEC_REAL) {
+            lsn_add_err(p, d->line, d->col, "{decode …} needs a page with mask=causal or mask=causal-window: a token "
+                                            "being generated cannot see the tokens after it");
+            return false;
+        }
+        if (count > 2 && !memchr(w[2], '=', n[2]) && !lsn_word_is(w[2], n[2], "compare")) {
+            if (!resolve_ref_token(p, c, d, w[2], n[2], &r->row)) return false;
+            i = 3;
+        }
+    } else if (lsn_word_is(w[0], n[0], "tiles")) {
+        r->kind = LESSON_REF_TILES;
+        r->field = count > 1 ? field_of(tiles_fields, LESSON_TILE_FIELDS, w[1], n[1]) : -1;
+        long long b;
+        if (r->field < 0) {
+            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
+                        "{tiles …} needs what to show: held, full, diff, steps or skipped, then the block size B");
+            return false;
+        }
+        if (count < 3 || !lsn_parse_int(w[2], n[2], 1, ATTN_MAX_TOKENS, &b)) {
+            lsn_add_err(p, d->line, count > 2 ? dir_col(d, w[2]) : d->col,
+                        "{tiles %.*s B} needs the block size B, from 1 to %d", (int)n[1], w[1], ATTN_MAX_TOKENS);
+            return false;
+        }
+        r->block = (int)b;
+        i = 3;
+    } else if (lsn_word_is(w[0], n[0], "diff")) {
+        r->kind = LESSON_REF_DIFF;
+        r->stage = count > 1 ? attn_stage_from_name_n(w[1], n[1]) : -1;
+        if (r->stage < 0) {
+            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, "{diff …} needs a stage, as --print names it");
+            return false;
+        }
+        if (pg->compare.kind != LESSON_CMP_CONFIG) {
+            lsn_add_err(p, d->line, d->col, "{diff %.*s} needs the page's @compare of settings", (int)n[1], w[1]);
+            return false;
+        }
+    } else {
+        r->kind = LESSON_REF_SETTING;
+        r->field = count > 1 ? attn_setting_by_key(w[1], n[1]) : -1;
+        if (r->field < 0) {
+            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, "{setting …} needs a setting: %s",
+                        attn_setting_keys());
+            return false;
+        }
+    }
+    for (; i < count; i++)
+        if (!resolve_ref_option(p, c, d, w[i], n[i], r)) return false;
+    if (count == 8 && lsn_skip_spaces(s, end) != end) {
+        lsn_add_err(p, d->line, d->col, "this reference has too many words");
+        return false;
+    }
+    return true;
 }
 
 /* One {reference}: its words into a lesson_ref, the tokens found in the page's sentence. */
@@ -787,11 +871,14 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     else if (count && lsn_word_is(w[0], n[0], "mean-max")) r->kind = LESSON_REF_MEAN_MAX;
     else if (count && lsn_word_is(w[0], n[0], "n")) r->kind = LESSON_REF_TOKENS;
     else if (count && lsn_word_is(w[0], n[0], "rest")) r->kind = LESSON_REF_REST, args = 2;
+    else if (count && !m && (lsn_word_is(w[0], n[0], "decode") || lsn_word_is(w[0], n[0], "tiles") || lsn_word_is(w[0], n[0], "diff") || lsn_word_is(w[0], n[0], "setting")))
+        return parse_modern_ref(p, c, d, w, n, count, s, end, r);
     else if (stage >= 0) r->kind = LESSON_REF_CELL, r->stage = stage, args = 2;
     else {
         lsn_add_err(p, d->line, d->col,
                     "unknown reference {%.*s}; write {step NAME}, {STAGE ROW COLUMN} (e.g. {weights 它 鸟}), "
-                    "{rest ROW KEY…}, {top ROW}, {ratio ROW KEY KEY}, {word TOKEN}, {macs STEP}, {mean-max} or {n} "
+                    "{rest ROW KEY…}, {top ROW}, {ratio ROW KEY KEY}, {word TOKEN}, {macs STEP}, {mean-max}, {n}, "
+                    "{decode FIELD [TOKEN]}, {tiles FIELD B}, {diff STAGE} or {setting KEY} "
                     "(with @model also {answer ROW} and {accuracy})",
                     (int)(end - d->args), d->args);
         return false;
@@ -1082,6 +1169,31 @@ static void resolve_train(parser *p, page_ctx *c, const raw_dir *d) {
     else lsn_add_err(p, d->line, d->col, "there is no task “%s”; the tasks are %s", d->args, src->task_names());
 }
 
+/* @view: decode, or @view: tiles B: the view (F5, F4) the page opens on. */
+static void resolve_view(parser *p, page_ctx *c, const raw_dir *d) {
+    lesson_page *pg = &c->rec->pub;
+    const char *s = d->args, *end = s + strlen(s), *w[3];
+    size_t n[3];
+    int count = 0;
+    while (count < 3 && lsn_next_word(&s, end, &w[count], &n[count])) count++;
+    long long b;
+    if (count == 1 && lsn_word_is(w[0], n[0], "decode")) {
+        if (pg->cfg.mask.kind != ATTN_MASK_CAUSAL && pg->cfg.mask.kind != ATTN_MASK_CAUSAL_WINDOW)
+            lsn_add_err(p, d->line, d->col, "@view: decode needs a page with mask=causal or mask=causal-window");
+        else pg->view = LESSON_VIEW_DECODE;
+    } else if (count == 2 && lsn_word_is(w[0], n[0], "tiles") && lsn_parse_int(w[1], n[1], 1, ATTN_MAX_TOKENS, &b)) {
+        pg->view = LESSON_VIEW_TILES;
+        pg->view_block = (int)b;
+    } else {
+        lsn_add_err(p, d->line, d->col, "@view takes decode or tiles B (B from 1 to %d), not “%s”", ATTN_MAX_TOKENS,
+                    d->args);
+    }
+    if (pg->model_name && pg->view != LESSON_VIEW_NONE) {
+        lsn_add_err(p, d->line, 1, "@view is for the designed layer");
+        pg->view = LESSON_VIEW_NONE;
+    }
+}
+
 /* @layer, @backward and the page's own settings: what a model page may and may not say. */
 static void resolve_model_view(parser *p, page_ctx *c) {
     lesson_page *pg = &c->rec->pub;
@@ -1187,6 +1299,7 @@ static void resolve_page(parser *p, int index) {
         if (c.seen[D_HIGHLIGHT]) resolve_highlight(p, &c, c.seen[D_HIGHLIGHT]);
         if (c.seen[D_COMPARE]) resolve_compare(p, &c, c.seen[D_COMPARE]);
         if (c.seen[D_PREDICT]) resolve_predict(p, &c, c.seen[D_PREDICT]);
+        if (c.seen[D_VIEW]) resolve_view(p, &c, c.seen[D_VIEW]);
         if (c.seen[D_REVEAL]) resolve_reveal(p, &c, c.seen[D_REVEAL]);
         const char **keep = NULL;
         int n_keep = 0;

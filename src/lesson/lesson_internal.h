@@ -85,6 +85,7 @@ typedef enum {
     D_EDITED,
     D_OWN,
     D_ROLES,
+    D_VIEW,
     D_KINDS
 } dir_kind;
 extern const char *const lsn_dir_names[D_KINDS]; /* "sentence" … "features" */

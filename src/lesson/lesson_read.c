@@ -90,6 +90,7 @@ const char *const lsn_dir_names[D_KINDS] = {
     "edited",
     "own",
     "roles",
+    "view",
 };
 
 /* ---- errors and columns --------------------------------------------------- */

@@ -103,8 +103,42 @@ typedef enum {
     LESSON_REF_RATIO,    /* {ratio 它 鸟 动物}: a row's weight on one key over its weight on another */
     LESSON_REF_ANSWER,   /* {answer 它}: a model page's answer at a row (a word, or the token pointed to) */
     LESSON_REF_ACCURACY, /* {accuracy}: a model page's held-out accuracy, from its training record */
-    LESSON_REF_WORD      /* {word $other}: a token as the chips label it (for a token named by its role) */
+    LESSON_REF_WORD,     /* {word $other}: a token as the chips label it (for a token named by its role) */
+    LESSON_REF_DECODE,   /* {decode FIELD [TOKEN]}: decoding with the KV cache, at a token (default the last) */
+    LESSON_REF_TILES,    /* {tiles FIELD B}: the online softmax of a head in blocks of B */
+    LESSON_REF_DIFF,     /* {diff STAGE}: the largest |Δ| between the page's stage and its @compare view's */
+    LESSON_REF_SETTING   /* {setting KEY}: one of the page's settings (heads, kv_heads, pos_offset, …) */
 } lesson_ref_kind;
+
+/* What a {decode …} reference shows of the token's attn_decode_step. */
+typedef enum {
+    LESSON_DEC_CELLS,  /* cells: the score cells (dot products) computed for the token, per query head */
+    LESSON_DEC_MACS,   /* macs: its multiply-adds, all heads */
+    LESSON_DEC_FULL,   /* full: what recomputing the whole causal attention would cost instead */
+    LESSON_DEC_CACHE,  /* cache: the KV cache's bytes after it (float64) */
+    LESSON_DEC_REAL,   /* real: the same formula for the named real model at 4,096 tokens, fp16, in MiB */
+    LESSON_DEC_GROUP,  /* group: query heads per kv-head (heads / kv-heads): how many times the cache shrinks */
+    LESSON_DEC_NAME,   /* name: the real model the cache is set beside ("Llama 3 8B") */
+    LESSON_DEC_TOKENS, /* tokens: the tokens that model's cache is counted at (4096) */
+    LESSON_DEC_FIELDS
+} lesson_decode_field;
+
+/* What a {tiles …} reference shows of a head's attn_tiles. */
+typedef enum {
+    LESSON_TILE_HELD,    /* held: bytes the tiled pass holds at most */
+    LESSON_TILE_FULL,    /* full: n²·8, one (n, n) matrix of the ordinary path */
+    LESSON_TILE_DIFF,    /* diff: the largest |Δ| / max(1, |z|) between Z_tiled and Z */
+    LESSON_TILE_STEPS,   /* steps: (query block, key block) steps */
+    LESSON_TILE_SKIPPED, /* skipped: of them, fully masked and skipped */
+    LESSON_TILE_FIELDS
+} lesson_tiles_field;
+
+/* The view a page opens on beside its step (@view). */
+typedef enum {
+    LESSON_VIEW_NONE,
+    LESSON_VIEW_DECODE, /* @view: decode — the decode view (F5) */
+    LESSON_VIEW_TILES   /* @view: tiles B — the tiles view (F4) with blocks of B */
+} lesson_view;
 
 #define LESSON_REF_MAX_KEYS 4 /* tokens a REST reference may leave out */
 
@@ -120,7 +154,9 @@ typedef struct {
     int n_keys;        /* REST: the tokens left out; RATIO: 2, the key over the other */
     lesson_tokref keys[LESSON_REF_MAX_KEYS];
     bool exact;       /* CELL, REST: 3 significant digits instead of the cells' 2 decimals */
-    bool compare;     /* MEAN_MAX: of the page's @compare view */
+    bool compare;     /* MEAN_MAX, CELL, DECODE, TILES, SETTING: of the page's @compare view */
+    int field;        /* DECODE: a lesson_decode_field; TILES: a lesson_tiles_field; SETTING: an attn setting id */
+    int block;        /* TILES: the block size B */
     int line, column; /* where it is written, for messages */
 } lesson_ref;
 
@@ -199,6 +235,8 @@ typedef struct {
     int n_tries;               /* @try: the sentences the text invites the learner to try, */
     const char *const *tries;  /* each one checked against every reference outside @own */
     bool has_own;              /* some paragraphs hold only for the page's own sentence (@own … @end) */
+    lesson_view view;          /* @view: the view the page opens on (decode, tiles B), else NONE */
+    int view_block;            /* @view: tiles B: its B */
 } lesson_page;
 
 typedef struct lesson lesson; /* opaque */

@@ -16,12 +16,14 @@
 static float strip(const viz_ctx *c, float x, float y, float cw, float ch, const double *v, int count, int stage,
                    int h, int row, int col0, double range) {
     char buf[32];
-    bool weights = stage == ATTN_ST_WEIGHTS;
+    bool weights = stage == ATTN_ST_WEIGHTS, hide = c->s->hide_weights && stage >= ATTN_ST_WEIGHTS; // a lesson's question still open
     float px = fminf(ch / 1.6f, c->small);
     for (int j = 0; j < count; j++) {
-        viz_rgba col = weights ? viz_sequential(v[j]) : viz_diverging(range > 0 ? v[j] / range : 0);
+        viz_rgba col = hide ? c->th->panel : weights ? viz_sequential(v[j])
+                                                     : viz_diverging(range > 0 ? v[j] / range : 0);
         viz_fill(c->l, x + j * cw, y, cw, ch, col);
         viz_fill(c->l, x + j * cw + cw - 0.5f, y, 1, ch, viz_mix(c->th->panel, c->th->line, 0.35f));
+        if (hide) continue;
         viz_format_value(buf, sizeof buf, v[j]);
         float fit = px;
         while (fit > 9 && viz_text_w(c, buf, fit) > cw - 2) fit -= 1; // a longer value a little smaller

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attn_decode.h"
+#include "attn_settings.h"
+#include "attn_tiles.h"
 #include "task.h"
 #include "viz_internal.h"
 
@@ -158,6 +161,84 @@ static size_t answer(char *out, size_t cap, const lesson_ref *r, const viz_ref_c
     return (size_t)snprintf(out, cap, "%s", x->model->vocab[x->run->predicted[row]]);
 }
 
+/* A small difference as a learner reads it: "0" when there is none, else 2 significant digits ("1.2e-13", "11"). */
+static size_t tiny_text(char *out, size_t cap, double v) {
+    return (size_t)(v == 0 ? snprintf(out, cap, "0") : snprintf(out, cap, "%.2g", v));
+}
+
+/* {decode FIELD [TOKEN]}: the trace decoded token by token with its KV cache. */
+static size_t decode_ref(char *out, size_t cap, const lesson_ref *r, const attn_trace *t, const viz_ref_ctx *x) {
+    int kv = attn_kv_heads(&t->cfg);
+    if (r->field == LESSON_DEC_GROUP) return (size_t)snprintf(out, cap, "%d", kv > 0 ? t->cfg.heads / kv : 0);
+    if (r->field == LESSON_DEC_NAME) return (size_t)snprintf(out, cap, "%s", ATTN_DECODE_REAL_NAME);
+    if (r->field == LESSON_DEC_TOKENS) return (size_t)snprintf(out, cap, "%d", ATTN_DECODE_REAL_TOKENS);
+    if (r->field == LESSON_DEC_REAL)
+        return (size_t)snprintf(out, cap, "%lld MiB",
+                                attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
+                                                    ATTN_DECODE_REAL_TOKENS, ATTN_DECODE_REAL_BYTES) /
+                                    (1024 * 1024));
+    int row = r->row.text || r->row.role != LESSON_ROLE_NONE ? find(&r->row, t, r, x) : t->n - 1;
+    attn_decode d = {0};
+    if (row < 0 || row >= t->n || attn_decode_run(&d, t, NULL) != ATTN_OK) return (size_t)snprintf(out, cap, "—");
+    const attn_decode_step *k = &d.step[row];
+    long long v = r->field == LESSON_DEC_CELLS ? k->cells : r->field == LESSON_DEC_MACS ? k->macs
+                                                        : r->field == LESSON_DEC_FULL   ? k->full_macs
+                                                                                        : k->cache_bytes;
+    attn_decode_free(&d);
+    return (size_t)snprintf(out, cap, "%lld", v);
+}
+
+/* {tiles FIELD B}: head r->head's online softmax in blocks of B. */
+static size_t tiles_ref(char *out, size_t cap, const lesson_ref *r, const attn_trace *t) {
+    attn_tiles tl = {0};
+    if (attn_tiles_of_head(&tl, t, r->head, r->block, NULL) != ATTN_OK) return (size_t)snprintf(out, cap, "—");
+    size_t len;
+    const double *z = attn_trace_stage(t, ATTN_ST_Z, r->head);
+    switch (r->field) {
+    case LESSON_TILE_HELD: len = (size_t)snprintf(out, cap, "%zu", tl.max_bytes); break;
+    case LESSON_TILE_FULL: len = (size_t)snprintf(out, cap, "%zu", tl.full_bytes); break;
+    case LESSON_TILE_STEPS: len = (size_t)snprintf(out, cap, "%d", tl.count); break;
+    case LESSON_TILE_SKIPPED: len = (size_t)snprintf(out, cap, "%d", tl.skipped); break;
+    default:
+        len = z ? tiny_text(out, cap, attn_tiles_rel_diff(tl.z, z, (size_t)t->n * t->cfg.d_k))
+                : (size_t)snprintf(out, cap, "—");
+    }
+    attn_tiles_free(&tl);
+    return len;
+}
+
+/* {diff STAGE}: the largest |Δ| between a stage of the page and of its
+ * @compare view, over every head and cell (−∞ against −∞ is no difference). */
+static size_t diff_ref(char *out, size_t cap, const lesson_ref *r, const attn_trace *t, const attn_trace *alt) {
+    if (!alt || alt->n != t->n) return (size_t)snprintf(out, cap, "—");
+    int rows, cols, arows, acols;
+    attn_trace_shape(t, (attn_stage)r->stage, &rows, &cols);
+    attn_trace_shape(alt, (attn_stage)r->stage, &arows, &acols);
+    if (rows != arows || cols != acols) return (size_t)snprintf(out, cap, "—");
+    double worst = 0;
+    bool any = false;
+    for (int h = 0; h < t->cfg.heads && h < alt->cfg.heads; h++) {
+        const double *a = attn_trace_stage(t, (attn_stage)r->stage, h), *b = attn_trace_stage(alt, (attn_stage)r->stage, h);
+        if (!a || !b) continue;
+        any = true;
+        for (size_t i = 0; i < (size_t)rows * cols; i++) {
+            if (a[i] == b[i]) continue; // −∞ and −∞ too
+            double dv = fabs(a[i] - b[i]);
+            if (!(dv <= worst)) worst = dv; // an infinity on one side only: ∞
+        }
+    }
+    if (!any) return (size_t)snprintf(out, cap, "—");
+    return tiny_text(out, cap, worst);
+}
+
+/* {setting KEY}: as the settings show it; kv_heads as the heads are shared (0: one per head). */
+static size_t setting_ref(char *out, size_t cap, const lesson_ref *r, const attn_trace *t) {
+    if (r->field == ATTN_SET_KV_HEADS) return (size_t)snprintf(out, cap, "%d", attn_kv_heads(&t->cfg));
+    if (r->field == ATTN_SET_POS) return (size_t)snprintf(out, cap, "%s", attn_pos_name(&t->cfg));
+    attn_setting_format(r->field, &t->cfg, out, cap);
+    return strlen(out);
+}
+
 size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
     if (cap) out[0] = '\0';
     const char *const *ui = x->ui;
@@ -168,7 +249,24 @@ size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_
         viz_str name = (viz_str)(VIZ_S_STEP_1 + r->step);
         return (size_t)snprintf(out, cap, "%s · %s", attn_step_key((attn_step)r->step), ui && ui[name] ? ui[name] : viz_str_key(name));
     }
-    case LESSON_REF_CELL: return cell(out, cap, r, x);
+    case LESSON_REF_CELL:
+        if (r->compare) {
+            if (!x->alt) return (size_t)snprintf(out, cap, "—");
+            viz_ref_ctx y = *x;
+            y.trace = x->alt;
+            return cell(out, cap, r, &y);
+        }
+        return cell(out, cap, r, x);
+    case LESSON_REF_DECODE:
+    case LESSON_REF_TILES:
+    case LESSON_REF_SETTING: {
+        const attn_trace *on = r->compare ? x->alt : t;
+        if (!on || x->model) return (size_t)snprintf(out, cap, "—");
+        return r->kind == LESSON_REF_DECODE  ? decode_ref(out, cap, r, on, x)
+               : r->kind == LESSON_REF_TILES ? tiles_ref(out, cap, r, on)
+                                             : setting_ref(out, cap, r, on);
+    }
+    case LESSON_REF_DIFF: return x->model ? (size_t)snprintf(out, cap, "—") : diff_ref(out, cap, r, t, x->alt);
     case LESSON_REF_REST: return rest(out, cap, r, x);
     case LESSON_REF_MACS: return (size_t)snprintf(out, cap, "%lld", attn_step_macs(t, (attn_step)r->step));
     case LESSON_REF_MEAN_MAX:

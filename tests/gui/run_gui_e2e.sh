@@ -52,6 +52,10 @@ if ! xvfb "$bin" --lesson "$here/../../lessons/en/self-attention.lesson" --page 
     --theme presenter --script "$out/sentences.script"; then
     echo "FAIL: the two-sentence session failed"; fail=1
 fi
+# the modern-attention lesson: @view opens the decode and tiles views, the page's text stays (issue 24)
+if ! xvfb "$bin" --lesson "$here/../../lessons/en/modern-attention.lesson" --size 1280x800 --script "$here/modern.script"; then
+    echo "FAIL: the modern-attention session failed"; fail=1
+fi
 # --view figure opens with it
 printf 'expect figure 1\nkey f\nexpect figure 0\nquit\n' >"$out/view.script"
 if ! xvfb "$bin" --view figure --size 1280x800 --script "$out/view.script"; then
