@@ -33,4 +33,11 @@ void viz_strings_free(viz_strings *t); /* NULL is a no-op */
 void viz_config_words(char *out, size_t cap, const char *const *ui, viz_lang lang, const attn_config *a,
                       const attn_config *b);
 
+/* The decode view's narrative for token t of d (issue 24): what decoding
+ * does, then what the token costs, the cache's memory beside a real model's
+ * and, with more than one head, the groups; paragraphs split by a blank line,
+ * in ui's words (one language's strings, or NULL for their keys). The window's
+ * narrative panel and the exports (LaTeX, HTML) share it. */
+void viz_decode_narrative(char *out, size_t cap, const char *const *ui, const attn_decode *d, int t);
+
 #endif
