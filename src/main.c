@@ -344,6 +344,10 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
+    if (o->tiles) { // --tiles B in the window: the tiles view (F4) opens at B
+        app_toggle_tiles(&st);
+        st.view.tiles_b = o->tiles;
+    }
     st.view.figure_only = o->view && strcmp(o->view, "figure") == 0;
     int link_step = plat_link_step();
     if (link_step > 0) app_goto_step(&st, attn_step_numbered(link_step));
