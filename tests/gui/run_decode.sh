@@ -63,6 +63,10 @@ check(g1, 2, n - 2)
 lines += ["key shift+j", "key shift+j"]  # back to 4 kv-heads
 check(g4, 2, n - 2)
 lines += ["key Escape", "expect decode off"]
+# the rail's View control: ‹ from the steps opens decoding, › from it the steps again, › the tiles view
+lines += ["click control view -1", f"expect decode {state(g4, 2, n - 2)}", "click control view 1", "expect decode off",
+          "expect tiles off", "click control view 1", "expect tiles_contains B=4 step=1/", "key Escape",
+          "expect tiles off"]
 # RoPE: O cycles none -> sinusoidal -> RoPE; step 2b (→ from 2) shows q_rot, k_rot
 lines += ["expect pos none", "key o", "expect pos sinusoidal", "key o", "expect pos rope", "key 2", "key PageDown",
           "expect step 2b", "expect head 2"]
