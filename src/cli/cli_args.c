@@ -629,3 +629,10 @@ const char *cli_help_text(void) {
     if (!text[0]) snprintf(text, sizeof text, help_format, attn_setting_help(), task_names()); // the tables' words
     return text;
 }
+
+void cli_print_err(const cli_opts *o, FILE *errf, const attn_err *err) {
+    char text[640];
+    if (o->word_err) o->word_err(o->word_ctx, err, text, sizeof text);
+    else snprintf(text, sizeof text, "%s", err->msg);
+    fprintf(errf, "attnviz: %s\n", text);
+}

@@ -6,6 +6,7 @@
 #define CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "attn.h"
 #include "cli_model_args.h"
@@ -52,6 +53,10 @@ typedef struct {
     const char *steps;                                                       /* --steps "all" or "3,6"; NULL: all */
     const char *view;                                                        /* --view figure|window; NULL: figure */
     const char *theme;                                                       /* --theme NAME (GUI and export); NULL: saved or light */
+    /* set by main for --headless in a zh UI: words a refusal that carries a message id in the UI's language
+     * (the strings table lives above this layer); NULL: err's English msg */
+    void (*word_err)(const void *ctx, const attn_err *err, char *out, size_t cap);
+    const void *word_ctx;
     const char *lang;                                                        /* --lang en|zh (GUI and export); NULL: from the lesson, settings or LANG */
     int pixel_scale;                                                         /* --pixel-scale 1..3 (0: 1) */
     bool caption;                                                            /* --caption */
@@ -90,5 +95,8 @@ bool cli_setting_given(const cli_opts *o, int id);
 
 /* The --help text (static, UTF-8; its settings' lines come from their table). */
 const char *cli_help_text(void);
+
+/* "attnviz: MESSAGE" on errf: err as o->word_err words it (main's, in a zh UI), else its msg. */
+void cli_print_err(const cli_opts *o, FILE *errf, const attn_err *err);
 
 #endif

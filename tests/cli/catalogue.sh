@@ -116,6 +116,8 @@ refuse heads-9 2 "--heads must be between 1 and 8 (it is 9)." -- --headless --he
 refuse d-model-513 2 "--d-model must be between 1 and 512 (it is 513)." -- --headless --d-model 513
 refuse kv-heads-3-of-4 1 "--kv-heads must divide --heads 4 (it is 3): each key/value head serves heads/G query heads." -- --headless --heads 4 --kv-heads 3
 refuse kv-heads-9 2 "--kv-heads must be between 0 and 8 (it is 9)." -- --headless --kv-heads 9
+refuse kv-heads-3-of-4-zh 1 "--kv-heads 必须能整除 --heads 4（现在是 3）：每个 KV 头服务 heads/G 个查询头。" -- --headless --lang zh --heads 4 --kv-heads 3
+refuse decode-mask-none-zh 1 "--decode 需要 --mask causal 或 causal-window:W（现在的掩码是 none）：正在生成的词元看不到它之后的词元。" -- --headless --lang zh --decode
 refuse decode-mask-none 1 "--decode needs --mask causal or causal-window:W (the mask is none): a token being generated cannot see the tokens after it." -- --headless --decode
 refuse generate-no-model 2 "--generate N goes with --model FILE.json (a trained model continues the sentence)." -- --headless --generate 3
 refuse window-0 2 "The mask window W must be between 1 and 64 (it is 0)." -- --headless --mask window:0

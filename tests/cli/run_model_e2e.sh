@@ -224,6 +224,11 @@ expect 1 "This model (task sort) cannot continue a sentence: it points at positi
     --headless --model "$models/sort.json" --sentence "3 1 4" --generate 2
 expect 1 "8 tokens and 10 more are more than this model reads: at most 16 (its max_len)." -- \
     --headless --model "$models/induction.json" --sentence "a b c d e f g h" --generate 10
+# ... in a zh UI in zh (their message ids, worded from the strings table)
+expect 1 "这个模型（任务 sort）不能续写句子：它指向位置（指针模型），不预测词。" -- \
+    --headless --lang zh --model "$models/sort.json" --sentence "3 1 4" --generate 2
+expect 1 "8 个词元再加 10 个，超过了这个模型能读的长度：最多 16 个（它的 max_len）。" -- \
+    --headless --lang zh --model "$models/induction.json" --sentence "a b c d e f g h" --generate 10
 "$bin" --headless --model "$models/referent-zh.json" --target 10:猪 --dump-json "$tmp/none.json" >/dev/null 2>&1
 [ ! -e "$tmp/none.json" ] && ok || bad "a failed run wrote its dump"
 
