@@ -344,7 +344,7 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
-    if (o->tiles) { // --tiles B in the window: the tiles view (F4) opens at B
+    if (o->tiles) {                   // --tiles B in the window: the tiles view (F4) opens at B
         app_toggle_tiles(&st);
         st.view.tiles_b = o->tiles;
     }

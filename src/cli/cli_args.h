@@ -57,17 +57,17 @@ typedef struct {
      * (the strings table lives above this layer); NULL: err's English msg */
     void (*word_err)(const void *ctx, const attn_err *err, char *out, size_t cap);
     const void *word_ctx;
-    const char *lang;                                                        /* --lang en|zh (GUI and export); NULL: from the lesson, settings or LANG */
-    int pixel_scale;                                                         /* --pixel-scale 1..3 (0: 1) */
-    bool caption;                                                            /* --caption */
-    int max_n;                                                               /* --max-n for --complexity (0: default) */
-    bool complexity;                                                         /* --complexity */
-    bool bench;                                                              /* --bench */
-    bool explain;                                                            /* --explain given */
-    bool decode;                                                             /* --decode: token by token with a KV cache (issue 24) */
-    const char *explain_spec;                                                /* --explain's value as given, borrowed from argv */
-    int explain_stage, explain_head, explain_row, explain_col;               /* its cell */
-    cli_model_opts model;                                                    /* --train, --tasks, --model, --target and their flags */
+    const char *lang;                                          /* --lang en|zh (GUI and export); NULL: from the lesson, settings or LANG */
+    int pixel_scale;                                           /* --pixel-scale 1..3 (0: 1) */
+    bool caption;                                              /* --caption */
+    int max_n;                                                 /* --max-n for --complexity (0: default) */
+    bool complexity;                                           /* --complexity */
+    bool bench;                                                /* --bench */
+    bool explain;                                              /* --explain given */
+    bool decode;                                               /* --decode: token by token with a KV cache (issue 24) */
+    const char *explain_spec;                                  /* --explain's value as given, borrowed from argv */
+    int explain_stage, explain_head, explain_row, explain_col; /* its cell */
+    cli_model_opts model;                                      /* --train, --tasks, --model, --target and their flags */
     /* issue 24 part 4 */
     const char *tiles_spec; /* --tiles B as given (checked once --lang is known); NULL when not given */
     int tiles;              /* --tiles B: FlashAttention's blocks (attn_tiles.h), 1..ATTN_MAX_TILE; 0 when not given */

@@ -499,8 +499,7 @@ char *export_tex_decode(const export_item *it, const char *title, const viz_stri
                        k->cells_read, k->macs, k->macs_total, k->full_macs, k->full_total, k->cache_bytes);
     }
     attn_sb_puts(&b, "\\hline\n\\end{tabular}\n\\end{center}\n");
-    export_matrix z = {.name = "Z_decode", .tex = "Z_{\\mathrm{decode}}", .v = d->z[head], .rows = d->n, .cols = d->d_k,
-                       .head = head, .row_axis = EXPORT_AXIS_TOKENS, .col_axis = EXPORT_AXIS_DIMS};
+    export_matrix z = {.name = "Z_decode", .tex = "Z_{\\mathrm{decode}}", .v = d->z[head], .rows = d->n, .cols = d->d_k, .head = head, .row_axis = EXPORT_AXIS_TOKENS, .col_axis = EXPORT_AXIS_DIMS};
     matrix_display(&b, it, &z, d->heads, &w);
     attn_sb_puts(&b, "\\end{document}\n");
     return attn_sb_take(&b);
