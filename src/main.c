@@ -344,6 +344,10 @@ static int run_gui(const cli_opts *o) {
         goto cleanup_state;
     }
     app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
+    if (o->tiles) {                   // --tiles B in the window: the tiles view (F4) opens at B
+        app_toggle_tiles(&st);
+        st.view.tiles_b = o->tiles;
+    }
     st.view.figure_only = o->view && strcmp(o->view, "figure") == 0;
     int link_step = plat_link_step();
     if (link_step > 0) app_goto_step(&st, attn_step_numbered(link_step));
@@ -414,6 +418,11 @@ static void clean_up_on_signals(void) {
     }
 }
 
+/* cli_opts.word_err in a zh UI: a refusal with a message id worded from the strings table ctx. */
+static void word_err_zh(const void *ctx, const attn_err *err, char *out, size_t cap) {
+    viz_err_text(out, cap, (const viz_strings *)ctx, VIZ_LANG_ZH, err);
+}
+
 /* Everything main does; returns the exit status. */
 static int run(int argc, char **argv) {
     double start_s = (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
@@ -440,8 +449,17 @@ static int run(int argc, char **argv) {
     case CLI_MODE_VERSION:
         printf("attnviz %s\n", ATTN_VERSION);
         break;
-    case CLI_MODE_HEADLESS:
-        return cli_run_headless(&opts, stdout, stderr);
+    case CLI_MODE_HEADLESS: { // in a zh UI a refusal with a message id is said in zh (the strings table)
+        viz_strings words = {0};
+        char path[1024];
+        attn_err ignore;
+        if (pick_lang(&opts) == VIZ_LANG_ZH && app_find_data("assets/ui_strings.tsv", path, sizeof path) &&
+            viz_strings_load(&words, path, &ignore) == ATTN_OK)
+            opts.word_err = word_err_zh, opts.word_ctx = &words;
+        code = cli_run_headless(&opts, stdout, stderr);
+        viz_strings_free(&words);
+        return code;
+    }
     case CLI_MODE_EXPORT:
         return run_export(&opts, argc, argv);
     case CLI_MODE_COMPLEXITY:

@@ -374,6 +374,57 @@ static void decode_export(void **state) {
     free(dir);
 }
 
+/* Issue 24: the decode view as LaTeX and HTML, like the steps: the per-token
+ * record as a table (the same hand-counted row as the CSV), the narrative of
+ * the token shown, Z_decode in the document and the drawing in the page. */
+static void decode_export_tex_html(void **state) {
+    (void)state;
+    attn_trace t;
+    attn_decode d = {0};
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "a b c", 4, 2, 2, "causal");
+    assert_int_equal(attn_decode_run(&d, &t, &err), ATTN_OK);
+    small_opts(&o, dir, "tex,html");
+    o.steps = 1u << ATTN_STEP_SOFTMAX;
+    if (export_sentence_decode(&o, &t, &d, 0, 1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    size_t len;
+    char *p = path_in(dir, "09-decode.tex"), *tex = slurp(p, &len);
+    free(p);
+    assert_non_null(tex);
+    assert_non_null(strstr(tex, "\\bfseries 2 & \\mbox{b} & 2 & 2 & 1 & 88 & ")); // token 2, the one shown
+    assert_non_null(strstr(tex, "Z_{\\mathrm{decode}}"));
+    assert_non_null(strstr(tex, "1 new key, 1 read from the cache"));
+    assert_non_null(strstr(tex, "\\end{document}"));
+    free(tex);
+    p = path_in(dir, "09-decode.html");
+    char *html = slurp(p, &len);
+    free(p);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<tr class=\"attnviz-now\" aria-current=\"true\"><td>2</td><td>b</td><td>2</td>"
+                                 "<td>2</td><td>1</td><td>88</td>"));
+    assert_non_null(strstr(html, "<svg"));
+    assert_non_null(strstr(html, "1 new key, 1 read from the cache"));
+    free(html);
+    p = path_in(dir, "handout.html");
+    html = slurp(p, &len);
+    free(p);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "attnviz-decode-table"));
+    free(html);
+    p = path_in(dir, "index.md");
+    char *index = slurp(p, &len);
+    assert_non_null(strstr(index, "`09-decode.tex`"));
+    assert_non_null(strstr(index, "`09-decode.html`"));
+    free(index);
+    free(p);
+    attn_decode_free(&d);
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+}
+
 static int count(const char *hay, const char *needle) {
     int n = 0;
     for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
@@ -1737,6 +1788,7 @@ int main(void) {
         cmocka_unit_test(command_prefix),
         cmocka_unit_test(svg_golden),
         cmocka_unit_test(decode_export),
+        cmocka_unit_test(decode_export_tex_html),
         cmocka_unit_test(rope_golden),
         cmocka_unit_test(svg_text_cells_escaped),
         cmocka_unit_test(svg_primitives),

@@ -68,16 +68,26 @@ static void test_cannot_generate(void **state) {
     load(&m, "reverse.json"); // a token model, but its answers are not the next token
     assert_int_equal(model_generate(&g, &m, "3 1 4", 5, 1, &err), ATTN_ERR_RANGE);
     assert_non_null(strstr(err.msg, "cannot continue a sentence: its task's answers are not the next token"));
+    assert_int_equal(err.id, ATTN_MSG_GENERATE_TASK); // an id: the window words it in zh and en
+    assert_string_equal(err.args[0], "reverse");
     assert_null(g.block_);
     assert_int_equal(model_generate(&g, &m, "3 1 4", 5, 0, &err), ATTN_OK); // decoding the sentence works
     model_generation_free(&g);
     model_free(&m);
     load(&m, "sort.json"); // a pointer model
     assert_false(model_can_generate(&m, NULL));
+    assert_int_equal(model_generate(&g, &m, "3 1 4", 5, 1, &err), ATTN_ERR_RANGE);
+    assert_int_equal(err.id, ATTN_MSG_GENERATE_POINTER);
+    assert_non_null(strstr(err.msg, "(task sort) cannot continue a sentence: it points at positions"));
     model_free(&m);
     load(&m, "induction.json"); // past max_len
     assert_int_equal(model_generate(&g, &m, "a b c d e f g h a b c d", 23, 5, &err), ATTN_ERR_RANGE);
-    assert_non_null(strstr(err.msg, "12 tokens and 5 more make 17; this model reads at most 16."));
+    assert_string_equal(err.msg, "12 tokens and 5 more are more than this model reads: at most 16 (its max_len).");
+    assert_int_equal(err.id, ATTN_MSG_GENERATE_MAX_LEN);
+    m.cfg.mask.kind = ATTN_MASK_NONE; // an induction model whose rows see ahead: refused for its mask
+    assert_int_equal(model_generate(&g, &m, "a b c", 5, 1, &err), ATTN_ERR_RANGE);
+    assert_int_equal(err.id, ATTN_MSG_GENERATE_MASK);
+    assert_non_null(strstr(err.msg, "(task induction) cannot continue a sentence: its mask lets a row see"));
     model_free(&m);
     model_generation_free(NULL);
 }

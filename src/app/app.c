@@ -183,16 +183,8 @@ static void computed(app_state *st) {
     st->dirty = true;
 }
 
-/* The strings table's entry of each message id (attn_msgs.def). */
-static const viz_str msg_strs[ATTN_MSG_COUNT] = {
-    VIZ_S_APP_NAME, // NONE: never looked up
-#define ATTN_MSG(id, en) VIZ_S_ERR_##id,
-#include "attn_msgs.def"
-#undef ATTN_MSG
-};
-
 void app_msg_text(const app_state *st, int lang, attn_msg id, const char (*args)[128], char *out, size_t cap) {
-    const char *t = st->look.strings && id > ATTN_MSG_NONE && id < ATTN_MSG_COUNT ? st->look.strings->s[lang][msg_strs[id]] : NULL;
+    const char *t = st->look.strings && id > ATTN_MSG_NONE && id < ATTN_MSG_COUNT ? st->look.strings->s[lang][viz_msg_str(id)] : NULL;
     attn_msg_format(out, cap, t ? t : attn_msg_english(id), args, ATTN_MSG_ARGS);
 }
 

@@ -346,6 +346,16 @@ void app_widget(app_state *st, viz_widget w, int delta) {
     case VIZ_W_LANG:
         app_switch_lang(st);
         break;
+    case VIZ_W_VIEW: { // the rail's View: steps → tiles (F4) → decode (F5) → steps, or back with ‹
+        int now = 0;   // 0 the steps, 1 the tiles view, 2 decoding
+        if (st->view.show_tiles) now = 1;
+        else if (st->view.show_decode) now = 2;
+        int next = wrap(now + (delta ? delta : 1), 3);
+        if (st->view.show_tiles) app_toggle_tiles(st);
+        st->view.show_decode = next == 2;
+        if (next == 1) app_toggle_tiles(st);
+        break;
+    }
     case VIZ_W_LAYER: app_model_layer(st, delta ? delta : 1); break;
     case VIZ_W_BACKWARD: app_model_toggle_backward(st); break;
     case VIZ_W_READOUT: app_model_readout(st); break;

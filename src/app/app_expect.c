@@ -48,6 +48,37 @@ static void tiles_values(const app_state *st, char *out, size_t cap) {
     }
 }
 
+/* Issue 24: the decode view as "off", or "token=8/12 cache=8 cells=8 read=7
+ * kv_heads=2 kv_head=0" for the token shown (the query) and the shown head. */
+static void decode_text(const app_state *st, char *out, size_t cap) {
+    const attn_decode *d = &st->src.decode;
+    if (!st->view.show_decode || !d->n) {
+        snprintf(out, cap, "off");
+        return;
+    }
+    int t = st->view.query >= 0 && st->view.query < d->n ? st->view.query : d->n - 1;
+    const attn_decode_step *k = &d->step[t];
+    snprintf(out, cap, "token=%d/%d cache=%d cells=%d read=%d kv_heads=%d kv_head=%d", t + 1, d->n, k->cache_len,
+             k->cells, k->cells_read, d->kv_heads, st->view.head / (d->heads / d->kv_heads));
+}
+
+/* Its token's costs and the shown head's z row as --decode --dump-json writes
+ * them ("macs=a total=b full=c full_total=d bytes=e real=f z=z0,z1,…"). */
+static void decode_values(const app_state *st, char *out, size_t cap) {
+    const attn_decode *d = &st->src.decode;
+    out[0] = '\0';
+    if (!st->view.show_decode || !d->n) return;
+    int t = st->view.query >= 0 && st->view.query < d->n ? st->view.query : d->n - 1;
+    const attn_decode_step *k = &d->step[t];
+    size_t used = (size_t)snprintf(out, cap, "macs=%lld total=%lld full=%lld full_total=%lld bytes=%lld real=%lld z=",
+                                   k->macs, k->macs_total, k->full_macs, k->full_total, k->cache_bytes, k->real_bytes);
+    const double *z = d->z[st->view.head] + (size_t)t * d->d_k;
+    for (int c = 0; c < d->d_k && used < cap; c++) {
+        char num[ATTN_DOUBLE_CHARS];
+        used += (size_t)snprintf(out + used, cap - used, "%s%s", c ? "," : "", attn_format_double(num, z[c]));
+    }
+}
+
 /* The key the query's row of the shown head attends to most, as the chips label it. */
 static void strongest(const app_state *st, char *out, size_t cap) {
     const attn_trace *t = app_trace(st);
@@ -134,6 +165,8 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     else if (!strcmp(name, "lines_all")) snprintf(out, cap, "%d", st->view.lines_all);
     else if (!strcmp(name, "tiles")) tiles_text(st, out, cap);
     else if (!strcmp(name, "tiles_values")) tiles_values(st, out, cap);
+    else if (!strcmp(name, "decode")) decode_text(st, out, cap);
+    else if (!strcmp(name, "decode_values")) decode_values(st, out, cap);
     else if (!strcmp(name, "narrative")) { // as the scene would show it now
         const char *text = app_lesson_narrative(&u->st);
         snprintf(out, cap, "%s", text ? text : "");

@@ -13,32 +13,13 @@
 #include "utf8.h"
 #include "viz_lesson.h"
 
-/* The decode view's narrative: what decoding does, then what the token
- * shown costs and the cache's memory beside a real model's. */
+/* The decode view's narrative (viz_decode_narrative) for the token shown. */
 static void decode_narrative(app_state *st, viz_scene *s) {
     const attn_decode *d = &st->src.decode;
-    int t = s->query >= 0 && s->query < d->n ? s->query : d->n - 1, H = d->heads, G = d->kv_heads;
-    const attn_decode_step *k = &d->step[t];
-    char *out = st->src.decode_text;
-    size_t cap = sizeof st->src.decode_text, used = 0;
-    long long real = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
-                                         ATTN_DECODE_REAL_TOKENS, ATTN_DECODE_REAL_BYTES);
-#define PARA(id, ...) \
-    do { \
-        int r_ = used < cap ? snprintf(out + used, cap - used, "%s", used ? "\n\n" : "") : 0; \
-        used += r_ > 0 ? (size_t)r_ : 0; \
-        r_ = used < cap ? snprintf(out + used, cap - used, app_str(st, id), __VA_ARGS__) : 0; \
-        used += r_ > 0 ? (size_t)r_ : 0; \
-    } while (0)
-    PARA(VIZ_S_DECODE_EXPLAIN, t + 1, k->cells);
-    PARA(VIZ_S_DECODE_CELLS, k->cells, k->cells_read);
-    PARA(VIZ_S_DECODE_MACS, k->macs, k->macs_total, k->full_macs, k->full_total);
-    PARA(VIZ_S_DECODE_BYTES, d->layers, G, d->d_k, t + 1, k->cache_bytes);
-    PARA(VIZ_S_DECODE_REAL, ATTN_DECODE_REAL_NAME, ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS,
-         ATTN_DECODE_REAL_D_K, ATTN_DECODE_REAL_TOKENS, real >> 20);
-    if (H > 1) PARA(VIZ_S_DECODE_GROUPS, H, G, H / G, H / G);
-#undef PARA
-    s->narrative = out;
+    int t = s->query >= 0 && s->query < d->n ? s->query : d->n - 1;
+    viz_decode_narrative(st->src.decode_text, sizeof st->src.decode_text,
+                         st->look.strings ? st->look.strings->s[st->look.lang] : NULL, d, t);
+    s->narrative = st->src.decode_text;
     s->narrative_title = app_str(st, VIZ_S_DECODE_NARRATIVE);
 }
 

@@ -187,6 +187,13 @@ static attn_status parse_tiles(cli_opts *o, attn_err *err) {
                          zh ? "--tiles 只用于单层的注意力（不能与 %s 同用）。"
                             : "--tiles goes with the one-layer view, not with %s.",
                          o->model.model_path ? "--model" : "--train");
+    if (o->lesson_path || o->check_lesson) // a lesson's pages (and their models) have no tiles view to export or open
+        return attn_fail(err, ATTN_ERR_RANGE,
+                         zh ? "--tiles 只用于一个句子（--sentence 或 --sentence-file），不能与 %s 同用：课程的页面没有分块视图；"
+                              "在窗口里按 F4 可以打开它。"
+                            : "--tiles goes with a sentence (--sentence or --sentence-file), not with %s: a lesson's "
+                              "pages have no tiles view; in the window F4 opens it.",
+                         o->lesson_path ? "--lesson" : "--check-lesson");
     o->tiles = (int)v;
     return ATTN_OK;
 }
@@ -621,4 +628,11 @@ const char *cli_help_text(void) {
     static char text[8192];                                                                    // made once: the fixed text around the settings' lines
     if (!text[0]) snprintf(text, sizeof text, help_format, attn_setting_help(), task_names()); // the tables' words
     return text;
+}
+
+void cli_print_err(const cli_opts *o, FILE *errf, const attn_err *err) {
+    char text[640];
+    if (o->word_err) o->word_err(o->word_ctx, err, text, sizeof text);
+    else snprintf(text, sizeof text, "%s", err->msg);
+    fprintf(errf, "attnviz: %s\n", text);
 }

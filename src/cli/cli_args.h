@@ -6,6 +6,7 @@
 #define CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "attn.h"
 #include "cli_model_args.h"
@@ -52,17 +53,21 @@ typedef struct {
     const char *steps;                                                       /* --steps "all" or "3,6"; NULL: all */
     const char *view;                                                        /* --view figure|window; NULL: figure */
     const char *theme;                                                       /* --theme NAME (GUI and export); NULL: saved or light */
-    const char *lang;                                                        /* --lang en|zh (GUI and export); NULL: from the lesson, settings or LANG */
-    int pixel_scale;                                                         /* --pixel-scale 1..3 (0: 1) */
-    bool caption;                                                            /* --caption */
-    int max_n;                                                               /* --max-n for --complexity (0: default) */
-    bool complexity;                                                         /* --complexity */
-    bool bench;                                                              /* --bench */
-    bool explain;                                                            /* --explain given */
-    bool decode;                                                             /* --decode: token by token with a KV cache (issue 24) */
-    const char *explain_spec;                                                /* --explain's value as given, borrowed from argv */
-    int explain_stage, explain_head, explain_row, explain_col;               /* its cell */
-    cli_model_opts model;                                                    /* --train, --tasks, --model, --target and their flags */
+    /* set by main for --headless in a zh UI: words a refusal that carries a message id in the UI's language
+     * (the strings table lives above this layer); NULL: err's English msg */
+    void (*word_err)(const void *ctx, const attn_err *err, char *out, size_t cap);
+    const void *word_ctx;
+    const char *lang;                                          /* --lang en|zh (GUI and export); NULL: from the lesson, settings or LANG */
+    int pixel_scale;                                           /* --pixel-scale 1..3 (0: 1) */
+    bool caption;                                              /* --caption */
+    int max_n;                                                 /* --max-n for --complexity (0: default) */
+    bool complexity;                                           /* --complexity */
+    bool bench;                                                /* --bench */
+    bool explain;                                              /* --explain given */
+    bool decode;                                               /* --decode: token by token with a KV cache (issue 24) */
+    const char *explain_spec;                                  /* --explain's value as given, borrowed from argv */
+    int explain_stage, explain_head, explain_row, explain_col; /* its cell */
+    cli_model_opts model;                                      /* --train, --tasks, --model, --target and their flags */
     /* issue 24 part 4 */
     const char *tiles_spec; /* --tiles B as given (checked once --lang is known); NULL when not given */
     int tiles;              /* --tiles B: FlashAttention's blocks (attn_tiles.h), 1..ATTN_MAX_TILE; 0 when not given */
@@ -90,5 +95,8 @@ bool cli_setting_given(const cli_opts *o, int id);
 
 /* The --help text (static, UTF-8; its settings' lines come from their table). */
 const char *cli_help_text(void);
+
+/* "attnviz: MESSAGE" on errf: err as o->word_err words it (main's, in a zh UI), else its msg. */
+void cli_print_err(const cli_opts *o, FILE *errf, const attn_err *err);
 
 #endif

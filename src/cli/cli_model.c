@@ -417,7 +417,7 @@ int cli_model_run(const cli_opts *o, bool view_targets, FILE *out, FILE *errf) {
     attn_err err;
     attn_err_clear(&err);
     attn_status st = o->decode || o->model.generate ? generate_act(o, out, &err) : act(o, view_targets, out, &err);
-    if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+    if (st != ATTN_OK) cli_print_err(o, errf, &err);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;
 }

@@ -268,7 +268,7 @@ int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
         attn_status st = model_page(&page, &keep, &err);
         int code = st != ATTN_OK ? 1 : page.model.model_path ? cli_model_run(&page, true, out, errf)
                                                              : -1;
-        if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+        if (st != ATTN_OK) cli_print_err(o, errf, &err);
         if (code >= 0) {
             lesson_free((lesson *)keep);
             return cli_finish_output(out, "standard output", errf, code);
@@ -281,7 +281,7 @@ int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     keep = NULL;
     attn_status st = cli_state_compute(&r, o, &err);
     if (st == ATTN_OK) st = act(&r, o, out, &err);
-    if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+    if (st != ATTN_OK) cli_print_err(o, errf, &err);
     cli_state_free(&r);
     return cli_finish_output(out, "standard output", errf, st == ATTN_OK ? 0 : 1);
 }

@@ -230,8 +230,8 @@ static void index_item_head(job *j, const export_item *it, const char *stem, con
 /* The decode view's item after its PNG and SVG: its per-token record as CSV
  * (one row per token: what it computed and what the cache holds), and its
  * lines in the index. */
-static attn_status write_decode_rest(job *j, const export_item *it, const char *stem, int first, attn_status st,
-                                     attn_err *err) {
+static attn_status write_decode_rest(job *j, const export_item *it, const char *stem, int number, int first,
+                                     attn_status st, attn_err *err) {
     const attn_decode *d = it->decode;
     char name[200], badge[320], size[64];
     if (st == ATTN_OK && (j->o.formats & EXPORT_CSV)) {
@@ -253,6 +253,16 @@ static attn_status write_decode_rest(job *j, const export_item *it, const char *
         snprintf(name, sizeof name, "%s.csv", stem);
         st = write_text(j, name, attn_sb_take(&b), err);
     }
+    if (st == ATTN_OK && (j->o.formats & EXPORT_TEX)) {
+        snprintf(name, sizeof name, "%s.tex", stem);
+        st = write_text(j, name, export_tex_decode(it, item_title(j, it), j->ui, j->o.lang), err);
+    }
+    if (st == ATTN_OK && (j->o.formats & EXPORT_HTML)) {
+        st = export_build_list(&j->list, &j->o, it, j->ui, j->fonts, 1)
+                 ? ex_html_write_decode(&j->st, &j->html, &j->o, it, number, stem, item_title(j, it), &j->list, j->ui,
+                                        j->fonts, err)
+                 : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to draw %s.html.", stem);
+    }
     if (st != ATTN_OK) return st;
     ex_badge(badge, sizeof badge, &j->o, j->ui, it);
     index_item_head(j, it, stem, badge);
@@ -260,6 +270,8 @@ static attn_status write_decode_rest(job *j, const export_item *it, const char *
     index_files(j, first, "png", EXPORT_PNG, it->remake_flags, size);
     index_files(j, first, "svg", EXPORT_SVG, it->remake_flags, NULL);
     index_files(j, first, "csv", EXPORT_CSV, it->remake_flags, NULL);
+    index_files(j, first, "tex", EXPORT_TEX, it->remake_flags, NULL);
+    index_files(j, first, "html", EXPORT_HTML, it->remake_flags, NULL);
     return ATTN_OK;
 }
 
@@ -311,7 +323,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     if (st == ATTN_OK && (o->formats & EXPORT_SVG)) st = write_svg(j, it, name, err);
     snprintf(name, sizeof name, "%s.csv", stem);
     if (st == ATTN_OK && it->tiles && (o->formats & EXPORT_CSV)) st = write_text(j, name, tiles_csv(it), err);
-    if (it->decode) return write_decode_rest(j, it, stem, first, st, err);
+    if (it->decode) return write_decode_rest(j, it, stem, number, first, st, err);
     snprintf(name, sizeof name, "%s.tex", stem);
     if (it->tiles) {
     } // the tiles view has no LaTeX or HTML page of its own

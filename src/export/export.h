@@ -189,6 +189,9 @@ void export_tex_bmatrix(attn_strbuf *b, const export_matrix *m);
  * (export_item_matrices) with its rows and columns labelled, a wide one in
  * blocks of columns that fit the landscape page. */
 char *export_tex_document(const export_item *it, const char *title, const viz_strings *ui, viz_lang lang);
+/* The decode view's item (it->decode) as a LaTeX document: the token's
+ * narrative, the equations, the per-token record and the head's Z_decode. */
+char *export_tex_decode(const export_item *it, const char *title, const viz_strings *ui, viz_lang lang);
 
 /* amsmath's bmatrix takes this many columns unless MaxMatrixCols says more. */
 #define EXPORT_TEX_BMATRIX_COLS 10

@@ -389,6 +389,100 @@ attn_status ex_html_write(ex_stage *st, ex_handout *sections, const export_opts 
     return rc;
 }
 
+/* The decode view's page (issue 24): the token's narrative, the drawing
+ * (the window's, as in the PNG) and the per-token record as a table, the row
+ * of the token shown marked. A static page: its cells have no hover. */
+attn_status ex_html_write_decode(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
+                                 int number, const char *stem, const char *title, const viz_list *list,
+                                 const viz_strings *ui, viz_fonts *fonts, attn_err *err) {
+    const attn_trace *tr = it->trace;
+    const attn_decode *d = it->decode;
+    int t = it->query >= 0 && it->query < tr->n ? it->query : attn_trace_default_query(tr);
+    char text[2048], lab[256], badge[320];
+    attn_strbuf body, page;
+    attn_sb_init(&body);
+    attn_sb_init(&page);
+    viz_decode_narrative(text, sizeof text, ui ? ui->s[o->lang] : NULL, d, t);
+    attn_sb_puts(&body, "<div class=\"attnviz-text\">\n");
+    for (const char *p = text; *p;) {
+        const char *end = strstr(p, "\n\n");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *para = strndup(p, len);
+        attn_sb_puts(&body, "<p>");
+        if (para) ex_xml_text(&body, para);
+        attn_sb_puts(&body, "</p>\n");
+        free(para);
+        p += len;
+        while (*p == '\n') p++;
+    }
+    attn_sb_printf(&body, "</div>\n<figure class=\"attnviz attnviz-decode\" lang=\"%s\"",
+                   o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
+    char size[64];
+    snprintf(size, sizeof size, ";--av-w:%dpx;--av-h:%dpx", o->width, o->height);
+    theme_vars(&body, o->theme, size);
+    attn_sb_puts(&body, ">\n<div class=\"attnviz-fig\">\n");
+    attn_strbuf attrs;
+    attn_sb_init(&attrs);
+    attn_sb_puts(&attrs, "class=\"attnviz-svg\" role=\"img\" aria-label=\"");
+    ex_xml_text(&attrs, title);
+    attn_sb_puts(&attrs, "\"");
+    ex_svg_open(&body, o->width, o->height, attrs.data);
+    attn_sb_free(&attrs);
+    ex_svg svg = {.b = &body, .ids = "decode-", .fonts = fonts};
+    for (int i = 0; i < list->count; i++) ex_svg_cmd(&svg, list, &list->cmds[i]);
+    ex_svg_close(&svg);
+    attn_sb_puts(&body, "</svg>\n</div>\n");
+    ex_badge(badge, sizeof badge, o, ui, it);
+    attn_sb_puts(&body, "<figcaption>");
+    ex_xml_text(&body, tr->tokens.text);
+    attn_sb_puts(&body, " · ");
+    ex_xml_text(&body, badge);
+    attn_sb_printf(&body, " · attnviz %s</figcaption>\n</figure>\n", ATTN_VERSION);
+    attn_sb_puts(&body, "<table class=\"attnviz-decode-table\">\n<thead><tr><th>t</th>");
+    const char *cols = ex_str(ui, o->lang, VIZ_S_DECODE_TABLE); // columns split by '|'
+    while (*cols) {
+        size_t len = strcspn(cols, "|");
+        char *cell = strndup(cols, len);
+        attn_sb_puts(&body, "<th>");
+        if (cell) ex_xml_text(&body, cell);
+        attn_sb_puts(&body, "</th>");
+        free(cell);
+        cols += len;
+        if (*cols == '|') cols++;
+    }
+    attn_sb_puts(&body, "</tr></thead>\n<tbody>\n");
+    for (int r = 0; r < d->n; r++) {
+        const attn_decode_step *k = &d->step[r];
+        attn_token_label(&tr->tokens, r, 0, lab, sizeof lab);
+        attn_sb_printf(&body, "<tr%s><td>%d</td><td>", r == t ? " class=\"attnviz-now\" aria-current=\"true\"" : "",
+                       r + 1);
+        ex_xml_text(&body, lab);
+        attn_sb_printf(&body, "</td><td>%d</td><td>%d</td><td>%d</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td>"
+                              "<td>%lld</td></tr>\n",
+                       k->cache_len, k->cells, k->cells_read, k->macs, k->macs_total, k->full_macs, k->full_total,
+                       k->cache_bytes);
+    }
+    attn_sb_puts(&body, "</tbody>\n</table>\n");
+    char name[200];
+    snprintf(name, sizeof name, "%s.html", stem);
+    attn_status rc = ATTN_OK;
+    page_begin(&page, o, title, false);
+    section(&page, 1, number, NULL, title, &body);
+    page_end(&page);
+    if (!sections->over) section(&sections->full, 2, number, NULL, title, &body);
+    if (!sections->over && sections->full.len > ex_handout_budget) {
+        sections->over = true;
+        attn_sb_free(&sections->full);
+    }
+    framed_section(sections, o, number, NULL, title, name);
+    if (!attn_sb_ok(&body) || !attn_sb_ok(&page) || !attn_sb_ok(&sections->full) || !attn_sb_ok(&sections->framed))
+        rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make the page %s.", name);
+    if (rc == ATTN_OK) rc = ex_stage_write(st, name, page.data, page.len, err);
+    attn_sb_free(&body);
+    attn_sb_free(&page);
+    return rc;
+}
+
 attn_status ex_html_handout(ex_stage *st, const ex_handout *sections, const export_opts *o, const char *title,
                             attn_err *err) {
     attn_strbuf page;

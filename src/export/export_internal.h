@@ -276,6 +276,11 @@ void ex_handout_free(ex_handout *h);
 attn_status ex_html_write(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
                           int number, const char *stem, const char *title, const char *text, const viz_strings *ui,
                           viz_fonts *fonts, attn_err *err);
+/* Writes STEM.html for the decode view's item (it->decode): its narrative,
+ * list drawn as SVG and the per-token record; appends its section. */
+attn_status ex_html_write_decode(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
+                                 int number, const char *stem, const char *title, const viz_list *list,
+                                 const viz_strings *ui, viz_fonts *fonts, attn_err *err);
 /* Writes handout.html: every section in order, under title. */
 attn_status ex_html_handout(ex_stage *st, const ex_handout *sections, const export_opts *o, const char *title,
                             attn_err *err);

@@ -447,3 +447,60 @@ char *export_tex_document(const export_item *it, const char *title, const viz_st
     attn_sb_puts(&b, "\\end{document}\n");
     return attn_sb_take(&b);
 }
+
+/* The decode view's document (issue 24): the narrative of the token shown,
+ * the step's equations, the per-token record as a table and the shown head's
+ * Z_decode, rows as produced one token at a time. */
+char *export_tex_decode(const export_item *it, const char *title, const viz_strings *ui, viz_lang lang) {
+    const attn_trace *tr = it->trace;
+    const attn_decode *d = it->decode;
+    const words w = {ui, lang};
+    int t = it->query >= 0 && it->query < tr->n ? it->query : attn_trace_default_query(tr);
+    int head = it->head >= 0 && it->head < d->heads ? it->head : 0;
+    char text[2048], lab[256];
+    attn_strbuf b;
+    attn_sb_init(&b);
+    preamble(&b, title);
+    facts(&b, it, &w);
+    viz_decode_narrative(text, sizeof text, ui ? ui->s[lang] : NULL, d, t);
+    for (const char *p = text; *p;) { // paragraphs: split at the blank lines
+        const char *end = strstr(p, "\n\n");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *para = strndup(p, len);
+        attn_sb_puts(&b, "\\par\\medskip\\noindent ");
+        if (para) export_tex_escape(&b, para);
+        attn_sb_puts(&b, "\n");
+        free(para);
+        p += len;
+        while (*p == '\n') p++;
+    }
+    attn_sb_puts(&b, "\\[ q_t = x_t W_Q,\\quad K \\leftarrow \\begin{bmatrix} K \\\\ x_t W_K \\end{bmatrix},\\quad "
+                     "V \\leftarrow \\begin{bmatrix} V \\\\ x_t W_V \\end{bmatrix},\\quad z_t = "
+                     "\\operatorname{softmax}\\Big(\\frac{q_t K^\\top}{\\sqrt{d_k}}\\Big) V \\]\n");
+    attn_sb_puts(&b, "\\begin{center}\\small\\begin{tabular}{rl*{8}{r}}\n\\hline\n");
+    const char *head_row = word(&w, VIZ_S_DECODE_TABLE); // columns split by '|'
+    for (int col = 0; *head_row; col++) {
+        size_t len = strcspn(head_row, "|");
+        char *cell = strndup(head_row, len);
+        if (col) attn_sb_puts(&b, " & ");
+        if (col == 0) attn_sb_puts(&b, "$t$ & ");
+        if (cell) export_tex_escape(&b, cell);
+        free(cell);
+        head_row += len;
+        if (*head_row == '|') head_row++;
+    }
+    attn_sb_puts(&b, " \\\\\n\\hline\n");
+    for (int r = 0; r < d->n; r++) {
+        const attn_decode_step *k = &d->step[r];
+        attn_token_label(&tr->tokens, r, 0, lab, sizeof lab);
+        attn_sb_printf(&b, "%s%d & \\mbox{", r == t ? "\\bfseries " : "", r + 1);
+        export_tex_escape(&b, lab);
+        attn_sb_printf(&b, "} & %d & %d & %d & %lld & %lld & %lld & %lld & %lld \\\\\n", k->cache_len, k->cells,
+                       k->cells_read, k->macs, k->macs_total, k->full_macs, k->full_total, k->cache_bytes);
+    }
+    attn_sb_puts(&b, "\\hline\n\\end{tabular}\n\\end{center}\n");
+    export_matrix z = {.name = "Z_decode", .tex = "Z_{\\mathrm{decode}}", .v = d->z[head], .rows = d->n, .cols = d->d_k, .head = head, .row_axis = EXPORT_AXIS_TOKENS, .col_axis = EXPORT_AXIS_DIMS};
+    matrix_display(&b, it, &z, d->heads, &w);
+    attn_sb_puts(&b, "\\end{document}\n");
+    return attn_sb_take(&b);
+}

@@ -2,6 +2,7 @@
  * layer (model_generate.h). */
 #include "model_generate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,14 +68,20 @@ static attn_status generate(model_generation *g, const model *m, const char *sen
     g->n_prompt = toks.n;
     attn_tokens_free(&toks);
     if (st != ATTN_OK) return st;
-    const char *why;
-    if (count > 0 && !model_can_generate(m, &why))
-        return attn_fail(err, ATTN_ERR_RANGE, "This model (task %s) cannot continue a sentence: %s. Only a token "
-                                              "model of a task whose answer is the next token (induction) can.",
-                         m->task, why);
-    if (g->n_prompt + count > m->cfg.max_len)
-        return attn_fail(err, ATTN_ERR_RANGE, "%d tokens and %d more make %d; this model reads at most %d.", g->n_prompt,
-                         count, g->n_prompt + count, m->cfg.max_len);
+    if (count > 0 && !model_can_generate(m, NULL)) { // with an id: the window says it in the UI's language
+        const task_info *t = task_find(m->task);
+        attn_msg id = m->cfg.objective != MODEL_OBJ_TOKEN ? ATTN_MSG_GENERATE_POINTER
+                      : !t || !t->generates               ? ATTN_MSG_GENERATE_TASK
+                                                          : ATTN_MSG_GENERATE_MASK; // model_can_generate's order
+        return attn_fail_msg(err, ATTN_ERR_RANGE, id, m->task, NULL, NULL);
+    }
+    if (g->n_prompt + count > m->cfg.max_len) {
+        char a[16], b[16], c[16];
+        snprintf(a, sizeof a, "%d", g->n_prompt);
+        snprintf(b, sizeof b, "%d", count);
+        snprintf(c, sizeof c, "%d", m->cfg.max_len);
+        return attn_fail_msg(err, ATTN_ERR_RANGE, ATTN_MSG_GENERATE_MAX_LEN, a, b, c);
+    }
     if ((st = model_ws_init(ws, m, NULL, err)) != ATTN_OK) return st;
     int G = attn_kv_heads(&ws->acfg), dk = m->cfg.d_k, max = m->cfg.max_len, v = m->vocab_count;
     size_t per_cache = (size_t)max * dk;

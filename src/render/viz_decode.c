@@ -9,6 +9,33 @@
 #include <stdio.h>
 
 #include "viz_internal.h"
+#include "viz_strings.h"
+
+void viz_decode_narrative(char *out, size_t cap, const char *const *ui, const attn_decode *d, int t) {
+    int H = d->heads, G = d->kv_heads;
+    const attn_decode_step *k = &d->step[t];
+    size_t used = 0;
+    long long real = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
+                                         ATTN_DECODE_REAL_TOKENS, ATTN_DECODE_REAL_BYTES);
+    out[0] = '\0';
+#define WORD(id) (ui && ui[id] ? ui[id] : viz_str_key(id))
+#define PARA(id, ...) \
+    do { \
+        int r_ = used < cap ? snprintf(out + used, cap - used, "%s", used ? "\n\n" : "") : 0; \
+        used += r_ > 0 ? (size_t)r_ : 0; \
+        r_ = used < cap ? snprintf(out + used, cap - used, WORD(id), __VA_ARGS__) : 0; \
+        used += r_ > 0 ? (size_t)r_ : 0; \
+    } while (0)
+    PARA(VIZ_S_DECODE_EXPLAIN, t + 1, k->cells);
+    PARA(VIZ_S_DECODE_CELLS, k->cells, k->cells_read);
+    PARA(VIZ_S_DECODE_MACS, k->macs, k->macs_total, k->full_macs, k->full_total);
+    PARA(VIZ_S_DECODE_BYTES, d->layers, G, d->d_k, t + 1, k->cache_bytes);
+    PARA(VIZ_S_DECODE_REAL, ATTN_DECODE_REAL_NAME, ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS,
+         ATTN_DECODE_REAL_D_K, ATTN_DECODE_REAL_TOKENS, real >> 20);
+    if (H > 1) PARA(VIZ_S_DECODE_GROUPS, H, G, H / G, H / G);
+#undef PARA
+#undef WORD
+}
 
 /* One row of cells at (x, y): count values v[0..count) of stage `stage`, head h,
  * row `row`, columns from col0; weights on the sequential map, the rest on

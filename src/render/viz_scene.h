@@ -73,6 +73,7 @@ typedef enum {
     VIZ_W_COMPARE,
     VIZ_W_THEME,
     VIZ_W_LANG,
+    VIZ_W_VIEW, /* the canvas shows the steps, the tiles view (F4) or the decode view (F5) */
     VIZ_W_LAYER,
     VIZ_W_BACKWARD,
     VIZ_W_READOUT,

@@ -1,6 +1,7 @@
 /* viz_strings.c — loading the UI string table. */
 #include "viz_strings.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,4 +162,22 @@ void viz_config_words(char *out, size_t cap, const char *const *ui, viz_lang lan
     else snprintf(out, cap, "%s", sb.data);
     utf8_trim_partial(out);
     attn_sb_free(&sb);
+}
+
+viz_str viz_msg_str(attn_msg id) {
+    static const viz_str strs[ATTN_MSG_COUNT] = {
+        VIZ_S_APP_NAME, // NONE: never looked up
+#define ATTN_MSG(id, en) VIZ_S_ERR_##id,
+#include "attn_msgs.def"
+#undef ATTN_MSG
+    };
+    return id >= 0 && id < ATTN_MSG_COUNT ? strs[id] : VIZ_S_APP_NAME;
+}
+
+void viz_err_text(char *out, size_t cap, const viz_strings *t, viz_lang lang, const attn_err *err) {
+    const char *words = t && err->id > ATTN_MSG_NONE && err->id < ATTN_MSG_COUNT && lang >= 0 && lang < VIZ_LANG_COUNT
+                            ? t->s[lang][viz_msg_str(err->id)]
+                            : NULL;
+    if (words) attn_msg_format(out, cap, words, err->args, ATTN_MSG_ARGS);
+    else snprintf(out, cap, "%s", err->msg);
 }

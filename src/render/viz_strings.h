@@ -33,4 +33,18 @@ void viz_strings_free(viz_strings *t); /* NULL is a no-op */
 void viz_config_words(char *out, size_t cap, const char *const *ui, viz_lang lang, const attn_config *a,
                       const attn_config *b);
 
+/* err in lang: its message id's ERR_* row of t (attn_msgs.def) with its
+ * arguments, else (no id, no table) its English msg. The window's status
+ * line and the command line's refusals in a zh UI share it. */
+void viz_err_text(char *out, size_t cap, const viz_strings *t, viz_lang lang, const attn_err *err);
+/* The strings table's entry ERR_<ID> of a message id (NONE: APP_NAME, never looked up). */
+viz_str viz_msg_str(attn_msg id);
+
+/* The decode view's narrative for token t of d (issue 24): what decoding
+ * does, then what the token costs, the cache's memory beside a real model's
+ * and, with more than one head, the groups; paragraphs split by a blank line,
+ * in ui's words (one language's strings, or NULL for their keys). The window's
+ * narrative panel and the exports (LaTeX, HTML) share it. */
+void viz_decode_narrative(char *out, size_t cap, const char *const *ui, const attn_decode *d, int t);
+
 #endif

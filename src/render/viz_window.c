@@ -141,6 +141,10 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
     case VIZ_W_SHOW_HEAD: snprintf(buf, cap, "%d / %d", c->s->head + 1, cfg->heads); break;
     case VIZ_W_COMPARE: snprintf(buf, cap, "%s", viz_s(c, cmp[c->s->compare])); break;
     case VIZ_W_THEME: snprintf(buf, cap, "%s", viz_s(c, themes[c->s->theme])); break;
+    case VIZ_W_VIEW: // what the canvas shows: the steps, the tiles view at its B, or the decode view
+        if (c->s->tiles) snprintf(buf, cap, viz_s(c, VIZ_S_VIEW_TILES), c->s->tiles->b);
+        else snprintf(buf, cap, "%s", viz_s(c, c->s->show_decode ? VIZ_S_VIEW_DECODE : VIZ_S_VIEW_STEPS));
+        break;
     case VIZ_W_LAYER: snprintf(buf, cap, "%d / %d", c->s->layer + 1, c->s->model ? c->s->model->cfg.layers : 1); break;
     case VIZ_W_BACKWARD: snprintf(buf, cap, "%s", viz_s(c, c->s->backward ? VIZ_S_ON : VIZ_S_OFF)); break;
     case VIZ_W_READOUT:
@@ -152,7 +156,7 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
 static const viz_str control_names[VIZ_W_COUNT] = {
     VIZ_S_CTRL_HEADS, VIZ_S_CTRL_DK, VIZ_S_CTRL_DMODEL, VIZ_S_CTRL_SEED, VIZ_S_CTRL_SCALE,
     VIZ_S_CTRL_MASK, VIZ_S_CTRL_WINDOW, VIZ_S_CTRL_POSENC, VIZ_S_CTRL_SHOW_HEAD,
-    VIZ_S_CTRL_COMPARE, VIZ_S_CTRL_THEME, VIZ_S_CTRL_LANG, VIZ_S_CTRL_LAYER, VIZ_S_CTRL_BACKWARD,
+    VIZ_S_CTRL_COMPARE, VIZ_S_CTRL_THEME, VIZ_S_CTRL_LANG, VIZ_S_CTRL_VIEW, VIZ_S_CTRL_LAYER, VIZ_S_CTRL_BACKWARD,
     VIZ_S_STEP_READOUT, VIZ_S_CTRL_MODEL_CLOSE};
 
 /* One control: its name in the first lw pixels, then − value + (or ‹ value ›). */

@@ -116,6 +116,8 @@ refuse heads-9 2 "--heads must be between 1 and 8 (it is 9)." -- --headless --he
 refuse d-model-513 2 "--d-model must be between 1 and 512 (it is 513)." -- --headless --d-model 513
 refuse kv-heads-3-of-4 1 "--kv-heads must divide --heads 4 (it is 3): each key/value head serves heads/G query heads." -- --headless --heads 4 --kv-heads 3
 refuse kv-heads-9 2 "--kv-heads must be between 0 and 8 (it is 9)." -- --headless --kv-heads 9
+refuse kv-heads-3-of-4-zh 1 "--kv-heads 必须能整除 --heads 4（现在是 3）：每个 KV 头服务 heads/G 个查询头。" -- --headless --lang zh --heads 4 --kv-heads 3
+refuse decode-mask-none-zh 1 "--decode 需要 --mask causal 或 causal-window:W（现在的掩码是 none）：正在生成的词元看不到它之后的词元。" -- --headless --lang zh --decode
 refuse decode-mask-none 1 "--decode needs --mask causal or causal-window:W (the mask is none): a token being generated cannot see the tokens after it." -- --headless --decode
 refuse generate-no-model 2 "--generate N goes with --model FILE.json (a trained model continues the sentence)." -- --headless --generate 3
 refuse window-0 2 "The mask window W must be between 1 and 64 (it is 0)." -- --headless --mask window:0
@@ -131,6 +133,8 @@ refuse explain-huge 2 "--explain COL must be between 0 and 1023 (it is 999999999
 refuse tiles-zero 2 "--tiles needs a block size B, a whole number from 1 to 64 (not \"0\"): blocks of B query rows and B key columns." -- --headless --lang en --tiles 0
 refuse tiles-65-zh 2 "--tiles 的块大小 B 必须是 1 到 64 之间的整数（现在是 \"65\"）：每块 B 个查询行、B 个键列。" -- --headless --lang zh --tiles 65
 refuse tiles-model 2 "--tiles goes with the one-layer view, not with --model." -- --headless --lang en --tiles 2 --model "$in/none.json"
+refuse tiles-lesson 2 "--tiles goes with a sentence (--sentence or --sentence-file), not with --lesson: a lesson's pages have no tiles view; in the window F4 opens it." -- --lang en --tiles 2 --lesson "$in/any.lesson" --export-dir "$tmp/out/tiles-lesson/figs"
+refuse tiles-lesson-zh 2 "--tiles 只用于一个句子（--sentence 或 --sentence-file），不能与 --check-lesson 同用：课程的页面没有分块视图；在窗口里按 F4 可以打开它。" -- --lang zh --tiles 2 --check-lesson "$in/any.lesson"
 refuse size-wraps 2 "--size needs WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. 1280x800 (not \"4294967616x800\")." -- --headless --size 4294967616x800 --export-dir "$tmp/out/size-wraps/figs"
 refuse stdin-twice 2 "--sentence-file - and --weights - would both read standard input, which can be read only once" -- --headless --sentence-file - --weights -
 # the flag is last, so the row names its own --dump-json first

@@ -217,6 +217,18 @@ expect 1 "trunc.json:2:" -- --headless --model "$tmp/trunc.json"
 expect 1 "\"猪\" (token 8) is not in the model's vocabulary" -- --headless --model "$models/referent-zh.json" \
     --sentence "这只动物没看见那只猪，因为它太累了。"
 expect 1 "this model reads at most 8 (its max_len)" -- --headless --model "$models/sort.json" --sentence "1 2 3 4 5 6 7 8 1"
+# --generate's refusals (issue 24): a model that cannot continue, and past max_len
+expect 1 "This model (task reverse) cannot continue a sentence: its task's answers are not the next token." -- \
+    --headless --model "$models/reverse.json" --sentence "3 1 4" --generate 2
+expect 1 "This model (task sort) cannot continue a sentence: it points at positions (a pointer model)" -- \
+    --headless --model "$models/sort.json" --sentence "3 1 4" --generate 2
+expect 1 "8 tokens and 10 more are more than this model reads: at most 16 (its max_len)." -- \
+    --headless --model "$models/induction.json" --sentence "a b c d e f g h" --generate 10
+# ... in a zh UI in zh (their message ids, worded from the strings table)
+expect 1 "这个模型（任务 sort）不能续写句子：它指向位置（指针模型），不预测词。" -- \
+    --headless --lang zh --model "$models/sort.json" --sentence "3 1 4" --generate 2
+expect 1 "8 个词元再加 10 个，超过了这个模型能读的长度：最多 16 个（它的 max_len）。" -- \
+    --headless --lang zh --model "$models/induction.json" --sentence "a b c d e f g h" --generate 10
 "$bin" --headless --model "$models/referent-zh.json" --target 10:猪 --dump-json "$tmp/none.json" >/dev/null 2>&1
 [ ! -e "$tmp/none.json" ] && ok || bad "a failed run wrote its dump"
 

@@ -53,4 +53,15 @@ if ! LANG=C.UTF-8 xvfb-run -a "$bin" --sentence "$sentence" --mask causal --scri
     echo "FAIL: the scripted session differs from the headless dumps (script: $(wc -l <"$out/tiles.script") lines)"
     exit 1
 fi
+# --tiles B in the window opens the view at B (it was ignored): the first step of head 1 at B = 3
+/usr/bin/python3 - "$out" >"$out/open.script" <<'PY' || { echo "FAIL: could not write the script"; exit 1; }
+import json, sys
+with open(f"{sys.argv[1]}/b3.json") as f:
+    t = json.load(f, parse_float=str, parse_int=str)["heads"][0]["tiles"]
+print(f"size 1280 800\nexpect tiles B=3 step=1/{len(t['steps'])} skipped={int(t['steps'][0]['skipped'])}\nquit")
+PY
+if ! LANG=C.UTF-8 xvfb-run -a "$bin" --sentence "$sentence" --mask causal --tiles 3 --script "$out/open.script"; then
+    echo "FAIL: --tiles 3 did not open the tiles view at B = 3"
+    exit 1
+fi
 echo "ok: the tiles view's m and l equal --tiles --dump-json at $(grep -c '^expect tiles_values' "$out/tiles.script") steps"
