@@ -2,7 +2,7 @@
 # Issue 23: a handout of a page with another sentence (--sentence) never
 # shows "—" where a value or word should be. Exports every page that
 # invites edits with each of its @try sentences, in both lessons (Markdown
-# handout and SVG figure), and looks for a "—" that is not punctuation:
+# handout, SVG figure and HTML page), and looks for a "—" that is not punctuation:
 # " — " between words (titles, captions) and "——" (Chinese) are allowed.
 # Usage: run_export_try.sh ATTNVIZ LESSONS_DIR
 set -u
@@ -27,12 +27,12 @@ for f in "$lessons"/*/*.lesson; do
                 count=$((count + 1))
                 out="$tmp/$lang-$page-$count"
                 if ! "$bin" --headless --lesson "$f" --page "$page" --sentence "$s" --export-dir "$out" \
-                    --format svg,md >"$out.log" 2>&1; then
+                    --format svg,md,html >"$out.log" 2>&1; then
                     echo "FAIL: $lang $page \"$s\": $(cat "$out.log")"; fail=1; continue
                 fi
                 [ -s "$out/handout.md" ] || { echo "FAIL: $lang $page \"$s\": no handout"; fail=1; continue; }
                 # lone dashes: drop the allowed punctuation, then look for what is left
-                bad=$(cat "$out"/handout.md "$out"/*.svg | sed 's/——//g; s/ — / /g; s/ &#8212; / /g' | grep -n '—' | head -3)
+                bad=$(cat "$out"/handout.md "$out"/*.svg "$out"/*.html | sed 's/——//g; s/ — / /g; s/ &#8212; / /g' | grep -n '—' | head -3)
                 if [ -n "$bad" ]; then
                     echo "FAIL: $lang $page \"$s\" shows \"—\":"; echo "$bad" | cut -c1-240; fail=1
                 fi
