@@ -479,6 +479,68 @@ static void test_lesson_pages_lang_reload(void **state) {
 
 /* ---- settings and the folders they live in ---- */
 
+/* Issue 23 part 2: two sentences the learner types. On the page that
+ * compares a sentence with its flipped pair, Shift+E edits the second side:
+ * each sentence the model reads is redrawn at once (the scene's second
+ * label and run follow), one it cannot read leaves the last valid one and
+ * says why, Enter keeps it, Esc brings back the one before; the page's own
+ * sentence never changes. Both languages. */
+static void test_edit_second_sentence(void **state) {
+    (void)state;
+    static const char *const langs[2][2] = {{"en", "zh"}, {"zh", "en"}};
+    static const char *const typed[2] = {"The animal didn't cross the river because it was too deep.", "这只动物没看见那只鸟，因为它太困了。"};
+    for (int k = 0; k < 2; k++) {
+        char a[512], b[512];
+        snprintf(a, sizeof a, ATTN_SOURCE_DIR "/lessons/%s/self-attention.lesson", langs[k][0]);
+        snprintf(b, sizeof b, ATTN_SOURCE_DIR "/lessons/%s/self-attention.lesson", langs[k][1]);
+        app_state st;
+        start(&st, NULL);
+        attn_err err;
+        if (app_lesson_open(&st, a, b, "two-layers-flip", &err) != ATTN_OK) fail_msg("%s", err.msg);
+        assert_int_equal(st.view.compare, VIZ_COMPARE_SENTENCE);
+        assert_non_null(st.src.pair);
+        char *sentence = strdup(st.src.sentence), *before = strdup(st.src.pair);
+        assert_true(app_edit_pair(&st));
+        assert_true(st.edit.ed.active);
+        assert_string_equal(st.edit.ed.text, before);
+        app_edit_select_all(&st);
+        app_edit_insert(&st, typed[k]);
+        assert_string_equal(st.src.pair, typed[k]);
+        viz_scene sc;
+        char badge[320];
+        app_scene(&st, &sc, badge, sizeof badge);
+        assert_non_null(sc.alt_run);
+        assert_string_equal(sc.compare_labels[1], typed[k]);
+        assert_string_equal(sc.compare_labels[0], sentence);
+        assert_string_equal(st.src.sentence, sentence);
+        app_edit_insert(&st, "zzzz"); // a word the model does not know: the last valid one stays, and why
+        assert_string_equal(st.src.pair, typed[k]);
+        assert_true(st.edit.ed.error[0] != '\0');
+        app_edit_backspace(&st);
+        app_edit_backspace(&st);
+        app_edit_backspace(&st);
+        app_edit_backspace(&st);
+        app_edit_commit(&st); // Enter keeps it
+        assert_false(st.edit.ed.active);
+        assert_string_equal(st.src.pair, typed[k]);
+        assert_string_equal(st.src.sentence, sentence);
+        assert_int_equal(st.view.compare, VIZ_COMPARE_SENTENCE);
+        assert_true(app_edit_pair(&st)); // Esc brings back the one before
+        app_edit_select_all(&st);
+        app_edit_insert(&st, before);
+        assert_string_equal(st.src.pair, before);
+        app_edit_cancel(&st);
+        assert_string_equal(st.src.pair, typed[k]);
+        app_scene(&st, &sc, badge, sizeof badge);
+        assert_string_equal(sc.compare_labels[1], typed[k]);
+        st.view.compare = VIZ_COMPARE_OFF; // another view: Shift+E is E
+        assert_false(app_edit_pair(&st));
+        free(sentence);
+        free(before);
+        app_free(&st);
+    }
+}
+
 static char config_home[64];
 
 /* A fresh XDG_CONFIG_HOME of our own; returns its settings.json path. */
@@ -762,6 +824,7 @@ int main(void) {
         cmocka_unit_test(test_strings_errors),
         cmocka_unit_test(test_messages_both_languages),
         cmocka_unit_test(test_lesson_pages_lang_reload),
+        cmocka_unit_test(test_edit_second_sentence),
         cmocka_unit_test(test_settings_bad_file_kept),
         cmocka_unit_test(test_settings_fifo_left_alone),
         cmocka_unit_test(test_settings_through_symlink),

@@ -542,6 +542,47 @@ static void test_view_is_readable(void **state) {
     close_view(&v);
 }
 
+/* Issue 23 part 6: the probe's flipped pair is drawn as heatmaps beside the
+ * probe's (every layer and head of each), each under a line naming its
+ * sentence, in both languages; once trained, the accuracy plot draws the
+ * held-out accuracy by kind of predicate, its legend named. */
+static void test_pair_beside_probe(void **state) {
+    (void)state;
+    view v;
+    open_view(&v);
+    assert_non_null(v.t.pair);
+    assert_true(v.t.pair_ok);
+    int per_sentence = v.t.opts.layers * v.t.opts.heads;
+    for (int l = 0; l < 2; l++) {
+        v.st.look.lang = (viz_lang)l;
+        assert_readable(&v, 1280, 800, "pair");
+        int grids = 0;
+        for (int i = 0; i < list.count; i++) grids += list.cmds[i].kind == VIZ_GRID && list.cmds[i].rows > 1;
+        if (grids != 2 * per_sentence) fail_msg("%s: %d heatmaps, not %d (the probe's and its pair's)", l ? "zh" : "en", grids, 2 * per_sentence);
+        const char *want = l ? "翻过来的一句" : "Its flipped pair:";
+        bool named = false;
+        for (int i = 0; i < list.count && !named; i++)
+            named = list.cmds[i].kind == VIZ_TEXT && strstr(viz_cmd_text(&list, &list.cmds[i]), want);
+        if (!named) fail_msg("%s: no line says \"%s\"", l ? "zh" : "en", want);
+    }
+    // trained: the held-out accuracy by kind of predicate is a pair of curves with their legend
+    app_train_key(&v.t, SDLK_SPACE, 0);
+    wait_for(&v, "train_state", "done");
+    for (int l = 0; l < 2; l++) {
+        v.st.look.lang = (viz_lang)l;
+        assert_readable(&v, 1280, 800, "kinds");
+        const char *kinds[2] = {strings.s[l][VIZ_S_TRAIN_KIND_SUBJECT],
+                                strings.s[l][VIZ_S_TRAIN_KIND_OTHER]};
+        for (int k = 0; k < 2; k++) {
+            bool drawn = false;
+            for (int i = 0; i < list.count && !drawn; i++)
+                drawn = list.cmds[i].kind == VIZ_TEXT && !strcmp(viz_cmd_text(&list, &list.cmds[i]), kinds[k]);
+            if (!drawn) fail_msg("%s: the accuracy plot has no \"%s\"", l ? "zh" : "en", kinds[k]);
+        }
+    }
+    close_view(&v);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot_steps),
@@ -554,6 +595,7 @@ int main(void) {
         cmocka_unit_test(test_options_after_start_ask_for_reset),
         cmocka_unit_test(test_page_offers_its_task),
         cmocka_unit_test(test_view_is_readable),
+        cmocka_unit_test(test_pair_beside_probe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

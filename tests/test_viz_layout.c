@@ -931,6 +931,62 @@ static void backward_caption_names_the_target_cell(void **state) {
     }
 }
 
+/* ---- model pages: the pronoun's row reads first ---- */
+
+/* The GRID of l that is n×n and lies in the canvas's first view, or NULL. */
+static const viz_cmd *square_grid(const viz_list *l, int n) {
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_GRID && l->cmds[i].rows == n && l->cmds[i].cols == n) return &l->cmds[i];
+    return NULL;
+}
+
+static bool same_rgba(viz_rgba a, viz_rgba b) { return a.r == b.r && a.g == b.g && a.b == b.b && a.a == b.a; }
+
+/* Issue 23 part 6: on the two-layer page, layer 2's A draws the row the
+ * pointer objective trains (the pronoun's) in the scale's colours and fades
+ * every other row toward the background; layer 1, whose rows all feed the
+ * answer, fades none. Both languages, light and presenter. */
+static void pronoun_row_reads_first(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (int th = 0; th < VIZ_THEME_COUNT; th++) {
+            app_state st;
+            open_lesson(&st, (viz_lang)lang, (viz_theme_id)th);
+            const lesson *l = app_lesson(&st);
+            app_lesson_goto(&st, lesson_find_page(l, "two-layers"));
+            assert_non_null(st.model.m);
+            st.lesson.predict_pending = false; // answered: the weights show
+            const model *m = st.model.m;
+            const model_result *r = &st.model.run;
+            assert_int_equal(r->n_targets, 1);
+            int p = r->targets[0].row, n = r->n;
+            for (int layer = m->cfg.layers - 1; layer >= 0; layer--) {
+                if (st.model.layer != layer) app_model_layer(&st, layer - st.model.layer);
+                assert_int_equal(st.model.layer, layer);
+                char name[96];
+                snprintf(name, sizeof name, "pronoun-row-%s-%s-layer%d", lang ? "zh" : "en", theme_key((viz_theme_id)th), layer + 1);
+                const viz_list *list = build(&st, 1280, 800, name);
+                const viz_cmd *g = square_grid(list, n);
+                assert_non_null(g);
+                int rows, cols;
+                const double *a = model_result_stage(r, m, ATTN_ST_WEIGHTS, layer, st.view.head, &rows, &cols);
+                assert_non_null(a);
+                const viz_rgba *px = list->cells + g->cells;
+                int faded = 0, full = 0;
+                for (int i = 0; i < n; i++)
+                    for (int j = 0; j < n; j++) {
+                        bool scale = same_rgba(px[i * n + j], viz_sequential(a[(size_t)i * n + j]));
+                        if (i == p && !scale) fail_msg("%s: the pronoun's cell %d,%d is not the scale's colour", name, i, j);
+                        if (i != p) scale ? full++ : faded++;
+                    }
+                bool last = layer == m->cfg.layers - 1;
+                if (last && full) fail_msg("%s: %d cells of rows the loss does not read are not faded", name, full);
+                if (!last && faded) fail_msg("%s: %d cells of layer %d faded", name, faded, layer + 1);
+            }
+            app_free(&st);
+        }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(backward_caption_names_the_target_cell),
@@ -949,6 +1005,7 @@ int main(void) {
         cmocka_unit_test(question_pages_keep_their_layout),
         cmocka_unit_test(lines_view_keeps_labels),
         cmocka_unit_test(code_in_the_code_face),
+        cmocka_unit_test(pronoun_row_reads_first),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

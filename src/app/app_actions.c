@@ -456,6 +456,40 @@ void app_edit_begin_other(app_state *st, const char *text, app_edit_check check,
     st->dirty = true;
 }
 
+/* The compared sentence as the learner types it: one the model reads
+ * becomes the second side at once (pair and its run); one it cannot read
+ * leaves the last valid one on screen and says why. */
+static bool pair_check(void *ctx, const char *text, char *why, size_t cap) {
+    app_state *st = ctx;
+    model_result r;
+    memset(&r, 0, sizeof r);
+    bool labelled = false;
+    attn_err err;
+    if (model_run_view(&r, st->model.m, text, strlen(text), -1, &labelled, &err) != ATTN_OK) {
+        app_err_text(st, &err, why, cap);
+        return false;
+    }
+    char *copy = strdup(text);
+    if (!copy) {
+        model_result_free(&r);
+        return false;
+    }
+    free(st->src.pair);
+    st->src.pair = copy;
+    model_result_free(&st->model.pair_run);
+    st->model.pair_run = r;
+    st->dirty = true;
+    return true;
+}
+
+bool app_edit_pair(app_state *st) {
+    if (!st->model.m || st->view.compare != VIZ_COMPARE_SENTENCE || !st->src.pair || st->edit.ed.active) return false;
+    app_edit_begin_other(st, st->src.pair, pair_check, st);
+    if (!st->edit.ed.active) return false;
+    app_status(st, "%s", app_str(st, VIZ_S_STATUS_EDIT_PAIR));
+    return true;
+}
+
 void app_edit_drop(app_state *st, void *ctx) {
     if (!st->edit.ed.active || st->edit.ctx != ctx) return;
     st->edit.check = NULL;

@@ -77,6 +77,12 @@ void app_edit_begin(app_state *st);
  * given to check (with ctx), Enter keeps the last text it took, Esc gives it
  * text again. The sentence bar does not show it. */
 void app_edit_begin_other(app_state *st, const char *text, app_edit_check check, void *ctx);
+/* Shift+E in a two-sentence compare: edits the second sentence in the
+ * sentence bar; each edit the model can read is the second view at once,
+ * Enter keeps it, Esc brings back the one from before. False (nothing
+ * begun) without a model, another compare, or while editing. The app
+ * itself owns that edit (edit.ctx is st), so the sentence bar shows it. */
+bool app_edit_pair(app_state *st);
 /* Stops editing a text ctx owns, nothing given back (its owner goes). */
 void app_edit_drop(app_state *st, void *ctx);
 void app_edit_insert(app_state *st, const char *utf8); /* typed or committed text */

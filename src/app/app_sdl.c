@@ -534,7 +534,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     }
     switch (k->sym) {
     case SDLK_e:
-        app_edit_begin(st);
+        if (!(shift && app_edit_pair(st))) app_edit_begin(st); // Shift+E: the second of two compared sentences
         u->skip_text = true;
         return;
     case SDLK_F2: toggle_lab(u); return;

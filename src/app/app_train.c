@@ -562,6 +562,10 @@ static void fill_view(app_train *t) {
     v->n_layers = t->run_ok ? t->opts.layers : 0;
     for (int l = 0; l < v->n_layers && l < VIZ_TRAIN_MAX_LAYERS; l++) v->layer[l] = &t->run.layer[l];
     v->query = t->run_ok ? t->query : -1;
+    v->pair = t->pair;
+    v->n_pair_layers = t->run_ok && t->pair_ok ? t->opts.layers : 0;
+    for (int l = 0; l < v->n_pair_layers && l < VIZ_TRAIN_MAX_LAYERS; l++) v->pair_layer[l] = &t->pair_run.layer[l];
+    v->pair_query = t->pair_ok ? query_row(t, &t->pair_run) : -1;
     v->probe = t->probe;
     fill_notes(t, v);
 }

@@ -86,7 +86,8 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->narrative_scroll = st->view.narrative_scroll;
     s->detail_scroll = st->view.detail_scroll;
     const app_editor *e = &st->edit.ed;
-    bool bar = e->active && !st->edit.check; // the sentence bar edits the sentence, not another text
+    // the sentence bar edits a sentence: the page's, or the compared one (app_edit_pair: owned by st), not F3's probe
+    bool bar = e->active && (!st->edit.check || st->edit.ctx == (void *)st);
     s->sentence = bar ? e->text : st->src.sentence;
     s->editing = bar;
     s->cursor = e->cursor;
@@ -118,7 +119,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
         utf8_trim_partial(st->lesson.walk_note);
     }
     s->narrative_note = left ? st->lesson.walk_note : NULL;
-    bool palette = st->model.m && st->edit.ed.active && !st->edit.check; // the model's sentence, being edited
+    bool palette = st->model.m && bar; // the model's sentence (or the compared one), being edited
     s->n_words = palette ? st->model.m->vocab_count : 0;
     s->words = palette ? (const char *const *)st->model.m->vocab : NULL;
     s->mark = pg ? viz_lesson_mark(&pg->highlight, &app_trace(st)->tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};

@@ -137,6 +137,13 @@ attn_status export_lesson(const export_opts *o, const lesson *l, const char *pag
  * or, with after_reveal, the part after. */
 char *export_lesson_text(const lesson_page *pg, bool after_reveal, const viz_ref_ctx *x);
 
+/* Whether paragraph p of pg is shown for the sentence x holds: false for an
+ * @own paragraph when x's sentence is not the page's, and for one whose
+ * {references} x cannot compute (it would print "—"); those give way once,
+ * where the first of them stood, to the page's @edited paragraphs (which are
+ * shown only then, when they hold). As the window's narrative does. */
+bool export_para_holds(const lesson_page *pg, const lesson_para *p, const viz_ref_ctx *x);
+
 /* What an item's page {references} are computed on: its trace, its @compare
  * view, its model and run (the page's layer), worded with ui. */
 void export_item_refs(viz_ref_ctx *x, const export_item *it, const char *const *ui);

@@ -76,9 +76,23 @@ static void text_html(attn_strbuf *b, const export_item *it, const char *text, c
     const lesson_page *pg = it->page;
     if (after_reveal && !(pg && pg->has_reveal)) return;
     attn_sb_puts(b, after_reveal ? "<div class=\"attnviz-text\" data-reveal=\"\" hidden>\n" : "<div class=\"attnviz-text\">\n");
+    viz_ref_ctx x;
+    if (pg) export_item_refs(&x, it, ui);
+    bool said = false; // the @edited text, once, in place of what does not hold for the sentence shown
     for (int i = 0; pg && i < pg->n_paras; i++) {
         const lesson_para *p = &pg->paras[i];
         if (pg->has_reveal && p->after_reveal != after_reveal) continue;
+        if (p->edited) continue;
+        if (!export_para_holds(pg, p, &x)) {
+            for (int e = 0; e < pg->n_paras && !said; e++) {
+                if (!pg->paras[e].edited || !export_para_holds(pg, &pg->paras[e], &x)) continue;
+                attn_sb_puts(b, "<p>");
+                para_spans(b, it, ui, &pg->paras[e]);
+                attn_sb_puts(b, "</p>\n");
+            }
+            said = true;
+            continue;
+        }
         bool prev_item = i > 0 && pg->paras[i - 1].kind == LESSON_PARA_ITEM && pg->paras[i - 1].after_reveal == p->after_reveal;
         bool next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM &&
                          pg->paras[i + 1].after_reveal == p->after_reveal;

@@ -163,15 +163,48 @@ static void md_spans(attn_strbuf *b, const lesson_page *pg, const lesson_para *p
     free(keep);
 }
 
+/* Whether every {reference} of p can be computed on x (none would print "—"). */
+static bool refs_hold(const lesson_page *pg, const lesson_para *p, const viz_ref_ctx *x) {
+    char val[128];
+    if (p->kind == LESSON_PARA_CODE) return true;
+    for (int k = 0; k < p->n_spans; k++)
+        if (p->spans[k].kind == LESSON_SPAN_REF && p->spans[k].ref >= 0 &&
+            !viz_lesson_ref_ok(val, sizeof val, &pg->refs[p->spans[k].ref], x))
+            return false;
+    return true;
+}
+
+bool export_para_holds(const lesson_page *pg, const lesson_para *p, const viz_ref_ctx *x) {
+    bool edited = x->sentence && pg->sentence && strcmp(x->sentence, pg->sentence) != 0;
+    return !(p->own && edited) && refs_hold(pg, p, x);
+}
+
 char *export_lesson_text(const lesson_page *pg, bool after_reveal, const viz_ref_ctx *x) {
     attn_strbuf b, para;
     attn_sb_init(&b);
     attn_sb_init(&para);
+    // as the window's narrative (viz_lesson_narrative): with another sentence (--sentence), the
+    // paragraphs that hold only for the page's own (@own), or whose numbers cannot be computed,
+    // give way once to the page's @edited text, so the handout never prints "—"
+    bool said = false;
     for (int i = 0; i < pg->n_paras; i++) {
         const lesson_para *p = &pg->paras[i];
         if (pg->has_reveal && p->after_reveal != after_reveal) continue; // the answer goes after the figure
         if (!pg->has_reveal && after_reveal) break;
+        if (p->edited) continue; // only in place of what does not hold
         bool next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM;
+        if (!export_para_holds(pg, p, x)) {
+            for (int e = 0; e < pg->n_paras && !said; e++) {
+                if (!pg->paras[e].edited || !refs_hold(pg, &pg->paras[e], x)) continue;
+                para.len = 0;
+                if (para.data) para.data[0] = '\0';
+                md_spans(&para, pg, &pg->paras[e], x);
+                attn_sb_append(&b, para.data, para.len);
+                attn_sb_puts(&b, "\n\n");
+            }
+            said = true;
+            continue;
+        }
         if (p->kind == LESSON_PARA_CODE) {
             ex_md_block(&b, p->code_lang, p->text);
             attn_sb_puts(&b, "\n");

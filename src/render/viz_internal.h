@@ -86,6 +86,9 @@ typedef struct {
     const char *const *row_names, *const *col_names; /* the lesson's names of DIMS rows / columns, or NULL */
 } viz_mat;
 
+/* Whether row r of m is faded as one the pointer objective does not train
+ * (the last layer's attention rows of a pointer model but the pronoun's). */
+bool viz_row_untrained(const viz_ctx *c, const viz_mat *m, int r);
 /* Space a matrix needs around its cells at cell size cs: label column width,
  * title + column label height. */
 float viz_mat_left(const viz_ctx *c, const viz_mat *m, float cs);

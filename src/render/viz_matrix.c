@@ -275,12 +275,32 @@ static bool cell_masked(const viz_mat *m, int r, int col, double v) {
     return v == -INFINITY || (m->mask && !attn_mask_allows(*m->mask, r, col));
 }
 
+#define UNTRAINED_FADE 0.6f /* how far an untrained row's colours go toward the background */
+
 static viz_rgba cell_color(const viz_ctx *c, const viz_mat *m, double v, bool masked) {
     if (m->hidden) return c->th->panel2;
     if (masked) return c->th->masked;
     if (m->map == VIZ_MAP_WEIGHTS) return viz_sequential(v);
     if (!isfinite(v)) return c->th->masked; // never a colour of the scale
     return viz_diverging(v / m->range);
+}
+
+/* Whether row r of m is one the pointer objective leaves free: in the last
+ * layer of a pointer model, the attention rows (scores to A, and the readout
+ * Ā) of every token but the targets' (the pronoun's). The loss reads only
+ * those rows, so the others are faded and the trained row reads first; rows
+ * stay in sentence order, so the matrix still reads as query × key. */
+bool viz_row_untrained(const viz_ctx *c, const viz_mat *m, int r) {
+    const viz_scene *s = c->s;
+    if (!s->model || !s->run || s->model->cfg.objective != MODEL_OBJ_POINTER || s->run->n_targets < 1 ||
+        m->weight_of >= 0 || m->transposed || m->hidden)
+        return false;
+    bool attention = m->stage == ATTN_ST_SCORES || m->stage == ATTN_ST_SCALED || m->stage == ATTN_ST_MASKED ||
+                     m->stage == ATTN_ST_WEIGHTS;
+    if (!(m->stage == MODEL_ST_AVG || (attention && s->layer == s->model->cfg.layers - 1))) return false;
+    for (int k = 0; k < s->run->n_targets; k++)
+        if (s->run->targets[k].row == r) return false;
+    return r >= 0 && r < m->rows;
 }
 
 static double cell_value(const viz_mat *m, int r, int col) {
@@ -339,6 +359,7 @@ static void draw_cells(const viz_ctx *c, const viz_mat *m, float x, float y, flo
         for (int k = 0; k < m->cols; k++) {
             double v = cell_value(m, r, k);
             px[r * m->cols + k] = cell_color(c, m, v, cell_masked(m, r, k, v));
+            if (viz_row_untrained(c, m, r)) px[r * m->cols + k] = viz_mix(px[r * m->cols + k], c->th->bg, UNTRAINED_FADE);
         }
     // thin separators keep neighbouring cells of similar colour apart
     if (fminf(cw, ch) >= 10) { // opaque: blending a few thousand separators costs a frame
@@ -358,7 +379,9 @@ static void draw_cells(const viz_ctx *c, const viz_mat *m, float x, float y, flo
                 viz_line(c->l, cx + 1, cy + ch - 1, cx + cw - 1, cy + 1, 1.0f, c->th->masked_hatch);
             if (!values) continue;
             viz_format_value(buf, sizeof buf, v);
-            viz_text(c->l, cx, cy, cw, ch, buf, vpx, VIZ_CENTER | VIZ_MIDDLE, viz_text_on(cell_color(c, m, v, masked)));
+            viz_rgba bg = cell_color(c, m, v, masked);
+            if (viz_row_untrained(c, m, r)) bg = viz_mix(bg, c->th->bg, UNTRAINED_FADE);
+            viz_text(c->l, cx, cy, cw, ch, buf, vpx, VIZ_CENTER | VIZ_MIDDLE, viz_text_on(bg));
         }
 }
 

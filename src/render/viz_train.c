@@ -10,9 +10,10 @@
 
 #include "viz_internal.h"
 
-static const viz_rgba col_train = {0xd5, 0x5e, 0x00, 255}; // Okabe–Ito vermillion
-static const viz_rgba col_held = {0x00, 0x72, 0xb2, 255};  // Okabe–Ito blue
-static const viz_rgba col_acc = {0x00, 0x9e, 0x73, 255};   // Okabe–Ito bluish green
+static const viz_rgba col_train = {0xd5, 0x5e, 0x00, 255};                              // Okabe–Ito vermillion
+static const viz_rgba col_held = {0x00, 0x72, 0xb2, 255};                               // Okabe–Ito blue
+static const viz_rgba col_acc = {0x00, 0x9e, 0x73, 255};                                // Okabe–Ito bluish green
+static const viz_rgba col_kind[2] = {{0xcc, 0x79, 0xa7, 255}, {0xe6, 0x9f, 0x00, 255}}; // reddish purple, orange
 
 #define TV_POINTS_CAP 512 /* points a plot reads, at most (the app makes at most 256) */
 
@@ -192,6 +193,8 @@ typedef double (*point_value)(const viz_train_point *p);
 static double pv_train(const viz_train_point *p) { return p->train_loss; }
 static double pv_held(const viz_train_point *p) { return p->heldout_loss; }
 static double pv_acc(const viz_train_point *p) { return p->accuracy; }
+static double pv_kind0(const viz_train_point *p) { return p->kind_acc[0]; }
+static double pv_kind1(const viz_train_point *p) { return p->kind_acc[1]; }
 
 static void series(const viz_ctx *c, const tv_axes *a, const viz_train_view *v, point_value f, viz_rgba col) {
     for (int i = 0; i + 1 < v->n_points; i++) {
@@ -284,6 +287,31 @@ static void loss_plot(const viz_ctx *c, viz_box b, const viz_train_view *v) {
     scrub_mark(c, &a, v);
 }
 
+/* A referent task's held-out accuracy by kind of predicate (the pronoun
+ * means the subject, or the other noun) as two thinner curves under the
+ * accuracy, with their legend in the plot's lower right: a shortcut phase
+ * (one kind right, the other wrong, the accuracy near 50%) shows as two
+ * curves apart. Nothing when the points have no kinds. */
+static void kind_series(const viz_ctx *c, const tv_axes *a, const viz_train_view *v) {
+    bool kinds = false;
+    for (int i = 0; i < v->n_points && !kinds; i++) kinds = isfinite(v->points[i].kind_acc[0]) || isfinite(v->points[i].kind_acc[1]);
+    if (!kinds) return;
+    series(c, a, v, pv_kind0, col_kind[0]);
+    series(c, a, v, pv_kind1, col_kind[1]);
+    static const viz_str names[2] = {VIZ_S_TRAIN_KIND_SUBJECT, VIZ_S_TRAIN_KIND_OTHER};
+    float lh = c->small * 1.4f, sw = 14 * c->u, tw[2], w = 4 * c->u;
+    for (int k = 0; k < 2; k++) tw[k] = viz_text_w(c, viz_s(c, names[k]), c->small), w += sw + 6 * c->u + tw[k] + 10 * c->u;
+    if (w > a->b.w * 0.9f || lh + 4 * c->u > a->b.h * 0.4f) return;                // no room: the note under the timeline says it
+    float x = a->b.x + a->b.w - w - 2 * c->u, y = a->b.y + a->b.h - lh - 6 * c->u; // one line in the lower right
+    viz_fill(c->l, x, y, w, lh + 4 * c->u, viz_alpha(c->th->bg, 230));
+    x += 4 * c->u;
+    for (int k = 0; k < 2; k++) {
+        viz_fill(c->l, x, y + 2 * c->u + lh / 2 - 1.5f * c->u, sw, 3 * c->u, col_kind[k]);
+        viz_text(c->l, x + sw + 6 * c->u, y + 2 * c->u, tw[k] + 2, lh, viz_s(c, names[k]), c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+        x += sw + 6 * c->u + tw[k] + 10 * c->u;
+    }
+}
+
 static void accuracy_plot(const viz_ctx *c, viz_box b, const viz_train_view *v) {
     float start = plot_values(c, b, v, false);
     tv_axes a = plot_frame(c, b, v, viz_s(c, VIZ_S_TRAIN_ACC), start - b.x - 4 * c->u);
@@ -298,6 +326,7 @@ static void accuracy_plot(const viz_ctx *c, viz_box b, const viz_train_view *v) 
                  c->th->muted);
     }
     step_ticks(c, &a);
+    kind_series(c, &a, v);
     series(c, &a, v, pv_acc, col_acc);
     scrub_mark(c, &a, v);
 }
@@ -404,15 +433,20 @@ static int row_argmax(const double *w, int n, int q) {
     return best;
 }
 
-static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
-    const attn_trace *t0 = v->n_layers > 0 ? v->layer[0] : NULL;
+/* One sentence's attention, every layer and head, in b: the probe's, or its
+ * pair's. The cells are sized for the sentence of sized (the longer of two
+ * drawn side by side, so both get the same cells and the same labels). */
+static void heatmap_set(const viz_ctx *c, const attn_trace *const *layers, int n_layers, int query,
+                        const attn_trace *sized, viz_box b) {
+    const attn_trace *t0 = n_layers > 0 ? layers[0] : NULL;
     if (!t0) return;
-    int heads = t0->cfg.heads, count = v->n_layers * heads, n = t0->n;
+    if (!sized) sized = t0;
+    int heads = t0->cfg.heads, count = n_layers * heads, n = sized->n;
     viz_box area = b;
-    viz_mat probe = {.v = t0->head[0].weights, .rows = n, .cols = n, .stage = ATTN_ST_WEIGHTS, .title = "", .map = VIZ_MAP_WEIGHTS, .row_labels = VIZ_LABEL_TOKENS, .col_labels = VIZ_LABEL_TOKENS, .weight_of = -1};
+    viz_mat probe = {.v = sized->head[0].weights, .rows = n, .cols = n, .stage = ATTN_ST_WEIGHTS, .title = "", .map = VIZ_MAP_WEIGHTS, .row_labels = VIZ_LABEL_TOKENS, .col_labels = VIZ_LABEL_TOKENS, .weight_of = -1};
     viz_scene ls = *c->s; // the matrices label their rows and columns with the probe's tokens
-    ls.trace = t0;
-    ls.query = v->query;
+    ls.trace = sized;
+    ls.query = query;
     ls.hover = (viz_hit){.kind = VIZ_HIT_NONE};
     ls.mark = (viz_mark){VIZ_MARK_NONE, -1, -1};
     ls.feature_names = NULL;
@@ -432,7 +466,7 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
             if (cs >= best - 0.01f) best = cs, best_cols = k;
         }
         // one row per layer, its heads side by side, unless that costs more than a sixth of the cells' size
-        float by_layer = heat_cell(&lc, &probe, area.w, area.h, heads, v->n_layers);
+        float by_layer = heat_cell(&lc, &probe, area.w, area.h, heads, n_layers);
         if (heads > 1 && by_layer >= best * 0.85f) best = by_layer, best_cols = heads;
     }
     float cs = best;
@@ -446,11 +480,12 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     bool masked = t0->cfg.mask.kind != ATTN_MASK_NONE;
     for (int i = 0; i < count; i++) {
         int l = i / heads, h = i % heads;
-        const attn_trace *t = v->layer[l];
+        const attn_trace *t = layers[l];
         if (!t) continue;
         ls.trace = t;
         viz_mat m = probe;
         m.v = t->head[h].weights;
+        m.rows = m.cols = t->n;
         m.head = h;
         m.mask = masked ? &t->cfg.mask : NULL;
         // the layer and head, and where the query row looks most, as far as the matrix is wide
@@ -459,11 +494,11 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
         if (viz_text_w(c, title, c->small) > room)
             tl = snprintf(title, sizeof title, viz_s(c, VIZ_S_TRAIN_HEATMAP_SHORT), l + 1, h + 1);
         int q = ls.query;
-        if (q >= 0 && q < n && tl > 0 && tl < (int)sizeof title - 8) {
-            int j = row_argmax(m.v, n, q);
+        if (q >= 0 && q < t->n && tl > 0 && tl < (int)sizeof title - 8) {
+            int j = row_argmax(m.v, t->n, q);
             attn_token_label(&t->tokens, q, 12, qa, sizeof qa);
             attn_token_label(&t->tokens, j, 12, qb, sizeof qb);
-            snprintf(looks, sizeof looks, viz_s(c, VIZ_S_TRAIN_LOOKS), qa, qb, m.v[(size_t)q * n + j]);
+            snprintf(looks, sizeof looks, viz_s(c, VIZ_S_TRAIN_LOOKS), qa, qb, m.v[(size_t)q * t->n + j]);
             snprintf(title + tl, sizeof title - (size_t)tl, " · %s", looks);
             if (viz_text_w(c, title, c->small) > room) title[tl] = '\0';
         }
@@ -474,6 +509,34 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
     // the matrices' own hit regions (cells, token labels) belong to the walkthrough: here they are the view's background
     for (int i = first_cmd; i < c->l->count; i++)
         if (c->l->cmds[i].kind == VIZ_HIT) c->l->cmds[i].hit = (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_TRAIN};
+}
+
+/* The probe's heatmaps in b; with its flipped pair, the two side by side,
+ * each under a line naming its sentence, so the pair is read as a figure
+ * (where each pronoun looks), not only as the line of text above. */
+static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
+    if (v->n_pair_layers <= 0 || v->n_layers <= 0 || !v->pair || !v->probe) {
+        heatmap_set(c, v->layer, v->n_layers, v->query, NULL, b);
+        return;
+    }
+    float gap = 20 * c->u, half = (b.w - gap) / 2, lh = 0;
+    char line[2][512];
+    const char *sentence[2] = {v->probe, v->pair};
+    static const viz_str side[2] = {VIZ_S_TRAIN_PROBE_SIDE, VIZ_S_TRAIN_PAIR_SIDE};
+    for (int k = 0; k < 2; k++) { // both captions take the room the longer needs: the matrices stay level
+        snprintf(line[k], sizeof line[k], viz_s(c, side[k]), sentence[k]);
+        lh = fmaxf(lh, viz_wrap_ex(c, (viz_box){0, 0, half, 1e6f}, line[k], c->small, 0, 0, c->th->text, false));
+    }
+    lh += 4 * c->u;
+    const attn_trace *sized = v->layer[0] && v->pair_layer[0] && v->pair_layer[0]->n > v->layer[0]->n ? v->pair_layer[0] : v->layer[0];
+    for (int k = 0; k < 2; k++) {
+        float x = b.x + k * (half + gap);
+        viz_wrap(c, (viz_box){x, b.y, half, lh}, line[k], c->small, 0, c->th->text);
+        viz_box hb = {x, b.y + lh, half, b.h - lh};
+        if (k == 0) heatmap_set(c, v->layer, v->n_layers, v->query, sized, hb);
+        else heatmap_set(c, v->pair_layer, v->n_pair_layers, v->pair_query, sized, hb);
+    }
+    viz_fill(c->l, b.x + half + gap / 2, b.y, 1, b.h, c->th->line);
 }
 
 /* ---- the whole view ---- */

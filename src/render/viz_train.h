@@ -86,6 +86,12 @@ typedef struct viz_train_view {
     int n_layers;
     const attn_trace *layer[VIZ_TRAIN_MAX_LAYERS]; /* NULL when the probe could not run */
     int query;                                     /* the row to outline (the pronoun of a referent task), or -1 */
+    /* the probe's flipped pair (a referent task's other lesson sentence) through the same model, drawn
+     * beside the probe's heatmaps: n_pair_layers 0 when there is none */
+    const char *pair;
+    int n_pair_layers;
+    const attn_trace *pair_layer[VIZ_TRAIN_MAX_LAYERS];
+    int pair_query;
     /* the probe field */
     const char *probe; /* the probe (the edit buffer while editing) */
     bool editing;
