@@ -187,13 +187,13 @@ static attn_status parse_tiles(cli_opts *o, attn_err *err) {
                          zh ? "--tiles 只用于单层的注意力（不能与 %s 同用）。"
                             : "--tiles goes with the one-layer view, not with %s.",
                          o->model.model_path ? "--model" : "--train");
-    if (o->lesson_path || o->check_lesson) // a lesson's pages (and their models) have no tiles view to export or open
+    if (o->check_lesson || (o->lesson_path && o->export_dir)) // a lesson export writes its pages, not a tiles view
         return attn_fail(err, ATTN_ERR_RANGE,
-                         zh ? "--tiles 只用于一个句子（--sentence 或 --sentence-file），不能与 %s 同用：课程的页面没有分块视图；"
-                              "在窗口里按 F4 可以打开它。"
-                            : "--tiles goes with a sentence (--sentence or --sentence-file), not with %s: a lesson's "
-                              "pages have no tiles view; in the window F4 opens it.",
-                         o->lesson_path ? "--lesson" : "--check-lesson");
+                         zh ? "--tiles 不能与 %s 同用：课程导出的是它的页面；带 @view: tiles B 的页面在窗口里显示分块视图，"
+                              "--print 和 --dump-json 也可以配合 --lesson 使用 --tiles。"
+                            : "--tiles does not go with %s: a lesson export writes its pages; a page with @view: tiles B "
+                              "shows the tiles view in the window, and --print and --dump-json take --tiles with --lesson.",
+                         o->check_lesson ? "--check-lesson" : "--lesson … --export-dir");
     o->tiles = (int)v;
     return ATTN_OK;
 }

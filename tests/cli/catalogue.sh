@@ -133,8 +133,8 @@ refuse explain-huge 2 "--explain COL must be between 0 and 1023 (it is 999999999
 refuse tiles-zero 2 "--tiles needs a block size B, a whole number from 1 to 64 (not \"0\"): blocks of B query rows and B key columns." -- --headless --lang en --tiles 0
 refuse tiles-65-zh 2 "--tiles 的块大小 B 必须是 1 到 64 之间的整数（现在是 \"65\"）：每块 B 个查询行、B 个键列。" -- --headless --lang zh --tiles 65
 refuse tiles-model 2 "--tiles goes with the one-layer view, not with --model." -- --headless --lang en --tiles 2 --model "$in/none.json"
-refuse tiles-lesson 2 "--tiles goes with a sentence (--sentence or --sentence-file), not with --lesson: a lesson's pages have no tiles view; in the window F4 opens it." -- --lang en --tiles 2 --lesson "$in/any.lesson" --export-dir "$tmp/out/tiles-lesson/figs"
-refuse tiles-lesson-zh 2 "--tiles 只用于一个句子（--sentence 或 --sentence-file），不能与 --check-lesson 同用：课程的页面没有分块视图；在窗口里按 F4 可以打开它。" -- --lang zh --tiles 2 --check-lesson "$in/any.lesson"
+refuse tiles-lesson 2 "--tiles does not go with --lesson … --export-dir: a lesson export writes its pages; a page with @view: tiles B shows the tiles view in the window, and --print and --dump-json take --tiles with --lesson." -- --lang en --tiles 2 --lesson "$in/any.lesson" --export-dir "$tmp/out/tiles-lesson/figs"
+refuse tiles-lesson-zh 2 "--tiles 不能与 --check-lesson 同用：课程导出的是它的页面；带 @view: tiles B 的页面在窗口里显示分块视图，--print 和 --dump-json 也可以配合 --lesson 使用 --tiles。" -- --lang zh --tiles 2 --check-lesson "$in/any.lesson"
 refuse size-wraps 2 "--size needs WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. 1280x800 (not \"4294967616x800\")." -- --headless --size 4294967616x800 --export-dir "$tmp/out/size-wraps/figs"
 refuse stdin-twice 2 "--sentence-file - and --weights - would both read standard input, which can be read only once" -- --headless --sentence-file - --weights -
 # the flag is last, so the row names its own --dump-json first

@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 for f in "$lessons"/*/*.lesson; do
-    name=$(basename "$(dirname "$f")")
+    name=$(basename "$(dirname "$f")")-$(basename "$f" .lesson) # zh-self-attention: one folder per lesson
     if ! "$bin" --headless --lesson "$f" --export-dir "$tmp/$name" --format png,svg,csv,md >"$tmp/$name.log" 2>&1; then
         echo "FAIL: exporting $f: $(cat "$tmp/$name.log")"; fail=1; continue
     fi
