@@ -351,8 +351,9 @@ static void decode_export(void **state) {
     o.steps = 1u << ATTN_STEP_SOFTMAX;
     if (export_sentence_decode(&o, &t, &d, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
     size_t len;
-    char *p = path_in(dir, "09-decode.png"), *csv;
-    assert_non_null(slurp(p, &len));
+    char *p = path_in(dir, "09-decode.png"), *csv, *png = slurp(p, &len);
+    assert_non_null(png);
+    free(png);
     free(p);
     p = path_in(dir, "09-decode.csv");
     csv = slurp(p, &len);
