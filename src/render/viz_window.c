@@ -632,11 +632,11 @@ static void code_canvas(const viz_ctx *c, viz_box b, const char *code) {
  * only their hit regions, which go over the panel's. */
 static float chips(const viz_ctx *c, viz_box in, const char *label, const char *const *items, int n, int widget,
                    bool hits) {
-    if (n <= 0) return 0;
+    if (n <= 0 || in.h <= 0) return 0;
     float px = c->small, h = px * 1.9f, gap = 6 * c->u, pad = 7 * c->u;
     float lw = viz_text_w(c, label, px) + gap, x = in.x + lw, y = in.y;
-    if (lw > 0.5f * in.w) lw = 0, y += h; // a long label on a line of its own
-    if (!hits) viz_text(c->l, in.x, in.y, in.w, h, label, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    if (lw > 0.5f * in.w) lw = 0, y += h; // a long label on a line of its own, cut to the panel
+    if (!hits) viz_label(c, in.x, in.y, in.w, h, label, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
     x = in.x + lw;
     float row_h = h;
     for (int i = 0; i < n; i++) {
@@ -644,6 +644,14 @@ static float chips(const viz_ctx *c, viz_box in, const char *label, const char *
         bool wraps = tw > in.w - lw; // a long sentence takes lines inside its chip, never cut to …
         if (wraps) ch = viz_wrap_ex(c, (viz_box){0, 0, w - 2 * pad, 1e6f}, items[i], px, 0, 0, c->th->accent, false) + 0.9f * px;
         if (x + w > in.x + in.w + 0.5f && x > in.x + lw) x = in.x + lw, y += row_h + gap, row_h = h; // the next line
+        if (y + ch > in.y + in.h) {                                                                  // no room left in the panel: say how many more rather than draw over the text
+            char more[48];
+            snprintf(more, sizeof more, "+%d", n - i);
+            float mw = viz_text_w(c, more, px) + 2 * pad;
+            if (!hits && y - row_h - gap >= in.y) viz_label(c, in.x + in.w - mw, y - row_h - gap, mw, h, more, px, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+            y -= row_h + gap; // the rows drawn end above
+            break;
+        }
         if (ch > row_h) row_h = ch;
         if (hits) viz_hit_region(c->l, x, y, w, ch, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget, .delta = i});
         else {
@@ -657,11 +665,14 @@ static float chips(const viz_ctx *c, viz_box in, const char *label, const char *
     return y + row_h + 6 * c->u - in.y;
 }
 
-/* The page's suggestions, then the model's words while its sentence is edited: their height. */
+/* The page's suggestions, then the model's words while its sentence is
+ * edited: their height. They take at most what leaves the text a few lines. */
 static float try_chips(const viz_ctx *c, viz_box in, bool hits) {
     const viz_scene *s = c->s;
+    in.h -= 4 * c->body * 1.45f + c->small * 3.5f; // the text's first lines, "more below" and the hint stay readable
     float h = chips(c, in, viz_s(c, VIZ_S_LESSON_TRY), s->tries, s->n_tries, VIZ_W_TRY, hits);
     in.y += h;
+    in.h -= h;
     return h + chips(c, in, viz_s(c, VIZ_S_MODEL_WORDS), s->words, s->n_words, VIZ_W_WORD, hits);
 }
 
