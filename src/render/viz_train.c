@@ -435,11 +435,12 @@ static int row_argmax(const double *w, int n, int q) {
 
 /* One sentence's attention, every layer and head, in b: the probe's, or its
  * pair's. The cells are sized for the sentence of sized (the longer of two
- * drawn side by side, so both get the same cells and the same labels). */
-static void heatmap_set(const viz_ctx *c, const attn_trace *const *layers, int n_layers, int query,
+ * drawn side by side, so both get the same cells and the same labels).
+ * Returns true when the cells were too small for token labels. */
+static bool heatmap_set(const viz_ctx *c, const attn_trace *const *layers, int n_layers, int query,
                         const attn_trace *sized, viz_box b) {
     const attn_trace *t0 = n_layers > 0 ? layers[0] : NULL;
-    if (!t0) return;
+    if (!t0) return false;
     if (!sized) sized = t0;
     int heads = t0->cfg.heads, count = n_layers * heads, n = sized->n;
     viz_box area = b;
@@ -470,7 +471,8 @@ static void heatmap_set(const viz_ctx *c, const attn_trace *const *layers, int n
         if (heads > 1 && by_layer >= best * 0.85f) best = by_layer, best_cols = heads;
     }
     float cs = best;
-    if (cs < 1) return;
+    bool unlabelled = probe.row_labels == VIZ_LABEL_NONE;
+    if (cs < 1) return unlabelled;
     int cols = best_cols, rows = (count + cols - 1) / cols;
     float left = viz_mat_left(&lc, &probe, cs), top = viz_mat_top(&lc, &probe, cs), gap = 16 * c->u;
     float cw = left + n * cs + gap, ch = top + n * cs + gap;
@@ -509,14 +511,20 @@ static void heatmap_set(const viz_ctx *c, const attn_trace *const *layers, int n
     // the matrices' own hit regions (cells, token labels) belong to the walkthrough: here they are the view's background
     for (int i = first_cmd; i < c->l->count; i++)
         if (c->l->cmds[i].kind == VIZ_HIT) c->l->cmds[i].hit = (viz_hit){.kind = VIZ_HIT_PANEL, .panel = VIZ_PANEL_TRAIN};
+    return unlabelled;
 }
 
 /* The probe's heatmaps in b; with its flipped pair, the two side by side,
  * each under a line naming its sentence, so the pair is read as a figure
  * (where each pronoun looks), not only as the line of text above. */
 static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
+    float hint_h = c->s->figure_only ? 0 : c->small * 1.6f; // the figure view is already where F leads
+    viz_box hint = {b.x, b.y + b.h - hint_h, b.w, hint_h};
+    bool small;
+    b.h -= hint_h; // the line below says where the labels are when the cells have none
     if (v->n_pair_layers <= 0 || v->n_layers <= 0 || !v->pair || !v->probe) {
-        heatmap_set(c, v->layer, v->n_layers, v->query, NULL, b);
+        small = heatmap_set(c, v->layer, v->n_layers, v->query, NULL, b);
+        if (small && hint_h > 0) viz_label(c, hint.x, hint.y, hint.w, hint.h, viz_s(c, VIZ_S_TRAIN_HEATMAP_FULL), c->small, VIZ_CENTER | VIZ_MIDDLE, c->th->muted);
         return;
     }
     float gap = 20 * c->u, half = (b.w - gap) / 2, lh = 0;
@@ -533,10 +541,11 @@ static void heatmaps(const viz_ctx *c, const viz_train_view *v, viz_box b) {
         float x = b.x + k * (half + gap);
         viz_wrap(c, (viz_box){x, b.y, half, lh}, line[k], c->small, 0, c->th->text);
         viz_box hb = {x, b.y + lh, half, b.h - lh};
-        if (k == 0) heatmap_set(c, v->layer, v->n_layers, v->query, sized, hb);
+        if (k == 0) small = heatmap_set(c, v->layer, v->n_layers, v->query, sized, hb);
         else heatmap_set(c, v->pair_layer, v->n_pair_layers, v->pair_query, sized, hb);
     }
     viz_fill(c->l, b.x + half + gap / 2, b.y, 1, b.h, c->th->line);
+    if (small && hint_h > 0) viz_label(c, hint.x, hint.y, hint.w, hint.h, viz_s(c, VIZ_S_TRAIN_HEATMAP_FULL), c->small, VIZ_CENTER | VIZ_MIDDLE, c->th->muted);
 }
 
 /* ---- the whole view ---- */
