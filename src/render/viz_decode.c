@@ -43,7 +43,7 @@ void viz_decode_narrative(char *out, size_t cap, const char *const *ui, const at
 static float strip(const viz_ctx *c, float x, float y, float cw, float ch, const double *v, int count, int stage,
                    int h, int row, int col0, double range) {
     char buf[32];
-    bool weights = stage == ATTN_ST_WEIGHTS, hide = c->s->hide_weights && stage >= ATTN_ST_WEIGHTS; // a lesson's question still open
+    bool weights = stage == ATTN_ST_WEIGHTS, hide = c->s->hide_weights && stage >= ATTN_ST_SCORES; // a question open: the scores rank the keys as A does
     float px = fminf(ch / 1.6f, c->small);
     for (int j = 0; j < count; j++) {
         viz_rgba col = hide ? c->th->panel : weights ? viz_sequential(v[j])
