@@ -109,6 +109,15 @@ attn_msg attn_errno_msg(int e) {
     return ATTN_MSG_NONE;
 }
 
+attn_msg attn_utf8_problem_msg(const char *s, size_t len, size_t off) {
+    static const attn_msg kinds[] = {ATTN_MSG_UTF8_OK, ATTN_MSG_UTF8_OVERLONG, ATTN_MSG_UTF8_SURROGATE,
+                                     ATTN_MSG_UTF8_TRUNCATED, ATTN_MSG_UTF8_STRAY, ATTN_MSG_UTF8_NEVER,
+                                     ATTN_MSG_UTF8_ABOVE};
+    int k = utf8_problem_kind(s, len, off);
+    return k < 0 ? ATTN_MSG_UTF8_END : k < (int)(sizeof kinds / sizeof *kinds) ? kinds[k]
+                                                                               : ATTN_MSG_UTF8_INVALID;
+}
+
 int attn_msg_arg_count(attn_msg id) {
     int n = 0;
     for (const char *t = attn_msg_english(id); *t; t++)
@@ -175,6 +184,10 @@ attn_status attn_fail_vat(attn_err *err, attn_status code, const char *at, attn_
                 attn_msg why = attn_errno_msg(e);
                 snprintf(piece, sizeof piece, "%s", why != ATTN_MSG_NONE ? attn_msg_english(why) : strerror(e));
                 if (next < ATTN_MSG_ARGS) err->arg_id[next] = why;
+            } else if (spec[step - 1] == 'M') { // a message of its own, without arguments
+                attn_msg what = (attn_msg)va_arg(mine, int);
+                snprintf(piece, sizeof piece, "%s", attn_msg_english(what));
+                if (next < ATTN_MSG_ARGS) err->arg_id[next] = what;
             } else format_one(piece, sizeof piece, spec, &mine);
             if (next < ATTN_MSG_ARGS) {
                 size_t n = strlen(piece) < sizeof err->args[next] ? strlen(piece) : sizeof err->args[next] - 1;

@@ -59,7 +59,8 @@ attn_status attn_fail_msg(attn_err *err, attn_status code, attn_msg id, const ch
  * the conversions of the id's English text in attn_msgs.def (printf's: %s,
  * %d, %zu, %.*s, %g, ...), each kept as text for the other languages; %R
  * takes an errno (int) and says it as a message of its own (ERRNO_*:
- * translated; libc's words for a rare one). at
+ * translated; libc's words for a rare one), %M an attn_msg without
+ * arguments, said in the UI's language too. at
  * (NULL or "" for none) is where it applies, a file name or "file:line:col";
  * msg is "at: English". Cut on a character boundary; returns code. */
 attn_status attn_fail_at(attn_err *err, attn_status code, const char *at, attn_msg id, ...);
@@ -73,6 +74,10 @@ attn_status attn_fail_vat(attn_err *err, attn_status code, const char *at, attn_
 /* The message that says errno e ("there is no such file or folder"), or
  * ATTN_MSG_NONE for one without words of its own. */
 attn_msg attn_errno_msg(int e);
+
+/* What is wrong with the UTF-8 at s[off] (utf8_problem's phrase), as a
+ * message for %M. */
+attn_msg attn_utf8_problem_msg(const char *s, size_t len, size_t off);
 
 /* How many arguments a message id takes (the conversions of its English text). */
 int attn_msg_arg_count(attn_msg id);
