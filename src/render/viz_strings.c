@@ -188,7 +188,9 @@ void viz_err_text(char *out, size_t cap, const viz_strings *t, viz_lang lang, co
         snprintf(args[i], sizeof args[i], "%s", w ? w : err->args[i]);
         utf8_trim_partial(args[i]);
     }
-    int at = err->at[0] ? snprintf(out, cap, "%s: ", err->at) : 0; // a place reads the same in every language
-    if (at < 0 || (size_t)at >= cap) at = 0;
+    const char *lead = err->lead > ATTN_MSG_NONE && err->lead < ATTN_MSG_COUNT ? t->s[lang][viz_msg_str(err->lead)] : NULL;
+    bool wide = lead && *lead && (unsigned char)lead[strlen(lead) - 1] >= 0x80; // "：" needs no space after it
+    int at = snprintf(out, cap, "%s%s%s%s", err->at, err->at[0] ? ": " : "", lead ? lead : "", lead && !wide ? " " : "");
+    if (at < 0 || (size_t)at >= cap) at = 0; // a place reads the same in every language
     attn_msg_format(out + at, cap - (size_t)at, words, (const char(*)[128])args, ATTN_MSG_ARGS);
 }

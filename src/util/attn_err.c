@@ -19,6 +19,7 @@ attn_status attn_fail(attn_err *err, attn_status code, const char *fmt, ...) {
         err->code = code;
         err->id = ATTN_MSG_NONE;
         err->at[0] = '\0';
+        err->lead = ATTN_MSG_NONE;
     }
     return code;
 }
@@ -165,6 +166,7 @@ attn_status attn_fail_vat(attn_err *err, attn_status code, const char *at, attn_
     va_copy(mine, ap);
     memset(err->args, 0, sizeof err->args);
     for (int i = 0; i < ATTN_MSG_ARGS; i++) err->arg_id[i] = ATTN_MSG_NONE;
+    err->lead = ATTN_MSG_NONE;
     snprintf(err->at, sizeof err->at, "%s", at ? at : "");
     utf8_trim_partial(err->at);
     size_t used = at && *at ? (size_t)snprintf(err->msg, sizeof err->msg, "%s: ", err->at) : 0;
@@ -232,6 +234,7 @@ attn_status attn_fail_msg(attn_err *err, attn_status code, attn_msg id, const ch
     memset(err->args, 0, sizeof err->args);
     for (int i = 0; i < ATTN_MSG_ARGS; i++) err->arg_id[i] = ATTN_MSG_NONE;
     err->at[0] = '\0';
+    err->lead = ATTN_MSG_NONE;
     for (int i = 0; i < 3; i++) {
         snprintf(err->args[i], sizeof err->args[i], "%s", in[i] ? in[i] : "");
         utf8_trim_partial(err->args[i]);
@@ -248,6 +251,7 @@ void attn_err_clear(attn_err *err) {
         err->msg[0] = '\0';
         err->id = ATTN_MSG_NONE;
         err->at[0] = '\0';
+        err->lead = ATTN_MSG_NONE;
     }
 }
 

@@ -39,6 +39,7 @@ typedef struct {
     attn_msg id;                    /* which message (ATTN_MSG_NONE: msg is all there is) */
     char args[ATTN_MSG_ARGS][128];  /* its arguments, in order, as text */
     attn_msg arg_id[ATTN_MSG_ARGS]; /* an argument that is itself a message (a %R reason): its id, else NONE */
+    attn_msg lead;                  /* a message without arguments said before it ("this sentence cannot be used:"), or NONE */
     char at[256];                   /* where it applies ("lesson.md:3:5"), said before it in every language; "" for none */
 } attn_err;
 
