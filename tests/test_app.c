@@ -773,7 +773,7 @@ static void test_messages_both_languages(void **state) {
     (void)state;
     app_state st;
     start(&st, "the cat saw a bird");
-    const char args[ATTN_MSG_ARGS][128] = {"ARG0", "ARG1", "ARG2", "ARG3", "ARG4", "ARG5"};
+    const char args[ATTN_MSG_ARGS][128] = {"ARG0", "ARG1", "ARG2", "ARG3", "ARG4", "ARG5", "ARG6", "ARG7"};
     for (int id = ATTN_MSG_NONE + 1; id < ATTN_MSG_COUNT; id++) {
         int want = attn_msg_arg_count((attn_msg)id);
         if (want > ATTN_MSG_ARGS) fail_msg("ERR_%s takes %d arguments, more than %d", attn_msg_name((attn_msg)id), want, ATTN_MSG_ARGS);

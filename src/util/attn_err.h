@@ -31,7 +31,7 @@ typedef enum {
     ATTN_MSG_COUNT
 } attn_msg;
 
-#define ATTN_MSG_ARGS 6
+#define ATTN_MSG_ARGS 8
 
 typedef struct {
     attn_status code;               /* same value the function returned */
