@@ -213,8 +213,8 @@ static bool check_mats(parser *p, const scope *sc, const attn_config *c, bool he
         const design_mat *m = &sc->mats[i];
         if (m->rows == 0 || m->broken) continue; // already reported
         if (heads_strict && m->head >= c->heads) {
-            lsn_add_err(p, m->line, m->col, "this page has %d head%s, so %s of head %d would never be used",
-                        c->heads, c->heads == 1 ? "" : "s", attn_matrix_name(m->kind), m->head);
+            lsn_add_msg(p, m->line, m->col, c->heads == 1 ? ATTN_MSG_LSN_HEADS_UNUSED_1 : ATTN_MSG_LSN_HEADS_UNUSED, c->heads,
+                        attn_matrix_name(m->kind), m->head);
         } else if (!mat_fits(m, c)) {
             int rows, cols;
             attn_matrix_shape(m->kind, c, &rows, &cols);
@@ -309,8 +309,8 @@ static void resolve_lesson(parser *p) {
     if (cfg && !apply_settings(p, cfg, &l->cfg, &set_dm, false)) {
         p->top_config_bad = true;
     } else if (l->has_vocab && set_dm && l->n_features != l->cfg.d_model) {
-        lsn_add_err(p, cfg->line, cfg->col, "d_model=%d but the vocabulary has %d feature%s; they must agree",
-                    l->cfg.d_model, l->n_features, l->n_features == 1 ? "" : "s");
+        lsn_add_msg(p, cfg->line, cfg->col, l->n_features == 1 ? ATTN_MSG_LSN_DMODEL_FEATURES_1 : ATTN_MSG_LSN_DMODEL_FEATURES,
+                    l->cfg.d_model, l->n_features);
         p->top_config_bad = true;
     } else {
         if (l->has_vocab) l->cfg.d_model = l->n_features;
@@ -505,9 +505,8 @@ static bool check_head(parser *p, const raw_dir *d, const char *w, size_t n, int
         *out = (int)h;
         return true;
     }
-    lsn_add_err(p, d->line, dir_col(d, w),
-                "head “%.*s” does not exist: this page has %d head%s, numbered from 0", (int)n, w, heads,
-                heads == 1 ? "" : "s");
+    lsn_add_msg(p, d->line, dir_col(d, w), heads == 1 ? ATTN_MSG_LSN_HEAD_MISSING_1 : ATTN_MSG_LSN_HEAD_MISSING, (int)n, w,
+                heads);
     return false;
 }
 
@@ -517,8 +516,8 @@ static bool check_layer(parser *p, const raw_dir *d, const char *w, size_t n, in
         *out = (int)v;
         return true;
     }
-    lsn_add_err(p, d->line, dir_col(d, w), "layer “%.*s” does not exist: the model has %d layer%s, numbered from 0",
-                (int)n, w, layers, layers == 1 ? "" : "s");
+    lsn_add_msg(p, d->line, dir_col(d, w), layers == 1 ? ATTN_MSG_LSN_LAYER_MISSING_1 : ATTN_MSG_LSN_LAYER_MISSING, (int)n,
+                w, layers);
     return false;
 }
 
@@ -1199,9 +1198,8 @@ static void resolve_model_view(parser *p, page_ctx *c) {
         int layers = pg->model_layers;
         if (lsn_parse_int(layer->args, strlen(layer->args), 1, layers, &v)) pg->layer = (int)v - 1; // as the window counts
         else
-            lsn_add_err(p, layer->line, layer->col, "layer “%s” does not exist: the model has %d layer%s, numbered "
-                                                    "from 1",
-                        layer->args, layers, layers == 1 ? "" : "s");
+            lsn_add_msg(p, layer->line, layer->col,
+                        layers == 1 ? ATTN_MSG_LSN_LAYER_MISSING_FROM1_1 : ATTN_MSG_LSN_LAYER_MISSING_FROM1, layer->args, layers);
     }
 }
 

@@ -468,8 +468,8 @@ static void finish_block(parser *p) {
     design_mat *m = p->mat;
     if (p->blk == BLK_WEIGHTS && !p->blk_discard && m && m->names && m->rows > 0 && !m->broken &&
         m->n_names != m->cols)
-        lsn_add_err(p, m->names_line, m->names_col, "this line names %d column%s but the rows of %s have %d numbers",
-                    m->n_names, m->n_names == 1 ? "" : "s", attn_matrix_name(m->kind), m->cols);
+        lsn_add_msg(p, m->names_line, m->names_col, m->n_names == 1 ? ATTN_MSG_LSN_NAMES_COLUMNS_1 : ATTN_MSG_LSN_NAMES_COLUMNS,
+                    m->n_names, attn_matrix_name(m->kind), m->cols);
     if (p->blk == BLK_CODE) {
         end_para(p);
     } else if (p->blk == BLK_WEIGHTS && !p->blk_discard && p->mat && p->mat->rows == 0 && !p->mat->broken) {
@@ -560,9 +560,9 @@ static void vocab_row(parser *p, const char *s, const char *end) {
     }
     if (got != l->n_features) {
         l->n_vectors = before;
-        lsn_add_err(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
-                    "“%.*s” has %d number%s but the vocabulary has %d features (one number per feature)",
-                    (int)(word_end - s), s, got, got == 1 ? "" : "s", l->n_features);
+        lsn_add_msg(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
+                    got == 1 ? ATTN_MSG_LSN_VOCAB_NUMBERS_1 : ATTN_MSG_LSN_VOCAB_NUMBERS, (int)(word_end - s), s, got,
+                    l->n_features);
         return;
     }
     vocab_word *vw = lsn_nomem_check(p, PUSH(&l->mem, l->words, l->n_words, l->cap_words));
@@ -613,9 +613,8 @@ static void weights_row(parser *p, const char *s, const char *end) {
     if (m->rows > 0 && got != m->cols) {
         m->n_v -= got;
         m->broken = true;
-        lsn_add_err(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
-                    "this row of %s has %d number%s but its first row has %d", attn_matrix_name(m->kind), got,
-                    got == 1 ? "" : "s", m->cols);
+        lsn_add_msg(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
+                    got == 1 ? ATTN_MSG_LSN_ROW_LENGTH_1 : ATTN_MSG_LSN_ROW_LENGTH, attn_matrix_name(m->kind), got, m->cols);
         return;
     }
     m->cols = got;
