@@ -2,7 +2,7 @@
 # Issue 23: in a zh UI (--lang zh, or a zh locale) the command line says a
 # refusal of each family in Chinese, with its arguments and no English
 # sentence: a file that cannot be opened, a model file, a lesson's line, a
-# weights file, a setting. The same inputs still read in English in an en UI.
+# weights file, a setting, a flag. The same inputs still read in English in an en UI.
 # Usage: zh_messages.sh ATTNVIZ
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the test runs in its own folder
@@ -57,6 +57,7 @@ says bad-weights "weights.json: X 的各行长短不一：第 1 行有 1 个数�
     "weights.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- --weights weights.json
 says bad-setting "掩码窗口 W 必须在 1 和 64 之间（现在是 0）。" \
     "The mask window W must be between 1 and 64 (it is 0)." -- --mask window:0
+says bad-flag "--heads 必须在 1 和 8 之间（现在是 99）。" "--heads must be between 1 and 8 (it is 99)." -- --heads 99
 
 echo "zh_messages: $pass passed, $fail failed"
 [ $fail -eq 0 ]
