@@ -15,6 +15,7 @@
 #include <SDL_image.h>
 #include <SDL_ttf.h>
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <fontconfig/fontconfig.h>
 #include <sched.h>
@@ -335,6 +336,8 @@ static void svg_golden(void **state) {
     free(dir);
 }
 
+static cJSON *page_data(const char *page);
+
 /* Issue 24: --decode's view after the steps: 09-decode.png, .svg and its
  * per-token record as CSV (hand-counted for 3 tokens, 2 heads of d_k 2,
  * d_model 4, causal, one cache row more per token). */
@@ -407,6 +410,21 @@ static void decode_export_tex_html(void **state) {
                                  "<td>2</td><td>1</td><td>88</td>"));
     assert_non_null(strstr(html, "<svg"));
     assert_non_null(strstr(html, "1 new key, 1 read from the cache"));
+    // the figure is interactive like the steps' pages: its cells carry the window's arithmetic
+    assert_non_null(strstr(html, "data-cell=\"k:0:1:1\""));
+    assert_non_null(strstr(html, "data-cell=\"scores:0:1:0\""));
+    assert_null(strstr(html, "data-cell=\"k:0:2:0\"")); // token 3 is not generated yet
+    cJSON *data = page_data(html);
+    assert_non_null(data);
+    // token 2 of 3, d_k 2: K and V rows 1–2 (4 cells each), 2 scores, 2 weights, 2 of z
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(data, "c")), 4 + 4 + 2 + 2 + 2);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(data, "v")), 3); // a view per token
+    const cJSON *lines = cJSON_GetObjectItem(data, "l");
+    bool denominator = false;
+    for (int i = 0; i < cJSON_GetArraySize(lines); i++)
+        denominator = denominator || strstr(cJSON_GetArrayItem(lines, i)->valuestring, "denominator = ");
+    assert_true(denominator); // a weight's softmax arithmetic
+    cJSON_Delete(data);
     free(html);
     p = path_in(dir, "handout.html");
     html = slurp(p, &len);
@@ -421,6 +439,72 @@ static void decode_export_tex_html(void **state) {
     free(index);
     free(p);
     attn_decode_free(&d);
+    attn_trace_free(&t);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Issue 24: each step of the tiles view as LaTeX and HTML, like the decode
+ * view: "a b c" under the causal mask in blocks of 2 is 4 steps, the second
+ * (rows 1–2 against keys 3) skipped. The first step's first row sees only
+ * its own key: m before −∞, α 0, ℓ before 0, Σ = e^0 = 1 = ℓ after; its m
+ * after is the row's scaled score. */
+static void tiles_export_tex_html(void **state) {
+    (void)state;
+    attn_trace t;
+    attn_tiles tl = {0};
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "a b c", 4, 2, 1, "causal");
+    assert_int_equal(attn_tiles_of_head(&tl, &t, 0, 2, &err), ATTN_OK);
+    assert_int_equal(tl.count, 4);
+    assert_true(tl.steps[1].skipped);
+    small_opts(&o, dir, "tex,html");
+    o.steps = 1u << ATTN_STEP_SOFTMAX;
+    if (export_sentence_tiles(&o, &t, 0, -1, &tl, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *p = path_in(dir, "09-tiles-b2-step01.tex"), *tex = slurp(p, NULL), want[160];
+    free(p);
+    assert_non_null(tex);
+    double s00 = t.head[0].scaled[0];
+    snprintf(want, sizeof want, "1 & \\mbox{a} & $-\\infty$ & $%s%lld.%02lld$ & $0.00$ & $0.00$ & $1.00$ & $1.00$ \\\\",
+             s00 < 0 ? "-" : "", llabs(llround(s00 * 100)) / 100, llabs(llround(s00 * 100)) % 100);
+    assert_non_null(strstr(tex, want));
+    assert_non_null(strstr(tex, "S_{\\mathrm{block}}"));
+    assert_non_null(strstr(tex, "Step 1 of 4: query rows 1–2 against key columns 1–2"));
+    assert_null(strstr(tex, "Z_{\\mathrm{tiled}}")); // not the last key block yet
+    assert_non_null(strstr(tex, "\\end{document}"));
+    free(tex);
+    p = path_in(dir, "10-tiles-b2-step02.tex"), tex = slurp(p, NULL);
+    free(p);
+    assert_non_null(strstr(tex, "skipped: the mask hides the whole block"));
+    assert_null(strstr(tex, "\\begin{tabular}")); // nothing computed, no rows
+    free(tex);
+    p = path_in(dir, "12-tiles-b2-step04.tex"), tex = slurp(p, NULL);
+    free(p);
+    assert_non_null(strstr(tex, "Z_{\\mathrm{tiled}}")); // the last key block: z = O'/ℓ'
+    assert_non_null(strstr(tex, "\\text{c} & "));        // the block's row is token 3, not token 1
+    free(tex);
+    p = path_in(dir, "09-tiles-b2-step01.html");
+    char *html = slurp(p, NULL);
+    free(p);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<svg"));
+    assert_non_null(strstr(html, "attnviz-tiles-table"));
+    assert_non_null(strstr(html, "<tr><td>1</td><td>a</td><td>−∞</td>"));
+    free(html);
+    p = path_in(dir, "index.md");
+    char *index = slurp(p, NULL);
+    free(p);
+    assert_non_null(strstr(index, "`11-tiles-b2-step03.tex`"));
+    assert_non_null(strstr(index, "`11-tiles-b2-step03.html`"));
+    free(index);
+    p = path_in(dir, "handout.html");
+    html = slurp(p, NULL);
+    free(p);
+    assert_non_null(strstr(html, "attnviz-tiles-table"));
+    free(html);
+    attn_tiles_free(&tl);
     attn_trace_free(&t);
     rm_rf(dir);
     free(dir);
@@ -1790,6 +1874,7 @@ int main(void) {
         cmocka_unit_test(svg_golden),
         cmocka_unit_test(decode_export),
         cmocka_unit_test(decode_export_tex_html),
+        cmocka_unit_test(tiles_export_tex_html),
         cmocka_unit_test(rope_golden),
         cmocka_unit_test(svg_text_cells_escaped),
         cmocka_unit_test(svg_primitives),

@@ -325,12 +325,15 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     if (st == ATTN_OK && it->tiles && (o->formats & EXPORT_CSV)) st = write_text(j, name, tiles_csv(it), err);
     if (it->decode) return write_decode_rest(j, it, stem, number, first, st, err);
     snprintf(name, sizeof name, "%s.tex", stem);
-    if (it->tiles) {
-    } // the tiles view has no LaTeX or HTML page of its own
-    else if (st == ATTN_OK && (o->formats & EXPORT_TEX))
-        st = write_text(j, name, export_tex_document(it, item_title(j, it), j->ui, o->lang), err);
+    if (st == ATTN_OK && (o->formats & EXPORT_TEX))
+        st = write_text(j, name, it->tiles ? export_tex_tiles(it, item_title(j, it), j->ui, o->lang) : export_tex_document(it, item_title(j, it), j->ui, o->lang), err);
     if (st == ATTN_OK && !it->tiles && (o->formats & (EXPORT_CSV | EXPORT_TEX))) st = write_matrices(j, it, stem, err);
-    if (st == ATTN_OK && !it->tiles && (o->formats & EXPORT_HTML))
+    if (st == ATTN_OK && it->tiles && (o->formats & EXPORT_HTML)) // the step's own page: words, drawing, rows
+        st = export_build_list(&j->list, o, it, j->ui, j->fonts, 1)
+                 ? ex_html_write_tiles(&j->st, &j->html, o, it, number, stem, item_title(j, it), &j->list, j->ui,
+                                       j->fonts, err)
+                 : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to draw %s.html.", stem);
+    else if (st == ATTN_OK && (o->formats & EXPORT_HTML))
         st = ex_html_write(&j->st, &j->html, o, it, number, stem, item_title(j, it), item_text(j, it), j->ui, j->fonts,
                            err);
     if (st != ATTN_OK) return st;
