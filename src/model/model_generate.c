@@ -30,9 +30,8 @@ typedef struct {
 static attn_status decode_one(model_generation *g, model_ws *ws, caches *kv, int t, attn_err *err) {
     const model_config *c = &ws->cfg;
     int dm = c->d_model, hk = c->heads * c->d_k;
-    const double *pos = c->pos == MODEL_POS_LEARNED ? ws->w->p : ws->pos;
     double x[ATTN_MAX_D_MODEL], z[ATTN_MAX_HEADS * ATTN_MAX_D_K], out[ATTN_MAX_D_MODEL];
-    const double *e = ws->w->e + (size_t)g->ids[t] * dm, *p = pos + (size_t)t * dm;
+    const double *e = ws->w->e + (size_t)g->ids[t] * dm, *p = model_pos_row(ws, t);
     for (int j = 0; j < dm; j++) x[j] = c->pos == MODEL_POS_NONE ? e[j] : e[j] + p[j]; // as model_forward's pass 1
     attn_decode_step *sum = &g->step[t];
     memset(sum, 0, sizeof *sum);
@@ -75,6 +74,7 @@ static attn_status generate(model_generation *g, const model *m, const char *sen
                                                           : ATTN_MSG_GENERATE_MASK; // model_can_generate's order
         return attn_fail_msg(err, ATTN_ERR_RANGE, id, m->task, NULL, NULL);
     }
+    if (count > 0 && (st = model_check_positions(m, g->n_prompt + count, err)) != ATTN_OK) return st;
     if (g->n_prompt + count > m->cfg.max_len) {
         char a[16], b[16], c[16];
         snprintf(a, sizeof a, "%d", g->n_prompt);
