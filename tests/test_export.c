@@ -315,6 +315,36 @@ static void rope_golden(void **state) {
     free(dir);
 }
 
+/* Step 2b's hint names the run's own base (--rope-base), in both languages:
+ * the handout's text for base 500 says 500^(−2i/dₖ), never 10000. */
+static void rope_hint_base(void **state) {
+    (void)state;
+    attn_config c;
+    attn_err err;
+    attn_config_default(&c);
+    c.d_model = 4, c.d_k = 2, c.heads = 1, c.rope = true, c.rope_base = 500;
+    attn_trace t = {0};
+    assert_int_equal(attn_trace_run(&t, "a b c", 5, &c, NULL, NULL, &err), ATTN_OK);
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        export_opts o;
+        char *dir = temp_dir();
+        small_opts(&o, dir, "md");
+        o.lang = (viz_lang)lang;
+        assert_int_equal(export_parse_steps(&o.steps, "2b", &err), ATTN_OK);
+        if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
+        assert_non_null(md);
+        assert_non_null(strstr(md, "θᵢ = 500^(−2i/dₖ)"));
+        assert_null(strstr(md, "10000"));
+        assert_null(strstr(md, "%s"));
+        free(md);
+        free(p);
+        rm_rf(dir);
+        free(dir);
+    }
+    attn_trace_free(&t);
+}
+
 static void svg_golden(void **state) {
     (void)state;
     attn_trace t;
@@ -1876,6 +1906,7 @@ int main(void) {
         cmocka_unit_test(decode_export_tex_html),
         cmocka_unit_test(tiles_export_tex_html),
         cmocka_unit_test(rope_golden),
+        cmocka_unit_test(rope_hint_base),
         cmocka_unit_test(svg_text_cells_escaped),
         cmocka_unit_test(svg_primitives),
         cmocka_unit_test(csv_golden_quoting),

@@ -183,11 +183,12 @@ static const char *item_title(const job *j, const export_item *it) {
     return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_STEP_READOUT : (viz_str)(VIZ_S_STEP_1 + it->step));
 }
 
-static const char *item_text(const job *j, const export_item *it) {
+/* buf (cap bytes): where a hint with the run's values is filled in (step 2b's base). */
+static const char *item_text(const job *j, const export_item *it, char *buf, size_t cap) {
     if (it->text) return it->text;
     viz_str backward = it->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX : VIZ_S_HINT_BACKWARD; // ∂L/∂A, or ∂L/∂T
-    return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_HINT_READOUT : it->backward ? backward
-                                                                                    : (viz_str)(VIZ_S_HINT_1 + it->step));
+    if (it->readout || it->backward) return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_HINT_READOUT : backward);
+    return viz_step_hint(buf, cap, j->ui ? j->ui->s[j->o.lang] : NULL, it->step, &it->trace->cfg);
 }
 
 static void index_item_head(job *j, const export_item *it, const char *stem, const char *badge) {
@@ -308,7 +309,7 @@ static char *tiles_csv(const export_item *it) {
 
 static attn_status write_item(job *j, const export_item *it, int pos, attn_err *err) {
     const export_opts *o = &j->o;
-    char stem[160], name[200], badge[320], size[64];
+    char stem[160], name[200], badge[320], size[64], hint[2048];
     int first = j->st.n;
     attn_status st = ATTN_OK;
     int number = it->number > 0 ? it->number : pos + 1;
@@ -334,7 +335,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
                                        j->fonts, err)
                  : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to draw %s.html.", stem);
     else if (st == ATTN_OK && (o->formats & EXPORT_HTML))
-        st = ex_html_write(&j->st, &j->html, o, it, number, stem, item_title(j, it), item_text(j, it), j->ui, j->fonts,
+        st = ex_html_write(&j->st, &j->html, o, it, number, stem, item_title(j, it), item_text(j, it, hint, sizeof hint), j->ui, j->fonts,
                            err);
     if (st != ATTN_OK) return st;
     ex_badge(badge, sizeof badge, o, j->ui, it);
@@ -347,7 +348,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     index_files(j, first, "html", EXPORT_HTML, it->remake_flags, NULL);
     if (o->formats & EXPORT_MD) {
         snprintf(name, sizeof name, "%s.%s", stem, (o->formats & EXPORT_PNG) ? "png" : "svg");
-        ex_md_page(&j->handout, it, number, item_title(j, it), item_text(j, it), name,
+        ex_md_page(&j->handout, it, number, item_title(j, it), item_text(j, it, hint, sizeof hint), name,
                    it->id ? ex_str(j->ui, j->o.lang, VIZ_S_HANDOUT_PAGE) : NULL);
     }
     return ATTN_OK;

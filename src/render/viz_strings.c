@@ -181,3 +181,15 @@ void viz_err_text(char *out, size_t cap, const viz_strings *t, viz_lang lang, co
     if (words) attn_msg_format(out, cap, words, err->args, ATTN_MSG_ARGS);
     else snprintf(out, cap, "%s", err->msg);
 }
+
+const char *viz_step_hint(char *buf, size_t cap, const char *const *ui, attn_step step, const attn_config *cfg) {
+    viz_str id = (viz_str)(VIZ_S_HINT_1 + step);
+    const char *text = ui && ui[id] ? ui[id] : viz_str_key(id);
+    if (step != ATTN_STEP_ROPE || !ui || !ui[id]) return text;
+    char base[32]; // a whole base as the model files write it (10000), else its shortest form
+    double b = cfg && cfg->rope_base > 0 ? cfg->rope_base : ATTN_ROPE_BASE;
+    if (b == (double)(long long)b) snprintf(base, sizeof base, "%lld", (long long)b);
+    else snprintf(base, sizeof base, "%g", b);
+    snprintf(buf, cap, text, base);
+    return buf;
+}

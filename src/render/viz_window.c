@@ -10,6 +10,7 @@
 #include "attn_steps.h"
 #include "viz_explain.h"
 #include "viz_internal.h"
+#include "viz_strings.h"
 
 /* The smallest size the window's light, dark and high-contrast themes write
  * values at (at UI scale 1), when the layout can make room for it. */
@@ -756,11 +757,12 @@ static void narrative(const viz_ctx *c, viz_box b) {
     float tries_h = try_chips(c, chips, false);
     in.y += tries_h;
     in.h -= tries_h;
+    char hint[2048];
     const char *text = s->narrative           ? s->narrative
                        : s->readout           ? viz_s(c, VIZ_S_HINT_READOUT)
                        : viz_step_has_grad(c) ? viz_s(c, s->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX
                                                                                       : VIZ_S_HINT_BACKWARD)
-                                              : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
+                                              : viz_step_hint(hint, sizeof hint, s->ui, s->step, s->trace ? &s->trace->cfg : NULL);
     char noted[4096];
     if (!s->narrative && s->narrative_note) { // where the lesson's text went, then the step's
         snprintf(noted, sizeof noted, "%s\n\n%s", s->narrative_note, text);
