@@ -44,12 +44,13 @@ static attn_status decode_one(model_generation *g, model_ws *ws, caches *kv, int
         for (int j = 0; j < dm; j++) x[j] += out[j]; // the residual, as model_forward's pass 2
         if ((st = attn_check_finite(x, (size_t)dm, "residual", err)) != ATTN_OK) return st;
         sum->first = rec.first, sum->cache_len = rec.cache_len, sum->cells = rec.cells, sum->cells_read = rec.cells_read;
+        sum->evicted = rec.evicted;
         sum->macs += rec.macs;
         sum->full_macs += attn_decode_full_macs(&ws->acfg, t + 1);
     }
     sum->macs_total = sum->macs + (t ? g->step[t - 1].macs_total : 0);
     sum->full_total = sum->full_macs + (t ? g->step[t - 1].full_total : 0);
-    sum->cache_bytes = attn_kv_cache_bytes(c->layers, attn_kv_heads(&ws->acfg), c->d_k, t + 1, 8);
+    sum->cache_bytes = attn_kv_cache_bytes(c->layers, attn_kv_heads(&ws->acfg), c->d_k, sum->cache_len, 8); // rows kept
     sum->real_bytes = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
                                           t + 1, ATTN_DECODE_REAL_BYTES);
     // the readout's row (the model's own function) on the decoded last residual
