@@ -29,6 +29,7 @@
 #include <cjson/cJSON.h>
 #include <zlib.h>
 
+#include "attn_settings.h"
 #include "export.h"
 #include "export_internal.h" /* ex_num */
 #include "fileio.h"
@@ -343,6 +344,50 @@ static void rope_hint_base(void **state) {
         free(dir);
     }
     attn_trace_free(&t);
+}
+
+/* Issue 24: a compare title never shows a raw key=value. For every setting
+ * of the settings table, a second configuration differing in it alone is
+ * worded in both languages (the rope page's "pos_offset=1000" read
+ * "Sentence shifted to position 1000"), and two at once are both named. */
+static void config_words_every_setting(void **state) {
+    (void)state;
+    static const char *const values[ATTN_SETTING_COUNT] = {
+        [ATTN_SET_D_MODEL] = "12",
+        [ATTN_SET_D_K] = "2",
+        [ATTN_SET_HEADS] = "4",
+        [ATTN_SET_SEED] = "7",
+        [ATTN_SET_MASK] = "causal",
+        [ATTN_SET_SCALE] = "off",
+        [ATTN_SET_POS_ENC] = "on",
+        [ATTN_SET_BIAS] = "on",
+        [ATTN_SET_POS_DIMS] = "0-3",
+        [ATTN_SET_KV_HEADS] = "1",
+        [ATTN_SET_POS] = "rope",
+        [ATTN_SET_ROPE_BASE] = "500",
+        [ATTN_SET_POS_OFFSET] = "1000",
+    };
+    char out[256];
+    attn_config a;
+    attn_config_default(&a);
+    a.heads = 2;
+    for (int id = 0; id < ATTN_SETTING_COUNT; id++) {
+        attn_config b = a;
+        assert_non_null(values[id]);
+        assert_int_equal(attn_setting_parse(id, values[id], strlen(values[id]), &b, NULL), ATTN_SETTING_OK);
+        if (id == ATTN_SET_POS_DIMS) b.pos_enc = a.pos_enc = true; // the columns of an encoding that is on
+        for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+            viz_config_words(out, sizeof out, g_ui.s[lang], (viz_lang)lang, &a, &b);
+            if (out[0] == '\0' || strchr(out, '=')) fail_msg("setting %d (%s) in language %d: \"%s\"", id, values[id], lang, out);
+        }
+        a.pos_enc = false;
+    }
+    attn_config b = a;
+    b.mask.kind = ATTN_MASK_CAUSAL, b.pos_offset = 1000; // a control's setting beside one without: both said
+    viz_config_words(out, sizeof out, g_ui.s[VIZ_LANG_EN], VIZ_LANG_EN, &a, &b);
+    assert_string_equal(out, "Mask causal, Sentence shifted to position 1000");
+    viz_config_words(out, sizeof out, g_ui.s[VIZ_LANG_ZH], VIZ_LANG_ZH, &a, &b);
+    assert_string_equal(out, "掩码 因果，句子移到位置 1000");
 }
 
 static void svg_golden(void **state) {
@@ -1907,6 +1952,7 @@ int main(void) {
         cmocka_unit_test(tiles_export_tex_html),
         cmocka_unit_test(rope_golden),
         cmocka_unit_test(rope_hint_base),
+        cmocka_unit_test(config_words_every_setting),
         cmocka_unit_test(svg_text_cells_escaped),
         cmocka_unit_test(svg_primitives),
         cmocka_unit_test(csv_golden_quoting),
