@@ -348,8 +348,8 @@ static void rope_hint_base(void **state) {
 
 /* Issue 24: a compare title never shows a raw key=value. For every setting
  * of the settings table, a second configuration differing in it alone is
- * worded in both languages (the rope page's "pos_offset=1000" read
- * "Sentence shifted to position 1000"), and two at once are both named. */
+ * worded in both languages (the rope page's "pos_offset=1000" reads
+ * "First token at position 1000"), and two at once are both named. */
 static void config_words_every_setting(void **state) {
     (void)state;
     static const char *const values[ATTN_SETTING_COUNT] = {
@@ -385,9 +385,9 @@ static void config_words_every_setting(void **state) {
     attn_config b = a;
     b.mask.kind = ATTN_MASK_CAUSAL, b.pos_offset = 1000; // a control's setting beside one without: both said
     viz_config_words(out, sizeof out, g_ui.s[VIZ_LANG_EN], VIZ_LANG_EN, &a, &b);
-    assert_string_equal(out, "Mask causal, Sentence shifted to position 1000");
+    assert_string_equal(out, "Mask causal, First token at position 1000");
     viz_config_words(out, sizeof out, g_ui.s[VIZ_LANG_ZH], VIZ_LANG_ZH, &a, &b);
-    assert_string_equal(out, "掩码 因果，句子移到位置 1000");
+    assert_string_equal(out, "掩码 因果，第一个词元在位置 1000");
 }
 
 static void svg_golden(void **state) {
