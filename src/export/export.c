@@ -458,7 +458,7 @@ attn_status export_sentence_tiles(const export_opts *o, const attn_trace *t, int
     if (!t) return attn_fail(err, ATTN_ERR_RANGE, "There is no computed sentence to export.");
     export_item *items = calloc((size_t)ATTN_STEP_COUNT + (size_t)tiles->count, sizeof *items);
     char(*ids)[40] = calloc((size_t)tiles->count + 1, sizeof *ids);
-    char(*titles)[96] = calloc((size_t)tiles->count + 1, sizeof *titles);
+    char(*titles)[256] = calloc((size_t)tiles->count + 1, sizeof *titles);
     if (!items || !ids || !titles) {
         free(items), free(ids), free(titles);
         return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the export.");
@@ -470,7 +470,9 @@ attn_status export_sentence_tiles(const export_opts *o, const attn_trace *t, int
         it->step = ATTN_STEP_SOFTMAX;
         it->number = ATTN_STEP_NUMBERED + 1 + i;
         snprintf(ids[i], sizeof ids[i], "tiles-b%d-step%02d", tiles->b, i + 1);
-        snprintf(titles[i], sizeof titles[i], "tiles B = %d, step %d / %d", tiles->b, i + 1, tiles->count);
+        char what[200]; // in the export's language: the view's own title, then the step
+        snprintf(what, sizeof what, ex_str(ui, o->lang, VIZ_S_TILES_TITLE), head + 1, tiles->b < tiles->n ? tiles->b : tiles->n);
+        snprintf(titles[i], sizeof titles[i], "%s · %d / %d", what, i + 1, tiles->count);
         it->id = ids[i], it->title = titles[i], it->text = "", it->remake_flags = NULL, it->page = NULL;
         it->tiles = tiles, it->tiles_step = i;
     }

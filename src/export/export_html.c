@@ -524,10 +524,11 @@ attn_status ex_html_write_decode(ex_stage *st, ex_handout *sections, const expor
     return rc;
 }
 
-/* "−∞" or the number as the page's tables write it. */
+/* "−∞" or the number to 4 significant digits, as the window's arithmetic
+ * shows it (the step's CSV keeps every digit). */
 static void tile_num(attn_strbuf *b, double v) {
     if (v == -INFINITY) attn_sb_puts(b, "−∞");
-    else attn_sb_number(b, v);
+    else attn_sb_printf(b, "%.4g", v == 0 ? 0.0 : v); // no "-0"
 }
 
 /* A step of the tiles view's page (issue 24): the step in words, the drawing
@@ -549,14 +550,14 @@ attn_status ex_html_write_tiles(ex_stage *st, ex_handout *sections, const export
     if (!sp->skipped) {
         attn_strbuf lead;
         attn_sb_init(&lead);
-        attn_sb_puts(&lead, "<th>i</th><th>");
+        attn_sb_puts(&lead, "<th>t</th><th>");
         ex_xml_text(&lead, ex_str(ui, o->lang, VIZ_S_TEX_TOKEN));
         attn_sb_puts(&lead, "</th>");
         char cols[512];
-        snprintf(cols, sizeof cols, "%s|%s|α = e^(m − m′)|%s|Σⱼ e^(sⱼ − m′)|%s|%s|%s", ex_str(ui, o->lang, VIZ_S_TILES_MAT_M_OLD),
-                 ex_str(ui, o->lang, VIZ_S_TILES_MAT_M), ex_str(ui, o->lang, VIZ_S_TILES_MAT_L_OLD),
-                 ex_str(ui, o->lang, VIZ_S_TILES_MAT_L), ex_str(ui, o->lang, VIZ_S_TILES_MAT_O_OLD),
-                 ex_str(ui, o->lang, VIZ_S_TILES_MAT_O));
+        const char *m_old = ex_str(ui, o->lang, VIZ_S_TILES_MAT_M_OLD), *m = ex_str(ui, o->lang, VIZ_S_TILES_MAT_M);
+        snprintf(cols, sizeof cols, "%s|%s|α = e^(%s − %s)|%s|Σⱼ e^(sⱼ − %s)|%s|%s|%s", m_old, m, m_old, m,
+                 ex_str(ui, o->lang, VIZ_S_TILES_MAT_L_OLD), m, ex_str(ui, o->lang, VIZ_S_TILES_MAT_L),
+                 ex_str(ui, o->lang, VIZ_S_TILES_MAT_O_OLD), ex_str(ui, o->lang, VIZ_S_TILES_MAT_O));
         table_head(&body, "attnviz-tiles-table", lead.data ? lead.data : "", cols);
         attn_sb_free(&lead);
         for (int r = 0; r < sp->r1 - sp->r0; r++) {

@@ -70,13 +70,14 @@ static double block_sum(const attn_tile_step *st, const attn_trace *t, int head,
     return sum;
 }
 
-/* The hovered cell's arithmetic into out (cap bytes). */
-static void hover_text(const viz_ctx *c, char *out, size_t cap, const attn_tiles *tl, int at) {
+/* The arithmetic of cell (row r, column col) of the step's matrix `stage`
+ * into out (cap bytes). */
+static void hover_text(const viz_ctx *c, char *out, size_t cap, const attn_tiles *tl, int at, int stage, int r, int col) {
     const viz_scene *s = c->s;
     const attn_tile_step *st = &tl->steps[at];
     const attn_trace *t = s->trace;
-    int r = s->hover.row, col = s->hover.col, d = tl->d, head = s->head < t->cfg.heads ? s->head : 0;
-    int stage = s->hover.stage, rows = st->r1 - st->r0;
+    int d = tl->d, head = s->head < t->cfg.heads ? s->head : 0;
+    int rows = st->r1 - st->r0;
     char a[32], b[32], e[32], f[32], g[32], h[32], k[32], tok[64], key[64];
     out[0] = '\0';
     if (r < 0 || r >= rows) return;
@@ -212,9 +213,14 @@ void viz_tiles_overlay(const viz_ctx *c) {
     viz_box ab = {x + pad, bottom + 10 * c->u, w - 2 * pad, arith_h};
     viz_fill(c->l, ab.x - 6 * c->u, ab.y - 4 * c->u, ab.w + 12 * c->u, ab.h + 4 * c->u, c->th->panel2);
     buf[0] = '\0';
-    if (s->hover.kind == VIZ_HIT_CELL && viz_tile_stage(s->hover.stage)) hover_text(c, buf, sizeof buf, tl, at);
-    if (!buf[0]) snprintf(buf, sizeof buf, "%s", viz_s(c, VIZ_S_TILES_HINT));
+    if (s->hover.kind == VIZ_HIT_CELL && viz_tile_stage(s->hover.stage))
+        hover_text(c, buf, sizeof buf, tl, at, s->hover.stage, s->hover.row, s->hover.col);
+    else if (c->figure && !st->skipped) // an exported figure has no mouse: the first row that sees a key, worked out
+        for (int r = 0; r < st->r1 - st->r0 && !buf[0]; r++)
+            if (st->m[r] != -INFINITY) hover_text(c, buf, sizeof buf, tl, at, VIZ_TILE_L, r, 0);
+    if (!buf[0]) snprintf(buf, sizeof buf, "%s", viz_s(c, c->figure ? VIZ_S_TILES_XP_SKIP : VIZ_S_TILES_HINT));
     viz_wrap(c, ab, buf, c->body, 0, c->th->text);
-    viz_text(c->l, x + pad, y + h - pad - foot * 0.9f, w - 2 * pad, foot * 0.9f, viz_s(c, VIZ_S_TILES_CLOSE), c->small,
-             VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+    if (!c->figure) // the window's keys
+        viz_text(c->l, x + pad, y + h - pad - foot * 0.9f, w - 2 * pad, foot * 0.9f, viz_s(c, VIZ_S_TILES_CLOSE),
+                 c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
 }
