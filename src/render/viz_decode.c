@@ -155,7 +155,8 @@ void viz_decode_view(const viz_ctx *c, viz_box b, bool keys) {
     }
     y += chh + c->small * 4.0f;
     int dk = d->d_k, g = attn_kv_head_of(&tr->cfg, h);
-    float legend_h = viz_wrap_ex(c, (viz_box){x, 0, w, 1e6f}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0, 0, c->th->muted,
+    viz_str legend = d->window > 0 ? VIZ_S_DECODE_LEGEND_WINDOW : VIZ_S_DECODE_LEGEND; // struck-out rows: only a sliding cache
+    float legend_h = viz_wrap_ex(c, (viz_box){x, 0, w, 1e6f}, viz_s(c, legend), c->small, 0, 0, c->th->muted,
                                  false),
           keys_h = keys ? c->small * 1.5f : 0;
     float bottom = b.y + b.h - pad - legend_h - keys_h - c->small * 0.4f, label_w = 70 * c->u, top_bottom = bottom;
@@ -208,7 +209,7 @@ void viz_decode_view(const viz_ctx *c, viz_box b, bool keys) {
         else if (bottom - below >= viz_kv_groups(c, 0, 0, left_w - label_w, &tr->cfg, h, false))
             viz_kv_groups(c, x + label_w, below, left_w - label_w, &tr->cfg, h, true);
     }
-    viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f, w, legend_h}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0,
+    viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f, w, legend_h}, viz_s(c, legend), c->small, 0,
              c->th->muted);
     if (keys) // the window's: an exported figure has no keys
         viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f + legend_h, w, keys_h}, viz_s(c, VIZ_S_DECODE_KEYS), c->small, 0,
