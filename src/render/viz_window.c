@@ -130,8 +130,11 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         else
             snprintf(buf, cap, "—");
         break;
-    case VIZ_W_POSENC: // a model's positions are its own: sinusoidal, learned or none
-        if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
+    case VIZ_W_POSENC:                                  // a model's positions are its own: sinusoidal, learned or none
+        if (c->s->model && c->s->model->cfg.pos_offset) // --pos-offset K: where the model's sentence starts
+            snprintf(buf, cap, "%s +%d", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)),
+                     c->s->model->cfg.pos_offset);
+        else if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
         else if (cfg->pos_offset) // the scheme, and where the sentence starts
             snprintf(buf, cap, "%s +%d", viz_s(c, cfg->rope ? VIZ_S_POS_ROPE : cfg->pos_enc ? VIZ_S_POS_SINUSOIDAL
                                                                                             : VIZ_S_POS_NONE),
