@@ -486,6 +486,8 @@ static void decode_export_tex_html(void **state) {
     assert_non_null(strstr(html, "<svg"));
     assert_non_null(strstr(html, "1 new key, 1 read from the cache"));
     // the figure is interactive like the steps' pages: its cells carry the window's arithmetic
+    assert_non_null(strstr(html, "data-step=\"decode\""));
+    assert_non_null(strstr(html, "aria-label=\"Decoding with a KV cache\""));
     assert_non_null(strstr(html, "data-cell=\"k:0:1:1\""));
     assert_non_null(strstr(html, "data-cell=\"scores:0:1:0\""));
     assert_null(strstr(html, "data-cell=\"k:0:2:0\"")); // token 3 is not generated yet

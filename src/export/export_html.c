@@ -286,13 +286,14 @@ static attn_status figure(attn_strbuf *b, const export_opts *o, const export_ite
     id_prefix(f.ids, sizeof f.ids, &it, o, stem);
     char badge[320], label[256];
     ex_badge(badge, sizeof badge, o, ui, &it);
-    snprintf(label, sizeof label, "%s · %s", attn_step_key(it.step), ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it.step)));
+    if (it.decode) snprintf(label, sizeof label, "%s", ex_str(ui, o->lang, VIZ_S_DECODE_NARRATIVE)); // not step 6's
+    else snprintf(label, sizeof label, "%s · %s", attn_step_key(it.step), ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it.step)));
     attn_strbuf json;
     attn_sb_init(&json);
     bool ok = ex_html_views(&f);
     attn_sb_printf(b, "<figure class=\"attnviz\" id=\"%sfig\" data-attnviz=\"\" data-query=\"%d\" data-step=\"%s\" "
                       "lang=\"%s\"",
-                   f.ids, f.q0, attn_step_slug(it.step), o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
+                   f.ids, f.q0, it.decode ? "decode" : attn_step_slug(it.step), o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
     char size[64]; // a page scales its figure to fit its frame, never beyond the drawing's own size
     snprintf(size, sizeof size, ";--av-w:%dpx;--av-h:%dpx", o->width, o->height);
     theme_vars(b, o->theme, size);
