@@ -195,16 +195,18 @@ void viz_tiles_overlay(const viz_ctx *c) {
     float foot = c->small * 1.6f, arith_h = c->body * 4.6f;
     float bottom = y + h - pad - foot - arith_h - 10 * c->u, top = ly + c->body * 2.2f;
     // left: the blocks, then the bytes and the check
-    float lw = fminf(w * 0.24f, (bottom - top) * 0.5f);
-    viz_label(c, x + pad, top, lw + 40 * c->u, c->small * 1.4f, viz_s(c, VIZ_S_TILES_BLOCKS), c->small,
-              VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
-    block_map(c, (viz_box){x + pad, top + c->small * 1.8f, lw, lw}, tl, at);
+    float lw = fminf(w * 0.24f, (bottom - top) * 0.5f), lab_w = lw + 40 * c->u; // the caption wraps, never cut
+    float lab_h = viz_wrap_ex(c, (viz_box){x + pad, 0, lab_w, 1e6f}, viz_s(c, VIZ_S_TILES_BLOCKS), c->small, 0, 0,
+                              c->th->muted, false);
+    viz_wrap(c, (viz_box){x + pad, top, lab_w, lab_h}, viz_s(c, VIZ_S_TILES_BLOCKS), c->small, 0, c->th->muted);
+    float map_y = top + lab_h + c->small * 0.4f;
+    block_map(c, (viz_box){x + pad, map_y, lw, lw}, tl, at);
     bytes_text(a, sizeof a, st->bytes), bytes_text(b, sizeof b, tl->max_bytes), bytes_text(e, sizeof e, tl->full_bytes);
     size_t used = (size_t)snprintf(buf, sizeof buf, viz_s(c, VIZ_S_TILES_BYTES), a, b, e);
     double diff = attn_tiles_rel_diff(tl->z, t->head[head].z, (size_t)tl->n * tl->d);
     if (used + 1 < sizeof buf) buf[used++] = '\n', buf[used] = '\0';
     snprintf(buf + used, sizeof buf - used, viz_s(c, VIZ_S_TILES_CHECK), diff);
-    float my = top + c->small * 1.8f + lw + 12 * c->u;
+    float my = map_y + lw + 12 * c->u;
     viz_wrap(c, (viz_box){x + pad, my, fmaxf(lw + 30 * c->u, w * 0.26f), bottom - my}, buf, c->small, 0, c->th->text);
     // right: the step
     float rx = x + pad + lw + 50 * c->u;
