@@ -528,7 +528,8 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     if (s->question && s->step >= ATTN_STEP_SOFTMAX && (!s->readout || s->hide_weights)) { // stays once answered: the layout does not jump
         char q[96], msg[384], step[128];
         attn_token_label(&t->tokens, s->query >= 0 ? s->query : 0, 12, q, sizeof q);
-        snprintf(step, sizeof step, "%d · %s", ATTN_STEP_SOFTMAX + 1, viz_s(c, VIZ_S_STEP_6));
+        snprintf(step, sizeof step, "%s · %s", attn_step_key(ATTN_STEP_SOFTMAX),
+                 viz_s(c, (viz_str)(VIZ_S_STEP_1 + ATTN_STEP_SOFTMAX)));
         snprintf(msg, sizeof msg, viz_s(c, s->hide_weights ? VIZ_S_HIDDEN_PREDICT : VIZ_S_ANSWERED_PREDICT), q, step);
         viz_label(c, in.x, in.y, in.w, c->body * 1.6f, msg, c->body, VIZ_LEFT | VIZ_MIDDLE,
                   s->hide_weights ? c->th->highlight : c->th->muted);
