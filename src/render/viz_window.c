@@ -759,7 +759,7 @@ static void narrative(const viz_ctx *c, viz_box b) {
     in.h -= tries_h;
     const char *text = s->narrative           ? s->narrative
                        : s->readout           ? viz_s(c, VIZ_S_HINT_READOUT)
-                       : viz_step_has_grad(c) ? viz_s(c, s->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX
+                       : viz_step_has_grad(c) ? viz_s(c, model_step_grad(s->step) == MODEL_ST_D_WEIGHTS ? VIZ_S_HINT_BACKWARD_SOFTMAX
                                                                                       : VIZ_S_HINT_BACKWARD)
                                               : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
     char noted[4096];
