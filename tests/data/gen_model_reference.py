@@ -41,7 +41,7 @@ import math
 import numpy as np
 import torch
 
-from torch_ref import allowed, model_doc, plain, r4, run, write_json
+from torch_ref import allowed, draw_layer, model_doc, plain, r4, run, write_json
 
 VOCAB = ["a", "b", "c", "d", "e", "f", "g"]
 
@@ -63,19 +63,8 @@ def make_params(rng, layers, heads, dm, dk, pos, bias, token, vocab=len(VOCAB)):
     if pos == "learned":
         p["P"] = r4(rng.uniform(-1, 1, (MAX_LEN, dm)))
     p["layers"] = []
-    a = math.sqrt(6 / (dm + dk))
     for _ in range(layers):
-        hs = []
-        for _ in range(heads):
-            h = {k: r4(rng.uniform(-a, a, (dm, dk))) for k in ("W_Q", "W_K", "W_V")}
-            if bias:
-                h.update({k: r4(rng.uniform(-0.3, 0.3, dk)) for k in ("b_Q", "b_K", "b_V")})
-            hs.append(h)
-        ao = math.sqrt(6 / (heads * dk + dm))
-        layer = {"heads": hs, "W_O": r4(rng.uniform(-ao, ao, (heads * dk, dm)))}
-        if bias:
-            layer["b_O"] = r4(rng.uniform(-0.3, 0.3, dm))
-        p["layers"].append(layer)
+        p["layers"].append(draw_layer(rng, heads, dm, dk, bias))
     if token:
         au = math.sqrt(6 / (dm + vocab))
         p["U"] = r4(rng.uniform(-au, au, (dm, vocab)))

@@ -44,7 +44,7 @@ import os
 import numpy as np
 import torch
 
-from torch_ref import HERE, allowed, model_doc, plain, r4, run, t64, token_loss, write_json
+from torch_ref import HERE, allowed, draw_layer, model_doc, plain, r4, run, t64, token_loss, write_json
 
 VOCAB = ["a", "b", "c", "d", "e", "f", "g"]
 MAX_LEN = 8
@@ -101,16 +101,8 @@ def make_layer_case(case):
     rng = np.random.default_rng(seed)
     n = len(sentence.split())
     x = r4(rng.uniform(-1, 1, (n, dm)))
-    a = math.sqrt(6 / (dm + dk))
-    hs = []
-    for _ in range(heads):
-        h = {k: r4(rng.uniform(-a, a, (dm, dk))) for k in ("W_Q", "W_K", "W_V")}
-        if bias:
-            h.update({k: r4(rng.uniform(-0.3, 0.3, dk)) for k in ("b_Q", "b_K", "b_V")})
-        hs.append(h)
-    ao = math.sqrt(6 / (heads * dk + dm))
-    w_o = r4(rng.uniform(-ao, ao, (heads * dk, dm)))
-    b_o = r4(rng.uniform(-0.3, 0.3, dm)) if bias else None
+    layer = draw_layer(rng, heads, dm, dk, bias)
+    hs, w_o, b_o = layer["heads"], layer["W_O"], layer.get("b_O")
     cfg = {"d_model": dm, "d_k": dk, "heads": heads, "mask": mask, "scale": True, "bias": bias,
            "pos": "rope", "rope_base": base, "pos_offset": offset}
     t = lambda v: torch.tensor(v, dtype=torch.float64)
@@ -184,10 +176,8 @@ def make_model_case():
            "mask": "causal", "scale": True, "bias": False, "objective": "token", "rope_base": base}
     rng = np.random.default_rng(seed)
     p = {"E": r4(rng.uniform(-1, 1, (len(VOCAB), dm))), "layers": []}
-    a, ao = math.sqrt(6 / (dm + dk)), math.sqrt(6 / (heads * dk + dm))
     for _ in range(layers):
-        hs = [{k: r4(rng.uniform(-a, a, (dm, dk))) for k in ("W_Q", "W_K", "W_V")} for _ in range(heads)]
-        p["layers"].append({"heads": hs, "W_O": r4(rng.uniform(-ao, ao, (heads * dk, dm)))})
+        p["layers"].append(draw_layer(rng, heads, dm, dk, False))
     au = math.sqrt(6 / (dm + len(VOCAB)))
     p["U"] = r4(rng.uniform(-au, au, (dm, len(VOCAB))))
     p["b_U"] = r4(rng.uniform(-0.3, 0.3, len(VOCAB)))

@@ -1,6 +1,6 @@
 """torch_ref.py — what the PyTorch reference generators share
 (gen_rope_reference.py, gen_gqa_reference.py, gen_model_reference.py): the
-rounding of drawn inputs, the mask rule, tensors to JSON, the model-file
+rounding of drawn inputs, one layer's draw, the mask rule, tensors to JSON, the model-file
 document and writing a file. Only plumbing lives here; each generator keeps
 its own attention, written its own way, so the references stay independent of
 each other as well as of the C.
@@ -10,6 +10,7 @@ regenerating and `git diff --exit-code tests/data`).
 """
 
 import json
+import math
 import os
 
 import numpy as np
@@ -25,6 +26,25 @@ UNTRAINED = {"seed": 1, "steps": 0, "batch": 1, "lr": 0.01, "weight_decay": 0.01
 def r4(a):
     """a rounded to 4 decimals: the short decimal in the file is the exact double used."""
     return np.round(a, 4)
+
+
+def draw_layer(rng, heads, dm, dk, bias):
+    """One attention layer's weights drawn from rng, in this order: per head
+    W_Q, W_K, W_V (Xavier-uniform, d_model×d_k) and with bias b_Q, b_K, b_V
+    (±0.3); then W_O (Xavier-uniform, heads·d_k×d_model) and with bias b_O.
+    {"heads": [...], "W_O": ..., "b_O": ... (with bias)}, rounded by r4."""
+    a = math.sqrt(6 / (dm + dk))
+    hs = []
+    for _ in range(heads):
+        h = {k: r4(rng.uniform(-a, a, (dm, dk))) for k in ("W_Q", "W_K", "W_V")}
+        if bias:
+            h.update({k: r4(rng.uniform(-0.3, 0.3, dk)) for k in ("b_Q", "b_K", "b_V")})
+        hs.append(h)
+    ao = math.sqrt(6 / (heads * dk + dm))
+    layer = {"heads": hs, "W_O": r4(rng.uniform(-ao, ao, (heads * dk, dm)))}
+    if bias:
+        layer["b_O"] = r4(rng.uniform(-0.3, 0.3, dm))
+    return layer
 
 
 def t64(a, grad=False):
