@@ -24,6 +24,15 @@ def load(out, name):
         return json.load(f, parse_float=str, parse_int=str)
 
 
+def checker(lines, view, state, values):
+    """check(d, head, at): the two expect lines of the view at head and at
+    (a token, a step), from dump d: its state and its values."""
+    def check(d, head, at):
+        lines.append(f"expect {view} {state(d, head, at)}")
+        lines.append(f"expect {view}_values {values(d, head, at)}")
+    return check
+
+
 def decode_script(out):
     def state(d, head, t):
         rec, n = d["decode"], len(d["tokens"])
@@ -42,11 +51,7 @@ def decode_script(out):
     n = len(g4["tokens"])
     lines = ["size 1280 800", "expect decode off", "key F5"]
     lines += ["key ,"] * n  # to the first token whatever the query was
-
-    def check(d, head, t):
-        lines.append(f"expect decode {state(d, head, t)}")
-        lines.append(f"expect decode_values {values(d, head, t)}")
-
+    check = checker(lines, "decode", state, values)
     check(g4, 0, 0)
     for t in range(1, 5):
         lines.append("key .")
@@ -110,11 +115,7 @@ def tiles_script(out):
 
     b4, b3 = load(out, "b4"), load(out, "b3")
     lines = ["size 1280 800", "expect tiles off", "key F4"]
-
-    def check(d, head, step):
-        lines.append(f"expect tiles {state(d, head, step)}")
-        lines.append(f"expect tiles_values {values(d, head, step)}")
-
+    check = checker(lines, "tiles", state, values)
     check(b4, 0, 0)
     for k in range(1, 7):
         lines.append("key Right")
