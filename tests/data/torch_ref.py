@@ -1,9 +1,9 @@
 """torch_ref.py — what the PyTorch reference generators share
 (gen_rope_reference.py, gen_gqa_reference.py, gen_model_reference.py): the
-rounding of drawn inputs, one layer's draw, the mask rule, tensors to JSON, the model-file
-document and writing a file. Only plumbing lives here; each generator keeps
-its own attention, written its own way, so the references stay independent of
-each other as well as of the C.
+rounding of drawn inputs, one layer's draw, the mask rule, tensors to JSON,
+the model-file document and writing a file. Only plumbing lives here; each
+generator keeps its own attention, written its own way, so the references
+stay independent of each other as well as of the C.
 
 Every writer writes the same bytes as before this module (checked by
 regenerating and `git diff --exit-code tests/data`).
