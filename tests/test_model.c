@@ -289,11 +289,16 @@ static void test_run_and_explain(void **state) {
 static void test_step_grad(void **state) {
     (void)state;
     static const int want[ATTN_STEP_COUNT] = {
-        [ATTN_STEP_EMBED] = -1,   [ATTN_STEP_QKV] = -1,
-        [ATTN_STEP_ROPE] = -1,    [ATTN_STEP_SCORES] = -1,
-        [ATTN_STEP_SCALE] = MODEL_ST_D_SCALED, [ATTN_STEP_MASK] = MODEL_ST_D_SCALED,
-        [ATTN_STEP_SOFTMAX] = MODEL_ST_D_WEIGHTS, [ATTN_STEP_WEIGHTED] = -1,
-        [ATTN_STEP_MULTIHEAD] = -1};
+        [ATTN_STEP_EMBED] = -1,
+        [ATTN_STEP_QKV] = -1,
+        [ATTN_STEP_ROPE] = -1,
+        [ATTN_STEP_SCORES] = -1,
+        [ATTN_STEP_SCALE] = MODEL_ST_D_SCALED,
+        [ATTN_STEP_MASK] = MODEL_ST_D_SCALED,
+        [ATTN_STEP_SOFTMAX] = MODEL_ST_D_WEIGHTS,
+        [ATTN_STEP_WEIGHTED] = -1,
+        [ATTN_STEP_MULTIHEAD] = -1,
+    };
     for (int s = 0; s < ATTN_STEP_COUNT; s++) assert_int_equal(model_step_grad((attn_step)s), want[s]);
 }
 

@@ -469,9 +469,10 @@ static const char *step_list(char *buf, size_t cap, const char *last) {
     buf[0] = '\0';
     for (int s = 0; s < ATTN_STEP_COUNT; s++) {
         const attn_step_info *row = attn_step_get((attn_step)s);
+        const char *sep = s == 0 ? "" : s == ATTN_STEP_COUNT - 1 ? last
+                                                                 : ", ";
         size_t used = strlen(buf);
-        snprintf(buf + used, cap - used, "%s%s %s", s == 0 ? "" : s == ATTN_STEP_COUNT - 1 ? last : ", ", row->key,
-                 row->name);
+        snprintf(buf + used, cap - used, "%s%s %s", sep, row->key, row->name);
     }
     return buf;
 }

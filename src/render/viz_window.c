@@ -757,10 +757,11 @@ static void narrative(const viz_ctx *c, viz_box b) {
     float tries_h = try_chips(c, chips, false);
     in.y += tries_h;
     in.h -= tries_h;
+    viz_str backward = model_step_grad(s->step) == MODEL_ST_D_WEIGHTS ? VIZ_S_HINT_BACKWARD_SOFTMAX // ∂L/∂A
+                                                                      : VIZ_S_HINT_BACKWARD;        // ∂L/∂S′
     const char *text = s->narrative           ? s->narrative
                        : s->readout           ? viz_s(c, VIZ_S_HINT_READOUT)
-                       : viz_step_has_grad(c) ? viz_s(c, model_step_grad(s->step) == MODEL_ST_D_WEIGHTS ? VIZ_S_HINT_BACKWARD_SOFTMAX
-                                                                                      : VIZ_S_HINT_BACKWARD)
+                       : viz_step_has_grad(c) ? viz_s(c, backward)
                                               : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
     char noted[4096];
     if (!s->narrative && s->narrative_note) { // where the lesson's text went, then the step's
