@@ -52,10 +52,9 @@ attn_status hf_head_scores(const hf_model *m, const hf_run *run, int induction_l
     if (induction_len < 1)
         return attn_fail(err, ATTN_ERR_RANGE, "The induction sequence needs at least 1 token per copy (got %d).",
                          induction_len);
-    int cap = m->cfg.n_positions < HF_MAX_TOKENS ? m->cfg.n_positions : HF_MAX_TOKENS;
-    int t = induction_len;
-    if (2 * t > cap) t = cap / 2;
-    if (t < 1) return attn_fail(err, ATTN_ERR_RANGE, "The model takes %d position(s): too few for r r.", cap);
+    int t = hf_induction_len(m, induction_len);
+    if (t < 1)
+        return attn_fail(err, ATTN_ERR_RANGE, "The model takes %d position(s): too few for r r.", m->cfg.n_positions);
     // pass 1: the repeated random sequence r r and its forward
     int *ids = malloc(sizeof *ids * (size_t)(2 * t));
     if (!ids) return attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
@@ -102,4 +101,9 @@ void hf_head_rank(const hf_head_score *scores, int count, int which, int *order)
         }
         order[j] = k;
     }
+}
+
+int hf_induction_len(const hf_model *m, int induction_len) {
+    int cap = m->cfg.n_positions < HF_MAX_TOKENS ? m->cfg.n_positions : HF_MAX_TOKENS;
+    return 2 * induction_len > cap ? cap / 2 : induction_len;
 }

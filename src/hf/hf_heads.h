@@ -63,4 +63,8 @@ void hf_head_rank(const hf_head_score *scores, int count, int which, int *order)
 /* The value of score `which` (as hf_head_rank). */
 double hf_head_score_get(const hf_head_score *s, int which);
 
+/* The T hf_head_scores uses for induction_len on m: induction_len cut to
+ * min(HF_MAX_TOKENS, n_positions) / 2. */
+int hf_induction_len(const hf_model *m, int induction_len);
+
 #endif

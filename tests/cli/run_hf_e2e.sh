@@ -87,6 +87,37 @@ expect 0 "= (x − mean) / √(var + ε) · w + b" -- --headless --hf "$hf/f32_p
 expect 1 "head 2 does not exist: heads are 0 to 1" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --explain q:0:2:0:0
 expect 1 "outside weights: rows 0 to 1" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --explain weights:0:0:2:0
 
+# the head finder: the planted previous-token head (layer 2 head 3, counted from 1) ranks first, in en and zh;
+# the dump's head_scores agree with PyTorch's weights (gen_hf_reference.py) to 1e-9
+planted=$hf/planted_prev_head
+psent=$(json "$planted/reference.json" 'd["sentence"]')
+"$bin" --headless --hf "$planted" --sentence "$psent" --print heads --lang en >"$tmp/heads.txt" 2>&1 \
+    && ok || bad "--print heads failed: $(cat "$tmp/heads.txt")"
+grep -A1 "== heads by previous-token score" "$tmp/heads.txt" | grep -q "  1  layer 2 head 3    0.9992" \
+    && ok || bad "--print heads: the planted head is not first: $(cat "$tmp/heads.txt")"
+grep -q "== heads by induction score: a random sequence of 8 tokens, repeated" "$tmp/heads.txt" \
+    && ok || bad "--print heads: no induction ranking (T cut to 16/2)"
+grep -q "== heads by first-token share" "$tmp/heads.txt" && ok || bad "--print heads: no first-token ranking"
+"$bin" --headless --hf "$planted" --sentence "$psent" --print heads --lang zh >"$tmp/heads_zh.txt" 2>&1 \
+    && ok || bad "--print heads --lang zh failed"
+grep -A1 "== 头的排名，前一个词得分" "$tmp/heads_zh.txt" | grep -q "  1  第 2 层 头 3    0.9992" \
+    && ok || bad "--print heads in zh: $(cat "$tmp/heads_zh.txt")"
+"$bin" --headless --hf "$planted" --sentence "$psent" --dump-json "$tmp/planted.json" && ok || bad "planted: --dump-json"
+res=$($py - "$tmp/planted.json" "$planted/reference.json" <<'PY'
+import json, sys
+d, r = json.load(open(sys.argv[1]))["head_scores"], json.load(open(sys.argv[2]))
+if d["induction_len"] != 8: raise SystemExit("induction_len %r" % d["induction_len"])
+for k, (a, b) in enumerate(zip(d["heads"], r["head_scores"])):
+    if (a["layer"], a["head"]) != (k // 4, k % 4): raise SystemExit("order at %d" % k)
+    for key in ("prev_token", "first_token"):
+        if abs(a[key] - b[key]) > 1e-9: raise SystemExit("head %d %s: %r vs %r" % (k, key, a[key], b[key]))
+    if not 0 <= a["induction"] <= 1: raise SystemExit("head %d induction %r" % (k, a["induction"]))
+if len(d["heads"]) != len(r["head_scores"]): raise SystemExit("count")
+print("same")
+PY
+)
+[ "$res" = same ] && ok || bad "head_scores differ from PyTorch: $res"
+
 # usage errors: exit 2
 for extra in "--model x.json" "--weights w.json" "--lesson l.lesson" "--heads 2" "--no-scale" "--target 1:a" "--export-dir $tmp/e"; do
     # shellcheck disable=SC2086
