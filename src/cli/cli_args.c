@@ -430,7 +430,7 @@ attn_status cli_model_finish(cli_opts *o, attn_err *err) {
     cli_model_opts *m = &o->model;
     if (m->hf_dir) return check_hf(o, err);
     if (m->bos || m->dump_weights) return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --hf DIR.", m->bos ? "--bos" : "--dump-weights");
-    if (o->print && o->print_stage < 0 && m->print_name)
+    if (o->print && o->print_stage < 0 && m->print_name && !o->lesson_path) // a lesson's @hf page has them too
         return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a Hugging Face model; it goes with --hf DIR.",
                          m->print_name);
     if (m->tasks) {

@@ -14,6 +14,7 @@
 #include "model_file.h"
 #include "model_run.h"
 #include "numparse.h"
+#include "page.h"
 #include "strbuf.h"
 #include "utf8.h"
 
@@ -289,7 +290,7 @@ static void print_heads(FILE *out, const hf_state *s, bool zh) {
     free(order);
 }
 
-static void print_all(FILE *out, const hf_state *s, const cli_opts *o) {
+static void print_all(FILE *out, const hf_state *s, const cli_opts *o, bool zh) {
     const hf_config *c = &s->m.cfg;
     fprintf(out, "tokens (%d):", s->r.n);
     for (int i = 0; i < s->r.n; i++) fprintf(out, " %d:%s(%d)", i + 1, s->toks.v[i].label, s->toks.v[i].id);
@@ -306,7 +307,7 @@ static void print_all(FILE *out, const hf_state *s, const cli_opts *o) {
         return;
     }
     if (hs == HF_ST_HEADS) {
-        print_heads(out, s, cli_lang_zh(o));
+        print_heads(out, s, zh);
         return;
     }
     for (int l = 0; l < s->r.n_layer; l++) {
@@ -455,29 +456,92 @@ static attn_status explain(FILE *out, const hf_state *s, const cli_model_opts *m
     return status;
 }
 
-static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
+/* ---- a lesson page with @hf ------------------------------------------------------------ */
+
+/* Whether paragraph para of pg is shown: @missing text only without the
+ * folder, a paragraph naming heads only with it; never the @edited text. */
+static bool para_shown(const lesson_page *pg, const lesson_para *para, bool found) {
+    if (para->edited) return false;
+    if (para->missing) return !found;
+    for (int i = 0; i < para->n_spans; i++)
+        if (para->spans[i].kind == LESSON_SPAN_REF && para->spans[i].ref >= 0 &&
+            pg->refs[para->spans[i].ref].kind == LESSON_REF_HEADS)
+            return found;
+    return true;
+}
+
+/* The page's title and text, references in place (h: its heads, or NULL without the folder). */
+static void print_page(FILE *out, const lesson_page *pg, const page_hf *h, bool zh) {
+    fprintf(out, "=== %s: %s\n", pg->id, pg->title);
+    for (int k = 0; k < pg->n_paras; k++) {
+        const lesson_para *para = &pg->paras[k];
+        if (!para_shown(pg, para, h != NULL)) continue;
+        fputs(para->kind == LESSON_PARA_ITEM ? "\n- " : para->kind == LESSON_PARA_CODE ? "\n    "
+                                                                                       : "\n",
+              out);
+        int at = 0;
+        for (int i = 0; i <= para->n_spans; i++) {
+            int start = i < para->n_spans ? para->spans[i].start : (int)strlen(para->text);
+            for (int j = at; j < start; j++) {
+                fputc(para->text[j], out);
+                if (para->kind == LESSON_PARA_CODE && para->text[j] == '\n') fputs("    ", out);
+            }
+            if (i == para->n_spans) break;
+            const lesson_span *sp = &para->spans[i];
+            if (sp->kind == LESSON_SPAN_REF && sp->ref >= 0 && h) {
+                char text[1024];
+                page_hf_ref_text(h, &pg->refs[sp->ref], zh, text, sizeof text);
+                fputs(text[0] ? text : "?", out);
+            } else fprintf(out, sp->kind == LESSON_SPAN_REF ? "{%.*s}" : "%.*s", sp->len, para->text + sp->start);
+            at = sp->start + sp->len;
+        }
+        fputc('\n', out);
+    }
+}
+
+static attn_status act(const cli_opts *o, const lesson_page *pg, bool zh, FILE *out, attn_err *err) {
     hf_state s;
     char *json = NULL;
     attn_status st = compute(&s, o, err);
-    bool heads = o->dump_path || (o->print && o->model.print_name && cli_hf_stage_from_name(o->model.print_name) == HF_ST_HEADS);
+    bool heads = pg || o->dump_path || (o->print && o->model.print_name && cli_hf_stage_from_name(o->model.print_name) == HF_ST_HEADS);
     if (st == ATTN_OK && heads) st = find_heads(&s, err);
+    if (st == ATTN_OK && pg && o->print) {
+        page_hf h = {.scores = s.scores, .count = s.r.n_layer * s.r.n_head, .n_head = s.r.n_head};
+        print_page(out, pg, &h, zh);
+        fputc('\n', out);
+    }
     if (st == ATTN_OK && o->explain) st = explain(out, &s, &o->model, false, err); // a cell that does not exist is refused first
     if (st == ATTN_OK && o->dump_path) {
         json = dump(&s, o->model.dump_weights);
         st = json ? attn_write_file(o->dump_path, json, strlen(json), NULL, err)
                   : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
     }
-    if (st == ATTN_OK && o->print) print_all(out, &s, o);
+    if (st == ATTN_OK && o->print) print_all(out, &s, o, zh);
     if (st == ATTN_OK && o->explain) st = explain(out, &s, &o->model, true, err);
     free(json);
     state_free(&s);
     return st;
 }
 
+int cli_hf_run_page(const cli_opts *o, const lesson_page *pg, bool zh, FILE *out, FILE *errf) {
+    attn_err err;
+    attn_err_clear(&err);
+    attn_status st = ATTN_OK;
+    if (o->model.hf_dir) st = act(o, pg, zh, out, &err);
+    else if (o->dump_path || o->explain)
+        st = attn_fail(&err, ATTN_ERR_IO, "Page %s reads the model folder %s, which was not found (%s); the page "
+                                          "says how to get it (--print).",
+                       pg->id, pg->hf_name, pg->hf_why ? pg->hf_why : "");
+    else if (o->print) print_page(out, pg, NULL, zh);
+    if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+    fflush(out);
+    return st == ATTN_OK ? 0 : 1;
+}
+
 int cli_hf_run(const cli_opts *o, FILE *out, FILE *errf) {
     attn_err err;
     attn_err_clear(&err);
-    attn_status st = act(o, out, &err);
+    attn_status st = act(o, NULL, cli_lang_zh(o), out, &err);
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;

@@ -118,6 +118,38 @@ PY
 )
 [ "$res" = same ] && ok || bad "head_scores differ from PyTorch: $res"
 
+# the real-heads lesson page (modern-attention, zh and en): ATTNVIZ_PAGE_MODEL (the page-model override) opens the
+# planted model; the page names the planted head by its computed scores, and says so when no head passes
+lessons=$(dirname "$0")/../../lessons
+for lang in en zh; do
+    lesson=$lessons/$lang/modern-attention.lesson
+    ATTNVIZ_PAGE_MODEL=$planted "$bin" --check-lesson "$lesson" >"$tmp/chk" 2>&1 && ok || bad "$lang: --check-lesson with the folder: $(cat "$tmp/chk")"
+    ATTNVIZ_PAGE_MODEL= "$bin" --check-lesson "$lesson" >"$tmp/chk" 2>&1 && ok || bad "$lang: --check-lesson without it: $(cat "$tmp/chk")"
+    ATTNVIZ_PAGE_MODEL=$planted "$bin" --headless --lesson "$lesson" --page real-heads --print heads >"$tmp/page_$lang.txt" 2>&1 \
+        && ok || bad "$lang: the real-heads page failed: $(cat "$tmp/page_$lang.txt")"
+done
+grep -q "previous-token heads, by their score — at least 0.50: layer 2 head 3 (1.00);" "$tmp/page_en.txt" \
+    && ok || bad "en: the page does not name the planted head: $(cat "$tmp/page_en.txt")"
+grep -q "induction heads, by their score — no head reaches 0.40 (the highest is layer 2 head 1, at 0.06);" "$tmp/page_en.txt" \
+    && ok || bad "en: no sentence for when no head passes"
+grep -q "  1  layer 2 head 3    0.9992" "$tmp/page_en.txt" && ok || bad "en: the page's --print heads has no ranking"
+grep -q "前一个词头，按得分——至少 0.50 的有：第 2 层头 3（1.00）；" "$tmp/page_zh.txt" \
+    && ok || bad "zh: the page does not name the planted head: $(cat "$tmp/page_zh.txt")"
+grep -q "没有一个头达到 0.60（最高的是第 2 层头 2，0.52）" "$tmp/page_zh.txt" && ok || bad "zh: no sentence for when none passes"
+grep -q "huggingface-cli download" "$tmp/page_en.txt" && bad "en: the page shows its @missing text with the folder" || ok
+# without the files: the page says how to get them, names no head; a dump is refused, nothing written
+ATTNVIZ_PAGE_MODEL= "$bin" --headless --lesson "$lessons/en/modern-attention.lesson" --page real-heads --print >"$tmp/nofiles.txt" 2>&1 \
+    && ok || bad "the page without its files failed: $(cat "$tmp/nofiles.txt")"
+grep -q "huggingface-cli download gpt2" "$tmp/nofiles.txt" && ok || bad "without the files the page does not say how to get them"
+grep -q "by their score" "$tmp/nofiles.txt" && bad "without the files the page still names heads" || ok
+ATTNVIZ_PAGE_MODEL= expect 1 "Page real-heads reads the model folder gpt2, which was not found" -- \
+    --headless --lesson "$lessons/en/modern-attention.lesson" --page real-heads --dump-json "$tmp/none.json"
+ATTNVIZ_PAGE_MODEL=$planted expect 1 "whose files fix its configuration; drop --mask" -- \
+    --headless --lesson "$lessons/en/modern-attention.lesson" --page real-heads --print --mask none
+expect 1 "page classic has no @hf" -- --headless --lesson "$lessons/en/modern-attention.lesson" --page classic --print heads
+ATTNVIZ_PAGE_MODEL=$tmp expect 1 "(from ATTNVIZ_PAGE_MODEL) has no config.json" -- \
+    --headless --lesson "$lessons/en/modern-attention.lesson" --page real-heads --dump-json "$tmp/none.json"
+
 # usage errors: exit 2
 for extra in "--model x.json" "--weights w.json" "--lesson l.lesson" "--heads 2" "--no-scale" "--target 1:a" "--export-dir $tmp/e"; do
     # shellcheck disable=SC2086
