@@ -1306,6 +1306,11 @@ static void test_hf_page(void **state) {
     assert_int_equal(pg->n_paras, 2);
     assert_false(pg->paras[0].missing);
     assert_true(pg->paras[1].missing);
+    // with the folder the heads are named and the @missing text left out; without it, the other way round
+    assert_true(lesson_para_hf_shown(pg, &pg->paras[0], true));
+    assert_false(lesson_para_hf_shown(pg, &pg->paras[1], true));
+    assert_false(lesson_para_hf_shown(pg, &pg->paras[0], false));
+    assert_true(lesson_para_hf_shown(pg, &pg->paras[1], false));
     assert_int_equal(pg->n_refs, 2);
     assert_int_equal(pg->refs[0].kind, LESSON_REF_HEADS);
     assert_int_equal(pg->refs[0].field, LESSON_HEADS_PREV);

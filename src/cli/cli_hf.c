@@ -458,24 +458,12 @@ static attn_status explain(FILE *out, const hf_state *s, const cli_model_opts *m
 
 /* ---- a lesson page with @hf ------------------------------------------------------------ */
 
-/* Whether paragraph para of pg is shown: @missing text only without the
- * folder, a paragraph naming heads only with it; never the @edited text. */
-static bool para_shown(const lesson_page *pg, const lesson_para *para, bool found) {
-    if (para->edited) return false;
-    if (para->missing) return !found;
-    for (int i = 0; i < para->n_spans; i++)
-        if (para->spans[i].kind == LESSON_SPAN_REF && para->spans[i].ref >= 0 &&
-            pg->refs[para->spans[i].ref].kind == LESSON_REF_HEADS)
-            return found;
-    return true;
-}
-
 /* The page's title and text, references in place (h: its heads, or NULL without the folder). */
 static void print_page(FILE *out, const lesson_page *pg, const page_hf *h, bool zh) {
     fprintf(out, "=== %s: %s\n", pg->id, pg->title);
     for (int k = 0; k < pg->n_paras; k++) {
         const lesson_para *para = &pg->paras[k];
-        if (!para_shown(pg, para, h != NULL)) continue;
+        if (para->edited || !lesson_para_hf_shown(pg, para, h != NULL)) continue; // the page's own sentence: no @edited
         fputs(para->kind == LESSON_PARA_ITEM ? "\n- " : para->kind == LESSON_PARA_CODE ? "\n    "
                                                                                        : "\n",
               out);

@@ -1639,3 +1639,13 @@ int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref) {
         if (token_is(t, i, ref->text, n)) return i;
     return -1;
 }
+
+bool lesson_para_hf_shown(const lesson_page *pg, const lesson_para *para, bool found) {
+    if (!pg->hf_name) return true;
+    if (para->missing) return !found;
+    for (int i = 0; i < para->n_spans; i++)
+        if (para->spans[i].kind == LESSON_SPAN_REF && para->spans[i].ref >= 0 &&
+            pg->refs[para->spans[i].ref].kind == LESSON_REF_HEADS)
+            return found;
+    return true;
+}

@@ -60,7 +60,7 @@ typedef struct {
     int line;     /* where it starts in the file */
     bool missing; /* written between @missing and @end on a page with @hf: shown only when the page's
                      folder was not found (how to get it); the page's other paragraphs with a {heads …}
-                     reference are shown only when it was */
+                     reference are shown only when it was (lesson_para_hf_shown) */
 } lesson_para;
 
 /* ---- directives, resolved against the page's sentence ------------------- */
