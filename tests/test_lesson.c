@@ -160,6 +160,15 @@ static void test_modern_errors(void **state) {
     expect_err(HEAD "\n{diff nothing}\n", 17, 7, "{diff …} needs a stage");
     expect_err(HEAD "\n{setting colour}\n", 17, 10, "{setting …} needs a setting");
     expect_err(HEAD "\n{scores cat saw compare}\n", 17, 17, "“compare” needs the page's @compare of settings");
+    // eight words at most, whichever kind of reference (both end the same way)
+    expect_err(HEAD "\n{scores cat saw exact exact exact exact exact more}\n", 17, 2, "this reference has too many words");
+    expect_err(HEAD "\n{tiles held 4 head=0 head=0 head=0 head=0 head=0 more}\n", 17, 2,
+               "this reference has too many words");
+    // the steps an error lists are the step table's, keys and names
+    expect_err(HEAD "\n{step 12}\n", 17, 7,
+               "{step …} needs a step: 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum or 8 heads");
+    expect_err(HEAD "@step: attention\n", 16, 8,
+               "the steps are 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum and 8 heads");
 }
 
 /* RoPE on a page: pos=rope, @step 2b (or rope) and {step 2b}; 2b without RoPE is refused. */

@@ -185,7 +185,8 @@ static const char *item_title(const job *j, const export_item *it) {
 
 static const char *item_text(const job *j, const export_item *it) {
     if (it->text) return it->text;
-    viz_str backward = it->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX : VIZ_S_HINT_BACKWARD; // ∂L/∂A, or ∂L/∂T
+    viz_str backward = model_step_grad(it->step) == MODEL_ST_D_WEIGHTS ? VIZ_S_HINT_BACKWARD_SOFTMAX
+                                                                       : VIZ_S_HINT_BACKWARD; // ∂L/∂A, or ∂L/∂T
     return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_HINT_READOUT : it->backward ? backward
                                                                                     : (viz_str)(VIZ_S_HINT_1 + it->step));
 }

@@ -462,6 +462,21 @@ static int lesson_step_of(const char *w, size_t n) {
     return s >= 0 ? s : attn_step_from_key(w, n);
 }
 
+/* "1 tokens, 2 qkv, 2b rope, … 7 sum and 8 heads" from the step table (each
+ * row's key and name), the last two joined by last (" and ", " or "): what
+ * an error about a step lists. */
+static const char *step_list(char *buf, size_t cap, const char *last) {
+    buf[0] = '\0';
+    for (int s = 0; s < ATTN_STEP_COUNT; s++) {
+        const attn_step_info *row = attn_step_get((attn_step)s);
+        const char *sep = s == 0 ? "" : s == ATTN_STEP_COUNT - 1 ? last
+                                                                 : ", ";
+        size_t used = strlen(buf);
+        snprintf(buf + used, cap - used, "%s%s %s", sep, row->key, row->name);
+    }
+    return buf;
+}
+
 /* "1".."8", "2b" or a step name (attn_step_name). */
 static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
     size_t n = strlen(d->args);
@@ -471,11 +486,9 @@ static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
     }
     int s = lesson_step_of(d->args, n);
     if (s < 0) {
-        lsn_add_err(
-            p, d->line, d->col,
-            "there is no step “%s”; the steps are 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, "
-            "7 sum and 8 heads",
-            d->args);
+        char steps[160];
+        lsn_add_err(p, d->line, d->col, "there is no step “%s”; the steps are %s", d->args,
+                    step_list(steps, sizeof steps, " and "));
         return;
     }
     if (s == ATTN_STEP_ROPE && !c->rec->pub.model && !c->rec->pub.cfg.rope) { // a model's file says its own
@@ -758,6 +771,23 @@ static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const c
     return false;
 }
 
+/* A reference holds at most this many words (the rest is refused). */
+#define REF_MAX_WORDS 8
+
+/* What ends every reference: its words from i on are options (head=H, exact,
+ * compare, layer=L), and after its REF_MAX_WORDS words (rest: where reading
+ * stopped) nothing more. */
+static bool parse_ref_options(parser *p, page_ctx *c, const raw_dir *d, const char *const *w, const size_t *n, int i,
+                              int count, const char *rest, const char *end, lesson_ref *r) {
+    for (; i < count; i++)
+        if (!resolve_ref_option(p, c, d, w[i], n[i], r)) return false;
+    if (count == REF_MAX_WORDS && lsn_skip_spaces(rest, end) != end) {
+        lsn_add_err(p, d->line, d->col, "this reference has too many words");
+        return false;
+    }
+    return true;
+}
+
 static const char *const decode_fields[LESSON_DEC_FIELDS] = {"cells", "macs", "full", "cache",
                                                              "real", "group", "name", "tokens"};
 static const char *const tiles_fields[LESSON_TILE_FIELDS] = {"held", "full", "diff", "steps", "skipped"};
@@ -829,13 +859,7 @@ static bool parse_modern_ref(parser *p, page_ctx *c, const raw_dir *d, const cha
             return false;
         }
     }
-    for (; i < count; i++)
-        if (!resolve_ref_option(p, c, d, w[i], n[i], r)) return false;
-    if (count == 8 && lsn_skip_spaces(s, end) != end) {
-        lsn_add_err(p, d->line, d->col, "this reference has too many words");
-        return false;
-    }
-    return true;
+    return parse_ref_options(p, c, d, w, n, i, count, s, end, r);
 }
 
 static const char *const heads_fields[LESSON_HEADS_FIELDS] = {"prev", "induction", "first"};
@@ -869,10 +893,10 @@ static bool parse_heads_ref(parser *p, page_ctx *c, const raw_dir *d, const char
 
 /* One {reference}: its words into a lesson_ref, the tokens found in the page's sentence. */
 static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, const char *end, lesson_ref *r) {
-    const char *w[8];
-    size_t n[8];
+    const char *w[REF_MAX_WORDS];
+    size_t n[REF_MAX_WORDS];
     int count = 0;
-    while (count < 8 && lsn_next_word(&s, end, &w[count], &n[count])) count++;
+    while (count < REF_MAX_WORDS && lsn_next_word(&s, end, &w[count], &n[count])) count++;
     const lesson_model *m = c->rec->pub.model;
     int stage = count ? attn_stage_from_name_n(w[0], n[0]) : -1, args = 0;
     if (count && stage < 0 && p->l->src) { // a trained model's own stages
@@ -918,10 +942,9 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     if (r->kind == LESSON_REF_STEP || r->kind == LESSON_REF_MACS) {
         int s = count > 1 ? lesson_step_of(w[1], n[1]) : -1;
         if (s < 0) {
-            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
-                        "{%.*s …} needs a step: 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum "
-                        "or 8 heads",
-                        (int)n[0], w[0]);
+            char steps[160];
+            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, "{%.*s …} needs a step: %s", (int)n[0], w[0],
+                        step_list(steps, sizeof steps, " or "));
             return false;
         }
         r->step = s;
@@ -951,13 +974,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
             return false;
         }
     }
-    for (; i < count; i++)
-        if (!resolve_ref_option(p, c, d, w[i], n[i], r)) return false;
-    if (count == 8 && lsn_skip_spaces(s, end) != end) {
-        lsn_add_err(p, d->line, d->col, "this reference has too many words");
-        return false;
-    }
-    return true;
+    return parse_ref_options(p, c, d, w, n, i, count, s, end, r);
 }
 
 /* Every {reference} of the page's paragraphs, resolved into its refs. */
