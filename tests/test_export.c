@@ -413,44 +413,55 @@ static void svg_golden(void **state) {
 
 static cJSON *page_data(const char *page);
 
+/* dir/name's bytes, NUL-terminated (owned); fails the test when it is missing. */
+static char *read_in(const char *dir, const char *name) {
+    char *p = path_in(dir, name), *text = slurp(p, NULL);
+    if (!text) fail_msg("%s is missing", p);
+    free(p);
+    return text;
+}
+
+/* The decode view of "a b c" (d_model 4, 2 heads of d_k 2, causal: one cache
+ * row more per token), only the softmax step besides, exported as formats with
+ * query q into a fresh folder (returned, owned); *t and *d are the caller's
+ * to free (decode_done). */
+static char *decode_exported(const char *formats, int q, attn_trace *t, attn_decode *d) {
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(t, "a b c", 4, 2, 2, "causal");
+    assert_int_equal(attn_decode_run(d, t, &err), ATTN_OK);
+    small_opts(&o, dir, formats);
+    o.steps = 1u << ATTN_STEP_SOFTMAX;
+    if (export_sentence_decode(&o, t, d, 0, q, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    return dir;
+}
+
+static void decode_done(char *dir, attn_trace *t, attn_decode *d) {
+    attn_decode_free(d);
+    attn_trace_free(t);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* Issue 24: --decode's view after the steps: 09-decode.png, .svg and its
- * per-token record as CSV (hand-counted for 3 tokens, 2 heads of d_k 2,
- * d_model 4, causal, one cache row more per token). */
+ * per-token record as CSV (hand-counted). */
 static void decode_export(void **state) {
     (void)state;
     attn_trace t;
     attn_decode d = {0};
-    export_opts o;
-    attn_err err;
-    char *dir = temp_dir();
-    trace_of(&t, "a b c", 4, 2, 2, "causal");
-    assert_int_equal(attn_decode_run(&d, &t, &err), ATTN_OK);
-    small_opts(&o, dir, "png,svg,csv");
-    o.steps = 1u << ATTN_STEP_SOFTMAX;
-    if (export_sentence_decode(&o, &t, &d, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    size_t len;
-    char *p = path_in(dir, "09-decode.png"), *csv, *png = slurp(p, &len);
-    assert_non_null(png);
-    free(png);
-    free(p);
-    p = path_in(dir, "09-decode.csv");
-    csv = slurp(p, &len);
-    assert_non_null(csv);
+    char *dir = decode_exported("png,svg,csv", -1, &t, &d);
+    free(read_in(dir, "09-decode.png"));
+    char *csv = read_in(dir, "09-decode.csv");
     // token 1: q 2·4·2 = 16, k and v 2·2·4·2 = 32, scores 2·2·2 = 8, scale 4, softmax 4, z 8, output 2·2·4 = 16
     assert_non_null(strstr(csv, "token,word,cache_len,cells,cells_read,macs,"));
     assert_non_null(strstr(csv, "\n1,b,2,2,1,88,"));
     assert_non_null(strstr(csv, ",192,393216\n")); // 2·1 layer·2 kv-heads·2·3 tokens·8; Llama 3 8B: 2·32·8·128·3·2
     free(csv);
-    free(p);
-    p = path_in(dir, "index.md");
-    char *index = slurp(p, &len);
+    char *index = read_in(dir, "index.md");
     assert_non_null(strstr(index, "## 09-decode"));
     free(index);
-    free(p);
-    attn_decode_free(&d);
-    attn_trace_free(&t);
-    rm_rf(dir);
-    free(dir);
+    decode_done(dir, &t, &d);
 }
 
 /* Issue 24: the decode view as LaTeX and HTML, like the steps: the per-token
@@ -460,27 +471,14 @@ static void decode_export_tex_html(void **state) {
     (void)state;
     attn_trace t;
     attn_decode d = {0};
-    export_opts o;
-    attn_err err;
-    char *dir = temp_dir();
-    trace_of(&t, "a b c", 4, 2, 2, "causal");
-    assert_int_equal(attn_decode_run(&d, &t, &err), ATTN_OK);
-    small_opts(&o, dir, "tex,html");
-    o.steps = 1u << ATTN_STEP_SOFTMAX;
-    if (export_sentence_decode(&o, &t, &d, 0, 1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    size_t len;
-    char *p = path_in(dir, "09-decode.tex"), *tex = slurp(p, &len);
-    free(p);
-    assert_non_null(tex);
+    char *dir = decode_exported("tex,html", 1, &t, &d);
+    char *tex = read_in(dir, "09-decode.tex");
     assert_non_null(strstr(tex, "\\bfseries 2 & \\mbox{b} & 2 & 2 & 1 & 88 & ")); // token 2, the one shown
     assert_non_null(strstr(tex, "Z_{\\mathrm{decode}}"));
     assert_non_null(strstr(tex, "1 new key, 1 read from the cache"));
     assert_non_null(strstr(tex, "\\end{document}"));
     free(tex);
-    p = path_in(dir, "09-decode.html");
-    char *html = slurp(p, &len);
-    free(p);
-    assert_non_null(html);
+    char *html = read_in(dir, "09-decode.html");
     assert_non_null(strstr(html, "<tr class=\"attnviz-now\" aria-current=\"true\"><td>2</td><td>b</td><td>2</td>"
                                  "<td>2</td><td>1</td><td>88</td>"));
     assert_non_null(strstr(html, "<svg"));
@@ -503,22 +501,14 @@ static void decode_export_tex_html(void **state) {
     assert_true(denominator); // a weight's softmax arithmetic
     cJSON_Delete(data);
     free(html);
-    p = path_in(dir, "handout.html");
-    html = slurp(p, &len);
-    free(p);
-    assert_non_null(html);
+    html = read_in(dir, "handout.html");
     assert_non_null(strstr(html, "attnviz-decode-table"));
     free(html);
-    p = path_in(dir, "index.md");
-    char *index = slurp(p, &len);
+    char *index = read_in(dir, "index.md");
     assert_non_null(strstr(index, "`09-decode.tex`"));
     assert_non_null(strstr(index, "`09-decode.html`"));
     free(index);
-    free(p);
-    attn_decode_free(&d);
-    attn_trace_free(&t);
-    rm_rf(dir);
-    free(dir);
+    decode_done(dir, &t, &d);
 }
 
 /* Issue 24: each step of the tiles view as LaTeX and HTML, like the decode

@@ -356,9 +356,28 @@ static void test_pos_offset_trained(void **state) {
     model_free(&m);
 }
 
+/* Which gradient each step's backward view shows: ∂L/∂A on 6, ∂L/∂S′ on 4
+ * and 5, none elsewhere (by hand, one row a step). */
+static void test_step_grad(void **state) {
+    (void)state;
+    static const int want[ATTN_STEP_COUNT] = {
+        [ATTN_STEP_EMBED] = -1,
+        [ATTN_STEP_QKV] = -1,
+        [ATTN_STEP_ROPE] = -1,
+        [ATTN_STEP_SCORES] = -1,
+        [ATTN_STEP_SCALE] = MODEL_ST_D_SCALED,
+        [ATTN_STEP_MASK] = MODEL_ST_D_SCALED,
+        [ATTN_STEP_SOFTMAX] = MODEL_ST_D_WEIGHTS,
+        [ATTN_STEP_WEIGHTED] = -1,
+        [ATTN_STEP_MULTIHEAD] = -1,
+    };
+    for (int s = 0; s < ATTN_STEP_COUNT; s++) assert_int_equal(model_step_grad((attn_step)s), want[s]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout_and_vocabulary),
+        cmocka_unit_test(test_step_grad),
         cmocka_unit_test(test_layer_is_the_core_attention),
         cmocka_unit_test(test_gradients_layers_positions_objectives),
         cmocka_unit_test(test_gradients_masks_scaling_bias),

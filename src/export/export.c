@@ -186,7 +186,8 @@ static const char *item_title(const job *j, const export_item *it) {
 /* buf (cap bytes): where a hint with the run's values is filled in (step 2b's base). */
 static const char *item_text(const job *j, const export_item *it, char *buf, size_t cap) {
     if (it->text) return it->text;
-    viz_str backward = it->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX : VIZ_S_HINT_BACKWARD; // ∂L/∂A, or ∂L/∂T
+    viz_str backward = model_step_grad(it->step) == MODEL_ST_D_WEIGHTS ? VIZ_S_HINT_BACKWARD_SOFTMAX
+                                                                       : VIZ_S_HINT_BACKWARD; // ∂L/∂A, or ∂L/∂T
     if (it->readout || it->backward) return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_HINT_READOUT : backward);
     return viz_step_hint(buf, cap, j->ui ? j->ui->s[j->o.lang] : NULL, it->step, &it->trace->cfg);
 }

@@ -239,6 +239,11 @@ int model_stage_from_name(const char *name) {
     return s;
 }
 
+int model_step_grad(attn_step s) {
+    if (s == ATTN_STEP_SOFTMAX) return MODEL_ST_D_WEIGHTS;
+    return s == ATTN_STEP_SCALE || s == ATTN_STEP_MASK ? MODEL_ST_D_SCALED : -1;
+}
+
 static void dot_terms(attn_explanation *e, const double *a, const double *b, size_t stride, int count) {
     e->kind = ATTN_EXPLAIN_DOT;
     e->n_terms = count;

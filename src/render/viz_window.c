@@ -532,7 +532,8 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     if (s->question && s->step >= ATTN_STEP_SOFTMAX && (!s->readout || s->hide_weights)) { // stays once answered: the layout does not jump
         char q[96], msg[384], step[128];
         attn_token_label(&t->tokens, s->query >= 0 ? s->query : 0, 12, q, sizeof q);
-        snprintf(step, sizeof step, "%d · %s", ATTN_STEP_SOFTMAX + 1, viz_s(c, VIZ_S_STEP_6));
+        snprintf(step, sizeof step, "%s · %s", attn_step_key(ATTN_STEP_SOFTMAX),
+                 viz_s(c, (viz_str)(VIZ_S_STEP_1 + ATTN_STEP_SOFTMAX)));
         snprintf(msg, sizeof msg, viz_s(c, s->hide_weights ? VIZ_S_HIDDEN_PREDICT : VIZ_S_ANSWERED_PREDICT), q, step);
         viz_label(c, in.x, in.y, in.w, c->body * 1.6f, msg, c->body, VIZ_LEFT | VIZ_MIDDLE,
                   s->hide_weights ? c->th->highlight : c->th->muted);
@@ -760,11 +761,12 @@ static void narrative(const viz_ctx *c, viz_box b) {
     float tries_h = try_chips(c, chips, false);
     in.y += tries_h;
     in.h -= tries_h;
+    viz_str backward = model_step_grad(s->step) == MODEL_ST_D_WEIGHTS ? VIZ_S_HINT_BACKWARD_SOFTMAX // ∂L/∂A
+                                                                      : VIZ_S_HINT_BACKWARD;        // ∂L/∂S′
     char hint[2048];
     const char *text = s->narrative           ? s->narrative
                        : s->readout           ? viz_s(c, VIZ_S_HINT_READOUT)
-                       : viz_step_has_grad(c) ? viz_s(c, s->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX
-                                                                                      : VIZ_S_HINT_BACKWARD)
+                       : viz_step_has_grad(c) ? viz_s(c, backward)
                                               : viz_step_hint(hint, sizeof hint, s->ui, s->step, s->trace ? &s->trace->cfg : NULL);
     char noted[4096];
     if (!s->narrative && s->narrative_note) { // where the lesson's text went, then the step's
