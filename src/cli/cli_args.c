@@ -386,6 +386,8 @@ static attn_status check_model(cli_opts *o, attn_err *err) {
     attn_status st = check_model_stdin(o, err);
     if (st != ATTN_OK) return st;
     const char *flag = cli_model_config_flag(o);
+    if (flag && o->set_pos_offset && strcmp(flag, "--pos-offset") == 0)
+        flag = NULL; // the one setting a trained model takes: where its sentence starts (cli_model_compute)
     if (!flag) flag = cli_model_training_flag(m);
     if (o->weights_path || o->lesson_path || flag)
         return attn_fail(err, ATTN_ERR_RANGE, "--model takes its weights and configuration from the file; "

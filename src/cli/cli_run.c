@@ -115,8 +115,12 @@ static void print_decode(FILE *out, const cli_state *r) {
     }
     long long real = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
                                          ATTN_DECODE_REAL_TOKENS, ATTN_DECODE_REAL_BYTES);
-    fprintf(out, "cache bytes = 2 * layers %d * kv_heads %d * d_k %d * tokens * 8 (float64)\n", d->layers, d->kv_heads,
-            d->d_k);
+    fprintf(out, "cache bytes = 2 * layers %d * kv_heads %d * d_k %d * cache rows * 8 (float64)\n", d->layers,
+            d->kv_heads, d->d_k);
+    if (d->window > 0) // causal-window:W: the cache a real implementation keeps slides
+        fprintf(out, "sliding cache: causal-window:%d reads the %d newest keys, so the cache keeps %d rows and evicts "
+                     "the older ones (%d evicted after the last token)\n",
+                d->window, d->window + 1, d->window, d->step[d->n - 1].evicted);
     fprintf(out, "%s at fp16: 2 * %d layers * %d kv-heads * d_k %d * %d tokens * 2 bytes = %lld bytes (%.0f MiB)\n",
             ATTN_DECODE_REAL_NAME, ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
             ATTN_DECODE_REAL_TOKENS, real, real / 1048576.0);

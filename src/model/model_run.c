@@ -66,8 +66,7 @@ static attn_status split_embedding(model_result *r, const model *m, attn_err *er
     double *e = r->embed_block_, *p = e + (size_t)n * dm;
     for (int i = 0; i < n; i++) {
         memcpy(e + (size_t)i * dm, m->w.e + (size_t)r->ids[i] * dm, sizeof(double) * (size_t)dm);
-        const double *pos = m->cfg.pos == MODEL_POS_LEARNED ? m->w.p : r->ws_.pos;
-        if (model_pos_in_x(m->cfg.pos)) memcpy(p + (size_t)i * dm, pos + (size_t)i * dm, sizeof(double) * (size_t)dm);
+        if (model_pos_in_x(m->cfg.pos)) memcpy(p + (size_t)i * dm, model_pos_row(&r->ws_, i), sizeof(double) * (size_t)dm);
     }
     r->embed = e;
     r->pos = p;
