@@ -91,6 +91,8 @@ const char *const lsn_dir_names[D_KINDS] = {
     "own",
     "roles",
     "view",
+    "hf",
+    "missing",
 };
 
 /* ---- errors and columns --------------------------------------------------- */
@@ -415,7 +417,7 @@ static void end_para(parser *p) {
     }
     if (para && text) {
         *para = (lesson_para){p->para_kind, pg->reveal_read && !p->para_edited, pg->own_open && !p->para_edited, p->para_edited,
-                              text, "", spans ? p->n_spans : 0, spans, p->para_line};
+                              text, "", spans ? p->n_spans : 0, spans, p->para_line, pg->missing_open != 0};
         if (p->para_kind == LESSON_PARA_CODE) para->code_lang = p->code_lang ? p->code_lang : "";
     }
     if (!attn_sb_ok(&p->para)) p->nomem = true;
@@ -732,7 +734,8 @@ static void directive_line(parser *p, const char *s, const char *end) {
         return;
     }
     if (lsn_word_is(name, nn, "end")) {
-        if (p->page && p->page->own_open) p->page->own_open = 0; // the end of @own
+        if (p->page && p->page->own_open) p->page->own_open = 0;              // the end of @own
+        else if (p->page && p->page->missing_open) p->page->missing_open = 0; // the end of @missing
         else lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_END_ALONE);
         return;
     }
@@ -755,9 +758,18 @@ static void directive_line(parser *p, const char *s, const char *end) {
         return;
     }
     if (kind == D_OWN) {
-        if (p->page->own_open) lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_OWN_OPEN);
+        if (p->page->missing_open) lsn_add_err(p, p->line, 1, "@own cannot open inside @missing");
+        else if (p->page->own_open) lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_OWN_OPEN);
         else if (args != end) lsn_add_msg(p, p->line, col_at(p, args), ATTN_MSG_LSN_OWN_ARGS);
         p->page->own_open = p->line;
+        return;
+    }
+    if (kind == D_MISSING) {
+        if (p->page->missing_open || p->page->own_open)
+            lsn_add_err(p, p->line, 1, "@missing cannot open inside @own or @missing; close that with @end first");
+        else if (args != end)
+            lsn_add_err(p, p->line, col_at(p, args), "@missing takes nothing after it; its text follows, up to @end");
+        p->page->missing_open = p->line;
         return;
     }
     if (kind == D_EDITED) { // its text is a paragraph of its own, with references
@@ -777,6 +789,10 @@ static void directive_line(parser *p, const char *s, const char *end) {
 
 /* An @own the page left open. */
 static void own_left_open(parser *p) {
+    if (p->page && p->page->missing_open) {
+        lsn_add_err(p, p->page->missing_open, 1, "@missing is not closed; end its text with a line @end");
+        p->page->missing_open = 0;
+    }
     if (!p->page || !p->page->own_open) return;
     lsn_add_msg(p, p->page->own_open, 1, ATTN_MSG_LSN_OWN_UNCLOSED);
     p->page->own_open = 0;

@@ -50,8 +50,8 @@ says missing-file "无法打开 $tmp/none.json：没有这个文件或文件夹�
 says folder "$tmp 是一个文件夹，不是文件。" "$tmp is a folder, not a file." -- --sentence-file "$tmp"
 says bad-model "model.json: format 是 \"nope\"；模型文件写的是 \"attnviz-model\"。" \
     "model.json: format is \"nope\"; a model file says \"attnviz-model\"." -- --model model.json
-says bad-lesson-line "bad.lesson:7:1: 未知的指令 @bogus；指令有 @sentence、@config、@step、@highlight、@predict、@reveal、@compare、@random-weights、@features、@model、@layer、@backward、@train、@try、@own、@edited、@roles、@vocab 和 @weights（一行要以 @ 开头时请写 \\@）" \
-    "bad.lesson:7:1: unknown directive @bogus; the directives are @sentence, @config, @step, @highlight, @predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, @try, @own, @edited, @roles, @vocab and @weights (write \\@ for a line that starts with @)" \
+says bad-lesson-line "bad.lesson:7:1: 未知的指令 @bogus；指令有 @sentence、@config、@step、@highlight、@predict、@reveal、@compare、@random-weights、@features、@model、@layer、@backward、@train、@try、@own、@edited、@roles、@view、@hf、@missing、@vocab 和 @weights（一行要以 @ 开头时请写 \\@）" \
+    "bad.lesson:7:1: unknown directive @bogus; the directives are @sentence, @config, @step, @highlight, @predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, @try, @own, @edited, @roles, @view, @hf, @missing, @vocab and @weights (write \\@ for a line that starts with @)" \
     -- --lesson bad.lesson
 says bad-weights "weights.json: X 的各行长短不一：第 1 行有 1 个数，第 0 行有 2 个。" \
     "weights.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- --weights weights.json

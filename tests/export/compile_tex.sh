@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compile_tex.sh BIN — every .tex an export writes compiles with xelatex:
 # both lessons, the seed sentence (and a zh variant with every option), a
-# model; and tests/export/beamer-example.tex, which \input's snippets, with
+# model, the tiles view's steps and the decode view; and
+# tests/export/beamer-example.tex, which \input's snippets, with
 # pdflatex (the snippets need no particular engine; beamer under xelatex
 # needs hyperref's pzdr font, texlive-fonts-recommended).
 # Fails on any LaTeX error and on any overfull box wider than 1 pt. Run
@@ -42,6 +43,10 @@ export_all() { # OUT: every kind of export, tex only
     "$bin" --headless --export-dir "$out/seed" --format tex >/dev/null || r=1
     "$bin" --headless --export-dir "$out/seed-zh" --format tex --lang zh --mask causal --bias --pos-enc >/dev/null || r=1
     "$bin" --headless --model "$root/assets/models/referent-zh.json" --export-dir "$out/model" --format tex >/dev/null || r=1
+    # issue 24's views: every step of the tiles view (skipped blocks too) and the decode view, both languages
+    "$bin" --headless --export-dir "$out/tiles-en" --format tex --lang en --mask causal --tiles 7 --steps 6 >/dev/null || r=1
+    "$bin" --headless --export-dir "$out/tiles-zh" --format tex --lang zh --mask causal --tiles 7 --steps 6 >/dev/null || r=1
+    "$bin" --headless --export-dir "$out/decode-zh" --format tex --lang zh --mask causal --decode --steps 6 >/dev/null || r=1
     return $r
 }
 
