@@ -94,6 +94,20 @@ static viz_lang pick_lang(const cli_opts *o) {
     return VIZ_LANG_EN;
 }
 
+/* "attnviz: MESSAGE" on standard error in the UI's language (--lang, else the
+ * locale): in a zh UI a message with an id is worded from the strings table. */
+static void say_err(const cli_opts *o, const attn_err *err) {
+    char text[1024], path[1024];
+    viz_strings words = {0};
+    attn_err ignore;
+    if (pick_lang(o) == VIZ_LANG_ZH && err->id != ATTN_MSG_NONE && app_find_data("assets/ui_strings.tsv", path, sizeof path) &&
+        viz_strings_load(&words, path, &ignore) == ATTN_OK)
+        viz_err_text(text, sizeof text, &words, VIZ_LANG_ZH, err);
+    else snprintf(text, sizeof text, "%s", err->msg);
+    viz_strings_free(&words);
+    fprintf(stderr, "attnviz: %s\n", text);
+}
+
 /* Export options from the flags; returns 0, or 2 after printing a bad flag. */
 static int export_options(export_opts *eo, const cli_opts *o, int argc, char **argv) {
     attn_err err;
@@ -108,7 +122,7 @@ static int export_options(export_opts *eo, const cli_opts *o, int argc, char **a
     if (st == ATTN_OK && o->view) st = export_parse_view(&eo->view, o->view, &err);
     if (st == ATTN_OK && o->theme) st = export_parse_theme(&eo->theme, o->theme, &err);
     if (st != ATTN_OK) {
-        fprintf(stderr, "attnviz: %s\n", err.msg);
+        say_err(o, &err);
         return 2;
     }
     if (o->pixel_scale) eo->pixel_scale = o->pixel_scale;
@@ -161,7 +175,7 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
     if (o->model.model_path) {
         attn_err err;
         attn_status st = export_model(&eo, o, &err);
-        if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);
+        if (st != ATTN_OK) say_err(o, &err);
         else if (o->print || o->dump_path || o->explain) st = cli_model_run(o, false, stdout, stderr) ? ATTN_ERR_IO : ATTN_OK;
         else printf("attnviz: exported to %s (see index.md there)\n", o->export_dir);
         free((char *)eo.command_prefix);
@@ -198,7 +212,7 @@ static int run_export(const cli_opts *o, int argc, char **argv) {
                                         &err);
         env_close(&env);
     }
-    if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);
+    if (st != ATTN_OK) say_err(o, &err);
     else if (o->print || o->dump_path || o->explain) st = cli_run_headless(o, stdout, stderr) ? ATTN_ERR_IO : ATTN_OK;
     else printf("attnviz: exported to %s (see index.md there)\n", o->export_dir);
     code = cli_finish_output(stdout, "standard output", stderr, st == ATTN_OK ? 0 : 1);
@@ -327,20 +341,20 @@ static int run_gui(const cli_opts *o) {
                                                                       : saved.sentence;
     if (app_init(&st, sentence, &o->cfg, &env.strings, &err) != ATTN_OK && // a bad saved sentence is not fatal
         (o->sentence || app_init(&st, NULL, &o->cfg, &env.strings, &err) != ATTN_OK)) {
-        fprintf(stderr, "attnviz: %s\n", err.msg);
+        say_err(o, &err);
         goto cleanup;
     }
     app_settings_apply(&saved, &st);
     st.look.lang = o->lang || !saved.has_lang ? pick_lang(o) : st.look.lang;
     if (o->theme && export_parse_theme(&st.look.theme, o->theme, &err) != ATTN_OK) {
-        fprintf(stderr, "attnviz: %s\n", err.msg);
+        say_err(o, &err);
         code = 2;
         goto cleanup_state;
     }
     if ((o->weights_path && app_use_weights_file(&st, o->weights_path, &err) != ATTN_OK) ||
         open_lesson(&st, o, &saved, &err) != ATTN_OK ||
         (o->model.model_path && app_model_open(&st, o->model.model_path, &err) != ATTN_OK)) {
-        fprintf(stderr, "attnviz: %s\n", err.msg);
+        say_err(o, &err);
         goto cleanup_state;
     }
     app_settings_report(&saved, &st); // after the page's own status: a file set aside, settings not saved
@@ -381,7 +395,7 @@ static int run_bench(const cli_opts *o, double start_s) {
     app_bench_opts bo = {o->width, o->height, VIZ_THEME_LIGHT};
     attn_err err;
     if (o->theme && export_parse_theme(&bo.theme, o->theme, &err) != ATTN_OK) {
-        fprintf(stderr, "attnviz: %s\n", err.msg);
+        say_err(o, &err);
         return 2;
     }
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
@@ -430,7 +444,7 @@ static int run(int argc, char **argv) {
     attn_err err;
     attn_err_clear(&err);
     if (cli_parse(&opts, argc, argv, &err) != ATTN_OK) {
-        fprintf(stderr, "attnviz: %s\n", err.msg);
+        say_err(&opts, &err);
         return 2;
     }
     // every mode that writes files removes its temporaries on a signal; the window keeps SDL's

@@ -773,11 +773,10 @@ static void test_messages_both_languages(void **state) {
     (void)state;
     app_state st;
     start(&st, "the cat saw a bird");
-    const char args[ATTN_MSG_ARGS][128] = {"ARG0", "ARG1", "ARG2"};
+    const char args[ATTN_MSG_ARGS][128] = {"ARG0", "ARG1", "ARG2", "ARG3", "ARG4", "ARG5", "ARG6", "ARG7"};
     for (int id = ATTN_MSG_NONE + 1; id < ATTN_MSG_COUNT; id++) {
-        const char *en = attn_msg_english((attn_msg)id);
-        int want = 0;
-        for (const char *p = en; (p = strstr(p, "%s")); p += 2) want++;
+        int want = attn_msg_arg_count((attn_msg)id);
+        if (want > ATTN_MSG_ARGS) fail_msg("ERR_%s takes %d arguments, more than %d", attn_msg_name((attn_msg)id), want, ATTN_MSG_ARGS);
         char out[2][640];
         for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
             app_msg_text(&st, lang, (attn_msg)id, args, out[lang], sizeof out[lang]);
@@ -805,6 +804,33 @@ static void test_messages_both_languages(void **state) {
     st.look.lang = VIZ_LANG_EN;
     app_err_text(&st, &err, why, sizeof why);
     assert_string_equal(why, err.msg); // English: the core's own words
+    // files dropped on a zh window: the status line says why in Chinese, with the place and the names
+    st.look.lang = VIZ_LANG_ZH;
+    char dir[] = "/tmp/attnviz-msgs-XXXXXX", path[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/none.lesson", dir);
+    app_open_dropped(&st, path);
+    snprintf(why, sizeof why, "无法打开 %s：没有这个文件或文件夹。", path);
+    assert_string_equal(st.look.status, why);
+    static const char *const files[][2] = {
+        {"bad.lesson", "# lesson: x\ntitle: T\nlang: zh\n@sentence: a b\n=== page: a\ntitle: A\n@bogus: 1\n"},
+        {"model.json", "{\"format\": \"attnviz-model\", \"version\": 7}\n"},
+        {"weights.json", "{\"X\": [[1, 2], [3]]}\n"},
+    };
+    static const char *const said[] = {"bad.lesson:7:1: 未知的指令 @bogus；", "model.json: version 是 7；这个版本的 attnviz 只读第 1 版的模型文件。",
+                                       "weights.json: X 的各行长短不一：第 1 行有 1 个数，第 0 行有 2 个。"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        FILE *fp = fopen(path, "w");
+        assert_non_null(fp);
+        fputs(files[i][1], fp);
+        fclose(fp);
+        app_open_dropped(&st, path);
+        snprintf(why, sizeof why, "%s/%s", dir, said[i]);
+        if (strncmp(st.look.status, why, strlen(why)) != 0) fail_msg("dropped %s: the status says \"%s\"", files[i][0], st.look.status);
+        unlink(path);
+    }
+    rmdir(dir);
     app_free(&st);
 }
 

@@ -14,6 +14,7 @@
 #include "attn_steps.h"
 #include "app_view.h"
 #include "strbuf.h"
+#include "model.h"
 #include "model_file.h"
 #include "model_run.h"
 #include "viz.h"
@@ -366,6 +367,65 @@ static void verdict_heads_the_revealed_text(void **state) {
                     shown = true;
             }
             if (!shown) fail_msg("%s %dx%d: the verdict \"%s…\" is not in the narrative panel", lang ? "zh" : "en", w, h, want);
+            app_free(&st);
+        }
+}
+
+/* While a model page's sentence is edited, the model's words are a palette
+ * under the narrative's title. Where they do not all fit (1920×1080
+ * presenter on the flip page hid 23 of 40 as "+N"), ‹ › chips page through
+ * them: every word is shown on some page, on screen, and a click on it types
+ * it at the cursor. 1280×800 light and 1920×1080 presenter, zh and en. */
+static void every_model_word_reachable(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++)
+        for (int big = 0; big < 2; big++) {
+            viz_theme_id theme = big ? VIZ_THEME_PRESENTER : VIZ_THEME_LIGHT;
+            int w = big ? 1920 : 1280, h = big ? 1080 : 800;
+            app_state st;
+            start(&st, theme, (viz_lang)lang);
+            attn_err err;
+            const char *path = lang == VIZ_LANG_ZH ? LESSON_ZH : LESSON_EN, *pair = lang == VIZ_LANG_ZH ? LESSON_EN : LESSON_ZH;
+            if (app_lesson_open(&st, path, pair, "two-layers-flip", &err) != ATTN_OK) fail_msg("%s", err.msg);
+            st.look.theme = theme;
+            assert_non_null(st.model.m);
+            app_edit_begin(&st);
+            assert_true(st.edit.ed.active);
+            int n = st.model.m->vocab_count, pages = 0, shown = 0, last_word = -1;
+            bool seen[MODEL_MAX_VOCAB] = {false};
+            for (;;) {
+                char name[96];
+                snprintf(name, sizeof name, "palette-%s-%d-page%d", lang ? "zh" : "en", w, pages + 1);
+                const viz_list *l = build(&st, w, h, name);
+                int next = -1, on_page = 0;
+                for (int i = 0; i < l->count; i++) {
+                    const viz_cmd *c = &l->cmds[i];
+                    if (c->kind != VIZ_HIT || c->hit.kind != VIZ_HIT_WIDGET) continue;
+                    if (c->hit.widget == VIZ_W_WORD) {
+                        assert_true(c->hit.delta >= 0 && c->hit.delta < n);
+                        if (c->x < 0 || c->y < 0 || c->x + c->w > w || c->y + c->h > h) fail_msg("word %d is off screen", c->hit.delta);
+                        shown += !seen[c->hit.delta];
+                        seen[c->hit.delta] = true;
+                        last_word = c->hit.delta;
+                        on_page++;
+                    } else if (c->hit.widget == VIZ_W_WORD_PAGE && c->hit.delta > st.view.words_first)
+                        next = c->hit.delta;
+                }
+                pages++;
+                if (on_page == 0) fail_msg("%s %dx%d: page %d of the palette shows no word", lang ? "zh" : "en", w, h, pages);
+                if (next < 0) break;
+                if (pages > n) fail_msg("the palette's › never ends");
+                app_widget(&st, (viz_widget)VIZ_W_WORD_PAGE, next); // what a click on › does
+                assert_true(st.edit.ed.active);                     // still editing
+            }
+            for (int i = 0; i < n; i++)
+                if (!seen[i]) fail_msg("%s %dx%d: the model's word %d (%s) is never shown", lang ? "zh" : "en", w, h, i, st.model.m->vocab[i]);
+            print_message("%s %dx%d: the palette shows the model's %d words on %d page%s\n", lang ? "zh" : "en", w, h, n, pages, pages == 1 ? "" : "s");
+            if (big) assert_true(pages > 1); // 40 words do not fit beside the presenter's narrative
+            // a word of the last page, clicked, is typed at the cursor
+            app_edit_select_all(&st);
+            app_widget(&st, (viz_widget)VIZ_W_WORD, last_word);
+            if (!strstr(st.edit.ed.text, st.model.m->vocab[last_word])) fail_msg("word %s not typed: %s", st.model.m->vocab[last_word], st.edit.ed.text);
             app_free(&st);
         }
 }
@@ -1024,6 +1084,7 @@ int main(void) {
         cmocka_unit_test(cjk_punctuation_stays_with_its_words),
         cmocka_unit_test(presenter_values_read_from_afar),
         cmocka_unit_test(presenter_lesson_pages_read_from_afar),
+        cmocka_unit_test(every_model_word_reachable),
         cmocka_unit_test(compare_reads_in_figure_view),
         cmocka_unit_test(verdict_heads_the_revealed_text),
         cmocka_unit_test(narrative_gets_the_room),

@@ -189,8 +189,7 @@ void app_msg_text(const app_state *st, int lang, attn_msg id, const char (*args)
 }
 
 void app_err_text(const app_state *st, const attn_err *err, char *out, size_t cap) {
-    if (err->id > ATTN_MSG_NONE && err->id < ATTN_MSG_COUNT) app_msg_text(st, st->look.lang, err->id, err->args, out, cap);
-    else snprintf(out, cap, "%s", err->msg);
+    viz_err_text(out, cap, st->look.strings, st->look.lang, err);
 }
 
 void app_status_err(app_state *st, const attn_err *err) {

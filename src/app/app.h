@@ -132,6 +132,7 @@ typedef struct {
     int head;                  /* head shown */
     int head_b;                /* second head when comparing heads */
     int query;                 /* selected query token */
+    int words_first;           /* the first of the model's words the palette shows (its ‹ › page) */
     viz_hit hover;             /* hovered or keyboard-cursor cell/token */
     viz_focus focus;           /* keyboard focus */
     viz_compare compare;       /* split view */

@@ -309,6 +309,11 @@ void app_widget(app_state *st, viz_widget w, int delta) {
         app_lesson_try(st, delta);
         return;
     }
+    if ((int)w == VIZ_W_WORD_PAGE) { // ‹ › of the palette: the words from delta on
+        st->view.words_first = delta >= 0 ? delta : 0;
+        st->dirty = true;
+        return;
+    }
     if ((int)w == VIZ_W_WORD) { // a word of the model's palette, typed at the cursor
         app_edit_word(st, delta);
         return;

@@ -313,7 +313,7 @@ attn_status app_lesson_open(app_state *st, const char *path, const char *pair_pa
         put_slot(st, !lang, pair, pair_path, &ignored);
     st->look.lang = (viz_lang)lang;
     int page = page_id ? lesson_find_page(st->lesson.files[lang], page_id) : 0;
-    if (page < 0) return attn_fail(err, ATTN_ERR_INPUT, "The lesson %s has no page \"%s\".", path, page_id);
+    if (page < 0) return attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_LESSON_NO_PAGE, path, page_id);
     app_lesson_goto(st, page);
     return ATTN_OK;
 }

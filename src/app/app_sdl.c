@@ -595,8 +595,8 @@ static viz_hit hit_at(app_ui *u, float x, float y) {
 static void mouse_down(app_ui *u, float x, float y) {
     app_state *st = &u->st;
     viz_hit h = hit_at(u, x, y);
-    bool word = h.kind == VIZ_HIT_WIDGET && h.widget == VIZ_W_WORD;                     // the palette types into the edit
-    if (st->edit.ed.active && h.kind != VIZ_HIT_SENTENCE && !word) app_edit_commit(st); // clicking away keeps the edit
+    bool word = h.kind == VIZ_HIT_WIDGET && (h.widget == VIZ_W_WORD || h.widget == VIZ_W_WORD_PAGE); // the palette types into the edit
+    if (st->edit.ed.active && h.kind != VIZ_HIT_SENTENCE && !word) app_edit_commit(st);              // clicking away keeps the edit
     switch (h.kind) {
     case VIZ_HIT_SENTENCE: app_edit_begin(st); break;
     case VIZ_HIT_TOKEN: app_select_query(st, h.token); break;

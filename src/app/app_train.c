@@ -730,13 +730,13 @@ static attn_status save_new(const char *dir, const model *m, const char *json, c
         snprintf(path, cap, "%s/%s", dir, name);
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
         if (fd < 0 && errno == EEXIST) continue;
-        if (fd < 0) return attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", path, strerror(errno));
+        if (fd < 0) return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_TRAIN_WRITE, path, errno);
         close(fd);
         attn_status st = attn_write_file(path, json, strlen(json), NULL, err);
         if (st != ATTN_OK) unlink(path); // the empty file that claimed the name
         return st;
     }
-    return attn_fail(err, ATTN_ERR_IO, "Cannot find a free name for the model in %s.", dir);
+    return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_TRAIN_NO_NAME, dir);
 }
 
 static void save(app_train *t) {
@@ -745,12 +745,12 @@ static void save(app_train *t) {
     char dir[1024] = "", path[1300];
     attn_status st = ATTN_OK;
     if (!app_data_dir(dir, sizeof dir - 8)) // never a shared stand-in for a home that is not there
-        st = attn_fail(&err, ATTN_ERR_IO, "There is no folder to keep models in: set HOME or XDG_DATA_HOME.");
+        st = attn_fail_id(&err, ATTN_ERR_IO, ATTN_MSG_TRAIN_NO_FOLDER);
     strcat(dir, "/models");
     if (st == ATTN_OK) st = shown_copy(t, &m, &err);
     char *json = NULL;
     if (st == ATTN_OK) st = model_file_write_checked(&m, &json, &err); // never a file --model refuses
-    if (st == ATTN_OK && app_mkdirs(dir) != 0) st = attn_fail(&err, ATTN_ERR_IO, "Cannot make %s: %s.", dir, strerror(errno));
+    if (st == ATTN_OK && app_mkdirs(dir) != 0) st = attn_fail_id(&err, ATTN_ERR_IO, ATTN_MSG_TRAIN_MKDIR, dir, errno);
     if (st == ATTN_OK) st = save_new(dir, &m, json, path, sizeof path, &err);
     if (st == ATTN_OK) {
         snprintf(t->saved, sizeof t->saved, "%s", path);

@@ -122,6 +122,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     bool palette = st->model.m && bar; // the model's sentence (or the compared one), being edited
     s->n_words = palette ? st->model.m->vocab_count : 0;
     s->words = palette ? (const char *const *)st->model.m->vocab : NULL;
+    s->words_first = palette ? st->view.words_first : 0;
     s->mark = pg ? viz_lesson_mark(&pg->highlight, &app_trace(st)->tokens) : (viz_mark){VIZ_MARK_NONE, -1, -1};
     if (pg) viz_lesson_names(&s->names, app_lesson(st), st->lesson.page, app_trace(st));
     s->question = pg && pg->predict.on;

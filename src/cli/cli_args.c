@@ -21,10 +21,10 @@ static attn_status parse_int_n(long long *out, const char *flag, const char *s, 
     switch (attn_parse_int(s, n, lo, hi, out)) {
     case ATTN_INT_OK: return ATTN_OK;
     case ATTN_INT_NOT_WHOLE:
-        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%.*s\".", flag, shown, s);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_WHOLE, flag, shown, s);
     case ATTN_INT_RANGE: break;
     }
-    return attn_fail(err, ATTN_ERR_RANGE, "%s must be between %lld and %lld (it is %.*s).", flag, lo, hi, shown, s);
+    return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_RANGE, flag, lo, hi, shown, s);
 }
 
 static attn_status parse_int(long long *out, const char *flag, const char *s, long long lo, long long hi,
@@ -100,7 +100,7 @@ static attn_status parse_scale(cli_opts *o, const char *val, attn_err *err) {
     char *end = NULL;
     double v = strtod(val, &end);
     if (end == val || *end != '\0' || !(v >= 0.5 && v <= 4.0))
-        return attn_fail(err, ATTN_ERR_RANGE, "--ui-scale needs a number from 0.5 to 4, e.g. 1.5 (not \"%s\").", val);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_UI_SCALE, val);
     o->ui_scale = v;
     return ATTN_OK;
 }
@@ -137,10 +137,9 @@ static attn_status parse_setting(cli_opts *o, int id, const char *flag, const ch
     switch (attn_setting_parse(id, val, strlen(val), &o->cfg, err)) {
     case ATTN_SETTING_OK: return ATTN_OK;
     case ATTN_SETTING_NOT_WHOLE:
-        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%.*s\".", flag, shown, val);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_WHOLE, flag, shown, val);
     case ATTN_SETTING_RANGE:
-        return attn_fail(err, ATTN_ERR_RANGE, "%s must be between %lld and %lld (it is %.*s).", flag, s->lo, s->hi,
-                         shown, val);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_RANGE, flag, s->lo, s->hi, shown, val);
     case ATTN_SETTING_BAD: break;
     }
     if (s->kind == ATTN_SETTING_MASK || s->kind == ATTN_SETTING_POS) return ATTN_ERR_RANGE; // the parser said why
@@ -152,7 +151,7 @@ static attn_status parse_setting(cli_opts *o, int id, const char *flag, const ch
 
 static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
     if (strcmp(val, "en") != 0 && strcmp(val, "zh") != 0)
-        return attn_fail(err, ATTN_ERR_RANGE, "--lang is en or zh (not \"%s\").", val);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_LANG, val);
     o->lang = val;
     return ATTN_OK;
 }
@@ -296,7 +295,7 @@ static attn_status parse_switch(cli_opts *o, const char *a, bool *headless, attn
     else if (strcmp(a, "--decode") == 0) o->decode = true;
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) o->mode = CLI_MODE_HELP;
     else if (strcmp(a, "--version") == 0) o->mode = CLI_MODE_VERSION;
-    else return attn_fail(err, ATTN_ERR_RANGE, "Unknown option \"%s\"; see attnviz --help.", a);
+    else return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_UNKNOWN, a);
     return ATTN_OK;
 }
 
@@ -465,14 +464,14 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
             st = parse_valued(o, a, argv[++i], err); // the one scheme; --train takes it over (check_train)
         } else if (cli_model_takes_value(a)) {
             if (i + 1 >= argc)
-                return attn_fail(err, ATTN_ERR_RANGE, "%s needs a value; see attnviz --help.", a);
+                return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_VALUE, a);
             st = cli_model_parse_valued(&o->model, a, argv[++i], err);
         } else if (strcmp(a, "--tasks") == 0) {
             o->model.tasks = true;
             st = ATTN_OK;
         } else if (takes_value(a)) {
             if (i + 1 >= argc)
-                return attn_fail(err, ATTN_ERR_RANGE, "%s needs a value; see attnviz --help.", a);
+                return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_VALUE, a);
             st = parse_valued(o, a, argv[++i], err);
         } else if (strcmp(a, "--print") == 0) {
             st = parse_print(o, argc, argv, &i, err);
@@ -482,7 +481,7 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
         if (st != ATTN_OK) return st;
     }
     if (o->sentence && o->sentence_file)
-        return attn_fail(err, ATTN_ERR_RANGE, "Give either --sentence or --sentence-file, not both.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_SENTENCE_BOTH);
     if (o->mode == CLI_MODE_HELP || o->mode == CLI_MODE_VERSION) return ATTN_OK;
     if (o->tiles_spec && parse_tiles(o, err) != ATTN_OK) return ATTN_ERR_RANGE;
     attn_status st = cli_model_finish(o, err);

@@ -33,9 +33,8 @@ int attn_kv_head_of(const attn_config *c, int h) {
 }
 
 static attn_status check_range(const char *opt, long v, long lo, long hi, attn_err *err) {
-    if (v < lo || v > hi)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s must be between %ld and %ld (it is %ld).",
-                         opt, lo, hi, v);
+    if (v < lo || v > hi) return opt ? attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_RANGE, opt, lo, hi, v)
+                                     : attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_WINDOW_RANGE, lo, hi, v);
     return ATTN_OK;
 }
 
@@ -51,24 +50,21 @@ attn_status attn_config_check(const attn_config *c, attn_err *err) {
         return attn_fail_msg(err, ATTN_ERR_RANGE, ATTN_MSG_KV_HEADS_DIVIDE, h, g, NULL);
     }
     if (c->pos_count < 0 || c->pos_first < 0 || (c->pos_count && c->pos_first + c->pos_count > c->d_model))
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "The positional encoding's columns %d to %d do not fit d_model %d (they count from 0).",
-                         c->pos_first, c->pos_first + c->pos_count - 1, c->d_model);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_POS_COLUMNS,
+                            c->pos_first, c->pos_first + c->pos_count - 1, c->d_model);
     if ((st = check_range("--pos-offset", c->pos_offset, 0, ATTN_MAX_POS_OFFSET, err))) return st;
     if (c->rope && c->pos_enc)
-        return attn_fail(err, ATTN_ERR_RANGE, "--pos is one scheme: rope and sinusoidal cannot both be on.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_POS_ONE);
     if (c->rope && c->pos_count)
-        return attn_fail(err, ATTN_ERR_RANGE, "--pos-dims keeps the sinusoids to some columns of X: it goes with "
-                                              "--pos sinusoidal, not rope.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_POS_DIMS_ROPE);
     if (c->rope && c->d_k % 2)
-        return attn_fail(err, ATTN_ERR_RANGE, "--pos rope rotates pairs of dimensions: it needs an even --d-k "
-                                              "(it is %d).",
-                         c->d_k);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_ROPE_EVEN,
+                            c->d_k);
     if (c->rope && !(c->rope_base >= 2 && c->rope_base <= ATTN_MAX_ROPE_BASE))
-        return attn_fail(err, ATTN_ERR_RANGE, "--rope-base must be between 2 and %.0f (it is %g).",
-                         ATTN_MAX_ROPE_BASE, c->rope_base);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_ROPE_BASE,
+                            ATTN_MAX_ROPE_BASE, c->rope_base);
     if (c->mask.kind == ATTN_MASK_WINDOW || c->mask.kind == ATTN_MASK_CAUSAL_WINDOW)
-        return check_range("The mask window W", c->mask.window, 1, ATTN_MAX_WINDOW, err);
+        return check_range(NULL, c->mask.window, 1, ATTN_MAX_WINDOW, err);
     return ATTN_OK;
 }
 
@@ -130,11 +126,10 @@ static attn_status parse_window(int *w, const char *s, const char *whole, attn_e
     attn_int_result got = *s >= '0' && *s <= '9' ? attn_parse_int(s, strlen(s), 1, ATTN_MAX_WINDOW, &v)
                                                  : ATTN_INT_NOT_WHOLE;
     if (got == ATTN_INT_NOT_WHOLE)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "The mask \"%s\" needs a whole number after the colon, e.g. window:3.", whole);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_MASK_NUMBER, whole);
     if (got == ATTN_INT_RANGE)
-        return attn_fail(err, ATTN_ERR_RANGE, "The mask window W must be between 1 and %d (it is %s).",
-                         ATTN_MAX_WINDOW, s);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_MASK_WINDOW,
+                            ATTN_MAX_WINDOW, s);
     *w = (int)v;
     return ATTN_OK;
 }
@@ -153,8 +148,7 @@ attn_status attn_mask_parse(attn_mask *out, const char *s, attn_err *err) {
         m.kind = ATTN_MASK_CAUSAL_WINDOW;
         st = parse_window(&m.window, s + 14, s, err);
     } else {
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "Unknown mask \"%s\": use none, causal, window:W or causal-window:W.", s);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_MASK_UNKNOWN, s);
     }
     if (st == ATTN_OK) *out = m;
     return st;

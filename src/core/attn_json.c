@@ -221,14 +221,13 @@ static attn_status read_number(double *dst, const cJSON *item, const char *where
     if (j >= 0) snprintf(pos, sizeof pos, "[%d][%d]", i, j);
     else snprintf(pos, sizeof pos, "[%d]", i);
     if (!cJSON_IsNumber(item))
-        return attn_fail(err, ATTN_ERR_PARSE, "%s%s is not a number.", where, pos);
+        return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_NOT_NUMBER, where, pos);
     double v = item->valuedouble;
     if (!isfinite(v))
-        return attn_fail(err, ATTN_ERR_NONFINITE, "%s%s is too large to be a finite number.", where, pos);
+        return attn_fail_id(err, ATTN_ERR_NONFINITE, ATTN_MSG_MF_INFINITE, where, pos);
     char shown[ATTN_DOUBLE_CHARS]; // every digit it takes to tell the value from the limit
     if (fabs(v) > ATTN_MAX_ABS)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s%s is %s; values must be at most 1e18 in size.",
-                         where, pos, attn_format_double(shown, v));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_WJ_TOO_BIG, where, pos, attn_format_double(shown, v));
     *dst = v;
     return ATTN_OK;
 }
@@ -237,15 +236,14 @@ static attn_status read_number(double *dst, const cJSON *item, const char *where
 static attn_status read_mat(attn_json_mat *m, const cJSON *item, const char *where,
                             bool want_vector, attn_err *err) {
     if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) == 0)
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s must be a non-empty array of %s.", where,
-                         want_vector ? "numbers" : "rows of numbers");
+        return attn_fail_id(err, ATTN_ERR_SHAPE, want_vector ? ATTN_MSG_MF_NOT_NUMBERS : ATTN_MSG_MF_NOT_ROWS, where);
     int rows = want_vector ? 1 : cJSON_GetArraySize(item);
     const cJSON *first = want_vector ? item : cJSON_GetArrayItem(item, 0);
     if (!cJSON_IsArray(first) || cJSON_GetArraySize(first) == 0)
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an array of rows of numbers (a matrix).", where);
+        return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_NOT_MATRIX, where);
     int cols = cJSON_GetArraySize(first);
     m->v = malloc(sizeof(double) * (size_t)rows * cols);
-    if (!m->v) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to read %s.", where);
+    if (!m->v) return attn_fail_id(err, ATTN_ERR_NOMEM, ATTN_MSG_WJ_NOMEM, where);
     m->rows = rows;
     m->cols = cols;
     m->is_vector = want_vector;
@@ -254,8 +252,8 @@ static attn_status read_mat(attn_json_mat *m, const cJSON *item, const char *whe
     const cJSON *rows_of = want_vector ? (const cJSON *)NULL : item;
     cJSON_ArrayForEach(row, rows_of) {
         if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != cols)
-            return attn_fail(err, ATTN_ERR_SHAPE, "%s is ragged: row %d has %d entries, row 0 has %d.",
-                             where, i, cJSON_IsArray(row) ? cJSON_GetArraySize(row) : 0, cols);
+            return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_RAGGED,
+                                where, i, cJSON_IsArray(row) ? cJSON_GetArraySize(row) : 0, cols);
         int j = 0;
         const cJSON *cell;
         cJSON_ArrayForEach(cell, row) {
@@ -286,11 +284,11 @@ static attn_status check_limits(const attn_json_mat *m, int kind, const char *wh
     if (kind < 0 || kind == ATTN_MAT_W_O || kind == ATTN_MAT_B_O) col_dim = "d_model", col_max = ATTN_MAX_D_MODEL;
     if (kind == ATTN_MAT_W_O) row_dim = "heads·d_k", row_max = ATTN_MAX_HEADS * ATTN_MAX_D_K;
     if (!m->is_vector && m->rows > row_max)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s has %d rows, so %s would be %d; attnviz allows at most %d.",
-                         where, m->rows, row_dim, m->rows, row_max);
+        return kind < 0 ? attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_WJ_ROWS_TOKENS, where, m->rows, m->rows, row_max)
+                        : attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_WJ_ROWS, where, m->rows, row_dim, m->rows, row_max);
     if (m->cols > col_max)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s has %d %s, so %s would be %d; attnviz allows at most %d.", where,
-                         m->cols, m->is_vector ? "numbers" : "columns", col_dim, m->cols, col_max);
+        return attn_fail_id(err, ATTN_ERR_RANGE, m->is_vector ? ATTN_MSG_WJ_COLS_NUMBERS : ATTN_MSG_WJ_COLS, where, m->cols,
+                            col_dim, m->cols, col_max);
     return ATTN_OK;
 }
 
@@ -305,18 +303,25 @@ static void key_where(char where[WHERE_CAP], const char *name, int h, const char
     utf8_trim_partial(where); // a very long path is cut too
 }
 
+/* A refusal of the file at name:line:col. */
+static attn_status fail_at_pos(attn_err *err, const char *name, int line, int col, attn_msg id) {
+    char at[sizeof err->at];
+    snprintf(at, sizeof at, "%s:%d:%d", name, line, col);
+    return attn_fail_at(err, ATTN_ERR_PARSE, at, id);
+}
+
 /* cJSON keeps every copy of a repeated key; reading both would leak the first
  * matrix and silently let the last one win, so a repeat is refused. */
 static attn_status check_unique(const cJSON *obj, const cJSON *it, const char *where, attn_err *err) {
     if (cJSON_GetObjectItemCaseSensitive(obj, it->string) != it)
-        return attn_fail(err, ATTN_ERR_PARSE, "%s appears more than once; give each key once.", where);
+        return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_WJ_KEY_TWICE, where);
     return ATTN_OK;
 }
 
 static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, const char *name,
                              attn_err *err) {
     if (!cJSON_IsObject(obj))
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s: heads[%d] must be an object with W_Q, W_K, W_V.", name, h);
+        return attn_fail_at(err, ATTN_ERR_SHAPE, name, ATTN_MSG_WJ_HEAD_OBJECT, h);
     const cJSON *it;
     cJSON_ArrayForEach(it, obj) {
         char where[WHERE_CAP];
@@ -326,8 +331,7 @@ static attn_status read_head(attn_weights_file *f, int h, const cJSON *obj, cons
         int k = attn_matrix_from_name(it->string, strlen(it->string));
         if (k < 0 || !attn_matrix_per_head((attn_matrix)k)) {
             if (in_list(it->string, head_ignored, sizeof head_ignored / sizeof *head_ignored)) continue;
-            return attn_fail(err, ATTN_ERR_PARSE,
-                             "%s is not a key attnviz knows; a head has W_Q, W_K, W_V, b_Q, b_K, b_V.", where);
+            return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_WJ_HEAD_KEY, where);
         }
         st = read_mat(&f->mat[k][h], it, where, attn_matrix_is_bias((attn_matrix)k), err);
         if (st == ATTN_OK) st = check_limits(&f->mat[k][h], k, where, err);
@@ -382,11 +386,11 @@ static attn_status read_top(attn_weights_file *f, const cJSON *root, const char 
             if (st == ATTN_OK) st = check_limits(&f->mat[m][0], m, where, err);
         } else if (strcmp(it->string, "heads") == 0) {
             if (!cJSON_IsArray(it))
-                return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an array of head objects.", where);
+                return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_WJ_HEADS_ARRAY, where);
             int count = cJSON_GetArraySize(it);
             if (count > ATTN_MAX_HEADS)
-                return attn_fail(err, ATTN_ERR_RANGE, "%s has %d heads; attnviz allows at most %d.",
-                                 where, count, ATTN_MAX_HEADS);
+                return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_WJ_HEADS_MANY,
+                                    where, count, ATTN_MAX_HEADS);
             f->heads = count;
             for (int h = 0; h < count && st == ATTN_OK; h++)
                 st = read_head(f, h, cJSON_GetArrayItem(it, h), name, err);
@@ -394,8 +398,7 @@ static attn_status read_top(attn_weights_file *f, const cJSON *root, const char 
             const cJSON *pe = cJSON_GetObjectItemCaseSensitive(it, "pos_enc");
             f->x_has_positions = cJSON_IsTrue(pe);
         } else if (!in_list(it->string, top_ignored, sizeof top_ignored / sizeof *top_ignored)) {
-            return attn_fail(err, ATTN_ERR_PARSE,
-                             "%s is not a key attnviz knows; a weights file has X, heads, W_O and b_O.", where);
+            return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_WJ_TOP_KEY, where);
         }
         if (st != ATTN_OK) return st;
     }
@@ -415,17 +418,13 @@ attn_status attn_weights_file_parse(attn_weights_file *out, const char *text, si
     if (!root) {
         attn_json_position(text, stop, &line, &col);
         if (more) // e.g. two objects, as `>>` makes
-            st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: more follows the JSON object; a weights file is exactly "
-                                                "one JSON object (was a second one appended?).",
-                           name, line, col);
+            st = fail_at_pos(err, name, line, col, ATTN_MSG_WJ_MORE);
         else
-            st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: this is not valid JSON (a weights file is a JSON object; "
-                                                "JSON has no NaN or Infinity).",
-                           name, line, col);
+            st = fail_at_pos(err, name, line, col, ATTN_MSG_WJ_NOT_JSON);
         goto cleanup;
     }
     if (!cJSON_IsObject(root)) {
-        st = attn_fail(err, ATTN_ERR_PARSE, "%s: a weights file must be a JSON object {...}.", name);
+        st = attn_fail_at(err, ATTN_ERR_PARSE, name, ATTN_MSG_WJ_NOT_OBJECT);
         goto cleanup;
     }
     st = read_top(&f, root, name, err);
@@ -468,10 +467,8 @@ static attn_status bind_one(const double **dst, const attn_json_mat *m, int rows
     if (!m->v) return ATTN_OK;
     if (m->rows != rows || m->cols != cols) {
         if (m->is_vector)
-            return attn_fail(err, ATTN_ERR_SHAPE, "%s has %d numbers but needs %d (%s).",
-                             key, m->cols, cols, why);
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s is %dx%d but needs to be %dx%d (%s).",
-                         key, m->rows, m->cols, rows, cols, why);
+            return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_VECTOR_LEN, key, m->cols, cols, why);
+        return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_MATRIX_SHAPE, key, m->rows, m->cols, rows, cols, why);
     }
     *dst = m->v;
     return ATTN_OK;
@@ -508,10 +505,7 @@ static attn_status check_groups(const attn_weights *w, const attn_config *cfg, c
     int h, first, m;
     if (!attn_weights_group_conflict(w, cfg, &h, &first, &m)) return ATTN_OK;
     const char *key = attn_matrix_name((attn_matrix)m);
-    return attn_fail(err, ATTN_ERR_SHAPE,
-                     "%s: heads[%d].%s differs from heads[%d].%s, but with --kv-heads %d heads[%d] to heads[%d] "
-                     "share one key/value head.",
-                     name, h, key, first, key, attn_kv_heads(cfg), first, first + cfg->heads / attn_kv_heads(cfg) - 1);
+    return attn_fail_at(err, ATTN_ERR_SHAPE, name, ATTN_MSG_WJ_GROUP, h, key, first, key, attn_kv_heads(cfg), first, first + cfg->heads / attn_kv_heads(cfg) - 1);
 }
 
 attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,
@@ -519,16 +513,13 @@ attn_status attn_weights_file_bind(attn_weights *w, const attn_weights_file *f,
                                    attn_err *err) {
     memset(w, 0, sizeof *w);
     if (f->heads > cfg->heads)
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s has %d heads but --heads is %d.", name, f->heads, cfg->heads);
+        return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_WJ_HEADS_FLAG, name, f->heads, cfg->heads);
     char key[96], why[64];
     snprintf(key, sizeof key, "%s: X", name);
     snprintf(why, sizeof why, "%d tokens x d_model %d", n, cfg->d_model);
     attn_status st = bind_one(&w->x, &f->x, n, cfg->d_model, key, why, err);
     if (st == ATTN_OK && cfg->rope && f->x.v && f->x_has_positions)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s: its X already carries sinusoidal positions (config.pos_enc is "
-                                              "true); --pos rope would add a second scheme. Leave X out of the file, "
-                                              "or drop --pos rope.",
-                         name);
+        return attn_fail_at(err, ATTN_ERR_RANGE, name, ATTN_MSG_WJ_X_POSITIONS);
     // in the dump's order: each head's W_Q … b_V, then W_O and b_O
     for (int h = 0; h <= f->heads && st == ATTN_OK; h++)
         for (int m = 0; m < ATTN_MAT_COUNT && st == ATTN_OK; m++) {

@@ -53,11 +53,10 @@ static attn_setting_result parse_pos(const char *v, size_t n, attn_config *c, at
             return ATTN_SETTING_OK;
         }
     if (n == 7 && memcmp(v, "learned", 7) == 0)
-        attn_fail(err, ATTN_ERR_RANGE, "pos learned is a table a model learns: it goes with --train TASK "
-                                       "(the one-layer view takes none, sinusoidal or rope).");
+        attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_POS_LEARNED);
     else
-        attn_fail(err, ATTN_ERR_RANGE, "Unknown position scheme \"%.*s\": use none, sinusoidal, learned or rope.",
-                  (int)utf8_cut(v, n, 40), v);
+        attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CFG_POS_UNKNOWN,
+                     (int)utf8_cut(v, n, 40), v);
     return ATTN_SETTING_BAD;
 }
 

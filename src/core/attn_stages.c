@@ -199,9 +199,6 @@ void attn_derived_embedding(double *v, const char *tok, size_t tok_len, int d_mo
 attn_status attn_check_finite(const double *v, size_t count, const char *what, attn_err *err) {
     for (size_t i = 0; i < count; i++)
         if (!isfinite(v[i]))
-            return attn_fail(err, ATTN_ERR_NONFINITE,
-                             "The %s stage produced a value too large to represent (entry %zu); "
-                             "use smaller inputs or weights.",
-                             what, i);
+            return attn_fail_id(err, ATTN_ERR_NONFINITE, ATTN_MSG_STAGE_NONFINITE, what, i);
     return ATTN_OK;
 }

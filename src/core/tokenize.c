@@ -350,10 +350,7 @@ static attn_status check_input(const char *s, size_t len, attn_err *err) {
         return attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_SENTENCE_NUL, a, NULL, NULL);
     }
     if (bad != (size_t)-1)
-        return attn_fail(err, ATTN_ERR_INPUT,
-                         "The sentence is not valid UTF-8: at byte %zu (counting from 0) "
-                         "there is %s.",
-                         bad, utf8_problem(s, len, bad));
+        return attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_SENTENCE_UTF8, bad, (int)attn_utf8_problem_msg(s, len, bad));
     return check_controls(s, len, err);
 }
 

@@ -22,7 +22,7 @@
 int export_test_fail_at_file;
 
 static attn_status nomem(attn_err *err) {
-    return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to export.");
+    return attn_fail_id(err, ATTN_ERR_NOMEM, ATTN_MSG_EX_NOMEM);
 }
 
 /* Creates one missing folder of the path, remembering it for the clean-up. */
@@ -30,12 +30,12 @@ static attn_status make_one(ex_stage *s, const char *prefix, const char *dir, at
     struct stat sb;
     if (stat(prefix, &sb) == 0) {
         if (S_ISDIR(sb.st_mode)) return ATTN_OK;
-        return attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s is a file, not a folder.", dir, prefix);
+        return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_FILE_NOT_FOLDER, dir, prefix);
     }
-    if (errno != ENOENT) return attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s: %s.", dir, prefix, strerror(errno));
+    if (errno != ENOENT) return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_PREFIX, dir, prefix, errno);
     if (mkdir(prefix, 0755) != 0) {
         if (errno == EEXIST) return ATTN_OK; // made by someone else meanwhile
-        return attn_fail(err, ATTN_ERR_IO, "Cannot create the folder %s: %s.", prefix, strerror(errno));
+        return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_MKDIR, prefix, errno);
     }
     if (s->n_made < (int)(sizeof s->made / sizeof *s->made)) {
         s->made[s->n_made] = strdup(prefix);
@@ -121,10 +121,8 @@ static attn_status take_lock(ex_stage *s, attn_err *err) {
             // a folder nobody may write in is the folder's problem; anything else (a link or a
             // folder in the lock's place) is the lock file's, so it is named
             bool folder = errno == EROFS || errno == EACCES || errno == EPERM;
-            attn_status st = folder ? attn_fail(err, ATTN_ERR_IO, "Cannot write in the folder %s: %s.", s->dir,
-                                                strerror(errno))
-                                    : attn_fail(err, ATTN_ERR_IO, "Cannot write in the folder %s: %s: %s.", s->dir,
-                                                EX_LOCK, strerror(errno));
+            attn_status st = folder ? attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_FOLDER_WRITE, s->dir, errno)
+                                    : attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_FOLDER_LOCK, s->dir, EX_LOCK, errno);
             free(s->lock);
             s->lock = NULL;
             return st;
@@ -155,7 +153,7 @@ static void drop_lock(ex_stage *s) {
 attn_status ex_stage_open(ex_stage *s, const char *dir, attn_err *err) {
     memset(s, 0, sizeof *s);
     s->stage_slot = -1;
-    if (!dir || !*dir) return attn_fail(err, ATTN_ERR_RANGE, "Say which folder to export to (--export-dir DIR).");
+    if (!dir || !*dir) return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_EX_NO_DIR);
     s->dir = strdup(dir);
     if (!s->dir) return nomem(err);
     attn_status st = make_dirs(s, dir, err);
@@ -169,7 +167,7 @@ attn_status ex_stage_open(ex_stage *s, const char *dir, attn_err *err) {
     if (!mkdtemp(s->stage)) {
         free(s->stage);
         s->stage = NULL;
-        return attn_fail(err, ATTN_ERR_IO, "Cannot write in the folder %s: %s.", dir, strerror(errno));
+        return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_FOLDER_WRITE, dir, errno);
     }
     s->stage_slot = attn_cleanup_add(s->stage, ATTN_CLEAN_FOLDER);
     return ATTN_OK;
@@ -187,16 +185,12 @@ static attn_status check_target(const ex_stage *s, const char *name, attn_err *e
     char hex[ATTN_SHA256_HEX];
     if (lstat(to, &sb) != 0 && errno == ENOENT) st = ATTN_OK;
     else if (S_ISDIR(sb.st_mode))
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s there is a folder; move it away first.", s->dir, name);
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_FOLDER_THERE, s->dir, name);
     else if (!S_ISREG(sb.st_mode) || !known)
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s is already there, and no attnviz export wrote it "
-                                         "(%s does not list it); move it away or choose another folder.",
-                       s->dir, name, EX_MANIFEST);
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_NOT_OURS, s->dir, name, EX_MANIFEST);
     else if ((st = ex_sha256_file(to, hex, err)) == ATTN_OK && strcmp(hex, known->sha256) != 0)
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot export to %s: %s was changed since an attnviz export wrote it "
-                                         "(its SHA-256 is not the one %s lists); move it away or choose another folder.",
-                       s->dir, name,
-                       EX_MANIFEST);
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_CHANGED, s->dir, name,
+                          EX_MANIFEST);
     free(to);
     return st;
 }
@@ -206,9 +200,7 @@ static attn_status check_target(const ex_stage *s, const char *name, attn_err *e
 static attn_status remember(ex_stage *s, const char *name, const char *sha256, attn_err *err) {
     for (int i = 0; i < s->n; i++)
         if (strcmp(s->names[i], name) == 0)
-            return attn_fail(err, ATTN_ERR_RANGE, "Two files of this export would both be named %s; give each page "
-                                                  "its own number or id.",
-                             name);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_EX_SAME_NAME, name);
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 32;
         char **p = realloc(s->names, (size_t)cap * sizeof *p);
@@ -252,7 +244,7 @@ static attn_status write_staged(ex_stage *s, const char *name, const char *data,
     attn_status st = ATTN_OK;
     if (!path || !shown) st = nomem(err);
     else if (hook_fires(path, surf ? "\x89PNG\r\n\x1a\n" : data, surf ? 8 : len))
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", shown, strerror(errno));
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_WRITE, shown, errno);
     else if (surf) st = viz_save_png(surf, path, shown, err);
     else st = attn_write_file(path, data, len, shown, err);
     if (st == ATTN_OK && surf) st = ex_sha256_file(path, hex, err);
@@ -304,7 +296,7 @@ static attn_status move_in(const ex_stage *s, const char *name, attn_err *err) {
     attn_status st = ATTN_OK;
     if (!from || !to) st = nomem(err);
     else if (rename(from, to) != 0)
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot move %s into %s: %s.", name, s->dir, strerror(errno));
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_EX_MOVE, name, s->dir, errno);
     free(from);
     free(to);
     return st;

@@ -469,29 +469,26 @@ attn_status st_file_open(st_file *f, const char *path, attn_err *err) {
     char shown[NAME_SHOWN];
     visible(shown, sizeof shown, path);
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return attn_fail(err, ATTN_ERR_IO, "Cannot open %s: %s.", shown, strerror(errno));
+    if (fd < 0) return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_ST_OPEN, shown, errno);
     struct stat sb;
     attn_status st = ATTN_OK;
     void *map = MAP_FAILED;
     if (fstat(fd, &sb) != 0) {
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot read %s: %s.", shown, strerror(errno));
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_ST_READ, shown, errno);
         goto done;
     }
     if (!S_ISREG(sb.st_mode)) {
-        const char *kind = S_ISDIR(sb.st_mode) ? "a folder" : S_ISFIFO(sb.st_mode) ? "a named pipe"
-                                                          : S_ISSOCK(sb.st_mode)   ? "a socket"
-                                                                                   : "a device";
-        st = attn_fail(err, ATTN_ERR_IO, "%s is not a regular file (it is %s): a safetensors file "
-                                         "is opened from a disk.",
-                       shown, kind);
+        attn_msg kind = S_ISDIR(sb.st_mode) ? ATTN_MSG_KIND_FOLDER : S_ISFIFO(sb.st_mode) ? ATTN_MSG_KIND_FIFO
+                                                                 : S_ISSOCK(sb.st_mode)   ? ATTN_MSG_KIND_SOCKET
+                                                                                          : ATTN_MSG_KIND_DEVICE;
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_ST_NOT_REGULAR, shown, (int)kind);
         goto done;
     }
     size_t size = (size_t)sb.st_size;
     if (size > 0) {
         map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED) {
-            st = attn_fail(err, errno == ENOMEM ? ATTN_ERR_NOMEM : ATTN_ERR_IO, "Cannot map %s: %s.",
-                           shown, strerror(errno));
+            st = attn_fail_id(err, errno == ENOMEM ? ATTN_ERR_NOMEM : ATTN_ERR_IO, ATTN_MSG_ST_MAP, shown, errno);
             goto done;
         }
     }

@@ -38,7 +38,7 @@ static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn,
     int key = attn_setting_by_key(k, kn);
     attn_err e;
     if (key < 0) {
-        lsn_add_err(p, d->line, dir_col(d, k), "unknown setting “%.*s”; use %s", (int)kn, k, attn_setting_keys());
+        lsn_add_msg(p, d->line, dir_col(d, k), ATTN_MSG_LSN_SETTING_UNKNOWN, (int)kn, k, attn_setting_keys());
         return false;
     }
     const attn_setting *s = attn_setting_at(key);
@@ -50,18 +50,17 @@ static bool apply_setting(parser *p, const raw_dir *d, const char *k, size_t kn,
         return true;
     case ATTN_SETTING_NOT_WHOLE:
     case ATTN_SETTING_RANGE:
-        lsn_add_err(p, d->line, dir_col(d, v), "%s needs a whole number from %lld to %lld, not “%.*s”", s->key,
+        lsn_add_msg(p, d->line, dir_col(d, v), ATTN_MSG_LSN_SETTING_WHOLE, s->key,
                     s->lo, s->hi, (int)shown, v);
         return false;
     case ATTN_SETTING_BAD: break;
     }
-    if (s->kind == ATTN_SETTING_MASK) lsn_add_err(p, d->line, dir_col(d, v), "%s", e.msg);
+    if (s->kind == ATTN_SETTING_MASK) lsn_add_err_of(p, d->line, dir_col(d, v), ATTN_MSG_NONE, &e);
     else if (s->kind == ATTN_SETTING_ONOFF)
-        lsn_add_err(p, d->line, dir_col(d, v), "%s is on or off, not “%.*s”", s->key, (int)vn, v);
+        lsn_add_msg(p, d->line, dir_col(d, v), ATTN_MSG_LSN_SETTING_ONOFF, s->key, (int)vn, v);
     else
-        lsn_add_err(p, d->line, dir_col(d, v),
-                    "%s is the first and last column of X the positional encoding fills, counting from 0, "
-                    "e.g. %s=0-3 (or all), not “%.*s”",
+        lsn_add_msg(p, d->line, dir_col(d, v),
+                    ATTN_MSG_LSN_SETTING_COLUMNS,
                     s->key, s->key, (int)vn, v);
     return false;
 }
@@ -80,14 +79,14 @@ static bool apply_settings(parser *p, const raw_dir *d, attn_config *c, bool *se
             vn = wn - (size_t)(v - w);
             wn = (size_t)(eq - w);
         } else if (!allow_pairs || !lsn_next_word(&s, end, &v, &vn)) {
-            lsn_add_err(p, d->line, dir_col(d, w), "write settings as key=value, e.g. d_k=4 or scale=off");
+            lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_SETTINGS_KV);
             return false;
         }
         ok = apply_setting(p, d, w, wn, v, vn, c, set_d_model);
         any = true;
     }
     if (ok && !any)
-        lsn_add_err(p, d->line, d->col, "@%s needs settings, e.g. d_k=4 scale=off", lsn_dir_names[d->kind]);
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_DIR_NEEDS_SETTINGS, lsn_dir_names[d->kind]);
     return ok && any;
 }
 
@@ -96,7 +95,7 @@ static const raw_dir *find_dir(parser *p, const scope *sc, dir_kind kind) {
     for (int i = 0; i < sc->n_dirs; i++) {
         if (sc->dirs[i].kind != kind) continue;
         if (found)
-            lsn_add_err(p, sc->dirs[i].line, 1, "@%s is given twice here (first at line %d)",
+            lsn_add_msg(p, sc->dirs[i].line, 1, ATTN_MSG_LSN_DIR_TWICE,
                         lsn_dir_names[kind], found->line);
         else found = &sc->dirs[i];
     }
@@ -126,7 +125,7 @@ static bool tokenize_sentence(parser *p, const raw_dir *d, const char *s, attn_t
     attn_wordlist wl = {l->n_words, l->word_ptrs, l->word_order};
     attn_err e;
     if (attn_tokenize(t, s, strlen(s), l->word_ptrs ? &wl : NULL, &e) == ATTN_OK) return true;
-    lsn_add_err(p, d ? d->line : 1, d ? d->col : 1, "this sentence cannot be used: %s", e.msg);
+    lsn_add_err_of(p, d ? d->line : 1, d ? d->col : 1, ATTN_MSG_LSN_SENTENCE_UNUSABLE, &e);
     return false;
 }
 
@@ -146,7 +145,7 @@ static void report_repeats(parser *p) {
     qsort(v, (size_t)l->n_words, sizeof *v, by_word_then_place);
     for (int i = 1, first = 0; i < l->n_words; i++) {
         if (strcmp(v[i]->word, v[first]->word) != 0) first = i;
-        else lsn_add_err(p, v[i]->line, v[i]->col, "“%s” is listed twice (first at line %d)", v[i]->word, v[first]->line);
+        else lsn_add_msg(p, v[i]->line, v[i]->col, ATTN_MSG_LSN_WORD_TWICE, v[i]->word, v[first]->line);
     }
     free(v);
 }
@@ -170,9 +169,8 @@ static void resolve_vocab(parser *p) {
         if (attn_tokenize(&t, w->word, strlen(w->word), &wl, NULL) != ATTN_OK || t.n != 1) {
             char list[200];
             tokens_list(&t, list, sizeof list);
-            lsn_add_err(p, w->line, w->col,
-                        "“%s” is not a single token (the tokenizer reads it as: %s); list single words, "
-                        "or CJK words such as 动物",
+            lsn_add_msg(p, w->line, w->col,
+                        ATTN_MSG_LSN_NOT_ONE_TOKEN,
                         w->word, t.n ? list : "nothing");
         }
         attn_tokens_free(&t);
@@ -202,7 +200,7 @@ static void check_labels(parser *p, const design_mat *m) {
     for (int r = 0; r < m->rows && r < l->n_features; r++) {
         const row_note *n = &m->notes[r];
         if (n->label && strcmp(n->label, l->features[r]) != 0)
-            lsn_add_err(p, n->line, n->col, "row %d of %s is labelled “%s” but dimension %d is “%s”", r + 1,
+            lsn_add_msg(p, n->line, n->col, ATTN_MSG_LSN_ROW_LABEL_DIM, r + 1,
                         attn_matrix_name(m->kind), n->label, r + 1, l->features[r]);
     }
 }
@@ -215,8 +213,8 @@ static bool check_mats(parser *p, const scope *sc, const attn_config *c, bool he
         const design_mat *m = &sc->mats[i];
         if (m->rows == 0 || m->broken) continue; // already reported
         if (heads_strict && m->head >= c->heads) {
-            lsn_add_err(p, m->line, m->col, "this page has %d head%s, so %s of head %d would never be used",
-                        c->heads, c->heads == 1 ? "" : "s", attn_matrix_name(m->kind), m->head);
+            lsn_add_msg(p, m->line, m->col, c->heads == 1 ? ATTN_MSG_LSN_HEADS_UNUSED_1 : ATTN_MSG_LSN_HEADS_UNUSED, c->heads,
+                        attn_matrix_name(m->kind), m->head);
         } else if (!mat_fits(m, c)) {
             int rows, cols;
             attn_matrix_shape(m->kind, c, &rows, &cols);
@@ -253,9 +251,8 @@ static bool resolve_features(parser *p, const raw_dir *d, const scope *page, con
         bool known = names_column(&l->top, w, wn) || (page && names_column(page, w, wn));
         for (int i = 0; i < l->n_features && !known; i++) known = lsn_word_is(w, wn, l->features[i]);
         if (!known) {
-            lsn_add_err(p, d->line, dir_col(d, w),
-                        "“%.*s” is neither a feature of @vocab nor a column named on the first line of a @weights "
-                        "block",
+            lsn_add_msg(p, d->line, dir_col(d, w),
+                        ATTN_MSG_LSN_NOT_FEATURE,
                         (int)wn, w);
             return false;
         }
@@ -263,7 +260,7 @@ static bool resolve_features(parser *p, const raw_dir *d, const scope *page, con
         if (slot) *slot = lsn_nomem_check(p, lsn_arena_strndup(&l->mem, w, wn));
     }
     if (n == 0) {
-        lsn_add_err(p, d->line, d->col, "@features names the features or columns this page talks about, e.g. 名词 会飞");
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_FEATURES);
         return false;
     }
     *out = keep;
@@ -291,8 +288,7 @@ static void resolve_roles(parser *p) {
         for (int i = 0; k >= 0 && i < l->n_features; i++)
             if (lsn_word_is(eq + 1, fn, l->features[i])) f = i;
         if (f < 0)
-            lsn_add_err(p, d->line, dir_col(d, w), "write @roles: noun=FEATURE predicate=FEATURE, each a feature of "
-                                                   "@vocab (not “%.*s”)",
+            lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_ROLES_WRITE,
                         (int)n, w);
         else p->role_features[k] = f;
     }
@@ -300,11 +296,11 @@ static void resolve_roles(parser *p) {
 
 static void resolve_lesson(parser *p) {
     lesson *l = p->l;
-    if (!l->id) lsn_add_err(p, 1, 1, "a lesson starts with “# lesson: ID”, e.g. # lesson: self-attention");
-    if (!l->title) lsn_add_err(p, 1, 1, "the lesson needs a “title: …” line before the first page");
+    if (!l->id) lsn_add_msg(p, 1, 1, ATTN_MSG_LSN_NO_HEADER);
+    if (!l->title) lsn_add_msg(p, 1, 1, ATTN_MSG_LSN_NO_TITLE);
     if (!l->lang)
-        lsn_add_err(p, 1, 1, "the lesson needs a “lang: …” line (e.g. lang: en) before the first page");
-    if (l->n_pages == 0) lsn_add_err(p, 1, 1, "the lesson has no pages; start one with “=== page: ID”");
+        lsn_add_msg(p, 1, 1, ATTN_MSG_LSN_NO_LANG);
+    if (l->n_pages == 0) lsn_add_msg(p, 1, 1, ATTN_MSG_LSN_NO_PAGES);
     resolve_vocab(p);
     attn_config_default(&l->cfg);
     bool set_dm = false;
@@ -313,13 +309,13 @@ static void resolve_lesson(parser *p) {
     if (cfg && !apply_settings(p, cfg, &l->cfg, &set_dm, false)) {
         p->top_config_bad = true;
     } else if (l->has_vocab && set_dm && l->n_features != l->cfg.d_model) {
-        lsn_add_err(p, cfg->line, cfg->col, "d_model=%d but the vocabulary has %d feature%s; they must agree",
-                    l->cfg.d_model, l->n_features, l->n_features == 1 ? "" : "s");
+        lsn_add_msg(p, cfg->line, cfg->col, l->n_features == 1 ? ATTN_MSG_LSN_DMODEL_FEATURES_1 : ATTN_MSG_LSN_DMODEL_FEATURES,
+                    l->cfg.d_model, l->n_features);
         p->top_config_bad = true;
     } else {
         if (l->has_vocab) l->cfg.d_model = l->n_features;
         if (attn_config_check(&l->cfg, &e) != ATTN_OK) {
-            lsn_add_err(p, cfg ? cfg->line : l->vocab_line, cfg ? cfg->col : 1, "%s", e.msg);
+            lsn_add_err_of(p, cfg ? cfg->line : l->vocab_line, cfg ? cfg->col : 1, ATTN_MSG_NONE, &e);
             p->top_config_bad = true;
         }
     }
@@ -366,12 +362,12 @@ static bool resolve_tokref(parser *p, const raw_dir *d, const char *w, size_t n,
         const char *tw = colon + 1;
         size_t tn = n - (size_t)(tw - w);
         if (pos > t->n) {
-            lsn_add_err(p, d->line, dir_col(d, w),
-                        "the sentence has only %d tokens, so there is no token %lld", t->n, pos);
+            lsn_add_msg(p, d->line, dir_col(d, w),
+                        ATTN_MSG_LSN_FEWER_TOKENS, t->n, pos);
         } else if (!token_is(t, (int)pos - 1, tw, tn)) {
             int len;
             const char *tok = attn_token_text(t, (int)pos - 1, &len);
-            lsn_add_err(p, d->line, dir_col(d, w), "token %lld of the sentence is “%.*s”, not “%.*s”", pos,
+            lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_TOKEN_IS, pos,
                         len, tok, (int)tn, tw);
         } else {
             copy_tokref(p, out, t, (int)pos - 1);
@@ -396,11 +392,11 @@ static bool resolve_tokref(parser *p, const raw_dir *d, const char *w, size_t n,
     char list[240];
     tokens_list(t, list, sizeof list);
     if (count == 0)
-        lsn_add_err(p, d->line, dir_col(d, w), "the page's sentence has no token “%.*s” (its tokens: %s)",
+        lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_NO_TOKEN,
                     (int)n, w, list);
     else
-        lsn_add_err(p, d->line, dir_col(d, w),
-                    "“%.*s” occurs %d times in the sentence; name one by position: %s", (int)n, w, count,
+        lsn_add_msg(p, d->line, dir_col(d, w),
+                    ATTN_MSG_LSN_TOKEN_TIMES, (int)n, w, count,
                     where);
     return false;
 }
@@ -433,18 +429,15 @@ static bool resolve_ref_token(parser *p, page_ctx *c, const raw_dir *d, const ch
         if (lsn_word_is(w + 1, n - 1, role_names[k])) role = k;
     bool needs_nouns = role == LESSON_ROLE_OTHER || role == LESSON_ROLE_PREDICATE;
     if (!role)
-        lsn_add_err(p, d->line, dir_col(d, w), "there is no role “%.*s”; the roles are $pronoun, $referent, $other, "
-                                               "$predicate and $top",
+        lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_ROLE_UNKNOWN,
                     (int)n, w);
     else if (attn_tokens_pronoun(&c->toks) < 0)
-        lsn_add_err(p, d->line, dir_col(d, w), "%.*s needs a pronoun (它 or it) in the page's sentence", (int)n, w);
+        lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_ROLE_PRONOUN, (int)n, w);
     else if (needs_nouns && !pg->model && p->role_features[role == LESSON_ROLE_OTHER ? 0 : 1] < 0)
-        lsn_add_err(p, d->line, dir_col(d, w), "%.*s needs the lesson's @roles: noun=FEATURE predicate=FEATURE "
-                                               "(before the first page)",
+        lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_ROLE_ROLES,
                     (int)n, w);
     else if (needs_nouns && pg->model && !referent_task(p, pg))
-        lsn_add_err(p, d->line, dir_col(d, w), "%.*s needs a model of a referent task, which knows its nouns and "
-                                               "predicates",
+        lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_ROLE_REFERENT,
                     (int)n, w);
     else {
         *out = (lesson_tokref){-1, NULL, role, p->role_features[0], p->role_features[1]};
@@ -487,12 +480,12 @@ static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
     int s = lesson_step_of(d->args, n);
     if (s < 0) {
         char steps[160];
-        lsn_add_err(p, d->line, d->col, "there is no step “%s”; the steps are %s", d->args,
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_STEP_UNKNOWN, d->args,
                     step_list(steps, sizeof steps, " and "));
         return;
     }
     if (s == ATTN_STEP_ROPE && !c->rec->pub.model && !c->rec->pub.cfg.rope) { // a model's file says its own
-        lsn_add_err(p, d->line, d->col, "step 2b (rope) is shown only with RoPE: add pos=rope to the page's @config");
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_STEP_ROPE);
         return;
     }
     c->rec->pub.step = s;
@@ -509,10 +502,9 @@ static void resolve_highlight(parser *p, page_ctx *c, const raw_dir *d) {
     bool has_a = kind && lsn_next_word(&s, end, &a, &an);
     bool has_b = kind == LESSON_HL_CELL && has_a && lsn_next_word(&s, end, &b, &bn);
     if (!kind || !has_a || (kind == LESSON_HL_CELL && !has_b) || lsn_skip_spaces(s, end) != end) {
-        lsn_add_err(
+        lsn_add_msg(
             p, d->line, d->col,
-            "write @highlight: token T, row T, column T or cell ROW COLUMN (tokens as written, e.g. 它, "
-            "or with their position, e.g. 7:只)");
+            ATTN_MSG_LSN_HIGHLIGHT);
         return;
     }
     lesson_highlight *h = &c->rec->pub.highlight;
@@ -527,9 +519,8 @@ static bool check_head(parser *p, const raw_dir *d, const char *w, size_t n, int
         *out = (int)h;
         return true;
     }
-    lsn_add_err(p, d->line, dir_col(d, w),
-                "head “%.*s” does not exist: this page has %d head%s, numbered from 0", (int)n, w, heads,
-                heads == 1 ? "" : "s");
+    lsn_add_msg(p, d->line, dir_col(d, w), heads == 1 ? ATTN_MSG_LSN_HEAD_MISSING_1 : ATTN_MSG_LSN_HEAD_MISSING, (int)n, w,
+                heads);
     return false;
 }
 
@@ -539,8 +530,8 @@ static bool check_layer(parser *p, const raw_dir *d, const char *w, size_t n, in
         *out = (int)v;
         return true;
     }
-    lsn_add_err(p, d->line, dir_col(d, w), "layer “%.*s” does not exist: the model has %d layer%s, numbered from 0",
-                (int)n, w, layers, layers == 1 ? "" : "s");
+    lsn_add_msg(p, d->line, dir_col(d, w), layers == 1 ? ATTN_MSG_LSN_LAYER_MISSING_1 : ATTN_MSG_LSN_LAYER_MISSING, (int)n,
+                w, layers);
     return false;
 }
 
@@ -561,14 +552,14 @@ static void resolve_predict(parser *p, page_ctx *c, const raw_dir *d) {
         else if (lsn_word_is(w, kn, "layer") && vn && c->rec->pub.model)
             ok = check_layer(p, d, v, vn, c->rec->pub.model_layers, &pr.layer);
         else {
-            lsn_add_err(p, d->line, dir_col(d, w),
-                        "write @predict: query=T head=H (and optionally answer=T; layer=L on a page with @model)");
+            lsn_add_msg(p, d->line, dir_col(d, w),
+                        ATTN_MSG_LSN_PREDICT_WRITE);
             ok = false;
         }
         if (!ok) return;
     }
     if (pr.query.index < 0) {
-        lsn_add_err(p, d->line, d->col, "@predict needs the query token, e.g. @predict: query=它 head=0");
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_PREDICT_QUERY);
         return;
     }
     c->rec->pub.predict = pr;
@@ -576,9 +567,9 @@ static void resolve_predict(parser *p, page_ctx *c, const raw_dir *d) {
 
 /* @reveal: the paragraphs after it wait for the answer to the page's @predict. */
 static void resolve_reveal(parser *p, page_ctx *c, const raw_dir *d) {
-    if (d->args[0]) lsn_add_err(p, d->line, d->col, "@reveal takes nothing after it");
+    if (d->args[0]) lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_REVEAL_ARGS);
     else if (!c->seen[D_PREDICT])
-        lsn_add_err(p, d->line, 1, "@reveal goes with @predict: it hides the text after it until the learner answers");
+        lsn_add_msg(p, d->line, 1, ATTN_MSG_LSN_REVEAL_PREDICT);
     else c->rec->pub.has_reveal = true;
 }
 
@@ -596,7 +587,7 @@ static void resolve_compare(parser *p, page_ctx *c, const raw_dir *d) {
     if (compares_sentences(d)) { // a trained model's two sentences
         const char *text = lsn_skip_spaces(lsn_skip_spaces(d->args, end) + 8, end);
         if (text == end) {
-            lsn_add_err(p, d->line, d->col, "compare two sentences as @compare: sentence TEXT");
+            lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_COMPARE_SENTENCE_WRITE);
             return;
         }
         cmp->sentence = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, text, (size_t)(end - text)));
@@ -612,7 +603,7 @@ static void resolve_compare(parser *p, page_ctx *c, const raw_dir *d) {
                      lsn_next_word(&s, end, &w[3], &n[3]) && lsn_skip_spaces(s, end) == end &&
                      lsn_word_is(w[0], n[0], "head") && lsn_word_is(w[2], n[2], "head");
         if (!shape) {
-            lsn_add_err(p, d->line, d->col, "compare two heads as @compare: head 0 | head 1");
+            lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_COMPARE_HEADS);
             return;
         }
         if (check_head(p, d, w[1], n[1], heads, &cmp->head_a) &&
@@ -625,7 +616,7 @@ static void resolve_compare(parser *p, page_ctx *c, const raw_dir *d) {
     if (!apply_settings(p, d, &cmp->cfg, &set_dm, true)) return;
     attn_err e;
     if (attn_config_check(&cmp->cfg, &e) != ATTN_OK) {
-        lsn_add_err(p, d->line, d->col, "%s", e.msg);
+        lsn_add_err_of(p, d->line, d->col, ATTN_MSG_NONE, &e);
         return;
     }
     cmp->kind = LESSON_CMP_CONFIG;
@@ -639,9 +630,8 @@ static bool resolve_random(parser *p, const raw_dir *d, double *gain) {
     if (!lsn_next_word(&s, end, &w, &wn)) return true;
     if (!lsn_starts_with(w, wn, "gain=") || lsn_parse_number(w + 5, wn - 5, gain) != LSN_NUM_OK ||
         !(*gain > 0 && *gain <= 100) || lsn_skip_spaces(s, end) != end) {
-        lsn_add_err(p, d->line, dir_col(d, w),
-                    "write @random-weights: or @random-weights: gain=G with G above 0, "
-                    "at most 100");
+        lsn_add_msg(p, d->line, dir_col(d, w),
+                    ATTN_MSG_LSN_RANDOM_WEIGHTS);
         return false;
     }
     return true;
@@ -726,7 +716,7 @@ static bool resolve_ref_col(parser *p, page_ctx *c, const raw_dir *d, const char
     if (kind == LESSON_COLS_WORDS) { // the readout's columns are the vocabulary's words
         int id = p->l->src->word_id(c->rec->pub.model, w, n);
         if (id >= 0) return r->col_dim = id, true;
-        lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” is not a word of the model's vocabulary", (int)n, w);
+        lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_NOT_MODEL_WORD, (int)n, w);
         return false;
     }
     int cols = kind == LESSON_COLS_D_MODEL  ? cfg->d_model
@@ -752,7 +742,7 @@ static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const c
          r->kind == LESSON_REF_TILES || r->kind == LESSON_REF_SETTING) &&
         !c->rec->pub.model) {
         if (c->rec->pub.compare.kind == LESSON_CMP_CONFIG) return r->compare = true;
-        lsn_add_err(p, d->line, dir_col(d, w), "“compare” needs the page's @compare of settings");
+        lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_COMPARE_NEEDED);
         return false;
     }
     bool per_row = r->kind != LESSON_REF_STEP && r->kind != LESSON_REF_MACS && r->kind != LESSON_REF_TOKENS &&
@@ -763,11 +753,11 @@ static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const c
         r->kind != LESSON_REF_ACCURACY && r->kind != LESSON_REF_ANSWER)
         return check_layer(p, d, w + 6, n - 6, c->rec->pub.model_layers, &r->layer);
     if (lsn_starts_with(w, n, "layer=") && !c->rec->pub.model) {
-        lsn_add_err(p, d->line, dir_col(d, w), "layer= is for a page with @model");
+        lsn_add_msg(p, d->line, dir_col(d, w), ATTN_MSG_LSN_LAYER_MODEL);
         return false;
     }
-    lsn_add_err(p, d->line, dir_col(d, w),
-                "“%.*s” does not belong in this reference (options: head=H, exact, and layer=L with @model)", (int)n, w);
+    lsn_add_msg(p, d->line, dir_col(d, w),
+                ATTN_MSG_LSN_REF_OPTION, (int)n, w);
     return false;
 }
 
@@ -782,7 +772,7 @@ static bool parse_ref_options(parser *p, page_ctx *c, const raw_dir *d, const ch
     for (; i < count; i++)
         if (!resolve_ref_option(p, c, d, w[i], n[i], r)) return false;
     if (count == REF_MAX_WORDS && lsn_skip_spaces(rest, end) != end) {
-        lsn_add_err(p, d->line, d->col, "this reference has too many words");
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_REF_WORDS);
         return false;
     }
     return true;
@@ -809,14 +799,13 @@ static bool parse_modern_ref(parser *p, page_ctx *c, const raw_dir *d, const cha
         r->kind = LESSON_REF_DECODE;
         r->field = count > 1 ? field_of(decode_fields, LESSON_DEC_FIELDS, w[1], n[1]) : -1;
         if (r->field < 0) {
-            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
-                        "{decode …} needs what to show: cells, macs, full, cache, real, group, name or tokens");
+            lsn_add_msg(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
+                        ATTN_MSG_LSN_DECODE_FIELD);
             return false;
         }
         attn_mask_kind mk = pg->cfg.mask.kind;
         if (mk != ATTN_MASK_CAUSAL && mk != ATTN_MASK_CAUSAL_WINDOW && r->field <= LESSON_DEC_REAL) {
-            lsn_add_err(p, d->line, d->col, "{decode …} needs a page with mask=causal or mask=causal-window: a token "
-                                            "being generated cannot see the tokens after it");
+            lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_DECODE_MASK);
             return false;
         }
         if (count > 2 && !memchr(w[2], '=', n[2]) && !lsn_word_is(w[2], n[2], "compare")) {
@@ -828,13 +817,13 @@ static bool parse_modern_ref(parser *p, page_ctx *c, const raw_dir *d, const cha
         r->field = count > 1 ? field_of(tiles_fields, LESSON_TILE_FIELDS, w[1], n[1]) : -1;
         long long b;
         if (r->field < 0) {
-            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
-                        "{tiles …} needs what to show: held, full, diff, steps or skipped, then the block size B");
+            lsn_add_msg(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
+                        ATTN_MSG_LSN_TILES_FIELD);
             return false;
         }
         if (count < 3 || !lsn_parse_int(w[2], n[2], 1, ATTN_MAX_TOKENS, &b)) {
-            lsn_add_err(p, d->line, count > 2 ? dir_col(d, w[2]) : d->col,
-                        "{tiles %.*s B} needs the block size B, from 1 to %d", (int)n[1], w[1], ATTN_MAX_TOKENS);
+            lsn_add_msg(p, d->line, count > 2 ? dir_col(d, w[2]) : d->col,
+                        ATTN_MSG_LSN_TILES_B, (int)n[1], w[1], ATTN_MAX_TOKENS);
             return false;
         }
         r->block = (int)b;
@@ -843,18 +832,18 @@ static bool parse_modern_ref(parser *p, page_ctx *c, const raw_dir *d, const cha
         r->kind = LESSON_REF_DIFF;
         r->stage = count > 1 ? attn_stage_from_name_n(w[1], n[1]) : -1;
         if (r->stage < 0) {
-            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, "{diff …} needs a stage, as --print names it");
+            lsn_add_msg(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, ATTN_MSG_LSN_DIFF_STAGE);
             return false;
         }
         if (pg->compare.kind != LESSON_CMP_CONFIG) {
-            lsn_add_err(p, d->line, d->col, "{diff %.*s} needs the page's @compare of settings", (int)n[1], w[1]);
+            lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_DIFF_COMPARE, (int)n[1], w[1]);
             return false;
         }
     } else {
         r->kind = LESSON_REF_SETTING;
         r->field = count > 1 ? attn_setting_by_key(w[1], n[1]) : -1;
         if (r->field < 0) {
-            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, "{setting …} needs a setting: %s",
+            lsn_add_msg(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, ATTN_MSG_LSN_SETTING_REF,
                         attn_setting_keys());
             return false;
         }
@@ -904,14 +893,14 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
         snprintf(name, sizeof name, "%.*s", (int)(n[0] < 15 ? n[0] : 15), w[0]);
         int ms = p->l->src->stage_from_name(name);
         if (ms >= 0 && !m) {
-            lsn_add_err(p, d->line, d->col, "{%s …} is a stage of a trained model: it needs @model on the page", name);
+            lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_REF_MODEL_STAGE, name);
             return false;
         }
         stage = ms;
     }
     bool model_only = count && (lsn_word_is(w[0], n[0], "answer") || lsn_word_is(w[0], n[0], "accuracy"));
     if (model_only && !m) {
-        lsn_add_err(p, d->line, d->col, "{%.*s} is about a trained model: it needs @model on the page", (int)n[0], w[0]);
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_REF_MODEL, (int)n[0], w[0]);
         return false;
     }
     if (count && lsn_word_is(w[0], n[0], "step")) r->kind = LESSON_REF_STEP, args = 1;
@@ -929,11 +918,8 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
         return parse_modern_ref(p, c, d, w, n, count, s, end, r);
     else if (stage >= 0) r->kind = LESSON_REF_CELL, r->stage = stage, args = 2;
     else {
-        lsn_add_err(p, d->line, d->col,
-                    "unknown reference {%.*s}; write {step NAME}, {STAGE ROW COLUMN} (e.g. {weights 它 鸟}), "
-                    "{rest ROW KEY…}, {top ROW}, {ratio ROW KEY KEY}, {word TOKEN}, {macs STEP}, {mean-max}, {n}, "
-                    "{decode FIELD [TOKEN]}, {tiles FIELD B}, {diff STAGE} or {setting KEY} "
-                    "(with @model also {answer ROW} and {accuracy})",
+        lsn_add_msg(p, d->line, d->col,
+                    ATTN_MSG_LSN_REF_UNKNOWN,
                     (int)(end - d->args), d->args);
         return false;
     }
@@ -943,7 +929,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
         int s = count > 1 ? lesson_step_of(w[1], n[1]) : -1;
         if (s < 0) {
             char steps[160];
-            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, "{%.*s …} needs a step: %s", (int)n[0], w[0],
+            lsn_add_msg(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, ATTN_MSG_LSN_REF_STEP, (int)n[0], w[0],
                         step_list(steps, sizeof steps, " or "));
             return false;
         }
@@ -970,7 +956,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
             if (!resolve_ref_token(p, c, d, w[i], n[i], &r->keys[r->n_keys++])) return false;
         }
         if (r->kind == LESSON_REF_RATIO && r->n_keys != 2) {
-            lsn_add_err(p, d->line, d->col, "{ratio ROW KEY KEY} needs two keys: the weight on the first over the second");
+            lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_RATIO_KEYS);
             return false;
         }
     }
@@ -1058,7 +1044,7 @@ static void resolve_try(parser *p, page_ctx *c, const raw_dir *d) {
         s = bar ? bar + 1 : end;
         more = bar != NULL;
         if (a == b) {
-            lsn_add_err(p, d->line, dir_col(d, a), "an empty @try sentence; write @try: SENTENCE | SENTENCE …");
+            lsn_add_msg(p, d->line, dir_col(d, a), ATTN_MSG_LSN_TRY_EMPTY);
             continue;
         }
         char *sent = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, a, (size_t)(b - a)));
@@ -1072,7 +1058,7 @@ static void resolve_try(parser *p, page_ctx *c, const raw_dir *d) {
         bool ok = pg->model ? p->l->src->tokenize(pg->model, sent, strlen(sent), &t, &terr) == ATTN_OK
                             : tokenize_sentence(p, &at, sent, &t);
         if (pg->model && !ok)
-            lsn_add_err(p, d->line, dir_col(d, a), "this sentence cannot be used with the model: %s", terr.msg);
+            lsn_add_err_of(p, d->line, dir_col(d, a), ATTN_MSG_LSN_SENTENCE_MODEL, &terr);
         if (ok) check_try(p, c, sent, &t);
         attn_tokens_free(&t);
     }
@@ -1100,7 +1086,7 @@ static void check_answer(parser *p, int page) {
         if (st == ATTN_OK) n = own.n, row = attn_trace_stage(&own, ATTN_ST_WEIGHTS, pr->head) + (size_t)pr->query.index * own.n;
     }
     if (st != ATTN_OK) {
-        lsn_add_err(p, pg->line, 1, "this page cannot be computed: %s", e.msg);
+        lsn_add_err_of(p, pg->line, 1, ATTN_MSG_LSN_PAGE_UNCOMPUTABLE, &e);
         free(model_row);
         return;
     }
@@ -1117,10 +1103,9 @@ static void check_answer(parser *p, int page) {
         const raw_dir *d = NULL;
         for (int i = 0; i < p->l->pages[page].sc.n_dirs; i++)
             if (p->l->pages[page].sc.dirs[i].kind == D_PREDICT) d = &p->l->pages[page].sc.dirs[i];
-        lsn_add_err(
+        lsn_add_msg(
             p, d ? d->line : pg->line, d ? d->col : 1,
-            "the answer is “%s”, but with this page's weights “%s” attends most to “%.*s” (%.3f against "
-            "%.3f)",
+            ATTN_MSG_LSN_ANSWER_WRONG,
             pr->answer.text, pr->query.text, len, tok, row[best], row[pr->answer.index]);
         attn_tokens_free(&toks);
     }
@@ -1158,8 +1143,7 @@ static bool model_fits(parser *p, const raw_dir *d, size_t bytes) {
         l->mem.limit = LESSON_MAX_MEMORY - l->model_bytes;
         return true;
     }
-    lsn_add_err(p, d->line, d->col, "with this page the lesson would need more than %u MiB of memory: the model "
-                                    "holds %.1f MiB and the lesson with its other models %.1f MiB; name fewer or smaller models",
+    lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_MODEL_MEMORY,
                 LESSON_MAX_MEMORY >> 20, (double)bytes / (1 << 20), (double)used / (1 << 20));
     p->stop = true;
     l->src->free_model(l->models[--l->n_models].m); // the last read: the one of this page
@@ -1176,7 +1160,7 @@ static void resolve_model(parser *p, page_ctx *c, const raw_dir *d) {
     const char *name = d->args;
     char path[1024], key[1024], why[512];
     if (!*name || strpbrk(name, " \t")) {
-        lsn_add_err(p, d->line, d->col, "write @model: FILE, a model file's name (e.g. referent-zh.json)");
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_MODEL_WRITE);
         return;
     }
     pg->model_name = name;
@@ -1213,7 +1197,7 @@ static void resolve_train(parser *p, page_ctx *c, const raw_dir *d) {
     const lesson_model_source *src = p->l->src;
     const char *t = src ? src->task_find(d->args) : d->args;
     if (t) c->rec->pub.train_task = t;
-    else lsn_add_err(p, d->line, d->col, "there is no task “%s”; the tasks are %s", d->args, src->task_names());
+    else lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_TASK_UNKNOWN, d->args, src->task_names());
 }
 
 /* @view: decode, or @view: tiles B: the view (F5, F4) the page opens on. */
@@ -1226,17 +1210,17 @@ static void resolve_view(parser *p, page_ctx *c, const raw_dir *d) {
     long long b;
     if (count == 1 && lsn_word_is(w[0], n[0], "decode")) {
         if (pg->cfg.mask.kind != ATTN_MASK_CAUSAL && pg->cfg.mask.kind != ATTN_MASK_CAUSAL_WINDOW)
-            lsn_add_err(p, d->line, d->col, "@view: decode needs a page with mask=causal or mask=causal-window");
+            lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_VIEW_DECODE);
         else pg->view = LESSON_VIEW_DECODE;
     } else if (count == 2 && lsn_word_is(w[0], n[0], "tiles") && lsn_parse_int(w[1], n[1], 1, ATTN_MAX_TOKENS, &b)) {
         pg->view = LESSON_VIEW_TILES;
         pg->view_block = (int)b;
     } else {
-        lsn_add_err(p, d->line, d->col, "@view takes decode or tiles B (B from 1 to %d), not “%s”", ATTN_MAX_TOKENS,
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_VIEW_ARGS, ATTN_MAX_TOKENS,
                     d->args);
     }
     if (pg->model_name && pg->view != LESSON_VIEW_NONE) {
-        lsn_add_err(p, d->line, 1, "@view is for the designed layer");
+        lsn_add_msg(p, d->line, 1, ATTN_MSG_LSN_VIEW_DESIGNED);
         pg->view = LESSON_VIEW_NONE;
     }
 }
@@ -1290,25 +1274,23 @@ static void resolve_model_view(parser *p, page_ctx *c) {
     static const dir_kind one_layer[] = {D_CONFIG, D_RANDOM, D_COMPARE, D_FEATURES};
     for (size_t k = 0; k < sizeof one_layer / sizeof *one_layer && pg->model_name; k++)
         if (c->seen[one_layer[k]] && !(one_layer[k] == D_COMPARE && compares_sentences(c->seen[D_COMPARE])))
-            lsn_add_err(p, c->seen[one_layer[k]]->line, 1, "@%s is for the designed layer; a page with @model shows "
-                                                           "the model as it was trained",
+            lsn_add_msg(p, c->seen[one_layer[k]]->line, 1, ATTN_MSG_LSN_DESIGNED_ONLY,
                         lsn_dir_names[one_layer[k]]);
     if (!pg->model_name && c->seen[D_COMPARE] && compares_sentences(c->seen[D_COMPARE])) // through one trained model
-        lsn_add_err(p, c->seen[D_COMPARE]->line, 1, "@compare: sentence TEXT goes with @model: FILE");
+        lsn_add_msg(p, c->seen[D_COMPARE]->line, 1, ATTN_MSG_LSN_COMPARE_SENTENCE_MODEL);
     if (pg->model_name && c->rec->sc.n_mats)
-        lsn_add_err(p, c->rec->sc.mats[0].line, 1, "a page with @model uses the model's weights, not @weights");
+        lsn_add_msg(p, c->rec->sc.mats[0].line, 1, ATTN_MSG_LSN_MODEL_WEIGHTS);
     for (const raw_dir *d = layer ? layer : back; d && !pg->model_name; d = NULL)
-        lsn_add_err(p, d->line, 1, "@%s goes with @model: FILE", lsn_dir_names[d->kind]);
-    if (back && back->args[0]) lsn_add_err(p, back->line, back->col, "@backward takes nothing after it");
+        lsn_add_msg(p, d->line, 1, ATTN_MSG_LSN_GOES_WITH_MODEL, lsn_dir_names[d->kind]);
+    if (back && back->args[0]) lsn_add_msg(p, back->line, back->col, ATTN_MSG_LSN_BACKWARD_ARGS);
     pg->backward = back && pg->model_name;
     long long v;
     if (layer && pg->model) {
         int layers = pg->model_layers;
         if (lsn_parse_int(layer->args, strlen(layer->args), 1, layers, &v)) pg->layer = (int)v - 1; // as the window counts
         else
-            lsn_add_err(p, layer->line, layer->col, "layer “%s” does not exist: the model has %d layer%s, numbered "
-                                                    "from 1",
-                        layer->args, layers, layers == 1 ? "" : "s");
+            lsn_add_msg(p, layer->line, layer->col,
+                        layers == 1 ? ATTN_MSG_LSN_LAYER_MISSING_FROM1_1 : ATTN_MSG_LSN_LAYER_MISSING_FROM1, layer->args, layers);
     }
 }
 
@@ -1326,8 +1308,7 @@ static bool model_basics(parser *p, page_ctx *c, const raw_dir *sent) {
     memcpy(&pg->cfg, &f.cfg, sizeof pg->cfg);
     pg->sentence = sent ? sent->args : f.probe;
     if (p->l->src->tokenize(pg->model, pg->sentence, strlen(pg->sentence), &c->toks, &e) != ATTN_OK) {
-        lsn_add_err(p, sent ? sent->line : c->seen[D_MODEL]->line, sent ? sent->col : 1,
-                    "this sentence cannot be used with the model: %s", e.msg);
+        lsn_add_err_of(p, sent ? sent->line : c->seen[D_MODEL]->line, sent ? sent->col : 1, ATTN_MSG_LSN_SENTENCE_MODEL, &e);
         return false;
     }
     pg->n_tokens = c->toks.n;
@@ -1351,14 +1332,14 @@ static bool page_basics(parser *p, page_ctx *c) {
     r->pub.cfg = l->cfg;
     if (p->top_config_bad || (cfg && !apply_settings(p, cfg, &r->pub.cfg, &set_dm, false))) return false;
     if (attn_config_check(&r->pub.cfg, &e) != ATTN_OK) {
-        lsn_add_err(p, cfg ? cfg->line : r->pub.line, cfg ? cfg->col : 1, "%s", e.msg);
+        lsn_add_err_of(p, cfg ? cfg->line : r->pub.line, cfg ? cfg->col : 1, ATTN_MSG_NONE, &e);
         return false;
     }
     r->pub.sentence = sent ? sent->args : l->sentence;
     if (!r->pub.sentence) {
         if (!p->top_sentence_bad)
-            lsn_add_err(p, r->pub.line, 1,
-                        "this page has no sentence; add @sentence: … to it or before the first page");
+            lsn_add_msg(p, r->pub.line, 1,
+                        ATTN_MSG_LSN_NO_SENTENCE);
         return false;
     }
     if (!tokenize_sentence(p, sent, r->pub.sentence, &c->toks)) return false;
@@ -1375,7 +1356,7 @@ static void resolve_page(parser *p, int index) {
     r->pub.keep = p->l->keep; // the lesson's, unless the page names its own
     r->pub.n_keep = p->l->n_keep;
     if (!r->pub.title[0] && !r->title_reported)
-        lsn_add_err(p, r->pub.line, 1, "this page has no title; write “title: …” right after === page:");
+        lsn_add_msg(p, r->pub.line, 1, ATTN_MSG_LSN_NO_PAGE_TITLE);
     r->pub.layer = -1;
     if (c.seen[D_TRAIN]) resolve_train(p, &c, c.seen[D_TRAIN]);
     if (c.seen[D_MODEL]) resolve_model(p, &c, c.seen[D_MODEL]);
@@ -1440,17 +1421,16 @@ static lesson *run_parser(parser *p, const char *text, size_t len, const char *f
     l->dir = file_dir(&l->mem, filename);
     if (!l->dir) l->dir = ".";
     attn_sha256_hex(text, len, l->sha256);
-    if (len == 0) lsn_add_err(p, 1, 1, "the file is empty; a lesson starts with “# lesson: ID”");
+    if (len == 0) lsn_add_msg(p, 1, 1, ATTN_MSG_LSN_FILE_EMPTY);
     else if (len > LESSON_MAX_BYTES)
-        lsn_add_err(p, 1, 1, "a lesson file is at most %u bytes", LESSON_MAX_BYTES);
+        lsn_add_msg(p, 1, 1, ATTN_MSG_LSN_FILE_BIG, LESSON_MAX_BYTES);
     else if (lsn_check_encoding(p, text, len)) {
         lsn_read_lines(p, text, len);
         if (!p->nomem) resolve_lesson(p);
         for (int i = 0; i < l->n_pages && !p->nomem && !p->stop; i++) resolve_page(p, i);
     }
     if (l->mem.over_limit && !p->stop) // the limit passed elsewhere: say so, at the line last read
-        lsn_add_err(p, p->line > 0 ? p->line : 1, 1, "the lesson would need more than %u MiB of memory; "
-                                                     "make it smaller",
+        lsn_add_msg(p, p->line > 0 ? p->line : 1, 1, ATTN_MSG_LSN_MEMORY,
                     LESSON_MAX_MEMORY >> 20);
     else if (l->mem.failed) p->nomem = true;
     free(p->spans);
@@ -1470,9 +1450,20 @@ attn_status lesson_parse_with(lesson **out, const char *text, size_t len, const 
     lesson *l = run_parser(&p, text, len, filename, models, false);
     attn_status st = ATTN_OK;
     if (p.nomem && !p.errs.n) st = attn_fail(err, ATTN_ERR_NOMEM, "%s: not enough memory to read the lesson", filename);
-    else if (p.errs.n)
-        st = attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: %s", filename, p.errs.v[0].line, p.errs.v[0].col,
-                       p.errs.v[0].msg);
+    else if (p.errs.n) {
+        const lerr *first = &p.errs.v[0];
+        st = ATTN_ERR_PARSE;
+        if (err) { // the message as its id says it in every language, after the place
+            *err = first->e;
+            snprintf(err->at, sizeof err->at, "%s:%d:%d", filename, first->line, first->col);
+            attn_strbuf m;
+            attn_sb_init(&m);
+            attn_sb_printf(&m, "%s: %s", err->at, first->e.msg);
+            snprintf(err->msg, sizeof err->msg, "%s", attn_sb_ok(&m) && m.data ? m.data : first->e.msg);
+            attn_sb_free(&m);
+            err->code = st;
+        }
+    }
     if (st != ATTN_OK && err) { // a long path may push the end out, maybe inside a character
         size_t bad = utf8_find_invalid(err->msg, strlen(err->msg));
         if (bad != (size_t)-1) err->msg[bad] = '\0';
@@ -1501,12 +1492,12 @@ int lesson_check_with(const char *text, size_t len, const char *filename, const 
                       char **report, int *n_pages) {
     parser p;
     lesson *l = run_parser(&p, text, len, filename, models, true);
-    if (p.nomem) lsn_add_err(&p, 1, 1, "not enough memory to check the whole lesson");
+    if (p.nomem) lsn_add_msg(&p, 1, 1, ATTN_MSG_LSN_NOMEM_CHECK);
     int count = p.errs.n > 0 ? p.errs.n : p.nomem;
     attn_strbuf sb;
     attn_sb_init(&sb);
     for (int i = 0; i < p.errs.n; i++)
-        attn_sb_printf(&sb, "%s:%d:%d: %s\n", filename, p.errs.v[i].line, p.errs.v[i].col, p.errs.v[i].msg);
+        attn_sb_printf(&sb, "%s:%d:%d: %s\n", filename, p.errs.v[i].line, p.errs.v[i].col, p.errs.v[i].e.msg);
     if (p.errs.dropped) // the limit of the list, said where the first left out was found
         attn_sb_printf(&sb, "%s:%d:%d: and %d more error%s from here on; attnviz lists at most %d at a time\n",
                        filename, p.errs.drop_line, p.errs.drop_col, p.errs.dropped, p.errs.dropped == 1 ? "" : "s",

@@ -164,7 +164,7 @@ struct lesson {
 
 typedef struct {
     int line, col, seq;
-    char msg[400];
+    attn_err e; /* the message: an id and its arguments (lsn_add_msg), or English only (lsn_add_err) */
 } lerr;
 
 typedef struct {
@@ -219,6 +219,13 @@ void lsn_add_err(parser *p, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+
+/* An error of the lesson by message id (attn_msgs.def), worded in the UI's language where shown. */
+void lsn_add_msg(parser *p, int line, int col, attn_msg id, ...);
+
+/* An error of the lesson that is why's message (another module's refusal),
+ * after lead (a message without arguments, or ATTN_MSG_NONE). */
+void lsn_add_err_of(parser *p, int line, int col, attn_msg lead, const attn_err *why);
 
 int lsn_count_chars(const char *start, const char *at); /* characters (UTF-8 lead bytes) in [start, at) */
 void *lsn_nomem_check(parser *p, void *ptr);            /* ptr; marks p out of memory when NULL */

@@ -97,18 +97,19 @@ const char *const lsn_dir_names[D_KINDS] = {
 
 /* ---- errors and columns --------------------------------------------------- */
 
-void lsn_add_err(parser *p, int line, int col, const char *fmt, ...) {
+/* A new error of p at line:col, or NULL (past the limit, counted; out of memory). */
+static lerr *new_err(parser *p, int line, int col) {
     lerrs *e = &p->errs;
     if (e->n >= LESSON_MAX_ERRORS) { // kept count only: the report says more follow, and from where
         if (e->dropped++ == 0) e->drop_line = line, e->drop_col = col;
-        return;
+        return NULL;
     }
     if (e->n == e->cap) {
         int ncap = e->cap ? e->cap * 2 : 16;
         lerr *nv = realloc(e->v, sizeof *nv * (size_t)ncap);
         if (!nv) {
             p->nomem = true;
-            return;
+            return NULL;
         }
         e->v = nv;
         e->cap = ncap;
@@ -117,13 +118,62 @@ void lsn_add_err(parser *p, int line, int col, const char *fmt, ...) {
     r->line = line;
     r->col = col;
     r->seq = e->n++;
+    attn_err_clear(&r->e);
+    return r;
+}
+
+/* Cuts r's message to 400 bytes (on a character boundary): with the file name and the place
+ * before it, the first error is still whole in an attn_err, as in the report. */
+static void cut_msg(lerr *r) {
+    if (strlen(r->e.msg) < 400) return;
+    r->e.msg[399] = '\0';
+    utf8_trim_partial(r->e.msg);
+}
+
+void lsn_add_err(parser *p, int line, int col, const char *fmt, ...) {
+    lerr *r = new_err(p, line, col);
+    if (!r) return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    vsnprintf(r->e.msg, 400, fmt, ap);
     va_end(ap);
+    r->e.code = ATTN_ERR_PARSE;
     // a long quote may be cut inside a character: drop the partial one, so the message stays UTF-8
-    size_t bad = utf8_find_invalid(r->msg, strlen(r->msg));
-    if (bad != (size_t)-1) r->msg[bad] = '\0';
+    size_t bad = utf8_find_invalid(r->e.msg, strlen(r->e.msg));
+    if (bad != (size_t)-1) r->e.msg[bad] = '\0';
+}
+
+void lsn_add_msg(parser *p, int line, int col, attn_msg id, ...) {
+    lerr *r = new_err(p, line, col);
+    if (!r) return;
+    va_list ap;
+    va_start(ap, id);
+    attn_fail_vat(&r->e, ATTN_ERR_PARSE, NULL, id, ap);
+    va_end(ap);
+    cut_msg(r);
+}
+
+void lsn_add_err_of(parser *p, int line, int col, attn_msg lead, const attn_err *why) {
+    const char *words = attn_msg_english(lead);
+    if (why->id == ATTN_MSG_NONE) { // English only: as it is, after the lead's English
+        lsn_add_err(p, line, col, "%s%s%s", words, *words ? " " : "", why->msg);
+        return;
+    }
+    lerr *r = new_err(p, line, col);
+    if (!r) return;
+    r->e = *why;
+    r->e.at[0] = '\0';
+    r->e.lead = lead;
+    r->e.code = ATTN_ERR_PARSE;
+    if (*words) {
+        attn_strbuf m;
+        attn_sb_init(&m);
+        attn_sb_printf(&m, "%s %s", words, why->msg);
+        if (attn_sb_ok(&m) && m.data) snprintf(r->e.msg, sizeof r->e.msg, "%s", m.data);
+        attn_sb_free(&m);
+        utf8_trim_partial(r->e.msg);
+    }
+    cut_msg(r);
 }
 
 /* Columns count characters: one per UTF-8 lead byte from start to at. */
@@ -312,7 +362,7 @@ static void inline_line(parser *p, const char *s, size_t n) {
             continue;
         }
         if (s[i] == '}') {
-            lsn_add_err(p, p->line, col_at(p, s + i), "} without a { before it; write \\} for the brace itself");
+            lsn_add_msg(p, p->line, col_at(p, s + i), ATTN_MSG_LSN_BRACE_CLOSE);
             return;
         }
         if (s[i] != '*' && s[i] != '`' && s[i] != '{') continue;
@@ -328,8 +378,8 @@ static void inline_line(parser *p, const char *s, size_t n) {
             return;
         }
         if (j == i + 1 && mark == '{') {
-            lsn_add_err(p, p->line, col_at(p, s + i),
-                        "empty reference {}; write what it refers to between the braces, like {step scores}");
+            lsn_add_msg(p, p->line, col_at(p, s + i),
+                        ATTN_MSG_LSN_REF_EMPTY);
             return;
         }
         if (j == i + 1) {
@@ -410,9 +460,9 @@ static const char *blk_name(const parser *p) {
 /* Reports a block that the file (or another section) ends before its @end. */
 static void unterminated(parser *p) {
     if (p->blk == BLK_CODE)
-        lsn_add_err(p, p->blk_line, p->blk_col, "this code block is not closed; end it with a line ```");
+        lsn_add_msg(p, p->blk_line, p->blk_col, ATTN_MSG_LSN_CODE_UNCLOSED);
     else
-        lsn_add_err(p, p->blk_line, p->blk_col, "this %s block has no @end; close it with a line @end",
+        lsn_add_msg(p, p->blk_line, p->blk_col, ATTN_MSG_LSN_BLOCK_UNCLOSED,
                     blk_name(p));
 }
 
@@ -420,16 +470,16 @@ static void finish_block(parser *p) {
     design_mat *m = p->mat;
     if (p->blk == BLK_WEIGHTS && !p->blk_discard && m && m->names && m->rows > 0 && !m->broken &&
         m->n_names != m->cols)
-        lsn_add_err(p, m->names_line, m->names_col, "this line names %d column%s but the rows of %s have %d numbers",
-                    m->n_names, m->n_names == 1 ? "" : "s", attn_matrix_name(m->kind), m->cols);
+        lsn_add_msg(p, m->names_line, m->names_col, m->n_names == 1 ? ATTN_MSG_LSN_NAMES_COLUMNS_1 : ATTN_MSG_LSN_NAMES_COLUMNS,
+                    m->n_names, attn_matrix_name(m->kind), m->cols);
     if (p->blk == BLK_CODE) {
         end_para(p);
     } else if (p->blk == BLK_WEIGHTS && !p->blk_discard && p->mat && p->mat->rows == 0 && !p->mat->broken) {
-        lsn_add_err(p, p->mat->line, p->mat->col, "@weights %s has no rows of numbers",
+        lsn_add_msg(p, p->mat->line, p->mat->col, ATTN_MSG_LSN_WEIGHTS_NO_ROWS,
                     attn_matrix_name(p->mat->kind));
     } else if (p->blk == BLK_VOCAB && !p->blk_discard && !p->vocab_header) {
-        lsn_add_err(p, p->blk_line, p->blk_col,
-                    "@vocab is empty; its first line names the features, e.g. 名词 有生命 会飞");
+        lsn_add_msg(p, p->blk_line, p->blk_col,
+                    ATTN_MSG_LSN_VOCAB_EMPTY);
     }
     p->blk = BLK_NONE;
     p->mat = NULL;
@@ -446,13 +496,13 @@ static int read_numbers(parser *p, const char *s, const char *end, double **arr,
         lsn_num got = lsn_parse_number(w, wn, &v);
         int shown = (int)utf8_cut(w, wn, 60); // a quoted word is cut between characters
         if (got == LSN_NUM_TOO_LARGE) {
-            lsn_add_err(p, p->line, col_at(p, w),
-                        "“%.*s” is too large: values must be at most 1e18 in size", shown, w);
+            lsn_add_msg(p, p->line, col_at(p, w),
+                        ATTN_MSG_LSN_NUMBER_LARGE, shown, w);
             return -1;
         }
         if (got != LSN_NUM_OK) {
-            lsn_add_err(p, p->line, col_at(p, w),
-                        "“%.*s” is not a number (write numbers like 1, -0.5 or 2.5e-3)", shown, w);
+            lsn_add_msg(p, p->line, col_at(p, w),
+                        ATTN_MSG_LSN_NOT_A_NUMBER, shown, w);
             return -1;
         }
         double *slot = lsn_nomem_check(p, PUSH(&p->l->mem, *arr, *n, *cap));
@@ -475,9 +525,8 @@ static const char *split_label(const char *s, const char *end, const char **labe
 static void vocab_header(parser *p, const char *s, const char *end) {
     lesson *l = p->l;
     if (memchr(s, ':', (size_t)(end - s))) {
-        lsn_add_err(p, p->line, col_at(p, s),
-                    "the first line of @vocab names the features (e.g. 名词 有生命 会飞), without a colon; "
-                    "the rows \"word: numbers\" come after it");
+        lsn_add_msg(p, p->line, col_at(p, s),
+                    ATTN_MSG_LSN_VOCAB_FIRST);
         p->blk_discard = true; // its rows cannot be read without the features
         return;
     }
@@ -485,8 +534,7 @@ static void vocab_header(parser *p, const char *s, const char *end) {
     size_t wn;
     while (lsn_next_word(&s, end, &w, &wn)) {
         if (l->n_features == LESSON_MAX_FEATURES) { // the rows cannot be read: like an unreadable header
-            lsn_add_err(p, p->line, col_at(p, w), "a vocabulary has at most %d features (d_model is at most %d); "
-                                                  "this line names more, from here on",
+            lsn_add_msg(p, p->line, col_at(p, w), ATTN_MSG_LSN_VOCAB_FEATURES_MAX,
                         LESSON_MAX_FEATURES, ATTN_MAX_D_MODEL);
             l->n_features = 0;
             p->vocab_header = p->blk_discard = true;
@@ -503,7 +551,7 @@ static void vocab_row(parser *p, const char *s, const char *end) {
     const char *word_end;
     const char *nums = split_label(s, end, &word_end);
     if (nums == s || word_end == s) {
-        lsn_add_err(p, p->line, col_at(p, s), "a vocabulary row is \"word: numbers\", e.g. 鸟: 0 1 1");
+        lsn_add_msg(p, p->line, col_at(p, s), ATTN_MSG_LSN_VOCAB_ROW);
         return;
     }
     int before = l->n_vectors;
@@ -514,9 +562,9 @@ static void vocab_row(parser *p, const char *s, const char *end) {
     }
     if (got != l->n_features) {
         l->n_vectors = before;
-        lsn_add_err(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
-                    "“%.*s” has %d number%s but the vocabulary has %d features (one number per feature)",
-                    (int)(word_end - s), s, got, got == 1 ? "" : "s", l->n_features);
+        lsn_add_msg(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
+                    got == 1 ? ATTN_MSG_LSN_VOCAB_NUMBERS_1 : ATTN_MSG_LSN_VOCAB_NUMBERS, (int)(word_end - s), s, got,
+                    l->n_features);
         return;
     }
     vocab_word *vw = lsn_nomem_check(p, PUSH(&l->mem, l->words, l->n_words, l->cap_words));
@@ -538,7 +586,7 @@ static bool weights_header(parser *p, const char *s, const char *end) {
     for (q = s; lsn_next_word(&q, end, &w, &wn);) {
         for (int i = 0; i < m->n_names; i++)
             if (lsn_word_is(w, wn, m->names[i])) {
-                lsn_add_err(p, p->line, col_at(p, w), "column “%.*s” is named twice on this line", (int)wn, w);
+                lsn_add_msg(p, p->line, col_at(p, w), ATTN_MSG_LSN_COLUMN_TWICE, (int)wn, w);
                 m->broken = true;
                 return true;
             }
@@ -559,7 +607,7 @@ static void weights_row(parser *p, const char *s, const char *end) {
         return;
     }
     if (got == 0) {
-        lsn_add_err(p, p->line, col_at(p, s), "a row of %s needs numbers after the label",
+        lsn_add_msg(p, p->line, col_at(p, s), ATTN_MSG_LSN_ROW_NUMBERS,
                     attn_matrix_name(m->kind));
         m->broken = true;
         return;
@@ -567,9 +615,8 @@ static void weights_row(parser *p, const char *s, const char *end) {
     if (m->rows > 0 && got != m->cols) {
         m->n_v -= got;
         m->broken = true;
-        lsn_add_err(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
-                    "this row of %s has %d number%s but its first row has %d", attn_matrix_name(m->kind), got,
-                    got == 1 ? "" : "s", m->cols);
+        lsn_add_msg(p, p->line, col_at(p, lsn_skip_spaces(nums, end)),
+                    got == 1 ? ATTN_MSG_LSN_ROW_LENGTH_1 : ATTN_MSG_LSN_ROW_LENGTH, attn_matrix_name(m->kind), got, m->cols);
         return;
     }
     m->cols = got;
@@ -612,8 +659,8 @@ static void open_weights(parser *p, const char *args, const char *end) {
         const char *hw = end;
         size_t hn = 0;
         if (!lsn_next_word(&s, end, &hw, &hn) || !lsn_parse_int(hw, hn, 0, ATTN_MAX_HEADS - 1, &head)) {
-            lsn_add_err(p, p->line, col_at(p, hw),
-                        "@weights head needs a head number from 0 to %d, e.g. @weights head 0 W_Q",
+            lsn_add_msg(p, p->line, col_at(p, hw),
+                        ATTN_MSG_LSN_WEIGHTS_HEAD,
                         ATTN_MAX_HEADS - 1);
             return;
         }
@@ -623,9 +670,8 @@ static void open_weights(parser *p, const char *args, const char *end) {
     int kind = have ? attn_matrix_from_name(w, wn) : -1;
     const char *extra = lsn_skip_spaces(s, end);
     if (kind < 0 || extra != end) {
-        lsn_add_err(p, p->line, col_at(p, kind < 0 ? w : extra),
-                    "@weights needs a matrix: W_Q, W_K, W_V, b_Q, b_K or b_V with its head (@weights head 0 "
-                    "W_Q), or W_O or b_O without one");
+        lsn_add_msg(p, p->line, col_at(p, kind < 0 ? w : extra),
+                    ATTN_MSG_LSN_WEIGHTS_MATRIX);
         return;
     }
     bool per_head = attn_matrix_per_head((attn_matrix)kind);
@@ -656,12 +702,12 @@ static void open_vocab(parser *p, const char *args, const char *end) {
     p->blk_discard = true;
     p->vocab_header = false;
     if (args != end) {
-        lsn_add_err(p, p->line, col_at(p, args),
-                    "@vocab takes nothing after it; the features go on the next line");
+        lsn_add_msg(p, p->line, col_at(p, args),
+                    ATTN_MSG_LSN_VOCAB_ARGS);
     } else if (p->page) {
-        lsn_add_err(p, p->line, 1, "@vocab belongs before the first page: a lesson has one vocabulary");
+        lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_VOCAB_TOP);
     } else if (l->has_vocab) {
-        lsn_add_err(p, p->line, 1, "the lesson already has a vocabulary (line %d)", l->vocab_line);
+        lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_VOCAB_TWICE, l->vocab_line);
     } else {
         l->has_vocab = true;
         l->vocab_line = p->line;
@@ -690,33 +736,31 @@ static void directive_line(parser *p, const char *s, const char *end) {
     if (lsn_word_is(name, nn, "end")) {
         if (p->page && p->page->own_open) p->page->own_open = 0;              // the end of @own
         else if (p->page && p->page->missing_open) p->page->missing_open = 0; // the end of @missing
-        else lsn_add_err(p, p->line, 1, "@end without a block to close (@vocab, @weights, @own or @missing)");
+        else lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_END_ALONE);
         return;
     }
     int kind = -1;
     for (int k = 0; k < D_KINDS; k++)
         if (lsn_word_is(name, nn, lsn_dir_names[k])) kind = k;
     if (kind < 0) {
-        lsn_add_err(p, p->line, 1,
-                    "unknown directive @%.*s; the directives are @sentence, @config, @step, @highlight, "
-                    "@predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, "
-                    "@try, @own, @edited, @roles, @view, @hf, @missing, @vocab and @weights (write \\@ for a line that starts with @)",
+        lsn_add_msg(p, p->line, 1,
+                    ATTN_MSG_LSN_DIRECTIVE_UNKNOWN,
                     (int)nn, name);
         return;
     }
     if (!p->page && kind != D_SENTENCE && kind != D_CONFIG && kind != D_FEATURES && kind != D_ROLES) {
-        lsn_add_err(p, p->line, 1, "@%s belongs inside a page (after === page: ID)", lsn_dir_names[kind]);
+        lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_DIR_IN_PAGE, lsn_dir_names[kind]);
         return;
     }
     if (kind == D_REVEAL) p->page->reveal_read = true; // the paragraphs after it wait for the answer
     if (kind == D_ROLES && p->page) {
-        lsn_add_err(p, p->line, 1, "@roles belongs before the first page: it names the lesson's features");
+        lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_ROLES_TOP);
         return;
     }
     if (kind == D_OWN) {
         if (p->page->missing_open) lsn_add_err(p, p->line, 1, "@own cannot open inside @missing");
-        else if (p->page->own_open) lsn_add_err(p, p->line, 1, "@own is already open; close it with @end first");
-        else if (args != end) lsn_add_err(p, p->line, col_at(p, args), "@own takes nothing after it; its text follows, up to @end");
+        else if (p->page->own_open) lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_OWN_OPEN);
+        else if (args != end) lsn_add_msg(p, p->line, col_at(p, args), ATTN_MSG_LSN_OWN_ARGS);
         p->page->own_open = p->line;
         return;
     }
@@ -750,7 +794,7 @@ static void own_left_open(parser *p) {
         p->page->missing_open = 0;
     }
     if (!p->page || !p->page->own_open) return;
-    lsn_add_err(p, p->page->own_open, 1, "@own is not closed; end its text with a line @end");
+    lsn_add_msg(p, p->page->own_open, 1, ATTN_MSG_LSN_OWN_UNCLOSED);
     p->page->own_open = 0;
 }
 
@@ -760,16 +804,16 @@ static void start_page(parser *p, const char *s, const char *end) {
     end_para(p);
     own_left_open(p);
     if (!is_id(id, (size_t)(end - id))) {
-        lsn_add_err(p, p->line, col_at(p, id),
-                    "a page id is letters, digits, - and _ (e.g. === page: scores), not “%.*s”",
+        lsn_add_msg(p, p->line, col_at(p, id),
+                    ATTN_MSG_LSN_PAGE_ID,
                     (int)(end - id), id);
     }
     for (int i = 0; i < l->n_pages; i++)
         if (lsn_word_is(id, (size_t)(end - id), l->pages[i].pub.id))
-            lsn_add_err(p, p->line, col_at(p, id), "page id “%s” is already used at line %d",
+            lsn_add_msg(p, p->line, col_at(p, id), ATTN_MSG_LSN_PAGE_ID_USED,
                         l->pages[i].pub.id, l->pages[i].pub.line);
     if (l->n_pages == LESSON_MAX_PAGES) {
-        lsn_add_err(p, p->line, 1, "a lesson has at most %d pages; this is page %d", LESSON_MAX_PAGES,
+        lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_MAX_PAGES, LESSON_MAX_PAGES,
                     LESSON_MAX_PAGES + 1);
         p->stop = true; // read no further: the pages before are still checked
         return;
@@ -797,16 +841,16 @@ static bool header_line(parser *p, const char *s, const char *end) {
     else return false;
     const char *v = lsn_skip_spaces(s + strlen(key), end);
     if (field == &l->id && (p->page || l->n_pages)) {
-        lsn_add_err(p, p->line, 1, "# lesson: belongs at the top of the file");
+        lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_HEADER_TOP);
         return true;
     }
     if (*field && **field) {
-        lsn_add_err(p, p->line, 1, "%s is given twice", key);
+        lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_KEY_TWICE, key);
         return true;
     }
-    if (v == end) lsn_add_err(p, p->line, col_at(p, v), "%s needs a value", key);
+    if (v == end) lsn_add_msg(p, p->line, col_at(p, v), ATTN_MSG_LSN_KEY_VALUE, key);
     else if (field == &l->id && !is_id(v, (size_t)(end - v)))
-        lsn_add_err(p, p->line, col_at(p, v), "a lesson id is letters, digits, - and _, not “%.*s”",
+        lsn_add_msg(p, p->line, col_at(p, v), ATTN_MSG_LSN_LESSON_ID,
                     (int)(end - v), v);
     // kept even when wrong, so it is not reported missing as well
     *field = lsn_nomem_check(p, lsn_arena_strndup(&l->mem, v, (size_t)(end - v)));
@@ -847,8 +891,8 @@ static bool breaks_block(const char *s, size_t n) {
 
 static void page_line(parser *p, const char *s, const char *end) {
     if (!p->page_titled) {
-        lsn_add_err(p, p->line, col_at(p, s),
-                    "a page starts with its title: write “title: …” right after === page:");
+        lsn_add_msg(p, p->line, col_at(p, s),
+                    ATTN_MSG_LSN_PAGE_TITLE_FIRST);
         p->page_titled = true; // one report per page
         p->page->title_reported = true;
     }
@@ -878,13 +922,13 @@ static void one_line(parser *p, const char *line, const char *end) {
     if (n == 0) end_para(p);
     else if (lsn_starts_with(s, n, "=== page:")) start_page(p, s, e);
     else if (lsn_starts_with(s, n, "==="))
-        lsn_add_err(p, p->line, col_at(p, s), "a page starts with “=== page: ID”");
+        lsn_add_msg(p, p->line, col_at(p, s), ATTN_MSG_LSN_PAGE_START);
     else if (s == line && s[0] == '@') directive_line(p, s, e);
     else if ((!p->page || !p->page_titled) && header_line(p, s, e)) return;
     else if (lsn_starts_with(s, n, "# lesson:"))
-        lsn_add_err(p, p->line, 1, "# lesson: belongs at the top of the file");
+        lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_HEADER_TOP);
     else if (!p->page)
-        lsn_add_err(p, p->line, col_at(p, s), "text before the first page; start a page with “=== page: ID”");
+        lsn_add_msg(p, p->line, col_at(p, s), ATTN_MSG_LSN_TEXT_BEFORE_PAGE);
     else page_line(p, s, e);
 }
 
@@ -893,8 +937,8 @@ bool lsn_check_encoding(parser *p, const char *text, size_t len) {
     int line = 1;
     const char *ls = text;
     if (len >= 2 && (memcmp(text, "\xFF\xFE", 2) == 0 || memcmp(text, "\xFE\xFF", 2) == 0)) {
-        lsn_add_err(p, 1, 1,
-                    "this file is UTF-16 (it starts with a UTF-16 byte order mark); save the lesson as UTF-8");
+        lsn_add_msg(p, 1, 1,
+                    ATTN_MSG_LSN_UTF16);
         return false;
     }
     for (size_t i = 0; i < len; i++) {
@@ -903,8 +947,8 @@ bool lsn_check_encoding(parser *p, const char *text, size_t len) {
             line++;
             ls = text + i + 1;
         } else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) {
-            lsn_add_err(p, line, 1 + lsn_count_chars(ls, text + i),
-                        "byte 0x%02X is not text: this looks like a binary file, not a lesson", c);
+            lsn_add_msg(p, line, 1 + lsn_count_chars(ls, text + i),
+                        ATTN_MSG_LSN_BINARY, c);
             return false;
         }
     }
@@ -914,8 +958,7 @@ bool lsn_check_encoding(parser *p, const char *text, size_t len) {
     ls = text;
     for (size_t i = 0; i < bad; i++)
         if (text[i] == '\n') line++, ls = text + i + 1;
-    lsn_add_err(p, line, 1 + lsn_count_chars(ls, text + bad), "invalid UTF-8 (%s); save the lesson as UTF-8",
-                utf8_problem(text, len, bad));
+    lsn_add_msg(p, line, 1 + lsn_count_chars(ls, text + bad), ATTN_MSG_LSN_UTF8, attn_utf8_problem_msg(text, len, bad));
     return false;
 }
 

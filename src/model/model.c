@@ -69,11 +69,11 @@ attn_status model_config_check(const model_config *c, attn_err *err) {
     attn_status st = attn_config_check(&a, err);
     if (st != ATTN_OK) return st;
     if (c->layers < 1 || c->layers > MODEL_MAX_LAYERS)
-        return attn_fail(err, ATTN_ERR_RANGE, "--layers must be between 1 and %d (it is %d).",
-                         MODEL_MAX_LAYERS, c->layers);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MODEL_LAYERS,
+                            MODEL_MAX_LAYERS, c->layers);
     if (c->max_len < 1 || c->max_len > MODEL_MAX_LEN)
-        return attn_fail(err, ATTN_ERR_RANGE, "max_len must be between 1 and %d (it is %d).",
-                         MODEL_MAX_LEN, c->max_len);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MODEL_MAX_LEN_RANGE,
+                            MODEL_MAX_LEN, c->max_len);
     if ((int)c->pos < 0 || c->pos > MODEL_POS_ROPE || (int)c->objective < 0 || c->objective > MODEL_OBJ_TOKEN)
         return attn_fail(err, ATTN_ERR_RANGE, "Unknown position scheme or objective.");
     return ATTN_OK;
@@ -153,16 +153,16 @@ void model_params_bind(model_params *p, double *block, const model_tensor *t, in
 
 static attn_status check_vocab(const char *const *vocab, int count, attn_err *err) {
     if (count < 1 || count > MODEL_MAX_VOCAB)
-        return attn_fail(err, ATTN_ERR_RANGE, "A vocabulary has 1 to %d words (this one has %d).",
-                         MODEL_MAX_VOCAB, count);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MODEL_VOCAB_SIZE,
+                            MODEL_MAX_VOCAB, count);
     for (int i = 0; i < count; i++) {
         size_t len = strlen(vocab[i]);
         if (len == 0 || len >= MODEL_MAX_WORD)
-            return attn_fail(err, ATTN_ERR_RANGE, "vocab[%d] must have 1 to %d bytes.", i, MODEL_MAX_WORD - 1);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MODEL_WORD_BYTES, i, MODEL_MAX_WORD - 1);
         for (int j = 0; j < i; j++)
             if (strcmp(vocab[i], vocab[j]) == 0)
-                return attn_fail(err, ATTN_ERR_PARSE, "vocab[%d] \"%s\" repeats vocab[%d]; each word appears once.",
-                                 i, vocab[i], j);
+                return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MODEL_WORD_REPEATS,
+                                    i, vocab[i], j);
     }
     return ATTN_OK;
 }

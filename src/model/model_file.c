@@ -175,8 +175,8 @@ static attn_status unique_keys(const cJSON *obj, const char *where, const char *
     char shown[QUOTE_CAP];
     cJSON_ArrayForEach(it, obj) {
         if (cJSON_GetObjectItemCaseSensitive(obj, it->string) != it)
-            return attn_fail(err, ATTN_ERR_PARSE, "%s.%s appears more than once; give each key once.", where,
-                             quote(shown, it->string));
+            return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_KEY_TWICE, where,
+                                quote(shown, it->string));
         bool ok = false;
         for (size_t i = 0; i < count && !ok; i++) ok = strcmp(it->string, known[i]) == 0;
         if (!ok) {
@@ -185,8 +185,8 @@ static attn_status unique_keys(const cJSON *obj, const char *where, const char *
                 size_t used = strlen(list);
                 snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", known[i]);
             }
-            return attn_fail(err, ATTN_ERR_PARSE, "%s.%s is not a key attnviz knows here; the keys are %s.",
-                             where, quote(shown, it->string), list);
+            return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_KEY_UNKNOWN,
+                                where, quote(shown, it->string), list);
         }
     }
     return ATTN_OK;
@@ -194,7 +194,7 @@ static attn_status unique_keys(const cJSON *obj, const char *where, const char *
 
 static const cJSON *need(const cJSON *obj, const char *key, const char *where, attn_err *err) {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!it) attn_fail(err, ATTN_ERR_PARSE, "%s has no \"%s\"; a model file needs it.", where, key);
+    if (!it) attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_KEY_MISSING, where, key);
     return it;
 }
 
@@ -204,7 +204,7 @@ static attn_status read_int(int *out, const cJSON *obj, const char *key, const c
     if (!it) return ATTN_ERR_PARSE;
     double v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
     if (!(v >= lo && v <= hi) || v != floor(v))
-        return attn_fail(err, ATTN_ERR_RANGE, "%s.%s must be a whole number from %ld to %ld.", where, key, lo, hi);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_WHOLE, where, key, lo, hi);
     *out = (int)(long)v;
     return ATTN_OK;
 }
@@ -213,7 +213,7 @@ static attn_status read_double(double *out, const cJSON *obj, const char *key, c
     const cJSON *it = need(obj, key, where, err);
     if (!it) return ATTN_ERR_PARSE;
     if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || fabs(it->valuedouble) > ATTN_MAX_ABS)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s.%s must be a finite number of at most 1e18 in size.", where, key);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_FINITE, where, key);
     *out = it->valuedouble;
     return ATTN_OK;
 }
@@ -221,7 +221,7 @@ static attn_status read_double(double *out, const cJSON *obj, const char *key, c
 static attn_status read_bool(bool *out, const cJSON *obj, const char *key, const char *where, attn_err *err) {
     const cJSON *it = need(obj, key, where, err);
     if (!it) return ATTN_ERR_PARSE;
-    if (!cJSON_IsBool(it)) return attn_fail(err, ATTN_ERR_PARSE, "%s.%s must be true or false.", where, key);
+    if (!cJSON_IsBool(it)) return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_BOOL, where, key);
     *out = cJSON_IsTrue(it);
     return ATTN_OK;
 }
@@ -230,13 +230,13 @@ static const char *read_string(const cJSON *obj, const char *key, const char *wh
     const cJSON *it = need(obj, key, where, err);
     if (!it) return NULL;
     if (!cJSON_IsString(it)) {
-        attn_fail(err, ATTN_ERR_PARSE, "%s.%s must be a string.", where, key);
+        attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_STRING, where, key);
         return NULL;
     }
     uint32_t cp = first_control(it->valuestring);
     if (cp) {
-        attn_fail(err, ATTN_ERR_PARSE, "%s.%s contains a control character (U+%04X); a model file's text has none.",
-                  where, key, (unsigned)cp);
+        attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_CONTROL,
+                     where, key, (unsigned)cp);
         return NULL;
     }
     return it->valuestring;
@@ -247,7 +247,7 @@ static attn_status read_config(model_config *c, const cJSON *obj, const char *na
                                        "mask", "scale", "bias", "objective", "kv_heads", "rope_base"};
     char where[300];
     snprintf(where, sizeof where, "%s: config", name);
-    if (!cJSON_IsObject(obj)) return attn_fail(err, ATTN_ERR_PARSE, "%s must be an object.", where);
+    if (!cJSON_IsObject(obj)) return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_OBJECT, where);
     attn_status st = unique_keys(obj, where, keys, sizeof keys / sizeof *keys, err);
     if (st == ATTN_OK) st = read_int(&c->d_model, obj, "d_model", where, 1, ATTN_MAX_D_MODEL, err);
     if (st == ATTN_OK) st = read_int(&c->d_k, obj, "d_k", where, 1, ATTN_MAX_D_K, err);
@@ -262,22 +262,21 @@ static attn_status read_config(model_config *c, const cJSON *obj, const char *na
     const char *s = NULL;
     char shown[QUOTE_CAP];
     if (st == ATTN_OK && (s = read_string(obj, "pos", where, err)) && model_pos_parse(&c->pos, s, NULL) != ATTN_OK)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s.pos is \"%s\"; it is sinusoidal, learned, none or rope.", where,
-                         quote(shown, s));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_POS, where,
+                            quote(shown, s));
     if (st == ATTN_OK && s && (s = read_string(obj, "mask", where, err)) && attn_mask_parse(&c->mask, s, NULL) != ATTN_OK)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s.mask is \"%s\"; it is none, causal, window:W or causal-window:W "
-                                              "(W 1-%d).",
-                         where, quote(shown, s), ATTN_MAX_WINDOW);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_MASK,
+                            where, quote(shown, s), ATTN_MAX_WINDOW);
     if (st == ATTN_OK && s && (s = read_string(obj, "objective", where, err)) &&
         model_objective_parse(&c->objective, s, NULL) != ATTN_OK)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s.objective is \"%s\"; it is pointer or token.", where,
-                         quote(shown, s));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_OBJECTIVE, where,
+                            quote(shown, s));
     c->rope_base = ATTN_ROPE_BASE;
     if (st == ATTN_OK && s && cJSON_GetObjectItemCaseSensitive(obj, "rope_base")) { // optional: 10000 when left out
         int base = 0;
         if ((st = read_int(&base, obj, "rope_base", where, 2, (long)ATTN_MAX_ROPE_BASE, err)) != ATTN_OK) return st;
         if (c->pos != MODEL_POS_ROPE)
-            return attn_fail(err, ATTN_ERR_RANGE, "%s.rope_base goes with pos \"rope\".", where);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_ROPE_BASE, where);
         c->rope_base = base;
     }
     return st != ATTN_OK ? st : s ? ATTN_OK
@@ -289,33 +288,32 @@ static attn_status read_tensor(double *dst, const cJSON *item, const char *where
                                const char *why, attn_err *err) {
     int rows = t->vector ? 1 : cJSON_GetArraySize(item);
     if (!cJSON_IsArray(item) || rows == 0)
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s must be a non-empty array of %s.", where,
-                         t->vector ? "numbers" : "rows of numbers");
+        return attn_fail_id(err, ATTN_ERR_SHAPE, t->vector ? ATTN_MSG_MF_NOT_NUMBERS : ATTN_MSG_MF_NOT_ROWS, where);
     const cJSON *first = t->vector ? item : cJSON_GetArrayItem(item, 0);
     int cols = cJSON_IsArray(first) ? cJSON_GetArraySize(first) : -1;
-    if (cols < 0) return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an array of rows of numbers (a matrix).", where);
+    if (cols < 0) return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_NOT_MATRIX, where);
     if (t->vector && cols != t->cols)
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s has %d numbers but needs %d (%s).", where, cols, t->cols, why);
+        return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_VECTOR_LEN, where, cols, t->cols, why);
     if (!t->vector && (rows != t->rows || cols != t->cols))
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s is %dx%d but needs to be %dx%d (%s).", where, rows, cols,
-                         t->rows, t->cols, why);
+        return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_MATRIX_SHAPE, where, rows, cols,
+                            t->rows, t->cols, why);
     for (int i = 0; i < rows; i++) {
         const cJSON *row = t->vector ? item : cJSON_GetArrayItem(item, i);
         if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != cols)
-            return attn_fail(err, ATTN_ERR_SHAPE, "%s is ragged: row %d has %d entries, row 0 has %d.", where, i,
-                             cJSON_IsArray(row) ? cJSON_GetArraySize(row) : 0, cols);
+            return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_RAGGED, where, i,
+                                cJSON_IsArray(row) ? cJSON_GetArraySize(row) : 0, cols);
         int j = 0;
         const cJSON *cell;
         cJSON_ArrayForEach(cell, row) {
             char pos[40];
             if (t->vector) snprintf(pos, sizeof pos, "[%d]", j);
             else snprintf(pos, sizeof pos, "[%d][%d]", i, j);
-            if (!cJSON_IsNumber(cell)) return attn_fail(err, ATTN_ERR_PARSE, "%s%s is not a number.", where, pos);
+            if (!cJSON_IsNumber(cell)) return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_NOT_NUMBER, where, pos);
             double v = cell->valuedouble;
             if (!isfinite(v))
-                return attn_fail(err, ATTN_ERR_NONFINITE, "%s%s is too large to be a finite number.", where, pos);
+                return attn_fail_id(err, ATTN_ERR_NONFINITE, ATTN_MSG_MF_INFINITE, where, pos);
             if (fabs(v) > ATTN_MAX_ABS)
-                return attn_fail(err, ATTN_ERR_RANGE, "%s%s is %g; values must be at most 1e18 in size.", where, pos, v);
+                return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_TOO_BIG, where, pos, v);
             dst[(size_t)i * cols + j++] = v;
         }
     }
@@ -358,23 +356,22 @@ static attn_status check_layers(const cJSON *layers, const model_config *c, cons
     static const char *const head_keys[] = {"W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V"};
     char where[300];
     if (!cJSON_IsArray(layers) || cJSON_GetArraySize(layers) != c->layers)
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s: layers must be an array of %d layer objects (config.layers), not %d.",
-                         name, c->layers, cJSON_IsArray(layers) ? cJSON_GetArraySize(layers) : 0);
+        return attn_fail_at(err, ATTN_ERR_SHAPE, name, ATTN_MSG_MF_LAYERS, c->layers, cJSON_IsArray(layers) ? cJSON_GetArraySize(layers) : 0);
     for (int l = 0; l < c->layers; l++) {
         const cJSON *layer = cJSON_GetArrayItem(layers, l);
         snprintf(where, sizeof where, "%s: layers[%d]", name, l);
-        if (!cJSON_IsObject(layer)) return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an object.", where);
+        if (!cJSON_IsObject(layer)) return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_OBJECT, where);
         attn_status st = unique_keys(layer, where, layer_keys, c->bias ? 3 : 2, err);
         if (st != ATTN_OK) return st;
         const cJSON *heads = cJSON_GetObjectItemCaseSensitive(layer, "heads");
         if (!cJSON_IsArray(heads) || cJSON_GetArraySize(heads) != c->heads)
-            return attn_fail(err, ATTN_ERR_SHAPE, "%s.heads must be an array of %d head objects (config.heads), not %d.",
-                             where, c->heads, cJSON_IsArray(heads) ? cJSON_GetArraySize(heads) : 0);
+            return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_HEADS,
+                                where, c->heads, cJSON_IsArray(heads) ? cJSON_GetArraySize(heads) : 0);
         for (int h = 0; h < c->heads; h++) {
             char hw[320];
             snprintf(hw, sizeof hw, "%s.heads[%d]", where, h);
             const cJSON *head = cJSON_GetArrayItem(heads, h);
-            if (!cJSON_IsObject(head)) return attn_fail(err, ATTN_ERR_SHAPE, "%s must be an object.", hw);
+            if (!cJSON_IsObject(head)) return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_OBJECT, hw);
             static const char *const q_keys[] = {"W_Q", "b_Q"}; // a grouped head: its K, V are its group's first head's
             bool own_kv = !c->kv_heads || h % (c->heads / c->kv_heads) == 0;
             st = own_kv ? unique_keys(head, hw, head_keys, c->bias ? 6 : 3, err)
@@ -387,21 +384,19 @@ static attn_status check_layers(const cJSON *layers, const model_config *c, cons
 
 static attn_status read_vocab(char ***words, int *count, const cJSON *arr, const char *name, attn_err *err) {
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
-        return attn_fail(err, ATTN_ERR_PARSE, "%s: vocab must be a non-empty array of words.", name);
+        return attn_fail_at(err, ATTN_ERR_PARSE, name, ATTN_MSG_MF_VOCAB_ARRAY);
     *count = cJSON_GetArraySize(arr);
     if (*count > MODEL_MAX_VOCAB)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s: vocab has %d words; attnviz allows at most %d.", name, *count,
-                         MODEL_MAX_VOCAB);
+        return attn_fail_at(err, ATTN_ERR_RANGE, name, ATTN_MSG_MF_VOCAB_MANY, *count,
+                            MODEL_MAX_VOCAB);
     *words = calloc((size_t)*count, sizeof **words);
-    if (!*words) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to read %s.", name);
+    if (!*words) return attn_fail_at(err, ATTN_ERR_NOMEM, name, ATTN_MSG_MF_NOMEM_READ);
     for (int i = 0; i < *count; i++) {
         const cJSON *w = cJSON_GetArrayItem(arr, i);
-        if (!cJSON_IsString(w)) return attn_fail(err, ATTN_ERR_PARSE, "%s: vocab[%d] must be a string.", name, i);
+        if (!cJSON_IsString(w)) return attn_fail_at(err, ATTN_ERR_PARSE, name, ATTN_MSG_MF_VOCAB_STRING, i);
         uint32_t cp = first_control(w->valuestring);
         if (cp)
-            return attn_fail(err, ATTN_ERR_PARSE, "%s: vocab[%d] contains a control character (U+%04X); a word "
-                                                  "is printable text.",
-                             name, i, (unsigned)cp);
+            return attn_fail_at(err, ATTN_ERR_PARSE, name, ATTN_MSG_MF_VOCAB_CONTROL, i, (unsigned)cp);
         (*words)[i] = w->valuestring; // borrowed from the JSON tree until model_create copies it
     }
     return ATTN_OK;
@@ -412,12 +407,12 @@ static attn_status read_training(model_training *r, const cJSON *obj, bool refer
                                        "referent_attention"};
     char where[300];
     snprintf(where, sizeof where, "%s: training", name);
-    if (!cJSON_IsObject(obj)) return attn_fail(err, ATTN_ERR_PARSE, "%s must be an object.", where);
+    if (!cJSON_IsObject(obj)) return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_OBJECT, where);
     attn_status st = unique_keys(obj, where, keys, referent ? 8 : 7, err);
     double seed = 0;
     if (st == ATTN_OK) st = read_double(&seed, obj, "seed", where, err);
     if (st == ATTN_OK && (seed < 0 || seed > 4294967295.0 || seed != floor(seed)))
-        st = attn_fail(err, ATTN_ERR_RANGE, "%s.seed must be a whole number from 0 to 4294967295.", where);
+        st = attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_SEED, where);
     r->seed = (uint32_t)seed;
     if (st == ATTN_OK) st = read_int(&r->steps, obj, "steps", where, 0, 1000000, err);
     if (st == ATTN_OK) st = read_int(&r->batch, obj, "batch", where, 1, 4096, err);
@@ -443,6 +438,13 @@ static size_t find_nul_escape(const char *text, size_t len) {
     return (size_t)-1;
 }
 
+/* A refusal of the file at name:line:col (an %M argument, or 0 when the message has none). */
+static attn_status fail_at_pos(attn_err *err, const char *name, int line, int col, attn_msg id, int what) {
+    char at[sizeof err->at];
+    snprintf(at, sizeof at, "%s:%d:%d", name, line, col);
+    return attn_fail_at(err, ATTN_ERR_PARSE, at, id, what);
+}
+
 /* The text before JSON: UTF-8 throughout, no NUL byte and no \u0000 (what
  * cJSON lets through, cutting a string short). */
 static attn_status check_text(const char *text, size_t len, const char *name, attn_err *err) {
@@ -450,20 +452,17 @@ static attn_status check_text(const char *text, size_t len, const char *name, at
     size_t bad = utf8_find_invalid(text, len);
     if (bad != (size_t)-1) {
         attn_json_position(text, bad, &line, &col);
-        return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: the file is not valid UTF-8: there is %s (a model file is "
-                                              "UTF-8 text).",
-                         name, line, col, utf8_problem(text, len, bad));
+        return fail_at_pos(err, name, line, col, ATTN_MSG_MF_UTF8, attn_utf8_problem_msg(text, len, bad));
     }
     const char *nul = memchr(text, '\0', len); // cJSON would end a string there, as at \u0000
     if (nul) {
         attn_json_position(text, (size_t)(nul - text), &line, &col);
-        return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: a NUL byte; a model file is text.", name, line, col);
+        return fail_at_pos(err, name, line, col, ATTN_MSG_MF_NUL, 0);
     }
     bad = find_nul_escape(text, len);
     if (bad != (size_t)-1) {
         attn_json_position(text, bad, &line, &col);
-        return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: \\u0000 (the character NUL) cannot be in a model file's text.",
-                         name, line, col);
+        return fail_at_pos(err, name, line, col, ATTN_MSG_MF_NUL_ESCAPE, 0);
     }
     return ATTN_OK;
 }
@@ -474,6 +473,7 @@ static void name_the_file(attn_err *err, const char *name) {
     char msg[sizeof err->msg];
     memcpy(msg, err->msg, sizeof msg);
     snprintf(err->msg, sizeof err->msg, "%.200s: %.300s", name, msg);
+    if (!err->at[0]) snprintf(err->at, sizeof err->at, "%s", name); // said before it in every language
 }
 
 /* Everything after the JSON syntax: the header, the config, the model. */
@@ -486,17 +486,17 @@ static attn_status read_model(model *out, const cJSON *root, const char *name, a
     if (!format) return ATTN_ERR_PARSE;
     char shown[QUOTE_CAP];
     if (strcmp(format, "attnviz-model") != 0)
-        return attn_fail(err, ATTN_ERR_PARSE, "%s: format is \"%s\"; a model file says \"attnviz-model\".", name,
-                         quote(shown, format));
+        return attn_fail_at(err, ATTN_ERR_PARSE, name, ATTN_MSG_MF_FORMAT,
+                            quote(shown, format));
     int version = 0;
     if ((st = read_int(&version, root, "version", name, 0, 1000000, err)) != ATTN_OK) return st;
     if (version != 1)
-        return attn_fail(err, ATTN_ERR_PARSE, "%s: version %d; this attnviz reads model files of version 1.", name, version);
+        return attn_fail_at(err, ATTN_ERR_PARSE, name, ATTN_MSG_MF_VERSION, version);
     const char *task = read_string(root, "task", name, err), *probe = task ? read_string(root, "probe", name, err) : NULL;
     if (!task || !probe) return ATTN_ERR_PARSE;
     const task_info *ti = task_find(task);
     if (!ti)
-        return attn_fail(err, ATTN_ERR_PARSE, "%s: task \"%s\" is not one of %s.", name, quote(shown, task), task_names());
+        return attn_fail_at(err, ATTN_ERR_PARSE, name, ATTN_MSG_MF_TASK, quote(shown, task), task_names());
     model_config c;
     memset(&c, 0, sizeof c);
     const cJSON *cfg = need(root, "config", name, err);
@@ -512,10 +512,10 @@ static attn_status read_model(model *out, const cJSON *root, const char *name, a
     // the parts that exist only with learned positions or the token objective
     const char *opt[] = {"P", "U", "b_U"};
     bool want[] = {c.pos == MODEL_POS_LEARNED, c.objective == MODEL_OBJ_TOKEN, c.objective == MODEL_OBJ_TOKEN};
-    const char *because[] = {"config.pos is learned", "config.objective is token", "config.objective is token"};
+    const attn_msg because[] = {ATTN_MSG_MF_ONLY_LEARNED, ATTN_MSG_MF_ONLY_TOKEN, ATTN_MSG_MF_ONLY_TOKEN};
     for (int i = 0; i < 3; i++)
         if (!want[i] && cJSON_GetObjectItemCaseSensitive(root, opt[i]))
-            return attn_fail(err, ATTN_ERR_PARSE, "%s: %s is only in a model whose %s.", name, opt[i], because[i]);
+            return attn_fail_at(err, ATTN_ERR_PARSE, name, because[i], opt[i]);
     const cJSON *layers = need(root, "layers", name, err);
     if (!layers || (st = check_layers(layers, &c, name, err)) != ATTN_OK) return layers ? st : ATTN_ERR_PARSE;
     for (int i = 0; i < out->n_tensors; i++) {
@@ -523,11 +523,11 @@ static attn_status read_model(model *out, const cJSON *root, const char *name, a
         char where[400], why[96];
         const cJSON *home = tensor_home(where, sizeof where, root, t, name);
         const cJSON *item = cJSON_GetObjectItemCaseSensitive(home, t->name);
-        if (!item) return attn_fail(err, ATTN_ERR_PARSE, "%s is missing; a model file needs it.", where);
+        if (!item) return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_MF_TENSOR_MISSING, where);
         shape_words(why, sizeof why, t, out);
         if (strcmp(t->name, "E") == 0 && cJSON_IsArray(item) && cJSON_GetArraySize(item) != out->vocab_count)
-            return attn_fail(err, ATTN_ERR_SHAPE, "%s has %d rows but vocab has %d words (one row per word).", where,
-                             cJSON_GetArraySize(item), out->vocab_count);
+            return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_MF_E_ROWS, where,
+                                cJSON_GetArraySize(item), out->vocab_count);
         if ((st = read_tensor(out->block + t->offset, item, where, t, why, err)) != ATTN_OK) return st;
     }
     const cJSON *training = need(root, "training", name, err);
@@ -545,14 +545,10 @@ attn_status model_file_parse(model *out, const char *text, size_t len, const cha
         int line, col;
         attn_json_position(text, stop, &line, &col);
         if (more) // e.g. two models, as `>>` makes
-            return attn_fail(err, ATTN_ERR_PARSE, "%s:%d:%d: more follows the JSON object; a model file is exactly one "
-                                                  "JSON object (was a second one appended?).",
-                             name, line, col);
-        return attn_fail(err, ATTN_ERR_PARSE,
-                         "%s:%d:%d: this is not valid JSON (a model file is a JSON object; JSON has no NaN or Infinity).",
-                         name, line, col);
+            return fail_at_pos(err, name, line, col, ATTN_MSG_MF_MORE, 0);
+        return fail_at_pos(err, name, line, col, ATTN_MSG_MF_NOT_JSON, 0);
     }
-    if (!cJSON_IsObject(root)) st = attn_fail(err, ATTN_ERR_PARSE, "%s: a model file must be a JSON object {...}.", name);
+    if (!cJSON_IsObject(root)) st = attn_fail_at(err, ATTN_ERR_PARSE, name, ATTN_MSG_MF_NOT_OBJECT);
     else st = read_model(out, root, name, err);
     cJSON_Delete(root);
     if (st != ATTN_OK) model_free(out);
@@ -595,11 +591,7 @@ size_t model_file_size_bound(const model *m) {
 attn_status model_file_check_size(const model *m, attn_err *err) {
     size_t bound = model_file_size_bound(m);
     if (bound <= MODEL_FILE_MAX_BYTES) return ATTN_OK;
-    return attn_fail(err, ATTN_ERR_RANGE,
-                     "With these settings the model has %zu parameters, and its file could take %.0f MB, more than "
-                     "the %u MiB a model file may have (attnviz reads no more); choose a smaller d_model, d_k, "
-                     "number of heads or layers.",
-                     m->n_params, bound / 1e6, MODEL_FILE_MAX_BYTES >> 20);
+    return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_FILE_SIZE, m->n_params, bound / 1e6, MODEL_FILE_MAX_BYTES >> 20);
 }
 
 /* Where a parameter is in the file: "layers[1].heads[0].W_Q[2][3]". */
@@ -617,15 +609,12 @@ static bool readable_number(double v) {
 }
 
 attn_status model_file_check_values(const model *m, attn_err *err) {
-    static const char *const why = "beyond the finite numbers of at most 1e18 in size a model file holds, so the "
-                                   "model is not saved; a smaller learning rate helps";
     const model_training *r = &m->training;
     const double record[] = {r->loss, r->heldout_accuracy, r->referent_attention};
     const char *const record_key[] = {"training.loss", "training.heldout_accuracy", "training.referent_attention"};
     for (int i = 0; i < 3; i++)
         if (!readable_number(record[i]))
-            return attn_fail(err, ATTN_ERR_NONFINITE, "The training diverged: %s is %g, %s.", record_key[i],
-                             record[i], why);
+            return attn_fail_id(err, ATTN_ERR_NONFINITE, ATTN_MSG_MF_DIVERGED, record_key[i], record[i]);
     for (int i = 0; i < m->n_tensors; i++) {
         const model_tensor *t = &m->tensor[i];
         size_t count = (size_t)(t->vector ? 1 : t->rows) * (size_t)t->cols;
@@ -634,7 +623,7 @@ attn_status model_file_check_values(const model *m, attn_err *err) {
             if (readable_number(v)) continue;
             char where[96];
             parameter_where(where, sizeof where, t, k);
-            return attn_fail(err, ATTN_ERR_NONFINITE, "The training diverged: %s is %g, %s.", where, v, why);
+            return attn_fail_id(err, ATTN_ERR_NONFINITE, ATTN_MSG_MF_DIVERGED, where, v);
         }
     }
     return ATTN_OK;
@@ -646,7 +635,7 @@ attn_status model_file_write_checked(const model *m, char **out, attn_err *err) 
     if (st == ATTN_OK) st = model_file_check_size(m, err);
     if (st != ATTN_OK) return st;
     char *text = model_file_write(m);
-    if (!text) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to write the model.");
+    if (!text) return attn_fail_id(err, ATTN_ERR_NOMEM, ATTN_MSG_MF_NOMEM_WRITE);
     model back; // what --model would make of it: never write a file attnviz refuses
     st = model_file_parse(&back, text, strlen(text), "the model", err);
     model_free(&back);
@@ -673,18 +662,12 @@ attn_status model_file_check_save(const char *path, attn_err *err) {
     if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
         return ATTN_OK; // new, empty, or not a file to replace: the writer decides (and refuses a folder)
     if (access(path, R_OK) != 0)
-        return attn_fail(err, ATTN_ERR_IO, "%s is there already, and attnviz cannot read it (%s) to see whether it is "
-                                           "one of its model files; move it away or choose another name.",
-                         path,
-                         strerror(errno));
+        return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_MF_SAVE_UNREADABLE, path, errno);
     char *text = NULL;
     size_t len = 0;
     bool ours = attn_read_regular_file(path, MODEL_FILE_MAX_BYTES, &text, &len, NULL) == ATTN_OK &&
                 model_file_says_model(text, len); // a larger file is no model attnviz wrote
     free(text);
     if (ours) return ATTN_OK;
-    return attn_fail(err, ATTN_ERR_IO, "%s is there already and is not an attnviz model file (its \"format\" is not "
-                                       "\"attnviz-model\"); attnviz replaces only its own models. Move it away or "
-                                       "choose another name.",
-                     path);
+    return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_MF_SAVE_FOREIGN, path);
 }

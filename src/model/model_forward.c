@@ -237,8 +237,7 @@ static attn_status loss_terms(model_ws *ws, const model_target *t, int count, do
         }
     }
     if (!isfinite(*loss))
-        return attn_fail(err, ATTN_ERR_NONFINITE,
-                         "The loss is not finite: the model gives the answer a probability of 0 (try a smaller --lr).");
+        return attn_fail_id(err, ATTN_ERR_NONFINITE, ATTN_MSG_LOSS_NONFINITE);
     return ATTN_OK;
 }
 

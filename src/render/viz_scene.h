@@ -89,6 +89,9 @@ typedef enum {
 /* While the sentence of a model is edited, its words are chips under the
  * narrative's title: VIZ_HIT_WIDGET with this id, the word's index in delta. */
 #define VIZ_W_WORD 49
+/* When the model's words do not all fit, ‹ and › before them page through
+ * them: VIZ_HIT_WIDGET with this id, the index of the first word to show in delta. */
+#define VIZ_W_WORD_PAGE 47
 
 /* true for the widgets shown only with a model. */
 static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER; }
@@ -242,6 +245,7 @@ typedef struct {
     const char *narrative_note; /* said before the step's text when no page text is shown (a walkthrough from a lesson), or NULL */
     int n_words;                /* the model's words, while its sentence is edited (a palette), else 0 */
     const char *const *words;
+    int words_first;                    /* the first of them shown (‹ › page through them when they do not all fit) */
     const char *narrative;              /* narrative text; paragraphs split by blank lines, code lines marked */
     const char *status;                 /* status line text */
     const char *page_label;             /* e.g. "3 / 14", or NULL without a lesson */

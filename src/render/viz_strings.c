@@ -192,11 +192,24 @@ viz_str viz_msg_str(attn_msg id) {
 }
 
 void viz_err_text(char *out, size_t cap, const viz_strings *t, viz_lang lang, const attn_err *err) {
-    const char *words = t && err->id > ATTN_MSG_NONE && err->id < ATTN_MSG_COUNT && lang >= 0 && lang < VIZ_LANG_COUNT
-                            ? t->s[lang][viz_msg_str(err->id)]
-                            : NULL;
-    if (words) attn_msg_format(out, cap, words, err->args, ATTN_MSG_ARGS);
-    else snprintf(out, cap, "%s", err->msg);
+    bool known = t && err->id > ATTN_MSG_NONE && err->id < ATTN_MSG_COUNT && lang >= 0 && lang < VIZ_LANG_COUNT;
+    const char *words = known ? t->s[lang][viz_msg_str(err->id)] : NULL;
+    if (!words) {
+        snprintf(out, cap, "%s", err->msg);
+        return;
+    }
+    char args[ATTN_MSG_ARGS][128]; // a reason (%R) is a message too: its words in this language
+    for (int i = 0; i < ATTN_MSG_ARGS; i++) {
+        attn_msg why = err->arg_id[i];
+        const char *w = why > ATTN_MSG_NONE && why < ATTN_MSG_COUNT ? t->s[lang][viz_msg_str(why)] : NULL;
+        snprintf(args[i], sizeof args[i], "%s", w ? w : err->args[i]);
+        utf8_trim_partial(args[i]);
+    }
+    const char *lead = err->lead > ATTN_MSG_NONE && err->lead < ATTN_MSG_COUNT ? t->s[lang][viz_msg_str(err->lead)] : NULL;
+    bool wide = lead && *lead && (unsigned char)lead[strlen(lead) - 1] >= 0x80; // "：" needs no space after it
+    int at = snprintf(out, cap, "%s%s%s%s", err->at, err->at[0] ? ": " : "", lead ? lead : "", lead && !wide ? " " : "");
+    if (at < 0 || (size_t)at >= cap) at = 0; // a place reads the same in every language
+    attn_msg_format(out + at, cap - (size_t)at, words, (const char(*)[128])args, ATTN_MSG_ARGS);
 }
 
 const char *viz_step_hint(char *buf, size_t cap, const char *const *ui, attn_step step, const attn_config *cfg) {

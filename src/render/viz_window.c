@@ -632,53 +632,94 @@ static void code_canvas(const viz_ctx *c, viz_box b, const char *code) {
 
 /* ---- right side: narrative and cell arithmetic ---- */
 
-/* Chips that flow under the narrative's title after a label (the page's
- * @try suggestions, the model's words): their height; drawn, or (hits)
- * only their hit regions, which go over the panel's. */
-static float chips(const viz_ctx *c, viz_box in, const char *label, const char *const *items, int n, int widget,
-                   bool hits) {
-    if (n <= 0 || in.h <= 0) return 0;
-    float px = c->small, h = px * 1.9f, gap = 6 * c->u, pad = 7 * c->u;
-    float lw = viz_text_w(c, label, px) + gap, x = in.x + lw, y = in.y;
-    if (lw > 0.5f * in.w) lw = 0, y += h; // a long label on a line of its own, cut to the panel
-    if (!hits) viz_label(c, in.x, in.y, in.w, h, label, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
-    x = in.x + lw;
-    float row_h = h;
-    for (int i = 0; i < n; i++) {
+/* One chip of text at x, y (w wide, ch high; wraps: its text on lines inside it). */
+static void chip(const viz_ctx *c, float x, float y, float w, float ch, const char *text, bool wraps, bool enabled) {
+    float px = c->small, pad = 7 * c->u;
+    viz_rgba ink = enabled ? c->th->accent : c->th->muted;
+    viz_fill(c->l, x, y, w, ch, c->th->panel2);
+    viz_stroke(c->l, x, y, w, ch, 1.5f * c->u, ink);
+    if (wraps) viz_wrap_ex(c, (viz_box){x + pad, y + 0.45f * px, w - 2 * pad, ch}, text, px, 0, 0, ink, true);
+    else viz_label(c, x + pad, y, w - 2 * pad, px * 1.9f, text, px, VIZ_LEFT | VIZ_MIDDLE, ink);
+}
+
+/* Lays items[first..n) out in rows from (x, y) within in, later rows
+ * starting at in.x + lw: how many fit above in's bottom. mode 0 only
+ * measures, 1 draws, 2 adds the hit regions (widget, the index in delta).
+ * *bottom: the end of the last row placed. */
+static int chip_rows(const viz_ctx *c, viz_box in, float lw, float x, float y, const char *const *items, int first,
+                     int n, int widget, int mode, float *bottom) {
+    float px = c->small, h = px * 1.9f, gap = 6 * c->u, pad = 7 * c->u, row_h = h;
+    int i = first;
+    for (; i < n; i++) {
         float tw = viz_text_w(c, items[i], px) + 2 * pad, w = fminf(tw, in.w - lw), ch = h;
         bool wraps = tw > in.w - lw; // a long sentence takes lines inside its chip, never cut to …
         if (wraps) ch = viz_wrap_ex(c, (viz_box){0, 0, w - 2 * pad, 1e6f}, items[i], px, 0, 0, c->th->accent, false) + 0.9f * px;
         if (x + w > in.x + in.w + 0.5f && x > in.x + lw) x = in.x + lw, y += row_h + gap, row_h = h; // the next line
-        if (y + ch > in.y + in.h) {                                                                  // no room left in the panel: say how many more rather than draw over the text
-            char more[48];
-            snprintf(more, sizeof more, "+%d", n - i);
-            float mw = viz_text_w(c, more, px) + 2 * pad;
-            if (!hits && y - row_h - gap >= in.y) viz_label(c, in.x + in.w - mw, y - row_h - gap, mw, h, more, px, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
-            y -= row_h + gap; // the rows drawn end above
+        if (y + ch > in.y + in.h) {                                                                  // no room left in the panel
+            y -= row_h + gap;                                                                        // the rows placed end above
             break;
         }
         if (ch > row_h) row_h = ch;
-        if (hits) viz_hit_region(c->l, x, y, w, ch, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget, .delta = i});
-        else {
-            viz_fill(c->l, x, y, w, ch, c->th->panel2);
-            viz_stroke(c->l, x, y, w, ch, 1.5f * c->u, c->th->accent);
-            if (wraps) viz_wrap_ex(c, (viz_box){x + pad, y + 0.45f * px, w - 2 * pad, ch}, items[i], px, 0, 0, c->th->accent, true);
-            else viz_label(c, x + pad, y, w - 2 * pad, h, items[i], px, VIZ_LEFT | VIZ_MIDDLE, c->th->accent);
-        }
+        if (mode == 2) viz_hit_region(c->l, x, y, w, ch, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = widget, .delta = i});
+        else if (mode == 1) chip(c, x, y, w, ch, items[i], wraps, true);
         x += w + gap;
     }
-    return y + row_h + 6 * c->u - in.y;
+    *bottom = y + row_h;
+    return i - first;
+}
+
+/* Chips that flow under the narrative's title after a label (the page's
+ * @try suggestions, the model's words): their height; drawn, or (hits)
+ * only their hit regions, which go over the panel's. What does not fit is
+ * counted as +N; with page_widget, ‹ › chips after the label page through
+ * all of them instead (page_widget's delta: the first item to show), from
+ * item first. */
+static float chips(const viz_ctx *c, viz_box in, const char *label, const char *const *items, int n, int widget,
+                   int first, int page_widget, bool hits) {
+    if (n <= 0 || in.h <= 0) return 0;
+    float px = c->small, h = px * 1.9f, gap = 6 * c->u, pad = 7 * c->u, bottom = in.y;
+    float lw = viz_text_w(c, label, px) + gap, y = in.y;
+    if (lw > 0.5f * in.w) lw = 0, y += h; // a long label on a line of its own, cut to the panel
+    if (!hits) viz_label(c, in.x, in.y, in.w, h, label, px, VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
+    if (first < 0 || first >= n || !page_widget) first = 0;
+    int fit = chip_rows(c, in, lw, in.x + lw, y, items, first, n, widget, 0, &bottom);
+    float nav = 0;
+    if (page_widget && (first > 0 || first + fit < n)) { // paged: ‹ and › first, then the words they page through
+        float aw = viz_text_w(c, "‹", px) + 2 * pad;
+        nav = 2 * (aw + gap);
+        if (y + h > in.y + in.h) return 0;
+        fit = chip_rows(c, in, lw, in.x + lw + nav, y, items, first, n, widget, 0, &bottom);
+        int back = first - (fit > 0 ? fit : 1), next = first + (fit > 0 ? fit : 1);
+        bool can_back = first > 0, can_next = next < n;
+        float ax = in.x + lw;
+        if (hits) {
+            if (can_back) viz_hit_region(c->l, ax, y, aw, h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = page_widget, .delta = back < 0 ? 0 : back});
+            if (can_next) viz_hit_region(c->l, ax + aw + gap, y, aw, h, (viz_hit){.kind = VIZ_HIT_WIDGET, .widget = page_widget, .delta = next});
+        } else {
+            chip(c, ax, y, aw, h, "‹", false, can_back);
+            chip(c, ax + aw + gap, y, aw, h, "›", false, can_next);
+        }
+        if (bottom < y + h) bottom = y + h;
+    } else if (first + fit < n && !hits) { // no room for the rest: say how many more rather than draw over the text
+        char more[48];
+        snprintf(more, sizeof more, "+%d", n - first - fit);
+        float mw = viz_text_w(c, more, px) + 2 * pad;
+        if (bottom - h >= in.y) viz_label(c, in.x + in.w - mw, bottom - h, mw, h, more, px, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+    }
+    if (fit > 0 || nav > 0) chip_rows(c, in, lw, in.x + lw + nav, y, items, first, n, widget, hits ? 2 : 1, &bottom);
+    return bottom + 6 * c->u - in.y;
 }
 
 /* The page's suggestions, then the model's words while its sentence is
- * edited: their height. They take at most what leaves the text a few lines. */
+ * edited: their height. They take at most what leaves the text a few
+ * lines; the words page with ‹ › when they do not all fit. */
 static float try_chips(const viz_ctx *c, viz_box in, bool hits) {
     const viz_scene *s = c->s;
     in.h -= 4 * c->body * 1.45f + c->small * 3.5f; // the text's first lines, "more below" and the hint stay readable
-    float h = chips(c, in, viz_s(c, VIZ_S_LESSON_TRY), s->tries, s->n_tries, VIZ_W_TRY, hits);
+    float h = chips(c, in, viz_s(c, VIZ_S_LESSON_TRY), s->tries, s->n_tries, VIZ_W_TRY, 0, 0, hits);
     in.y += h;
     in.h -= h;
-    return h + chips(c, in, viz_s(c, VIZ_S_MODEL_WORDS), s->words, s->n_words, VIZ_W_WORD, hits);
+    return h + chips(c, in, viz_s(c, VIZ_S_MODEL_WORDS), s->words, s->n_words, VIZ_W_WORD, s->words_first, VIZ_W_WORD_PAGE, hits);
 }
 
 /* One button of the page controls: its text centred, a hit region when enabled. */

@@ -25,18 +25,18 @@ static attn_status read_stream(FILE *fp, const char *name, size_t max_bytes, cha
     size_t got;
     while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0) {
         if (b.len + got > max_bytes) {
-            st = attn_fail(err, ATTN_ERR_IO, "%s is larger than the %zu bytes attnviz reads.", name, max_bytes);
+            st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_TOO_LARGE, name, max_bytes);
             goto cleanup;
         }
         attn_sb_append(&b, chunk, got);
     }
     if (ferror(fp)) {
-        st = attn_fail(err, ATTN_ERR_IO, "Cannot read %s: %s.", name, strerror(errno));
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_READ, name, errno);
         goto cleanup;
     }
     *len = b.len;
     *out = attn_sb_take(&b);
-    if (!*out) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to read %s.", name);
+    if (!*out) st = attn_fail_id(err, ATTN_ERR_NOMEM, ATTN_MSG_FILE_READ_NOMEM, name);
 cleanup:
     attn_sb_free(&b);
     return st;
@@ -44,46 +44,46 @@ cleanup:
 
 static attn_status check_size(const char *path, const struct stat *sb, size_t max_bytes, attn_err *err) {
     if (S_ISREG(sb->st_mode) && (size_t)sb->st_size > max_bytes)
-        return attn_fail(err, ATTN_ERR_IO, "%s is %lld bytes; attnviz reads at most %zu.", path,
-                         (long long)sb->st_size, max_bytes);
+        return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_SIZE, path,
+                            (long long)sb->st_size, max_bytes);
     return ATTN_OK;
 }
 
 attn_status attn_read_file(const char *path, size_t max_bytes, char **out, size_t *len, attn_err *err) {
     if (strcmp(path, "-") == 0) return read_stream(stdin, "standard input", max_bytes, out, len, err);
     struct stat sb;
-    if (stat(path, &sb) != 0) return attn_fail(err, ATTN_ERR_IO, "Cannot open %s: %s.", path, strerror(errno));
-    if (S_ISDIR(sb.st_mode)) return attn_fail(err, ATTN_ERR_IO, "%s is a folder, not a file.", path);
+    if (stat(path, &sb) != 0) return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_OPEN, path, errno);
+    if (S_ISDIR(sb.st_mode)) return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_FOLDER, path);
     attn_status st = check_size(path, &sb, max_bytes, err);
     if (st != ATTN_OK) return st;
     FILE *fp = fopen(path, "rb");
-    if (!fp) return attn_fail(err, ATTN_ERR_IO, "Cannot open %s: %s.", path, strerror(errno));
+    if (!fp) return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_OPEN, path, errno);
     st = read_stream(fp, path, max_bytes, out, len, err);
     fclose(fp);
     return st;
 }
 
 /* "a named pipe", "a device", …: what a path that is not a regular file is. */
-static const char *kind_of(mode_t m) {
-    return S_ISDIR(m) ? "a folder" : S_ISFIFO(m)            ? "a named pipe"
-                                 : S_ISSOCK(m)              ? "a socket"
-                                 : S_ISCHR(m) || S_ISBLK(m) ? "a device"
-                                                            : "not a regular file";
+static attn_msg kind_of(mode_t m) {
+    return S_ISDIR(m) ? ATTN_MSG_FILE_IS_FOLDER : S_ISFIFO(m)            ? ATTN_MSG_FILE_IS_FIFO
+                                              : S_ISSOCK(m)              ? ATTN_MSG_FILE_IS_SOCKET
+                                              : S_ISCHR(m) || S_ISBLK(m) ? ATTN_MSG_FILE_IS_DEVICE
+                                                                         : ATTN_MSG_FILE_NOT_REGULAR;
 }
 
 attn_status attn_read_regular_file(const char *path, size_t max_bytes, char **out, size_t *len,
                                    attn_err *err) {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return attn_fail(err, ATTN_ERR_IO, "Cannot open %s: %s.", path, strerror(errno));
+    if (fd < 0) return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_OPEN, path, errno);
     struct stat sb;
     attn_status st = ATTN_OK;
-    if (fstat(fd, &sb) != 0) st = attn_fail(err, ATTN_ERR_IO, "Cannot open %s: %s.", path, strerror(errno));
+    if (fstat(fd, &sb) != 0) st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_OPEN, path, errno);
     else if (!S_ISREG(sb.st_mode))
-        st = attn_fail(err, ATTN_ERR_IO, "%s is not a regular file (it is %s).", path, kind_of(sb.st_mode));
+        st = attn_fail_id(err, ATTN_ERR_IO, kind_of(sb.st_mode), path);
     else st = check_size(path, &sb, max_bytes, err);
     FILE *fp = st == ATTN_OK ? fdopen(fd, "rb") : NULL;
-    if (st == ATTN_OK && !fp) st = attn_fail(err, ATTN_ERR_IO, "Cannot open %s: %s.", path, strerror(errno));
+    if (st == ATTN_OK && !fp) st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_OPEN, path, errno);
     if (!fp) {
         close(fd);
         return st;
@@ -105,14 +105,13 @@ static void out_free(attn_out *o) {
 }
 
 static attn_status out_fail(attn_out *o, int e, attn_err *err) {
-    attn_status st = attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", o->shown ? o->shown : o->path,
-                               e ? strerror(e) : "a write failed");
+    attn_status st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_WRITE, o->shown ? o->shown : o->path, e);
     attn_out_abort(o);
     return st;
 }
 
 static attn_status out_nomem(attn_out *o, const char *name, attn_err *err) {
-    attn_status st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to write %s.", name);
+    attn_status st = attn_fail_id(err, ATTN_ERR_NOMEM, ATTN_MSG_FILE_WRITE_NOMEM, name);
     out_free(o);
     return st;
 }
@@ -249,14 +248,14 @@ attn_status attn_reserve_name(char *out, size_t cap, const char *dir, const char
         char num[16] = "";
         if (i > 1) snprintf(num, sizeof num, "-%d", i);
         if ((size_t)snprintf(out, cap, "%s/%s%s%s", dir, stem, num, ext) >= cap)
-            return attn_fail(err, ATTN_ERR_IO, "Cannot write in %s: the path is too long.", dir);
+            return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_PATH_LONG, dir);
         int fd = folder ? mkdir(out, 0755) : open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd >= 0) {
             if (!folder) close(fd);
             return ATTN_OK;
         }
-        if (errno != EEXIST) return attn_fail(err, ATTN_ERR_IO, "Cannot write %s: %s.", out, strerror(errno));
+        if (errno != EEXIST) return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_WRITE, out, errno);
     }
-    return attn_fail(err, ATTN_ERR_IO, "Cannot write in %s: %s%s and 998 more names like it are taken.", dir, stem,
-                     ext);
+    return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_FILE_NAMES_TAKEN, dir, stem,
+                        ext);
 }

@@ -129,6 +129,13 @@ size_t utf8_find_invalid(const char *s, size_t len) {
     return (size_t)-1;
 }
 
+int utf8_problem_kind(const char *s, size_t len, size_t off) {
+    uint32_t cp;
+    int n;
+    if (!s || off >= len) return -1;
+    return (int)classify((const unsigned char *)s + off, len - off, &cp, &n);
+}
+
 const char *utf8_problem(const char *s, size_t len, size_t off) {
     uint32_t cp;
     int n;

@@ -26,6 +26,12 @@ size_t utf8_find_invalid(const char *s, size_t len);
  * "a byte that never appears in UTF-8", "a code point above U+10FFFF"). */
 const char *utf8_problem(const char *s, size_t len, size_t off);
 
+/* What is wrong at s[off], as a number (attn_utf8_problem_msg words it in
+ * every language): -1 the end of the text, 0 a well-formed character, 1 an
+ * overlong encoding, 2 a surrogate, 3 a truncated sequence, 4 a stray
+ * continuation byte, 5 a byte never in UTF-8, 6 above U+10FFFF. */
+int utf8_problem_kind(const char *s, size_t len, size_t off);
+
 /* Columns a code point takes in a terminal: 0 for combining marks, ZWJ and
  * variation selectors, 2 for East Asian Wide/Fullwidth and emoji, else 1. */
 int utf8_cp_width(uint32_t cp);

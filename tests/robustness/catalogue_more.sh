@@ -227,13 +227,13 @@ variant page-untitled '48d'
 lesson lesson-page-untitled "$L/page-untitled.lesson" 52:1 "a page starts with its title: write “title: …” right after === page:"
 # directives
 variant directive '61s/.*/@colour: red/'
-lesson lesson-unknown-directive "$L/directive.lesson" 61:1 "unknown directive @colour; the directives are @sentence, @config, @step, @highlight, @predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, @try, @own, @edited, @roles, @vocab and @weights (write \\@ for a line that starts with @)"
+lesson lesson-unknown-directive "$L/directive.lesson" 61:1 "unknown directive @colour; the directives are @sentence, @config, @step, @highlight, @predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, @try, @own, @edited, @roles, @view, @hf, @missing, @vocab and @weights (write \\@ for a line that starts with @)"
 variant directive-twice '61a @step: 3'
 lesson lesson-directive-twice "$L/directive-twice.lesson" 62:1 "@step is given twice here (first at line 61)"
 variant directive-outside '7a @step: 3'
 lesson lesson-directive-outside-page "$L/directive-outside.lesson" 8:1 "@step belongs inside a page (after === page: ID)"
 variant end-alone '17a @end'
-lesson lesson-end-without-block "$L/end-alone.lesson" 18:1 "@end without a block to close (@vocab, @weights or @own)"
+lesson lesson-end-without-block "$L/end-alone.lesson" 18:1 "@end without a block to close (@vocab, @weights, @own or @missing)"
 # settings
 variant setting '6s/.*/@config: d_k=2 heads=1 colour=red/'
 lesson lesson-unknown-setting "$L/setting.lesson" 6:24 "unknown setting “colour”; use d_model, d_k, heads, seed, mask, scale, pos_enc, bias, pos_dims, kv_heads, pos, rope_base or pos_offset"

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Issue 23: in a zh UI (--lang zh, or a zh locale) the command line says a
+# refusal of each family in Chinese, with its arguments and no English
+# sentence: a file that cannot be opened, a model file, a lesson's line, a
+# weights file, a setting, a flag. The same inputs still read in English in an en UI.
+# Usage: zh_messages.sh ATTNVIZ
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the test runs in its own folder
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+pass=0
+
+printf '{"format": "nope"}\n' >model.json
+printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n@bogus: 1\ntext\n' >bad.lesson
+printf '{"X": [[1, 2], [3]]}\n' >weights.json
+
+# says NAME WANT_ZH WANT_EN -- ARGS...: a non-zero exit, one line, exactly WANT_ZH in zh
+# (three English words in a row nowhere but in the file name), WANT_EN in en.
+says() {
+    local name=$1 zh=$2 en=$3
+    shift 4
+    local got rc
+    got=$(env -u LC_ALL -u LC_MESSAGES LANG=zh_CN.UTF-8 "$bin" --headless --print "$@" 2>&1 >/dev/null)
+    rc=$?
+    if [ $rc -eq 0 ] || [ "$got" != "attnviz: $zh" ]; then
+        echo "FAIL [$name zh]: exit $rc, said: $got"
+        echo "    wanted: attnviz: $zh"
+        fail=$((fail + 1))
+        return
+    fi
+    if grep -qE '[A-Za-z]{2,} [a-z]{2,} [a-z]{2,}' <<<"${got//$tmp/}"; then
+        echo "FAIL [$name zh]: an English sentence in: $got"
+        fail=$((fail + 1))
+        return
+    fi
+    got=$(LANG=C "$bin" --headless --print --lang en "$@" 2>&1 >/dev/null)
+    if [ "$got" != "attnviz: $en" ]; then
+        echo "FAIL [$name en]: said: $got"
+        echo "    wanted: attnviz: $en"
+        fail=$((fail + 1))
+        return
+    fi
+    pass=$((pass + 1))
+}
+
+says missing-file "无法打开 $tmp/none.json：没有这个文件或文件夹。" \
+    "Cannot open $tmp/none.json: No such file or directory." -- --weights "$tmp/none.json"
+says folder "$tmp 是一个文件夹，不是文件。" "$tmp is a folder, not a file." -- --sentence-file "$tmp"
+says bad-model "model.json: format 是 \"nope\"；模型文件写的是 \"attnviz-model\"。" \
+    "model.json: format is \"nope\"; a model file says \"attnviz-model\"." -- --model model.json
+says bad-lesson-line "bad.lesson:7:1: 未知的指令 @bogus；指令有 @sentence、@config、@step、@highlight、@predict、@reveal、@compare、@random-weights、@features、@model、@layer、@backward、@train、@try、@own、@edited、@roles、@view、@hf、@missing、@vocab 和 @weights（一行要以 @ 开头时请写 \\@）" \
+    "bad.lesson:7:1: unknown directive @bogus; the directives are @sentence, @config, @step, @highlight, @predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, @try, @own, @edited, @roles, @view, @hf, @missing, @vocab and @weights (write \\@ for a line that starts with @)" \
+    -- --lesson bad.lesson
+says bad-weights "weights.json: X 的各行长短不一：第 1 行有 1 个数，第 0 行有 2 个。" \
+    "weights.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- --weights weights.json
+says bad-setting "掩码窗口 W 必须在 1 和 64 之间（现在是 0）。" \
+    "The mask window W must be between 1 and 64 (it is 0)." -- --mask window:0
+says bad-flag "--heads 必须在 1 和 8 之间（现在是 99）。" "--heads must be between 1 and 8 (it is 99)." -- --heads 99
+
+echo "zh_messages: $pass passed, $fail failed"
+[ $fail -eq 0 ]
