@@ -1102,7 +1102,8 @@ static const char HOSTILE_LESSON[] =
     "=== page: one\ntitle: <img src=x onerror=alert(2)> & more\n@step: softmax\n\n"
     "Plain <b>bold</b> & <script>alert(3)</script> text, *emphasis*.\n\n"
     "- an item with [a link](javascript:alert(4))\n\n"
-    "Guess first: click the word you think it is. Then read on. 先猜一猜：点一下你的答案。\n";
+    "Guess first: click the word you think it is. Then read on. 先猜一猜：点一下你的答案。\n\n"
+    "Decide, then click the key you think it is. Press E, then read on. 想好了，再点一下你认为的那个键。看第 1 层，点一下“，”就懂了。\n";
 
 static void markdown_escapes_html(void **state) {
     (void)state;
@@ -1125,8 +1126,9 @@ static void markdown_escapes_html(void **state) {
     }
     char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
     assert_non_null(strstr(md, "Plain &lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;alert(3)&lt;/script&gt; text, *emphasis*."));
-    assert_non_null(strstr(md, "- an item with \\[a link\\](javascript:alert(4))\n")); // no link
-    assert_non_null(strstr(md, "\nGuess first. Then read on. 先猜一猜。\n"));          // on paper there is nothing to click
+    assert_non_null(strstr(md, "- an item with \\[a link\\](javascript:alert(4))\n"));                       // no link
+    assert_non_null(strstr(md, "\nGuess first. Then read on. 先猜一猜。\n"));                                // on paper there is nothing to click
+    assert_non_null(strstr(md, "\nDecide. Press E, then read on. 想好了。看第 1 层，点一下“，”就懂了。\n")); // nor "then click" (the guesses of modern-attention)
     free(md);
     free(p);
     lesson_free(l);
