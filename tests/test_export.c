@@ -1307,6 +1307,48 @@ static void model_backward_hints(void **state) {
     free(dir);
 }
 
+/* Issue 25: a vocabulary word with a backtick closed index.md's code span
+ * ("`1:p`q`": pandoc shows "1:p" as code, then "q`" as text). The target is
+ * fenced by more backticks than any run in it. */
+static void markdown_target_backtick(void **state) {
+    (void)state;
+    model m = {0};
+    model_result r = {0};
+    attn_err err;
+    size_t len = 0;
+    char *text = slurp(ATTN_SOURCE_DIR "/assets/models/induction.json", &len), *dir = temp_dir();
+    assert_non_null(text);
+    char *p_word = strstr(strstr(text, "\"vocab\""), "\"p\""); // the last word, in no probe sentence
+    assert_non_null(p_word);
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_append(&b, text, (size_t)(p_word - text));
+    attn_sb_puts(&b, "\"p`q\"");
+    attn_sb_puts(&b, p_word + 3);
+    if (model_file_parse(&m, b.data, b.len, "induction.json", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    const char *s = "a b c d a b c";
+    model_target_spec target = {1, "p`q"};
+    if (model_run(&r, &m, s, strlen(s), &target, 1, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    export_item items[EXPORT_MAX_MODEL_ITEMS];
+    int n = export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, &m, &r, VIZ_TARGET_GIVEN, 1u << ATTN_STEP_SOFTMAX, 0,
+                                   -1, (viz_origin){0});
+    export_opts o;
+    small_opts(&o, dir, "md");
+    if (export_run(&o, items, n, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *path = path_in(dir, "index.md"), *md = slurp(path, NULL);
+    assert_non_null(md);
+    if (!strstr(md, "- Targets: ``1:p`q`` (given with --target)\n")) fail_msg("the target's code span:\n%.2000s", md);
+    assert_null(strstr(md, " `1:p`q`"));
+    free(md);
+    free(path);
+    attn_sb_free(&b);
+    model_result_free(&r);
+    model_free(&m);
+    free(text);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* A batch that fails at its k-th file, for every k: the files of the last
  * export are intact, nothing new appears, and no staging folder is left. */
 static void failure_leaves_nothing(void **state) {
@@ -1814,6 +1856,7 @@ int main(void) {
         cmocka_unit_test(csv_names_and_formulas),
         cmocka_unit_test(html_handout_budget),
         cmocka_unit_test(model_backward_hints),
+        cmocka_unit_test(markdown_target_backtick),
         cmocka_unit_test(html_views_rebuild_every_query),
         cmocka_unit_test(html_pages),
         cmocka_unit_test(html_lesson_question),
