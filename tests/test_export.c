@@ -1151,6 +1151,7 @@ static void markdown_text_escaping(void **state) {
         {"12. list", true, "12\\. list"},
         {"two\nlines", false, "two lines"},
         {"它：“鸟”", false, "它：“鸟”"},
+        {"$5 or $^^5cinput{/etc/hostname}$", false, "&#36;5 or &#36;^^5cinput{/etc/hostname}&#36;"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         attn_strbuf b;
