@@ -160,13 +160,18 @@ static void test_pos_one_scheme(void **state) {
     c.pos_count = 0;
     c.pos_enc = true;
     assert_int_equal(attn_config_check(&c, &err), ATTN_ERR_RANGE);
-    // --train takes the scheme over; --pos-offset is the one-layer view's
+    // --train takes the scheme over; --pos-offset is a run's, not a training's
     assert_int_equal(parse(&o, &err, 7, "--train", "induction", "--save", "m.json", "--pos", "rope"), ATTN_OK);
     assert_int_equal(o.model.pos, MODEL_POS_ROPE);
     assert_int_equal(parse(&o, &err, 9, "--train", "induction", "--save", "m.json", "--pos", "learned", "--rope-base",
                            "500"),
                      ATTN_ERR_RANGE);
     assert_int_equal(parse(&o, &err, 7, "--train", "induction", "--save", "m.json", "--pos-offset", "3"), ATTN_ERR_RANGE);
+    // a model run takes it (the sentence starts at 3); another one-layer flag stays refused
+    assert_int_equal(parse(&o, &err, 6, "--headless", "--model", "m.json", "--pos-offset", "3"), ATTN_OK);
+    assert_int_equal(o.cfg.pos_offset, 3);
+    assert_int_equal(parse(&o, &err, 8, "--headless", "--model", "m.json", "--pos-offset", "3", "--heads", "2"),
+                     ATTN_ERR_RANGE);
 }
 
 static void test_bad_flags(void **state) {

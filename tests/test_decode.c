@@ -253,14 +253,27 @@ static void test_decode_records(void **state) {
     assert_int_equal(attn_kv_cache_bytes(1, 8, 4, 10, 8) / attn_kv_cache_bytes(1, 2, 4, 10, 8), 4);
     attn_decode_free(&d);
     attn_trace_free(&t);
-    // causal-window:2 reads at most 3 cells
+    // causal-window:2 reads at most 3 cells, so the cache slides: it keeps the 2 newest rows
     c.mask.kind = ATTN_MASK_CAUSAL_WINDOW, c.mask.window = 2;
     run(&t, &c, NULL);
     assert_int_equal(attn_decode_run(&d, &t, &err), ATTN_OK);
+    assert_int_equal(d.window, 2);
     assert_int_equal(d.step[1].cells, 2);
+    assert_int_equal(d.step[1].cache_len, 2); // tokens 0 and 1: nothing evicted yet
+    assert_int_equal(d.step[1].evicted, 0);
+    assert_int_equal(d.step[2].cache_len, 2); // token 2 read 0, 1, 2; token 0 leaves after it
+    assert_int_equal(d.step[2].evicted, 1);
     assert_int_equal(d.step[5].cells, 3);
     assert_int_equal(d.step[5].first, 3);
-    assert_int_equal(d.step[5].cache_len, 6);
+    assert_int_equal(d.step[5].cells_read, 2); // the 2 rows the sliding cache held before token 5
+    assert_int_equal(d.step[5].cache_len, 2);
+    assert_int_equal(d.step[5].evicted, 4);
+    assert_int_equal(d.step[5].cache_bytes, 2 * 1 * 1 * 4 * 2 * 8); // the 2-row cache, not 6 rows
+    assert_true(attn_decode_max_rel_diff(&d, &t) == 0.0);           // the same rows as the full path, bit for bit
+    char *json = attn_json_dump_decode(&t, &d);
+    assert_non_null(strstr(json, "\"cache_len\": [1, 2, 2, 2, 2, 2"));
+    assert_non_null(strstr(json, "\"evicted\": [0, 0, 1, 2, 3, 4"));
+    free(json);
     attn_decode_free(&d);
     attn_trace_free(&t);
 }

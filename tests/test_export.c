@@ -15,6 +15,7 @@
 #include <SDL_image.h>
 #include <SDL_ttf.h>
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <fontconfig/fontconfig.h>
 #include <sched.h>
@@ -28,6 +29,7 @@
 #include <cjson/cJSON.h>
 #include <zlib.h>
 
+#include "attn_settings.h"
 #include "export.h"
 #include "export_internal.h" /* ex_num */
 #include "fileio.h"
@@ -314,6 +316,80 @@ static void rope_golden(void **state) {
     free(dir);
 }
 
+/* Step 2b's hint names the run's own base (--rope-base), in both languages:
+ * the handout's text for base 500 says 500^(−2i/dₖ), never 10000. */
+static void rope_hint_base(void **state) {
+    (void)state;
+    attn_config c;
+    attn_err err;
+    attn_config_default(&c);
+    c.d_model = 4, c.d_k = 2, c.heads = 1, c.rope = true, c.rope_base = 500;
+    attn_trace t = {0};
+    assert_int_equal(attn_trace_run(&t, "a b c", 5, &c, NULL, NULL, &err), ATTN_OK);
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        export_opts o;
+        char *dir = temp_dir();
+        small_opts(&o, dir, "md");
+        o.lang = (viz_lang)lang;
+        assert_int_equal(export_parse_steps(&o.steps, "2b", &err), ATTN_OK);
+        if (export_sentence(&o, &t, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+        char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
+        assert_non_null(md);
+        assert_non_null(strstr(md, "θᵢ = 500^(−2i/dₖ)"));
+        assert_null(strstr(md, "10000"));
+        assert_null(strstr(md, "%s"));
+        free(md);
+        free(p);
+        rm_rf(dir);
+        free(dir);
+    }
+    attn_trace_free(&t);
+}
+
+/* Issue 24: a compare title never shows a raw key=value. For every setting
+ * of the settings table, a second configuration differing in it alone is
+ * worded in both languages (the rope page's "pos_offset=1000" reads
+ * "First token at position 1000"), and two at once are both named. */
+static void config_words_every_setting(void **state) {
+    (void)state;
+    static const char *const values[ATTN_SETTING_COUNT] = {
+        [ATTN_SET_D_MODEL] = "12",
+        [ATTN_SET_D_K] = "2",
+        [ATTN_SET_HEADS] = "4",
+        [ATTN_SET_SEED] = "7",
+        [ATTN_SET_MASK] = "causal",
+        [ATTN_SET_SCALE] = "off",
+        [ATTN_SET_POS_ENC] = "on",
+        [ATTN_SET_BIAS] = "on",
+        [ATTN_SET_POS_DIMS] = "0-3",
+        [ATTN_SET_KV_HEADS] = "1",
+        [ATTN_SET_POS] = "rope",
+        [ATTN_SET_ROPE_BASE] = "500",
+        [ATTN_SET_POS_OFFSET] = "1000",
+    };
+    char out[256];
+    attn_config a;
+    attn_config_default(&a);
+    a.heads = 2;
+    for (int id = 0; id < ATTN_SETTING_COUNT; id++) {
+        attn_config b = a;
+        assert_non_null(values[id]);
+        assert_int_equal(attn_setting_parse(id, values[id], strlen(values[id]), &b, NULL), ATTN_SETTING_OK);
+        if (id == ATTN_SET_POS_DIMS) b.pos_enc = a.pos_enc = true; // the columns of an encoding that is on
+        for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+            viz_config_words(out, sizeof out, g_ui.s[lang], (viz_lang)lang, &a, &b);
+            if (out[0] == '\0' || strchr(out, '=')) fail_msg("setting %d (%s) in language %d: \"%s\"", id, values[id], lang, out);
+        }
+        a.pos_enc = false;
+    }
+    attn_config b = a;
+    b.mask.kind = ATTN_MASK_CAUSAL, b.pos_offset = 1000; // a control's setting beside one without: both said
+    viz_config_words(out, sizeof out, g_ui.s[VIZ_LANG_EN], VIZ_LANG_EN, &a, &b);
+    assert_string_equal(out, "Mask causal, First token at position 1000");
+    viz_config_words(out, sizeof out, g_ui.s[VIZ_LANG_ZH], VIZ_LANG_ZH, &a, &b);
+    assert_string_equal(out, "掩码 因果，第一个词元在位置 1000");
+}
+
 static void svg_golden(void **state) {
     (void)state;
     attn_trace t;
@@ -335,44 +411,57 @@ static void svg_golden(void **state) {
     free(dir);
 }
 
+static cJSON *page_data(const char *page);
+
+/* dir/name's bytes, NUL-terminated (owned); fails the test when it is missing. */
+static char *read_in(const char *dir, const char *name) {
+    char *p = path_in(dir, name), *text = slurp(p, NULL);
+    if (!text) fail_msg("%s is missing", p);
+    free(p);
+    return text;
+}
+
+/* The decode view of "a b c" (d_model 4, 2 heads of d_k 2, causal: one cache
+ * row more per token), only the softmax step besides, exported as formats with
+ * query q into a fresh folder (returned, owned); *t and *d are the caller's
+ * to free (decode_done). */
+static char *decode_exported(const char *formats, int q, attn_trace *t, attn_decode *d) {
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(t, "a b c", 4, 2, 2, "causal");
+    assert_int_equal(attn_decode_run(d, t, &err), ATTN_OK);
+    small_opts(&o, dir, formats);
+    o.steps = 1u << ATTN_STEP_SOFTMAX;
+    if (export_sentence_decode(&o, t, d, 0, q, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    return dir;
+}
+
+static void decode_done(char *dir, attn_trace *t, attn_decode *d) {
+    attn_decode_free(d);
+    attn_trace_free(t);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* Issue 24: --decode's view after the steps: 09-decode.png, .svg and its
- * per-token record as CSV (hand-counted for 3 tokens, 2 heads of d_k 2,
- * d_model 4, causal, one cache row more per token). */
+ * per-token record as CSV (hand-counted). */
 static void decode_export(void **state) {
     (void)state;
     attn_trace t;
     attn_decode d = {0};
-    export_opts o;
-    attn_err err;
-    char *dir = temp_dir();
-    trace_of(&t, "a b c", 4, 2, 2, "causal");
-    assert_int_equal(attn_decode_run(&d, &t, &err), ATTN_OK);
-    small_opts(&o, dir, "png,svg,csv");
-    o.steps = 1u << ATTN_STEP_SOFTMAX;
-    if (export_sentence_decode(&o, &t, &d, 0, -1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    size_t len;
-    char *p = path_in(dir, "09-decode.png"), *csv, *png = slurp(p, &len);
-    assert_non_null(png);
-    free(png);
-    free(p);
-    p = path_in(dir, "09-decode.csv");
-    csv = slurp(p, &len);
-    assert_non_null(csv);
+    char *dir = decode_exported("png,svg,csv", -1, &t, &d);
+    free(read_in(dir, "09-decode.png"));
+    char *csv = read_in(dir, "09-decode.csv");
     // token 1: q 2·4·2 = 16, k and v 2·2·4·2 = 32, scores 2·2·2 = 8, scale 4, softmax 4, z 8, output 2·2·4 = 16
     assert_non_null(strstr(csv, "token,word,cache_len,cells,cells_read,macs,"));
     assert_non_null(strstr(csv, "\n1,b,2,2,1,88,"));
     assert_non_null(strstr(csv, ",192,393216\n")); // 2·1 layer·2 kv-heads·2·3 tokens·8; Llama 3 8B: 2·32·8·128·3·2
     free(csv);
-    free(p);
-    p = path_in(dir, "index.md");
-    char *index = slurp(p, &len);
+    char *index = read_in(dir, "index.md");
     assert_non_null(strstr(index, "## 09-decode"));
     free(index);
-    free(p);
-    attn_decode_free(&d);
-    attn_trace_free(&t);
-    rm_rf(dir);
-    free(dir);
+    decode_done(dir, &t, &d);
 }
 
 /* Issue 24: the decode view as LaTeX and HTML, like the steps: the per-token
@@ -382,45 +471,107 @@ static void decode_export_tex_html(void **state) {
     (void)state;
     attn_trace t;
     attn_decode d = {0};
-    export_opts o;
-    attn_err err;
-    char *dir = temp_dir();
-    trace_of(&t, "a b c", 4, 2, 2, "causal");
-    assert_int_equal(attn_decode_run(&d, &t, &err), ATTN_OK);
-    small_opts(&o, dir, "tex,html");
-    o.steps = 1u << ATTN_STEP_SOFTMAX;
-    if (export_sentence_decode(&o, &t, &d, 0, 1, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
-    size_t len;
-    char *p = path_in(dir, "09-decode.tex"), *tex = slurp(p, &len);
-    free(p);
-    assert_non_null(tex);
+    char *dir = decode_exported("tex,html", 1, &t, &d);
+    char *tex = read_in(dir, "09-decode.tex");
     assert_non_null(strstr(tex, "\\bfseries 2 & \\mbox{b} & 2 & 2 & 1 & 88 & ")); // token 2, the one shown
     assert_non_null(strstr(tex, "Z_{\\mathrm{decode}}"));
     assert_non_null(strstr(tex, "1 new key, 1 read from the cache"));
     assert_non_null(strstr(tex, "\\end{document}"));
     free(tex);
-    p = path_in(dir, "09-decode.html");
-    char *html = slurp(p, &len);
-    free(p);
-    assert_non_null(html);
+    char *html = read_in(dir, "09-decode.html");
     assert_non_null(strstr(html, "<tr class=\"attnviz-now\" aria-current=\"true\"><td>2</td><td>b</td><td>2</td>"
                                  "<td>2</td><td>1</td><td>88</td>"));
     assert_non_null(strstr(html, "<svg"));
     assert_non_null(strstr(html, "1 new key, 1 read from the cache"));
+    // the figure is interactive like the steps' pages: its cells carry the window's arithmetic
+    assert_non_null(strstr(html, "data-step=\"decode\""));
+    assert_non_null(strstr(html, "aria-label=\"Decoding with a KV cache\""));
+    assert_non_null(strstr(html, "data-cell=\"k:0:1:1\""));
+    assert_non_null(strstr(html, "data-cell=\"scores:0:1:0\""));
+    assert_null(strstr(html, "data-cell=\"k:0:2:0\"")); // token 3 is not generated yet
+    cJSON *data = page_data(html);
+    assert_non_null(data);
+    // token 2 of 3, d_k 2: K and V rows 1–2 (4 cells each), 2 scores, 2 weights, 2 of z
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(data, "c")), 4 + 4 + 2 + 2 + 2);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(data, "v")), 3); // a view per token
+    const cJSON *lines = cJSON_GetObjectItem(data, "l");
+    bool denominator = false;
+    for (int i = 0; i < cJSON_GetArraySize(lines); i++)
+        denominator = denominator || strstr(cJSON_GetArrayItem(lines, i)->valuestring, "denominator = ");
+    assert_true(denominator); // a weight's softmax arithmetic
+    cJSON_Delete(data);
     free(html);
-    p = path_in(dir, "handout.html");
-    html = slurp(p, &len);
-    free(p);
-    assert_non_null(html);
+    html = read_in(dir, "handout.html");
     assert_non_null(strstr(html, "attnviz-decode-table"));
     free(html);
-    p = path_in(dir, "index.md");
-    char *index = slurp(p, &len);
+    char *index = read_in(dir, "index.md");
     assert_non_null(strstr(index, "`09-decode.tex`"));
     assert_non_null(strstr(index, "`09-decode.html`"));
     free(index);
+    decode_done(dir, &t, &d);
+}
+
+/* Issue 24: each step of the tiles view as LaTeX and HTML, like the decode
+ * view: "a b c" under the causal mask in blocks of 2 is 4 steps, the second
+ * (rows 1–2 against keys 3) skipped. The first step's first row sees only
+ * its own key: m before −∞, α 0, ℓ before 0, Σ = e^0 = 1 = ℓ after; its m
+ * after is the row's scaled score. */
+static void tiles_export_tex_html(void **state) {
+    (void)state;
+    attn_trace t;
+    attn_tiles tl = {0};
+    export_opts o;
+    attn_err err;
+    char *dir = temp_dir();
+    trace_of(&t, "a b c", 4, 2, 1, "causal");
+    assert_int_equal(attn_tiles_of_head(&tl, &t, 0, 2, &err), ATTN_OK);
+    assert_int_equal(tl.count, 4);
+    assert_true(tl.steps[1].skipped);
+    small_opts(&o, dir, "tex,html");
+    o.steps = 1u << ATTN_STEP_SOFTMAX;
+    if (export_sentence_tiles(&o, &t, 0, -1, &tl, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *p = path_in(dir, "09-tiles-b2-step01.tex"), *tex = slurp(p, NULL), want[160];
     free(p);
-    attn_decode_free(&d);
+    assert_non_null(tex);
+    double s00 = t.head[0].scaled[0];
+    snprintf(want, sizeof want, "1 & \\mbox{a} & $-\\infty$ & $%s%lld.%02lld$ & $0.00$ & $0.00$ & $1.00$ & $1.00$ \\\\",
+             s00 < 0 ? "-" : "", llabs(llround(s00 * 100)) / 100, llabs(llround(s00 * 100)) % 100);
+    assert_non_null(strstr(tex, want));
+    assert_non_null(strstr(tex, "S_{\\mathrm{block}}"));
+    assert_non_null(strstr(tex, "Step 1 of 4: query rows 1–2 against key columns 1–2"));
+    assert_null(strstr(tex, "Z_{\\mathrm{tiled}}")); // not the last key block yet
+    assert_non_null(strstr(tex, "\\end{document}"));
+    free(tex);
+    p = path_in(dir, "10-tiles-b2-step02.tex"), tex = slurp(p, NULL);
+    free(p);
+    assert_non_null(strstr(tex, "skipped: the mask hides the whole block"));
+    assert_null(strstr(tex, "\\begin{tabular}")); // nothing computed, no rows
+    free(tex);
+    p = path_in(dir, "12-tiles-b2-step04.tex"), tex = slurp(p, NULL);
+    free(p);
+    assert_non_null(strstr(tex, "Z_{\\mathrm{tiled}}")); // the last key block: z = O'/ℓ'
+    assert_non_null(strstr(tex, "\\text{c} & "));        // the block's row is token 3, not token 1
+    free(tex);
+    p = path_in(dir, "09-tiles-b2-step01.html");
+    char *html = slurp(p, NULL);
+    free(p);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<svg"));
+    assert_non_null(strstr(html, "attnviz-tiles-table"));
+    assert_non_null(strstr(html, "<tr><td>1</td><td>a</td><td>−∞</td>"));
+    free(html);
+    p = path_in(dir, "index.md");
+    char *index = slurp(p, NULL);
+    free(p);
+    assert_non_null(strstr(index, "`11-tiles-b2-step03.tex`"));
+    assert_non_null(strstr(index, "`11-tiles-b2-step03.html`"));
+    free(index);
+    p = path_in(dir, "handout.html");
+    html = slurp(p, NULL);
+    free(p);
+    assert_non_null(strstr(html, "attnviz-tiles-table"));
+    free(html);
+    attn_tiles_free(&tl);
     attn_trace_free(&t);
     rm_rf(dir);
     free(dir);
@@ -1835,7 +1986,10 @@ int main(void) {
         cmocka_unit_test(svg_golden),
         cmocka_unit_test(decode_export),
         cmocka_unit_test(decode_export_tex_html),
+        cmocka_unit_test(tiles_export_tex_html),
         cmocka_unit_test(rope_golden),
+        cmocka_unit_test(rope_hint_base),
+        cmocka_unit_test(config_words_every_setting),
         cmocka_unit_test(svg_text_cells_escaped),
         cmocka_unit_test(svg_primitives),
         cmocka_unit_test(csv_golden_quoting),

@@ -3,6 +3,7 @@
  * (each mask, scaling on and off, biases, each position scheme, 1-3 layers,
  * both objectives); the layer forward is the core's attention; parameter
  * layout and tokenizing with the vocabulary. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,14 +285,105 @@ static void test_run_and_explain(void **state) {
     }
 }
 
+/* --pos-offset K with a trained model (issue 24): every layer's scores of a
+ * RoPE model depend only on m − n, so shifting the sentence by 1000 keeps
+ * them (|Δ| ≤ 1e-12·max(1, |s|)) while q_rot itself turns; with sinusoids
+ * added to x₀ they change; learned positions refuse a shift past P's rows,
+ * with the message id the window words. */
+static void forward_at(model *m, int offset, model_ws *ws, const int *ids, int n) {
+    attn_err err;
+    m->cfg.pos_offset = offset;
+    assert_int_equal(model_ws_init(ws, m, NULL, &err), ATTN_OK);
+    if (model_forward(ws, ids, n, &err) != ATTN_OK) fail_msg("%s", err.msg);
+}
+
+static double scores_diff(const model_ws *a, const model_ws *b, int n) {
+    double worst = 0.0;
+    for (int l = 0; l < a->cfg.layers; l++)
+        for (int h = 0; h < a->cfg.heads; h++)
+            for (int k = 0; k < n * n; k++) {
+                double s = a->head[l][h].scores[k], t = b->head[l][h].scores[k];
+                worst = fmax(worst, fabs(s - t) / fmax(1.0, fabs(s)));
+            }
+    return worst;
+}
+
+static void test_pos_offset_trained(void **state) {
+    (void)state;
+    const int ids[] = {0, 3, 1, 5, 3, 2};
+    int n = 6;
+    model_ws w0, w1;
+    // RoPE: shift-invariant through both layers, the residual too
+    fd_case rope = {2, 2, MODEL_POS_ROPE, MODEL_OBJ_TOKEN, "none", true, false};
+    model m;
+    make_model(&m, &rope, 5);
+    forward_at(&m, 0, &w0, ids, n);
+    forward_at(&m, 1000, &w1, ids, n);
+    assert_true(scores_diff(&w0, &w1, n) <= 1e-12);
+    assert_true(fabs(w0.head[0][0].q_rot[2] - w1.head[0][0].q_rot[2]) > 1e-3); // q itself turned
+    for (int k = 0; k < n * m.cfg.d_model; k++)
+        assert_true(fabs(w0.x[2][k] - w1.x[2][k]) <= 1e-12 * fmax(1.0, fabs(w0.x[2][k])));
+    model_ws_free(&w0), model_ws_free(&w1), model_free(&m);
+    // sinusoidal: the positions are added to x₀, so the scores change
+    fd_case sin = {2, 2, MODEL_POS_SINUSOIDAL, MODEL_OBJ_TOKEN, "none", true, false};
+    make_model(&m, &sin, 5);
+    forward_at(&m, 0, &w0, ids, n);
+    forward_at(&m, 1000, &w1, ids, n);
+    assert_true(scores_diff(&w0, &w1, n) > 1e-3);
+    double pe[4];
+    attn_positional_row(pe, 1000, 4); // token 1's x₀ = E[a] + PE(1000)
+    for (int j = 0; j < 4; j++) assert_true(fabs(w1.x[0][j] - (m.w.e[j] + pe[j])) < 1e-15);
+    model_ws_free(&w0), model_ws_free(&w1), model_free(&m);
+    // learned: 6 tokens from position 1 are rows 1–6 of P (max_len 7); from position 2 the last is past it
+    fd_case learned = {1, 1, MODEL_POS_LEARNED, MODEL_OBJ_TOKEN, "none", true, false};
+    make_model(&m, &learned, 5);
+    forward_at(&m, 1, &w1, ids, n);
+    for (int j = 0; j < 4; j++) assert_true(w1.x[0][j] == m.w.e[j] + m.w.p[4 + j]);
+    model_ws_free(&w1);
+    attn_err err;
+    m.cfg.pos_offset = 2;
+    assert_int_equal(model_check_positions(&m, n, &err), ATTN_ERR_RANGE);
+    assert_int_equal(err.id, ATTN_MSG_MODEL_POS_OFFSET);
+    assert_string_equal(err.args[1], "7");
+    assert_string_equal(err.args[2], "6");
+    attn_tokens toks = {0};
+    int got[MODEL_MAX_LEN];
+    assert_int_equal(model_tokenize(&m, "a b c d e f", 11, &toks, got, &err), ATTN_ERR_RANGE);
+    assert_int_equal(err.id, ATTN_MSG_MODEL_POS_OFFSET);
+    attn_tokens_free(&toks);
+    m.cfg.pos_offset = 1;
+    assert_int_equal(model_check_positions(&m, n, &err), ATTN_OK);
+    model_free(&m);
+}
+
+/* Which gradient each step's backward view shows: ∂L/∂A on 6, ∂L/∂S′ on 4
+ * and 5, none elsewhere (by hand, one row a step). */
+static void test_step_grad(void **state) {
+    (void)state;
+    static const int want[ATTN_STEP_COUNT] = {
+        [ATTN_STEP_EMBED] = -1,
+        [ATTN_STEP_QKV] = -1,
+        [ATTN_STEP_ROPE] = -1,
+        [ATTN_STEP_SCORES] = -1,
+        [ATTN_STEP_SCALE] = MODEL_ST_D_SCALED,
+        [ATTN_STEP_MASK] = MODEL_ST_D_SCALED,
+        [ATTN_STEP_SOFTMAX] = MODEL_ST_D_WEIGHTS,
+        [ATTN_STEP_WEIGHTED] = -1,
+        [ATTN_STEP_MULTIHEAD] = -1,
+    };
+    for (int s = 0; s < ATTN_STEP_COUNT; s++) assert_int_equal(model_step_grad((attn_step)s), want[s]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout_and_vocabulary),
+        cmocka_unit_test(test_step_grad),
         cmocka_unit_test(test_layer_is_the_core_attention),
         cmocka_unit_test(test_gradients_layers_positions_objectives),
         cmocka_unit_test(test_gradients_masks_scaling_bias),
         cmocka_unit_test(test_gradients_grouped_query),
         cmocka_unit_test(test_run_and_explain),
+        cmocka_unit_test(test_pos_offset_trained),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

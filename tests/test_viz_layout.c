@@ -724,6 +724,36 @@ static void question_pages_keep_their_layout(void **state) {
             }
 }
 
+/* An answered question names the step whose A answers it by that step's key,
+ * "6 · Softmax" (the sub-step 2b sits before it in the enum: its index + 1
+ * would say 7). */
+static void answered_question_names_step_6(void **state) {
+    (void)state;
+    for (int lang = 0; lang < VIZ_LANG_COUNT; lang++) {
+        app_state st;
+        open_lesson(&st, (viz_lang)lang, VIZ_THEME_LIGHT);
+        const lesson *l = app_lesson(&st);
+        int asked = 0;
+        for (int i = 0; i < lesson_page_count(l) && !asked; i++) {
+            app_lesson_goto(&st, i);
+            if (!st.lesson.predict_pending) continue;
+            asked = 1;
+            app_lesson_guess(&st, 0);
+            const viz_list *vl = build(&st, 1920, 1080, lang ? "answered-zh" : "answered-en");
+            int six = 0, seven = 0;
+            for (int k = 0; k < vl->count; k++) {
+                if (vl->cmds[k].kind != VIZ_TEXT) continue;
+                const char *t = viz_cmd_text(vl, &vl->cmds[k]);
+                six += strstr(t, lang ? "（6 · Softmax" : "(6 · Softmax") != NULL; // the answer's "A (…)"
+                seven += strstr(t, "7 · Softmax") != NULL;
+            }
+            if (six != 1 || seven != 0) fail_msg("lang %d: A (6 · Softmax) %d times, 7 · Softmax %d times", lang, six, seven);
+        }
+        assert_true(asked);
+        app_free(&st);
+    }
+}
+
 /* ---- the attention lines keep their labels ---- */
 
 /* On the softmax step at 1024×640, the lines view labels every token on both
@@ -1003,6 +1033,7 @@ int main(void) {
         cmocka_unit_test(feature_columns_stay),
         cmocka_unit_test(nothing_cut_in_small_window),
         cmocka_unit_test(question_pages_keep_their_layout),
+        cmocka_unit_test(answered_question_names_step_6),
         cmocka_unit_test(lines_view_keeps_labels),
         cmocka_unit_test(code_in_the_code_face),
         cmocka_unit_test(pronoun_row_reads_first),

@@ -57,6 +57,7 @@ attn_status app_model_open(app_state *st, const char *path, attn_err *err) {
     model m;
     attn_status rc = model_file_load(&m, path, err);
     if (rc != ATTN_OK) return rc;
+    m.cfg.pos_offset = st->src.cfg.pos_offset; // --pos-offset K: the sentence starts at position K
     rc = app_model_use(st, &m, APP_MODEL_FILE, path, err);
     if (rc == ATTN_OK) { // what it is and how to walk through it
         const model *mm = st->model.m;

@@ -147,8 +147,7 @@ static void copy_target(const app_state *st, int *s, int *h) {
     *h = st->view.head;
     const model *m = st->model.m;
     if (m && st->model.readout) *s = m->cfg.objective == MODEL_OBJ_TOKEN ? MODEL_ST_PROBS : MODEL_ST_AVG;
-    else if (m && st->model.backward && st->view.step == ATTN_STEP_SOFTMAX) *s = MODEL_ST_D_WEIGHTS;
-    else if (m && st->model.backward && (st->view.step == ATTN_STEP_SCALE || st->view.step == ATTN_STEP_MASK)) *s = MODEL_ST_D_SCALED;
+    else if (m && st->model.backward && model_step_grad(st->view.step) >= 0) *s = model_step_grad(st->view.step);
     if (st->view.hover.kind == VIZ_HIT_CELL && !viz_tile_stage(st->view.hover.stage)) { // the tiles view's are not the trace's
         *s = st->view.hover.stage;
         *h = st->view.hover.head;

@@ -320,6 +320,7 @@ attn_status cli_model_compute(cli_model_state *s, const cli_opts *o, bool view_t
     memset(s, 0, sizeof *s);
     attn_status st = model_file_load(&s->m, mo->model_path, err);
     if (st != ATTN_OK) return st;
+    s->m.cfg.pos_offset = o->cfg.pos_offset; // --pos-offset K: the sentence starts at position K
     const char *sentence = o->sentence ? o->sentence : s->m.probe;
     size_t len = 0;
     if (o->sentence_file) {
@@ -382,6 +383,7 @@ static attn_status generate_act(const cli_opts *o, FILE *out, attn_err *err) {
     char *buf = NULL;
     attn_status st = model_file_load(&m, o->model.model_path, err);
     if (st != ATTN_OK) return st;
+    m.cfg.pos_offset = o->cfg.pos_offset; // --pos-offset K: the sentence starts at position K
     const char *sentence = o->sentence ? o->sentence : m.probe;
     size_t len = sentence ? strlen(sentence) : 0;
     if (o->sentence_file) {

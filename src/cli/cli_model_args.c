@@ -145,8 +145,8 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
 attn_status cli_model_take_positions(cli_model_opts *m, bool pos_given, const attn_config *cfg, bool base_given,
                                      bool offset_given, attn_err *err) {
     if (offset_given)
-        return attn_fail(err, ATTN_ERR_RANGE, "--pos-offset shifts the one-layer view's positions; a model trains "
-                                              "from position 0 (drop --pos-offset).");
+        return attn_fail(err, ATTN_ERR_RANGE, "--pos-offset shifts where a sentence starts when a model is run "
+                                              "(--model FILE); a model trains from position 0 (drop --pos-offset).");
     if (pos_given) {
         m->set_pos = true;
         m->pos = cfg->rope ? MODEL_POS_ROPE : cfg->pos_enc ? MODEL_POS_SINUSOIDAL
@@ -174,7 +174,7 @@ const char *cli_model_training_flag(const cli_model_opts *m) {
 
 /* ---- --hf -------------------------------------------------------------------------- */
 
-static const char *const hf_print_stages[] = {"resid_pre", "resid_mid", "mlp_out", "residual", "next"};
+static const char *const hf_print_stages[] = {"resid_pre", "resid_mid", "mlp_out", "residual", "next", "heads"};
 
 int cli_hf_stage_from_name(const char *name) {
     for (int i = 0; i < (int)(sizeof hf_print_stages / sizeof *hf_print_stages); i++)

@@ -38,7 +38,9 @@ attn_status attn_decode_token(attn_decode_step *rec, double *z_row, double *cons
                               const attn_config *c, attn_err *err) {
     int dm = c->d_model, dk = c->d_k, G = attn_kv_heads(c);
     rec->first = c->mask.kind == ATTN_MASK_CAUSAL_WINDOW && step > c->mask.window ? step - c->mask.window : 0;
-    rec->cache_len = step + 1;
+    bool sliding = c->mask.kind == ATTN_MASK_CAUSAL_WINDOW; // the next token reads the W newest rows: keep those
+    rec->cache_len = sliding && step + 1 > c->mask.window ? c->mask.window : step + 1;
+    rec->evicted = step + 1 - rec->cache_len;
     rec->cells = step + 1 - rec->first;
     rec->cells_read = rec->cells - 1;
     // pass 1: each kv-head's new k and v row joins its cache (once for its whole group)
@@ -92,7 +94,7 @@ static attn_status decode_step(attn_decode *d, const attn_trace *t, int step, at
     rec->full_macs = attn_decode_full_macs(c, step + 1);
     rec->macs_total = rec->macs + (step ? d->step[step - 1].macs_total : 0);
     rec->full_total = rec->full_macs + (step ? d->step[step - 1].full_total : 0);
-    rec->cache_bytes = attn_kv_cache_bytes(d->layers, d->kv_heads, dk, step + 1, 8);
+    rec->cache_bytes = attn_kv_cache_bytes(d->layers, d->kv_heads, dk, rec->cache_len, 8); // the rows kept
     rec->real_bytes = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
                                           step + 1, ATTN_DECODE_REAL_BYTES);
     return ATTN_OK;
@@ -109,6 +111,7 @@ attn_status attn_decode_run(attn_decode *out, const attn_trace *t, attn_err *err
         return attn_fail_msg(err, ATTN_ERR_RANGE, ATTN_MSG_DECODE_MASK, mask, NULL, NULL);
     }
     d.n = t->n, d.heads = c->heads, d.kv_heads = attn_kv_heads(c), d.d_k = c->d_k, d.layers = 1;
+    d.window = c->mask.kind == ATTN_MASK_CAUSAL_WINDOW ? c->mask.window : 0;
     size_t n = (size_t)t->n, dk = (size_t)c->d_k;
     size_t per_head = n * dk + n * n, per_kv = 2 * n * dk;
     d.block_ = calloc((size_t)d.heads * per_head + (size_t)d.kv_heads * per_kv, sizeof(double));

@@ -11,7 +11,13 @@
  * |Δ| ≤ 1e-12·max(1, |z|); in practice bit for bit).
  *
  * Only the causal and causal-window masks fit: a token being generated cannot
- * see the tokens after it. Layer 2 (src/core): no printing, no exit. */
+ * see the tokens after it. Under causal-window:W a token reads at most the
+ * W + 1 newest keys (its own and W from the cache), so a real implementation
+ * keeps a sliding cache of W rows and evicts the older ones: the record
+ * counts that cache (cache_len, evicted, cache_bytes), while the arrays below
+ * keep every row so that the view can show what was evicted and the rows are
+ * read in the same order as the full path's (Z_decode == Z bit for bit).
+ * Layer 2 (src/core): no printing, no exit. */
 #ifndef ATTN_DECODE_H
 #define ATTN_DECODE_H
 
@@ -29,7 +35,7 @@
 
 /* What one token of decoding did. */
 typedef struct {
-    int cache_len;         /* rows of each K and V cache after this token: t + 1 */
+    int cache_len;         /* rows each K and V cache keeps after this token: t + 1; causal-window:W, min(t + 1, W) */
     int first;             /* the first cache row the token's query reads (t - W for causal-window, else 0) */
     int cells;             /* score cells computed this token, per query head: t + 1 - first */
     int cells_read;        /* of them, the keys read from the cache (computed at earlier tokens): cells - 1 */
@@ -37,8 +43,9 @@ typedef struct {
     long long macs_total;  /* the same summed over tokens 0..t */
     long long full_macs;   /* what recomputing the whole causal attention of t + 1 tokens costs (attn_count_macs) */
     long long full_total;  /* the same summed over tokens 0..t */
-    long long cache_bytes; /* 2 · layers · kv_heads · d_k · (t + 1) · 8 (float64 here) */
+    long long cache_bytes; /* 2 · layers · kv_heads · d_k · cache_len · 8 (float64 here) */
     long long real_bytes;  /* the same formula for the real configuration at t + 1 tokens, 2 bytes a value */
+    int evicted;           /* rows evicted from the sliding cache so far (tokens 0 … evicted − 1): t + 1 − cache_len */
 } attn_decode_step;
 
 typedef struct {
@@ -49,6 +56,7 @@ typedef struct {
     double *k_cache[ATTN_MAX_HEADS]; /* (n, d_k) kv_heads entries: the caches after the last token */
     double *v_cache[ATTN_MAX_HEADS]; /* (n, d_k) */
     double *block_;                  /* the one allocation behind the arrays */
+    int window;                      /* causal-window:W's W (the sliding cache keeps W rows), else 0 */
 } attn_decode;
 
 /* One token through one layer with its KV cache: x: (d_model) is token
@@ -57,8 +65,8 @@ typedef struct {
  * attn_kv_heads(c) caches of (at least step + 1, d_k), whose row step is
  * written; z_row: (heads · d_k) gets the token's concat row; a_rows (NULL,
  * or one row per head, at least step + 1 long) gets each head's softmax over
- * the cache rows it read, at their columns. Fills rec's cache_len, first,
- * cells, cells_read and macs (the caller keeps the totals). Errors: a stage
+ * the cache rows it read, at their columns. Fills rec's cache_len, evicted,
+ * first, cells, cells_read and macs (the caller keeps the totals). Errors: a stage
  * that went non-finite. A model generating text calls it once per layer. */
 attn_status attn_decode_token(attn_decode_step *rec, double *z_row, double *const *a_rows, double *const *k_cache,
                               double *const *v_cache, const attn_head *heads, const double *x, int step,

@@ -135,6 +135,10 @@ static void dump_head(attn_strbuf *b, const attn_trace *t, int h, const attn_til
         for (int i = 0; i < n; i++) attn_sb_printf(b, "%s%d", i ? ", " : "", d->step[i].cache_len);
         attn_sb_puts(b, "], \"cells\": [");
         for (int i = 0; i < n; i++) attn_sb_printf(b, "%s%d", i ? ", " : "", d->step[i].cells);
+        if (t->cfg.mask.kind == ATTN_MASK_CAUSAL_WINDOW) { // the sliding cache: rows dropped so far
+            attn_sb_puts(b, "], \"evicted\": [");
+            for (int i = 0; i < n; i++) attn_sb_printf(b, "%s%d", i ? ", " : "", d->step[i].evicted);
+        }
         attn_sb_printf(b, "], \"kv_head\": %d}", attn_kv_head_of(&t->cfg, h));
     }
     attn_sb_puts(b, h + 1 < t->cfg.heads ? "\n    },\n" : "\n    }\n");

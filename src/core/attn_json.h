@@ -24,8 +24,9 @@
 char *attn_json_dump(const attn_trace *t);
 
 /* The same with --decode's keys (d may be NULL: exactly attn_json_dump):
- * each head gains "Z_decode" (n × d_k) and "decode" {cache_len, cells: one
- * per token; kv_head}, and the dump gains "decode" {layers, kv_heads, d_k,
+ * each head gains "Z_decode" (n × d_k) and "decode" {cache_len, cells and,
+ * under causal-window:W, evicted: one per token (the sliding cache of W
+ * rows); kv_head}, and the dump gains "decode" {layers, kv_heads, d_k,
  * bytes_per_value, macs, macs_total, full_macs, full_total, cache_bytes,
  * real_bytes: one per token; real: the named configuration at its tokens}. */
 char *attn_json_dump_decode(const attn_trace *t, const attn_decode *d);

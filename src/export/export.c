@@ -183,11 +183,13 @@ static const char *item_title(const job *j, const export_item *it) {
     return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_STEP_READOUT : (viz_str)(VIZ_S_STEP_1 + it->step));
 }
 
-static const char *item_text(const job *j, const export_item *it) {
+/* buf (cap bytes): where a hint with the run's values is filled in (step 2b's base). */
+static const char *item_text(const job *j, const export_item *it, char *buf, size_t cap) {
     if (it->text) return it->text;
-    viz_str backward = it->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX : VIZ_S_HINT_BACKWARD; // ∂L/∂A, or ∂L/∂T
-    return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_HINT_READOUT : it->backward ? backward
-                                                                                    : (viz_str)(VIZ_S_HINT_1 + it->step));
+    viz_str backward = model_step_grad(it->step) == MODEL_ST_D_WEIGHTS ? VIZ_S_HINT_BACKWARD_SOFTMAX
+                                                                       : VIZ_S_HINT_BACKWARD; // ∂L/∂A, or ∂L/∂T
+    if (it->readout || it->backward) return ex_str(j->ui, j->o.lang, it->readout ? VIZ_S_HINT_READOUT : backward);
+    return viz_step_hint(buf, cap, j->ui ? j->ui->s[j->o.lang] : NULL, it->step, &it->trace->cfg);
 }
 
 static void index_item_head(job *j, const export_item *it, const char *stem, const char *badge) {
@@ -308,7 +310,7 @@ static char *tiles_csv(const export_item *it) {
 
 static attn_status write_item(job *j, const export_item *it, int pos, attn_err *err) {
     const export_opts *o = &j->o;
-    char stem[160], name[200], badge[320], size[64];
+    char stem[160], name[200], badge[320], size[64], hint[2048];
     int first = j->st.n;
     attn_status st = ATTN_OK;
     int number = it->number > 0 ? it->number : pos + 1;
@@ -325,13 +327,16 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     if (st == ATTN_OK && it->tiles && (o->formats & EXPORT_CSV)) st = write_text(j, name, tiles_csv(it), err);
     if (it->decode) return write_decode_rest(j, it, stem, number, first, st, err);
     snprintf(name, sizeof name, "%s.tex", stem);
-    if (it->tiles) {
-    } // the tiles view has no LaTeX or HTML page of its own
-    else if (st == ATTN_OK && (o->formats & EXPORT_TEX))
-        st = write_text(j, name, export_tex_document(it, item_title(j, it), j->ui, o->lang), err);
+    if (st == ATTN_OK && (o->formats & EXPORT_TEX))
+        st = write_text(j, name, it->tiles ? export_tex_tiles(it, item_title(j, it), j->ui, o->lang) : export_tex_document(it, item_title(j, it), j->ui, o->lang), err);
     if (st == ATTN_OK && !it->tiles && (o->formats & (EXPORT_CSV | EXPORT_TEX))) st = write_matrices(j, it, stem, err);
-    if (st == ATTN_OK && !it->tiles && (o->formats & EXPORT_HTML))
-        st = ex_html_write(&j->st, &j->html, o, it, number, stem, item_title(j, it), item_text(j, it), j->ui, j->fonts,
+    if (st == ATTN_OK && it->tiles && (o->formats & EXPORT_HTML)) // the step's own page: words, drawing, rows
+        st = export_build_list(&j->list, o, it, j->ui, j->fonts, 1)
+                 ? ex_html_write_tiles(&j->st, &j->html, o, it, number, stem, item_title(j, it), &j->list, j->ui,
+                                       j->fonts, err)
+                 : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to draw %s.html.", stem);
+    else if (st == ATTN_OK && (o->formats & EXPORT_HTML))
+        st = ex_html_write(&j->st, &j->html, o, it, number, stem, item_title(j, it), item_text(j, it, hint, sizeof hint), j->ui, j->fonts,
                            err);
     if (st != ATTN_OK) return st;
     ex_badge(badge, sizeof badge, o, j->ui, it);
@@ -344,7 +349,7 @@ static attn_status write_item(job *j, const export_item *it, int pos, attn_err *
     index_files(j, first, "html", EXPORT_HTML, it->remake_flags, NULL);
     if (o->formats & EXPORT_MD) {
         snprintf(name, sizeof name, "%s.%s", stem, (o->formats & EXPORT_PNG) ? "png" : "svg");
-        ex_md_page(&j->handout, it, number, item_title(j, it), item_text(j, it), name,
+        ex_md_page(&j->handout, it, number, item_title(j, it), item_text(j, it, hint, sizeof hint), name,
                    it->id ? ex_str(j->ui, j->o.lang, VIZ_S_HANDOUT_PAGE) : NULL);
     }
     return ATTN_OK;
@@ -454,7 +459,7 @@ attn_status export_sentence_tiles(const export_opts *o, const attn_trace *t, int
     if (!t) return attn_fail(err, ATTN_ERR_RANGE, "There is no computed sentence to export.");
     export_item *items = calloc((size_t)ATTN_STEP_COUNT + (size_t)tiles->count, sizeof *items);
     char(*ids)[40] = calloc((size_t)tiles->count + 1, sizeof *ids);
-    char(*titles)[96] = calloc((size_t)tiles->count + 1, sizeof *titles);
+    char(*titles)[256] = calloc((size_t)tiles->count + 1, sizeof *titles);
     if (!items || !ids || !titles) {
         free(items), free(ids), free(titles);
         return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the export.");
@@ -466,7 +471,9 @@ attn_status export_sentence_tiles(const export_opts *o, const attn_trace *t, int
         it->step = ATTN_STEP_SOFTMAX;
         it->number = ATTN_STEP_NUMBERED + 1 + i;
         snprintf(ids[i], sizeof ids[i], "tiles-b%d-step%02d", tiles->b, i + 1);
-        snprintf(titles[i], sizeof titles[i], "tiles B = %d, step %d / %d", tiles->b, i + 1, tiles->count);
+        char what[200]; // in the export's language: the view's own title, then the step
+        snprintf(what, sizeof what, ex_str(ui, o->lang, VIZ_S_TILES_TITLE), head + 1, tiles->b < tiles->n ? tiles->b : tiles->n);
+        snprintf(titles[i], sizeof titles[i], "%s · %d / %d", what, i + 1, tiles->count);
         it->id = ids[i], it->title = titles[i], it->text = "", it->remake_flags = NULL, it->page = NULL;
         it->tiles = tiles, it->tiles_step = i;
     }

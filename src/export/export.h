@@ -199,6 +199,11 @@ char *export_tex_document(const export_item *it, const char *title, const viz_st
 /* The decode view's item (it->decode) as a LaTeX document: the token's
  * narrative, the equations, the per-token record and the head's Z_decode. */
 char *export_tex_decode(const export_item *it, const char *title, const viz_strings *ui, viz_lang lang);
+/* A step of the tiles view (it->tiles, it->tiles_step) as a LaTeX document:
+ * the step in words, the update equations, per query row m, α, ℓ before and
+ * after, the block's scores and O before and after (z = O/ℓ after the last
+ * key block). */
+char *export_tex_tiles(const export_item *it, const char *title, const viz_strings *ui, viz_lang lang);
 
 /* amsmath's bmatrix takes this many columns unless MaxMatrixCols says more. */
 #define EXPORT_TEX_BMATRIX_COLS 10

@@ -8,6 +8,7 @@
  * fragments per query, each cell's hover overlay and panel lines, and for a
  * question still open the revealed figure. Ids carry the figure's prefix;
  * the script defines no globals, so figures can share a document. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,13 +286,14 @@ static attn_status figure(attn_strbuf *b, const export_opts *o, const export_ite
     id_prefix(f.ids, sizeof f.ids, &it, o, stem);
     char badge[320], label[256];
     ex_badge(badge, sizeof badge, o, ui, &it);
-    snprintf(label, sizeof label, "%s · %s", attn_step_key(it.step), ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it.step)));
+    if (it.decode) snprintf(label, sizeof label, "%s", ex_str(ui, o->lang, VIZ_S_DECODE_NARRATIVE)); // not step 6's
+    else snprintf(label, sizeof label, "%s · %s", attn_step_key(it.step), ex_str(ui, o->lang, (viz_str)(VIZ_S_STEP_1 + it.step)));
     attn_strbuf json;
     attn_sb_init(&json);
     bool ok = ex_html_views(&f);
     attn_sb_printf(b, "<figure class=\"attnviz\" id=\"%sfig\" data-attnviz=\"\" data-query=\"%d\" data-step=\"%s\" "
                       "lang=\"%s\"",
-                   f.ids, f.q0, attn_step_slug(it.step), o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
+                   f.ids, f.q0, it.decode ? "decode" : attn_step_slug(it.step), o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
     char size[64]; // a page scales its figure to fit its frame, never beyond the drawing's own size
     snprintf(size, sizeof size, ";--av-w:%dpx;--av-h:%dpx", o->width, o->height);
     theme_vars(b, o->theme, size);
@@ -403,68 +405,109 @@ attn_status ex_html_write(ex_stage *st, ex_handout *sections, const export_opts 
     return rc;
 }
 
-/* The decode view's page (issue 24): the token's narrative, the drawing
- * (the window's, as in the PNG) and the per-token record as a table, the row
- * of the token shown marked. A static page: its cells have no hover. */
-attn_status ex_html_write_decode(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
-                                 int number, const char *stem, const char *title, const viz_list *list,
-                                 const viz_strings *ui, viz_fonts *fonts, attn_err *err) {
-    const attn_trace *tr = it->trace;
-    const attn_decode *d = it->decode;
-    int t = it->query >= 0 && it->query < tr->n ? it->query : attn_trace_default_query(tr);
-    char text[2048], lab[256], badge[320];
-    attn_strbuf body, page;
-    attn_sb_init(&body);
-    attn_sb_init(&page);
-    viz_decode_narrative(text, sizeof text, ui ? ui->s[o->lang] : NULL, d, t);
-    attn_sb_puts(&body, "<div class=\"attnviz-text\">\n");
+/* text's paragraphs (split at blank lines) as <div class="attnviz-text">. */
+static void paragraphs(attn_strbuf *b, const char *text) {
+    attn_sb_puts(b, "<div class=\"attnviz-text\">\n");
     for (const char *p = text; *p;) {
         const char *end = strstr(p, "\n\n");
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char *para = strndup(p, len);
-        attn_sb_puts(&body, "<p>");
-        if (para) ex_xml_text(&body, para);
-        attn_sb_puts(&body, "</p>\n");
+        attn_sb_puts(b, "<p>");
+        if (para) ex_xml_text(b, para);
+        attn_sb_puts(b, "</p>\n");
         free(para);
         p += len;
         while (*p == '\n') p++;
     }
-    attn_sb_printf(&body, "</div>\n<figure class=\"attnviz attnviz-decode\" lang=\"%s\"",
-                   o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
-    char size[64];
+    attn_sb_puts(b, "</div>\n");
+}
+
+/* A static drawing: list as SVG in a <figure> of class cls, with its caption. */
+static void static_figure(attn_strbuf *b, const export_opts *o, const export_item *it, const char *title,
+                          const viz_list *list, const viz_strings *ui, viz_fonts *fonts, const char *cls,
+                          const char *ids) {
+    char badge[320], size[64];
+    attn_sb_printf(b, "<figure class=\"attnviz %s\" lang=\"%s\"", cls, o->lang == VIZ_LANG_ZH ? "zh-Hans" : "en");
     snprintf(size, sizeof size, ";--av-w:%dpx;--av-h:%dpx", o->width, o->height);
-    theme_vars(&body, o->theme, size);
-    attn_sb_puts(&body, ">\n<div class=\"attnviz-fig\">\n");
+    theme_vars(b, o->theme, size);
+    attn_sb_puts(b, ">\n<div class=\"attnviz-fig\">\n");
     attn_strbuf attrs;
     attn_sb_init(&attrs);
     attn_sb_puts(&attrs, "class=\"attnviz-svg\" role=\"img\" aria-label=\"");
     ex_xml_text(&attrs, title);
     attn_sb_puts(&attrs, "\"");
-    ex_svg_open(&body, o->width, o->height, attrs.data);
+    ex_svg_open(b, o->width, o->height, attrs.data);
     attn_sb_free(&attrs);
-    ex_svg svg = {.b = &body, .ids = "decode-", .fonts = fonts};
+    ex_svg svg = {.b = b, .ids = ids, .fonts = fonts};
     for (int i = 0; i < list->count; i++) ex_svg_cmd(&svg, list, &list->cmds[i]);
     ex_svg_close(&svg);
-    attn_sb_puts(&body, "</svg>\n</div>\n");
+    attn_sb_puts(b, "</svg>\n</div>\n");
     ex_badge(badge, sizeof badge, o, ui, it);
-    attn_sb_puts(&body, "<figcaption>");
-    ex_xml_text(&body, tr->tokens.text);
-    attn_sb_puts(&body, " · ");
-    ex_xml_text(&body, badge);
-    attn_sb_printf(&body, " · attnviz %s</figcaption>\n</figure>\n", ATTN_VERSION);
-    attn_sb_puts(&body, "<table class=\"attnviz-decode-table\">\n<thead><tr><th>t</th>");
-    const char *cols = ex_str(ui, o->lang, VIZ_S_DECODE_TABLE); // columns split by '|'
+    attn_sb_puts(b, "<figcaption>");
+    ex_xml_text(b, it->trace->tokens.text);
+    attn_sb_puts(b, " · ");
+    ex_xml_text(b, badge);
+    attn_sb_printf(b, " · attnviz %s</figcaption>\n</figure>\n", ATTN_VERSION);
+}
+
+/* The table's header row from a UI string of columns split by '|', after lead (already markup). */
+static void table_head(attn_strbuf *b, const char *cls, const char *lead, const char *cols) {
+    attn_sb_printf(b, "<table class=\"%s\">\n<thead><tr>%s", cls, lead);
     while (*cols) {
         size_t len = strcspn(cols, "|");
         char *cell = strndup(cols, len);
-        attn_sb_puts(&body, "<th>");
-        if (cell) ex_xml_text(&body, cell);
-        attn_sb_puts(&body, "</th>");
+        attn_sb_puts(b, "<th>");
+        if (cell) ex_xml_text(b, cell);
+        attn_sb_puts(b, "</th>");
         free(cell);
         cols += len;
         if (*cols == '|') cols++;
     }
-    attn_sb_puts(&body, "</tr></thead>\n<tbody>\n");
+    attn_sb_puts(b, "</tr></thead>\n<tbody>\n");
+}
+
+/* body as STEM.html and as a section of the handout. */
+static attn_status own_page(ex_stage *st, ex_handout *sections, const export_opts *o, int number, const char *stem,
+                            const char *title, attn_strbuf *body, attn_err *err) {
+    attn_strbuf page;
+    attn_sb_init(&page);
+    char name[200];
+    snprintf(name, sizeof name, "%s.html", stem);
+    attn_status rc = ATTN_OK;
+    page_begin(&page, o, title, false);
+    section(&page, 1, number, NULL, title, body);
+    page_end(&page);
+    if (!sections->over) section(&sections->full, 2, number, NULL, title, body);
+    if (!sections->over && sections->full.len > ex_handout_budget) {
+        sections->over = true;
+        attn_sb_free(&sections->full);
+    }
+    framed_section(sections, o, number, NULL, title, name);
+    if (!attn_sb_ok(body) || !attn_sb_ok(&page) || !attn_sb_ok(&sections->full) || !attn_sb_ok(&sections->framed))
+        rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make the page %s.", name);
+    if (rc == ATTN_OK) rc = ex_stage_write(st, name, page.data, page.len, err);
+    attn_sb_free(&page);
+    return rc;
+}
+
+/* The decode view's page (issue 24): the token's narrative, the figure (the
+ * window's drawing, interactive like the steps' pages: a token chosen shows
+ * its decoding step, a hovered cell its arithmetic) and the per-token record
+ * as a table, the row of the token shown marked. */
+attn_status ex_html_write_decode(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
+                                 int number, const char *stem, const char *title, const viz_list *list,
+                                 const viz_strings *ui, viz_fonts *fonts, attn_err *err) {
+    (void)list;
+    const attn_trace *tr = it->trace;
+    const attn_decode *d = it->decode;
+    int t = it->query >= 0 && it->query < tr->n ? it->query : attn_trace_default_query(tr);
+    char text[2048], lab[256];
+    attn_strbuf body;
+    attn_sb_init(&body);
+    viz_decode_narrative(text, sizeof text, ui ? ui->s[o->lang] : NULL, d, t);
+    paragraphs(&body, text);
+    attn_status rc = figure(&body, o, it, stem, ui, fonts, err);
+    table_head(&body, "attnviz-decode-table", "<th>t</th>", ex_str(ui, o->lang, VIZ_S_DECODE_TABLE));
     for (int r = 0; r < d->n; r++) {
         const attn_decode_step *k = &d->step[r];
         attn_token_label(&tr->tokens, r, 0, lab, sizeof lab);
@@ -477,23 +520,67 @@ attn_status ex_html_write_decode(ex_stage *st, ex_handout *sections, const expor
                        k->cache_bytes);
     }
     attn_sb_puts(&body, "</tbody>\n</table>\n");
-    char name[200];
-    snprintf(name, sizeof name, "%s.html", stem);
-    attn_status rc = ATTN_OK;
-    page_begin(&page, o, title, false);
-    section(&page, 1, number, NULL, title, &body);
-    page_end(&page);
-    if (!sections->over) section(&sections->full, 2, number, NULL, title, &body);
-    if (!sections->over && sections->full.len > ex_handout_budget) {
-        sections->over = true;
-        attn_sb_free(&sections->full);
-    }
-    framed_section(sections, o, number, NULL, title, name);
-    if (!attn_sb_ok(&body) || !attn_sb_ok(&page) || !attn_sb_ok(&sections->full) || !attn_sb_ok(&sections->framed))
-        rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory to make the page %s.", name);
-    if (rc == ATTN_OK) rc = ex_stage_write(st, name, page.data, page.len, err);
+    if (rc == ATTN_OK) rc = own_page(st, sections, o, number, stem, title, &body, err);
     attn_sb_free(&body);
-    attn_sb_free(&page);
+    return rc;
+}
+
+/* "−∞" or the number to 4 significant digits, as the window's arithmetic
+ * shows it (the step's CSV keeps every digit). */
+static void tile_num(attn_strbuf *b, double v) {
+    if (v == -INFINITY) attn_sb_puts(b, "−∞");
+    else attn_sb_printf(b, "%.4g", v == 0 ? 0.0 : v); // no "-0"
+}
+
+/* A step of the tiles view's page (issue 24): the step in words, the drawing
+ * and per query row of the block m, α, ℓ before and after (the rescaling the
+ * window shows on hover), and O before and after. */
+attn_status ex_html_write_tiles(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
+                                int number, const char *stem, const char *title, const viz_list *list,
+                                const viz_strings *ui, viz_fonts *fonts, attn_err *err) {
+    const attn_trace *tr = it->trace;
+    const attn_tiles *tl = it->tiles;
+    const attn_tile_step *sp = &tl->steps[it->tiles_step];
+    char text[2048], lab[256], ids[64];
+    attn_strbuf body;
+    attn_sb_init(&body);
+    ex_tiles_text(text, sizeof text, it, ui, o->lang);
+    paragraphs(&body, text);
+    snprintf(ids, sizeof ids, "tiles-%d-", it->tiles_step + 1);
+    static_figure(&body, o, it, title, list, ui, fonts, "attnviz-tiles", ids);
+    if (!sp->skipped) {
+        attn_strbuf lead;
+        attn_sb_init(&lead);
+        attn_sb_puts(&lead, "<th>t</th><th>");
+        ex_xml_text(&lead, ex_str(ui, o->lang, VIZ_S_TEX_TOKEN));
+        attn_sb_puts(&lead, "</th>");
+        char cols[512];
+        const char *m_old = ex_str(ui, o->lang, VIZ_S_TILES_MAT_M_OLD), *m = ex_str(ui, o->lang, VIZ_S_TILES_MAT_M);
+        snprintf(cols, sizeof cols, "%s|%s|α = e^(%s − %s)|%s|Σⱼ e^(sⱼ − %s)|%s|%s|%s", m_old, m, m_old, m,
+                 ex_str(ui, o->lang, VIZ_S_TILES_MAT_L_OLD), m, ex_str(ui, o->lang, VIZ_S_TILES_MAT_L),
+                 ex_str(ui, o->lang, VIZ_S_TILES_MAT_O_OLD), ex_str(ui, o->lang, VIZ_S_TILES_MAT_O));
+        table_head(&body, "attnviz-tiles-table", lead.data ? lead.data : "", cols);
+        attn_sb_free(&lead);
+        for (int r = 0; r < sp->r1 - sp->r0; r++) {
+            double v[6];
+            ex_tiles_row(it, r, v);
+            attn_token_label(&tr->tokens, sp->r0 + r, 0, lab, sizeof lab);
+            attn_sb_printf(&body, "<tr><td>%d</td><td>", sp->r0 + r + 1);
+            ex_xml_text(&body, lab);
+            attn_sb_puts(&body, "</td>");
+            for (int k = 0; k < 6; k++) attn_sb_puts(&body, "<td>"), tile_num(&body, v[k]), attn_sb_puts(&body, "</td>");
+            for (int k = 0; k < 2; k++) { // O before, O after: the row's d values
+                const double *row = (k ? sp->o : sp->o_old) + (size_t)r * tl->d;
+                attn_sb_puts(&body, "<td>");
+                for (int c = 0; c < tl->d; c++) attn_sb_puts(&body, c ? " " : ""), tile_num(&body, row[c]);
+                attn_sb_puts(&body, "</td>");
+            }
+            attn_sb_puts(&body, "</tr>\n");
+        }
+        attn_sb_puts(&body, "</tbody>\n</table>\n");
+    }
+    attn_status rc = own_page(st, sections, o, number, stem, title, &body, err);
+    attn_sb_free(&body);
     return rc;
 }
 

@@ -281,6 +281,18 @@ attn_status ex_html_write(ex_stage *st, ex_handout *sections, const export_opts 
 attn_status ex_html_write_decode(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
                                  int number, const char *stem, const char *title, const viz_list *list,
                                  const viz_strings *ui, viz_fonts *fonts, attn_err *err);
+/* The tiles view's item (it->tiles, step it->tiles_step) in words: the
+ * step, the bytes held and the check against Z, as paragraphs split by a
+ * blank line (and, for a skipped block, why), into out (cap bytes). */
+void ex_tiles_text(char *out, size_t cap, const export_item *it, const viz_strings *ui, viz_lang lang);
+/* Row r of the step's block: m before, m after, α = e^(m before − m after)
+ * (0 while m before is −∞), ℓ before, Σⱼ e^(sⱼ − m after), ℓ after. */
+void ex_tiles_row(const export_item *it, int r, double out[6]);
+/* Writes STEM.html for a step of the tiles view (it->tiles): its words, the
+ * drawing (list) as SVG and the rows' rescaling; appends its section. */
+attn_status ex_html_write_tiles(ex_stage *st, ex_handout *sections, const export_opts *o, const export_item *it,
+                                int number, const char *stem, const char *title, const viz_list *list,
+                                const viz_strings *ui, viz_fonts *fonts, attn_err *err);
 /* Writes handout.html: every section in order, under title. */
 attn_status ex_html_handout(ex_stage *st, const ex_handout *sections, const export_opts *o, const char *title,
                             attn_err *err);

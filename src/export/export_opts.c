@@ -309,7 +309,7 @@ int export_items_for_model(export_item *out, int cap, const model *m, const mode
             if (!(steps & (1u << s)) || (readout && l != last)) continue;
             if (!readout && !attn_step_shown((attn_step)s, &r->layer[l].cfg)) continue; // 2b: only with RoPE
             for (int back = 0; back < 2 && n < cap; back++) {
-                if (back && (readout || !backward_id[s] || r->n_targets == 0)) break;
+                if (back && (readout || model_step_grad((attn_step)s) < 0 || r->n_targets == 0)) break;
                 export_item *it = &out[n++];
                 memset(it, 0, sizeof *it);
                 it->trace = &r->layer[l];

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_math.h"
 #include "attn_steps.h"
 #include "export.h"
 #include "export_internal.h"
@@ -23,6 +24,8 @@ static const struct {
     {"→", "$\\to$"},
     {"−", "$-$"},
     {"∞", "$\\infty$"},
+    {"ℓ", "$\\ell$"},
+    {"²", "$^2$"},
     {"…", "\\ldots{}"},
 };
 
@@ -322,10 +325,18 @@ static double width_pt(const char *s, double px) {
     return em * px;
 }
 
+/* The token of a token axis' first row and column: 0, but a step of the tiles
+ * view shows a block of the matrix (set only around its displays). */
+static struct {
+    int row0, col0;
+} token_at;
+
 /* Label i of an axis of m, as the CSV files label it (TeX, escaped) into lab. */
 static void axis_tex(attn_strbuf *lab, const export_item *it, const export_matrix *m, bool cols, int i) {
     char buf[256];
-    ex_axis_label(buf, sizeof buf, it->trace, m, cols ? m->col_axis : m->row_axis, i,
+    export_axis a = cols ? m->col_axis : m->row_axis;
+    if (a == EXPORT_AXIS_TOKENS) i += cols ? token_at.col0 : token_at.row0; // a block of the tiles view
+    ex_axis_label(buf, sizeof buf, it->trace, m, a, i,
                   ex_axis_names(it->trace, m, cols, it->feature_names, &it->names));
     export_tex_escape(lab, buf);
 }
@@ -501,6 +512,122 @@ char *export_tex_decode(const export_item *it, const char *title, const viz_stri
     attn_sb_puts(&b, "\\hline\n\\end{tabular}\n\\end{center}\n");
     export_matrix z = {.name = "Z_decode", .tex = "Z_{\\mathrm{decode}}", .v = d->z[head], .rows = d->n, .cols = d->d_k, .head = head, .row_axis = EXPORT_AXIS_TOKENS, .col_axis = EXPORT_AXIS_DIMS};
     matrix_display(&b, it, &z, d->heads, &w);
+    attn_sb_puts(&b, "\\end{document}\n");
+    return attn_sb_take(&b);
+}
+
+/* Thousands grouped: 3,200. */
+static void grouped(char *buf, size_t cap, size_t v) {
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%zu", v), o = 0;
+    for (int i = 0; i < n && o + 2 < (int)cap; i++) {
+        if (i && (n - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+}
+
+void ex_tiles_text(char *out, size_t cap, const export_item *it, const viz_strings *ui, viz_lang lang) {
+    const attn_tiles *tl = it->tiles;
+    const attn_tile_step *st = &tl->steps[it->tiles_step];
+    const attn_trace *t = it->trace;
+    int head = it->head >= 0 && it->head < t->cfg.heads ? it->head : 0;
+    char a[32], b[32], e[32];
+    size_t used = 0;
+    int k = snprintf(out, cap, ex_str(ui, lang, st->skipped ? VIZ_S_TILES_STEP_SKIPPED : VIZ_S_TILES_STEP),
+                     it->tiles_step + 1, tl->count, st->r0 + 1, st->r1, st->c0 + 1, st->c1);
+    used += k > 0 ? (size_t)k : 0;
+    grouped(a, sizeof a, st->bytes), grouped(b, sizeof b, tl->max_bytes), grouped(e, sizeof e, tl->full_bytes);
+    if (used < cap) used += (size_t)snprintf(out + used, cap - used, "\n\n");
+    if (used < cap) used += (size_t)snprintf(out + used, cap - used, ex_str(ui, lang, VIZ_S_TILES_BYTES), a, b, e);
+    if (used < cap) used += (size_t)snprintf(out + used, cap - used, "\n\n");
+    if (used < cap)
+        used += (size_t)snprintf(out + used, cap - used, ex_str(ui, lang, VIZ_S_TILES_CHECK),
+                                 attn_tiles_rel_diff(tl->z, t->head[head].z, (size_t)tl->n * tl->d));
+    if (st->skipped && used < cap) snprintf(out + used, cap - used, "\n\n%s", ex_str(ui, lang, VIZ_S_TILES_XP_SKIP));
+}
+
+void ex_tiles_row(const export_item *it, int r, double out[6]) {
+    const attn_tile_step *st = &it->tiles->steps[it->tiles_step];
+    int cols = st->c1 - st->c0;
+    double m_old = st->m_old[r], m = st->m[r], sum = 0.0;
+    for (int j = 0; st->s && m != -INFINITY && j < cols; j++) { // the block's own terms, with the core's exp
+        double s = st->s[(size_t)r * cols + j];
+        if (s != -INFINITY) sum += attn_exp(s - m);
+    }
+    out[0] = m_old, out[1] = m, out[2] = m_old == -INFINITY || m == -INFINITY ? 0.0 : attn_exp(m_old - m);
+    out[3] = st->l_old[r], out[4] = sum, out[5] = st->l[r];
+}
+
+char *export_tex_tiles(const export_item *it, const char *title, const viz_strings *ui, viz_lang lang) {
+    const attn_trace *tr = it->trace;
+    const attn_tiles *tl = it->tiles;
+    const attn_tile_step *st = &tl->steps[it->tiles_step];
+    const words w = {ui, lang};
+    int rows = st->r1 - st->r0, cols = st->c1 - st->c0, head = it->head >= 0 && it->head < tr->cfg.heads ? it->head : 0;
+    char text[2048], lab[256];
+    attn_strbuf b;
+    attn_sb_init(&b);
+    preamble(&b, title);
+    facts(&b, it, &w);
+    ex_tiles_text(text, sizeof text, it, ui, lang);
+    for (const char *p = text; *p;) { // paragraphs: split at the blank lines
+        const char *end = strstr(p, "\n\n");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *para = strndup(p, len);
+        attn_sb_puts(&b, "\\par\\medskip\\noindent ");
+        if (para) export_tex_escape(&b, para);
+        attn_sb_puts(&b, "\n");
+        free(para);
+        p += len;
+        while (*p == '\n') p++;
+    }
+    attn_sb_puts(&b, "\\begin{gather*} m_i' = \\max\\big(m_i,\\ \\max_j s_{ij}\\big),\\qquad \\alpha_i = e^{m_i - m_i'},"
+                     "\\qquad \\ell_i' = \\alpha_i \\ell_i + \\textstyle\\sum_j e^{s_{ij} - m_i'},\\\\ "
+                     "O_i' = \\alpha_i O_i + \\textstyle\\sum_j e^{s_{ij} - m_i'}\\, v_j,\\qquad "
+                     "z_i = O_i' / \\ell_i' \\end{gather*}\n");
+    if (st->skipped) {
+        attn_sb_puts(&b, "\\end{document}\n");
+        return attn_sb_take(&b);
+    }
+    // per query row: m, α, ℓ before and after
+    attn_sb_puts(&b, "\\begin{center}\\small\\begin{tabular}{rl*{6}{r}}\n\\hline\n$i$ & ");
+    export_tex_escape(&b, word(&w, VIZ_S_TEX_TOKEN));
+    static const viz_str heads[] = {VIZ_S_TILES_MAT_M_OLD, VIZ_S_TILES_MAT_M, 0, VIZ_S_TILES_MAT_L_OLD, 0, VIZ_S_TILES_MAT_L};
+    for (int k = 0; k < 6; k++) {
+        attn_sb_puts(&b, " & ");
+        if (k == 2) attn_sb_puts(&b, "$\\alpha_i$");
+        else if (k == 4) attn_sb_puts(&b, "$\\sum_j e^{s_{ij} - m_i'}$");
+        else export_tex_escape(&b, word(&w, heads[k]));
+    }
+    attn_sb_puts(&b, " \\\\\n\\hline\n");
+    for (int r = 0; r < rows; r++) {
+        double v[6];
+        ex_tiles_row(it, r, v);
+        attn_token_label(&tr->tokens, st->r0 + r, 0, lab, sizeof lab);
+        attn_sb_printf(&b, "%d & \\mbox{", st->r0 + r + 1);
+        export_tex_escape(&b, lab);
+        attn_sb_puts(&b, "}");
+        for (int k = 0; k < 6; k++) {
+            attn_sb_puts(&b, " & $");
+            num_fixed(&b, v[k]);
+            attn_sb_puts(&b, "$");
+        }
+        attn_sb_puts(&b, " \\\\\n");
+    }
+    attn_sb_puts(&b, "\\hline\n\\end{tabular}\n\\end{center}\n");
+    export_matrix ms[4] = {
+        {.name = "S_block", .tex = "S_{\\mathrm{block}}", .v = st->s, .rows = rows, .cols = cols, .head = head, .row_axis = EXPORT_AXIS_TOKENS, .col_axis = EXPORT_AXIS_TOKENS},
+        {.name = "O_before", .tex = "O", .v = st->o_old, .rows = rows, .cols = tl->d, .head = head, .row_axis = EXPORT_AXIS_TOKENS, .col_axis = EXPORT_AXIS_DIMS},
+        {.name = "O_after", .tex = "O'", .v = st->o, .rows = rows, .cols = tl->d, .head = head, .row_axis = EXPORT_AXIS_TOKENS, .col_axis = EXPORT_AXIS_DIMS},
+        {.name = "Z_tiled", .tex = "Z_{\\mathrm{tiled}}", .v = tl->z + (size_t)st->r0 * tl->d, .rows = rows, .cols = tl->d, .head = head, .row_axis = EXPORT_AXIS_TOKENS, .col_axis = EXPORT_AXIS_DIMS},
+    };
+    int shown = st->kb == tl->blocks - 1 ? 4 : 3; // the last key block: z = O'/ℓ' of these rows
+    for (int k = 0; k < shown; k++) {
+        token_at.row0 = st->r0, token_at.col0 = k == 0 ? st->c0 : 0;
+        matrix_display(&b, it, &ms[k], tr->cfg.heads, &w);
+    }
+    token_at.row0 = token_at.col0 = 0;
     attn_sb_puts(&b, "\\end{document}\n");
     return attn_sb_take(&b);
 }

@@ -102,8 +102,8 @@ typedef struct {
     viz_target target;       /* whose answers run's targets are */
     const char *prefix;      /* before "NN-" in file names, e.g. "L2-"; NULL: none */
     /* issue 24 part 4: a step of the tiles view (F4) instead of the step */
-    const attn_tiles *tiles;   /* the head's online softmax record, or NULL; with it only PNG, SVG, CSV (the
-                                step's m, l and O) and the handout are written */
+    const attn_tiles *tiles;   /* the head's online softmax record, or NULL; with it PNG, SVG, CSV (the
+                                step's m, l and O), a LaTeX document and an HTML page of the step */
     int tiles_step;            /* which of its steps, from 0 */
     const attn_decode *decode; /* the decode view of trace (issue 24) in place of the step: PNG, SVG and a CSV of
                                   its per-token record; NULL: the step */

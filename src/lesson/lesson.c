@@ -462,6 +462,21 @@ static int lesson_step_of(const char *w, size_t n) {
     return s >= 0 ? s : attn_step_from_key(w, n);
 }
 
+/* "1 tokens, 2 qkv, 2b rope, … 7 sum and 8 heads" from the step table (each
+ * row's key and name), the last two joined by last (" and ", " or "): what
+ * an error about a step lists. */
+static const char *step_list(char *buf, size_t cap, const char *last) {
+    buf[0] = '\0';
+    for (int s = 0; s < ATTN_STEP_COUNT; s++) {
+        const attn_step_info *row = attn_step_get((attn_step)s);
+        const char *sep = s == 0 ? "" : s == ATTN_STEP_COUNT - 1 ? last
+                                                                 : ", ";
+        size_t used = strlen(buf);
+        snprintf(buf + used, cap - used, "%s%s %s", sep, row->key, row->name);
+    }
+    return buf;
+}
+
 /* "1".."8", "2b" or a step name (attn_step_name). */
 static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
     size_t n = strlen(d->args);
@@ -471,11 +486,9 @@ static void resolve_step(parser *p, page_ctx *c, const raw_dir *d) {
     }
     int s = lesson_step_of(d->args, n);
     if (s < 0) {
-        lsn_add_err(
-            p, d->line, d->col,
-            "there is no step “%s”; the steps are 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, "
-            "7 sum and 8 heads",
-            d->args);
+        char steps[160];
+        lsn_add_err(p, d->line, d->col, "there is no step “%s”; the steps are %s", d->args,
+                    step_list(steps, sizeof steps, " and "));
         return;
     }
     if (s == ATTN_STEP_ROPE && !c->rec->pub.model && !c->rec->pub.cfg.rope) { // a model's file says its own
@@ -758,6 +771,23 @@ static bool resolve_ref_option(parser *p, page_ctx *c, const raw_dir *d, const c
     return false;
 }
 
+/* A reference holds at most this many words (the rest is refused). */
+#define REF_MAX_WORDS 8
+
+/* What ends every reference: its words from i on are options (head=H, exact,
+ * compare, layer=L), and after its REF_MAX_WORDS words (rest: where reading
+ * stopped) nothing more. */
+static bool parse_ref_options(parser *p, page_ctx *c, const raw_dir *d, const char *const *w, const size_t *n, int i,
+                              int count, const char *rest, const char *end, lesson_ref *r) {
+    for (; i < count; i++)
+        if (!resolve_ref_option(p, c, d, w[i], n[i], r)) return false;
+    if (count == REF_MAX_WORDS && lsn_skip_spaces(rest, end) != end) {
+        lsn_add_err(p, d->line, d->col, "this reference has too many words");
+        return false;
+    }
+    return true;
+}
+
 static const char *const decode_fields[LESSON_DEC_FIELDS] = {"cells", "macs", "full", "cache",
                                                              "real", "group", "name", "tokens"};
 static const char *const tiles_fields[LESSON_TILE_FIELDS] = {"held", "full", "diff", "steps", "skipped"};
@@ -829,21 +859,44 @@ static bool parse_modern_ref(parser *p, page_ctx *c, const raw_dir *d, const cha
             return false;
         }
     }
-    for (; i < count; i++)
-        if (!resolve_ref_option(p, c, d, w[i], n[i], r)) return false;
-    if (count == 8 && lsn_skip_spaces(s, end) != end) {
-        lsn_add_err(p, d->line, d->col, "this reference has too many words");
+    return parse_ref_options(p, c, d, w, n, i, count, s, end, r);
+}
+
+static const char *const heads_fields[LESSON_HEADS_FIELDS] = {"prev", "induction", "first"};
+
+/* {heads SCORE T} (issue 26): on a page with @hf, the heads whose score
+ * (prev, induction or first) reaches T, 0 < T <= 1; computed by whoever
+ * shows the page (src/page: page_hf_ref_text), never written by hand. */
+static bool parse_heads_ref(parser *p, page_ctx *c, const raw_dir *d, const char *const *w, const size_t *n,
+                            int count, lesson_ref *r) {
+    r->kind = LESSON_REF_HEADS;
+    r->field = count > 1 ? field_of(heads_fields, LESSON_HEADS_FIELDS, w[1], n[1]) : -1;
+    if (!c->rec->pub.hf_name) {
+        lsn_add_err(p, d->line, d->col, "{heads …} names the heads of a real model: it needs @hf: FOLDER on the page");
         return false;
     }
+    if (r->field < 0) {
+        lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
+                    "{heads …} needs a score: prev, induction or first, then the threshold (e.g. {heads prev 0.5})");
+        return false;
+    }
+    double t = 0.0;
+    if (count != 3 || lsn_parse_number(w[2], n[2], &t) != LSN_NUM_OK || !(t > 0.0 && t <= 1.0)) {
+        lsn_add_err(p, d->line, count > 2 ? dir_col(d, w[2]) : d->col,
+                    "{heads %.*s T} needs the threshold T, a number above 0 and at most 1, and nothing after it",
+                    (int)n[1], w[1]);
+        return false;
+    }
+    r->threshold = t;
     return true;
 }
 
 /* One {reference}: its words into a lesson_ref, the tokens found in the page's sentence. */
 static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, const char *end, lesson_ref *r) {
-    const char *w[8];
-    size_t n[8];
+    const char *w[REF_MAX_WORDS];
+    size_t n[REF_MAX_WORDS];
     int count = 0;
-    while (count < 8 && lsn_next_word(&s, end, &w[count], &n[count])) count++;
+    while (count < REF_MAX_WORDS && lsn_next_word(&s, end, &w[count], &n[count])) count++;
     const lesson_model *m = c->rec->pub.model;
     int stage = count ? attn_stage_from_name_n(w[0], n[0]) : -1, args = 0;
     if (count && stage < 0 && p->l->src) { // a trained model's own stages
@@ -871,6 +924,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     else if (count && lsn_word_is(w[0], n[0], "mean-max")) r->kind = LESSON_REF_MEAN_MAX;
     else if (count && lsn_word_is(w[0], n[0], "n")) r->kind = LESSON_REF_TOKENS;
     else if (count && lsn_word_is(w[0], n[0], "rest")) r->kind = LESSON_REF_REST, args = 2;
+    else if (count && lsn_word_is(w[0], n[0], "heads")) return parse_heads_ref(p, c, d, w, n, count, r);
     else if (count && !m && (lsn_word_is(w[0], n[0], "decode") || lsn_word_is(w[0], n[0], "tiles") || lsn_word_is(w[0], n[0], "diff") || lsn_word_is(w[0], n[0], "setting")))
         return parse_modern_ref(p, c, d, w, n, count, s, end, r);
     else if (stage >= 0) r->kind = LESSON_REF_CELL, r->stage = stage, args = 2;
@@ -888,10 +942,9 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     if (r->kind == LESSON_REF_STEP || r->kind == LESSON_REF_MACS) {
         int s = count > 1 ? lesson_step_of(w[1], n[1]) : -1;
         if (s < 0) {
-            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
-                        "{%.*s …} needs a step: 1 tokens, 2 qkv, 2b rope, 3 scores, 4 scale, 5 mask, 6 softmax, 7 sum "
-                        "or 8 heads",
-                        (int)n[0], w[0]);
+            char steps[160];
+            lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, "{%.*s …} needs a step: %s", (int)n[0], w[0],
+                        step_list(steps, sizeof steps, " or "));
             return false;
         }
         r->step = s;
@@ -921,13 +974,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
             return false;
         }
     }
-    for (; i < count; i++)
-        if (!resolve_ref_option(p, c, d, w[i], n[i], r)) return false;
-    if (count == 8 && lsn_skip_spaces(s, end) != end) {
-        lsn_add_err(p, d->line, d->col, "this reference has too many words");
-        return false;
-    }
-    return true;
+    return parse_ref_options(p, c, d, w, n, i, count, s, end, r);
 }
 
 /* Every {reference} of the page's paragraphs, resolved into its refs. */
@@ -1194,6 +1241,48 @@ static void resolve_view(parser *p, page_ctx *c, const raw_dir *d) {
     }
 }
 
+/* "@hf: FOLDER" (issue 26): a Hugging Face folder the page's {heads …}
+ * references read, found by the source's locate_hf. A folder that is not
+ * there is never an error: the page then shows its @missing text. */
+static void resolve_hf(parser *p, page_ctx *c, const raw_dir *d) {
+    lesson_page *pg = &c->rec->pub;
+    const lesson_model_source *src = p->l->src;
+    char path[1024], why[512];
+    if (!*d->args || strpbrk(d->args, " \t")) {
+        lsn_add_err(p, d->line, d->col, "write @hf: FOLDER, a Hugging Face model's folder (e.g. gpt2)");
+        return;
+    }
+    if (c->seen[D_MODEL]) {
+        lsn_add_err(p, d->line, 1, "a page shows @model or @hf, not both");
+        return;
+    }
+    pg->hf_name = d->args;
+    if (!src || !src->locate_hf) snprintf(why, sizeof why, "this lesson was read without its models");
+    else if (src->locate_hf(p->l->dir, d->args, path, sizeof path, why, sizeof why)) {
+        pg->hf_path = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, path, strlen(path)));
+        return;
+    }
+    utf8_trim_partial(why);
+    pg->hf_why = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, why, strlen(why)));
+}
+
+/* @missing text and {heads …} references: only on a page with @hf, and not together. */
+static void check_hf_paras(parser *p, page_ctx *c) {
+    const page_rec *r = c->rec;
+    for (int k = 0; k < r->pub.n_paras; k++) {
+        const lesson_para *para = &r->paras[k];
+        if (para->missing && !r->pub.hf_name) {
+            lsn_add_err(p, para->line, 1, "@missing is for a page with @hf: FOLDER (what to do without the folder)");
+            return;
+        }
+        for (int i = 0; i < para->n_spans && para->missing; i++)
+            if (para->spans[i].kind == LESSON_SPAN_REF && para->spans[i].ref >= 0 &&
+                r->refs[para->spans[i].ref].kind == LESSON_REF_HEADS)
+                lsn_add_err(p, para->spans[i].line, para->spans[i].col,
+                            "{heads …} cannot be in @missing: without the folder there are no heads to name");
+    }
+}
+
 /* @layer, @backward and the page's own settings: what a model page may and may not say. */
 static void resolve_model_view(parser *p, page_ctx *c) {
     lesson_page *pg = &c->rec->pub;
@@ -1290,6 +1379,7 @@ static void resolve_page(parser *p, int index) {
     r->pub.layer = -1;
     if (c.seen[D_TRAIN]) resolve_train(p, &c, c.seen[D_TRAIN]);
     if (c.seen[D_MODEL]) resolve_model(p, &c, c.seen[D_MODEL]);
+    if (c.seen[D_HF]) resolve_hf(p, &c, c.seen[D_HF]);
     resolve_model_view(p, &c);
     if (page_basics(p, &c)) {
         if (c.seen[D_RANDOM] && resolve_random(p, c.seen[D_RANDOM], &r->pub.gain))
@@ -1308,6 +1398,7 @@ static void resolve_page(parser *p, int index) {
             r->pub.n_keep = n_keep;
         }
         resolve_refs(p, &c);
+        check_hf_paras(p, &c);
         if (c.seen[D_TRY]) resolve_try(p, &c, c.seen[D_TRY]);
         if (c.seen[D_TRY] && r->pub.model && p->checking) check_heldout(p, &c);
         for (int k = 0; k < r->pub.n_paras; k++) r->pub.has_own |= r->paras[k].own;
@@ -1564,4 +1655,14 @@ int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref) {
     for (int i = 0; i < t->n; i++)
         if (token_is(t, i, ref->text, n)) return i;
     return -1;
+}
+
+bool lesson_para_hf_shown(const lesson_page *pg, const lesson_para *para, bool found) {
+    if (!pg->hf_name) return true;
+    if (para->missing) return !found;
+    for (int i = 0; i < para->n_spans; i++)
+        if (para->spans[i].kind == LESSON_SPAN_REF && para->spans[i].ref >= 0 &&
+            pg->refs[para->spans[i].ref].kind == LESSON_REF_HEADS)
+            return found;
+    return true;
 }

@@ -60,6 +60,7 @@ void model_attn_config(attn_config *out, const model_config *c) {
     out->kv_heads = c->kv_heads == c->heads ? 0 : c->kv_heads;
     out->rope = c->pos == MODEL_POS_ROPE;
     out->rope_base = c->rope_base > 0 ? c->rope_base : ATTN_ROPE_BASE;
+    out->pos_offset = c->pos_offset; // RoPE turns position offset + i
 }
 
 attn_status model_config_check(const model_config *c, attn_err *err) {
@@ -248,6 +249,16 @@ int model_word_id(const model *m, const char *tok, size_t len) {
     return attn_vocab_find(&v, tok, len);
 }
 
+attn_status model_check_positions(const model *m, int n, attn_err *err) {
+    int k = m->cfg.pos_offset;
+    if (m->cfg.pos != MODEL_POS_LEARNED || k + n <= m->cfg.max_len) return ATTN_OK;
+    char a[24], b[24], c[24];
+    snprintf(a, sizeof a, "%d", k);
+    snprintf(b, sizeof b, "%d", k + n - 1);
+    snprintf(c, sizeof c, "%d", m->cfg.max_len - 1);
+    return attn_fail_msg(err, ATTN_ERR_RANGE, ATTN_MSG_MODEL_POS_OFFSET, a, b, c);
+}
+
 attn_status model_tokenize(const model *m, const char *sentence, size_t len, attn_tokens *toks,
                            int *ids, attn_err *err) {
     attn_wordlist words = {m->vocab_count, (const char *const *)m->vocab, NULL}; // at most 512 words: no index
@@ -260,6 +271,7 @@ attn_status model_tokenize(const model *m, const char *sentence, size_t len, att
         st = attn_fail_msg(err, ATTN_ERR_INPUT, ATTN_MSG_MODEL_MAX_LEN, a, b, NULL);
         goto cleanup;
     }
+    if ((st = model_check_positions(m, toks->n, err)) != ATTN_OK) goto cleanup;
     for (int i = 0; i < toks->n; i++) {
         int tl;
         const char *tok = attn_token_text(toks, i, &tl);

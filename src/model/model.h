@@ -51,6 +51,8 @@ typedef struct {
     model_objective objective; /* what the loss reads */
     int kv_heads;              /* grouped-query attention: G kv-heads (attn_config's); 0: one per head */
     double rope_base;          /* pos rope: RoPE's base B (0 read as ATTN_ROPE_BASE: a task's table leaves it out) */
+    int pos_offset;            /* run time only (--pos-offset K): the first token sits at position K; never in a
+                                  file, 0 in training; learned positions need K + tokens ≤ max_len */
 } model_config;
 
 /* Where each parameter lives: views into a block laid out by model_tensors. */
@@ -210,6 +212,15 @@ attn_status model_ws_init(model_ws *ws, const model *m, double *grad, attn_err *
 
 /* Frees what ws owns and zeroes it. NULL is a no-op. */
 void model_ws_free(model_ws *ws);
+
+/* The position row added to token i's embedding (position cfg.pos_offset + i):
+ * P's row when learned, else the sinusoids' (zeros for none and rope). */
+const double *model_pos_row(const model_ws *ws, int i);
+
+/* ATTN_OK when n tokens from position m->cfg.pos_offset fit the model: with
+ * learned positions the last must be a row of P (offset + n ≤ max_len);
+ * else an error with ATTN_MSG_MODEL_POS_OFFSET (worded in every language). */
+attn_status model_check_positions(const model *m, int n, attn_err *err);
 
 /* Runs every layer for ids: (n) (vocabulary indices, n <= max_len) and
  * computes Ā for the last layer. Returns ATTN_OK, or ATTN_ERR_NONFINITE

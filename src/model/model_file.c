@@ -76,6 +76,8 @@ void model_json_config(attn_strbuf *b, const model_config *c) {
     // only when not the default, so every file without it stays as it was
     if (c->pos == MODEL_POS_ROPE && c->rope_base > 0 && c->rope_base != ATTN_ROPE_BASE)
         attn_sb_printf(b, ", \"rope_base\": %.0f", c->rope_base);
+    if (c->pos_offset) // a run's (--pos-offset): never a file's, training starts at 0
+        attn_sb_printf(b, ", \"pos_offset\": %d", c->pos_offset);
     attn_sb_puts(b, "}");
 }
 

@@ -104,9 +104,14 @@ attn_status model_ws_init(model_ws *ws, const model *m, double *grad, attn_err *
     layout(ws, ws->block);
     bind_weights(ws);
     // the sinusoids once, not per example (pow, sin and cos are the costly part of x₀)
-    for (int p = 0; p < m->cfg.max_len && m->cfg.pos == MODEL_POS_SINUSOIDAL; p++)
-        attn_positional_row(ws->pos + (size_t)p * m->cfg.d_model, p, m->cfg.d_model);
+    for (int p = 0; p < m->cfg.max_len && m->cfg.pos == MODEL_POS_SINUSOIDAL; p++) // from --pos-offset on
+        attn_positional_row(ws->pos + (size_t)p * m->cfg.d_model, m->cfg.pos_offset + p, m->cfg.d_model);
     return ATTN_OK;
+}
+
+const double *model_pos_row(const model_ws *ws, int i) {
+    size_t dm = (size_t)ws->cfg.d_model;
+    return ws->cfg.pos == MODEL_POS_LEARNED ? ws->w->p + (size_t)(ws->cfg.pos_offset + i) * dm : ws->pos + (size_t)i * dm;
 }
 
 void model_ws_free(model_ws *ws) {
@@ -128,13 +133,15 @@ static attn_status layer_error(attn_err *err, attn_status st, int l) {
 attn_status model_forward(model_ws *ws, const int *ids, int n, attn_err *err) {
     const model_config *c = &ws->cfg;
     int dm = c->d_model, dk = c->d_k, hk = c->heads * dk;
-    const double *pos = c->pos == MODEL_POS_LEARNED ? ws->w->p : ws->pos;
     if (n < 1 || n > c->max_len)
         return attn_fail(err, ATTN_ERR_RANGE, "An example has %d tokens; this model reads 1 to %d.", n, c->max_len);
+    if (c->pos == MODEL_POS_LEARNED && c->pos_offset + n > c->max_len)
+        return attn_fail(err, ATTN_ERR_RANGE, "Positions %d to %d are past the model's learned table (max_len %d).",
+                         c->pos_offset, c->pos_offset + n - 1, c->max_len);
     ws->n = n;
     // pass 1: x₀ = E[token] + the position's row (zeros for none)
     for (int i = 0; i < n; i++) {
-        const double *e = ws->w->e + (size_t)ids[i] * dm, *p = pos + (size_t)i * dm;
+        const double *e = ws->w->e + (size_t)ids[i] * dm, *p = model_pos_row(ws, i);
         double *x = ws->x[0] + (size_t)i * dm;
         for (int j = 0; j < dm; j++) x[j] = model_pos_in_x(c->pos) ? e[j] + p[j] : e[j];
     }
@@ -280,7 +287,7 @@ static void embed_backward(model_ws *ws, const int *ids) {
         double *de = ws->g.e + (size_t)ids[i] * dm;
         for (int j = 0; j < dm; j++) de[j] += d[j];
         if (ws->cfg.pos != MODEL_POS_LEARNED) continue;
-        double *dp = ws->g.p + (size_t)i * dm;
+        double *dp = ws->g.p + (size_t)(ws->cfg.pos_offset + i) * dm; // the row of the token's position
         for (int j = 0; j < dm; j++) dp[j] += d[j];
     }
 }

@@ -30,9 +30,8 @@ typedef struct {
 static attn_status decode_one(model_generation *g, model_ws *ws, caches *kv, int t, attn_err *err) {
     const model_config *c = &ws->cfg;
     int dm = c->d_model, hk = c->heads * c->d_k;
-    const double *pos = c->pos == MODEL_POS_LEARNED ? ws->w->p : ws->pos;
     double x[ATTN_MAX_D_MODEL], z[ATTN_MAX_HEADS * ATTN_MAX_D_K], out[ATTN_MAX_D_MODEL];
-    const double *e = ws->w->e + (size_t)g->ids[t] * dm, *p = pos + (size_t)t * dm;
+    const double *e = ws->w->e + (size_t)g->ids[t] * dm, *p = model_pos_row(ws, t);
     for (int j = 0; j < dm; j++) x[j] = c->pos == MODEL_POS_NONE ? e[j] : e[j] + p[j]; // as model_forward's pass 1
     attn_decode_step *sum = &g->step[t];
     memset(sum, 0, sizeof *sum);
@@ -45,12 +44,13 @@ static attn_status decode_one(model_generation *g, model_ws *ws, caches *kv, int
         for (int j = 0; j < dm; j++) x[j] += out[j]; // the residual, as model_forward's pass 2
         if ((st = attn_check_finite(x, (size_t)dm, "residual", err)) != ATTN_OK) return st;
         sum->first = rec.first, sum->cache_len = rec.cache_len, sum->cells = rec.cells, sum->cells_read = rec.cells_read;
+        sum->evicted = rec.evicted;
         sum->macs += rec.macs;
         sum->full_macs += attn_decode_full_macs(&ws->acfg, t + 1);
     }
     sum->macs_total = sum->macs + (t ? g->step[t - 1].macs_total : 0);
     sum->full_total = sum->full_macs + (t ? g->step[t - 1].full_total : 0);
-    sum->cache_bytes = attn_kv_cache_bytes(c->layers, attn_kv_heads(&ws->acfg), c->d_k, t + 1, 8);
+    sum->cache_bytes = attn_kv_cache_bytes(c->layers, attn_kv_heads(&ws->acfg), c->d_k, sum->cache_len, 8); // rows kept
     sum->real_bytes = attn_kv_cache_bytes(ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS, ATTN_DECODE_REAL_D_K,
                                           t + 1, ATTN_DECODE_REAL_BYTES);
     // the readout's row (the model's own function) on the decoded last residual
@@ -75,6 +75,7 @@ static attn_status generate(model_generation *g, const model *m, const char *sen
                                                           : ATTN_MSG_GENERATE_MASK; // model_can_generate's order
         return attn_fail_msg(err, ATTN_ERR_RANGE, id, m->task, NULL, NULL);
     }
+    if (count > 0 && (st = model_check_positions(m, g->n_prompt + count, err)) != ATTN_OK) return st;
     if (g->n_prompt + count > m->cfg.max_len) {
         char a[16], b[16], c[16];
         snprintf(a, sizeof a, "%d", g->n_prompt);

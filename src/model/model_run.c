@@ -66,8 +66,7 @@ static attn_status split_embedding(model_result *r, const model *m, attn_err *er
     double *e = r->embed_block_, *p = e + (size_t)n * dm;
     for (int i = 0; i < n; i++) {
         memcpy(e + (size_t)i * dm, m->w.e + (size_t)r->ids[i] * dm, sizeof(double) * (size_t)dm);
-        const double *pos = m->cfg.pos == MODEL_POS_LEARNED ? m->w.p : r->ws_.pos;
-        if (model_pos_in_x(m->cfg.pos)) memcpy(p + (size_t)i * dm, pos + (size_t)i * dm, sizeof(double) * (size_t)dm);
+        if (model_pos_in_x(m->cfg.pos)) memcpy(p + (size_t)i * dm, model_pos_row(&r->ws_, i), sizeof(double) * (size_t)dm);
     }
     r->embed = e;
     r->pos = p;
@@ -238,6 +237,11 @@ int model_stage_from_name(const char *name) {
     for (int i = 0; s < 0 && i < MODEL_STAGE_COUNT - ATTN_STAGE_COUNT; i++)
         if (strcmp(name, extra_names[i]) == 0) s = ATTN_STAGE_COUNT + i;
     return s;
+}
+
+int model_step_grad(attn_step s) {
+    if (s == ATTN_STEP_SOFTMAX) return MODEL_ST_D_WEIGHTS;
+    return s == ATTN_STEP_SCALE || s == ATTN_STEP_MASK ? MODEL_ST_D_SCALED : -1;
 }
 
 static void dot_terms(attn_explanation *e, const double *a, const double *b, size_t stride, int count) {

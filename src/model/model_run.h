@@ -98,6 +98,12 @@ typedef enum {
 const char *model_stage_name(int stage);
 int model_stage_from_name(const char *name);
 
+/* The gradient the backward view shows on step s: MODEL_ST_D_WEIGHTS (∂L/∂A)
+ * on the softmax step, MODEL_ST_D_SCALED (∂L/∂S′, which the mask passes
+ * through) on the scale and mask steps; -1 on every other step (it has no
+ * backward view). The window, the copy and the exports all ask here. */
+int model_step_grad(attn_step s);
+
 typedef enum {
     MODEL_EX_CORE,      /* a stage of the layer's trace: core holds attn_explain's answer */
     MODEL_EX_EMBED,     /* X of layer 0: a = E[token][c], b = the position's value */

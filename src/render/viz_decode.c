@@ -29,7 +29,9 @@ void viz_decode_narrative(char *out, size_t cap, const char *const *ui, const at
     PARA(VIZ_S_DECODE_EXPLAIN, t + 1, k->cells);
     PARA(VIZ_S_DECODE_CELLS, k->cells, k->cells_read);
     PARA(VIZ_S_DECODE_MACS, k->macs, k->macs_total, k->full_macs, k->full_total);
-    PARA(VIZ_S_DECODE_BYTES, d->layers, G, d->d_k, t + 1, k->cache_bytes);
+    PARA(VIZ_S_DECODE_BYTES, d->layers, G, d->d_k, k->cache_len, k->cache_bytes);
+    if (d->window > 0) // causal-window:W: what the sliding cache keeps and has evicted
+        PARA(VIZ_S_DECODE_WINDOW, d->window, d->window + 1, k->cache_len, k->evicted + 1, t + 1, k->evicted, d->window);
     PARA(VIZ_S_DECODE_REAL, ATTN_DECODE_REAL_NAME, ATTN_DECODE_REAL_LAYERS, ATTN_DECODE_REAL_KV_HEADS,
          ATTN_DECODE_REAL_D_K, ATTN_DECODE_REAL_TOKENS, real >> 20);
     if (H > 1) PARA(VIZ_S_DECODE_GROUPS, H, G, H / G, H / G);
@@ -62,8 +64,9 @@ static float strip(const viz_ctx *c, float x, float y, float cw, float ch, const
     return count * cw;
 }
 
-/* A cache (K or V of kv-head g, n rows of d_k) with rows [0, t] filled, row t
- * outlined, rows before first (outside a causal window: kept, not read) veiled. */
+/* A cache (K or V of kv-head g, n rows of d_k) with rows [first, t] filled, row
+ * t outlined, rows before first (outside a causal window: evicted from the
+ * sliding cache) empty and struck out. */
 static void cache(const viz_ctx *c, float x, float y, float cw, float ch, const double *m, int n, int dk, int t,
                   int first, int stage, int h, double range, const char *title) {
     viz_label(c, x, y - c->small * 1.7f, dk * cw + 20 * c->u, c->small * 1.5f, title, c->small, VIZ_LEFT | VIZ_MIDDLE,
@@ -73,8 +76,13 @@ static void cache(const viz_ctx *c, float x, float y, float cw, float ch, const 
             viz_stroke(c->l, x, y + r * ch, dk * cw, ch, 1, c->th->line);
             continue;
         }
+        if (r < first) { // evicted: a real cache no longer holds it
+            viz_stroke(c->l, x, y + r * ch, dk * cw, ch, 1, c->th->line);
+            viz_line(c->l, x + 2 * c->u, y + r * ch + ch / 2, x + dk * cw - 2 * c->u, y + r * ch + ch / 2, 1.5f * c->u,
+                     c->th->masked_hatch);
+            continue;
+        }
         strip(c, x, y + r * ch, cw, ch, m + (size_t)r * dk, dk, stage, h, r, 0, range);
-        if (r < first) viz_fill(c->l, x, y + r * ch, dk * cw, ch, viz_alpha(c->th->bg, 190)); // outside the window: not read
     }
     viz_stroke(c->l, x - 1.5f * c->u, y + t * ch - 1.5f * c->u, dk * cw + 3 * c->u, ch + 3 * c->u, 2.5f * c->u, c->th->accent);
 }
@@ -147,7 +155,8 @@ void viz_decode_view(const viz_ctx *c, viz_box b, bool keys) {
     }
     y += chh + c->small * 4.0f;
     int dk = d->d_k, g = attn_kv_head_of(&tr->cfg, h);
-    float legend_h = viz_wrap_ex(c, (viz_box){x, 0, w, 1e6f}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0, 0, c->th->muted,
+    viz_str legend = d->window > 0 ? VIZ_S_DECODE_LEGEND_WINDOW : VIZ_S_DECODE_LEGEND; // struck-out rows: only a sliding cache
+    float legend_h = viz_wrap_ex(c, (viz_box){x, 0, w, 1e6f}, viz_s(c, legend), c->small, 0, 0, c->th->muted,
                                  false),
           keys_h = keys ? c->small * 1.5f : 0;
     float bottom = b.y + b.h - pad - legend_h - keys_h - c->small * 0.4f, label_w = 70 * c->u, top_bottom = bottom;
@@ -160,7 +169,7 @@ void viz_decode_view(const viz_ctx *c, viz_box b, bool keys) {
         tok = attn_token_text(&tr->tokens, r, &len);
         snprintf(word, sizeof word, "%.*s", len < 90 ? len : 90, tok);
         viz_label(c, x, y + r * ch, label_w - 6 * c->u, ch, word, fminf(c->small, ch * 0.8f), VIZ_RIGHT | VIZ_MIDDLE,
-                  r <= t ? c->th->text : c->th->muted);
+                  r <= t && r >= d->step[t].first ? c->th->text : c->th->muted);
     }
     char title[160];
     snprintf(title, sizeof title, viz_s(c, VIZ_S_DECODE_KV_CAPTION), g + 1, d->kv_heads);
@@ -200,7 +209,7 @@ void viz_decode_view(const viz_ctx *c, viz_box b, bool keys) {
         else if (bottom - below >= viz_kv_groups(c, 0, 0, left_w - label_w, &tr->cfg, h, false))
             viz_kv_groups(c, x + label_w, below, left_w - label_w, &tr->cfg, h, true);
     }
-    viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f, w, legend_h}, viz_s(c, VIZ_S_DECODE_LEGEND), c->small, 0,
+    viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f, w, legend_h}, viz_s(c, legend), c->small, 0,
              c->th->muted);
     if (keys) // the window's: an exported figure has no keys
         viz_wrap(c, (viz_box){x, bottom + c->small * 0.3f + legend_h, w, keys_h}, viz_s(c, VIZ_S_DECODE_KEYS), c->small, 0,

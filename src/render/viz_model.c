@@ -139,7 +139,7 @@ void viz_draw_readout(const viz_ctx *c, viz_box b) {
 
 const double *viz_step_grad(const viz_ctx *c, const attn_trace *t, int head, int *stage, double *range) {
     int rows, cols;
-    *stage = c->s->step == ATTN_STEP_SOFTMAX ? MODEL_ST_D_WEIGHTS : MODEL_ST_D_SCALED;
+    *stage = model_step_grad(c->s->step);
     const double *g = model_result_stage(c->s->run, c->s->model, *stage, c->s->layer, head, &rows, &cols);
     *range = g ? viz_abs_max(g, (size_t)rows * cols) : 1.0;
     (void)t;

@@ -495,8 +495,7 @@ static const char *title(const viz_ctx *c, char *buf, size_t cap, const char *na
 
 bool viz_step_has_grad(const viz_ctx *c) {
     const viz_scene *s = c->s;
-    return s->model && s->backward && !s->readout && s->run->n_targets > 0 &&
-           (s->step == ATTN_STEP_SCALE || s->step == ATTN_STEP_MASK || s->step == ATTN_STEP_SOFTMAX);
+    return s->model && s->backward && !s->readout && s->run->n_targets > 0 && model_step_grad(s->step) >= 0;
 }
 
 /* How the window lays each step out; what a step shows is the step table's

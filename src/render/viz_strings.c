@@ -148,17 +148,34 @@ void viz_config_words(char *out, size_t cap, const char *const *ui, viz_lang lan
     attn_sb_init(&sb);
     const char *sep = lang == VIZ_LANG_ZH ? "，" : ", ";
 #define WORD(NAME, FMT, ...) attn_sb_printf(&sb, "%s%s " FMT, sb.len ? sep : "", ui_or_key(ui, NAME), __VA_ARGS__)
+#define PHRASE(NAME, ...) /* a setting said in a phrase of its own, its value inside */ \
+    do { \
+        attn_sb_puts(&sb, sb.len ? sep : ""); \
+        attn_sb_printf(&sb, ui_or_key(ui, NAME), __VA_ARGS__); \
+    } while (0)
+    static const viz_str schemes[] = {VIZ_S_POS_NONE, VIZ_S_POS_SINUSOIDAL, VIZ_S_POS_ROPE}; // attn_pos_name's order
     if (a->scale != b->scale) WORD(VIZ_S_CTRL_SCALE, "%s", ui_or_key(ui, b->scale ? VIZ_S_ON : VIZ_S_OFF));
     if (a->mask.kind != b->mask.kind) WORD(VIZ_S_CTRL_MASK, "%s", ui_or_key(ui, masks[b->mask.kind]));
     bool windowed = b->mask.kind == ATTN_MASK_WINDOW || b->mask.kind == ATTN_MASK_CAUSAL_WINDOW;
     if (windowed && (a->mask.kind != b->mask.kind || a->mask.window != b->mask.window)) WORD(VIZ_S_CTRL_WINDOW, "%d", b->mask.window);
-    if (a->pos_enc != b->pos_enc) WORD(VIZ_S_CTRL_POSENC, "%s", ui_or_key(ui, b->pos_enc ? VIZ_S_ON : VIZ_S_OFF));
+    if (a->pos_enc != b->pos_enc || a->rope != b->rope) // one scheme, named as the rail's Positions control names it
+        WORD(VIZ_S_CTRL_POSENC, "%s", ui_or_key(ui, schemes[b->rope ? 2 : b->pos_enc ? 1
+                                                                                     : 0]));
+    if (a->pos_first != b->pos_first || a->pos_count != b->pos_count) {
+        if (b->pos_count > 0) PHRASE(VIZ_S_CFG_POS_DIMS, b->pos_first, b->pos_first + b->pos_count - 1);
+        else attn_sb_printf(&sb, "%s%s", sb.len ? sep : "", ui_or_key(ui, VIZ_S_CFG_POS_DIMS_ALL));
+    }
+    if (a->rope_base != b->rope_base) PHRASE(VIZ_S_CFG_ROPE_BASE, b->rope_base);
+    if (a->pos_offset != b->pos_offset) PHRASE(VIZ_S_CFG_POS_OFFSET, b->pos_offset);
+    if (a->bias != b->bias) WORD(VIZ_S_CFG_BIAS, "%s", ui_or_key(ui, b->bias ? VIZ_S_ON : VIZ_S_OFF));
+    if (attn_kv_heads(a) != attn_kv_heads(b) || a->kv_heads != b->kv_heads) PHRASE(VIZ_S_CFG_KV_HEADS, attn_kv_heads(b));
     if (a->heads != b->heads) WORD(VIZ_S_CTRL_HEADS, "%d", b->heads);
     if (a->d_k != b->d_k) WORD(VIZ_S_CTRL_DK, "%d", b->d_k);
     if (a->d_model != b->d_model) WORD(VIZ_S_CTRL_DMODEL, "%d", b->d_model);
     if (a->seed != b->seed) WORD(VIZ_S_CTRL_SEED, "%lu", (unsigned long)b->seed);
 #undef WORD
-    if (!sb.len || !attn_sb_ok(&sb)) attn_config_diff_text(out, cap, a, b); // a setting without a control: as the lesson writes it
+#undef PHRASE
+    if (!sb.len || !attn_sb_ok(&sb)) attn_config_diff_text(out, cap, a, b); // no setting differs (or no memory): the lesson's syntax
     else snprintf(out, cap, "%s", sb.data);
     utf8_trim_partial(out);
     attn_sb_free(&sb);
@@ -180,4 +197,16 @@ void viz_err_text(char *out, size_t cap, const viz_strings *t, viz_lang lang, co
                             : NULL;
     if (words) attn_msg_format(out, cap, words, err->args, ATTN_MSG_ARGS);
     else snprintf(out, cap, "%s", err->msg);
+}
+
+const char *viz_step_hint(char *buf, size_t cap, const char *const *ui, attn_step step, const attn_config *cfg) {
+    viz_str id = (viz_str)(VIZ_S_HINT_1 + step);
+    const char *text = ui && ui[id] ? ui[id] : viz_str_key(id);
+    if (step != ATTN_STEP_ROPE || !ui || !ui[id]) return text;
+    char base[32]; // a whole base as the model files write it (10000), else its shortest form
+    double b = cfg && cfg->rope_base > 0 ? cfg->rope_base : ATTN_ROPE_BASE;
+    if (b == (double)(long long)b) snprintf(base, sizeof base, "%lld", (long long)b);
+    else snprintf(base, sizeof base, "%g", b);
+    snprintf(buf, cap, text, base);
+    return buf;
 }

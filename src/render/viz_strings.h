@@ -47,4 +47,11 @@ viz_str viz_msg_str(attn_msg id);
  * narrative panel and the exports (LaTeX, HTML) share it. */
 void viz_decode_narrative(char *out, size_t cap, const char *const *ui, const attn_decode *d, int t);
 
+/* Step step's hint in ui's words (or its key) for a run of cfg: the table's
+ * text, with the run's own values filled in where it names one (step 2b:
+ * RoPE's base, --rope-base). Returns the text: buf (cap bytes) when filled,
+ * else the table's string itself. The window's narrative and the exports
+ * share it. */
+const char *viz_step_hint(char *buf, size_t cap, const char *const *ui, attn_step step, const attn_config *cfg);
+
 #endif

@@ -70,13 +70,14 @@ static double block_sum(const attn_tile_step *st, const attn_trace *t, int head,
     return sum;
 }
 
-/* The hovered cell's arithmetic into out (cap bytes). */
-static void hover_text(const viz_ctx *c, char *out, size_t cap, const attn_tiles *tl, int at) {
+/* The arithmetic of cell (row r, column col) of the step's matrix `stage`
+ * into out (cap bytes). */
+static void hover_text(const viz_ctx *c, char *out, size_t cap, const attn_tiles *tl, int at, int stage, int r, int col) {
     const viz_scene *s = c->s;
     const attn_tile_step *st = &tl->steps[at];
     const attn_trace *t = s->trace;
-    int r = s->hover.row, col = s->hover.col, d = tl->d, head = s->head < t->cfg.heads ? s->head : 0;
-    int stage = s->hover.stage, rows = st->r1 - st->r0;
+    int d = tl->d, head = s->head < t->cfg.heads ? s->head : 0;
+    int rows = st->r1 - st->r0;
     char a[32], b[32], e[32], f[32], g[32], h[32], k[32], tok[64], key[64];
     out[0] = '\0';
     if (r < 0 || r >= rows) return;
@@ -194,16 +195,18 @@ void viz_tiles_overlay(const viz_ctx *c) {
     float foot = c->small * 1.6f, arith_h = c->body * 4.6f;
     float bottom = y + h - pad - foot - arith_h - 10 * c->u, top = ly + c->body * 2.2f;
     // left: the blocks, then the bytes and the check
-    float lw = fminf(w * 0.24f, (bottom - top) * 0.5f);
-    viz_label(c, x + pad, top, lw + 40 * c->u, c->small * 1.4f, viz_s(c, VIZ_S_TILES_BLOCKS), c->small,
-              VIZ_LEFT | VIZ_MIDDLE, c->th->muted);
-    block_map(c, (viz_box){x + pad, top + c->small * 1.8f, lw, lw}, tl, at);
+    float lw = fminf(w * 0.24f, (bottom - top) * 0.5f), lab_w = lw + 40 * c->u; // the caption wraps, never cut
+    float lab_h = viz_wrap_ex(c, (viz_box){x + pad, 0, lab_w, 1e6f}, viz_s(c, VIZ_S_TILES_BLOCKS), c->small, 0, 0,
+                              c->th->muted, false);
+    viz_wrap(c, (viz_box){x + pad, top, lab_w, lab_h}, viz_s(c, VIZ_S_TILES_BLOCKS), c->small, 0, c->th->muted);
+    float map_y = top + lab_h + c->small * 0.4f;
+    block_map(c, (viz_box){x + pad, map_y, lw, lw}, tl, at);
     bytes_text(a, sizeof a, st->bytes), bytes_text(b, sizeof b, tl->max_bytes), bytes_text(e, sizeof e, tl->full_bytes);
     size_t used = (size_t)snprintf(buf, sizeof buf, viz_s(c, VIZ_S_TILES_BYTES), a, b, e);
     double diff = attn_tiles_rel_diff(tl->z, t->head[head].z, (size_t)tl->n * tl->d);
     if (used + 1 < sizeof buf) buf[used++] = '\n', buf[used] = '\0';
     snprintf(buf + used, sizeof buf - used, viz_s(c, VIZ_S_TILES_CHECK), diff);
-    float my = top + c->small * 1.8f + lw + 12 * c->u;
+    float my = map_y + lw + 12 * c->u;
     viz_wrap(c, (viz_box){x + pad, my, fmaxf(lw + 30 * c->u, w * 0.26f), bottom - my}, buf, c->small, 0, c->th->text);
     // right: the step
     float rx = x + pad + lw + 50 * c->u;
@@ -212,9 +215,14 @@ void viz_tiles_overlay(const viz_ctx *c) {
     viz_box ab = {x + pad, bottom + 10 * c->u, w - 2 * pad, arith_h};
     viz_fill(c->l, ab.x - 6 * c->u, ab.y - 4 * c->u, ab.w + 12 * c->u, ab.h + 4 * c->u, c->th->panel2);
     buf[0] = '\0';
-    if (s->hover.kind == VIZ_HIT_CELL && viz_tile_stage(s->hover.stage)) hover_text(c, buf, sizeof buf, tl, at);
-    if (!buf[0]) snprintf(buf, sizeof buf, "%s", viz_s(c, VIZ_S_TILES_HINT));
+    if (s->hover.kind == VIZ_HIT_CELL && viz_tile_stage(s->hover.stage))
+        hover_text(c, buf, sizeof buf, tl, at, s->hover.stage, s->hover.row, s->hover.col);
+    else if (c->figure && !st->skipped) // an exported figure has no mouse: the first row that sees a key, worked out
+        for (int r = 0; r < st->r1 - st->r0 && !buf[0]; r++)
+            if (st->m[r] != -INFINITY) hover_text(c, buf, sizeof buf, tl, at, VIZ_TILE_L, r, 0);
+    if (!buf[0]) snprintf(buf, sizeof buf, "%s", viz_s(c, c->figure ? VIZ_S_TILES_XP_SKIP : VIZ_S_TILES_HINT));
     viz_wrap(c, ab, buf, c->body, 0, c->th->text);
-    viz_text(c->l, x + pad, y + h - pad - foot * 0.9f, w - 2 * pad, foot * 0.9f, viz_s(c, VIZ_S_TILES_CLOSE), c->small,
-             VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
+    if (!c->figure) // the window's keys
+        viz_text(c->l, x + pad, y + h - pad - foot * 0.9f, w - 2 * pad, foot * 0.9f, viz_s(c, VIZ_S_TILES_CLOSE),
+                 c->small, VIZ_RIGHT | VIZ_MIDDLE, c->th->muted);
 }

@@ -10,6 +10,7 @@
 #include "attn_steps.h"
 #include "viz_explain.h"
 #include "viz_internal.h"
+#include "viz_strings.h"
 
 /* The smallest size the window's light, dark and high-contrast themes write
  * values at (at UI scale 1), when the layout can make room for it. */
@@ -129,8 +130,11 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         else
             snprintf(buf, cap, "—");
         break;
-    case VIZ_W_POSENC: // a model's positions are its own: sinusoidal, learned or none
-        if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
+    case VIZ_W_POSENC:                                  // a model's positions are its own: sinusoidal, learned or none
+        if (c->s->model && c->s->model->cfg.pos_offset) // --pos-offset K: where the model's sentence starts
+            snprintf(buf, cap, "%s +%d", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)),
+                     c->s->model->cfg.pos_offset);
+        else if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
         else if (cfg->pos_offset) // the scheme, and where the sentence starts
             snprintf(buf, cap, "%s +%d", viz_s(c, cfg->rope ? VIZ_S_POS_ROPE : cfg->pos_enc ? VIZ_S_POS_SINUSOIDAL
                                                                                             : VIZ_S_POS_NONE),
@@ -528,7 +532,8 @@ static void canvas(const viz_ctx *c, viz_box b, bool chips) {
     if (s->question && s->step >= ATTN_STEP_SOFTMAX && (!s->readout || s->hide_weights)) { // stays once answered: the layout does not jump
         char q[96], msg[384], step[128];
         attn_token_label(&t->tokens, s->query >= 0 ? s->query : 0, 12, q, sizeof q);
-        snprintf(step, sizeof step, "%d · %s", ATTN_STEP_SOFTMAX + 1, viz_s(c, VIZ_S_STEP_6));
+        snprintf(step, sizeof step, "%s · %s", attn_step_key(ATTN_STEP_SOFTMAX),
+                 viz_s(c, (viz_str)(VIZ_S_STEP_1 + ATTN_STEP_SOFTMAX)));
         snprintf(msg, sizeof msg, viz_s(c, s->hide_weights ? VIZ_S_HIDDEN_PREDICT : VIZ_S_ANSWERED_PREDICT), q, step);
         viz_label(c, in.x, in.y, in.w, c->body * 1.6f, msg, c->body, VIZ_LEFT | VIZ_MIDDLE,
                   s->hide_weights ? c->th->highlight : c->th->muted);
@@ -756,11 +761,13 @@ static void narrative(const viz_ctx *c, viz_box b) {
     float tries_h = try_chips(c, chips, false);
     in.y += tries_h;
     in.h -= tries_h;
+    viz_str backward = model_step_grad(s->step) == MODEL_ST_D_WEIGHTS ? VIZ_S_HINT_BACKWARD_SOFTMAX // ∂L/∂A
+                                                                      : VIZ_S_HINT_BACKWARD;        // ∂L/∂S′
+    char hint[2048];
     const char *text = s->narrative           ? s->narrative
                        : s->readout           ? viz_s(c, VIZ_S_HINT_READOUT)
-                       : viz_step_has_grad(c) ? viz_s(c, s->step == ATTN_STEP_SOFTMAX ? VIZ_S_HINT_BACKWARD_SOFTMAX
-                                                                                      : VIZ_S_HINT_BACKWARD)
-                                              : viz_s(c, (viz_str)(VIZ_S_HINT_1 + s->step));
+                       : viz_step_has_grad(c) ? viz_s(c, backward)
+                                              : viz_step_hint(hint, sizeof hint, s->ui, s->step, s->trace ? &s->trace->cfg : NULL);
     char noted[4096];
     if (!s->narrative && s->narrative_note) { // where the lesson's text went, then the step's
         snprintf(noted, sizeof noted, "%s\n\n%s", s->narrative_note, text);

@@ -51,8 +51,23 @@ expect 0 "rope positions" -- --train induction --save "$tmp/r.json" --train-step
 [ "$(json "$tmp/r5d.json" 'len(d["layers"][1]["heads"][0]["q_rot"]) > 0 and d["config"]["rope_base"]')" = 500 ] \
     && ok || bad "a rope model's dump lacks q_rot or rope_base"
 expect 2 "--rope-base goes with --pos rope" -- --train induction --save "$tmp/x.json" --rope-base 500
-expect 2 "--pos-offset shifts the one-layer view's positions" -- --train induction --save "$tmp/x.json" --pos-offset 4
+expect 2 "--pos-offset shifts where a sentence starts when a model is run" -- --train induction --save "$tmp/x.json" --pos-offset 4
 expect 2 "drop --pos" -- --headless --model "$tmp/r.json" --pos rope
+# --pos-offset K with a model: RoPE's scores are the same shifted by 1000, the dump says where it started;
+# learned positions refuse a sentence whose last position is past P's rows, in both languages
+"$bin" --headless --model "$tmp/r.json" --dump-json "$tmp/r0.json" >/dev/null 2>&1
+"$bin" --headless --model "$tmp/r.json" --dump-json "$tmp/r1000.json" --pos-offset 1000 >/dev/null 2>&1
+[ "$($py -c 'import json,sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+w = max(abs(x - y) / max(1, abs(x)) for la, lb in zip(a["layers"], b["layers"]) for ha, hb in zip(la["heads"], lb["heads"])
+        for ra, rb in zip(ha["scores"], hb["scores"]) for x, y in zip(ra, rb))
+print(w <= 1e-12, b["config"]["pos_offset"], "pos_offset" in a["config"])' "$tmp/r0.json" "$tmp/r1000.json")" = "True 1000 False" ] \
+    && ok || bad "a rope model's scores changed with --pos-offset 1000, or the dump does not say it"
+expect 1 "With --pos-offset 1 the sentence's last token sits at position 12; this model learned positions 0 to 11 only" -- \
+    --headless --model "$tmp/t.json" --pos-offset 1 --print scores
+expect 1 "使用 --pos-offset 1 时，句子的最后一个词元位于位置 12；这个模型只学过位置 0 到 11" -- \
+    --headless --lang zh --model "$tmp/t.json" --pos-offset 1 --print scores
+expect 0 "tokens (5): 1:The 2:animal 3:was 4:too 5:tired" -- --headless --model "$tmp/t.json" --pos-offset 7 --sentence "The animal was too tired" --print scores
 [ -e "$tmp/x.json" ] && bad "a refused rope training wrote a file" || ok
 
 # --- --train refusals: usage errors exit 2, bad settings exit 1, nothing written

@@ -37,14 +37,14 @@ used. Numbers are written with repr() (exact). Deterministic. Run:
     /usr/bin/python3 tests/data/gen_gqa_reference.py
 """
 
-import json
+import functools
 import math
-import os
 
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from torch_ref import allowed, model_doc, plain, r4, run, t64, token_loss, write_json
+
 TOL = 1e-12
 VOCAB = ["a", "b", "c", "d", "e", "f", "g"]
 MAX_LEN = 8
@@ -55,21 +55,6 @@ LAYER_CASES = [
     ("h8g1_cwindow3", 42, 12, 16, 4, 8, 1, "causal-window:3", True, False),
     ("h6g3_causal_noscale", 43, 7, 6, 2, 6, 3, "causal", False, True),
 ]
-
-
-def r4(a):
-    return np.round(a, 4)
-
-
-def t64(a, grad=False):
-    return torch.tensor(np.asarray(a), dtype=torch.float64, requires_grad=grad)
-
-
-def allowed(mask, i, j):
-    if mask == "causal":
-        return j <= i
-    w = int(mask.split(":")[1])
-    return j <= i and i - j <= w
 
 
 def layer_params(rng, dm, dk, heads, G, bias):
@@ -139,10 +124,6 @@ def close(a, b):
     return np.all(np.abs(a - b) <= TOL * np.maximum(1, np.abs(b)))
 
 
-def plain(t):
-    return [[None if v == float("-inf") else v for v in row] for row in t.detach().numpy().tolist()]
-
-
 def make_layer_case(case):
     name, seed, n, dm, dk, heads, G, mask, scale, bias = case
     rng = np.random.default_rng(seed)
@@ -182,9 +163,7 @@ def make_layer_case(case):
     doc["W_O"] = p_np["W_O"].tolist()
     doc["b_O"] = (p_np["b_O"] if bias else np.zeros(dm)).tolist()
     doc["output"] = plain(r["output"])
-    with open(os.path.join(HERE, f"gqa_ref_layer_{name}.json"), "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+    write_json(f"gqa_ref_layer_{name}.json", doc)
 
 
 def make_model_case():
@@ -212,14 +191,9 @@ def make_model_case():
                 hd["b_K"], hd["b_V"] = lp["b_K"][h // size].tolist(), lp["b_V"][h // size].tolist()
             hs.append(hd)
         file_layers.append({"heads": hs, "W_O": lp["W_O"].tolist(), "b_O": lp["b_O"].tolist()})
-    doc = {"format": "attnviz-model", "version": 1, "task": "reverse", "probe": sentence, "vocab": VOCAB,
-           "config": cfg, "E": E.tolist(), "P": P.tolist(), "layers": file_layers, "U": U.tolist(),
-           "b_U": bU.tolist(),
-           "training": {"seed": 1, "steps": 0, "batch": 1, "lr": 0.01, "weight_decay": 0.01, "loss": 0.0,
-                        "heldout_accuracy": 0.0}}
-    with open(os.path.join(HERE, f"gqa_ref_model_{name}.model.json"), "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+    doc = model_doc(sentence, VOCAB, cfg,
+                    {"E": E.tolist(), "P": P.tolist(), "layers": file_layers, "U": U.tolist(), "b_U": bU.tolist()})
+    write_json(f"gqa_ref_model_{name}.model.json", doc)
     # autograd: leaves in the model file's order
     tE, tP, tU, tbU = t64(E, True), t64(P, True), t64(U, True), t64(bU, True)
     tl = [{k: t64(v, True) for k, v in lp.items()} for lp in lps]
@@ -232,7 +206,7 @@ def make_model_case():
         x = x + r["output"]
         keep.append((r, x))
     logits = x @ tU + tbU
-    loss = sum(-torch.log_softmax(logits[row], dim=-1)[VOCAB.index(w)] for row, w in targets) / len(targets)
+    loss = token_loss(logits, targets, VOCAB)
     loss.backward()
     grads = {"E": tE.grad.numpy().tolist(), "P": tP.grad.numpy().tolist()}
     for l, lp in enumerate(tl):
@@ -254,17 +228,11 @@ def make_model_case():
                        "heads": [{k: plain(r[k][h]) for k in ("Q", "K", "V", "weights", "Z")} for h in range(heads)]}
                       for r, res in keep],
            "grads": grads}
-    with open(os.path.join(HERE, f"gqa_ref_model_{name}.json"), "w") as f:
-        json.dump({"sentence": sentence, "targets": targets, "expected": exp}, f, indent=1)
-        f.write("\n")
+    write_json(f"gqa_ref_model_{name}.json", {"sentence": sentence, "targets": targets, "expected": exp})
 
 
 def main():
-    torch.set_num_threads(1)
-    for case in LAYER_CASES:
-        make_layer_case(case)
-    make_model_case()
-    print("wrote", len(LAYER_CASES) + 1, "cases to", HERE)
+    run(*[functools.partial(make_layer_case, case) for case in LAYER_CASES], make_model_case)
 
 
 if __name__ == "__main__":

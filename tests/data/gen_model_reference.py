@@ -35,14 +35,14 @@ same bytes. Run with Debian's interpreter and python3-torch:
     /usr/bin/python3 tests/data/gen_model_reference.py
 """
 
-import json
+import functools
 import math
-import os
 
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from torch_ref import allowed, draw_layer, model_doc, plain, r4, run, write_json
+
 VOCAB = ["a", "b", "c", "d", "e", "f", "g"]
 
 CASES = [
@@ -58,28 +58,13 @@ ADAMW_BATCH = [("a b c d", [[1, "c"], [3, "a"]]), ("e d c b a f", [[0, "f"], [4,
 MAX_LEN = 8
 
 
-def r4(a):
-    return np.round(a, 4)
-
-
 def make_params(rng, layers, heads, dm, dk, pos, bias, token, vocab=len(VOCAB)):
     p = {"E": r4(rng.uniform(-1, 1, (vocab, dm)))}
     if pos == "learned":
         p["P"] = r4(rng.uniform(-1, 1, (MAX_LEN, dm)))
     p["layers"] = []
-    a = math.sqrt(6 / (dm + dk))
     for _ in range(layers):
-        hs = []
-        for _ in range(heads):
-            h = {k: r4(rng.uniform(-a, a, (dm, dk))) for k in ("W_Q", "W_K", "W_V")}
-            if bias:
-                h.update({k: r4(rng.uniform(-0.3, 0.3, dk)) for k in ("b_Q", "b_K", "b_V")})
-            hs.append(h)
-        ao = math.sqrt(6 / (heads * dk + dm))
-        layer = {"heads": hs, "W_O": r4(rng.uniform(-ao, ao, (heads * dk, dm)))}
-        if bias:
-            layer["b_O"] = r4(rng.uniform(-0.3, 0.3, dm))
-        p["layers"].append(layer)
+        p["layers"].append(draw_layer(rng, heads, dm, dk, bias))
     if token:
         au = math.sqrt(6 / (dm + vocab))
         p["U"] = r4(rng.uniform(-au, au, (dm, vocab)))
@@ -114,17 +99,6 @@ def leaves(tp):
         if k in tp:
             out.append((k, tp[k]))
     return out
-
-
-def allowed(mask, i, j):
-    if mask == "none":
-        return True
-    if mask == "causal":
-        return j <= i
-    w = int(mask.split(":")[1])
-    if mask.startswith("window:"):
-        return abs(i - j) <= w
-    return j <= i and i - j <= w
 
 
 def sinusoids(n, d):
@@ -185,23 +159,11 @@ def loss_of(tp, cfg, ids, targets, keep):
     return sum(terms) / len(terms)
 
 
-def plain(t):
-    return t.detach().numpy().tolist()
-
-
 def model_file(name, p, cfg, probe):
-    doc = {"format": "attnviz-model", "version": 1, "task": "reverse", "probe": probe, "vocab": VOCAB,
-           "config": cfg}
-    doc.update({k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in p.items() if k != "layers"})
-    doc["layers"] = [{"heads": [{k: v.tolist() for k, v in h.items()} for h in layer["heads"]],
-                      **{k: v.tolist() for k, v in layer.items() if k != "heads"}} for layer in p["layers"]]
-    order = ["format", "version", "task", "probe", "vocab", "config", "E", "P", "layers", "U", "b_U"]
-    doc = {k: doc[k] for k in order if k in doc}
-    doc["training"] = {"seed": 1, "steps": 0, "batch": 1, "lr": 0.01, "weight_decay": 0.01, "loss": 0.0,
-                       "heldout_accuracy": 0.0}
-    with open(os.path.join(HERE, f"model_ref_{name}.model.json"), "w") as f:
-        json.dump(doc, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    lists = {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in p.items() if k != "layers"}
+    lists["layers"] = [{"heads": [{k: v.tolist() for k, v in h.items()} for h in layer["heads"]],
+                        **{k: v.tolist() for k, v in layer.items() if k != "heads"}} for layer in p["layers"]]
+    write_json(f"model_ref_{name}.model.json", model_doc(probe, VOCAB, cfg, lists))
 
 
 def config(layers, heads, dm, dk, pos, mask, scale, bias, objective):
@@ -232,10 +194,7 @@ def make_case(case):
     # a parameter the loss does not reach (a pointer model's last W_V, W_O) has no
     # grad in PyTorch; its gradient is 0
     exp["grads"] = {path: plain(t.grad if t.grad is not None else torch.zeros_like(t)) for path, t in leaves(tp)}
-    doc = {"sentence": sentence, "targets": targets, "expected": exp}
-    with open(os.path.join(HERE, f"model_ref_{name}.json"), "w") as f:
-        json.dump(doc, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    write_json(f"model_ref_{name}.json", {"sentence": sentence, "targets": targets, "expected": exp})
 
 
 def make_adamw():
@@ -264,17 +223,11 @@ def make_adamw():
         opt.step()
     doc = {"batch": [{"sentence": s, "targets": t} for s, t in ADAMW_BATCH], "lr": lr, "weight_decay": wd,
            "expected": {"losses": losses, "params": {path: plain(t) for path, t in params}}}
-    with open(os.path.join(HERE, f"model_ref_{name}.json"), "w") as f:
-        json.dump(doc, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    write_json(f"model_ref_{name}.json", doc)
 
 
 def main():
-    torch.set_num_threads(1)
-    for case in CASES:
-        make_case(case)
-    make_adamw()
-    print("wrote", len(CASES) + 1, "cases to", HERE)
+    run(*[functools.partial(make_case, case) for case in CASES], make_adamw)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ and python3-torch:
     /usr/bin/python3 tests/data/gen_rope_reference.py
 """
 
+import functools
 import json
 import math
 import os
@@ -43,17 +44,10 @@ import os
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from torch_ref import HERE, allowed, draw_layer, model_doc, plain, r4, run, t64, token_loss, write_json
+
 VOCAB = ["a", "b", "c", "d", "e", "f", "g"]
 MAX_LEN = 8
-
-
-def r4(a):
-    return np.round(a, 4)
-
-
-def plain(t):
-    return t.detach().numpy().tolist()
 
 
 # ---- RoPE as LLaMA writes it ------------------------------------------------
@@ -70,17 +64,6 @@ def apply_rotary_emb(x, freqs_cis):
     """x: (n, d) real; consecutive pairs (2j, 2j+1) as one complex number each."""
     x_ = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2).contiguous())
     return torch.view_as_real(x_ * freqs_cis).flatten(-2)
-
-
-def allowed(mask, i, j):
-    if mask == "none":
-        return True
-    if mask == "causal":
-        return j <= i
-    w = int(mask.split(":")[1])
-    if mask.startswith("window:"):
-        return abs(i - j) <= w
-    return j <= i and i - j <= w
 
 
 def attention_layer(x, heads, w_o, b_o, cfg, freqs, rec):
@@ -118,16 +101,8 @@ def make_layer_case(case):
     rng = np.random.default_rng(seed)
     n = len(sentence.split())
     x = r4(rng.uniform(-1, 1, (n, dm)))
-    a = math.sqrt(6 / (dm + dk))
-    hs = []
-    for _ in range(heads):
-        h = {k: r4(rng.uniform(-a, a, (dm, dk))) for k in ("W_Q", "W_K", "W_V")}
-        if bias:
-            h.update({k: r4(rng.uniform(-0.3, 0.3, dk)) for k in ("b_Q", "b_K", "b_V")})
-        hs.append(h)
-    ao = math.sqrt(6 / (heads * dk + dm))
-    w_o = r4(rng.uniform(-ao, ao, (heads * dk, dm)))
-    b_o = r4(rng.uniform(-0.3, 0.3, dm)) if bias else None
+    layer = draw_layer(rng, heads, dm, dk, bias)
+    hs, w_o, b_o = layer["heads"], layer["W_O"], layer.get("b_O")
     cfg = {"d_model": dm, "d_k": dk, "heads": heads, "mask": mask, "scale": True, "bias": bias,
            "pos": "rope", "rope_base": base, "pos_offset": offset}
     t = lambda v: torch.tensor(v, dtype=torch.float64)
@@ -142,9 +117,7 @@ def make_layer_case(case):
     if bias:
         doc["b_O"] = b_o.tolist()
     doc["output"] = plain(out)
-    with open(os.path.join(HERE, f"rope_ref_layer_{name}.json"), "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+    write_json(f"rope_ref_layer_{name}.json", doc)
 
 
 # ---- a model with pos "rope": forward and backward ---------------------------
@@ -154,10 +127,9 @@ def model_reference(doc, sentence, targets):
     (no biases, token objective) on sentence, by autograd."""
     cfg, vocab = doc["config"], doc["vocab"]
     dk, base = cfg["d_k"], float(cfg.get("rope_base", 10000))
-    leaf = lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)
-    tp = {"E": leaf(doc["E"]), "U": leaf(doc["U"]), "b_U": leaf(doc["b_U"]),
-          "layers": [{"heads": [{k: leaf(h[k]) for k in ("W_Q", "W_K", "W_V")} for h in layer["heads"]],
-                      "W_O": leaf(layer["W_O"])} for layer in doc["layers"]]}
+    tp = {"E": t64(doc["E"], True), "U": t64(doc["U"], True), "b_U": t64(doc["b_U"], True),
+          "layers": [{"heads": [{k: t64(h[k], True) for k in ("W_Q", "W_K", "W_V")} for h in layer["heads"]],
+                      "W_O": t64(layer["W_O"], True)} for layer in doc["layers"]]}
     ids = [vocab.index(w) for w in sentence.split()]
     freqs = precompute_freqs_cis(dk, len(ids), base, 0)
     x = tp["E"][torch.tensor(ids)]  # RoPE: nothing is added to x0
@@ -169,7 +141,7 @@ def model_reference(doc, sentence, targets):
         rec["output"], rec["residual"] = out, x
         recs.append(rec)
     logits = x @ tp["U"] + tp["b_U"]
-    loss = sum(-torch.log_softmax(logits[row], dim=-1)[vocab.index(w)] for row, w in targets) / len(targets)
+    loss = token_loss(logits, targets, vocab)
     loss.backward()
     grads = {"E": plain(tp["E"].grad)}
     for l, layer in enumerate(tp["layers"]):
@@ -194,9 +166,7 @@ def make_trained_case():
     half = len(words) // 2
     targets = [[row, words[row - half + 1]] for row in range(half, len(words) - 1)]
     exp = model_reference(doc, doc["probe"], targets)
-    with open(os.path.join(HERE, "rope_ref_trained.json"), "w") as f:
-        json.dump({"sentence": doc["probe"], "targets": targets, "expected": exp}, f, indent=1)
-        f.write("\n")
+    write_json("rope_ref_trained.json", {"sentence": doc["probe"], "targets": targets, "expected": exp})
 
 
 def make_model_case():
@@ -206,65 +176,24 @@ def make_model_case():
            "mask": "causal", "scale": True, "bias": False, "objective": "token", "rope_base": base}
     rng = np.random.default_rng(seed)
     p = {"E": r4(rng.uniform(-1, 1, (len(VOCAB), dm))), "layers": []}
-    a, ao = math.sqrt(6 / (dm + dk)), math.sqrt(6 / (heads * dk + dm))
     for _ in range(layers):
-        hs = [{k: r4(rng.uniform(-a, a, (dm, dk))) for k in ("W_Q", "W_K", "W_V")} for _ in range(heads)]
-        p["layers"].append({"heads": hs, "W_O": r4(rng.uniform(-ao, ao, (heads * dk, dm)))})
+        p["layers"].append(draw_layer(rng, heads, dm, dk, False))
     au = math.sqrt(6 / (dm + len(VOCAB)))
     p["U"] = r4(rng.uniform(-au, au, (dm, len(VOCAB))))
     p["b_U"] = r4(rng.uniform(-0.3, 0.3, len(VOCAB)))
 
-    doc = {"format": "attnviz-model", "version": 1, "task": "reverse", "probe": sentence, "vocab": VOCAB,
-           "config": cfg, "E": p["E"].tolist(),
-           "layers": [{"heads": [{k: v.tolist() for k, v in h.items()} for h in layer["heads"]],
-                       "W_O": layer["W_O"].tolist()} for layer in p["layers"]],
-           "U": p["U"].tolist(), "b_U": p["b_U"].tolist(),
-           "training": {"seed": 1, "steps": 0, "batch": 1, "lr": 0.01, "weight_decay": 0.01, "loss": 0.0,
-                        "heldout_accuracy": 0.0}}
-    with open(os.path.join(HERE, f"rope_ref_{name}.model.json"), "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-
-    leaf = lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True)
-    tp = {"E": leaf(p["E"]), "U": leaf(p["U"]), "b_U": leaf(p["b_U"]),
-          "layers": [{"heads": [{k: leaf(v) for k, v in h.items()} for h in layer["heads"]],
-                      "W_O": leaf(layer["W_O"])} for layer in p["layers"]]}
-    ids = [VOCAB.index(w) for w in sentence.split()]
-    n = len(ids)
-    freqs = precompute_freqs_cis(dk, n, float(base), 0)
-    x = tp["E"][torch.tensor(ids)]  # RoPE: nothing is added to x0
-    recs = []
-    for layer in tp["layers"]:
-        rec = {"X": x, "heads": []}
-        out = attention_layer(x, layer["heads"], layer["W_O"], None, cfg, freqs, rec["heads"])
-        x = x + out
-        rec["output"], rec["residual"] = out, x
-        recs.append(rec)
-    logits = x @ tp["U"] + tp["b_U"]
-    loss = sum(-torch.log_softmax(logits[row], dim=-1)[VOCAB.index(w)] for row, w in targets) / len(targets)
-    loss.backward()
-    grads = {"E": plain(tp["E"].grad)}
-    for l, layer in enumerate(tp["layers"]):
-        for h, head in enumerate(layer["heads"]):
-            for k in ("W_Q", "W_K", "W_V"):
-                grads[f"layers[{l}].heads[{h}].{k}"] = plain(head[k].grad)
-        grads[f"layers[{l}].W_O"] = plain(layer["W_O"].grad)
-    grads["U"], grads["b_U"] = plain(tp["U"].grad), plain(tp["b_U"].grad)
-    exp = {"loss": loss.item(), "logits": plain(logits), "grads": grads,
-           "layers": [{"X": plain(r["X"]), "output": plain(r["output"]), "residual": plain(r["residual"]),
-                       "heads": [{k: plain(v) for k, v in h.items()} for h in r["heads"]]} for r in recs]}
-    with open(os.path.join(HERE, f"rope_ref_{name}.json"), "w") as f:
-        json.dump({"sentence": sentence, "targets": targets, "expected": exp}, f, indent=1)
-        f.write("\n")
+    doc = model_doc(sentence, VOCAB, cfg,
+                    {"E": p["E"].tolist(),
+                     "layers": [{"heads": [{k: v.tolist() for k, v in h.items()} for h in layer["heads"]],
+                                 "W_O": layer["W_O"].tolist()} for layer in p["layers"]],
+                     "U": p["U"].tolist(), "b_U": p["b_U"].tolist()})
+    write_json(f"rope_ref_{name}.model.json", doc)
+    exp = model_reference(doc, sentence, targets)
+    write_json(f"rope_ref_{name}.json", {"sentence": sentence, "targets": targets, "expected": exp})
 
 
 def main():
-    torch.set_num_threads(1)
-    for case in LAYER_CASES:
-        make_layer_case(case)
-    make_model_case()
-    make_trained_case()
-    print("wrote", len(LAYER_CASES) + 2, "cases to", HERE)
+    run(*[functools.partial(make_layer_case, case) for case in LAYER_CASES], make_model_case, make_trained_case)
 
 
 if __name__ == "__main__":
