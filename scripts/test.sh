@@ -32,11 +32,11 @@ cmake -S "$root" -B "$root/build-release" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$root/build-release" -j"$jobs" --target attnviz
 "$root/build-release/attnviz" --headless --print weights >/dev/null
 
-stamp "LaTeX: every .tex of both lessons, the seed sentence and a model compiles (xelatex)"
+stamp "LaTeX: every .tex of the lessons, the seed sentence, a model and the decode view compiles (xelatex)"
 bash "$root/tests/export/compile_tex.sh" --self-test "$root/build/attnviz"
 COMPILE_TEX_JOBS=$jobs bash "$root/tests/export/compile_tex.sh" "$root/build/attnviz"
 
-stamp "pandoc: both lessons' Markdown handouts to DOCX and, with xelatex, to PDF"
+stamp "pandoc: the lessons' Markdown handouts to DOCX and, with xelatex, to PDF"
 bash "$root/tests/export/run_pandoc_handouts.sh" "$root/build/attnviz" "$root/lessons"
 
 stamp "the browser build (libraries from Debian's sources, cached outside the clone) and its tests in chromium"

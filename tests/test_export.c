@@ -1253,7 +1253,8 @@ static const char HOSTILE_LESSON[] =
     "=== page: one\ntitle: <img src=x onerror=alert(2)> & more\n@step: softmax\n\n"
     "Plain <b>bold</b> & <script>alert(3)</script> text, *emphasis*.\n\n"
     "- an item with [a link](javascript:alert(4))\n\n"
-    "Guess first: click the word you think it is. Then read on. 先猜一猜：点一下你的答案。\n";
+    "Guess first: click the word you think it is. Then read on. 先猜一猜：点一下你的答案。\n\n"
+    "Decide, then click the key you think it is. Press E, then read on. 想好了，再点一下你认为的那个键。看第 1 层，点一下“，”就懂了。\n";
 
 static void markdown_escapes_html(void **state) {
     (void)state;
@@ -1276,8 +1277,9 @@ static void markdown_escapes_html(void **state) {
     }
     char *p = path_in(dir, "handout.md"), *md = slurp(p, NULL);
     assert_non_null(strstr(md, "Plain &lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;alert(3)&lt;/script&gt; text, *emphasis*."));
-    assert_non_null(strstr(md, "- an item with \\[a link\\](javascript:alert(4))\n")); // no link
-    assert_non_null(strstr(md, "\nGuess first. Then read on. 先猜一猜。\n"));          // on paper there is nothing to click
+    assert_non_null(strstr(md, "- an item with \\[a link\\](javascript:alert(4))\n"));                       // no link
+    assert_non_null(strstr(md, "\nGuess first. Then read on. 先猜一猜。\n"));                                // on paper there is nothing to click
+    assert_non_null(strstr(md, "\nDecide. Press E, then read on. 想好了。看第 1 层，点一下“，”就懂了。\n")); // nor "then click" (the guesses of modern-attention)
     free(md);
     free(p);
     lesson_free(l);
@@ -1300,6 +1302,7 @@ static void markdown_text_escaping(void **state) {
         {"12. list", true, "12\\. list"},
         {"two\nlines", false, "two lines"},
         {"它：“鸟”", false, "它：“鸟”"},
+        {"$5 or $^^5cinput{/etc/hostname}$", false, "&#36;5 or &#36;^^5cinput{/etc/hostname}&#36;"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         attn_strbuf b;
@@ -1449,6 +1452,48 @@ static void model_backward_hints(void **state) {
     if (pages != 2 * m.cfg.layers) fail_msg("%d backward pages in:\n%.3000s", pages, md); // steps 4 and 6 of each layer
     free(md);
     free(p);
+    model_result_free(&r);
+    model_free(&m);
+    free(text);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Issue 25: a vocabulary word with a backtick closed index.md's code span
+ * ("`1:p`q`": pandoc shows "1:p" as code, then "q`" as text). The target is
+ * fenced by more backticks than any run in it. */
+static void markdown_target_backtick(void **state) {
+    (void)state;
+    model m = {0};
+    model_result r = {0};
+    attn_err err;
+    size_t len = 0;
+    char *text = slurp(ATTN_SOURCE_DIR "/assets/models/induction.json", &len), *dir = temp_dir();
+    assert_non_null(text);
+    char *p_word = strstr(strstr(text, "\"vocab\""), "\"p\""); // the last word, in no probe sentence
+    assert_non_null(p_word);
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_append(&b, text, (size_t)(p_word - text));
+    attn_sb_puts(&b, "\"p`q\"");
+    attn_sb_puts(&b, p_word + 3);
+    if (model_file_parse(&m, b.data, b.len, "induction.json", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    const char *s = "a b c d a b c";
+    model_target_spec target = {1, "p`q"};
+    if (model_run(&r, &m, s, strlen(s), &target, 1, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    export_item items[EXPORT_MAX_MODEL_ITEMS];
+    int n = export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, &m, &r, VIZ_TARGET_GIVEN, 1u << ATTN_STEP_SOFTMAX, 0,
+                                   -1, (viz_origin){0});
+    export_opts o;
+    small_opts(&o, dir, "md");
+    if (export_run(&o, items, n, &g_ui, g_fonts, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char *path = path_in(dir, "index.md"), *md = slurp(path, NULL);
+    assert_non_null(md);
+    if (!strstr(md, "- Targets: ``1:p`q`` (given with --target)\n")) fail_msg("the target's code span:\n%.2000s", md);
+    assert_null(strstr(md, " `1:p`q`"));
+    free(md);
+    free(path);
+    attn_sb_free(&b);
     model_result_free(&r);
     model_free(&m);
     free(text);
@@ -1966,6 +2011,7 @@ int main(void) {
         cmocka_unit_test(csv_names_and_formulas),
         cmocka_unit_test(html_handout_budget),
         cmocka_unit_test(model_backward_hints),
+        cmocka_unit_test(markdown_target_backtick),
         cmocka_unit_test(html_views_rebuild_every_query),
         cmocka_unit_test(html_pages),
         cmocka_unit_test(html_lesson_question),

@@ -13,8 +13,11 @@
 #include "viz_lesson.h"
 
 /* How sentences a static handout leaves out begin: they ask the reader to
- * click in the window, and the figure under them already shows the answer. */
+ * click in the window, and the figure under them already shows the answer.
+ * After a comma only the "then" forms end a guess's sentence ("Decide, then
+ * click the key …", "想好了，再点一下…"); "，点一下“，”：逗号把…" explains. */
 static const char *const WINDOW_ONLY[] = {"Click ", "click ", "点一下", "点击"};
+static const char *const WINDOW_THEN[] = {"then click ", "再点一下", "再点击"};
 
 /* Punctuation and spaces, which Markdown's emphasis flanking rules treat
  * alike: ASCII, general punctuation (quotes, …), CJK and fullwidth forms. */
@@ -79,9 +82,15 @@ static bool window_only(const char *s) {
     return false;
 }
 
+static bool window_then(const char *s) {
+    for (size_t k = 0; k < sizeof WINDOW_THEN / sizeof *WINDOW_THEN; k++)
+        if (strncmp(s, WINDOW_THEN[k], strlen(WINDOW_THEN[k])) == 0) return true;
+    return false;
+}
+
 /* Where the sentence [at, end) stops making sense on paper: its start when
  * it is window-only, the colon before a window-only clause ("make a guess:
- * click the word …"), else -1. */
+ * click the word …"), the comma before a "then click" one, else -1. */
 static int window_clause(const char *s, int at, int end) {
     if (window_only(s + at)) return at;
     for (int i = at; i < end; i++) {
@@ -90,6 +99,10 @@ static int window_clause(const char *s, int at, int end) {
             k = i + colon;
         while (colon && k < end && s[k] == ' ') k++;
         if (colon && window_only(s + k)) return i;
+        int comma = s[i] == ',' ? 1 : strncmp(s + i, "，", 3) == 0 ? 3
+                                                                   : 0;
+        for (k = i + comma; comma && k < end && s[k] == ' ';) k++;
+        if (comma && window_then(s + k)) return i;
     }
     return -1;
 }

@@ -57,6 +57,7 @@ void ex_md_text(attn_strbuf *b, const char *s, size_t len, bool line_start) {
         if (c == '<') attn_sb_puts(b, "&lt;"); // an entity: Python-Markdown (MkDocs) keeps "\<" as raw HTML
         else if (c == '>') attn_sb_puts(b, "&gt;");
         else if (c == '&') attn_sb_puts(b, "&amp;");
+        else if (c == '$') attn_sb_puts(b, "&#36;");           // pandoc reads $…$ as TeX math, raw in its PDF ("$^^5cinput{…}$")
         else if (c == '\n' || c == '\r') attn_sb_puts(b, " "); // one line: a heading, an item, a paragraph
         else {
             // the punctuation every Markdown (CommonMark, pandoc, Python-Markdown) takes back from "\c";

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # compile_tex.sh BIN — every .tex an export writes compiles with xelatex:
-# both lessons, the seed sentence (and a zh variant with every option), a
-# model, the tiles view's steps and the decode view; and
-# tests/export/beamer-example.tex, which \input's snippets, with
+# both lessons (self-attention and modern-attention, zh and en), the seed
+# sentence (and a zh variant with every option), a model, the tiles view's
+# steps and the decode view; and tests/export/beamer-example.tex, which
+# \input's snippets, with
 # pdflatex (the snippets need no particular engine; beamer under xelatex
 # needs hyperref's pzdr font, texlive-fonts-recommended).
 # Fails on any LaTeX error and on any overfull box wider than 1 pt. Run
@@ -47,6 +48,9 @@ export_all() { # OUT: every kind of export, tex only
     "$bin" --headless --export-dir "$out/tiles-en" --format tex --lang en --mask causal --tiles 7 --steps 6 >/dev/null || r=1
     "$bin" --headless --export-dir "$out/tiles-zh" --format tex --lang zh --mask causal --tiles 7 --steps 6 >/dev/null || r=1
     "$bin" --headless --export-dir "$out/decode-zh" --format tex --lang zh --mask causal --decode --steps 6 >/dev/null || r=1
+    # the modern-attention lessons (issue 24), whose pages show RoPE, grouped heads, tiles and decoding
+    "$bin" --headless --lesson "$root/lessons/zh/modern-attention.lesson" --lang zh --export-dir "$out/modern-zh" --format tex >/dev/null || r=1
+    "$bin" --headless --lesson "$root/lessons/en/modern-attention.lesson" --lang en --export-dir "$out/modern-en" --format tex >/dev/null || r=1
     return $r
 }
 
