@@ -134,9 +134,10 @@ struct lesson {
     const char *id, *title, *lang;
     page_rec *pages;
     int n_pages, cap_pages;
-    scope top;            /* before the first page */
-    attn_config cfg;      /* the lesson's @config */
-    const char *sentence; /* the lesson's @sentence, or NULL */
+    scope top;             /* before the first page */
+    attn_config cfg;       /* the lesson's @config */
+    const char *sentence;  /* the lesson's @sentence, or NULL */
+    size_t columns_walked; /* bytes walked to give spans their columns: at most the text's length (a test holds it) */
     bool has_vocab;
     int vocab_line;
     const char **features;

@@ -395,6 +395,7 @@ static void inline_line(parser *p, const char *s, size_t n) {
         lesson_span_kind kind = mark == '*' ? LESSON_SPAN_EMPH : mark == '`' ? LESSON_SPAN_CODE
                                                                              : LESSON_SPAN_REF;
         col += lsn_count_chars(counted, s + i + 1);
+        p->l->columns_walked += (size_t)(s + i + 1 - counted);
         counted = s + i + 1;
         add_span(p, kind, start, p->para.len - start, col);
         plain = j + 1;
