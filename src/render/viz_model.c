@@ -48,7 +48,7 @@ void viz_readout_equation(const viz_ctx *c, char *out, size_t cap) {
 
 /* Bars of the query's most likely answers: name, bar, value; the target marked. */
 static void answer_bars(const viz_ctx *c, viz_box b, const double *row, int count) {
-    int order[MODEL_MAX_VOCAB > ATTN_MAX_TOKENS ? MODEL_MAX_VOCAB : ATTN_MAX_TOKENS], q = query(c);
+    int order[MODEL_MAX_VOCAB > ATTN_TRACE_MAX_TOKENS ? MODEL_MAX_VOCAB : ATTN_TRACE_MAX_TOKENS], q = query(c);
     for (int j = 0; j < count; j++) order[j] = j;
     for (int i = 0; i < count && i < TOP_WORDS; i++) // a partial selection sort: the first few, largest first
         for (int j = i + 1; j < count; j++)

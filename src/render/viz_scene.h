@@ -181,7 +181,7 @@ bool viz_weights_random(const attn_trace *t, viz_origin o);
 /* What a lesson calls the figure's rows and columns besides X's features,
  * and which labels it keeps (all borrowed; NULL where it names nothing). */
 typedef struct {
-    const char *const *qkv[3][ATTN_MAX_HEADS]; /* head h's columns of Q, K and V (d_k names; V's also name Z's) */
+    const char *const *qkv[3][ATTN_TRACE_MAX_HEADS]; /* head h's columns of Q, K and V (d_k names; V's also name Z's) */
     const char *const *out;                    /* the output's columns (d_model names: W_O's block) */
     const char *const *keep;                   /* labels kept first when labels thin out, most important first */
     int n_keep;
