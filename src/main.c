@@ -15,6 +15,7 @@
 #include "app_settings.h"
 #include "cli_args.h"
 #include "cli_complexity.h"
+#include "cli_hf.h"
 #include "cli_run.h"
 #include "cleanup.h"
 #include "cli_model.h"
@@ -250,7 +251,7 @@ static attn_status open_lesson(app_state *st, const cli_opts *o, const app_setti
         pair_path(o->lesson_path, pair, sizeof pair);
         return app_lesson_open(st, o->lesson_path, pair[0] ? pair : NULL, o->page_id, err);
     }
-    if (o->sentence || o->sentence_file || o->weights_path || o->model.model_path) return ATTN_OK;
+    if (o->sentence || o->sentence_file || o->weights_path || o->model.model_path || o->model.hf_dir) return ATTN_OK;
     snprintf(rel, sizeof rel, "lessons/%s/self-attention.lesson", st->look.lang == VIZ_LANG_ZH ? "zh" : "en");
     if (!app_find_data(rel, path, sizeof path)) return ATTN_OK; // no lessons installed: a plain sentence
     pair_path(path, pair, sizeof pair);
@@ -285,21 +286,12 @@ static bool inspect_holds(void *ctx, const char *name, const char *value) {
 static char *inspect_trace(void *ctx) {
     const app_ui *u = ctx;
     if (u->st.model.m) return cli_model_dump(&u->st.model.run, u->st.model.m);
+    if (u->st.hf) return attn_json_dump(app_trace(&u->st)); // the layer shown (--headless --hf --dump-json has all)
     return attn_json_dump(app_trace(&u->st));
 }
 
 /* Everything the window needs, created in order and released in reverse. */
 static int run_gui(const cli_opts *o) {
-    if (o->model.hf_dir) { // issue 26: the window's --hf is still to come; the headless run has every stage
-        char path[1024];
-        viz_strings s = {0};
-        attn_err err;
-        bool have = app_find_data("assets/ui_strings.tsv", path, sizeof path) && viz_strings_load(&s, path, &err) == ATTN_OK;
-        fprintf(stderr, "attnviz: %s\n",
-                have ? s.s[pick_lang(o)][VIZ_S_HF_NO_WINDOW] : "The window does not open --hf DIR yet; add --headless.");
-        viz_strings_free(&s);
-        return 2;
-    }
     int code = 1;
     char msg[1024];
     attn_err err;
@@ -323,8 +315,10 @@ static int run_gui(const cli_opts *o) {
         return 1;
     }
     app_settings_load(&saved);
-    const char *sentence = o->sentence ? o->sentence : o->lesson_path ? NULL
-                                                                      : saved.sentence;
+    const char *sentence = o->model.hf_dir  ? NULL // the model's tokenizer reads it (app_hf_open), up to 256 tokens
+                           : o->sentence    ? o->sentence
+                           : o->lesson_path ? NULL
+                                            : saved.sentence;
     if (app_init(&st, sentence, &o->cfg, &env.strings, &err) != ATTN_OK && // a bad saved sentence is not fatal
         (o->sentence || app_init(&st, NULL, &o->cfg, &env.strings, &err) != ATTN_OK)) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
@@ -339,7 +333,8 @@ static int run_gui(const cli_opts *o) {
     }
     if ((o->weights_path && app_use_weights_file(&st, o->weights_path, &err) != ATTN_OK) ||
         open_lesson(&st, o, &saved, &err) != ATTN_OK ||
-        (o->model.model_path && app_model_open(&st, o->model.model_path, &err) != ATTN_OK)) {
+        (o->model.model_path && app_model_open(&st, o->model.model_path, &err) != ATTN_OK) ||
+        (o->model.hf_dir && app_hf_open(&st, o->model.hf_dir, o->sentence, CLI_HF_SENTENCE_EN, CLI_SEED_SENTENCE, &err) != ATTN_OK)) {
         fprintf(stderr, "attnviz: %s\n", err.msg);
         goto cleanup_state;
     }

@@ -693,12 +693,13 @@ bool app_sdl_frame(void *ui) {
     bool working = plat_jobs_advance(train_only ? APP_WORK_BUDGET_TRAINING_MS : APP_WORK_BUDGET_MS);
     lab_poll(u);
     app_train_poll(&u->train);
+    app_hf_poll(&u->st); // a real model's sentence, computed off this thread
     // sleep until something happens: an idle app uses no CPU
-    int timeout = u->hook || working || u->warm.more ? 1
-                  : u->st.dirty                      ? 0
-                  : app_train_busy(&u->train)        ? 15
-                  : app_lab_running(&u->lab)         ? 250
-                                                     : 500;
+    int timeout = u->hook || working || u->warm.more                 ? 1
+                  : u->st.dirty                                      ? 0
+                  : app_train_busy(&u->train) || app_hf_busy(&u->st) ? 15
+                  : app_lab_running(&u->lab)                         ? 250
+                                                                     : 500;
     SDL_Event e;
     u->input_seen = false;
     if (plat_wait_event(&e, timeout)) {

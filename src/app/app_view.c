@@ -66,7 +66,8 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->model = st->model.m;
     s->run = st->model.m ? &st->model.run : NULL;
     s->layer = st->model.layer;
-    s->readout = st->model.m && st->model.readout;
+    s->readout = (st->model.m || st->hf) && st->model.readout;
+    s->hf = app_hf_view(st);
     s->backward = st->model.m && st->model.backward;
     s->target = st->model.target_labelled ? VIZ_TARGET_TASK : VIZ_TARGET_PREDICTED;
     s->page_model = st->model.from_page;
@@ -133,8 +134,8 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->scale = st->look.dpi_scale * st->look.zoom;
     s->width = st->look.width;
     s->height = st->look.height;
-    s->show_decode = st->view.show_decode && !st->model.readout;
-    attn_decode_free(&st->src.decode); // decoded afresh from the trace shown (64 tokens at most: cheap)
+    s->show_decode = st->view.show_decode && !st->model.readout && !st->hf; // decoding is the toys' (8 heads at most)
+    attn_decode_free(&st->src.decode);                                      // decoded afresh from the trace shown (64 tokens at most: cheap)
     if (s->show_decode && attn_decode_run(&st->src.decode, app_trace(st), NULL) == ATTN_OK) s->decode = &st->src.decode;
     if (s->decode && !pg) decode_narrative(st, s); // a lesson page says it in its own words, by reference
 }

@@ -328,23 +328,23 @@ typedef enum {
 } attn_weight_source;
 
 typedef struct {
-    attn_config cfg;                            /* configuration the trace was computed with */
-    attn_tokens tokens;                         /* owned tokens of the sentence */
-    int n;                                      /* tokens.n, for brevity */
-    int vocab_rows;                             /* tokens whose embedding came from the vocabulary */
-    bool vocab_used;                            /* a vocabulary of d_model features was given (its words make X's rows) */
-    int vocab_index[ATTN_TRACE_MAX_TOKENS];         /* token i's vocabulary word, or -1 (X given, or derived from its bytes) */
-    bool x_given;                               /* X came from attn_weights.x */
-    attn_weight_source source;                  /* where the projection weights came from (W_*: derived from given) */
+    attn_config cfg;                                  /* configuration the trace was computed with */
+    attn_tokens tokens;                               /* owned tokens of the sentence */
+    int n;                                            /* tokens.n, for brevity */
+    int vocab_rows;                                   /* tokens whose embedding came from the vocabulary */
+    bool vocab_used;                                  /* a vocabulary of d_model features was given (its words make X's rows) */
+    int vocab_index[ATTN_TRACE_MAX_TOKENS];           /* token i's vocabulary word, or -1 (X given, or derived from its bytes) */
+    bool x_given;                                     /* X came from attn_weights.x */
+    attn_weight_source source;                        /* where the projection weights came from (W_*: derived from given) */
     bool given[ATTN_MAT_COUNT][ATTN_TRACE_MAX_HEADS]; /* matrix m of head h (W_O, b_O: h 0) was supplied, not seeded */
-    double *x;                                  /* (n, d_model), positional encoding included */
-    attn_head head[ATTN_TRACE_MAX_HEADS];       /* cfg.heads entries are valid */
-    double *concat;                             /* (n, heads * d_k) */
-    double *w_o;                                /* (heads * d_k, d_model) */
-    double *b_o;                                /* (d_model); zeros when biases are off */
-    double *output;                             /* (n, d_model) concat · W_O */
-    long long macs[ATTN_STAGE_COUNT];           /* multiply-adds per stage, all heads */
-    double *block_;                             /* the one allocation behind every array above */
+    double *x;                                        /* (n, d_model), positional encoding included */
+    attn_head head[ATTN_TRACE_MAX_HEADS];             /* cfg.heads entries are valid */
+    double *concat;                                   /* (n, heads * d_k) */
+    double *w_o;                                      /* (heads * d_k, d_model) */
+    double *b_o;                                      /* (d_model); zeros when biases are off */
+    double *output;                                   /* (n, d_model) concat · W_O */
+    long long macs[ATTN_STAGE_COUNT];                 /* multiply-adds per stage, all heads */
+    double *block_;                                   /* the one allocation behind every array above */
 } attn_trace;
 
 /* The multiply-adds (divisions and exponentials counted as one) the core

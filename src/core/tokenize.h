@@ -29,8 +29,8 @@
 #define ATTN_MAX_SENTENCE_BYTES 65536
 
 typedef struct {
-    char *text;                    /* owned copy of the sentence, NUL-terminated */
-    size_t text_len;               /* bytes in text, without the NUL */
+    char *text;                          /* owned copy of the sentence, NUL-terminated */
+    size_t text_len;                     /* bytes in text, without the NUL */
     int n;                               /* number of tokens, 1..ATTN_MAX_TOKENS (a --hf trace's: ..ATTN_TRACE_MAX_TOKENS) */
     int off[ATTN_TRACE_MAX_TOKENS];      /* byte offset of token i in text */
     int len[ATTN_TRACE_MAX_TOKENS];      /* byte length of token i */

@@ -182,10 +182,22 @@ bool viz_weights_random(const attn_trace *t, viz_origin o);
  * and which labels it keeps (all borrowed; NULL where it names nothing). */
 typedef struct {
     const char *const *qkv[3][ATTN_TRACE_MAX_HEADS]; /* head h's columns of Q, K and V (d_k names; V's also name Z's) */
-    const char *const *out;                    /* the output's columns (d_model names: W_O's block) */
-    const char *const *keep;                   /* labels kept first when labels thin out, most important first */
+    const char *const *out;                          /* the output's columns (d_model names: W_O's block) */
+    const char *const *keep;                         /* labels kept first when labels thin out, most important first */
     int n_keep;
 } viz_names;
+
+/* A real model in the walkthrough (--hf DIR, issue 26): the trace is its
+ * layer `layer`, made by src/hf/hf_trace.h; what the window adds to it. */
+#define VIZ_HF_NEXT 10
+typedef struct viz_hf {
+    int layers;                       /* n_layer */
+    int vocab;                        /* vocab_size (the readout's equation) */
+    int next_count;                   /* the most likely next tokens at the last position … */
+    char next_label[VIZ_HF_NEXT][64]; /* … their labels (valid UTF-8), most likely first … */
+    double next_p[VIZ_HF_NEXT];       /* … and their probabilities */
+    bool computing;                   /* a new sentence is being computed (off the UI thread) */
+} viz_hf;
 
 typedef struct {
     /* what is computed */
@@ -208,6 +220,8 @@ typedef struct {
     viz_target target;                      /* whose answers run's targets are */
     bool page_model;                        /* the model is the lesson page's: it is not closed from the rail */
     const model_explanation *model_explain; /* the hovered cell's arithmetic with a model (explain is NULL then) */
+    const viz_hf *hf;                       /* a real model (--hf): trace is its layer `layer`; NULL otherwise
+                                               (model is NULL then; readout shows its next tokens) */
     viz_names names;                        /* the lesson's names of Q/K/V/Z and output columns, and the labels it keeps */
     /* what is shown */
     attn_step step;                   /* rail step */

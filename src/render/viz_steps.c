@@ -422,23 +422,23 @@ static float lines_need_w(const viz_ctx *c, const attn_trace *t, float h) {
  * thickness and opacity follow the weight. */
 static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
     static const viz_rgba palette[ATTN_TRACE_MAX_HEADS] = {// Okabe–Ito: safe for colour-blind viewers
-                                                     {0x00, 0x72, 0xb2, 255},
-                                                     {0xd5, 0x5e, 0x00, 255},
-                                                     {0x00, 0x9e, 0x73, 255},
-                                                     {0xcc, 0x79, 0xa7, 255},
-                                                     {0xe6, 0x9f, 0x00, 255},
-                                                     {0x56, 0xb4, 0xe9, 255},
-                                                     {0x7a, 0x5c, 0x00, 255},
-                                                     {0x55, 0x55, 0x55, 255},
-                                                     // heads 9–16 (a real model's, --hf): Paul Tol's "muted"
-                                                     {0x33, 0x22, 0x88, 255},
-                                                     {0x88, 0xcc, 0xee, 255},
-                                                     {0x44, 0xaa, 0x99, 255},
-                                                     {0x11, 0x77, 0x33, 255},
-                                                     {0x99, 0x99, 0x33, 255},
-                                                     {0xdd, 0xcc, 0x77, 255},
-                                                     {0xcc, 0x66, 0x77, 255},
-                                                     {0x88, 0x22, 0x55, 255}};
+                                                           {0x00, 0x72, 0xb2, 255},
+                                                           {0xd5, 0x5e, 0x00, 255},
+                                                           {0x00, 0x9e, 0x73, 255},
+                                                           {0xcc, 0x79, 0xa7, 255},
+                                                           {0xe6, 0x9f, 0x00, 255},
+                                                           {0x56, 0xb4, 0xe9, 255},
+                                                           {0x7a, 0x5c, 0x00, 255},
+                                                           {0x55, 0x55, 0x55, 255},
+                                                           // heads 9–16 (a real model's, --hf): Paul Tol's "muted"
+                                                           {0x33, 0x22, 0x88, 255},
+                                                           {0x88, 0xcc, 0xee, 255},
+                                                           {0x44, 0xaa, 0x99, 255},
+                                                           {0x11, 0x77, 0x33, 255},
+                                                           {0x99, 0x99, 0x33, 255},
+                                                           {0xdd, 0xcc, 0x77, 255},
+                                                           {0xcc, 0x66, 0x77, 255},
+                                                           {0x88, 0x22, 0x55, 255}};
     int n = t->n, q = c->s->query;
     char buf[160], lab[96];
     if (q < 0 || q >= n) q = 0;

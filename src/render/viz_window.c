@@ -109,6 +109,10 @@ static const struct {
 
 static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap) {
     const attn_config *cfg = &c->s->trace->cfg;
+    if (w == VIZ_W_SEED && c->s->hf) { // trained weights: no seed
+        snprintf(buf, cap, "—");
+        return;
+    }
     for (size_t i = 0; i < sizeof numeric_settings / sizeof *numeric_settings; i++)
         if (numeric_settings[i].widget == w) {
             attn_setting_format(numeric_settings[i].setting, cfg, buf, cap);
@@ -129,8 +133,9 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         else
             snprintf(buf, cap, "—");
         break;
-    case VIZ_W_POSENC: // a model's positions are its own: sinusoidal, learned or none
-        if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
+    case VIZ_W_POSENC:                                                       // a model's positions are its own: sinusoidal, learned or none
+        if (c->s->hf) snprintf(buf, cap, "%s", viz_s(c, VIZ_S_POS_LEARNED)); // GPT-2's wpe
+        else if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
         else if (cfg->pos_offset) // the scheme, and where the sentence starts
             snprintf(buf, cap, "%s +%d", viz_s(c, cfg->rope ? VIZ_S_POS_ROPE : cfg->pos_enc ? VIZ_S_POS_SINUSOIDAL
                                                                                             : VIZ_S_POS_NONE),
@@ -145,7 +150,10 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         if (c->s->tiles) snprintf(buf, cap, viz_s(c, VIZ_S_VIEW_TILES), c->s->tiles->b);
         else snprintf(buf, cap, "%s", viz_s(c, c->s->show_decode ? VIZ_S_VIEW_DECODE : VIZ_S_VIEW_STEPS));
         break;
-    case VIZ_W_LAYER: snprintf(buf, cap, "%d / %d", c->s->layer + 1, c->s->model ? c->s->model->cfg.layers : 1); break;
+    case VIZ_W_LAYER:
+        snprintf(buf, cap, "%d / %d", c->s->layer + 1, c->s->model ? c->s->model->cfg.layers : c->s->hf ? c->s->hf->layers
+                                                                                                        : 1);
+        break;
     case VIZ_W_BACKWARD: snprintf(buf, cap, "%s", viz_s(c, c->s->backward ? VIZ_S_ON : VIZ_S_OFF)); break;
     case VIZ_W_READOUT:
     case VIZ_W_MODEL_CLOSE: buf[0] = '\0'; break;
@@ -169,7 +177,7 @@ static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px, flo
         return;
     }
     bool numeric = w <= VIZ_W_SEED || w == VIZ_W_WINDOW || w == VIZ_W_LAYER;
-    bool fixed = c->s->model && viz_widget_model_fixed(w); // the model's training chose it: shown, not offered
+    bool fixed = (c->s->model || c->s->hf) && viz_widget_model_fixed(w); // its training chose it: shown, not offered
     char val[64];
     control_value(c, w, val, sizeof val);
     float bw = r.h;
@@ -211,7 +219,7 @@ static void rail(const viz_ctx *c, viz_box b) {
     const viz_theme *th = c->th; // its background: viz_build_window's
     viz_fill(c->l, b.x + b.w - 1, b.y, 1, b.h, th->line);
     float pad = 10 * c->u;
-    bool model = c->s->model != NULL;
+    bool model = c->s->model != NULL || c->s->hf != NULL;
     // with a model: its layer above the steps, the readout after them, the backward toggle and closing below
     int shown = 0; // the steps the settings show (2b only with RoPE)
     for (int i = 0; i < ATTN_STEP_COUNT; i++) shown += attn_step_shown((attn_step)i, &c->s->trace->cfg);
@@ -268,7 +276,8 @@ static void rail(const viz_ctx *c, viz_box b) {
     y += rh;
     for (int wdg = 0; wdg < VIZ_W_COUNT; wdg++) {
         if (wdg == VIZ_W_LAYER || wdg == VIZ_W_READOUT || (viz_widget_model_only((viz_widget)wdg) && !model)) continue;
-        if (wdg == VIZ_W_MODEL_CLOSE && c->s->page_model) continue; // the page's: N and P leave it
+        if (wdg == VIZ_W_MODEL_CLOSE && c->s->page_model) continue;                    // the page's: N and P leave it
+        if (c->s->hf && (wdg == VIZ_W_BACKWARD || wdg == VIZ_W_MODEL_CLOSE)) continue; // --hf: no backward; the window is its
         control_row(c, (viz_box){x, y, w, rh}, (viz_widget)wdg, ctrl_px, lw);
         y += rh;
     }
@@ -328,6 +337,11 @@ static bool step_has_masked(const viz_ctx *c) {
 /* The step's equation with its shapes, and what the core counted for it. */
 static void equation_line(const viz_ctx *c, const attn_trace *t, char *out, size_t cap) {
     const viz_scene *s = c->s;
+    if (s->hf && s->step == ATTN_STEP_EMBED) { // a real model's X: LayerNorm of the layer's input
+        size_t n = (size_t)snprintf(out, cap, viz_s(c, VIZ_S_HF_X), s->layer + 1);
+        if (n < cap) snprintf(out + n, cap - n, "   %d×%d", t->n, t->cfg.d_model);
+        return;
+    }
     if (s->model && s->step == ATTN_STEP_EMBED) { // what X is in a model
         if (s->layer == 0)
             snprintf(out, cap, "X = E[token]%s   %d×%d", model_pos_in_x(s->model->cfg.pos) ? " + P" : "", t->n,
@@ -372,8 +386,8 @@ static void view_label(const viz_ctx *c, char *out, size_t cap, const attn_trace
 static float canvas_title(const viz_ctx *c, viz_box in) {
     const viz_scene *s = c->s;
     char buf[256], eq[320], layer[64] = "";
-    if (s->model) { // which layer of the model this is
-        snprintf(layer, sizeof layer, viz_s(c, VIZ_S_LAYER_OF), s->layer + 1, s->model->cfg.layers);
+    if (s->model || s->hf) { // which layer of the model this is
+        snprintf(layer, sizeof layer, viz_s(c, VIZ_S_LAYER_OF), s->layer + 1, s->model ? s->model->cfg.layers : s->hf->layers);
         strncat(layer, " · ", sizeof layer - strlen(layer) - 1);
     }
     if (s->readout) snprintf(buf, sizeof buf, "9 · %s", viz_s(c, VIZ_S_STEP_READOUT));
