@@ -358,6 +358,7 @@ void app_hover(app_state *st, viz_hit hit) {
         st->dirty = true;
         return;
     }
+    if (st->hf) app_hf_hover(st, hit); // X's LayerNorm arithmetic
     if (hit.kind == VIZ_HIT_CELL && st->model.m)
         st->src.explain_valid = model_explain(st->model.explain, &st->model.run, st->model.m, hit.stage, st->model.layer,
                                               hit.head, hit.row, hit.col, NULL) == ATTN_OK;

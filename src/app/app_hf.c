@@ -201,6 +201,19 @@ attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, co
 
 attn_status app_hf_show_layer(app_state *st, attn_err *err) { return st->hf ? show_layer(st, err) : ATTN_OK; }
 
+void app_hf_hover(app_state *st, viz_hit hit) {
+    app_hf *h = st->hf;
+    if (!h) return;
+    h->view.ln_valid = false;
+    if (hit.kind != VIZ_HIT_CELL || hit.stage != ATTN_ST_X) return;
+    hf_ln_explanation e;
+    if (hf_explain_ln1(&e, &h->m, &h->r, st->model.layer, hit.row, hit.col, NULL) != ATTN_OK) return;
+    h->view.ln_valid = true;
+    h->view.ln_width = e.width;
+    h->view.ln_x = e.x, h->view.ln_mean = e.mean, h->view.ln_var = e.var, h->view.ln_eps = e.eps;
+    h->view.ln_w = e.w, h->view.ln_b = e.b, h->view.ln_value = e.value;
+}
+
 const char *app_hf_name(const app_state *st) {
     if (!st->hf || !st->hf->m.dir) return NULL;
     const char *d = st->hf->m.dir, *slash = strrchr(d, '/');

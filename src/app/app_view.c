@@ -120,6 +120,8 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
         utf8_trim_partial(st->lesson.walk_note);
     }
     s->narrative_note = left ? st->lesson.walk_note : NULL;
+    if (st->hf && st->view.step == ATTN_STEP_EMBED && !st->model.readout) // a real model's X is not an embedding
+        s->narrative_note = app_str(st, VIZ_S_HF_NOTE_X);
     bool palette = st->model.m && bar; // the model's sentence (or the compared one), being edited
     s->n_words = palette ? st->model.m->vocab_count : 0;
     s->words = palette ? (const char *const *)st->model.m->vocab : NULL;

@@ -197,6 +197,10 @@ typedef struct viz_hf {
     char next_label[VIZ_HF_NEXT][64]; /* … their labels (valid UTF-8), most likely first … */
     double next_p[VIZ_HF_NEXT];       /* … and their probabilities */
     bool computing;                   /* a new sentence is being computed (off the UI thread) */
+    /* the hovered X cell's LayerNorm arithmetic (hf_explain_ln1), when ln_valid */
+    bool ln_valid;
+    int ln_width; /* the columns mean and var are over */
+    double ln_x, ln_mean, ln_var, ln_eps, ln_w, ln_b, ln_value;
 } viz_hf;
 
 typedef struct {

@@ -855,9 +855,11 @@ static void detail(const viz_ctx *c, viz_box b) {
     in.y += c->body * 1.7f;
     in.h -= c->body * 1.7f;
     viz_xtext x;
-    bool ok = c->s->model_explain ? viz_explain_model_text(&x, c->s->model_explain, c->s->run, c->s->model, c->s->ui)
-              : c->s->explain     ? viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)
-                                  : false;
+    bool ln = c->s->hf && c->s->hf->ln_valid && c->s->explain && c->s->explain->stage == ATTN_ST_X; // LayerNorm's
+    bool ok = ln                    ? viz_explain_ln_text(&x, c->s->explain, c->s->trace, c->s->hf, c->s->ui)
+              : c->s->model_explain ? viz_explain_model_text(&x, c->s->model_explain, c->s->run, c->s->model, c->s->ui)
+              : c->s->explain       ? viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)
+                                    : false;
     if (!ok) {
         viz_wrap(c, in, viz_s(c, VIZ_S_DETAIL_EMPTY), c->small, 0, c->th->muted);
         return;
