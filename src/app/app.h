@@ -246,6 +246,8 @@ void app_hf_wait(app_state *st);
 attn_status app_hf_show_layer(app_state *st, attn_err *err);
 /* The hovered cell: X's LayerNorm arithmetic into the scene's viz_hf. */
 void app_hf_hover(app_state *st, viz_hit hit);
+/* The folder as given (--hf DIR), or NULL without --hf. */
+const char *app_hf_dir(const app_state *st);
 /* The folder's last part, for the badge ("gpt2"), or NULL without --hf. */
 const char *app_hf_name(const app_state *st);
 /* The model's layers (0 without --hf). */

@@ -28,6 +28,7 @@ struct app_hf {
     /* the worker */
     SDL_Thread *thread;
     SDL_atomic_t done;
+    bool pending; /* a job started on the thread is not yet published */
     hf_tokens job_toks;
     hf_run job_r;
     attn_status job_st;
@@ -111,13 +112,15 @@ void app_hf_wait(app_state *st) {
     h->thread = NULL;
 }
 
-bool app_hf_busy(const app_state *st) { return st->hf && st->hf->thread; }
+bool app_hf_busy(const app_state *st) { return st->hf && st->hf->pending; }
 
 bool app_hf_poll(app_state *st) {
     app_hf *h = st->hf;
-    if (!h || !h->thread || !SDL_AtomicGet(&h->done)) return false;
+    if (!h || !h->pending || !SDL_AtomicGet(&h->done)) return false;
     app_hf_wait(st);
+    h->pending = false;
     h->view.computing = false;
+    app_hf_notice(st, st->src.notice, sizeof st->src.notice); // no longer computing; how GPT-2 read it
     attn_err err;
     if (h->job_st != ATTN_OK) {
         app_status_err(st, &h->job_err);
@@ -132,6 +135,7 @@ bool app_hf_poll(app_state *st) {
 static attn_status start(app_state *st, hf_tokens *toks, bool sync, attn_err *err) {
     app_hf *h = st->hf;
     app_hf_wait(st); // a sentence still computing is replaced: its result would be stale at once
+    h->pending = false;
     hf_run_free(&h->job_r);
     hf_tokens_free(&h->job_toks);
     h->job_toks = *toks;
@@ -141,6 +145,7 @@ static attn_status start(app_state *st, hf_tokens *toks, bool sync, attn_err *er
     if (!sync) {
         h->thread = SDL_CreateThread(work, "attnviz-hf", h);
         if (h->thread) {
+            h->pending = true;
             h->view.computing = true;
             st->dirty = true;
             return ATTN_OK;
@@ -213,6 +218,8 @@ void app_hf_hover(app_state *st, viz_hit hit) {
     h->view.ln_x = e.x, h->view.ln_mean = e.mean, h->view.ln_var = e.var, h->view.ln_eps = e.eps;
     h->view.ln_w = e.w, h->view.ln_b = e.b, h->view.ln_value = e.value;
 }
+
+const char *app_hf_dir(const app_state *st) { return st->hf ? st->hf->m.dir : NULL; }
 
 const char *app_hf_name(const app_state *st) {
     if (!st->hf || !st->hf->m.dir) return NULL;

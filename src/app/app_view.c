@@ -172,7 +172,7 @@ char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
     const double *m = shown_matrix(st, s, h, &rows, &cols);
     if (!m) return NULL;
     bool per_head = model_stage_per_head(s);
-    if (st->model.m)
+    if (st->model.m || st->hf)
         snprintf(what, what_cap, per_head ? "%s (layer %d, head %d)" : "%s (layer %d)", model_stage_name(s),
                  st->model.layer + 1, h + 1);
     else
@@ -232,6 +232,16 @@ char *app_command_line(const app_state *st) {
     attn_sb_init(&b);
     if (st->model.m) {
         model_command(st, &b);
+        return attn_sb_take(&b);
+    }
+    if (st->hf) { // a real model: the folder, the sentence, the stage shown
+        int s, h;
+        copy_target(st, &s, &h);
+        attn_sb_puts(&b, "attnviz --headless --hf ");
+        attn_sb_shell_word(&b, app_hf_dir(st));
+        attn_sb_puts(&b, " --sentence ");
+        attn_sb_shell_word(&b, st->src.sentence);
+        attn_sb_printf(&b, " --print %s", st->model.readout ? "next" : model_stage_name(s));
         return attn_sb_take(&b);
     }
     char mask[32];
