@@ -337,7 +337,10 @@ static void export_all(app_ui *u) {
     int n = st->model.m ? export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, st->model.m, &st->model.run, sc.target,
                                                  o.steps, st->view.head, st->view.query, app_origin(st))
                         : export_items_for_trace(items, &st->src.trace, EXPORT_ALL_STEPS, st->view.head, st->view.query);
+    char layer_prefix[16];
+    snprintf(layer_prefix, sizeof layer_prefix, "L%d-", st->model.layer + 1);
     for (int i = 0; i < n && !st->model.m; i++) {
+        if (st->hf) items[i].prefix = layer_prefix; // a real model's layer shown, as --headless --hf names it
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
         items[i].names = sc.names;
