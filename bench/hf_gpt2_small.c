@@ -2,7 +2,9 @@
  * (12 layers, 12 heads, width 768, MLP 3072, 50,257 tokens, 1,024
  * positions, F32), written sparse (ftruncate: every weight 0, nothing
  * downloaded), at n tokens (default 20). Prints the time and the peak
- * resident memory. Not a test: nothing here runs under ctest (issue 26).
+ * resident memory; then the head finder (hf_head_scores: its own forward
+ * of a repeated random sequence, 2·HF_INDUCTION_LEN tokens) and its time.
+ * Not a test: nothing here runs under ctest (issue 26).
  *
  *   build/bench/attn_bench_hf [N]   (a Release build) */
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hf_heads.h"
 #include "hf_model.h"
 #include "strbuf.h"
 
@@ -92,6 +95,16 @@ int main(int argc, char **argv) {
     printf("GPT-2 small shapes, %d tokens: %s, %.3f s, peak resident %.0f MB (the mapped file's pages included)\n", n,
            st == ATTN_OK ? "ok" : err.msg, (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9,
            ru.ru_maxrss / 1024.0);
+    if (st == ATTN_OK) {
+        static hf_head_score scores[L * 12];
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        st = hf_head_scores(&m, &r, HF_INDUCTION_LEN, HF_INDUCTION_SEED, scores, &err);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        getrusage(RUSAGE_SELF, &ru);
+        printf("head finder (a forward of %d tokens, 144 heads scored): %s, %.3f s, peak resident %.0f MB\n",
+               2 * HF_INDUCTION_LEN, st == ATTN_OK ? "ok" : err.msg,
+               (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9, ru.ru_maxrss / 1024.0);
+    }
     hf_run_free(&r);
     hf_model_free(&m);
     char path[600];

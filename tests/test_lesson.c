@@ -667,9 +667,14 @@ static void check_no_typed_figures(const char *path) {
         for (int i = 0; i < pg->n_paras; i++) {
             const lesson_para *pa = &pg->paras[i];
             if (pa->kind == LESSON_PARA_CODE) continue;
-            for (const char *c = pa->text; *c; c++)
+            int sp = 0; // a reference's own words ({heads prev 0.5}: a threshold) are not a figure
+            for (const char *c = pa->text; *c; c++) {
+                int at = (int)(c - pa->text);
+                while (sp < pa->n_spans && pa->spans[sp].start + pa->spans[sp].len <= at) sp++;
+                if (sp < pa->n_spans && pa->spans[sp].kind == LESSON_SPAN_REF && at >= pa->spans[sp].start) continue;
                 if (c[0] >= '0' && c[0] <= '9' && c[1] == '.' && c[2] >= '0' && c[2] <= '9')
                     fail_msg("%s page %s: a typed decimal number in \"%.40s\"", path, pg->id, c);
+            }
             if (strstr(pa->text, "第 1 步") || strstr(pa->text, "第 2 步") || strstr(pa->text, "Step 1") ||
                 strstr(pa->text, "Step 2") || strstr(pa->text, "step 5"))
                 fail_msg("%s page %s: a step numbered by hand", path, pg->id);
@@ -1024,7 +1029,7 @@ static const char *fake_task(const char *name) { return name; }
 static const char *fake_task_names(void) { return "sort"; }
 static const lesson_model_source fake_source = {fake_locate, fake_load, fake_free, fake_facts, fake_tokenize,
                                                 fake_word_id, fake_stage, fake_stage_name, fake_cols, fake_row,
-                                                fake_task, fake_task, fake_task_names, NULL};
+                                                fake_task, fake_task, fake_task_names, NULL, NULL};
 
 /* The models a lesson reads count against LESSON_MAX_MEMORY: two models of
  * 40 MiB pass 64 MiB, said at the second @model; one named twice is held once. */
@@ -1280,6 +1285,79 @@ static void test_two_layers_explains_rows(void **state) {
     }
 }
 
+
+/* A page with @hf (issue 26): the folder from ATTNVIZ_PAGE_MODEL (the
+ * page-model override) or not found, never an error; {heads SCORE T} named
+ * from the head finder's scores on the page's sentence — on the generated
+ * model with a planted previous-token head (layer 2 head 3, counted from 1),
+ * that head — and a sentence for when none passes; and the refusals. */
+static void test_hf_page(void **state) {
+    (void)state;
+    static const char *const text = "# lesson: t\ntitle: T\nlang: en\n@config: mask=causal\n"
+                                    "=== page: real\ntitle: R\n@hf: gpt2\n"
+                                    "@sentence: the cat sat on the mat, then it sat on the cat\n"
+                                    "Found: {heads prev 0.5}. None: {heads first 0.9}.\n\n"
+                                    "@missing\nGet the files.\n@end\n";
+    setenv(PAGE_HF_ENV, ATTN_TEST_DATA "/hf/planted_prev_head", 1);
+    lesson *l = parse_ok(text);
+    const lesson_page *pg = lesson_page_at(l, 0);
+    assert_string_equal(pg->hf_name, "gpt2");
+    assert_string_equal(pg->hf_path, ATTN_TEST_DATA "/hf/planted_prev_head");
+    assert_int_equal(pg->n_paras, 2);
+    assert_false(pg->paras[0].missing);
+    assert_true(pg->paras[1].missing);
+    // with the folder the heads are named and the @missing text left out; without it, the other way round
+    assert_true(lesson_para_hf_shown(pg, &pg->paras[0], true));
+    assert_false(lesson_para_hf_shown(pg, &pg->paras[1], true));
+    assert_false(lesson_para_hf_shown(pg, &pg->paras[0], false));
+    assert_true(lesson_para_hf_shown(pg, &pg->paras[1], false));
+    assert_int_equal(pg->n_refs, 2);
+    assert_int_equal(pg->refs[0].kind, LESSON_REF_HEADS);
+    assert_int_equal(pg->refs[0].field, LESSON_HEADS_PREV);
+    assert_true(pg->refs[0].threshold == 0.5);
+    page_hf h;
+    attn_err err;
+    if (page_hf_open(&h, pg, NULL, 0, &err) != ATTN_OK) fail_msg("%s", err.msg);
+    char out[256];
+    page_hf_ref_text(&h, &pg->refs[0], false, out, sizeof out);
+    assert_string_equal(out, "at least 0.50: layer 2 head 3 (1.00)");
+    page_hf_ref_text(&h, &pg->refs[0], true, out, sizeof out);
+    assert_string_equal(out, "至少 0.50 的有：第 2 层头 3（1.00）");
+    page_hf_ref_text(&h, &pg->refs[1], false, out, sizeof out);
+    assert_string_equal(out, "no head reaches 0.90 (the highest is layer 2 head 2, at 0.52)");
+    // a threshold every head passes: six named, then how many more
+    lesson_ref all = pg->refs[0];
+    all.threshold = 1e-300;
+    page_hf_ref_text(&h, &all, false, out, sizeof out);
+    assert_non_null(strstr(out, ": layer 2 head 3 (1.00), layer 1 head 4 (0.33), "));
+    assert_non_null(strstr(out, " and 2 more"));
+    page_hf_free(&h);
+    lesson_free(l);
+    // a folder without config.json: not found, and said where
+    setenv(PAGE_HF_ENV, ATTN_TEST_DATA "/hf", 1);
+    l = parse_ok(text);
+    pg = lesson_page_at(l, 0);
+    assert_null(pg->hf_path);
+    assert_non_null(strstr(pg->hf_why, "has no config.json"));
+    assert_int_equal(page_hf_open(&h, pg, NULL, 0, &err), ATTN_ERR_IO);
+    lesson_free(l);
+    unsetenv(PAGE_HF_ENV);
+    // and the refusals
+    static const char *const head = "# lesson: t\ntitle: T\nlang: en\n@sentence: a b\n=== page: p\ntitle: P\n";
+    char buf[512];
+#define HF_ERR(body, line, col, want) (snprintf(buf, sizeof buf, "%s%s", head, body), expect_err(buf, line, col, want))
+    HF_ERR("{heads prev 0.5}\n", 7, 2, "it needs @hf: FOLDER on the page");
+    HF_ERR("@hf: gpt2\n{heads next 0.5}\n", 8, 8, "needs a score: prev, induction or first");
+    HF_ERR("@hf: gpt2\n{heads prev 2}\n", 8, 13, "a number above 0 and at most 1");
+    HF_ERR("@hf: gpt2\n{heads prev 0.5 head=1}\n", 8, 13, "and nothing after it");
+    HF_ERR("@hf: gpt 2\n", 7, 6, "write @hf: FOLDER");
+    HF_ERR("@model: x.json\n@hf: gpt2\n", 8, 1, "a page shows @model or @hf, not both");
+    HF_ERR("@missing\ntext\n@end\n", 8, 1, "@missing is for a page with @hf");
+    HF_ERR("@hf: gpt2\n@missing\ntext\n", 8, 1, "@missing is not closed");
+    HF_ERR("@hf: gpt2\n@missing\n{heads prev 0.5}\n@end\n", 9, 2, "{heads …} cannot be in @missing");
+#undef HF_ERR
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_lesson),
@@ -1315,6 +1393,7 @@ int main(void) {
         cmocka_unit_test(test_try_errors),
         cmocka_unit_test(test_try_narrative),
         cmocka_unit_test(test_two_layers_explains_rows),
+        cmocka_unit_test(test_hf_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,7 +159,7 @@ static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
 
 /* Whether the learner reads Chinese: --lang, else the locale (LC_ALL,
  * LC_MESSAGES, LANG), as the window and the exports choose. */
-static bool cli_lang_zh(const cli_opts *o) {
+bool cli_lang_zh(const cli_opts *o) {
     if (o->lang) return strcmp(o->lang, "zh") == 0;
     const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
     for (int i = 0; i < 3; i++) {
@@ -415,7 +415,7 @@ static attn_status check_hf(cli_opts *o, attn_err *err) {
         cli_hf_stage_from_name(m->print_name) < 0)
         return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; with --hf use x, q, k, v, "
                                               "scores, scaled, masked, weights, z, concat, output, resid_pre, "
-                                              "resid_mid, mlp_out, residual or next.",
+                                              "resid_mid, mlp_out, residual, next or heads.",
                          m->print_name);
     if (o->print_stage == ATTN_ST_Q_ROT || o->print_stage == ATTN_ST_K_ROT) // GPT-2 adds learned positions to X
         return attn_fail(err, ATTN_ERR_RANGE, "--print %s: GPT-2 has no RoPE (its positions are added to X), so no "
@@ -429,7 +429,7 @@ attn_status cli_model_finish(cli_opts *o, attn_err *err) {
     cli_model_opts *m = &o->model;
     if (m->hf_dir) return check_hf(o, err);
     if (m->bos || m->dump_weights) return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --hf DIR.", m->bos ? "--bos" : "--dump-weights");
-    if (o->print && o->print_stage < 0 && m->print_name)
+    if (o->print && o->print_stage < 0 && m->print_name && !o->lesson_path) // a lesson's @hf page has them too
         return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a Hugging Face model; it goes with --hf DIR.",
                          m->print_name);
     if (m->tasks) {
@@ -597,7 +597,8 @@ static const char help_format[] =
     "  --hf DIR              with --headless: run the GPT-2 in DIR (config.json,\n"
     "                        model.safetensors, vocab.json + merges.txt or vocab.txt) on\n"
     "                        --sentence; --print also knows resid_pre resid_mid mlp_out\n"
-    "                        residual next; stages of every layer and head are dumped\n"
+    "                        residual next, and heads: the head finder's rankings;\n"
+    "                        stages of every layer and head and head_scores are dumped\n"
     "  --bos                 put <|endoftext|> first (GPT-2's tokenizer)\n"
     "  --dump-weights        --dump-json also writes each head's weights and the logits\n"
     "Export (course notes; no display needed):\n"

@@ -73,6 +73,10 @@ typedef struct {
     int tiles;              /* --tiles B: FlashAttention's blocks (attn_tiles.h), 1..ATTN_MAX_TILE; 0 when not given */
 } cli_opts;
 
+/* Whether the learner reads Chinese: --lang, else the locale (LC_ALL,
+ * LC_MESSAGES, LANG), as the window and the exports choose. */
+bool cli_lang_zh(const cli_opts *o);
+
 /* Checks how the model's flags combine with the rest and sets the mode for
  * --train and --tasks. */
 attn_status cli_model_finish(cli_opts *o, attn_err *err);

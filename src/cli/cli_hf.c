@@ -9,11 +9,13 @@
 #include "cli_model.h"
 #include "cli_print.h"
 #include "fileio.h"
+#include "hf_heads.h"
 #include "hf_model.h"
 #include "hf_trace.h"
 #include "model_file.h"
 #include "model_run.h"
 #include "numparse.h"
+#include "page.h"
 #include "strbuf.h"
 #include "utf8.h"
 
@@ -23,7 +25,10 @@ enum { HF_ST_RESID_PRE,
        HF_ST_MLP_OUT,
        HF_ST_RESIDUAL,
        HF_ST_NEXT,
+       HF_ST_HEADS,
        HF_ST_COUNT };
+
+#define HF_HEADS_SHOWN 10 /* --print heads: the best ten of each ranking */
 
 /* ---- the run ----------------------------------------------------------------------- */
 
@@ -32,6 +37,8 @@ typedef struct {
     hf_tokens toks;
     hf_run r;
     char *sentence_buf;
+    hf_head_score *scores; /* n_layer · n_head: the head finder's, or NULL until asked */
+    int induction_len;     /* the T they used */
 } hf_state;
 
 static void state_free(hf_state *s) {
@@ -39,6 +46,7 @@ static void state_free(hf_state *s) {
     hf_tokens_free(&s->toks);
     hf_model_free(&s->m);
     free(s->sentence_buf);
+    free(s->scores);
     memset(s, 0, sizeof *s);
 }
 
@@ -60,6 +68,15 @@ static attn_status compute(hf_state *s, const cli_opts *o, attn_err *err) {
     if (st == ATTN_OK) st = hf_forward(&s->r, &s->m, ids, s->toks.count, err);
     free(ids);
     return st;
+}
+
+/* The head finder's scores of s's run (hf_heads.h), once. */
+static attn_status find_heads(hf_state *s, attn_err *err) {
+    if (s->scores) return ATTN_OK;
+    s->scores = calloc((size_t)s->r.n_layer * (size_t)s->r.n_head, sizeof *s->scores);
+    if (!s->scores) return attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
+    s->induction_len = hf_induction_len(&s->m, HF_INDUCTION_LEN);
+    return hf_head_scores(&s->m, &s->r, HF_INDUCTION_LEN, HF_INDUCTION_SEED, s->scores, err);
 }
 
 /* Matrix of one layer by its stage; NULL for a per-head stage. */
@@ -149,6 +166,20 @@ static char *dump(const hf_state *s, bool weights) {
         attn_sb_puts(&b, l + 1 < r->n_layer ? "    },\n" : "    }\n");
     }
     attn_sb_puts(&b, "  ],\n");
+    // the head finder: per head (layer-major), each score as hf_heads.h defines it
+    attn_sb_printf(&b, "  \"head_scores\": {\"induction_len\": %d, \"induction_seed\": %u, \"heads\": [",
+                   s->induction_len, HF_INDUCTION_SEED);
+    for (int k = 0; k < r->n_layer * r->n_head; k++) {
+        attn_sb_printf(&b, "%s\n    {\"layer\": %d, \"head\": %d, \"prev_token\": ", k ? "," : "", k / r->n_head,
+                       k % r->n_head);
+        attn_sb_number(&b, s->scores[k].prev_token);
+        attn_sb_puts(&b, ", \"induction\": ");
+        attn_sb_number(&b, s->scores[k].induction);
+        attn_sb_puts(&b, ", \"first_token\": ");
+        attn_sb_number(&b, s->scores[k].first_token);
+        attn_sb_puts(&b, "}");
+    }
+    attn_sb_puts(&b, "\n  ]},\n");
     if (weights) cli_json_key_matrix(&b, "  ", "logits", r->logits, 0, r->vocab, false); // the last position's
     attn_sb_puts(&b, "  \"next\": [");
     for (int k = 0; k < r->next_count; k++) {
@@ -232,7 +263,35 @@ static void print_next(FILE *out, const hf_state *s) {
     }
 }
 
-static void print_all(FILE *out, const hf_state *s, const cli_opts *o) {
+/* --print heads: each ranking of the head finder, its best HF_HEADS_SHOWN, in
+ * the learner's language (heads and layers counted from 1, as the window). */
+static void print_heads(FILE *out, const hf_state *s, bool zh) {
+    static const char *const title_en[] = {
+        "previous-token score: mean A[i][i−1] over rows 2…n",
+        "induction score: a random sequence of %d tokens, repeated; mean A[i][i−%d+1] over the second copy",
+        "first-token share: mean A[i][0] over rows 2…n (an attention sink)"};
+    static const char *const title_zh[] = {
+        "前一个词得分：第 2…n 行 A[i][i−1] 的平均",
+        "归纳得分：%d 个随机词重复一遍；第二遍各行 A[i][i−%d+1] 的平均",
+        "第一个词的份额：第 2…n 行 A[i][0] 的平均（注意力汇聚点）"};
+    int count = s->r.n_layer * s->r.n_head, shown = count < HF_HEADS_SHOWN ? count : HF_HEADS_SHOWN;
+    int *order = malloc(sizeof *order * (size_t)count);
+    if (!order) return;
+    for (int which = 0; which < 3; which++) {
+        hf_head_rank(s->scores, count, which, order);
+        fputs(zh ? "\n== 头的排名，" : "\n== heads by ", out);
+        fprintf(out, zh ? title_zh[which] : title_en[which], s->induction_len, s->induction_len);
+        fprintf(out, zh ? "（前 %d 个，共 %d 个）\n" : " (best %d of %d)\n", shown, count);
+        for (int k = 0; k < shown; k++) {
+            int i = order[k];
+            fprintf(out, zh ? "%3d  第 %d 层 头 %-4d %.4f\n" : "%3d  layer %d head %-4d %.4f\n", k + 1,
+                    i / s->r.n_head + 1, i % s->r.n_head + 1, hf_head_score_get(&s->scores[i], which));
+        }
+    }
+    free(order);
+}
+
+static void print_all(FILE *out, const hf_state *s, const cli_opts *o, bool zh) {
     const hf_config *c = &s->m.cfg;
     fprintf(out, "tokens (%d):", s->r.n);
     for (int i = 0; i < s->r.n; i++) fprintf(out, " %d:%s(%d)", i + 1, s->toks.v[i].label, s->toks.v[i].id);
@@ -246,6 +305,10 @@ static void print_all(FILE *out, const hf_state *s, const cli_opts *o) {
     bool core = hs < 0 && o->print_stage >= 0;
     if (hs == HF_ST_NEXT) {
         print_next(out, s);
+        return;
+    }
+    if (hs == HF_ST_HEADS) {
+        print_heads(out, s, zh);
         return;
     }
     for (int l = 0; l < s->r.n_layer; l++) {
@@ -311,27 +374,80 @@ static attn_status explain(FILE *out, const hf_state *s, const cli_model_opts *m
     return status;
 }
 
-static attn_status act(const cli_opts *o, FILE *out, attn_err *err) {
+/* ---- a lesson page with @hf ------------------------------------------------------------ */
+
+/* The page's title and text, references in place (h: its heads, or NULL without the folder). */
+static void print_page(FILE *out, const lesson_page *pg, const page_hf *h, bool zh) {
+    fprintf(out, "=== %s: %s\n", pg->id, pg->title);
+    for (int k = 0; k < pg->n_paras; k++) {
+        const lesson_para *para = &pg->paras[k];
+        if (para->edited || !lesson_para_hf_shown(pg, para, h != NULL)) continue; // the page's own sentence: no @edited
+        fputs(para->kind == LESSON_PARA_ITEM ? "\n- " : para->kind == LESSON_PARA_CODE ? "\n    "
+                                                                                       : "\n",
+              out);
+        int at = 0;
+        for (int i = 0; i <= para->n_spans; i++) {
+            int start = i < para->n_spans ? para->spans[i].start : (int)strlen(para->text);
+            for (int j = at; j < start; j++) {
+                fputc(para->text[j], out);
+                if (para->kind == LESSON_PARA_CODE && para->text[j] == '\n') fputs("    ", out);
+            }
+            if (i == para->n_spans) break;
+            const lesson_span *sp = &para->spans[i];
+            if (sp->kind == LESSON_SPAN_REF && sp->ref >= 0 && h) {
+                char text[1024];
+                page_hf_ref_text(h, &pg->refs[sp->ref], zh, text, sizeof text);
+                fputs(text[0] ? text : "?", out);
+            } else fprintf(out, sp->kind == LESSON_SPAN_REF ? "{%.*s}" : "%.*s", sp->len, para->text + sp->start);
+            at = sp->start + sp->len;
+        }
+        fputc('\n', out);
+    }
+}
+
+static attn_status act(const cli_opts *o, const lesson_page *pg, bool zh, FILE *out, attn_err *err) {
     hf_state s;
     char *json = NULL;
     attn_status st = compute(&s, o, err);
+    bool heads = pg || o->dump_path || (o->print && o->model.print_name && cli_hf_stage_from_name(o->model.print_name) == HF_ST_HEADS);
+    if (st == ATTN_OK && heads) st = find_heads(&s, err);
+    if (st == ATTN_OK && pg && o->print) {
+        page_hf h = {.scores = s.scores, .count = s.r.n_layer * s.r.n_head, .n_head = s.r.n_head};
+        print_page(out, pg, &h, zh);
+        fputc('\n', out);
+    }
     if (st == ATTN_OK && o->explain) st = explain(out, &s, &o->model, false, err); // a cell that does not exist is refused first
     if (st == ATTN_OK && o->dump_path) {
         json = dump(&s, o->model.dump_weights);
         st = json ? attn_write_file(o->dump_path, json, strlen(json), NULL, err)
                   : attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the JSON dump.");
     }
-    if (st == ATTN_OK && o->print) print_all(out, &s, o);
+    if (st == ATTN_OK && o->print) print_all(out, &s, o, zh);
     if (st == ATTN_OK && o->explain) st = explain(out, &s, &o->model, true, err);
     free(json);
     state_free(&s);
     return st;
 }
 
+int cli_hf_run_page(const cli_opts *o, const lesson_page *pg, bool zh, FILE *out, FILE *errf) {
+    attn_err err;
+    attn_err_clear(&err);
+    attn_status st = ATTN_OK;
+    if (o->model.hf_dir) st = act(o, pg, zh, out, &err);
+    else if (o->dump_path || o->explain)
+        st = attn_fail(&err, ATTN_ERR_IO, "Page %s reads the model folder %s, which was not found (%s); the page "
+                                          "says how to get it (--print).",
+                       pg->id, pg->hf_name, pg->hf_why ? pg->hf_why : "");
+    else if (o->print) print_page(out, pg, NULL, zh);
+    if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+    fflush(out);
+    return st == ATTN_OK ? 0 : 1;
+}
+
 int cli_hf_run(const cli_opts *o, FILE *out, FILE *errf) {
     attn_err err;
     attn_err_clear(&err);
-    attn_status st = act(o, out, &err);
+    attn_status st = act(o, NULL, cli_lang_zh(o), out, &err);
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;

@@ -174,7 +174,7 @@ const char *cli_model_training_flag(const cli_model_opts *m) {
 
 /* ---- --hf -------------------------------------------------------------------------- */
 
-static const char *const hf_print_stages[] = {"resid_pre", "resid_mid", "mlp_out", "residual", "next"};
+static const char *const hf_print_stages[] = {"resid_pre", "resid_mid", "mlp_out", "residual", "next", "heads"};
 
 int cli_hf_stage_from_name(const char *name) {
     for (int i = 0; i < (int)(sizeof hf_print_stages / sizeof *hf_print_stages); i++)

@@ -225,6 +225,11 @@ int cli_finish_output(FILE *out, const char *name, FILE *errf, int code) {
     return code ? code : 1;
 }
 
+/* --print names a stage only --hf has (resid_pre … heads). */
+static bool o_print_is_hf(const cli_opts *o) {
+    return o->print_stage < 0 && cli_hf_stage_from_name(o->model.print_name) >= 0;
+}
+
 /* A page with @model (mo: o with the model in place of the lesson): as the
  * window shows it, with the page's sentence and the targets it draws the
  * backward pass for. Returns ATTN_OK with mo->model.model_path NULL for a
@@ -244,6 +249,19 @@ static attn_status model_page(cli_opts *mo, const lesson **keep, attn_err *err) 
         st = attn_fail(err, ATTN_ERR_RANGE, "Page %s shows the trained model %s, whose training fixed its "
                                             "configuration; drop %s.",
                        pg->id, pg->model_name, flag);
+    else if (pg->hf_name && flag)
+        st = attn_fail(err, ATTN_ERR_RANGE, "Page %s reads the model folder %s, whose files fix its configuration; "
+                                            "drop %s.",
+                       pg->id, pg->hf_name, flag);
+    else if (pg->hf_name) { // a real model's page: cli_hf_run_page, with the folder when it was found
+        mo->model.hf_dir = pg->hf_path;
+        if (!mo->sentence && !mo->sentence_file) mo->sentence = pg->sentence;
+        if (mo->explain && pg->hf_path) st = cli_hf_parse_explain(&mo->model, mo->explain_spec, err);
+        *keep = l;
+        return st;
+    } else if (mo->model.print_name && o_print_is_hf(mo))
+        st = attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a Hugging Face model; page %s has no @hf.",
+                       mo->model.print_name, pg->id);
     else if (pg->model) {
         mo->model.model_path = pg->model_path;
         if (!mo->sentence && !mo->sentence_file) mo->sentence = pg->sentence;
@@ -266,6 +284,15 @@ int cli_run_headless(const cli_opts *o, FILE *out, FILE *errf) {
     const lesson *keep = NULL;
     if (o->lesson_path) {
         attn_status st = model_page(&page, &keep, &err);
+        int hf_page = st == ATTN_OK ? lesson_find_page(keep, o->page_id ? o->page_id : lesson_page_at(keep, 0)->id) : -1;
+        const lesson_page *hpg = hf_page >= 0 ? lesson_page_at(keep, hf_page) : NULL;
+        if (hpg && hpg->hf_name) { // @hf: the page's text and its real model
+            bool zh = o->lang ? strcmp(o->lang, "zh") == 0 : strncmp(lesson_lang(keep), "zh", 2) == 0;
+            page.lesson_path = page.page_id = NULL;
+            int code = cli_hf_run_page(&page, hpg, zh, out, errf);
+            lesson_free((lesson *)keep);
+            return cli_finish_output(out, "standard output", errf, code);
+        }
         int code = st != ATTN_OK ? 1 : page.model.model_path ? cli_model_run(&page, true, out, errf)
                                                              : -1;
         if (st != ATTN_OK) cli_print_err(o, errf, &err);

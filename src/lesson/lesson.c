@@ -838,6 +838,35 @@ static bool parse_modern_ref(parser *p, page_ctx *c, const raw_dir *d, const cha
     return true;
 }
 
+static const char *const heads_fields[LESSON_HEADS_FIELDS] = {"prev", "induction", "first"};
+
+/* {heads SCORE T} (issue 26): on a page with @hf, the heads whose score
+ * (prev, induction or first) reaches T, 0 < T <= 1; computed by whoever
+ * shows the page (src/page: page_hf_ref_text), never written by hand. */
+static bool parse_heads_ref(parser *p, page_ctx *c, const raw_dir *d, const char *const *w, const size_t *n,
+                            int count, lesson_ref *r) {
+    r->kind = LESSON_REF_HEADS;
+    r->field = count > 1 ? field_of(heads_fields, LESSON_HEADS_FIELDS, w[1], n[1]) : -1;
+    if (!c->rec->pub.hf_name) {
+        lsn_add_err(p, d->line, d->col, "{heads …} names the heads of a real model: it needs @hf: FOLDER on the page");
+        return false;
+    }
+    if (r->field < 0) {
+        lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
+                    "{heads …} needs a score: prev, induction or first, then the threshold (e.g. {heads prev 0.5})");
+        return false;
+    }
+    double t = 0.0;
+    if (count != 3 || lsn_parse_number(w[2], n[2], &t) != LSN_NUM_OK || !(t > 0.0 && t <= 1.0)) {
+        lsn_add_err(p, d->line, count > 2 ? dir_col(d, w[2]) : d->col,
+                    "{heads %.*s T} needs the threshold T, a number above 0 and at most 1, and nothing after it",
+                    (int)n[1], w[1]);
+        return false;
+    }
+    r->threshold = t;
+    return true;
+}
+
 /* One {reference}: its words into a lesson_ref, the tokens found in the page's sentence. */
 static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, const char *end, lesson_ref *r) {
     const char *w[8];
@@ -871,6 +900,7 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     else if (count && lsn_word_is(w[0], n[0], "mean-max")) r->kind = LESSON_REF_MEAN_MAX;
     else if (count && lsn_word_is(w[0], n[0], "n")) r->kind = LESSON_REF_TOKENS;
     else if (count && lsn_word_is(w[0], n[0], "rest")) r->kind = LESSON_REF_REST, args = 2;
+    else if (count && lsn_word_is(w[0], n[0], "heads")) return parse_heads_ref(p, c, d, w, n, count, r);
     else if (count && !m && (lsn_word_is(w[0], n[0], "decode") || lsn_word_is(w[0], n[0], "tiles") || lsn_word_is(w[0], n[0], "diff") || lsn_word_is(w[0], n[0], "setting")))
         return parse_modern_ref(p, c, d, w, n, count, s, end, r);
     else if (stage >= 0) r->kind = LESSON_REF_CELL, r->stage = stage, args = 2;
@@ -1194,6 +1224,48 @@ static void resolve_view(parser *p, page_ctx *c, const raw_dir *d) {
     }
 }
 
+/* "@hf: FOLDER" (issue 26): a Hugging Face folder the page's {heads …}
+ * references read, found by the source's locate_hf. A folder that is not
+ * there is never an error: the page then shows its @missing text. */
+static void resolve_hf(parser *p, page_ctx *c, const raw_dir *d) {
+    lesson_page *pg = &c->rec->pub;
+    const lesson_model_source *src = p->l->src;
+    char path[1024], why[512];
+    if (!*d->args || strpbrk(d->args, " \t")) {
+        lsn_add_err(p, d->line, d->col, "write @hf: FOLDER, a Hugging Face model's folder (e.g. gpt2)");
+        return;
+    }
+    if (c->seen[D_MODEL]) {
+        lsn_add_err(p, d->line, 1, "a page shows @model or @hf, not both");
+        return;
+    }
+    pg->hf_name = d->args;
+    if (!src || !src->locate_hf) snprintf(why, sizeof why, "this lesson was read without its models");
+    else if (src->locate_hf(p->l->dir, d->args, path, sizeof path, why, sizeof why)) {
+        pg->hf_path = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, path, strlen(path)));
+        return;
+    }
+    utf8_trim_partial(why);
+    pg->hf_why = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, why, strlen(why)));
+}
+
+/* @missing text and {heads …} references: only on a page with @hf, and not together. */
+static void check_hf_paras(parser *p, page_ctx *c) {
+    const page_rec *r = c->rec;
+    for (int k = 0; k < r->pub.n_paras; k++) {
+        const lesson_para *para = &r->paras[k];
+        if (para->missing && !r->pub.hf_name) {
+            lsn_add_err(p, para->line, 1, "@missing is for a page with @hf: FOLDER (what to do without the folder)");
+            return;
+        }
+        for (int i = 0; i < para->n_spans && para->missing; i++)
+            if (para->spans[i].kind == LESSON_SPAN_REF && para->spans[i].ref >= 0 &&
+                r->refs[para->spans[i].ref].kind == LESSON_REF_HEADS)
+                lsn_add_err(p, para->spans[i].line, para->spans[i].col,
+                            "{heads …} cannot be in @missing: without the folder there are no heads to name");
+    }
+}
+
 /* @layer, @backward and the page's own settings: what a model page may and may not say. */
 static void resolve_model_view(parser *p, page_ctx *c) {
     lesson_page *pg = &c->rec->pub;
@@ -1290,6 +1362,7 @@ static void resolve_page(parser *p, int index) {
     r->pub.layer = -1;
     if (c.seen[D_TRAIN]) resolve_train(p, &c, c.seen[D_TRAIN]);
     if (c.seen[D_MODEL]) resolve_model(p, &c, c.seen[D_MODEL]);
+    if (c.seen[D_HF]) resolve_hf(p, &c, c.seen[D_HF]);
     resolve_model_view(p, &c);
     if (page_basics(p, &c)) {
         if (c.seen[D_RANDOM] && resolve_random(p, c.seen[D_RANDOM], &r->pub.gain))
@@ -1308,6 +1381,7 @@ static void resolve_page(parser *p, int index) {
             r->pub.n_keep = n_keep;
         }
         resolve_refs(p, &c);
+        check_hf_paras(p, &c);
         if (c.seen[D_TRY]) resolve_try(p, &c, c.seen[D_TRY]);
         if (c.seen[D_TRY] && r->pub.model && p->checking) check_heldout(p, &c);
         for (int k = 0; k < r->pub.n_paras; k++) r->pub.has_own |= r->paras[k].own;
@@ -1564,4 +1638,14 @@ int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref) {
     for (int i = 0; i < t->n; i++)
         if (token_is(t, i, ref->text, n)) return i;
     return -1;
+}
+
+bool lesson_para_hf_shown(const lesson_page *pg, const lesson_para *para, bool found) {
+    if (!pg->hf_name) return true;
+    if (para->missing) return !found;
+    for (int i = 0; i < para->n_spans; i++)
+        if (para->spans[i].kind == LESSON_SPAN_REF && para->spans[i].ref >= 0 &&
+            pg->refs[para->spans[i].ref].kind == LESSON_REF_HEADS)
+            return found;
+    return true;
 }

@@ -103,6 +103,12 @@ attn_status lesson_page_compare_trace(attn_trace *out, const lesson *l, int i, a
 /* The layer a page's model shows: pg->layer, or the model's last. */
 int lesson_page_layer(const lesson_page *pg);
 
+/* Whether paragraph para of pg is shown on a page with @hf, as found (its
+ * folder was found, or not): the @missing text only without the folder, a
+ * paragraph with a {heads …} reference only with it; every other paragraph
+ * as on any page. true on a page without @hf. */
+bool lesson_para_hf_shown(const lesson_page *pg, const lesson_para *para, bool found);
+
 /* Index of ref's token in t: ref->index when that token has ref's text, else
  * the first token with that text, else -1. */
 int lesson_find_token(const attn_tokens *t, const lesson_tokref *ref);

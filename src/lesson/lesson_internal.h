@@ -86,6 +86,8 @@ typedef enum {
     D_OWN,
     D_ROLES,
     D_VIEW,
+    D_HF,
+    D_MISSING,
     D_KINDS
 } dir_kind;
 extern const char *const lsn_dir_names[D_KINDS]; /* "sentence" … "features" */
@@ -114,6 +116,7 @@ typedef struct {
     bool title_reported;                            /* pass 1 already said the title is missing */
     bool reveal_read;                               /* pass 1 has read the page's @reveal: paragraphs from here come after it */
     int own_open;                                   /* pass 1 is inside @own … @end (the line of @own, else 0) */
+    int missing_open;                               /* pass 1 is inside @missing … @end (its line, else 0) */
     const char **tries;                             /* pub.tries */
     int cap_tries;
     lesson_ref *refs; /* pub.refs */

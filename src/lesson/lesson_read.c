@@ -91,6 +91,8 @@ const char *const lsn_dir_names[D_KINDS] = {
     "own",
     "roles",
     "view",
+    "hf",
+    "missing",
 };
 
 /* ---- errors and columns --------------------------------------------------- */
@@ -365,7 +367,7 @@ static void end_para(parser *p) {
     }
     if (para && text) {
         *para = (lesson_para){p->para_kind, pg->reveal_read && !p->para_edited, pg->own_open && !p->para_edited, p->para_edited,
-                              text, "", spans ? p->n_spans : 0, spans, p->para_line};
+                              text, "", spans ? p->n_spans : 0, spans, p->para_line, pg->missing_open != 0};
         if (p->para_kind == LESSON_PARA_CODE) para->code_lang = p->code_lang ? p->code_lang : "";
     }
     if (!attn_sb_ok(&p->para)) p->nomem = true;
@@ -686,8 +688,9 @@ static void directive_line(parser *p, const char *s, const char *end) {
         return;
     }
     if (lsn_word_is(name, nn, "end")) {
-        if (p->page && p->page->own_open) p->page->own_open = 0; // the end of @own
-        else lsn_add_err(p, p->line, 1, "@end without a block to close (@vocab, @weights or @own)");
+        if (p->page && p->page->own_open) p->page->own_open = 0;              // the end of @own
+        else if (p->page && p->page->missing_open) p->page->missing_open = 0; // the end of @missing
+        else lsn_add_err(p, p->line, 1, "@end without a block to close (@vocab, @weights, @own or @missing)");
         return;
     }
     int kind = -1;
@@ -697,7 +700,7 @@ static void directive_line(parser *p, const char *s, const char *end) {
         lsn_add_err(p, p->line, 1,
                     "unknown directive @%.*s; the directives are @sentence, @config, @step, @highlight, "
                     "@predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, "
-                    "@try, @own, @edited, @roles, @vocab and @weights (write \\@ for a line that starts with @)",
+                    "@try, @own, @edited, @roles, @view, @hf, @missing, @vocab and @weights (write \\@ for a line that starts with @)",
                     (int)nn, name);
         return;
     }
@@ -711,9 +714,18 @@ static void directive_line(parser *p, const char *s, const char *end) {
         return;
     }
     if (kind == D_OWN) {
-        if (p->page->own_open) lsn_add_err(p, p->line, 1, "@own is already open; close it with @end first");
+        if (p->page->missing_open) lsn_add_err(p, p->line, 1, "@own cannot open inside @missing");
+        else if (p->page->own_open) lsn_add_err(p, p->line, 1, "@own is already open; close it with @end first");
         else if (args != end) lsn_add_err(p, p->line, col_at(p, args), "@own takes nothing after it; its text follows, up to @end");
         p->page->own_open = p->line;
+        return;
+    }
+    if (kind == D_MISSING) {
+        if (p->page->missing_open || p->page->own_open)
+            lsn_add_err(p, p->line, 1, "@missing cannot open inside @own or @missing; close that with @end first");
+        else if (args != end)
+            lsn_add_err(p, p->line, col_at(p, args), "@missing takes nothing after it; its text follows, up to @end");
+        p->page->missing_open = p->line;
         return;
     }
     if (kind == D_EDITED) { // its text is a paragraph of its own, with references
@@ -733,6 +745,10 @@ static void directive_line(parser *p, const char *s, const char *end) {
 
 /* An @own the page left open. */
 static void own_left_open(parser *p) {
+    if (p->page && p->page->missing_open) {
+        lsn_add_err(p, p->page->missing_open, 1, "@missing is not closed; end its text with a line @end");
+        p->page->missing_open = 0;
+    }
     if (!p->page || !p->page->own_open) return;
     lsn_add_err(p, p->page->own_open, 1, "@own is not closed; end its text with a line @end");
     p->page->own_open = 0;

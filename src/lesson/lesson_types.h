@@ -57,7 +57,10 @@ typedef struct {
     const char *code_lang; /* CODE: the word after ``` ("python", "c"), else "" */
     int n_spans;           /* 0 for CODE */
     const lesson_span *spans;
-    int line; /* where it starts in the file */
+    int line;     /* where it starts in the file */
+    bool missing; /* written between @missing and @end on a page with @hf: shown only when the page's
+                     folder was not found (how to get it); the page's other paragraphs with a {heads …}
+                     reference are shown only when it was (lesson_para_hf_shown) */
 } lesson_para;
 
 /* ---- directives, resolved against the page's sentence ------------------- */
@@ -107,8 +110,17 @@ typedef enum {
     LESSON_REF_DECODE,   /* {decode FIELD [TOKEN]}: decoding with the KV cache, at a token (default the last) */
     LESSON_REF_TILES,    /* {tiles FIELD B}: the online softmax of a head in blocks of B */
     LESSON_REF_DIFF,     /* {diff STAGE}: the largest |Δ| between the page's stage and its @compare view's */
-    LESSON_REF_SETTING   /* {setting KEY}: one of the page's settings (heads, kv_heads, pos_offset, …) */
+    LESSON_REF_SETTING,  /* {setting KEY}: one of the page's settings (heads, kv_heads, pos_offset, …) */
+    LESSON_REF_HEADS     /* {heads SCORE T}: on a page with @hf, the heads whose head-finder score reaches T */
 } lesson_ref_kind;
+
+/* What a {heads …} reference ranks by (src/hf/hf_heads.h's scores, in its order). */
+typedef enum {
+    LESSON_HEADS_PREV,      /* prev: mean A[i][i−1] */
+    LESSON_HEADS_INDUCTION, /* induction: on a repeated random sequence */
+    LESSON_HEADS_FIRST,     /* first: the first token's share (an attention sink) */
+    LESSON_HEADS_FIELDS
+} lesson_heads_field;
 
 /* What a {decode …} reference shows of the token's attn_decode_step. */
 typedef enum {
@@ -158,6 +170,7 @@ typedef struct {
     int field;        /* DECODE: a lesson_decode_field; TILES: a lesson_tiles_field; SETTING: an attn setting id */
     int block;        /* TILES: the block size B */
     int line, column; /* where it is written, for messages */
+    double threshold; /* HEADS: the score a head must reach (0 < T <= 1); field is a lesson_heads_field */
 } lesson_ref;
 
 typedef enum {
@@ -237,6 +250,10 @@ typedef struct {
     bool has_own;              /* some paragraphs hold only for the page's own sentence (@own … @end) */
     lesson_view view;          /* @view: the view the page opens on (decode, tiles B), else NONE */
     int view_block;            /* @view: tiles B: its B */
+    /* @hf: a real model's folder (issue 26) beside the designed layer; never an error when missing */
+    const char *hf_name; /* the folder as written, or NULL */
+    const char *hf_path; /* where it was found (a folder with config.json), or NULL */
+    const char *hf_why;  /* when hf_path is NULL: where it was looked for */
 } lesson_page;
 
 typedef struct lesson lesson; /* opaque */
@@ -291,6 +308,10 @@ typedef struct {
      * ending in a NUL, the last followed by another (malloc'd: the caller
      * frees it), or NULL. A page that invites edits (@try) is checked on them. */
     char *(*heldout)(const char *task);
+    /* Finds the Hugging Face folder name (as written after @hf:) for a lesson
+     * in folder dir: true with the folder into path; false with where it
+     * looked into why. May be NULL: then no @hf folder is found. */
+    bool (*locate_hf)(const char *dir, const char *name, char *path, size_t path_cap, char *why, size_t why_cap);
 } lesson_model_source;
 
 #endif

@@ -141,6 +141,38 @@ static char *heldout(const char *name) {
     return attn_sb_take(&b);
 }
 
+/* @hf: FOLDER — ATTNVIZ_PAGE_MODEL when set; else an absolute name as it is;
+ * else beside the lesson, else assets/models/FOLDER under the data roots. A
+ * folder counts when it holds config.json. */
+static bool locate_hf(const char *dir, const char *name, char *path, size_t path_cap, char *why, size_t why_cap) {
+    char cfg[1200], root[1024], rel[1100], tried[1024];
+    const char *over = getenv(PAGE_HF_ENV);
+    if (over && *over) {
+        snprintf(path, path_cap, "%s", over);
+        snprintf(cfg, sizeof cfg, "%s/config.json", over);
+        if (attn_is_regular_file(cfg)) return true;
+        snprintf(why, why_cap, "%s (from %s) has no config.json", over, PAGE_HF_ENV);
+        return false;
+    }
+    if (name[0] == '/') snprintf(path, path_cap, "%s", name);
+    else snprintf(path, path_cap, "%s/%s", dir, name);
+    snprintf(cfg, sizeof cfg, "%s/config.json", path);
+    if (attn_is_regular_file(cfg)) return true;
+    if (name[0] == '/') {
+        snprintf(why, why_cap, "%s has no config.json", name);
+        return false;
+    }
+    snprintf(rel, sizeof rel, "assets/models/%s/config.json", name);
+    snprintf(root, sizeof root, "%s/../..", dir);
+    if (attn_data_find(root, rel, cfg, sizeof cfg, tried, sizeof tried)) {
+        size_t n = strlen(cfg) - strlen("/config.json");
+        snprintf(path, path_cap, "%.*s", (int)n, cfg);
+        return true;
+    }
+    snprintf(why, why_cap, "none of %s/%s/config.json; %s", dir, name, tried);
+    return false;
+}
+
 static const lesson_model_source source = {
     .locate = locate,
     .load = load,
@@ -156,6 +188,7 @@ static const lesson_model_source source = {
     .task_of_file = task_of_file,
     .task_names = task_names,
     .heldout = heldout,
+    .locate_hf = locate_hf,
 };
 
 const lesson_model_source *page_models(void) {
@@ -173,7 +206,32 @@ attn_status page_lesson_load(lesson **out, const char *path, attn_err *err) {
 }
 
 int page_lesson_check(const char *text, size_t len, const char *filename, char **report, int *n_pages) {
-    return lesson_check_with(text, len, filename, &source, report, n_pages);
+    int errors = lesson_check_with(text, len, filename, &source, report, n_pages);
+    if (errors) return errors;
+    // a page whose @hf folder was found must run it (one that was not found shows its @missing text)
+    lesson *l = NULL;
+    if (page_lesson_parse(&l, text, len, filename, NULL) != ATTN_OK) return errors;
+    attn_strbuf b;
+    attn_sb_init(&b);
+    for (int i = 0; i < lesson_page_count(l); i++) {
+        const lesson_page *pg = lesson_page_at(l, i);
+        if (!pg->hf_path) continue;
+        page_hf h;
+        attn_err e;
+        if (page_hf_open(&h, pg, NULL, 0, &e) == ATTN_OK) {
+            page_hf_free(&h);
+            continue;
+        }
+        attn_sb_printf(&b, "%s:%d:1: page %s: the model folder %s cannot be run on the page's sentence: %s\n",
+                       filename, pg->line, pg->id, pg->hf_path, e.msg);
+        errors++;
+    }
+    lesson_free(l);
+    if (errors) {
+        *report = attn_sb_take(&b);
+        if (n_pages) *n_pages = 0;
+    } else attn_sb_free(&b);
+    return errors;
 }
 
 const model *page_model(const lesson_page *pg) {

@@ -8,15 +8,26 @@
  * (datapath.h: the lesson's own tree, then beside the program, then an
  * install).
  *
- * Layer 4 (src/page): includes src/util, src/core, src/model and src/lesson. */
+ * A page may also name a Hugging Face folder (@hf: FOLDER, issue 26): found
+ * the same way (the folder beside the lesson, else assets/models/FOLDER under
+ * the data roots), or — overriding every @hf, for tests and for a learner
+ * whose folder is elsewhere — the folder in the environment variable
+ * ATTNVIZ_PAGE_MODEL. page_hf_open runs it and its head finder on the page's
+ * sentence; page_hf_ref_text words a {heads …} reference.
+ *
+ * Layer 4 (src/page): includes src/util, src/core, src/model, src/lesson and src/hf. */
 #ifndef ATTN_PAGE_H
 #define ATTN_PAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hf_heads.h"
+#include "hf_model.h"
 #include "lesson.h"
 #include "model_run.h"
+
+#define PAGE_HF_ENV "ATTNVIZ_PAGE_MODEL" /* a folder every @hf page reads instead of its own */
 
 /* The source of the models lessons name (static; lives as long as the program). */
 const lesson_model_source *page_models(void);
@@ -37,5 +48,32 @@ const model *page_model(const lesson_page *pg);
  * no model (or it was not read). */
 attn_status page_run(model_result *out, const lesson *l, int i, const char *sentence, size_t len, int query,
                      bool *labelled, attn_err *err);
+
+/* ---- a page's real model (@hf) ---------------------------------------------- */
+
+typedef struct {
+    hf_model m;
+    hf_tokens toks;
+    hf_run r;              /* the page's sentence through the model */
+    hf_head_score *scores; /* n_layer · n_head: the head finder's (hf_heads.h), layer-major */
+    int count, n_head;
+} page_hf;
+
+/* Opens pg's folder (pg->hf_path) and runs it and the head finder
+ * (HF_INDUCTION_LEN, HF_INDUCTION_SEED) on sentence (len bytes; NULL: the
+ * page's). *out is zeroed first; free it with page_hf_free. ATTN_ERR_IO when
+ * the page has no folder found; else hf_model_open's, hf_model_tokenize's,
+ * hf_forward's errors. */
+attn_status page_hf_open(page_hf *out, const lesson_page *pg, const char *sentence, size_t len, attn_err *err);
+void page_hf_free(page_hf *h); /* NULL is a no-op */
+
+/* A {heads SCORE T} reference in words (zh: Chinese, else English): the heads
+ * whose score reaches T, highest first, as "at least 0.50: layer 2 head 3
+ * (0.99)" (layers
+ * and heads counted from 1, as the window counts them; at most
+ * PAGE_HF_NAMED, then how many more); when none does, a sentence that says
+ * so and names the highest. Other references: "". */
+#define PAGE_HF_NAMED 6
+void page_hf_ref_text(const page_hf *h, const lesson_ref *ref, bool zh, char *out, size_t cap);
 
 #endif

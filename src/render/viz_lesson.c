@@ -267,6 +267,7 @@ size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_
                                              : setting_ref(out, cap, r, on);
     }
     case LESSON_REF_DIFF: return x->model ? (size_t)snprintf(out, cap, "—") : diff_ref(out, cap, r, t, x->alt);
+    case LESSON_REF_HEADS: return (size_t)snprintf(out, cap, "—"); // an @hf page's: src/page's page_hf_ref_text words it
     case LESSON_REF_REST: return rest(out, cap, r, x);
     case LESSON_REF_MACS: return (size_t)snprintf(out, cap, "%lld", attn_step_macs(t, (attn_step)r->step));
     case LESSON_REF_MEAN_MAX:

@@ -87,6 +87,69 @@ expect 0 "= (x − mean) / √(var + ε) · w + b" -- --headless --hf "$hf/f32_p
 expect 1 "head 2 does not exist: heads are 0 to 1" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --explain q:0:2:0:0
 expect 1 "outside weights: rows 0 to 1" -- --headless --hf "$hf/f32_prefix_tied" --sentence "the cat" --explain weights:0:0:2:0
 
+# the head finder: the planted previous-token head (layer 2 head 3, counted from 1) ranks first, in en and zh;
+# the dump's head_scores agree with PyTorch's weights (gen_hf_reference.py) to 1e-9
+planted=$hf/planted_prev_head
+psent=$(json "$planted/reference.json" 'd["sentence"]')
+"$bin" --headless --hf "$planted" --sentence "$psent" --print heads --lang en >"$tmp/heads.txt" 2>&1 \
+    && ok || bad "--print heads failed: $(cat "$tmp/heads.txt")"
+grep -A1 "== heads by previous-token score" "$tmp/heads.txt" | grep -q "  1  layer 2 head 3    0.9992" \
+    && ok || bad "--print heads: the planted head is not first: $(cat "$tmp/heads.txt")"
+grep -q "== heads by induction score: a random sequence of 8 tokens, repeated" "$tmp/heads.txt" \
+    && ok || bad "--print heads: no induction ranking (T cut to 16/2)"
+grep -q "== heads by first-token share" "$tmp/heads.txt" && ok || bad "--print heads: no first-token ranking"
+"$bin" --headless --hf "$planted" --sentence "$psent" --print heads --lang zh >"$tmp/heads_zh.txt" 2>&1 \
+    && ok || bad "--print heads --lang zh failed"
+grep -A1 "== 头的排名，前一个词得分" "$tmp/heads_zh.txt" | grep -q "  1  第 2 层 头 3    0.9992" \
+    && ok || bad "--print heads in zh: $(cat "$tmp/heads_zh.txt")"
+"$bin" --headless --hf "$planted" --sentence "$psent" --dump-json "$tmp/planted.json" && ok || bad "planted: --dump-json"
+res=$($py - "$tmp/planted.json" "$planted/reference.json" <<'PY'
+import json, sys
+d, r = json.load(open(sys.argv[1]))["head_scores"], json.load(open(sys.argv[2]))
+if d["induction_len"] != 8: raise SystemExit("induction_len %r" % d["induction_len"])
+for k, (a, b) in enumerate(zip(d["heads"], r["head_scores"])):
+    if (a["layer"], a["head"]) != (k // 4, k % 4): raise SystemExit("order at %d" % k)
+    for key in ("prev_token", "first_token"):
+        if abs(a[key] - b[key]) > 1e-9: raise SystemExit("head %d %s: %r vs %r" % (k, key, a[key], b[key]))
+    if not 0 <= a["induction"] <= 1: raise SystemExit("head %d induction %r" % (k, a["induction"]))
+if len(d["heads"]) != len(r["head_scores"]): raise SystemExit("count")
+print("same")
+PY
+)
+[ "$res" = same ] && ok || bad "head_scores differ from PyTorch: $res"
+
+# the real-heads lesson page (modern-attention, zh and en): ATTNVIZ_PAGE_MODEL (the page-model override) opens the
+# planted model; the page names the planted head by its computed scores, and says so when no head passes
+lessons=$(dirname "$0")/../../lessons
+for lang in en zh; do
+    lesson=$lessons/$lang/modern-attention.lesson
+    ATTNVIZ_PAGE_MODEL=$planted "$bin" --check-lesson "$lesson" >"$tmp/chk" 2>&1 && ok || bad "$lang: --check-lesson with the folder: $(cat "$tmp/chk")"
+    ATTNVIZ_PAGE_MODEL= "$bin" --check-lesson "$lesson" >"$tmp/chk" 2>&1 && ok || bad "$lang: --check-lesson without it: $(cat "$tmp/chk")"
+    ATTNVIZ_PAGE_MODEL=$planted "$bin" --headless --lesson "$lesson" --page real-heads --print heads >"$tmp/page_$lang.txt" 2>&1 \
+        && ok || bad "$lang: the real-heads page failed: $(cat "$tmp/page_$lang.txt")"
+done
+grep -q "previous-token heads, by their score — at least 0.50: layer 2 head 3 (1.00);" "$tmp/page_en.txt" \
+    && ok || bad "en: the page does not name the planted head: $(cat "$tmp/page_en.txt")"
+grep -q "induction heads, by their score — no head reaches 0.40 (the highest is layer 2 head 1, at 0.06);" "$tmp/page_en.txt" \
+    && ok || bad "en: no sentence for when no head passes"
+grep -q "  1  layer 2 head 3    0.9992" "$tmp/page_en.txt" && ok || bad "en: the page's --print heads has no ranking"
+grep -q "前一个词头，按得分——至少 0.50 的有：第 2 层头 3（1.00）；" "$tmp/page_zh.txt" \
+    && ok || bad "zh: the page does not name the planted head: $(cat "$tmp/page_zh.txt")"
+grep -q "没有一个头达到 0.60（最高的是第 2 层头 2，0.52）" "$tmp/page_zh.txt" && ok || bad "zh: no sentence for when none passes"
+grep -q "huggingface-cli download" "$tmp/page_en.txt" && bad "en: the page shows its @missing text with the folder" || ok
+# without the files: the page says how to get them, names no head; a dump is refused, nothing written
+ATTNVIZ_PAGE_MODEL= "$bin" --headless --lesson "$lessons/en/modern-attention.lesson" --page real-heads --print >"$tmp/nofiles.txt" 2>&1 \
+    && ok || bad "the page without its files failed: $(cat "$tmp/nofiles.txt")"
+grep -q "huggingface-cli download gpt2" "$tmp/nofiles.txt" && ok || bad "without the files the page does not say how to get them"
+grep -q "by their score" "$tmp/nofiles.txt" && bad "without the files the page still names heads" || ok
+ATTNVIZ_PAGE_MODEL= expect 1 "Page real-heads reads the model folder gpt2, which was not found" -- \
+    --headless --lesson "$lessons/en/modern-attention.lesson" --page real-heads --dump-json "$tmp/none.json"
+ATTNVIZ_PAGE_MODEL=$planted expect 1 "whose files fix its configuration; drop --mask" -- \
+    --headless --lesson "$lessons/en/modern-attention.lesson" --page real-heads --print --mask none
+expect 1 "page classic has no @hf" -- --headless --lesson "$lessons/en/modern-attention.lesson" --page classic --print heads
+ATTNVIZ_PAGE_MODEL=$tmp expect 1 "(from ATTNVIZ_PAGE_MODEL) has no config.json" -- \
+    --headless --lesson "$lessons/en/modern-attention.lesson" --page real-heads --dump-json "$tmp/none.json"
+
 # usage errors: exit 2
 for extra in "--model x.json" "--weights w.json" "--lesson l.lesson" "--heads 2" "--no-scale" "--target 1:a"; do
     # shellcheck disable=SC2086

@@ -30,6 +30,11 @@ What it makes, one folder per case under tests/data/hf/ (next to this script):
                      1e-3, n_inner null; 3 layers x 2 heads, d 12
   wordpiece_12heads  F32, vocab.txt, no prefix, tied; 1 layer x 12 heads,
                      d 24 (more heads than the core's toy cap of 8)
+  planted_prev_head  F32, prefix, tied; 2 layers x 4 heads, d 16; layer 1
+                     head 2 made a previous-token head by hand
+                     (plant_prev_head) for the head finder and the
+                     real-heads lesson page; reference.json adds "planted"
+                     and "head_scores" (prev_token, first_token per head)
 
 The forward is written here from the GPT-2 paper's block (pre-LayerNorm,
 Radford et al. 2019) and transformers' modeling_gpt2 semantics, not from
@@ -254,10 +259,74 @@ def jmat(t):
     return [[jnum(v) for v in row] for row in t.tolist()]
 
 
-def make_case(name, cfg_written, cfg, seed, dtype, prefix, untied, buffer_dtype, tokenizer, sentence):
+PLANT_ALPHA = 2.0 * math.pi / 24.0  # the position angle step: no wrap within 16 positions
+PLANT_GAIN = 60.0                    # how sharply the planted head's query picks its angle
+
+
+def plant_prev_head(p, cfg, layer, head):
+    """Makes head `head` of layer `layer` a previous-token head, by hand:
+    positions become angles i*alpha in dims 0,1 (and their negatives in 2,3,
+    so every wpe row has mean 0 over those four and LayerNorm only rescales
+    them); token embeddings live in the other dims with mean 0 per row. The
+    head's key reads (cos i*alpha, sin i*alpha), its query the same turned
+    back by alpha and times PLANT_GAIN, so q_i . k_j = g*cos((i-1-j)*alpha)
+    is largest at j = i-1. Its other weights are zero. The earlier layers'
+    outputs and the MLPs are scaled down so the angle survives to `layer`."""
+    d, nh = cfg["n_embd"], cfg["n_head"]
+    dk = d // nh
+    P = cfg["n_positions"]
+    wpe = torch.zeros(P, d)
+    for i in range(P):
+        c, s = math.cos(i * PLANT_ALPHA), math.sin(i * PLANT_ALPHA)
+        wpe[i, 0:4] = torch.tensor([c, s, -c, -s]) * 8.0
+    p["wpe"] = wpe
+    wte = p["wte"].clone()
+    wte[:, 0:4] = 0.0
+    rest = wte[:, 4:]
+    wte[:, 4:] = (rest - rest.mean(dim=1, keepdim=True)) * 0.3
+    p["wte"] = wte
+    for l in range(cfg["n_layer"]):
+        pre = "h.%d." % l
+        for k in ("attn.c_proj.weight", "attn.c_proj.bias", "mlp.c_proj.weight", "mlp.c_proj.bias"):
+            p[pre + k] = p[pre + k] * 0.05
+        if l <= layer:
+            # LN1 keeps dims 0..3 as they are (weight 1, bias 0) up to the planted layer
+            p[pre + "ln_1.weight"][0:4] = 1.0
+            p[pre + "ln_1.bias"][0:4] = 0.0
+    pre = "h.%d." % layer
+    w, b = p[pre + "attn.c_attn.weight"], p[pre + "attn.c_attn.bias"]
+    q0, k0 = head * dk, d + head * dk
+    w[:, q0:q0 + dk] = 0.0
+    w[:, k0:k0 + dk] = 0.0
+    b[q0:q0 + dk] = 0.0
+    b[k0:k0 + dk] = 0.0
+    ca, sa = math.cos(PLANT_ALPHA), math.sin(PLANT_ALPHA)
+    # row vector x (cos t, sin t) times [[cos a, -sin a], [sin a, cos a]] = (cos(t-a), sin(t-a))
+    w[0, q0], w[0, q0 + 1] = PLANT_GAIN * ca, -PLANT_GAIN * sa
+    w[1, q0], w[1, q0 + 1] = PLANT_GAIN * sa, PLANT_GAIN * ca
+    w[0, k0], w[1, k0 + 1] = 1.0, 1.0
+
+
+def head_scores(layers, n):
+    """prev_token and first_token of every head (means over rows 1..n-1), as
+    attnviz's head finder defines them (src/hf/hf_heads.h)."""
+    out = []
+    for rec in layers:
+        for hd in rec["heads"]:
+            a = hd["weights"]
+            prev = sum(float(a[i, i - 1]) for i in range(1, n)) / (n - 1)
+            first = sum(float(a[i, 0]) for i in range(1, n)) / (n - 1)
+            out.append({"prev_token": prev, "first_token": first})
+    return out
+
+
+def make_case(name, cfg_written, cfg, seed, dtype, prefix, untied, buffer_dtype, tokenizer, sentence,
+              plant=None):
     folder = os.path.join(HERE, name)
     os.makedirs(folder, exist_ok=True)
     params = make_params(cfg, seed, untied)
+    if plant:
+        plant_prev_head(params, cfg, *plant)
     order = ["wte", "wpe"] + [k for k in params if k.startswith("h.")] + ["ln_f.weight", "ln_f.bias"]
     tensors = []
     for k in order:
@@ -312,6 +381,9 @@ def make_case(name, cfg_written, cfg, seed, dtype, prefix, untied, buffer_dtype,
         } for rec in layers],
         "next": [{"token": piece(i), "id": i, "p": float(probs[i])} for i in top],
     }
+    if plant:
+        ref["planted"] = {"layer": plant[0], "head": plant[1]}
+        ref["head_scores"] = head_scores(layers, len(ids))
     with open(os.path.join(folder, "reference.json"), "w", encoding="utf-8") as f:
         json.dump(ref, f, ensure_ascii=False)
         f.write("\n")
@@ -334,6 +406,10 @@ def main():
     c4 = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": len(WP_VOCAB),
           "n_positions": 16, "n_embd": 24, "n_head": 12, "n_layer": 1, "tokenizer_class": "BertTokenizer"}
     make_case("wordpiece_12heads", c4, c4, 14, "F32", "", False, None, "wordpiece", "猫坐在垫子上，它累了。")
+    c5 = dict(base, activation_function="gelu_new", layer_norm_epsilon=1e-5, n_embd=16, n_head=4,
+              n_layer=2, n_inner=None, tie_word_embeddings=True)
+    make_case("planted_prev_head", c5, c5, 15, "F32", "transformer.", False, None, "bpe",
+              "the cat sat on the mat, then it sat on the cat", plant=(1, 2))
 
 
 if __name__ == "__main__":
