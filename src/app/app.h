@@ -252,8 +252,17 @@ const char *app_hf_dir(const app_state *st);
 const char *app_hf_name(const app_state *st);
 /* The model's layers (0 without --hf). */
 int app_hf_layers(const app_state *st);
-/* What the scene shows of it (viz_scene.hf), or NULL without --hf. */
-const viz_hf *app_hf_view(const app_state *st);
+/* What the scene shows of it (viz_scene.hf), or NULL without --hf; the
+ * model view's rows are brought up to date for the query first. */
+const viz_hf *app_hf_view(app_state *st);
+/* The model view (F6: every layer × head and the head finder): open or
+ * close it (without --hf: says what it is; false), whether it is open, Z's
+ * "hide the first token and renormalise", and a head clicked in it
+ * (l·n_head + h) opened on step 6. */
+bool app_hf_toggle_models(app_state *st);
+bool app_hf_models_shown(const app_state *st);
+void app_hf_toggle_hide(app_state *st);
+void app_hf_open_head(app_state *st, int id);
 /* The over-the-canvas note: computing, or how GPT-2 reads the sentence ("" when none). */
 void app_hf_notice(const app_state *st, char *out, size_t cap);
 /* Frees st->hf (the worker is waited for). */

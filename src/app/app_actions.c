@@ -321,6 +321,11 @@ void app_widget(app_state *st, viz_widget w, int delta) {
         app_edit_word(st, delta);
         return;
     }
+    if ((int)w == VIZ_W_HF_HEAD || (int)w == VIZ_W_HF_HIDE) { // the model view (F6) of a real model
+        if ((int)w == VIZ_W_HF_HEAD) app_hf_open_head(st, delta);
+        else app_hf_toggle_hide(st);
+        return;
+    }
     if (st->model.m && viz_widget_model_fixed(w)) { // its training chose them
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_MODEL_FIXED));
         return;

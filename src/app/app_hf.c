@@ -16,21 +16,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hf_heads.h"
 #include "hf_model.h"
 #include "hf_trace.h"
 #include "utf8.h"
 
 struct app_hf {
     hf_model m;
-    hf_tokens toks; /* the run's tokens */
-    hf_run r;       /* the last finished run */
-    viz_hf view;    /* what the scene shows */
+    hf_tokens toks;        /* the run's tokens */
+    hf_run r;              /* the last finished run */
+    hf_head_score *scores; /* its heads' scores (n_layer·n_head), or NULL */
+    double *score_v[3];    /* each score by head, for the view */
+    int *order[3];         /* the heads by each score */
+    double *grid;          /* the model view's rows (viz_hf.grid), computed for grid_query, grid_hide */
+    int grid_query;
+    bool grid_hide, grid_valid;
+    viz_hf view; /* what the scene shows */
     /* the worker */
     SDL_Thread *thread;
     SDL_atomic_t done;
     bool pending; /* a job started on the thread is not yet published */
     hf_tokens job_toks;
     hf_run job_r;
+    hf_head_score *job_scores;
     attn_status job_st;
     attn_err job_err;
 };
@@ -43,6 +51,14 @@ static int work(void *arg) {
     else {
         for (int i = 0; i < h->job_toks.count; i++) ids[i] = h->job_toks.v[i].id;
         h->job_st = hf_forward(&h->job_r, &h->m, ids, h->job_toks.count, &h->job_err);
+        size_t count = (size_t)h->m.cfg.n_layer * (size_t)h->m.cfg.n_head;
+        free(h->job_scores);
+        h->job_scores = h->job_st == ATTN_OK ? malloc(sizeof *h->job_scores * count) : NULL;
+        if (h->job_scores && hf_head_scores(&h->m, &h->job_r, HF_INDUCTION_LEN, HF_INDUCTION_SEED, h->job_scores,
+                                            &h->job_err) != ATTN_OK) { // the head finder waits; the run stands
+            free(h->job_scores);
+            h->job_scores = NULL;
+        }
     }
     free(ids);
     SDL_AtomicSet(&h->done, 1);
@@ -100,6 +116,10 @@ static attn_status publish(app_state *st, attn_err *err) {
     }
     hf_run_free(&old_r);
     hf_tokens_free(&old_t);
+    free(h->scores);
+    h->scores = h->job_scores;
+    h->job_scores = NULL;
+    h->grid_valid = false;
     fill_view(h);
     if (st->view.query >= st->src.trace.n) st->view.query = st->src.trace.n - 1;
     return ATTN_OK;
@@ -206,6 +226,84 @@ attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, co
 
 attn_status app_hf_show_layer(app_state *st, attn_err *err) { return st->hf ? show_layer(st, err) : ATTN_OK; }
 
+bool app_hf_toggle_models(app_state *st) {
+    if (!st->hf) {
+        app_status(st, "%s", app_str(st, VIZ_S_HF_NO_MODELS));
+        return false;
+    }
+    st->hf->view.show_models = !st->hf->view.show_models;
+    if (st->view.hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
+    st->dirty = true;
+    return st->hf->view.show_models;
+}
+
+bool app_hf_models_shown(const app_state *st) { return st->hf && st->hf->view.show_models; }
+
+void app_hf_toggle_hide(app_state *st) {
+    if (!st->hf) return;
+    st->hf->view.hide_first = !st->hf->view.hide_first;
+    st->dirty = true;
+}
+
+void app_hf_open_head(app_state *st, int id) {
+    app_hf *h = st->hf;
+    if (!h || id < 0 || id >= h->m.cfg.n_layer * h->m.cfg.n_head) return;
+    int l = id / h->m.cfg.n_head, old = st->model.layer;
+    st->model.layer = l;
+    st->model.readout = false;
+    attn_err err;
+    if (l != old && show_layer(st, &err) != ATTN_OK) {
+        st->model.layer = old;
+        app_status_err(st, &err);
+        return;
+    }
+    st->view.head = id % h->m.cfg.n_head;
+    st->view.step = ATTN_STEP_SOFTMAX;
+    h->view.show_models = false;
+    st->dirty = true;
+}
+
+/* The model view's rows and the finder's columns, for the query and toggle shown. */
+static void refresh_grid(app_state *st) {
+    app_hf *h = st->hf;
+    int L = h->r.n_layer, H = h->r.n_head, n = h->r.n, q = st->view.query;
+    if (q < 0 || q >= n) q = n - 1;
+    size_t count = (size_t)L * H;
+    if (!h->grid_valid || h->grid_query != q || h->grid_hide != h->view.hide_first) {
+        free(h->grid);
+        h->grid = malloc(sizeof(double) * count * (size_t)n);
+        double *scratch = h->view.hide_first ? malloc(sizeof(double) * (size_t)n * (size_t)n) : NULL;
+        for (int l = 0; h->grid && l < L; l++)
+            for (int k = 0; k < H; k++) {
+                const double *a = h->r.layer[l].head[k].weights;
+                double *row = h->grid + ((size_t)l * H + k) * (size_t)n;
+                if (scratch) { // hf_hide_first: the one definition of the renormalised view
+                    hf_hide_first(a, n, scratch);
+                    a = scratch;
+                }
+                memcpy(row, a + (size_t)q * n, sizeof(double) * (size_t)n);
+            }
+        free(scratch);
+        h->grid_query = q, h->grid_hide = h->view.hide_first, h->grid_valid = h->grid != NULL;
+        for (int k = 0; k < 3; k++) { // the finder's columns
+            free(h->score_v[k]);
+            free(h->order[k]);
+            h->score_v[k] = h->scores ? malloc(sizeof(double) * count) : NULL;
+            h->order[k] = h->scores ? malloc(sizeof(int) * count) : NULL;
+            if (!h->score_v[k] || !h->order[k]) continue;
+            for (size_t i = 0; i < count; i++) h->score_v[k][i] = hf_head_score_get(&h->scores[i], k);
+            hf_head_rank(h->scores, (int)count, k, h->order[k]);
+        }
+    }
+    h->view.heads = H;
+    h->view.grid = h->grid_valid ? h->grid : NULL;
+    h->view.induction_len = hf_induction_len(&h->m, HF_INDUCTION_LEN);
+    for (int k = 0; k < 3; k++) {
+        h->view.scores[k] = h->score_v[k];
+        h->view.order[k] = h->order[k];
+    }
+}
+
 void app_hf_hover(app_state *st, viz_hit hit) {
     app_hf *h = st->hf;
     if (!h) return;
@@ -234,7 +332,11 @@ const char *app_hf_name(const app_state *st) {
 
 int app_hf_layers(const app_state *st) { return st->hf ? st->hf->m.cfg.n_layer : 0; }
 
-const viz_hf *app_hf_view(const app_state *st) { return st->hf ? &st->hf->view : NULL; }
+const viz_hf *app_hf_view(app_state *st) {
+    if (!st->hf) return NULL;
+    if (st->hf->view.show_models) refresh_grid(st);
+    return &st->hf->view;
+}
 
 void app_hf_notice(const app_state *st, char *out, size_t cap) {
     out[0] = '\0';
@@ -261,6 +363,13 @@ void app_hf_free(app_state *st) {
     attn_trace_free(&st->src.trace); // it borrows the run
     hf_run_free(&h->job_r);
     hf_tokens_free(&h->job_toks);
+    free(h->job_scores);
+    free(h->scores);
+    free(h->grid);
+    for (int k = 0; k < 3; k++) {
+        free(h->score_v[k]);
+        free(h->order[k]);
+    }
     hf_run_free(&h->r);
     hf_tokens_free(&h->toks);
     hf_model_free(&h->m);

@@ -543,6 +543,10 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_F2: toggle_lab(u); return;
     case SDLK_F4: app_toggle_tiles(st); return;
     case SDLK_F5: app_toggle_decode(st); return;
+    case SDLK_F6: app_hf_toggle_models(st); return; // a real model's every layer × head and the head finder
+    case SDLK_z:
+        if (app_hf_models_shown(st)) app_hf_toggle_hide(st);
+        return;
     case SDLK_j: app_kv_heads_step(st, shift ? -1 : 1); return;
     case SDLK_COMMA:
     case SDLK_PERIOD:
@@ -551,6 +555,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_ESCAPE:
         if (st->view.show_lab) toggle_lab(u);
         else if (st->view.show_decode) app_toggle_decode(st);
+        else if (app_hf_models_shown(st)) app_hf_toggle_models(st);
         else if (st->view.show_help) app_toggle_help(st);
         else if (st->view.show_pages) app_page_control(st, VIZ_PW_LIST, 0);
         else if (st->view.figure_only) app_toggle_figure(st);

@@ -89,6 +89,11 @@ typedef enum {
 /* While the sentence of a model is edited, its words are chips under the
  * narrative's title: VIZ_HIT_WIDGET with this id, the word's index in delta. */
 #define VIZ_W_WORD 49
+/* The model view (F6, --hf): a head's strip or its line in the head finder is
+ * VIZ_HIT_WIDGET with this id and l·heads + h in delta (a click opens it);
+ * the "hide the first token" toggle is VIZ_W_HF_HIDE. */
+#define VIZ_W_HF_HEAD 50
+#define VIZ_W_HF_HIDE 51
 
 /* true for the widgets shown only with a model. */
 static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER; }
@@ -197,6 +202,15 @@ typedef struct viz_hf {
     char next_label[VIZ_HF_NEXT][64]; /* … their labels (valid UTF-8), most likely first … */
     double next_p[VIZ_HF_NEXT];       /* … and their probabilities */
     bool computing;                   /* a new sentence is being computed (off the UI thread) */
+    /* the model view (F6): every layer × head's row of the query, and the head finder */
+    bool show_models;        /* the view is open (in the canvas's place) */
+    bool hide_first;         /* Z: the first token hidden and each row renormalised over the rest */
+    int heads;               /* n_head */
+    const double *grid;      /* layers·heads rows of n (the trace's n): head (l, h)'s weights from the query, at
+                                [(l·heads + h)·n] (hide_first applied when set); NULL while not computed */
+    const double *scores[3]; /* each head's previous-token, induction and first-token score, [l·heads + h] */
+    const int *order[3];     /* the heads by each score, highest first (hf_head_rank) */
+    int induction_len;       /* T of the induction score's repeated sequence */
     /* the hovered X cell's LayerNorm arithmetic (hf_explain_ln1), when ln_valid */
     bool ln_valid;
     int ln_width; /* the columns mean and var are over */

@@ -1000,6 +1000,7 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
     if (s->show_decode) viz_decode_view(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
+    else if (s->hf && s->hf->show_models) viz_draw_hf_models(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h});
     else if (code) code_canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, code);
     else canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);
