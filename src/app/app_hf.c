@@ -121,6 +121,7 @@ static attn_status publish(app_state *st, attn_err *err) {
     h->job_scores = NULL;
     h->grid_valid = false;
     fill_view(h);
+    app_hf_notice(st, st->src.notice, sizeof st->src.notice); // how GPT-2 read it (character pieces)
     if (st->view.query >= st->src.trace.n) st->view.query = st->src.trace.n - 1;
     return ATTN_OK;
 }
