@@ -662,6 +662,10 @@ bool app_toggle_lab(app_state *st) {
 }
 
 void app_kv_heads_step(app_state *st, int dir) {
+    if (st->hf) { // a real model's heads are its own
+        app_status(st, "%s", app_str(st, VIZ_S_HF_FIXED));
+        return;
+    }
     attn_config c = st->src.cfg;
     int g = attn_kv_heads(&c);
     do g -= dir; // the next divisor of heads: fewer kv-heads (more sharing) for dir +1

@@ -44,6 +44,9 @@ def script(data, out, case):
             lines.append("key v")
         lines += ["key 1", "hover cell x 0 1 1", f"save explain_value {tag}.L{layer}.x"]
         lines.append("key ]")
+    # the settings are the model's: H and J say so and change nothing
+    lines += ["key h", "expect status_contains settings are its own", f"expect heads {heads}", "key j",
+              "expect status_contains settings are its own", f"expect heads {heads}"]
     # the model view (F6): open, hide the first token, close; then the readout and the command line
     lines += ["key F6", "expect models 1", "key z", f"expect text_drawn L{layers}", "key Escape", "expect models 0"]
     lines += ["key 9", "expect readout 1", "key 1", "hover 1 1", "key ctrl+shift+c", f"save clipboard {tag}.cmd",
