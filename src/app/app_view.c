@@ -77,7 +77,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->head_b = st->view.head_b;
     s->query = st->view.query;
     s->hover = st->view.hover;
-    s->explain = st->src.explain_valid && !st->model.m ? st->src.explain : NULL;
+    s->explain = st->src.explain_valid && !st->model.m && !(st->hf && st->model.readout) ? st->src.explain : NULL;
     s->compare = st->view.compare;
     s->lines_all_heads = st->view.lines_all;
     s->focus = st->view.focus;

@@ -37,23 +37,28 @@ static void finder(const viz_ctx *c, viz_box b) {
     char buf[256];
     viz_label(c, b.x, y, b.w, c->body * 1.5f, viz_s(c, VIZ_S_HF_FINDER), c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
     y += c->body * 1.6f;
-    // as many heads per score as the room allows (3 descriptions of about 3 lines each), up to FINDER_ROWS
-    int count = hf->layers * hf->heads, fit = (int)((b.y + b.h - y) / lh / 3.0f) - 4;
+    // as many heads per score as the room left by the three descriptions allows, up to FINDER_ROWS
+    char desc[3][256];
+    float desc_h = 0, dpx = c->small * 0.85f;
+    for (int k = 0; k < 3; k++) {
+        if (k == 1) snprintf(desc[k], sizeof desc[k], viz_s(c, names[k]), 2 * hf->induction_len);
+        else snprintf(desc[k], sizeof desc[k], "%s", viz_s(c, names[k]));
+        desc_h += viz_wrap_ex(c, (viz_box){b.x, 0, b.w, 1e4f}, desc[k], dpx, 0, 0, c->th->muted, false) + 2 * c->u + lh * 0.5f;
+    }
+    int count = hf->layers * hf->heads, fit = (int)((b.y + b.h - y - desc_h) / (3 * lh));
     int rows = count < FINDER_ROWS ? count : FINDER_ROWS;
-    if (fit < rows) rows = fit < 3 ? 3 : fit;
-    if (rows > count) rows = count;
+    if (fit < rows) rows = fit < 2 ? 2 : fit;
     for (int k = 0; k < 3; k++) {
         if (!hf->scores[k] || !hf->order[k]) continue;
-        if (k == 1) snprintf(buf, sizeof buf, viz_s(c, names[k]), 2 * hf->induction_len);
-        else snprintf(buf, sizeof buf, "%s", viz_s(c, names[k]));
-        float th = viz_wrap_ex(c, (viz_box){b.x, y, b.w, 1e4f}, buf, c->small * 0.9f, 0, 0, c->th->muted, true);
+        float th = viz_wrap_ex(c, (viz_box){b.x, y, b.w, 1e4f}, desc[k], dpx, 0, 0, c->th->muted, true);
         y += th + 2 * c->u;
         for (int i = 0; i < rows; i++) {
             int id = hf->order[k][i];
             double v = hf->scores[k][id];
             snprintf(buf, sizeof buf, viz_s(c, VIZ_S_HF_FINDER_ROW), id / hf->heads + 1, id % hf->heads + 1);
-            float bw = b.w * 0.4f, bx = b.x + b.w * 0.35f;
-            viz_label(c, b.x, y, b.w * 0.33f, lh, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+            float nw = viz_text_w(c, "L00 H00", c->small) + 6 * c->u, bx = b.x + nw;
+            float bw = fmaxf(b.w - nw - viz_text_w(c, "0.000", c->small) - 10 * c->u, 10 * c->u);
+            viz_label(c, b.x, y, nw - 4 * c->u, lh, buf, c->small, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
             viz_fill(c->l, bx, y + lh * 0.2f, bw, lh * 0.6f, c->th->panel2);
             viz_fill(c->l, bx, y + lh * 0.2f, (float)(bw * fmax(0.0, fmin(1.0, v))), lh * 0.6f, viz_sequential(0.35 + 0.65 * v));
             snprintf(buf, sizeof buf, "%.3f", v);

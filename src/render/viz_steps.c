@@ -175,6 +175,11 @@ static float fit_square(const viz_ctx *c, product *p, float w, float h, float ma
         if (fits(c, p, square(sizes[mid]), w, h)) hi = mid;
         else lo = mid + 1;
     }
+    if (lo == n && c->s->hf) { // a real model's 768-wide matrices: smaller cells still, down to half a pixel (zoom in)
+        for (float cs = sizes[n]; cs > 0.5f; cs *= 0.92f)
+            if (fits(c, p, square(cs), w, h)) return cs;
+        return 0.5f;
+    }
     return lo < n ? sizes[lo] : fmaxf(2.0f, sizes[n]);
 }
 
