@@ -210,7 +210,8 @@ static float column_px(const viz_ctx *c, const char *const *texts, int n, float 
 /* The rail's steps ("3  Scores QKᵀ") into buf[i]. */
 static void step_labels(const viz_ctx *c, char buf[][96], const char **texts) {
     for (int i = 0; i < ATTN_STEP_COUNT; i++) {
-        snprintf(buf[i], sizeof buf[i], "%s  %s", attn_step_key((attn_step)i), viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
+        viz_str name = c->s->hf && i == ATTN_STEP_EMBED ? VIZ_S_HF_STEP_1 : (viz_str)(VIZ_S_STEP_1 + i); // X = LN₁(x)
+        snprintf(buf[i], sizeof buf[i], "%s  %s", attn_step_key((attn_step)i), viz_s(c, name));
         texts[i] = buf[i];
     }
 }
@@ -391,6 +392,8 @@ static float canvas_title(const viz_ctx *c, viz_box in) {
         strncat(layer, " · ", sizeof layer - strlen(layer) - 1);
     }
     if (s->readout) snprintf(buf, sizeof buf, "9 · %s", viz_s(c, VIZ_S_STEP_READOUT));
+    else if (s->hf && s->step == ATTN_STEP_EMBED) // a real model's X: LN₁ of the layer's input, not an embedding
+        snprintf(buf, sizeof buf, "%s%s · %s", layer, attn_step_key(s->step), viz_s(c, VIZ_S_HF_STEP_1));
     else snprintf(buf, sizeof buf, "%s%s · %s", layer, attn_step_key(s->step), viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
     if (s->readout) viz_readout_equation(c, eq, sizeof eq);
     else equation_line(c, s->trace, eq, sizeof eq);
@@ -759,9 +762,10 @@ static void narrative(const viz_ctx *c, viz_box b) {
         b.y += nh + pad * 0.4f;
         b.h -= nh + pad * 0.4f;
     }
-    const char *title = s->narrative_title ? s->narrative_title
-                        : s->readout       ? viz_s(c, VIZ_S_STEP_READOUT)
-                                           : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
+    const char *title = s->narrative_title                    ? s->narrative_title
+                        : s->readout                          ? viz_s(c, VIZ_S_STEP_READOUT)
+                        : s->hf && s->step == ATTN_STEP_EMBED ? viz_s(c, VIZ_S_HF_STEP_1)
+                                                              : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
     viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
     float th = viz_wrap(c, (viz_box){in.x, in.y, in.w, c->big * 4.5f}, title, c->big, 0, c->th->text); // long titles wrap
     in.y += th + 4 * c->u;
