@@ -20,7 +20,7 @@ static int control_id(const char *name) {
         const char *name;
         int w;
     } rail[] = {
-        {"heads", VIZ_W_HEADS}, {"d_k", VIZ_W_DK}, {"d_model", VIZ_W_DMODEL}, {"seed", VIZ_W_SEED}, {"scale", VIZ_W_SCALE}, {"mask", VIZ_W_MASK}, {"window", VIZ_W_WINDOW}, {"pos_enc", VIZ_W_POSENC}, {"show_head", VIZ_W_SHOW_HEAD}, {"compare", VIZ_W_COMPARE}, {"theme", VIZ_W_THEME}, {"lang", VIZ_W_LANG}, {"view", VIZ_W_VIEW}, {"try", VIZ_W_TRY}, {"word", VIZ_W_WORD}, {"page_turn", VIZ_PW_TURN}, {"pages", VIZ_PW_LIST}, {"page", VIZ_PW_PAGE}};
+        {"heads", VIZ_W_HEADS}, {"d_k", VIZ_W_DK}, {"d_model", VIZ_W_DMODEL}, {"seed", VIZ_W_SEED}, {"scale", VIZ_W_SCALE}, {"mask", VIZ_W_MASK}, {"window", VIZ_W_WINDOW}, {"pos_enc", VIZ_W_POSENC}, {"show_head", VIZ_W_SHOW_HEAD}, {"compare", VIZ_W_COMPARE}, {"theme", VIZ_W_THEME}, {"lang", VIZ_W_LANG}, {"view", VIZ_W_VIEW}, {"try", VIZ_W_TRY}, {"word", VIZ_W_WORD}, {"hf_head", VIZ_W_HF_HEAD}, {"hf_hide", VIZ_W_HF_HIDE}, {"page_turn", VIZ_PW_TURN}, {"pages", VIZ_PW_LIST}, {"page", VIZ_PW_PAGE}};
     for (size_t i = 0; i < sizeof rail / sizeof *rail; i++)
         if (!strcmp(rail[i].name, name)) return rail[i].w;
     return viz_train_widget_from_name(name);

@@ -91,9 +91,10 @@ typedef enum {
 #define VIZ_W_WORD 49
 /* The model view (F6, --hf): a head's strip or its line in the head finder is
  * VIZ_HIT_WIDGET with this id and l·heads + h in delta (a click opens it);
- * the "hide the first token" toggle is VIZ_W_HF_HIDE. */
-#define VIZ_W_HF_HEAD 50
-#define VIZ_W_HF_HIDE 51
+ * the "hide the first token" toggle is VIZ_W_HF_HIDE (after the page
+ * controls, VIZ_PW_*, 50 …, and before the training view's, 64 …). */
+#define VIZ_W_HF_HEAD 56
+#define VIZ_W_HF_HIDE 57
 
 /* true for the widgets shown only with a model. */
 static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER; }

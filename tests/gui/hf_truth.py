@@ -49,6 +49,11 @@ def script(data, out, case):
               "expect status_contains settings are its own", f"expect heads {heads}"]
     # the model view (F6): open, hide the first token, close; then the readout and the command line
     lines += ["key F6", "expect models 1", "key z", f"expect text_drawn L{layers}", "key Escape", "expect models 0"]
+    # … and a click there: the toggle, then the last head opened on step 6
+    last = layers * heads - 1
+    lines += ["key F6", "click control hf_hide", "expect text_drawn ☐ Hide the first token and renormalise (Z)", "click control hf_hide",
+              "expect text_drawn ☑ Hide the first token and renormalise (Z)", f"click control hf_head {last}", "expect models 0",
+              f"expect layer {layers}", f"expect head {heads - 1}", "expect step 6", "key ["]
     lines += ["key 9", "expect readout 1", "key 1", "hover 1 1", "key ctrl+shift+c", f"save clipboard {tag}.cmd",
               "quit"]
     return "\n".join(lines) + "\n"
