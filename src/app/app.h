@@ -246,6 +246,10 @@ void app_hf_wait(app_state *st);
 attn_status app_hf_show_layer(app_state *st, attn_err *err);
 /* The hovered cell: X's LayerNorm arithmetic into the scene's viz_hf. */
 void app_hf_hover(app_state *st, viz_hit hit);
+/* Step 9 as Ctrl+C copies it: "next" then a line per token, most likely
+ * first: its label, id and p (as --print next and the dump's "next" give
+ * them); what names it ("next"). malloc'd, NULL without --hf. */
+char *app_hf_next_tsv(const app_state *st, char *what, size_t what_cap);
 /* The folder as given (--hf DIR), or NULL without --hf. */
 const char *app_hf_dir(const app_state *st);
 /* The folder's last part, for the badge ("gpt2"), or NULL without --hf. */

@@ -19,6 +19,7 @@
 #include "hf_heads.h"
 #include "hf_model.h"
 #include "hf_trace.h"
+#include "strbuf.h"
 #include "utf8.h"
 
 struct app_hf {
@@ -316,6 +317,21 @@ void app_hf_hover(app_state *st, viz_hit hit) {
     h->view.ln_width = e.width;
     h->view.ln_x = e.x, h->view.ln_mean = e.mean, h->view.ln_var = e.var, h->view.ln_eps = e.eps;
     h->view.ln_w = e.w, h->view.ln_b = e.b, h->view.ln_value = e.value;
+}
+
+char *app_hf_next_tsv(const app_state *st, char *what, size_t what_cap) {
+    const app_hf *h = st->hf;
+    if (!h) return NULL;
+    snprintf(what, what_cap, "next");
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "next\tid\tp\n");
+    for (int i = 0; i < h->r.next_count; i++) {
+        attn_sb_printf(&b, "%s\t%d\t", h->view.next_label[i], h->r.next_id[i]);
+        attn_sb_number(&b, h->r.next_p[i]);
+        attn_sb_puts(&b, "\n");
+    }
+    return attn_sb_take(&b);
 }
 
 const char *app_hf_dir(const app_state *st) { return st->hf ? st->hf->m.dir : NULL; }

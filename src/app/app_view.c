@@ -166,6 +166,7 @@ static const double *shown_matrix(const app_state *st, int s, int h, int *rows, 
 }
 
 char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
+    if (st->hf && st->model.readout) return app_hf_next_tsv(st, what, what_cap); // step 9: the next tokens
     const attn_trace *t = app_trace(st);
     int s, h, rows, cols;
     copy_target(st, &s, &h);

@@ -54,7 +54,8 @@ def script(data, out, case):
     lines += ["key F6", "click control hf_hide", "expect text_drawn ☐ Hide the first token and renormalise (Z)", "click control hf_hide",
               "expect text_drawn ☑ Hide the first token and renormalise (Z)", f"click control hf_head {last}", "expect models 0",
               f"expect layer {layers}", f"expect head {heads - 1}", "expect step 6", "key ["]
-    lines += ["key 9", "expect readout 1", "key 1", "hover 1 1", "key ctrl+shift+c", f"save clipboard {tag}.cmd",
+    lines += ["key 9", "expect readout 1", "key ctrl+c", f"save clipboard {tag}.next", "key 1", "hover 1 1",
+              "key ctrl+shift+c", f"save clipboard {tag}.cmd",
               "quit"]
     return "\n".join(lines) + "\n"
 
@@ -85,6 +86,13 @@ def check(data, out, bin_):
             if not same(got, want_matrix(dump, what)):
                 print(f"FAIL {name}: {f} ({what}) differs from `{cmd}`")
                 bad += 1
+        rows = [r.split("\t") for r in open(f"{tag}.next", encoding="utf-8").read().rstrip("\n").split("\n")]
+        got = [(int(r[1]), float(r[2])) for r in rows[1:]]
+        want = [(t["id"], t["p"]) for t in dump["next"]]
+        checked += 1
+        if rows[0] != ["next", "id", "p"] or got != want:
+            print(f"FAIL {name}: the readout copied {got}, the dump's next is {want}")
+            bad += 1
         for layer in range(layers):
             lay = dump["layers"][layer]
             for head in range(heads):
