@@ -15,6 +15,9 @@
 #include "app_settings.h"
 #include "cli_args.h"
 #include "cli_complexity.h"
+#include "cli_hf.h"
+#include "hf_model.h"
+#include "hf_trace.h"
 #include "cli_run.h"
 #include "cleanup.h"
 #include "cli_model.h"
@@ -167,11 +170,76 @@ static attn_status export_model(export_opts *eo, const cli_opts *o, attn_err *er
     return st;
 }
 
+/* --hf with --export-dir: every layer's eight steps (files "L<l>-NN-<slug>"),
+ * head 1, the query the last token; each layer handed to the exporters as
+ * its own trace (hf_trace.h: that layer's weights as doubles, 19 MB a layer
+ * for GPT-2 small, all layers at once). */
+static attn_status export_hf(export_opts *eo, const cli_opts *o, attn_err *err) {
+    hf_model m;
+    hf_tokens toks = {0};
+    hf_run r = {0};
+    char *buf = NULL;
+    attn_status st = hf_model_open(&m, o->model.hf_dir, err);
+    if (st != ATTN_OK) return st;
+    const char *sentence = o->sentence ? o->sentence : m.bpe ? CLI_HF_SENTENCE_EN
+                                                             : CLI_SEED_SENTENCE;
+    size_t len = strlen(sentence);
+    if (o->sentence_file && (st = attn_read_file(o->sentence_file, 16u << 20, &buf, &len, err)) == ATTN_OK) sentence = buf;
+    if (st == ATTN_OK) st = hf_model_tokenize(&m, sentence, len, o->model.bos, &toks, err);
+    int *ids = st == ATTN_OK ? malloc(sizeof *ids * (size_t)toks.count) : NULL;
+    if (st == ATTN_OK && !ids) st = attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
+    for (int i = 0; st == ATTN_OK && i < toks.count; i++) ids[i] = toks.v[i].id;
+    if (st == ATTN_OK) st = hf_forward(&r, &m, ids, toks.count, err);
+    free(ids);
+    int layers = st == ATTN_OK ? r.n_layer : 0;
+    attn_trace *traces = layers ? calloc((size_t)layers, sizeof *traces) : NULL;
+    export_item *items = layers ? calloc((size_t)layers * ATTN_STEP_COUNT, sizeof *items) : NULL;
+    char(*prefix)[16] = layers ? calloc((size_t)layers, sizeof *prefix) : NULL;
+    if (st == ATTN_OK && (!traces || !items || !prefix)) st = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the export.");
+    int n = 0;
+    for (int l = 0; st == ATTN_OK && l < layers; l++) {
+        st = hf_trace_layer(&traces[l], &m, &r, &toks, l, err);
+        if (st != ATTN_OK) break;
+        snprintf(prefix[l], sizeof prefix[l], "L%d-", l + 1);
+        int k = export_items_for_trace(items + n, &traces[l], eo->steps, 0, r.n - 1);
+        for (int i = n; i < n + k; i++) {
+            items[i].prefix = prefix[l];
+            items[i].origin = (viz_origin){.kind = VIZ_FROM_FILE, .name = o->model.hf_dir};
+        }
+        n += k;
+    }
+    ui_env env;
+    if (st == ATTN_OK && env_open(&env, o, 0) != 0) st = attn_fail(err, ATTN_ERR_IO, "The fonts could not be opened.");
+    else if (st == ATTN_OK) {
+        eo->origin = (viz_origin){.kind = VIZ_FROM_FILE, .name = o->model.hf_dir};
+        st = export_run(eo, items, n, &env.strings, env.fonts, err);
+        env_close(&env);
+    }
+    for (int l = 0; traces && l < layers; l++) attn_trace_free(&traces[l]);
+    free(traces);
+    free(items);
+    free(prefix);
+    free(buf);
+    hf_run_free(&r);
+    hf_tokens_free(&toks);
+    hf_model_free(&m);
+    return st;
+}
+
 /* --export-dir: every step of the sentence, or every page of the lesson. */
 static int run_export(const cli_opts *o, int argc, char **argv) {
     export_opts eo;
     int code = export_options(&eo, o, argc, argv);
     if (code) return code;
+    if (o->model.hf_dir) { // a real model: every layer's steps, then what else was asked
+        attn_err err;
+        attn_status st = export_hf(&eo, o, &err);
+        if (st != ATTN_OK) fprintf(stderr, "attnviz: %s\n", err.msg);
+        else if (o->print || o->dump_path || o->explain) st = cli_hf_run(o, stdout, stderr) ? ATTN_ERR_IO : ATTN_OK;
+        else printf("attnviz: exported to %s (see index.md there)\n", o->export_dir);
+        free((char *)eo.command_prefix);
+        return st == ATTN_OK ? 0 : 1;
+    }
     if (o->model.model_path) {
         attn_err err;
         attn_status st = export_model(&eo, o, &err);
@@ -264,7 +332,7 @@ static attn_status open_lesson(app_state *st, const cli_opts *o, const app_setti
         pair_path(o->lesson_path, pair, sizeof pair);
         return app_lesson_open(st, o->lesson_path, pair[0] ? pair : NULL, o->page_id, err);
     }
-    if (o->sentence || o->sentence_file || o->weights_path || o->model.model_path) return ATTN_OK;
+    if (o->sentence || o->sentence_file || o->weights_path || o->model.model_path || o->model.hf_dir) return ATTN_OK;
     snprintf(rel, sizeof rel, "lessons/%s/self-attention.lesson", st->look.lang == VIZ_LANG_ZH ? "zh" : "en");
     if (!app_find_data(rel, path, sizeof path)) return ATTN_OK; // no lessons installed: a plain sentence
     pair_path(path, pair, sizeof pair);
@@ -299,21 +367,12 @@ static bool inspect_holds(void *ctx, const char *name, const char *value) {
 static char *inspect_trace(void *ctx) {
     const app_ui *u = ctx;
     if (u->st.model.m) return cli_model_dump(&u->st.model.run, u->st.model.m);
+    if (u->st.hf) return attn_json_dump(app_trace(&u->st)); // the layer shown (--headless --hf --dump-json has all)
     return attn_json_dump(app_trace(&u->st));
 }
 
 /* Everything the window needs, created in order and released in reverse. */
 static int run_gui(const cli_opts *o) {
-    if (o->model.hf_dir) { // issue 26: the window's --hf is still to come; the headless run has every stage
-        char path[1024];
-        viz_strings s = {0};
-        attn_err err;
-        bool have = app_find_data("assets/ui_strings.tsv", path, sizeof path) && viz_strings_load(&s, path, &err) == ATTN_OK;
-        fprintf(stderr, "attnviz: %s\n",
-                have ? s.s[pick_lang(o)][VIZ_S_HF_NO_WINDOW] : "The window does not open --hf DIR yet; add --headless.");
-        viz_strings_free(&s);
-        return 2;
-    }
     int code = 1;
     char msg[1024];
     attn_err err;
@@ -337,8 +396,10 @@ static int run_gui(const cli_opts *o) {
         return 1;
     }
     app_settings_load(&saved);
-    const char *sentence = o->sentence ? o->sentence : o->lesson_path ? NULL
-                                                                      : saved.sentence;
+    const char *sentence = o->model.hf_dir  ? NULL // the model's tokenizer reads it (app_hf_open), up to 256 tokens
+                           : o->sentence    ? o->sentence
+                           : o->lesson_path ? NULL
+                                            : saved.sentence;
     if (app_init(&st, sentence, &o->cfg, &env.strings, &err) != ATTN_OK && // a bad saved sentence is not fatal
         (o->sentence || app_init(&st, NULL, &o->cfg, &env.strings, &err) != ATTN_OK)) {
         say_err(o, &err);
@@ -353,7 +414,8 @@ static int run_gui(const cli_opts *o) {
     }
     if ((o->weights_path && app_use_weights_file(&st, o->weights_path, &err) != ATTN_OK) ||
         open_lesson(&st, o, &saved, &err) != ATTN_OK ||
-        (o->model.model_path && app_model_open(&st, o->model.model_path, &err) != ATTN_OK)) {
+        (o->model.model_path && app_model_open(&st, o->model.model_path, &err) != ATTN_OK) ||
+        (o->model.hf_dir && app_hf_open(&st, o->model.hf_dir, o->sentence, CLI_HF_SENTENCE_EN, CLI_SEED_SENTENCE, &err) != ATTN_OK)) {
         say_err(o, &err);
         goto cleanup_state;
     }

@@ -31,6 +31,7 @@ void app_status(app_state *st, const char *fmt, ...) {
 }
 
 viz_origin app_origin(const app_state *st) {
+    if (st->hf) return (viz_origin){.kind = VIZ_FROM_FILE, .name = app_hf_name(st)}; // the folder's weights
     const model *m = st->model.m;
     if (m) // trained here, or read from a file
         return (viz_origin){VIZ_FROM_MODEL, st->model.source == APP_MODEL_FILE ? st->model.name : NULL, 0,
@@ -156,6 +157,10 @@ static attn_status model_compute(app_state *st, const char *text, attn_err *err)
 static void update_notice(app_state *st) {
     const lesson *l = app_lesson(st);
     const lesson_page *pg = l ? lesson_page_at(l, st->lesson.page) : NULL;
+    if (st->hf) { // computing, or how GPT-2 reads the sentence
+        app_hf_notice(st, st->src.notice, sizeof st->src.notice);
+        return;
+    }
     if (st->src.weights == APP_WEIGHTS_FILE || st->model.m) st->src.notice[0] = '\0';
     if (st->src.weights != APP_WEIGHTS_DESIGN || !pg || st->model.m) return;
     st->src.notice[0] = '\0';
@@ -199,6 +204,11 @@ void app_status_err(app_state *st, const attn_err *err) {
 }
 
 attn_status app_compute(app_state *st, const char *text, const attn_config *cfg, attn_err *err) {
+    if (st->hf) { // a real model: its own tokenizer and settings; computed off the UI thread
+        attn_status rc = app_hf_compute(st, text, err);
+        if (rc == ATTN_OK) computed(st);
+        return rc;
+    }
     if (st->model.m) {
         attn_status rc = model_compute(st, text, err);
         if (rc == ATTN_OK) computed(st);
@@ -292,6 +302,7 @@ void app_free(app_state *st) {
         free(st->lesson.kept[i]);
     }
     free(st->lesson.narrative);
+    app_hf_free(st); // before the trace, which borrows its run
     app_model_state_free(&st->model);
     attn_trace_free(&st->src.trace);
     attn_trace_free(&st->src.alt);
@@ -346,6 +357,7 @@ void app_hover(app_state *st, viz_hit hit) {
         st->dirty = true;
         return;
     }
+    if (st->hf) app_hf_hover(st, hit); // X's LayerNorm arithmetic
     if (hit.kind == VIZ_HIT_CELL && st->model.m)
         st->src.explain_valid = model_explain(st->model.explain, &st->model.run, st->model.m, hit.stage, st->model.layer,
                                               hit.head, hit.row, hit.col, NULL) == ATTN_OK;

@@ -13,7 +13,8 @@
  *     complexity lab's thread), app_script (the script parser);
  *  1. app.h/app.c: the state and its compute pipeline (traces, the model's
  *     run, the notice, the hovered cell's explanation) and what only reads
- *     or frees the state;
+ *     or frees the state; app_hf.c, the real model's part of it (--hf: its
+ *     run on a worker thread, published as the trace; declared here);
  *  2. app_model (a trained model in the walkthrough), app_settings (saved
  *     settings in and out of the state);
  *  3. app_lesson (pages, the language pair, questions, reloading);
@@ -88,6 +89,11 @@ typedef struct {
     attn_config saved_cfg;      /* the settings before the model came, restored when it goes */
     bool from_page;             /* the lesson page named it (@model); else the lesson waits behind it */
 } app_model_state;
+
+/* A real model in the walkthrough (--hf DIR, issue 26; app_hf.c): the
+ * folder's GPT-2, its last finished run, the layer shown and the worker
+ * computing the next sentence. Opaque outside app_hf.c. */
+typedef struct app_hf app_hf;
 
 /* Checks text edited in place of the sentence (the training view's probe):
  * true when ctx's owner takes it, else false with the reason in why (the
@@ -178,6 +184,7 @@ typedef struct {
     app_look_state look;     /* language, theme, scale, window size, status line */
     app_lesson_state lesson; /* the open lesson, its page and question */
     app_model_state model;   /* the model in the walkthrough, its layer, readout and backward */
+    app_hf *hf;              /* --hf: the real model shown (owned; src.trace is its layer), else NULL */
     bool dirty;              /* something visible changed: rebuild the display list */
     bool quit;               /* leave the main loop */
 } app_state;
@@ -216,6 +223,55 @@ void app_hover(app_state *st, viz_hit hit);
 
 /* Frees what a model state owns and zeroes it (nothing recomputed). */
 void app_model_state_free(app_model_state *ms);
+
+/* ---- floor 1, the real model (--hf DIR, issue 26; app_hf.c) ---- */
+
+/* Opens the folder dir (hf_model_open) and computes sentence (NULL: bpe_default
+ * for a GPT-2 tokenizer, an English one; wordpiece_default for vocab.txt) at
+ * once; then st->src.trace is layer 0 of the run and the settings are the
+ * model's (shown, not offered). Errors: the folder's, the sentence's. */
+attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
+                        const char *wordpiece_default, attn_err *err);
+/* Tokenizes text with the model's tokenizer (refusals come back at once,
+ * in err) and computes it on a worker thread (the browser: at once); the
+ * trace shown stays the last one until app_hf_poll publishes the new run. */
+attn_status app_hf_compute(app_state *st, const char *text, attn_err *err);
+/* Publishes a finished run (its layer as the trace); true when it did. */
+bool app_hf_poll(app_state *st);
+/* true while a sentence is being computed. */
+bool app_hf_busy(const app_state *st);
+/* Waits for the worker (scripts and tests: a run is never half shown). */
+void app_hf_wait(app_state *st);
+/* The layer shown is st->model.layer and step 9 st->model.readout (st->model.m
+ * stays NULL): makes that layer the trace shown. */
+attn_status app_hf_show_layer(app_state *st, attn_err *err);
+/* The hovered cell: X's LayerNorm arithmetic into the scene's viz_hf. */
+void app_hf_hover(app_state *st, viz_hit hit);
+/* Step 9 as Ctrl+C copies it: "next" then a line per token, most likely
+ * first: its label, id and p (as --print next and the dump's "next" give
+ * them); what names it ("next"). malloc'd, NULL without --hf. */
+char *app_hf_next_tsv(const app_state *st, char *what, size_t what_cap);
+/* The folder as given (--hf DIR), or NULL without --hf. */
+const char *app_hf_dir(const app_state *st);
+/* The folder's last part, for the badge ("gpt2"), or NULL without --hf. */
+const char *app_hf_name(const app_state *st);
+/* The model's layers (0 without --hf). */
+int app_hf_layers(const app_state *st);
+/* What the scene shows of it (viz_scene.hf), or NULL without --hf; the
+ * model view's rows are brought up to date for the query first. */
+const viz_hf *app_hf_view(app_state *st);
+/* The model view (F6: every layer × head and the head finder): open or
+ * close it (without --hf: says what it is; false), whether it is open, Z's
+ * "hide the first token and renormalise", and a head clicked in it
+ * (l·n_head + h) opened on step 6. */
+bool app_hf_toggle_models(app_state *st);
+bool app_hf_models_shown(const app_state *st);
+void app_hf_toggle_hide(app_state *st);
+void app_hf_open_head(app_state *st, int id);
+/* The over-the-canvas note: computing, or how GPT-2 reads the sentence ("" when none). */
+void app_hf_notice(const app_state *st, char *out, size_t cap);
+/* Frees st->hf (the worker is waited for). */
+void app_hf_free(app_state *st);
 
 /* The trace shown: with a model, its layer's; else the sentence's one layer. */
 const attn_trace *app_trace(const app_state *st);

@@ -62,13 +62,20 @@ void app_open_dropped(app_state *st, const char *path) {
 /* With a model, the previous/next step across layers (step 8 of a layer
  * leads to step 1 of the next, the last layer's to the readout). Returns
  * false when the move stays inside the layer (the caller does it). */
+/* The layer shown changed: its trace (a real model's run has every layer). */
+static void layer_changed(app_state *st) {
+    attn_err err;
+    if (!st->hf) app_recompute(st);
+    else if (app_hf_show_layer(st, &err) != ATTN_OK) app_status_err(st, &err);
+}
+
 static bool model_step(app_state *st, int delta) {
-    if (!st->model.m) return false;
-    int layers = st->model.m->cfg.layers, last = ATTN_STEP_COUNT - 1;
+    if (!st->model.m && !st->hf) return false;
+    int layers = st->hf ? app_hf_layers(st) : st->model.m->cfg.layers, last = ATTN_STEP_COUNT - 1;
     if (delta > 0 && !st->model.readout && (int)st->view.step == last) { // on to the next layer, then the readout
         if (st->model.layer + 1 < layers) {
             st->model.layer++;
-            app_recompute(st);
+            layer_changed(st);
             app_goto_step(st, 0);
         } else {
             app_model_readout(st);
@@ -82,7 +89,7 @@ static bool model_step(app_state *st, int delta) {
     }
     if (delta < 0 && (int)st->view.step == 0 && st->model.layer > 0) {
         st->model.layer--;
-        app_recompute(st);
+        layer_changed(st);
         app_goto_step(st, last);
         return true;
     }
@@ -253,6 +260,7 @@ static viz_compare next_compare(const app_state *st, int dir) {
     for (int k = 0; k < VIZ_COMPARE_COUNT; k++) {
         c = (viz_compare)wrap((int)c + dir, VIZ_COMPARE_COUNT);
         if (c == VIZ_COMPARE_HEADS && st->src.cfg.heads < 2) continue;
+        if (st->hf && c != VIZ_COMPARE_HEADS) continue; // a real model: its heads side by side, nothing else
         if (c == VIZ_COMPARE_CONFIG && (!app_page_compares_config(st) || st->model.m)) continue;
         if (c == VIZ_COMPARE_SENTENCE && (!st->model.m || !st->src.pair)) continue;
         return c;
@@ -318,8 +326,17 @@ void app_widget(app_state *st, viz_widget w, int delta) {
         app_edit_word(st, delta);
         return;
     }
+    if ((int)w == VIZ_W_HF_HEAD || (int)w == VIZ_W_HF_HIDE) { // the model view (F6) of a real model
+        if ((int)w == VIZ_W_HF_HEAD) app_hf_open_head(st, delta);
+        else app_hf_toggle_hide(st);
+        return;
+    }
     if (st->model.m && viz_widget_model_fixed(w)) { // its training chose them
         app_status(st, "%s", app_str(st, VIZ_S_STATUS_MODEL_FIXED));
+        return;
+    }
+    if (st->hf && (viz_widget_model_fixed(w) || w == VIZ_W_BACKWARD)) { // a real model's settings are its own
+        app_status(st, "%s", app_str(st, VIZ_S_HF_FIXED));
         return;
     }
     switch (w) {
@@ -372,6 +389,16 @@ void app_widget(app_state *st, viz_widget w, int delta) {
 }
 
 void app_reset(app_state *st) {
+    if (st->hf) { // a real model's first view: its layer and sentence stay
+        st->view.compare = VIZ_COMPARE_OFF;
+        st->view.head = 0;
+        st->view.canvas_zoom = 1.0f;
+        st->view.pan_x = st->view.pan_y = 0;
+        st->model.readout = false;
+        st->dirty = true;
+        app_status(st, "%s", app_str(st, VIZ_S_STATUS_READY));
+        return;
+    }
     if (st->model.m && !app_lesson(st)) { // the model's first view: its layers stay
         st->view.compare = VIZ_COMPARE_OFF;
         st->view.head = 0;
@@ -640,6 +667,10 @@ bool app_toggle_lab(app_state *st) {
 }
 
 void app_kv_heads_step(app_state *st, int dir) {
+    if (st->hf) { // a real model's heads are its own
+        app_status(st, "%s", app_str(st, VIZ_S_HF_FIXED));
+        return;
+    }
     attn_config c = st->src.cfg;
     int g = attn_kv_heads(&c);
     do g -= dir; // the next divisor of heads: fewer kv-heads (more sharing) for dir +1

@@ -117,6 +117,7 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     else if (!strcmp(name, "model")) snprintf(out, cap, "%s", st->model.m ? st->model.m->task : "none");
     else if (!strcmp(name, "layer")) snprintf(out, cap, "%d", st->model.layer + 1);
     else if (!strcmp(name, "readout")) snprintf(out, cap, "%d", st->model.readout);
+    else if (!strcmp(name, "models")) snprintf(out, cap, "%d", app_hf_models_shown(st)); // F6, --hf
     else if (!strcmp(name, "backward")) snprintf(out, cap, "%d", st->model.backward);
     else if (!strcmp(name, "target")) target_text(st, out, cap);
     else if (!strcmp(name, "strongest")) strongest(st, out, cap);

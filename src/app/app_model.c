@@ -80,12 +80,20 @@ void app_model_close(app_state *st) {
 /* ---- what is shown ---- */
 
 void app_model_layer(app_state *st, int delta) {
-    if (!st->model.m) return;
-    int l = st->model.layer + delta, layers = st->model.m->cfg.layers;
+    if (!st->model.m && !st->hf) return;
+    int l = st->model.layer + delta, layers = st->hf ? app_hf_layers(st) : st->model.m->cfg.layers;
     l = l < 0 ? 0 : l >= layers ? layers - 1
                                 : l;
     st->model.readout = false;
-    if (l != st->model.layer) {
+    if (l != st->model.layer && st->hf) { // a real model: the run has every layer
+        attn_err err;
+        int old = st->model.layer;
+        st->model.layer = l;
+        if (app_hf_show_layer(st, &err) != ATTN_OK) {
+            st->model.layer = old;
+            app_status_err(st, &err);
+        }
+    } else if (l != st->model.layer) {
         st->model.layer = l;
         app_recompute(st); // the comparison and the hovered cell belong to the layer
     }
@@ -93,8 +101,14 @@ void app_model_layer(app_state *st, int delta) {
 }
 
 void app_model_readout(app_state *st) {
-    if (!st->model.m) return;
+    if (!st->model.m && !st->hf) return;
     st->model.readout = true;
+    if (st->hf) { // the next tokens come after the last layer
+        if (st->model.layer != app_hf_layers(st) - 1) app_model_layer(st, app_hf_layers(st));
+        st->model.readout = true;
+        st->dirty = true;
+        return;
+    }
     st->model.layer = st->model.m->cfg.layers - 1;
     if (st->view.hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
     st->dirty = true;

@@ -20,7 +20,7 @@ static int control_id(const char *name) {
         const char *name;
         int w;
     } rail[] = {
-        {"heads", VIZ_W_HEADS}, {"d_k", VIZ_W_DK}, {"d_model", VIZ_W_DMODEL}, {"seed", VIZ_W_SEED}, {"scale", VIZ_W_SCALE}, {"mask", VIZ_W_MASK}, {"window", VIZ_W_WINDOW}, {"pos_enc", VIZ_W_POSENC}, {"show_head", VIZ_W_SHOW_HEAD}, {"compare", VIZ_W_COMPARE}, {"theme", VIZ_W_THEME}, {"lang", VIZ_W_LANG}, {"view", VIZ_W_VIEW}, {"try", VIZ_W_TRY}, {"word", VIZ_W_WORD}, {"word_page", VIZ_W_WORD_PAGE}, {"page_turn", VIZ_PW_TURN}, {"pages", VIZ_PW_LIST}, {"page", VIZ_PW_PAGE}};
+        {"heads", VIZ_W_HEADS}, {"d_k", VIZ_W_DK}, {"d_model", VIZ_W_DMODEL}, {"seed", VIZ_W_SEED}, {"scale", VIZ_W_SCALE}, {"mask", VIZ_W_MASK}, {"window", VIZ_W_WINDOW}, {"pos_enc", VIZ_W_POSENC}, {"show_head", VIZ_W_SHOW_HEAD}, {"compare", VIZ_W_COMPARE}, {"theme", VIZ_W_THEME}, {"lang", VIZ_W_LANG}, {"view", VIZ_W_VIEW}, {"try", VIZ_W_TRY}, {"word", VIZ_W_WORD}, {"word_page", VIZ_W_WORD_PAGE}, {"hf_head", VIZ_W_HF_HEAD}, {"hf_hide", VIZ_W_HF_HIDE}, {"page_turn", VIZ_PW_TURN}, {"pages", VIZ_PW_LIST}, {"page", VIZ_PW_PAGE}};
     for (size_t i = 0; i < sizeof rail / sizeof *rail; i++)
         if (!strcmp(rail[i].name, name)) return rail[i].w;
     return viz_train_widget_from_name(name);
@@ -221,6 +221,10 @@ bool app_runner_tick(void *runner, app_ui *u) {
     for (int k = 0; k < 16 && r->pos < r->script.count && !u->st.quit; k++) {
         if (!SDL_TICKS_PASSED(SDL_GetTicks(), r->wait_until)) break;
         const app_script_cmd *c = &r->script.cmds[r->pos];
+        if (app_hf_busy(&u->st)) { // a real model's sentence: a script's next command sees it computed
+            app_hf_wait(&u->st);
+            app_hf_poll(&u->st);
+        }
         if (c->kind == APP_SC_AWAIT) { // again each frame, until it holds or the time is up
             if (r->await_pos != r->pos + 1) {
                 r->await_pos = r->pos + 1;

@@ -338,7 +338,10 @@ static void export_all(app_ui *u) {
     int n = st->model.m ? export_items_for_model(items, EXPORT_MAX_MODEL_ITEMS, st->model.m, &st->model.run, sc.target,
                                                  o.steps, st->view.head, st->view.query, app_origin(st))
                         : export_items_for_trace(items, &st->src.trace, EXPORT_ALL_STEPS, st->view.head, st->view.query);
+    char layer_prefix[16];
+    snprintf(layer_prefix, sizeof layer_prefix, "L%d-", st->model.layer + 1);
     for (int i = 0; i < n && !st->model.m; i++) {
+        if (st->hf) items[i].prefix = layer_prefix; // a real model's layer shown, as --headless --hf names it
         items[i].origin = app_origin(st);
         items[i].feature_names = sc.feature_names;
         items[i].names = sc.names;
@@ -541,6 +544,10 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_F2: toggle_lab(u); return;
     case SDLK_F4: app_toggle_tiles(st); return;
     case SDLK_F5: app_toggle_decode(st); return;
+    case SDLK_F6: app_hf_toggle_models(st); return; // a real model's every layer × head and the head finder
+    case SDLK_z:
+        if (app_hf_models_shown(st)) app_hf_toggle_hide(st);
+        return;
     case SDLK_j: app_kv_heads_step(st, shift ? -1 : 1); return;
     case SDLK_COMMA:
     case SDLK_PERIOD:
@@ -549,6 +556,7 @@ static void key_normal(app_ui *u, const SDL_Keysym *k) {
     case SDLK_ESCAPE:
         if (st->view.show_lab) toggle_lab(u);
         else if (st->view.show_decode) app_toggle_decode(st);
+        else if (app_hf_models_shown(st)) app_hf_toggle_models(st);
         else if (st->view.show_help) app_toggle_help(st);
         else if (st->view.show_pages) app_page_control(st, VIZ_PW_LIST, 0);
         else if (st->view.figure_only) app_toggle_figure(st);
@@ -694,12 +702,13 @@ bool app_sdl_frame(void *ui) {
     bool working = plat_jobs_advance(train_only ? APP_WORK_BUDGET_TRAINING_MS : APP_WORK_BUDGET_MS);
     lab_poll(u);
     app_train_poll(&u->train);
+    app_hf_poll(&u->st); // a real model's sentence, computed off this thread
     // sleep until something happens: an idle app uses no CPU
-    int timeout = u->hook || working || u->warm.more ? 1
-                  : u->st.dirty                      ? 0
-                  : app_train_busy(&u->train)        ? 15
-                  : app_lab_running(&u->lab)         ? 250
-                                                     : 500;
+    int timeout = u->hook || working || u->warm.more                 ? 1
+                  : u->st.dirty                                      ? 0
+                  : app_train_busy(&u->train) || app_hf_busy(&u->st) ? 15
+                  : app_lab_running(&u->lab)                         ? 250
+                                                                     : 500;
     SDL_Event e;
     u->input_seen = false;
     if (plat_wait_event(&e, timeout)) {

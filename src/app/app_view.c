@@ -66,7 +66,8 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->model = st->model.m;
     s->run = st->model.m ? &st->model.run : NULL;
     s->layer = st->model.layer;
-    s->readout = st->model.m && st->model.readout;
+    s->readout = (st->model.m || st->hf) && st->model.readout;
+    s->hf = app_hf_view(st);
     s->backward = st->model.m && st->model.backward;
     s->target = st->model.target_labelled ? VIZ_TARGET_TASK : VIZ_TARGET_PREDICTED;
     s->page_model = st->model.from_page;
@@ -76,7 +77,7 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->head_b = st->view.head_b;
     s->query = st->view.query;
     s->hover = st->view.hover;
-    s->explain = st->src.explain_valid && !st->model.m ? st->src.explain : NULL;
+    s->explain = st->src.explain_valid && !st->model.m && !(st->hf && st->model.readout) ? st->src.explain : NULL;
     s->compare = st->view.compare;
     s->lines_all_heads = st->view.lines_all;
     s->focus = st->view.focus;
@@ -119,6 +120,8 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
         utf8_trim_partial(st->lesson.walk_note);
     }
     s->narrative_note = left ? st->lesson.walk_note : NULL;
+    if (st->hf && st->view.step == ATTN_STEP_EMBED && !st->model.readout) // a real model's X is not an embedding
+        s->narrative_note = app_str(st, VIZ_S_HF_NOTE_X);
     bool palette = st->model.m && bar; // the model's sentence (or the compared one), being edited
     s->n_words = palette ? st->model.m->vocab_count : 0;
     s->words = palette ? (const char *const *)st->model.m->vocab : NULL;
@@ -134,8 +137,8 @@ void app_scene(app_state *st, viz_scene *s, char *badge, size_t cap) {
     s->scale = st->look.dpi_scale * st->look.zoom;
     s->width = st->look.width;
     s->height = st->look.height;
-    s->show_decode = st->view.show_decode && !st->model.readout;
-    attn_decode_free(&st->src.decode); // decoded afresh from the trace shown (64 tokens at most: cheap)
+    s->show_decode = st->view.show_decode && !st->model.readout && !st->hf; // decoding is the toys' (8 heads at most)
+    attn_decode_free(&st->src.decode);                                      // decoded afresh from the trace shown (64 tokens at most: cheap)
     if (s->show_decode && attn_decode_run(&st->src.decode, app_trace(st), NULL) == ATTN_OK) s->decode = &st->src.decode;
     if (s->decode && !pg) decode_narrative(st, s); // a lesson page says it in its own words, by reference
 }
@@ -163,13 +166,14 @@ static const double *shown_matrix(const app_state *st, int s, int h, int *rows, 
 }
 
 char *app_matrix_tsv(const app_state *st, char *what, size_t what_cap) {
+    if (st->hf && st->model.readout) return app_hf_next_tsv(st, what, what_cap); // step 9: the next tokens
     const attn_trace *t = app_trace(st);
     int s, h, rows, cols;
     copy_target(st, &s, &h);
     const double *m = shown_matrix(st, s, h, &rows, &cols);
     if (!m) return NULL;
     bool per_head = model_stage_per_head(s);
-    if (st->model.m)
+    if (st->model.m || st->hf)
         snprintf(what, what_cap, per_head ? "%s (layer %d, head %d)" : "%s (layer %d)", model_stage_name(s),
                  st->model.layer + 1, h + 1);
     else
@@ -229,6 +233,16 @@ char *app_command_line(const app_state *st) {
     attn_sb_init(&b);
     if (st->model.m) {
         model_command(st, &b);
+        return attn_sb_take(&b);
+    }
+    if (st->hf) { // a real model: the folder, the sentence, the stage shown
+        int s, h;
+        copy_target(st, &s, &h);
+        attn_sb_puts(&b, "attnviz --headless --hf ");
+        attn_sb_shell_word(&b, app_hf_dir(st));
+        attn_sb_puts(&b, " --sentence ");
+        attn_sb_shell_word(&b, st->src.sentence);
+        attn_sb_printf(&b, " --print %s", st->model.readout ? "next" : model_stage_name(s));
         return attn_sb_take(&b);
     }
     char mask[32];

@@ -405,7 +405,6 @@ static attn_status check_hf(cli_opts *o, attn_err *err) {
                        : o->lesson_path           ? "--lesson"
                        : m->n_targets             ? "--target"
                        : m->train_task            ? "--train"
-                       : o->export_dir            ? "--export-dir"
                        : o->check_lesson          ? "--check-lesson"
                        : cli_model_config_flag(o) ? cli_model_config_flag(o)
                                                   : cli_model_training_flag(m);

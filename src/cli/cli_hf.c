@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "hf_heads.h"
 #include "hf_model.h"
+#include "hf_trace.h"
 #include "model_file.h"
 #include "model_run.h"
 #include "numparse.h"
@@ -326,87 +327,15 @@ static void print_all(FILE *out, const hf_state *s, const cli_opts *o, bool zh) 
 
 /* ---- explaining ---------------------------------------------------------------------------- */
 
-/* A trace that shows the core one head (or, for concat and output, the whole
- * layer) of layer l, for attn_explain and its wording: n ≤ ATTN_MAX_TOKENS. */
-typedef struct {
-    attn_trace t;
-    double *w; /* the head's W_Q, W_K, W_V, b_*, or W_O and b_O, as doubles (owned) */
-} fake_trace;
-
-static attn_status fake_open(fake_trace *f, const hf_state *s, int l, int h, bool per_head, attn_err *err) {
-    const hf_run *r = &s->r;
-    const hf_block *bl = &s->m.block[l];
-    int n = r->n, d = r->d, dk = r->d_k;
-    memset(f, 0, sizeof *f);
-    f->w = malloc(sizeof(double) * ((size_t)d * d + 3 * (size_t)d * dk + 3 * (size_t)dk + (size_t)d));
-    if (!f->w) return attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
-    attn_trace *t = &f->t;
-    t->cfg = r->acfg;
-    t->cfg.bias = true;
-    t->cfg.heads = per_head ? 1 : r->n_head;
-    t->n = n;
-    t->x_given = true;
-    t->source = ATTN_SRC_EXPLICIT;
-    t->x = r->layer[l].x;
-    t->concat = r->layer[l].concat;
-    t->output = r->layer[l].output;
-    // the tokens: their labels, one after another
-    attn_strbuf b;
-    attn_sb_init(&b);
-    t->tokens.n = n;
-    for (int i = 0; i < n; i++) {
-        t->tokens.off[i] = (int)b.len;
-        attn_sb_puts(&b, s->toks.v[i].label);
-        t->tokens.len[i] = (int)b.len - t->tokens.off[i];
-    }
-    t->tokens.text_len = b.len;
-    t->tokens.text = attn_sb_take(&b);
-    if (!t->tokens.text) return attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
-    double *p = f->w;
-    if (per_head) {
-        attn_head *hd = &t->head[0];
-        *hd = r->layer[l].head[h];
-        double **w[] = {&hd->w_q, &hd->w_k, &hd->w_v}, **bias[] = {&hd->b_q, &hd->b_k, &hd->b_v};
-        size_t width = (size_t)3 * d;
-        for (int k = 0; k < 3; k++) {
-            *w[k] = p;
-            for (int row = 0; row < d; row++, p += dk)
-                hf_tensor_read(bl->attn_w, (size_t)row * width + (size_t)(k * d + h * dk), (size_t)dk, p);
-            *bias[k] = p;
-            hf_tensor_read(bl->attn_b, (size_t)(k * d + h * dk), (size_t)dk, p);
-            p += dk;
-        }
-    } else {
-        t->w_o = p;
-        hf_tensor_read(bl->attn_proj_w, 0, (size_t)d * d, p);
-        t->b_o = p + (size_t)d * d;
-        hf_tensor_read(bl->attn_proj_b, 0, (size_t)d, t->b_o);
-    }
-    return ATTN_OK;
-}
-
-static void fake_close(fake_trace *f) {
-    free(f->t.tokens.text);
-    free(f->w);
-}
-
 /* X: LayerNorm's arithmetic, told here (the core's X is an embedding). */
 static void explain_x(FILE *out, const hf_state *s, int l, int i, int c) {
-    const hf_layer_run *L = &s->r.layer[l];
-    int d = s->r.d;
-    const double *x = L->resid_pre + (size_t)i * d;
-    double mean = 0, var = 0, w, b;
-    for (int k = 0; k < d; k++) mean += x[k];
-    mean /= d;
-    for (int k = 0; k < d; k++) var += (x[k] - mean) * (x[k] - mean);
-    var /= d;
-    hf_tensor_read(s->m.block[l].ln1_w, (size_t)c, 1, &w);
-    hf_tensor_read(s->m.block[l].ln1_b, (size_t)c, 1, &b);
+    hf_ln_explanation e;
+    if (hf_explain_ln1(&e, &s->m, &s->r, l, i, c, NULL) != ATTN_OK) return; // explain() checked the cell
     fprintf(out, "layer %d: X[%d][%d] (token %s) = LN₁(resid_pre)[%d][%d]\n", l, i, c, s->toks.v[i].label, i, c);
     fprintf(out, "  = (x − mean) / √(var + ε) · w + b\n");
-    fprintf(out, "  = (%.10g − %.10g) / √(%.10g + %g) · %.10g + %.10g\n", x[c], mean, var, s->m.cfg.eps, w, b);
-    fprintf(out, "  = %.10g\n", L->x[(size_t)i * d + c]);
-    fprintf(out, "  (mean and var over the %d columns of resid_pre's row %d)\n", d, i);
+    fprintf(out, "  = (%.10g − %.10g) / √(%.10g + %g) · %.10g + %.10g\n", e.x, e.mean, e.var, e.eps, e.w, e.b);
+    fprintf(out, "  = %.10g\n", e.value);
+    fprintf(out, "  (mean and var over the %d columns of resid_pre's row %d)\n", e.width, i);
 }
 
 static attn_status explain(FILE *out, const hf_state *s, const cli_model_opts *mo, bool write, attn_err *err) {
@@ -417,10 +346,6 @@ static attn_status explain(FILE *out, const hf_state *s, const cli_model_opts *m
         return attn_fail(err, ATTN_ERR_RANGE, "--explain: layer %d does not exist: layers are 0 to %d.", l, r->n_layer - 1);
     if (attn_stage_per_head(st) && h >= r->n_head)
         return attn_fail(err, ATTN_ERR_RANGE, "--explain: head %d does not exist: heads are 0 to %d.", h, r->n_head - 1);
-    if (r->n > ATTN_MAX_TOKENS || r->d > ATTN_EXPLAIN_MAX_TERMS)
-        return attn_fail(err, ATTN_ERR_RANGE, "--explain with --hf explains sentences of at most %d tokens on models "
-                                              "at most %d wide (this is %d tokens, width %d).",
-                         ATTN_MAX_TOKENS, ATTN_EXPLAIN_MAX_TERMS, r->n, r->d);
     bool per_head = attn_stage_per_head(st);
     int rows = r->n, cols = per_head ? (st >= ATTN_ST_SCORES && st <= ATTN_ST_WEIGHTS ? r->n : r->d_k) : r->d;
     if (mo->explain_row >= rows || mo->explain_col >= cols)
@@ -430,28 +355,21 @@ static attn_status explain(FILE *out, const hf_state *s, const cli_model_opts *m
         if (write) explain_x(out, s, l, mo->explain_row, mo->explain_col);
         return ATTN_OK;
     }
-    fake_trace f;
-    memset(&f, 0, sizeof f);
+    attn_trace t;
+    memset(&t, 0, sizeof t);
     attn_explanation *e = malloc(sizeof *e);
-    attn_status status = e ? fake_open(&f, s, l, h, per_head, err) : attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
-    if (status == ATTN_OK) status = attn_explain(e, &f.t, st, 0, mo->explain_row, mo->explain_col, err);
+    attn_status status = e ? hf_trace_layer(&t, &s->m, r, &s->toks, l, err) : attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
+    if (status == ATTN_OK) status = attn_explain(e, &t, st, per_head ? h : 0, mo->explain_row, mo->explain_col, err);
     if (status == ATTN_OK && write) {
-        size_t need = cli_explain_format(e, &f.t, NULL, 0) + 1;
+        size_t need = cli_explain_format(e, &t, NULL, 0) + 1;
         char *text = malloc(need);
         if (text) {
-            cli_explain_format(e, &f.t, text, need);
-            // the trace shows the core one head: name it as the model counts it
-            char from[32], to[48];
-            snprintf(from, sizeof from, "(head 1 of 1)");
-            snprintf(to, sizeof to, "(head %d of %d)", h + 1, r->n_head);
-            char *at = per_head ? strstr(text, from) : NULL;
-            fprintf(out, "layer %d: ", l);
-            if (at) fprintf(out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-            else fputs(text, out);
+            cli_explain_format(e, &t, text, need);
+            fprintf(out, "layer %d: %s", l, text);
             free(text);
         }
     }
-    fake_close(&f);
+    attn_trace_free(&t);
     free(e);
     return status;
 }

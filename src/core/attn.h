@@ -21,6 +21,10 @@
 #define ATTN_MAX_D_MODEL 512
 #define ATTN_MAX_D_K 128
 #define ATTN_MAX_HEADS 8
+/* What a trace holds, beyond the settings' ranges above: a trace made from a
+ * real model's layer (--hf, src/hf/hf_trace.h) has GPT-2's 12 heads (up to 16:
+ * gpt2-medium) of width 64 and up to 256 tokens (ATTN_TRACE_MAX_TOKENS). */
+#define ATTN_TRACE_MAX_HEADS 16
 #define ATTN_MAX_WINDOW 64
 #define ATTN_MAX_ABS 1e18        /* inputs beyond this magnitude are rejected */
 #define ATTN_MAX_POS_OFFSET 4096 /* --pos-offset: the first token's position, 0..this */
@@ -324,23 +328,23 @@ typedef enum {
 } attn_weight_source;
 
 typedef struct {
-    attn_config cfg;                            /* configuration the trace was computed with */
-    attn_tokens tokens;                         /* owned tokens of the sentence */
-    int n;                                      /* tokens.n, for brevity */
-    int vocab_rows;                             /* tokens whose embedding came from the vocabulary */
-    bool vocab_used;                            /* a vocabulary of d_model features was given (its words make X's rows) */
-    int vocab_index[ATTN_MAX_TOKENS];           /* token i's vocabulary word, or -1 (X given, or derived from its bytes) */
-    bool x_given;                               /* X came from attn_weights.x */
-    attn_weight_source source;                  /* where the projection weights came from (W_*: derived from given) */
-    bool given[ATTN_MAT_COUNT][ATTN_MAX_HEADS]; /* matrix m of head h (W_O, b_O: h 0) was supplied, not seeded */
-    double *x;                                  /* (n, d_model), positional encoding included */
-    attn_head head[ATTN_MAX_HEADS];             /* cfg.heads entries are valid */
-    double *concat;                             /* (n, heads * d_k) */
-    double *w_o;                                /* (heads * d_k, d_model) */
-    double *b_o;                                /* (d_model); zeros when biases are off */
-    double *output;                             /* (n, d_model) concat · W_O */
-    long long macs[ATTN_STAGE_COUNT];           /* multiply-adds per stage, all heads */
-    double *block_;                             /* the one allocation behind every array above */
+    attn_config cfg;                                  /* configuration the trace was computed with */
+    attn_tokens tokens;                               /* owned tokens of the sentence */
+    int n;                                            /* tokens.n, for brevity */
+    int vocab_rows;                                   /* tokens whose embedding came from the vocabulary */
+    bool vocab_used;                                  /* a vocabulary of d_model features was given (its words make X's rows) */
+    int vocab_index[ATTN_TRACE_MAX_TOKENS];           /* token i's vocabulary word, or -1 (X given, or derived from its bytes) */
+    bool x_given;                                     /* X came from attn_weights.x */
+    attn_weight_source source;                        /* where the projection weights came from (W_*: derived from given) */
+    bool given[ATTN_MAT_COUNT][ATTN_TRACE_MAX_HEADS]; /* matrix m of head h (W_O, b_O: h 0) was supplied, not seeded */
+    double *x;                                        /* (n, d_model), positional encoding included */
+    attn_head head[ATTN_TRACE_MAX_HEADS];             /* cfg.heads entries are valid */
+    double *concat;                                   /* (n, heads * d_k) */
+    double *w_o;                                      /* (heads * d_k, d_model) */
+    double *b_o;                                      /* (d_model); zeros when biases are off */
+    double *output;                                   /* (n, d_model) concat · W_O */
+    long long macs[ATTN_STAGE_COUNT];                 /* multiply-adds per stage, all heads */
+    double *block_;                                   /* the one allocation behind every array above */
 } attn_trace;
 
 /* The multiply-adds (divisions and exponentials counted as one) the core
@@ -423,7 +427,10 @@ typedef enum {
     ATTN_EXPLAIN_ROTATE   /* q_rot, k_rot: value = a·cos θ − b·sin θ (even column) or a·sin θ + b·cos θ (odd) */
 } attn_explain_kind;
 
-#define ATTN_EXPLAIN_MAX_TERMS (ATTN_MAX_HEADS * ATTN_MAX_D_K)
+/* The most terms one cell sums: a toy's heads·d_k (8·128), and a real
+ * model's MLP cell (GPT-2 small: 3,072; gpt2-medium: 4,096) — about 128 KB:
+ * allocate explanations, never on the stack. */
+#define ATTN_EXPLAIN_MAX_TERMS 4096
 
 typedef struct {
     int index;    /* c for Σ_c; j for softmax/weighted-sum terms */

@@ -47,7 +47,7 @@ static size_t layout(attn_trace *t, double *base) {
 }
 
 double *attn_trace_matrix(attn_trace *t, attn_matrix m, int h) {
-    attn_head *hd = &t->head[h >= 0 && h < ATTN_MAX_HEADS ? h : 0];
+    attn_head *hd = &t->head[h >= 0 && h < ATTN_TRACE_MAX_HEADS ? h : 0];
     switch (m) {
     case ATTN_MAT_W_Q: return hd->w_q;
     case ATTN_MAT_W_K: return hd->w_k;

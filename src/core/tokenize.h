@@ -22,15 +22,19 @@
 #include "attn_err.h"
 
 #define ATTN_MAX_TOKENS 64
+/* The storage of attn_tokens and of a trace's rows: the tokenizer above stops
+ * at ATTN_MAX_TOKENS, but a trace made from a real model's run (--hf, src/hf)
+ * holds up to 256 tokens (issue 26). */
+#define ATTN_TRACE_MAX_TOKENS 256
 #define ATTN_MAX_SENTENCE_BYTES 65536
 
 typedef struct {
-    char *text;                    /* owned copy of the sentence, NUL-terminated */
-    size_t text_len;               /* bytes in text, without the NUL */
-    int n;                         /* number of tokens, 1..ATTN_MAX_TOKENS */
-    int off[ATTN_MAX_TOKENS];      /* byte offset of token i in text */
-    int len[ATTN_MAX_TOKENS];      /* byte length of token i */
-    int repeated[ATTN_MAX_TOKENS]; /* 1 if the same token text occurs elsewhere */
+    char *text;                          /* owned copy of the sentence, NUL-terminated */
+    size_t text_len;                     /* bytes in text, without the NUL */
+    int n;                               /* number of tokens, 1..ATTN_MAX_TOKENS (a --hf trace's: ..ATTN_TRACE_MAX_TOKENS) */
+    int off[ATTN_TRACE_MAX_TOKENS];      /* byte offset of token i in text */
+    int len[ATTN_TRACE_MAX_TOKENS];      /* byte length of token i */
+    int repeated[ATTN_TRACE_MAX_TOKENS]; /* 1 if the same token text occurs elsewhere */
 } attn_tokens;
 
 /* Word list for longest-match (may be NULL in the calls below). */

@@ -347,7 +347,7 @@ static export_matrix run_matrix(const export_item *it, int stage, int head, cons
 int export_item_matrices(const export_item *it, int head, export_matrix *out, int cap) {
     const export_axis T = EXPORT_AXIS_TOKENS, D = EXPORT_AXIS_DIMS, W = EXPORT_AXIS_WORDS;
     const model *md = it->model;
-    export_matrix extra[2 + ATTN_MAX_HEADS];
+    export_matrix extra[2 + ATTN_TRACE_MAX_HEADS];
     int n = 0, k = 0;
     if (md && it->readout) { // the answer: no step's matrices
         if (md->cfg.objective == MODEL_OBJ_TOKEN) {

@@ -128,6 +128,6 @@ typedef struct {
     const char *const *words; /* EXPORT_AXIS_WORDS: the vocabulary */
 } export_matrix;
 
-#define EXPORT_MAX_MATRICES (6 * ATTN_MAX_HEADS)
+#define EXPORT_MAX_MATRICES (6 * ATTN_TRACE_MAX_HEADS)
 
 #endif

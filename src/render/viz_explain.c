@@ -262,6 +262,26 @@ bool viz_explain_text(viz_xtext *x, const attn_explanation *e, const attn_trace 
     return !w.failed;
 }
 
+bool viz_explain_ln_text(viz_xtext *x, const attn_explanation *e, const attn_trace *t, const struct viz_hf *hf,
+                         const char *const *ui) {
+    memset(x, 0, sizeof *x);
+    wording w = {x, 0, t, ui, NULL, false, NULL, 0};
+    char a[32], b[32], d[32];
+    title(&w, e);
+    add(&w, VIZ_XL_FORMULA, false, "X = (x − mean) / √(var + ε) · w + b");
+    add(&w, VIZ_XL_NOTE, false, word(&w, VIZ_S_HF_XP_LN), hf->ln_width);
+    add(&w, VIZ_XL_TERM, true, "x = %s", num(a, sizeof a, hf->ln_x));
+    add(&w, VIZ_XL_TERM, false, "mean = %s,  var = %s", num(a, sizeof a, hf->ln_mean), num(b, sizeof b, hf->ln_var));
+    add(&w, VIZ_XL_TERM, false, "ε = %g,  w = %s,  b = %s", hf->ln_eps, num(a, sizeof a, hf->ln_w), num(b, sizeof b, hf->ln_b));
+    char f[32], g[32];
+    add(&w, VIZ_XL_RESULT, false, "(%s − %s) / √(%s + %g) · %s + %s", num(a, sizeof a, hf->ln_x),
+        num(b, sizeof b, hf->ln_mean), num(d, sizeof d, hf->ln_var), hf->ln_eps, num(f, sizeof f, hf->ln_w),
+        num(g, sizeof g, hf->ln_b));
+    add(&w, VIZ_XL_RESULT, false, "= %s", num(a, sizeof a, hf->ln_value));
+    if (w.failed) viz_xtext_free(x);
+    return !w.failed;
+}
+
 void viz_xtext_free(viz_xtext *x) {
     if (!x) return;
     free(x->lines);

@@ -48,6 +48,12 @@ bool viz_explain_model_text(viz_xtext *x, const model_explanation *e, const mode
 /* Frees what x owns and zeroes it. NULL is a no-op. */
 void viz_xtext_free(viz_xtext *x);
 
+struct viz_hf;
+/* A real model's X cell (--hf): LayerNorm's arithmetic from hf's ln_* for
+ * the cell e names (its title as viz_explain_text words it). */
+bool viz_explain_ln_text(viz_xtext *x, const attn_explanation *e, const attn_trace *t, const struct viz_hf *hf,
+                         const char *const *ui);
+
 /* The symbol of a stage's matrix as the figures title it: "X", "Q", "S",
  * "S/√dₖ" (or "S" when scale is off), "mask(S)", "A", "Z", "concat", "out". */
 const char *viz_stage_symbol(attn_stage s, bool scale);

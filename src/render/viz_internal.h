@@ -113,6 +113,8 @@ double viz_abs_max(const double *v, size_t count);
  * vocabulary, or a pointer model's head-averaged weights, with the query's
  * answer written out and its most likely words as bars. */
 void viz_draw_readout(const viz_ctx *c, viz_box b);
+/* The model view of a real model (F6, --hf): every layer × head and the head finder (viz_hfmodel.c). */
+void viz_draw_hf_models(const viz_ctx *c, viz_box b);
 /* The readout's equation line, with its shapes. */
 void viz_readout_equation(const viz_ctx *c, char *out, size_t cap);
 /* The backward pass's target as the view says it ("… target 鸟 (the task's own answer)"). */

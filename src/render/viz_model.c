@@ -38,6 +38,11 @@ static int target_at(const viz_ctx *c, int q) {
 }
 
 void viz_readout_equation(const viz_ctx *c, char *out, size_t cap) {
+    if (c->s->hf) { // a real model: the last position's next token
+        int dm = c->s->trace->cfg.d_model;
+        snprintf(out, cap, viz_s(c, VIZ_S_HF_READOUT_EQ), dm, dm, c->s->hf->vocab);
+        return;
+    }
     const model *m = c->s->model;
     int n = c->s->run->n, dm = m->cfg.d_model, v = m->vocab_count;
     if (pointer(c))
@@ -48,7 +53,7 @@ void viz_readout_equation(const viz_ctx *c, char *out, size_t cap) {
 
 /* Bars of the query's most likely answers: name, bar, value; the target marked. */
 static void answer_bars(const viz_ctx *c, viz_box b, const double *row, int count) {
-    int order[MODEL_MAX_VOCAB > ATTN_MAX_TOKENS ? MODEL_MAX_VOCAB : ATTN_MAX_TOKENS], q = query(c);
+    int order[MODEL_MAX_VOCAB > ATTN_TRACE_MAX_TOKENS ? MODEL_MAX_VOCAB : ATTN_TRACE_MAX_TOKENS], q = query(c);
     for (int j = 0; j < count; j++) order[j] = j;
     for (int i = 0; i < count && i < TOP_WORDS; i++) // a partial selection sort: the first few, largest first
         for (int j = i + 1; j < count; j++)
@@ -91,8 +96,41 @@ static void answer_bars(const viz_ctx *c, viz_box b, const double *row, int coun
     }
 }
 
+/* A real model's readout (--hf): the ten most likely next tokens after the
+ * last one, as bars with p. */
+static void hf_readout(const viz_ctx *c, viz_box b) {
+    const viz_hf *hf = c->s->hf;
+    const attn_trace *t = c->s->trace;
+    char last[96], line[320], val[32];
+    attn_token_label(&t->tokens, t->n - 1, 14, last, sizeof last);
+    snprintf(line, sizeof line, viz_s(c, VIZ_S_HF_NEXT_TITLE), last);
+    float h = viz_wrap_ex(c, (viz_box){b.x, b.y, b.w, c->big * 3.2f}, line, c->body, 0, 0, c->th->text, true);
+    b.y += h + 8 * c->u;
+    b.h -= h + 8 * c->u;
+    int shown = hf->next_count;
+    if (shown < 1) return;
+    float rh = fminf(b.h / (shown + 1), c->body * 2.2f), px = fminf(c->body, rh * 0.62f), nw = 0;
+    for (int i = 0; i < shown; i++) nw = fmaxf(nw, viz_text_w(c, hf->next_label[i], px) + 10 * c->u);
+    nw = fminf(nw, b.w * 0.4f);
+    float vw = viz_text_w(c, "0.0000", px) + 8 * c->u, bw = fminf(b.w - nw - vw - 12 * c->u, b.w * 0.5f);
+    for (int i = 0; i < shown; i++) {
+        float y = b.y + i * rh;
+        double p = hf->next_p[i];
+        viz_label(c, b.x, y, nw - 6 * c->u, rh, hf->next_label[i], px, VIZ_RIGHT | VIZ_MIDDLE, i ? c->th->text : c->th->accent);
+        viz_fill(c->l, b.x + nw, y + rh * 0.18f, bw, rh * 0.64f, c->th->panel2);
+        viz_fill(c->l, b.x + nw, y + rh * 0.18f, (float)(bw * fmax(0.0, fmin(1.0, p))), rh * 0.64f,
+                 viz_sequential(0.35 + 0.65 * p));
+        snprintf(val, sizeof val, "%.4f", p);
+        viz_text(c->l, b.x + nw + bw + 6 * c->u, y, vw, rh, val, px, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
+    }
+}
+
 void viz_draw_readout(const viz_ctx *c, viz_box b) {
     const viz_scene *s = c->s;
+    if (s->hf) {
+        hf_readout(c, b);
+        return;
+    }
     int cols, q = query(c), n = s->run->n;
     const double *v = answers(c, &cols);
     if (!v) return;

@@ -92,6 +92,12 @@ typedef enum {
 /* When the model's words do not all fit, ‹ and › before them page through
  * them: VIZ_HIT_WIDGET with this id, the index of the first word to show in delta. */
 #define VIZ_W_WORD_PAGE 47
+/* The model view (F6, --hf): a head's strip or its line in the head finder is
+ * VIZ_HIT_WIDGET with this id and l·heads + h in delta (a click opens it);
+ * the "hide the first token" toggle is VIZ_W_HF_HIDE (after the page
+ * controls, VIZ_PW_*, 50 …, and before the training view's, 64 …). */
+#define VIZ_W_HF_HEAD 56
+#define VIZ_W_HF_HIDE 57
 
 /* true for the widgets shown only with a model. */
 static inline bool viz_widget_model_only(viz_widget w) { return w >= VIZ_W_LAYER; }
@@ -184,11 +190,36 @@ bool viz_weights_random(const attn_trace *t, viz_origin o);
 /* What a lesson calls the figure's rows and columns besides X's features,
  * and which labels it keeps (all borrowed; NULL where it names nothing). */
 typedef struct {
-    const char *const *qkv[3][ATTN_MAX_HEADS]; /* head h's columns of Q, K and V (d_k names; V's also name Z's) */
-    const char *const *out;                    /* the output's columns (d_model names: W_O's block) */
-    const char *const *keep;                   /* labels kept first when labels thin out, most important first */
+    const char *const *qkv[3][ATTN_TRACE_MAX_HEADS]; /* head h's columns of Q, K and V (d_k names; V's also name Z's) */
+    const char *const *out;                          /* the output's columns (d_model names: W_O's block) */
+    const char *const *keep;                         /* labels kept first when labels thin out, most important first */
     int n_keep;
 } viz_names;
+
+/* A real model in the walkthrough (--hf DIR, issue 26): the trace is its
+ * layer `layer`, made by src/hf/hf_trace.h; what the window adds to it. */
+#define VIZ_HF_NEXT 10
+typedef struct viz_hf {
+    int layers;                       /* n_layer */
+    int vocab;                        /* vocab_size (the readout's equation) */
+    int next_count;                   /* the most likely next tokens at the last position … */
+    char next_label[VIZ_HF_NEXT][64]; /* … their labels (valid UTF-8), most likely first … */
+    double next_p[VIZ_HF_NEXT];       /* … and their probabilities */
+    bool computing;                   /* a new sentence is being computed (off the UI thread) */
+    /* the model view (F6): every layer × head's row of the query, and the head finder */
+    bool show_models;        /* the view is open (in the canvas's place) */
+    bool hide_first;         /* Z: the first token hidden and each row renormalised over the rest */
+    int heads;               /* n_head */
+    const double *grid;      /* layers·heads rows of n (the trace's n): head (l, h)'s weights from the query, at
+                                [(l·heads + h)·n] (hide_first applied when set); NULL while not computed */
+    const double *scores[3]; /* each head's previous-token, induction and first-token score, [l·heads + h] */
+    const int *order[3];     /* the heads by each score, highest first (hf_head_rank) */
+    int induction_len;       /* T of the induction score's repeated sequence */
+    /* the hovered X cell's LayerNorm arithmetic (hf_explain_ln1), when ln_valid */
+    bool ln_valid;
+    int ln_width; /* the columns mean and var are over */
+    double ln_x, ln_mean, ln_var, ln_eps, ln_w, ln_b, ln_value;
+} viz_hf;
 
 typedef struct {
     /* what is computed */
@@ -211,6 +242,8 @@ typedef struct {
     viz_target target;                      /* whose answers run's targets are */
     bool page_model;                        /* the model is the lesson page's: it is not closed from the rail */
     const model_explanation *model_explain; /* the hovered cell's arithmetic with a model (explain is NULL then) */
+    const viz_hf *hf;                       /* a real model (--hf): trace is its layer `layer`; NULL otherwise
+                                               (model is NULL then; readout shows its next tokens) */
     viz_names names;                        /* the lesson's names of Q/K/V/Z and output columns, and the labels it keeps */
     /* what is shown */
     attn_step step;                   /* rail step */

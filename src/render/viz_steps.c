@@ -175,6 +175,11 @@ static float fit_square(const viz_ctx *c, product *p, float w, float h, float ma
         if (fits(c, p, square(sizes[mid]), w, h)) hi = mid;
         else lo = mid + 1;
     }
+    if (lo == n && c->s->hf) { // a real model's 768-wide matrices: smaller cells still, down to half a pixel (zoom in)
+        for (float cs = sizes[n]; cs > 0.5f; cs *= 0.92f)
+            if (fits(c, p, square(cs), w, h)) return cs;
+        return 0.5f;
+    }
     return lo < n ? sizes[lo] : fmaxf(2.0f, sizes[n]);
 }
 
@@ -421,15 +426,24 @@ static float lines_need_w(const viz_ctx *c, const attn_trace *t, float h) {
 /* Token rows on the left, keys on the right, a line from the query to each key:
  * thickness and opacity follow the weight. */
 static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int head) {
-    static const viz_rgba palette[ATTN_MAX_HEADS] = {// Okabe–Ito: safe for colour-blind viewers
-                                                     {0x00, 0x72, 0xb2, 255},
-                                                     {0xd5, 0x5e, 0x00, 255},
-                                                     {0x00, 0x9e, 0x73, 255},
-                                                     {0xcc, 0x79, 0xa7, 255},
-                                                     {0xe6, 0x9f, 0x00, 255},
-                                                     {0x56, 0xb4, 0xe9, 255},
-                                                     {0x7a, 0x5c, 0x00, 255},
-                                                     {0x55, 0x55, 0x55, 255}};
+    static const viz_rgba palette[ATTN_TRACE_MAX_HEADS] = {// Okabe–Ito: safe for colour-blind viewers
+                                                           {0x00, 0x72, 0xb2, 255},
+                                                           {0xd5, 0x5e, 0x00, 255},
+                                                           {0x00, 0x9e, 0x73, 255},
+                                                           {0xcc, 0x79, 0xa7, 255},
+                                                           {0xe6, 0x9f, 0x00, 255},
+                                                           {0x56, 0xb4, 0xe9, 255},
+                                                           {0x7a, 0x5c, 0x00, 255},
+                                                           {0x55, 0x55, 0x55, 255},
+                                                           // heads 9–16 (a real model's, --hf): Paul Tol's "muted"
+                                                           {0x33, 0x22, 0x88, 255},
+                                                           {0x88, 0xcc, 0xee, 255},
+                                                           {0x44, 0xaa, 0x99, 255},
+                                                           {0x11, 0x77, 0x33, 255},
+                                                           {0x99, 0x99, 0x33, 255},
+                                                           {0xdd, 0xcc, 0x77, 255},
+                                                           {0xcc, 0x66, 0x77, 255},
+                                                           {0x88, 0x22, 0x55, 255}};
     int n = t->n, q = c->s->query;
     char buf[160], lab[96];
     if (q < 0 || q >= n) q = 0;
@@ -463,7 +477,7 @@ static void lines_view(const viz_ctx *c, viz_box b, const attn_trace *t, int hea
     }
     if (c->s->hide_weights) return;
     int count = 0;
-    line_item items[ATTN_MAX_HEADS * ATTN_MAX_TOKENS];
+    static line_item items[ATTN_TRACE_MAX_HEADS * ATTN_TRACE_MAX_TOKENS]; // 64 KB: off the (web) stack; one UI thread draws
     for (int h = h0; h < h1; h++)
         for (int j = 0; j < n; j++) {
             double a = t->head[h].weights[(size_t)q * n + j];

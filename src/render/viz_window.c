@@ -110,6 +110,10 @@ static const struct {
 
 static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap) {
     const attn_config *cfg = &c->s->trace->cfg;
+    if (w == VIZ_W_SEED && c->s->hf) { // trained weights: no seed
+        snprintf(buf, cap, "—");
+        return;
+    }
     for (size_t i = 0; i < sizeof numeric_settings / sizeof *numeric_settings; i++)
         if (numeric_settings[i].widget == w) {
             attn_setting_format(numeric_settings[i].setting, cfg, buf, cap);
@@ -130,8 +134,9 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         else
             snprintf(buf, cap, "—");
         break;
-    case VIZ_W_POSENC:                                  // a model's positions are its own: sinusoidal, learned or none
-        if (c->s->model && c->s->model->cfg.pos_offset) // --pos-offset K: where the model's sentence starts
+    case VIZ_W_POSENC:                                                       // a model's positions are its own: sinusoidal, learned or none
+        if (c->s->hf) snprintf(buf, cap, "%s", viz_s(c, VIZ_S_POS_LEARNED)); // GPT-2's wpe
+        else if (c->s->model && c->s->model->cfg.pos_offset) // --pos-offset K: where the model's sentence starts
             snprintf(buf, cap, "%s +%d", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)),
                      c->s->model->cfg.pos_offset);
         else if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
@@ -149,7 +154,10 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         if (c->s->tiles) snprintf(buf, cap, viz_s(c, VIZ_S_VIEW_TILES), c->s->tiles->b);
         else snprintf(buf, cap, "%s", viz_s(c, c->s->show_decode ? VIZ_S_VIEW_DECODE : VIZ_S_VIEW_STEPS));
         break;
-    case VIZ_W_LAYER: snprintf(buf, cap, "%d / %d", c->s->layer + 1, c->s->model ? c->s->model->cfg.layers : 1); break;
+    case VIZ_W_LAYER:
+        snprintf(buf, cap, "%d / %d", c->s->layer + 1, c->s->model ? c->s->model->cfg.layers : c->s->hf ? c->s->hf->layers
+                                                                                                        : 1);
+        break;
     case VIZ_W_BACKWARD: snprintf(buf, cap, "%s", viz_s(c, c->s->backward ? VIZ_S_ON : VIZ_S_OFF)); break;
     case VIZ_W_READOUT:
     case VIZ_W_MODEL_CLOSE: buf[0] = '\0'; break;
@@ -173,7 +181,7 @@ static void control_row(const viz_ctx *c, viz_box r, viz_widget w, float px, flo
         return;
     }
     bool numeric = w <= VIZ_W_SEED || w == VIZ_W_WINDOW || w == VIZ_W_LAYER;
-    bool fixed = c->s->model && viz_widget_model_fixed(w); // the model's training chose it: shown, not offered
+    bool fixed = (c->s->model || c->s->hf) && viz_widget_model_fixed(w); // its training chose it: shown, not offered
     char val[64];
     control_value(c, w, val, sizeof val);
     float bw = r.h;
@@ -206,7 +214,8 @@ static float column_px(const viz_ctx *c, const char *const *texts, int n, float 
 /* The rail's steps ("3  Scores QKᵀ") into buf[i]. */
 static void step_labels(const viz_ctx *c, char buf[][96], const char **texts) {
     for (int i = 0; i < ATTN_STEP_COUNT; i++) {
-        snprintf(buf[i], sizeof buf[i], "%s  %s", attn_step_key((attn_step)i), viz_s(c, (viz_str)(VIZ_S_STEP_1 + i)));
+        viz_str name = c->s->hf && i == ATTN_STEP_EMBED ? VIZ_S_HF_STEP_1 : (viz_str)(VIZ_S_STEP_1 + i); // X = LN₁(x)
+        snprintf(buf[i], sizeof buf[i], "%s  %s", attn_step_key((attn_step)i), viz_s(c, name));
         texts[i] = buf[i];
     }
 }
@@ -215,7 +224,7 @@ static void rail(const viz_ctx *c, viz_box b) {
     const viz_theme *th = c->th; // its background: viz_build_window's
     viz_fill(c->l, b.x + b.w - 1, b.y, 1, b.h, th->line);
     float pad = 10 * c->u;
-    bool model = c->s->model != NULL;
+    bool model = c->s->model != NULL || c->s->hf != NULL;
     // with a model: its layer above the steps, the readout after them, the backward toggle and closing below
     int shown = 0; // the steps the settings show (2b only with RoPE)
     for (int i = 0; i < ATTN_STEP_COUNT; i++) shown += attn_step_shown((attn_step)i, &c->s->trace->cfg);
@@ -272,7 +281,8 @@ static void rail(const viz_ctx *c, viz_box b) {
     y += rh;
     for (int wdg = 0; wdg < VIZ_W_COUNT; wdg++) {
         if (wdg == VIZ_W_LAYER || wdg == VIZ_W_READOUT || (viz_widget_model_only((viz_widget)wdg) && !model)) continue;
-        if (wdg == VIZ_W_MODEL_CLOSE && c->s->page_model) continue; // the page's: N and P leave it
+        if (wdg == VIZ_W_MODEL_CLOSE && c->s->page_model) continue;                    // the page's: N and P leave it
+        if (c->s->hf && (wdg == VIZ_W_BACKWARD || wdg == VIZ_W_MODEL_CLOSE)) continue; // --hf: no backward; the window is its
         control_row(c, (viz_box){x, y, w, rh}, (viz_widget)wdg, ctrl_px, lw);
         y += rh;
     }
@@ -332,6 +342,11 @@ static bool step_has_masked(const viz_ctx *c) {
 /* The step's equation with its shapes, and what the core counted for it. */
 static void equation_line(const viz_ctx *c, const attn_trace *t, char *out, size_t cap) {
     const viz_scene *s = c->s;
+    if (s->hf && s->step == ATTN_STEP_EMBED) { // a real model's X: LayerNorm of the layer's input
+        size_t n = (size_t)snprintf(out, cap, viz_s(c, VIZ_S_HF_X), s->layer + 1);
+        if (n < cap) snprintf(out + n, cap - n, "   %d×%d", t->n, t->cfg.d_model);
+        return;
+    }
     if (s->model && s->step == ATTN_STEP_EMBED) { // what X is in a model
         if (s->layer == 0)
             snprintf(out, cap, "X = E[token]%s   %d×%d", model_pos_in_x(s->model->cfg.pos) ? " + P" : "", t->n,
@@ -376,11 +391,13 @@ static void view_label(const viz_ctx *c, char *out, size_t cap, const attn_trace
 static float canvas_title(const viz_ctx *c, viz_box in) {
     const viz_scene *s = c->s;
     char buf[256], eq[320], layer[64] = "";
-    if (s->model) { // which layer of the model this is
-        snprintf(layer, sizeof layer, viz_s(c, VIZ_S_LAYER_OF), s->layer + 1, s->model->cfg.layers);
+    if (s->model || s->hf) { // which layer of the model this is
+        snprintf(layer, sizeof layer, viz_s(c, VIZ_S_LAYER_OF), s->layer + 1, s->model ? s->model->cfg.layers : s->hf->layers);
         strncat(layer, " · ", sizeof layer - strlen(layer) - 1);
     }
     if (s->readout) snprintf(buf, sizeof buf, "9 · %s", viz_s(c, VIZ_S_STEP_READOUT));
+    else if (s->hf && s->step == ATTN_STEP_EMBED) // a real model's X: LN₁ of the layer's input, not an embedding
+        snprintf(buf, sizeof buf, "%s%s · %s", layer, attn_step_key(s->step), viz_s(c, VIZ_S_HF_STEP_1));
     else snprintf(buf, sizeof buf, "%s%s · %s", layer, attn_step_key(s->step), viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step)));
     if (s->readout) viz_readout_equation(c, eq, sizeof eq);
     else equation_line(c, s->trace, eq, sizeof eq);
@@ -791,9 +808,10 @@ static void narrative(const viz_ctx *c, viz_box b) {
         b.y += nh + pad * 0.4f;
         b.h -= nh + pad * 0.4f;
     }
-    const char *title = s->narrative_title ? s->narrative_title
-                        : s->readout       ? viz_s(c, VIZ_S_STEP_READOUT)
-                                           : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
+    const char *title = s->narrative_title                    ? s->narrative_title
+                        : s->readout                          ? viz_s(c, VIZ_S_STEP_READOUT)
+                        : s->hf && s->step == ATTN_STEP_EMBED ? viz_s(c, VIZ_S_HF_STEP_1)
+                                                              : viz_s(c, (viz_str)(VIZ_S_STEP_1 + s->step));
     viz_box in = {b.x + pad, b.y + pad, b.w - 2 * pad, b.h - 2 * pad};
     float th = viz_wrap(c, (viz_box){in.x, in.y, in.w, c->big * 4.5f}, title, c->big, 0, c->th->text); // long titles wrap
     in.y += th + 4 * c->u;
@@ -889,9 +907,11 @@ static void detail(const viz_ctx *c, viz_box b) {
     in.y += c->body * 1.7f;
     in.h -= c->body * 1.7f;
     viz_xtext x;
-    bool ok = c->s->model_explain ? viz_explain_model_text(&x, c->s->model_explain, c->s->run, c->s->model, c->s->ui)
-              : c->s->explain     ? viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)
-                                  : false;
+    bool ln = c->s->hf && c->s->hf->ln_valid && c->s->explain && c->s->explain->stage == ATTN_ST_X; // LayerNorm's
+    bool ok = ln                    ? viz_explain_ln_text(&x, c->s->explain, c->s->trace, c->s->hf, c->s->ui)
+              : c->s->model_explain ? viz_explain_model_text(&x, c->s->model_explain, c->s->run, c->s->model, c->s->ui)
+              : c->s->explain       ? viz_explain_text(&x, c->s->explain, c->s->trace, c->s->ui, c->s->feature_names)
+                                    : false;
     if (!ok) {
         viz_wrap(c, in, viz_s(c, VIZ_S_DETAIL_EMPTY), c->small, 0, c->th->muted);
         return;
@@ -1032,6 +1052,7 @@ void viz_build_window(viz_list *l, const viz_scene *s, viz_measure m) {
     sentence_bar(&c, (viz_box){0, 0, W, top});
     rail(&c, (viz_box){0, top, rail_w, body_h});
     if (s->show_decode) viz_decode_view(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
+    else if (s->hf && s->hf->show_models) viz_draw_hf_models(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h});
     else if (code) code_canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, code);
     else canvas(&c, (viz_box){rail_w, top, W - rail_w - side_w, body_h}, true);
     viz_fill(l, W - side_w, top, 1, body_h, c.th->line);

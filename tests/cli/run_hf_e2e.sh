@@ -151,7 +151,7 @@ ATTNVIZ_PAGE_MODEL=$tmp expect 1 "(from ATTNVIZ_PAGE_MODEL) has no config.json" 
     --headless --lesson "$lessons/en/modern-attention.lesson" --page real-heads --dump-json "$tmp/none.json"
 
 # usage errors: exit 2
-for extra in "--model x.json" "--weights w.json" "--lesson l.lesson" "--heads 2" "--no-scale" "--target 1:a" "--export-dir $tmp/e"; do
+for extra in "--model x.json" "--weights w.json" "--lesson l.lesson" "--heads 2" "--no-scale" "--target 1:a"; do
     # shellcheck disable=SC2086
     expect 2 "--hf takes its weights, configuration and tokenizer from the folder; drop ${extra%% *}" -- \
         --headless --hf "$hf/f32_prefix_tied" --print $extra
@@ -159,8 +159,18 @@ done
 expect 2 "--explain needs STAGE:LAYER:HEAD:ROW:COL" -- --headless --hf "$hf/f32_prefix_tied" --explain weights:0:1:2
 expect 2 "--print resid_mid is a stage of a Hugging Face model; it goes with --hf DIR" -- --headless --print resid_mid
 expect 2 "--dump-weights goes with --hf DIR" -- --headless --print --dump-weights
-expect 2 "The window does not open --hf DIR yet" -- --hf "$hf/f32_prefix_tied"
-expect 2 "窗口还不能打开 --hf DIR" -- --hf "$hf/f32_prefix_tied" --lang zh
+# --export-dir: every layer's steps, files L<l>-NN-…; the CSV of a head's weights is the dump's, to the digit
+"$bin" --headless --hf "$hf/bf16_prefix_eps" --sentence "a cat, a mat" --export-dir "$tmp/ex" --format csv,png \
+    >/dev/null 2>"$tmp/err" && "$bin" --headless --hf "$hf/bf16_prefix_eps" --sentence "a cat, a mat" \
+    --dump-json "$tmp/ex.json" 2>>"$tmp/err" && [ -s "$tmp/ex/L3-08-multi-head.png" ] &&
+    $py - "$tmp/ex" "$tmp/ex.json" <<'PY' && ok || bad "--hf --export-dir: $(cat "$tmp/err")"
+import csv, json, sys
+d = json.load(open(sys.argv[2]))
+for l in range(3):
+    rows = list(csv.reader(open(f"{sys.argv[1]}/L{l + 1}-06-softmax-A-head1.csv", encoding="utf-8")))
+    got = [[float(v) for v in r[1:]] for r in rows[1:]]
+    assert got == d["layers"][l]["heads"][0]["weights"], l
+PY
 expect 0 "--hf DIR" -- --help
 
 # a bad folder or sentence: exit 1, nothing written

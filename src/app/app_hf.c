@@ -1,0 +1,395 @@
+/* app_hf.c — floor 1 of src/app, the real model's part (declared in app.h):
+ * a GPT-2 from a Hugging Face folder in the walkthrough (--hf DIR, issue 26).
+ *
+ * The run is src/hf's hf_forward; the layer shown is handed to everything
+ * that draws, explains and exports a trace as st->src.trace, made by
+ * hf_trace_layer (src/hf/hf_trace.h). A new sentence is tokenized at once
+ * (a refusal is said at once, as for any sentence) and computed on a worker
+ * thread; the trace shown stays the last finished run's, with a notice,
+ * until app_hf_poll publishes the new one between frames. The browser has
+ * no threads here: it computes at once (GPT-2 small on 20 tokens takes about
+ * a second there; the tiny generated models, milliseconds). */
+#include "app.h"
+
+#include <SDL.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hf_heads.h"
+#include "hf_model.h"
+#include "hf_trace.h"
+#include "strbuf.h"
+#include "utf8.h"
+
+struct app_hf {
+    hf_model m;
+    hf_tokens toks;        /* the run's tokens */
+    hf_run r;              /* the last finished run */
+    hf_head_score *scores; /* its heads' scores (n_layer·n_head), or NULL */
+    double *score_v[3];    /* each score by head, for the view */
+    int *order[3];         /* the heads by each score */
+    double *grid;          /* the model view's rows (viz_hf.grid), computed for grid_query, grid_hide */
+    int grid_query;
+    bool grid_hide, grid_valid;
+    viz_hf view; /* what the scene shows */
+    /* the worker */
+    SDL_Thread *thread;
+    SDL_atomic_t done;
+    bool pending; /* a job started on the thread is not yet published */
+    hf_tokens job_toks;
+    hf_run job_r;
+    hf_head_score *job_scores;
+    attn_status job_st;
+    attn_err job_err;
+};
+
+/* The worker: the forward pass of job_toks. */
+static int work(void *arg) {
+    app_hf *h = arg;
+    int *ids = malloc(sizeof *ids * (size_t)h->job_toks.count);
+    if (!ids) h->job_st = attn_fail(&h->job_err, ATTN_ERR_NOMEM, "Not enough memory for the sentence's ids.");
+    else {
+        for (int i = 0; i < h->job_toks.count; i++) ids[i] = h->job_toks.v[i].id;
+        h->job_st = hf_forward(&h->job_r, &h->m, ids, h->job_toks.count, &h->job_err);
+        size_t count = (size_t)h->m.cfg.n_layer * (size_t)h->m.cfg.n_head;
+        free(h->job_scores);
+        h->job_scores = h->job_st == ATTN_OK ? malloc(sizeof *h->job_scores * count) : NULL;
+        if (h->job_scores && hf_head_scores(&h->m, &h->job_r, HF_INDUCTION_LEN, HF_INDUCTION_SEED, h->job_scores,
+                                            &h->job_err) != ATTN_OK) { // the head finder waits; the run stands
+            free(h->job_scores);
+            h->job_scores = NULL;
+        }
+    }
+    free(ids);
+    SDL_AtomicSet(&h->done, 1);
+    return 0;
+}
+
+/* The next tokens' labels and probabilities, for the scene. */
+static void fill_view(app_hf *h) {
+    h->view.layers = h->m.cfg.n_layer;
+    h->view.vocab = h->m.cfg.vocab_size;
+    h->view.next_count = h->r.next_count < VIZ_HF_NEXT ? h->r.next_count : VIZ_HF_NEXT;
+    for (int i = 0; i < h->view.next_count; i++) {
+        char *lab = hf_model_piece_label(&h->m, h->r.next_id[i]);
+        snprintf(h->view.next_label[i], sizeof h->view.next_label[i], "%s", lab ? lab : "?");
+        utf8_trim_partial(h->view.next_label[i]);
+        free(lab);
+        h->view.next_p[i] = h->r.next_p[i];
+    }
+}
+
+/* Makes layer st->model.layer of the run the trace shown (the settings follow it). */
+static attn_status show_layer(app_state *st, attn_err *err) {
+    app_hf *h = st->hf;
+    attn_trace t = {0};
+    if (st->model.layer >= h->m.cfg.n_layer) st->model.layer = h->m.cfg.n_layer - 1;
+    attn_status rc = hf_trace_layer(&t, &h->m, &h->r, &h->toks, st->model.layer, err);
+    if (rc != ATTN_OK) return rc;
+    attn_trace_free(&st->src.trace);
+    attn_trace_free(&st->src.alt);
+    st->src.trace = t;
+    st->src.cfg = t.cfg;                                                           // the model's own: shown, not offered
+    if (st->view.compare != VIZ_COMPARE_HEADS) st->view.compare = VIZ_COMPARE_OFF; // one model, one sentence
+    app_hover(st, st->view.hover);
+    st->lesson.narrative_stale = true;
+    st->dirty = true;
+    return ATTN_OK;
+}
+
+/* Takes a finished job's run as the one shown (the trace first: it borrows the run). */
+static attn_status publish(app_state *st, attn_err *err) {
+    app_hf *h = st->hf;
+    hf_run old_r = h->r;
+    hf_tokens old_t = h->toks;
+    h->r = h->job_r;
+    h->toks = h->job_toks;
+    memset(&h->job_r, 0, sizeof h->job_r);
+    memset(&h->job_toks, 0, sizeof h->job_toks);
+    attn_status rc = show_layer(st, err);
+    if (rc != ATTN_OK) { // the run before stays shown
+        hf_run_free(&h->r);
+        hf_tokens_free(&h->toks);
+        h->r = old_r;
+        h->toks = old_t;
+        return rc;
+    }
+    hf_run_free(&old_r);
+    hf_tokens_free(&old_t);
+    free(h->scores);
+    h->scores = h->job_scores;
+    h->job_scores = NULL;
+    h->grid_valid = false;
+    fill_view(h);
+    app_hf_notice(st, st->src.notice, sizeof st->src.notice); // how GPT-2 read it (character pieces)
+    if (st->view.query >= st->src.trace.n) st->view.query = st->src.trace.n - 1;
+    return ATTN_OK;
+}
+
+void app_hf_wait(app_state *st) {
+    app_hf *h = st->hf;
+    if (!h || !h->thread) return;
+    SDL_WaitThread(h->thread, NULL);
+    h->thread = NULL;
+}
+
+bool app_hf_busy(const app_state *st) { return st->hf && st->hf->pending; }
+
+bool app_hf_poll(app_state *st) {
+    app_hf *h = st->hf;
+    if (!h || !h->pending || !SDL_AtomicGet(&h->done)) return false;
+    app_hf_wait(st);
+    h->pending = false;
+    h->view.computing = false;
+    app_hf_notice(st, st->src.notice, sizeof st->src.notice); // no longer computing; how GPT-2 read it
+    attn_err err;
+    if (h->job_st != ATTN_OK) {
+        app_status_err(st, &h->job_err);
+        hf_run_free(&h->job_r);
+        hf_tokens_free(&h->job_toks);
+    } else if (publish(st, &err) != ATTN_OK) app_status_err(st, &err);
+    st->dirty = true;
+    return true;
+}
+
+/* Starts computing toks (taken); synchronous where there are no threads, or when sync. */
+static attn_status start(app_state *st, hf_tokens *toks, bool sync, attn_err *err) {
+    app_hf *h = st->hf;
+    app_hf_wait(st); // a sentence still computing is replaced: its result would be stale at once
+    h->pending = false;
+    hf_run_free(&h->job_r);
+    hf_tokens_free(&h->job_toks);
+    h->job_toks = *toks;
+    memset(toks, 0, sizeof *toks);
+    SDL_AtomicSet(&h->done, 0);
+#ifndef __EMSCRIPTEN__
+    if (!sync) {
+        h->thread = SDL_CreateThread(work, "attnviz-hf", h);
+        if (h->thread) {
+            h->pending = true;
+            h->view.computing = true;
+            st->dirty = true;
+            return ATTN_OK;
+        }
+    }
+#endif
+    (void)sync;
+    work(h);
+    if (h->job_st != ATTN_OK) {
+        *err = h->job_err;
+        hf_run_free(&h->job_r);
+        hf_tokens_free(&h->job_toks);
+        return h->job_st;
+    }
+    return publish(st, err);
+}
+
+attn_status app_hf_compute(app_state *st, const char *text, attn_err *err) {
+    app_hf *h = st->hf;
+    hf_tokens toks = {0};
+    attn_status rc = hf_model_tokenize(&h->m, text, strlen(text), false, &toks, err);
+    if (rc == ATTN_OK) rc = start(st, &toks, false, err);
+    hf_tokens_free(&toks);
+    return rc;
+}
+
+attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
+                        const char *wordpiece_default, attn_err *err) {
+    app_hf *h = calloc(1, sizeof *h);
+    if (!h) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the model.");
+    attn_status rc = hf_model_open(&h->m, dir, err);
+    if (rc != ATTN_OK) {
+        free(h);
+        return rc;
+    }
+    app_hf_free(st);
+    st->hf = h;
+    if (!sentence) sentence = h->m.bpe ? bpe_default : wordpiece_default;
+    hf_tokens toks = {0};
+    rc = hf_model_tokenize(&h->m, sentence, strlen(sentence), false, &toks, err);
+    if (rc == ATTN_OK) rc = start(st, &toks, true, err);
+    hf_tokens_free(&toks);
+    char *copy = rc == ATTN_OK ? strdup(sentence) : NULL;
+    if (rc == ATTN_OK && !copy) rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the sentence.");
+    if (rc != ATTN_OK) {
+        app_hf_free(st);
+        return rc;
+    }
+    free(st->src.sentence);
+    st->src.sentence = copy;
+    st->model.layer = 0;
+    st->model.readout = false;
+    st->view.query = st->src.trace.n - 1; // the next token is read at the last: start there
+    st->view.head = 0;
+    app_status(st, app_str(st, VIZ_S_HF_OPENED), dir, h->m.cfg.n_layer, h->m.cfg.n_head, h->m.cfg.n_embd);
+    return ATTN_OK;
+}
+
+attn_status app_hf_show_layer(app_state *st, attn_err *err) { return st->hf ? show_layer(st, err) : ATTN_OK; }
+
+bool app_hf_toggle_models(app_state *st) {
+    if (!st->hf) {
+        app_status(st, "%s", app_str(st, VIZ_S_HF_NO_MODELS));
+        return false;
+    }
+    st->hf->view.show_models = !st->hf->view.show_models;
+    if (st->view.hover.kind == VIZ_HIT_CELL) app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE});
+    st->dirty = true;
+    return st->hf->view.show_models;
+}
+
+bool app_hf_models_shown(const app_state *st) { return st->hf && st->hf->view.show_models; }
+
+void app_hf_toggle_hide(app_state *st) {
+    if (!st->hf) return;
+    st->hf->view.hide_first = !st->hf->view.hide_first;
+    st->dirty = true;
+}
+
+void app_hf_open_head(app_state *st, int id) {
+    app_hf *h = st->hf;
+    if (!h || id < 0 || id >= h->m.cfg.n_layer * h->m.cfg.n_head) return;
+    int l = id / h->m.cfg.n_head, old = st->model.layer;
+    st->model.layer = l;
+    st->model.readout = false;
+    attn_err err;
+    if (l != old && show_layer(st, &err) != ATTN_OK) {
+        st->model.layer = old;
+        app_status_err(st, &err);
+        return;
+    }
+    st->view.head = id % h->m.cfg.n_head;
+    st->view.step = ATTN_STEP_SOFTMAX;
+    h->view.show_models = false;
+    st->dirty = true;
+}
+
+/* The model view's rows and the finder's columns, for the query and toggle shown. */
+static void refresh_grid(app_state *st) {
+    app_hf *h = st->hf;
+    int L = h->r.n_layer, H = h->r.n_head, n = h->r.n, q = st->view.query;
+    if (q < 0 || q >= n) q = n - 1;
+    size_t count = (size_t)L * H;
+    if (!h->grid_valid || h->grid_query != q || h->grid_hide != h->view.hide_first) {
+        free(h->grid);
+        h->grid = malloc(sizeof(double) * count * (size_t)n);
+        double *scratch = h->view.hide_first ? malloc(sizeof(double) * (size_t)n * (size_t)n) : NULL;
+        for (int l = 0; h->grid && l < L; l++)
+            for (int k = 0; k < H; k++) {
+                const double *a = h->r.layer[l].head[k].weights;
+                double *row = h->grid + ((size_t)l * H + k) * (size_t)n;
+                if (scratch) { // hf_hide_first: the one definition of the renormalised view
+                    hf_hide_first(a, n, scratch);
+                    a = scratch;
+                }
+                memcpy(row, a + (size_t)q * n, sizeof(double) * (size_t)n);
+            }
+        free(scratch);
+        h->grid_query = q, h->grid_hide = h->view.hide_first, h->grid_valid = h->grid != NULL;
+        for (int k = 0; k < 3; k++) { // the finder's columns
+            free(h->score_v[k]);
+            free(h->order[k]);
+            h->score_v[k] = h->scores ? malloc(sizeof(double) * count) : NULL;
+            h->order[k] = h->scores ? malloc(sizeof(int) * count) : NULL;
+            if (!h->score_v[k] || !h->order[k]) continue;
+            for (size_t i = 0; i < count; i++) h->score_v[k][i] = hf_head_score_get(&h->scores[i], k);
+            hf_head_rank(h->scores, (int)count, k, h->order[k]);
+        }
+    }
+    h->view.heads = H;
+    h->view.grid = h->grid_valid ? h->grid : NULL;
+    h->view.induction_len = hf_induction_len(&h->m, HF_INDUCTION_LEN);
+    for (int k = 0; k < 3; k++) {
+        h->view.scores[k] = h->score_v[k];
+        h->view.order[k] = h->order[k];
+    }
+}
+
+void app_hf_hover(app_state *st, viz_hit hit) {
+    app_hf *h = st->hf;
+    if (!h) return;
+    h->view.ln_valid = false;
+    if (hit.kind != VIZ_HIT_CELL || hit.stage != ATTN_ST_X) return;
+    hf_ln_explanation e;
+    if (hf_explain_ln1(&e, &h->m, &h->r, st->model.layer, hit.row, hit.col, NULL) != ATTN_OK) return;
+    h->view.ln_valid = true;
+    h->view.ln_width = e.width;
+    h->view.ln_x = e.x, h->view.ln_mean = e.mean, h->view.ln_var = e.var, h->view.ln_eps = e.eps;
+    h->view.ln_w = e.w, h->view.ln_b = e.b, h->view.ln_value = e.value;
+}
+
+char *app_hf_next_tsv(const app_state *st, char *what, size_t what_cap) {
+    const app_hf *h = st->hf;
+    if (!h) return NULL;
+    snprintf(what, what_cap, "next");
+    attn_strbuf b;
+    attn_sb_init(&b);
+    attn_sb_puts(&b, "next\tid\tp\n");
+    for (int i = 0; i < h->r.next_count; i++) {
+        attn_sb_printf(&b, "%s\t%d\t", h->view.next_label[i], h->r.next_id[i]);
+        attn_sb_number(&b, h->r.next_p[i]);
+        attn_sb_puts(&b, "\n");
+    }
+    return attn_sb_take(&b);
+}
+
+const char *app_hf_dir(const app_state *st) { return st->hf ? st->hf->m.dir : NULL; }
+
+const char *app_hf_name(const app_state *st) {
+    if (!st->hf || !st->hf->m.dir) return NULL;
+    const char *d = st->hf->m.dir, *slash = strrchr(d, '/');
+    while (slash && slash[1] == '\0' && slash > d) { // "gpt2/": the name before the slash
+        const char *p = slash - 1;
+        while (p > d && *p != '/') p--;
+        return *p == '/' ? p + 1 : p;
+    }
+    return slash ? slash + 1 : d;
+}
+
+int app_hf_layers(const app_state *st) { return st->hf ? st->hf->m.cfg.n_layer : 0; }
+
+const viz_hf *app_hf_view(app_state *st) {
+    if (!st->hf) return NULL;
+    if (st->hf->view.show_models) refresh_grid(st);
+    return &st->hf->view;
+}
+
+void app_hf_notice(const app_state *st, char *out, size_t cap) {
+    out[0] = '\0';
+    const app_hf *h = st->hf;
+    if (!h) return;
+    if (h->view.computing) {
+        snprintf(out, cap, app_str(st, VIZ_S_HF_COMPUTING), h->m.cfg.n_layer);
+        return;
+    }
+    // GPT-2's bytes: a character split into pieces (Chinese, emoji) is said once
+    int pieces = 0;
+    for (int i = 0; i < h->toks.count; i++) {
+        const hf_token *t = &h->toks.v[i];
+        pieces += t->char_start != t->start || t->char_end != t->end;
+    }
+    if (h->m.bpe && pieces * 3 >= h->toks.count && pieces > 0)
+        snprintf(out, cap, app_str(st, VIZ_S_HF_PIECES), h->toks.count, pieces);
+}
+
+void app_hf_free(app_state *st) {
+    app_hf *h = st->hf;
+    if (!h) return;
+    app_hf_wait(st);
+    attn_trace_free(&st->src.trace); // it borrows the run
+    hf_run_free(&h->job_r);
+    hf_tokens_free(&h->job_toks);
+    free(h->job_scores);
+    free(h->scores);
+    free(h->grid);
+    for (int k = 0; k < 3; k++) {
+        free(h->score_v[k]);
+        free(h->order[k]);
+    }
+    hf_run_free(&h->r);
+    hf_tokens_free(&h->toks);
+    hf_model_free(&h->m);
+    free(h);
+    st->hf = NULL;
+}
