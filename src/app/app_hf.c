@@ -107,7 +107,10 @@ static void open_best(app_state *st) {
     h->open_field = -1; // once: the learner's own choice of layer and head stays after that
     if (!order) return;
     hf_head_rank(h->scores, count, field, order);
-    if (hf_head_score_get(&h->scores[order[0]], field) >= h->open_min) app_hf_open_head(st, order[0]);
+    if (hf_head_score_get(&h->scores[order[0]], field) >= h->open_min) {
+        app_hf_open_head(st, order[0]);
+        app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE}); // a cell hovered before was of the page's layer and head
+    }
     free(order);
 }
 
