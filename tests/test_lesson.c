@@ -1347,6 +1347,28 @@ static void test_hf_page(void **state) {
     assert_string_equal(en.head, page_hf_words_en.head);
     assert_string_equal(en.list, page_hf_words_en.list);
     assert_string_equal(en.more, page_hf_words_en.more);
+    // the window's narrative: with the folder the heads, in the UI's words; while computing, that it does;
+    // without it, the @missing text; never "—"
+    viz_ref_ctx x = {.ui = table.s[VIZ_LANG_ZH], .hf = &h, .hf_found = true};
+    attn_strbuf b;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_non_null(strstr(b.data, "Found: 至少 0.50 的有：第 2 层头 3（1.00）."));
+    assert_null(strstr(b.data, "Get the files."));
+    assert_null(strstr(b.data, "—"));
+    attn_sb_free(&b);
+    page_hf computing = {.count = h.count, .n_head = h.n_head}; // no scores yet
+    x.hf = &computing;
+    x.ui = table.s[VIZ_LANG_EN];
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_non_null(strstr(b.data, "Found: (the heads are being found…)."));
+    attn_sb_free(&b);
+    x.hf = NULL, x.hf_found = false;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_string_equal(b.data, "Get the files.\n\n");
+    attn_sb_free(&b);
     viz_strings_free(&table);
     page_hf_free(&h);
     lesson_free(l);

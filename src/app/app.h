@@ -274,7 +274,7 @@ attn_status app_hf_open_page(app_state *st, const char *dir, const char *sentenc
                              attn_err *err);
 /* The head finder's scores of the run shown, for a page's {heads …}
  * (page_hf_ref_text reads only scores, count and n_head): scores NULL while
- * computing; all zero without --hf or a page's model. */
+ * computing; all zero without --hf or a page's model, or when its run was refused. */
 void app_hf_page_heads(const app_state *st, page_hf *out);
 /* Frees st->hf (the worker is waited for). */
 void app_hf_free(app_state *st);

@@ -225,6 +225,9 @@ static attn_status open_model(app_state *st, const char *dir, const char *senten
     st->hf = h;
     h->open_field = open_field, h->open_min = open_min;
     if (!sentence) sentence = h->m.bpe ? bpe_default : wordpiece_default;
+    st->model.layer = 0; // before the run is published: a page's best head (open_best) may change them
+    st->model.readout = false;
+    st->view.head = 0;
     hf_tokens toks = {0};
     rc = hf_model_tokenize(&h->m, sentence, strlen(sentence), false, &toks, err);
     if (rc == ATTN_OK) rc = start(st, &toks, sync, err);
@@ -237,10 +240,7 @@ static attn_status open_model(app_state *st, const char *dir, const char *senten
     }
     free(st->src.sentence);
     st->src.sentence = copy;
-    st->model.layer = 0;
-    st->model.readout = false;
     st->view.query = st->src.trace.n - 1; // the next token is read at the last: start there
-    st->view.head = 0;
     return ATTN_OK;
 }
 
@@ -260,7 +260,7 @@ attn_status app_hf_open_page(app_state *st, const char *dir, const char *sentenc
 void app_hf_page_heads(const app_state *st, page_hf *out) {
     memset(out, 0, sizeof *out);
     const app_hf *h = st->hf;
-    if (!h) return;
+    if (!h || (!h->pending && h->r.n == 0)) return; // none, or its run refused (said in the status line)
     out->n_head = h->m.cfg.n_head;
     out->count = h->m.cfg.n_layer * h->m.cfg.n_head;
     out->scores = h->pending ? NULL : h->scores; // the run shown is the last sentence's while computing

@@ -131,7 +131,7 @@ void app_lesson_refresh_narrative(app_state *st) {
     page_hf heads; // an @hf page: its model's heads, or its @missing text
     app_hf_page_heads(st, &heads);
     x.hf = &heads;
-    x.hf_found = pg->hf_name && st->hf;
+    x.hf_found = pg->hf_name && heads.count > 0;
     viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &x);
     verdict(st, pg, &b, &x);
     if (!model) vocab_note(&b, st);
