@@ -34,6 +34,7 @@ struct app_hf {
     viz_hf view;     /* what the scene shows */
     int open_field;  /* an @hf page: once its run is published, open the best head by this score (hf_heads.h), or -1 */
     double open_min; /* when its score reaches this */
+    bool page_first; /* an @hf page's first run, not yet published: its query is then the last token, as --hf's */
     /* the worker */
     SDL_Thread *thread;
     SDL_atomic_t done;
@@ -139,6 +140,10 @@ static attn_status publish(app_state *st, attn_err *err) {
     h->grid_valid = false;
     fill_view(h);
     if (st->view.query >= st->src.trace.n) st->view.query = st->src.trace.n - 1;
+    if (h->page_first) { // the page's query was found in its designed layer's tokens, not the model's
+        h->page_first = false;
+        st->view.query = st->src.trace.n - 1;
+    }
     if (h->open_field >= 0 && h->scores) open_best(st);
     return ATTN_OK;
 }
@@ -223,7 +228,7 @@ static attn_status open_model(app_state *st, const char *dir, const char *senten
     }
     app_hf_free(st);
     st->hf = h;
-    h->open_field = open_field, h->open_min = open_min;
+    h->open_field = open_field, h->open_min = open_min, h->page_first = !sync;
     if (!sentence) sentence = h->m.bpe ? bpe_default : wordpiece_default;
     st->model.layer = 0; // before the run is published: a page's best head (open_best) may change them
     st->model.readout = false;
