@@ -529,9 +529,10 @@ static int run(int argc, char **argv) {
         viz_strings words = {0};
         char path[1024];
         attn_err ignore;
-        if (pick_lang(&opts) == VIZ_LANG_ZH && app_find_data("assets/ui_strings.tsv", path, sizeof path) &&
-            viz_strings_load(&words, path, &ignore) == ATTN_OK)
-            opts.word_err = word_err_zh, opts.word_ctx = &words;
+        if (app_find_data("assets/ui_strings.tsv", path, sizeof path) && viz_strings_load(&words, path, &ignore) == ATTN_OK) {
+            opts.table = &words; // the head finder's words, in either language
+            if (pick_lang(&opts) == VIZ_LANG_ZH) opts.word_err = word_err_zh, opts.word_ctx = &words;
+        }
         code = cli_run_headless(&opts, stdout, stderr);
         viz_strings_free(&words);
         return code;

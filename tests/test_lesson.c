@@ -10,6 +10,7 @@
 #include "page.h"
 #include "strbuf.h"
 #include "viz_lesson.h"
+#include "viz_strings.h"
 
 #define ZH_LESSON ATTN_SOURCE_DIR "/lessons/zh/self-attention.lesson"
 #define EN_LESSON ATTN_SOURCE_DIR "/lessons/en/self-attention.lesson"
@@ -1327,18 +1328,56 @@ static void test_hf_page(void **state) {
     attn_err err;
     if (page_hf_open(&h, pg, NULL, 0, &err) != ATTN_OK) fail_msg("%s", err.msg);
     char out[256];
-    page_hf_ref_text(&h, &pg->refs[0], false, out, sizeof out);
+    page_hf_ref_text(&h, &pg->refs[0], NULL, out, sizeof out);
     assert_string_equal(out, "at least 0.50: layer 2 head 3 (1.00)");
-    page_hf_ref_text(&h, &pg->refs[0], true, out, sizeof out);
+    page_hf_words zh; // the strings table's Chinese, as the window and --print hand them in
+    viz_strings table;
+    if (viz_strings_load(&table, ATTN_SOURCE_DIR "/assets/ui_strings.tsv", &err) != ATTN_OK) fail_msg("%s", err.msg);
+    viz_lesson_hf_words(&zh, table.s[VIZ_LANG_ZH]);
+    page_hf_ref_text(&h, &pg->refs[0], &zh, out, sizeof out);
     assert_string_equal(out, "至少 0.50 的有：第 2 层头 3（1.00）");
-    page_hf_ref_text(&h, &pg->refs[1], false, out, sizeof out);
+    page_hf_ref_text(&h, &pg->refs[1], NULL, out, sizeof out);
     assert_string_equal(out, "no head reaches 0.90 (the highest is layer 2 head 2, at 0.52)");
     // a threshold every head passes: six named, then how many more
     lesson_ref all = pg->refs[0];
     all.threshold = 1e-300;
-    page_hf_ref_text(&h, &all, false, out, sizeof out);
+    page_hf_ref_text(&h, &all, NULL, out, sizeof out);
     assert_non_null(strstr(out, ": layer 2 head 3 (1.00), layer 1 head 4 (0.33), "));
     assert_non_null(strstr(out, " and 2 more"));
+    page_hf_ref_text(&h, &all, &zh, out, sizeof out);
+    assert_non_null(strstr(out, "：第 2 层头 3（1.00）、第 1 层头 4（0.33）、"));
+    assert_non_null(strstr(out, "，另有 2 个"));
+    // the table's English is the built-in English
+    page_hf_words en;
+    viz_lesson_hf_words(&en, table.s[VIZ_LANG_EN]);
+    assert_string_equal(en.none, page_hf_words_en.none);
+    assert_string_equal(en.pass, page_hf_words_en.pass);
+    assert_string_equal(en.head, page_hf_words_en.head);
+    assert_string_equal(en.list, page_hf_words_en.list);
+    assert_string_equal(en.more, page_hf_words_en.more);
+    // the window's narrative: with the folder the heads, in the UI's words; while computing, that it does;
+    // without it, the @missing text; never "—"
+    viz_ref_ctx x = {.ui = table.s[VIZ_LANG_ZH], .hf = &h, .hf_found = true};
+    attn_strbuf b;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_non_null(strstr(b.data, "Found: 至少 0.50 的有：第 2 层头 3（1.00）."));
+    assert_null(strstr(b.data, "Get the files."));
+    assert_null(strstr(b.data, "—"));
+    attn_sb_free(&b);
+    page_hf computing = {.count = h.count, .n_head = h.n_head}; // no scores yet
+    x.hf = &computing;
+    x.ui = table.s[VIZ_LANG_EN];
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_non_null(strstr(b.data, "Found: (the heads are being found…)."));
+    attn_sb_free(&b);
+    x.hf = NULL, x.hf_found = false;
+    attn_sb_init(&b);
+    viz_lesson_narrative(&b, pg, false, &x);
+    assert_string_equal(b.data, "Get the files.\n\n");
+    attn_sb_free(&b);
+    viz_strings_free(&table);
     page_hf_free(&h);
     lesson_free(l);
     // a folder without config.json: not found, and said where

@@ -39,6 +39,7 @@
 #include "app_editor.h"
 #include "lesson.h"
 #include "model_run.h"
+#include "page.h"
 #include "viz_scene.h"
 #include "viz_strings.h"
 
@@ -270,6 +271,16 @@ void app_hf_toggle_hide(app_state *st);
 void app_hf_open_head(app_state *st, int id);
 /* The over-the-canvas note: computing, or how GPT-2 reads the sentence ("" when none). */
 void app_hf_notice(const app_state *st, char *out, size_t cap);
+/* An @hf lesson page's model (app_lesson.c): opens dir as app_hf_open does, but
+ * computes sentence on the worker (the trace shown stays the page's until
+ * app_hf_poll publishes the run), then opens the best head by open_field
+ * (hf_heads.h's score; -1: none) when its score reaches open_min; no status line. */
+attn_status app_hf_open_page(app_state *st, const char *dir, const char *sentence, int open_field, double open_min,
+                             attn_err *err);
+/* The head finder's scores of the run shown, for a page's {heads …}
+ * (page_hf_ref_text reads only scores, count and n_head): scores NULL while
+ * computing; all zero without --hf or a page's model, or when its run was refused. */
+void app_hf_page_heads(const app_state *st, page_hf *out);
 /* Frees st->hf (the worker is waited for). */
 void app_hf_free(app_state *st);
 

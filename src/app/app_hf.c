@@ -32,7 +32,10 @@ struct app_hf {
     double *grid;          /* the model view's rows (viz_hf.grid), computed for grid_query, grid_hide */
     int grid_query;
     bool grid_hide, grid_valid;
-    viz_hf view; /* what the scene shows */
+    viz_hf view;     /* what the scene shows */
+    int open_field;  /* an @hf page: once its run is published, open the best head by this score (hf_heads.h), or -1 */
+    double open_min; /* when its score reaches this */
+    bool page_first; /* an @hf page's first run, not yet published: its query is then the last token, as --hf's */
     /* the worker */
     SDL_Thread *thread;
     SDL_atomic_t done;
@@ -98,6 +101,21 @@ static attn_status show_layer(app_state *st, attn_err *err) {
     return ATTN_OK;
 }
 
+/* An @hf page's first view: the head its first {heads …} names first, when one reaches the threshold. */
+static void open_best(app_state *st) {
+    app_hf *h = st->hf;
+    int count = h->m.cfg.n_layer * h->m.cfg.n_head, *order = malloc(sizeof *order * (size_t)count);
+    int field = h->open_field;
+    h->open_field = -1; // once: the learner's own choice of layer and head stays after that
+    if (!order) return;
+    hf_head_rank(h->scores, count, field, order);
+    if (hf_head_score_get(&h->scores[order[0]], field) >= h->open_min) {
+        app_hf_open_head(st, order[0]);
+        app_hover(st, (viz_hit){.kind = VIZ_HIT_NONE}); // a cell hovered before was of the page's layer and head
+    }
+    free(order);
+}
+
 /* Takes a finished job's run as the one shown (the trace first: it borrows the run). */
 static attn_status publish(app_state *st, attn_err *err) {
     app_hf *h = st->hf;
@@ -124,6 +142,11 @@ static attn_status publish(app_state *st, attn_err *err) {
     fill_view(h);
     app_hf_notice(st, st->src.notice, sizeof st->src.notice); // how GPT-2 read it (character pieces)
     if (st->view.query >= st->src.trace.n) st->view.query = st->src.trace.n - 1;
+    if (h->page_first) { // the page's query was found in its designed layer's tokens, not the model's
+        h->page_first = false;
+        st->view.query = st->src.trace.n - 1;
+    }
+    if (h->open_field >= 0 && h->scores) open_best(st);
     return ATTN_OK;
 }
 
@@ -194,8 +217,10 @@ attn_status app_hf_compute(app_state *st, const char *text, attn_err *err) {
     return rc;
 }
 
-attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
-                        const char *wordpiece_default, attn_err *err) {
+/* app_hf_open's and app_hf_open_page's: the forward on the worker unless sync. */
+static attn_status open_model(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
+                              const char *wordpiece_default, bool sync, int open_field, double open_min,
+                              attn_err *err) {
     app_hf *h = calloc(1, sizeof *h);
     if (!h) return attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the model.");
     attn_status rc = hf_model_open(&h->m, dir, err);
@@ -205,10 +230,14 @@ attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, co
     }
     app_hf_free(st);
     st->hf = h;
+    h->open_field = open_field, h->open_min = open_min, h->page_first = !sync;
     if (!sentence) sentence = h->m.bpe ? bpe_default : wordpiece_default;
+    st->model.layer = 0; // before the run is published: a page's best head (open_best) may change them
+    st->model.readout = false;
+    st->view.head = 0;
     hf_tokens toks = {0};
     rc = hf_model_tokenize(&h->m, sentence, strlen(sentence), false, &toks, err);
-    if (rc == ATTN_OK) rc = start(st, &toks, true, err);
+    if (rc == ATTN_OK) rc = start(st, &toks, sync, err);
     hf_tokens_free(&toks);
     char *copy = rc == ATTN_OK ? strdup(sentence) : NULL;
     if (rc == ATTN_OK && !copy) rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the sentence.");
@@ -218,12 +247,30 @@ attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, co
     }
     free(st->src.sentence);
     st->src.sentence = copy;
-    st->model.layer = 0;
-    st->model.readout = false;
     st->view.query = st->src.trace.n - 1; // the next token is read at the last: start there
-    st->view.head = 0;
-    app_status(st, app_str(st, VIZ_S_HF_OPENED), dir, h->m.cfg.n_layer, h->m.cfg.n_head, h->m.cfg.n_embd);
     return ATTN_OK;
+}
+
+attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
+                        const char *wordpiece_default, attn_err *err) {
+    attn_status rc = open_model(st, dir, sentence, bpe_default, wordpiece_default, true, -1, 0.0, err);
+    if (rc == ATTN_OK)
+        app_status(st, app_str(st, VIZ_S_HF_OPENED), dir, st->hf->m.cfg.n_layer, st->hf->m.cfg.n_head, st->hf->m.cfg.n_embd);
+    return rc;
+}
+
+attn_status app_hf_open_page(app_state *st, const char *dir, const char *sentence, int open_field, double open_min,
+                             attn_err *err) {
+    return open_model(st, dir, sentence, sentence, sentence, false, open_field, open_min, err);
+}
+
+void app_hf_page_heads(const app_state *st, page_hf *out) {
+    memset(out, 0, sizeof *out);
+    const app_hf *h = st->hf;
+    if (!h || (!h->pending && h->r.n == 0)) return; // none, or its run refused (said in the status line)
+    out->n_head = h->m.cfg.n_head;
+    out->count = h->m.cfg.n_layer * h->m.cfg.n_head;
+    out->scores = h->pending ? NULL : h->scores; // the run shown is the last sentence's while computing
 }
 
 attn_status app_hf_show_layer(app_state *st, attn_err *err) { return st->hf ? show_layer(st, err) : ATTN_OK; }

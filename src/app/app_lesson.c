@@ -128,6 +128,10 @@ void app_lesson_refresh_narrative(app_state *st) {
     attn_sb_init(&b);
     bool model = st->model.m && pg->model; // the page's model, as the page shows it
     viz_ref_ctx x = {.trace = app_trace(st), .alt = st->src.alt.n ? &st->src.alt : NULL, .model = model ? st->model.m : NULL, .run = model ? &st->model.run : NULL, .layer = lesson_page_layer(pg), .ui = lesson_words(st, l), .sentence = st->src.sentence};
+    page_hf heads; // an @hf page: its model's heads, or its @missing text
+    app_hf_page_heads(st, &heads);
+    x.hf = &heads;
+    x.hf_found = pg->hf_name && heads.count > 0;
     viz_lesson_narrative(&b, pg, st->lesson.predict_pending, &x);
     verdict(st, pg, &b, &x);
     if (!model) vocab_note(&b, st);
@@ -224,6 +228,15 @@ static attn_status page_compute(app_state *st, const lesson_page *pg, const char
         return rc == ATTN_OK ? app_model_show(st, &m, APP_MODEL_FILE, pg->model_path, sentence, err) : rc;
     }
     attn_status rc = app_set_sentence(st, sentence, &pg->cfg, err);
+    if (rc == ATTN_OK && pg->hf_path) { // a real model's page: the page's layer until the worker publishes the run
+        attn_err why;
+        const lesson_ref *first = NULL; // the head the page names first is the one shown
+        for (int i = 0; i < pg->n_refs && !first; i++)
+            if (pg->refs[i].kind == LESSON_REF_HEADS) first = &pg->refs[i];
+        if (app_hf_open_page(st, pg->hf_path, sentence, first ? (int)first->field : -1, first ? first->threshold : 0.0,
+                             &why) != ATTN_OK)
+            app_status_err(st, &why); // its @missing text then
+    }
     if (rc == ATTN_OK && pg->model_name) {
         if (pg->train_task)
             snprintf(st->src.notice, sizeof st->src.notice, app_str(st, VIZ_S_NOTICE_MODEL_MISSING), pg->model_name,
@@ -241,6 +254,10 @@ void app_lesson_goto(app_state *st, int page) {
     const lesson_page *pg = l ? lesson_page_at(l, page) : NULL;
     if (!pg) return;
     app_model_close(st); // the page's own view
+    if (st->hf) {        // the last page's real model (--hf and --lesson never meet): this page computes its own
+        app_hf_free(st);
+        st->model.layer = 0, st->model.readout = false;
+    }
     st->lesson.page = page;
     st->lesson.guess = -1;     // a new page asks anew
     st->look.status[0] = '\0'; // the last page's message does not belong to this one

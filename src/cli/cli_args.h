@@ -10,6 +10,7 @@
 
 #include "attn.h"
 #include "cli_model_args.h"
+#include "viz_strings.h"
 
 #define CLI_SEED_SENTENCE "这只动物没看见那只鸟，因为它飞得太快了。"
 
@@ -57,6 +58,7 @@ typedef struct {
      * (the strings table lives above this layer); NULL: err's English msg */
     void (*word_err)(const void *ctx, const attn_err *err, char *out, size_t cap);
     const void *word_ctx;
+    const viz_strings *table;                                  /* set by main for --headless: the strings table (the head finder's words), or NULL: English */
     const char *lang;                                          /* --lang en|zh (GUI and export); NULL: from the lesson, settings or LANG */
     int pixel_scale;                                           /* --pixel-scale 1..3 (0: 1) */
     bool caption;                                              /* --caption */

@@ -18,6 +18,8 @@
 #include "page.h"
 #include "strbuf.h"
 #include "utf8.h"
+#include "viz_lesson.h"
+#include "viz_strings.h"
 
 /* cli_hf_stage_from_name's order (cli_model_args.c) */
 enum { HF_ST_RESID_PRE,
@@ -265,27 +267,34 @@ static void print_next(FILE *out, const hf_state *s) {
 
 /* --print heads: each ranking of the head finder, its best HF_HEADS_SHOWN, in
  * the learner's language (heads and layers counted from 1, as the window). */
-static void print_heads(FILE *out, const hf_state *s, bool zh) {
-    static const char *const title_en[] = {
-        "previous-token score: mean A[i][i−1] over rows 2…n",
-        "induction score: a random sequence of %d tokens, repeated; mean A[i][i−%d+1] over the second copy",
-        "first-token share: mean A[i][0] over rows 2…n (an attention sink)"};
-    static const char *const title_zh[] = {
-        "前一个词得分：第 2…n 行 A[i][i−1] 的平均",
-        "归纳得分：%d 个随机词重复一遍；第二遍各行 A[i][i−%d+1] 的平均",
-        "第一个词的份额：第 2…n 行 A[i][0] 的平均（注意力汇聚点）"};
+/* Word id of the strings table in the language asked (o->table, set by main), else en: the table's English. */
+static const char *word(const cli_opts *o, bool zh, viz_str id, const char *en) {
+    const char *w = o->table ? o->table->s[zh ? VIZ_LANG_ZH : VIZ_LANG_EN][id] : NULL;
+    return w ? w : en;
+}
+
+static void print_heads(FILE *out, const hf_state *s, const cli_opts *o, bool zh) {
+    const char *title[] = {
+        word(o, zh, VIZ_S_HF_HEADS_PREV, "previous-token score: mean A[i][i−1] over rows 2…n"),
+        word(o, zh, VIZ_S_HF_HEADS_INDUCTION, "induction score: a random sequence of %d tokens, repeated; mean A[i][i−%d+1] over the second copy"),
+        word(o, zh, VIZ_S_HF_HEADS_FIRST, "first-token share: mean A[i][0] over rows 2…n (an attention sink)")};
+    const char *heads_by = word(o, zh, VIZ_S_HF_HEADS_TITLE, "heads by %s (best %d of %d)");
+    const char *row = word(o, zh, VIZ_S_HF_HEADS_ROW, "layer %d head %-4d %.4f");
     int count = s->r.n_layer * s->r.n_head, shown = count < HF_HEADS_SHOWN ? count : HF_HEADS_SHOWN;
     int *order = malloc(sizeof *order * (size_t)count);
     if (!order) return;
     for (int which = 0; which < 3; which++) {
+        char what[512];
         hf_head_rank(s->scores, count, which, order);
-        fputs(zh ? "\n== 头的排名，" : "\n== heads by ", out);
-        fprintf(out, zh ? title_zh[which] : title_en[which], s->induction_len, s->induction_len);
-        fprintf(out, zh ? "（前 %d 个，共 %d 个）\n" : " (best %d of %d)\n", shown, count);
+        snprintf(what, sizeof what, title[which], s->induction_len, s->induction_len);
+        fputs("\n== ", out);
+        fprintf(out, heads_by, what, shown, count);
+        fputc('\n', out);
         for (int k = 0; k < shown; k++) {
             int i = order[k];
-            fprintf(out, zh ? "%3d  第 %d 层 头 %-4d %.4f\n" : "%3d  layer %d head %-4d %.4f\n", k + 1,
-                    i / s->r.n_head + 1, i % s->r.n_head + 1, hf_head_score_get(&s->scores[i], which));
+            fprintf(out, "%3d  ", k + 1);
+            fprintf(out, row, i / s->r.n_head + 1, i % s->r.n_head + 1, hf_head_score_get(&s->scores[i], which));
+            fputc('\n', out);
         }
     }
     free(order);
@@ -308,7 +317,7 @@ static void print_all(FILE *out, const hf_state *s, const cli_opts *o, bool zh) 
         return;
     }
     if (hs == HF_ST_HEADS) {
-        print_heads(out, s, zh);
+        print_heads(out, s, o, zh);
         return;
     }
     for (int l = 0; l < s->r.n_layer; l++) {
@@ -377,7 +386,9 @@ static attn_status explain(FILE *out, const hf_state *s, const cli_model_opts *m
 /* ---- a lesson page with @hf ------------------------------------------------------------ */
 
 /* The page's title and text, references in place (h: its heads, or NULL without the folder). */
-static void print_page(FILE *out, const lesson_page *pg, const page_hf *h, bool zh) {
+static void print_page(FILE *out, const lesson_page *pg, const page_hf *h, const cli_opts *o, bool zh) {
+    page_hf_words w = page_hf_words_en;
+    if (o->table) viz_lesson_hf_words(&w, o->table->s[zh ? VIZ_LANG_ZH : VIZ_LANG_EN]);
     fprintf(out, "=== %s: %s\n", pg->id, pg->title);
     for (int k = 0; k < pg->n_paras; k++) {
         const lesson_para *para = &pg->paras[k];
@@ -396,7 +407,7 @@ static void print_page(FILE *out, const lesson_page *pg, const page_hf *h, bool 
             const lesson_span *sp = &para->spans[i];
             if (sp->kind == LESSON_SPAN_REF && sp->ref >= 0 && h) {
                 char text[1024];
-                page_hf_ref_text(h, &pg->refs[sp->ref], zh, text, sizeof text);
+                page_hf_ref_text(h, &pg->refs[sp->ref], &w, text, sizeof text);
                 fputs(text[0] ? text : "?", out);
             } else fprintf(out, sp->kind == LESSON_SPAN_REF ? "{%.*s}" : "%.*s", sp->len, para->text + sp->start);
             at = sp->start + sp->len;
@@ -413,7 +424,7 @@ static attn_status act(const cli_opts *o, const lesson_page *pg, bool zh, FILE *
     if (st == ATTN_OK && heads) st = find_heads(&s, err);
     if (st == ATTN_OK && pg && o->print) {
         page_hf h = {.scores = s.scores, .count = s.r.n_layer * s.r.n_head, .n_head = s.r.n_head};
-        print_page(out, pg, &h, zh);
+        print_page(out, pg, &h, o, zh);
         fputc('\n', out);
     }
     if (st == ATTN_OK && o->explain) st = explain(out, &s, &o->model, false, err); // a cell that does not exist is refused first
@@ -438,7 +449,7 @@ int cli_hf_run_page(const cli_opts *o, const lesson_page *pg, bool zh, FILE *out
         st = attn_fail(&err, ATTN_ERR_IO, "Page %s reads the model folder %s, which was not found (%s); the page "
                                           "says how to get it (--print).",
                        pg->id, pg->hf_name, pg->hf_why ? pg->hf_why : "");
-    else if (o->print) print_page(out, pg, NULL, zh);
+    else if (o->print) print_page(out, pg, NULL, o, zh);
     if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;

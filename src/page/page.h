@@ -13,7 +13,7 @@
  * the data roots), or — overriding every @hf, for tests and for a learner
  * whose folder is elsewhere — the folder in the environment variable
  * ATTNVIZ_PAGE_MODEL. page_hf_open runs it and its head finder on the page's
- * sentence; page_hf_ref_text words a {heads …} reference.
+ * sentence; page_hf_ref_text words a {heads …} reference in the caller's words.
  *
  * Layer 4 (src/page): includes src/util, src/core, src/model, src/lesson and src/hf. */
 #ifndef ATTN_PAGE_H
@@ -67,13 +67,27 @@ typedef struct {
 attn_status page_hf_open(page_hf *out, const lesson_page *pg, const char *sentence, size_t len, attn_err *err);
 void page_hf_free(page_hf *h); /* NULL is a no-op */
 
-/* A {heads SCORE T} reference in words (zh: Chinese, else English): the heads
- * whose score reaches T, highest first, as "at least 0.50: layer 2 head 3
- * (0.99)" (layers
- * and heads counted from 1, as the window counts them; at most
- * PAGE_HF_NAMED, then how many more); when none does, a sentence that says
- * so and names the highest. Other references: "". */
+/* The words of a {heads …} reference, printf formats with these arguments
+ * (the strings table's HF_REF_* rows: the table lives in src/render, above
+ * this layer, so the caller hands them in). */
+typedef struct {
+    const char *none; /* threshold, the highest's layer and head, its score: "no head reaches %.2f (…)" */
+    const char *pass; /* threshold, the list: "at least %.2f: %s" */
+    const char *head; /* layer, head, score: "layer %d head %d (%.2f)" */
+    const char *list; /* the list so far, one more head: "%s, %s" */
+    const char *more; /* the list, how many more: "%s and %d more" */
+} page_hf_words;
+
+/* The English words (the strings table's English), for a caller without the table. */
+extern const page_hf_words page_hf_words_en;
+
+/* A {heads SCORE T} reference in w's words (NULL: page_hf_words_en): the
+ * heads whose score reaches T, highest first, as "at least 0.50: layer 2
+ * head 3 (0.99)" (layers and heads counted from 1, as the window counts
+ * them; at most PAGE_HF_NAMED, then how many more); when none does, a
+ * sentence that says so and names the highest. Only h's scores, count and
+ * n_head are read. Other references, or no scores: "". */
 #define PAGE_HF_NAMED 6
-void page_hf_ref_text(const page_hf *h, const lesson_ref *ref, bool zh, char *out, size_t cap);
+void page_hf_ref_text(const page_hf *h, const lesson_ref *ref, const page_hf_words *w, char *out, size_t cap);
 
 #endif

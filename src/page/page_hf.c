@@ -46,14 +46,25 @@ attn_status page_hf_open(page_hf *out, const lesson_page *pg, const char *senten
     return st;
 }
 
-static void head_name(attn_strbuf *b, int k, int n_head, double v, bool zh) {
-    if (zh) attn_sb_printf(b, "第 %d 层头 %d（%.2f）", k / n_head + 1, k % n_head + 1, v);
-    else attn_sb_printf(b, "layer %d head %d (%.2f)", k / n_head + 1, k % n_head + 1, v);
+const page_hf_words page_hf_words_en = {
+    .none = "no head reaches %.2f (the highest is layer %d head %d, at %.2f)",
+    .pass = "at least %.2f: %s",
+    .head = "layer %d head %d (%.2f)",
+    .list = "%s, %s",
+    .more = "%s and %d more",
+};
+
+/* b's text, then b emptied: a format's %s argument ("" when out of memory). */
+static char *take(attn_strbuf *b) {
+    char *s = attn_sb_take(b);
+    attn_sb_init(b);
+    return s;
 }
 
-void page_hf_ref_text(const page_hf *h, const lesson_ref *ref, bool zh, char *out, size_t cap) {
+void page_hf_ref_text(const page_hf *h, const lesson_ref *ref, const page_hf_words *w, char *out, size_t cap) {
     if (cap) out[0] = '\0';
-    if (ref->kind != LESSON_REF_HEADS || !h->scores || cap == 0) return;
+    if (ref->kind != LESSON_REF_HEADS || !h || !h->scores || h->count <= 0 || cap == 0) return;
+    if (!w) w = &page_hf_words_en;
     int *order = malloc(sizeof *order * (size_t)h->count);
     if (!order) return;
     hf_head_rank(h->scores, h->count, ref->field, order);
@@ -61,22 +72,27 @@ void page_hf_ref_text(const page_hf *h, const lesson_ref *ref, bool zh, char *ou
     while (pass < h->count && hf_head_score_get(&h->scores[order[pass]], ref->field) >= ref->threshold) pass++;
     attn_strbuf b;
     attn_sb_init(&b);
-    if (pass == 0) { // a sentence for when none passes, naming the highest
-        double best = h->count ? hf_head_score_get(&h->scores[order[0]], ref->field) : 0.0;
-        if (zh) attn_sb_printf(&b, "没有一个头达到 %.2f（最高的是第 %d 层头 %d，%.2f）", ref->threshold,
-                               order[0] / h->n_head + 1, order[0] % h->n_head + 1, best);
-        else attn_sb_printf(&b, "no head reaches %.2f (the highest is layer %d head %d, at %.2f)", ref->threshold,
-                            order[0] / h->n_head + 1, order[0] % h->n_head + 1, best);
-    } else if (zh) attn_sb_printf(&b, "至少 %.2f 的有：", ref->threshold);
-    else attn_sb_printf(&b, "at least %.2f: ", ref->threshold);
+    if (pass == 0) // a sentence for when none passes, naming the highest
+        attn_sb_printf(&b, w->none, ref->threshold, order[0] / h->n_head + 1, order[0] % h->n_head + 1,
+                       hf_head_score_get(&h->scores[order[0]], ref->field));
     int named = pass < PAGE_HF_NAMED ? pass : PAGE_HF_NAMED;
-    for (int k = 0; k < named; k++) {
-        if (k) attn_sb_puts(&b, zh ? "、" : ", ");
-        head_name(&b, order[k], h->n_head, hf_head_score_get(&h->scores[order[k]], ref->field), zh);
+    for (int k = 0; k < named; k++) { // the list grows one head at a time, through w->list
+        char *so_far = take(&b), one[96];
+        snprintf(one, sizeof one, w->head, order[k] / h->n_head + 1, order[k] % h->n_head + 1,
+                 hf_head_score_get(&h->scores[order[k]], ref->field));
+        if (k) attn_sb_printf(&b, w->list, so_far ? so_far : "", one);
+        else attn_sb_puts(&b, one);
+        free(so_far);
     }
     if (pass > named) {
-        if (zh) attn_sb_printf(&b, "，另有 %d 个", pass - named);
-        else attn_sb_printf(&b, " and %d more", pass - named);
+        char *list = take(&b);
+        attn_sb_printf(&b, w->more, list ? list : "", pass - named);
+        free(list);
+    }
+    if (pass > 0) {
+        char *list = take(&b);
+        attn_sb_printf(&b, w->pass, ref->threshold, list ? list : "");
+        free(list);
     }
     free(order);
     char *text = attn_sb_take(&b);

@@ -239,8 +239,32 @@ static size_t setting_ref(char *out, size_t cap, const lesson_ref *r, const attn
     return strlen(out);
 }
 
+void viz_lesson_hf_words(page_hf_words *w, const char *const *ui) {
+    *w = page_hf_words_en;
+    if (!ui) return;
+    if (ui[VIZ_S_HF_REF_NONE]) w->none = ui[VIZ_S_HF_REF_NONE];
+    if (ui[VIZ_S_HF_REF_PASS]) w->pass = ui[VIZ_S_HF_REF_PASS];
+    if (ui[VIZ_S_HF_REF_HEAD]) w->head = ui[VIZ_S_HF_REF_HEAD];
+    if (ui[VIZ_S_HF_REF_LIST]) w->list = ui[VIZ_S_HF_REF_LIST];
+    if (ui[VIZ_S_HF_REF_MORE]) w->more = ui[VIZ_S_HF_REF_MORE];
+}
+
+/* An @hf page's {heads …}: its heads in ui's words; while the model computes, that it does; "—" without one. */
+static size_t heads_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
+    if (!x->hf_found || !x->hf) return (size_t)snprintf(out, cap, "—");
+    if (!x->hf->scores) {
+        const char *w = x->ui ? x->ui[VIZ_S_HF_REF_PENDING] : NULL;
+        return (size_t)snprintf(out, cap, "%s", w ? w : viz_str_key(VIZ_S_HF_REF_PENDING));
+    }
+    page_hf_words w;
+    viz_lesson_hf_words(&w, x->ui);
+    page_hf_ref_text(x->hf, r, &w, out, cap);
+    return strlen(out);
+}
+
 size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {
     if (cap) out[0] = '\0';
+    if (r->kind == LESSON_REF_HEADS) return heads_ref(out, cap, r, x); // a real model's, not the trace's
     const char *const *ui = x->ui;
     const attn_trace *t = ref_trace(r, x);
     if (!t || (x->model && !x->run)) return (size_t)snprintf(out, cap, "—");
@@ -267,7 +291,7 @@ size_t viz_lesson_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_
                                              : setting_ref(out, cap, r, on);
     }
     case LESSON_REF_DIFF: return x->model ? (size_t)snprintf(out, cap, "—") : diff_ref(out, cap, r, t, x->alt);
-    case LESSON_REF_HEADS: return (size_t)snprintf(out, cap, "—"); // an @hf page's: src/page's page_hf_ref_text words it
+    case LESSON_REF_HEADS: return heads_ref(out, cap, r, x); // (answered above)
     case LESSON_REF_REST: return rest(out, cap, r, x);
     case LESSON_REF_MACS: return (size_t)snprintf(out, cap, "%lld", attn_step_macs(t, (attn_step)r->step));
     case LESSON_REF_MEAN_MAX:
@@ -373,8 +397,9 @@ void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, con
     bool edited = x->sentence && pg->sentence && strcmp(x->sentence, pg->sentence) != 0, said = false;
     for (int i = 0; i < pg->n_paras; i++) {
         const lesson_para *p = &pg->paras[i];
-        if (pg->has_reveal && p->after_reveal && asked) break; // the answer waits
-        if (p->edited) continue;                               // only in place of what does not hold
+        if (pg->has_reveal && p->after_reveal && asked) break;   // the answer waits
+        if (p->edited) continue;                                 // only in place of what does not hold
+        if (!lesson_para_hf_shown(pg, p, x->hf_found)) continue; // an @hf page: its heads, or how to get the files
         bool item = p->kind == LESSON_PARA_ITEM, next_item = i + 1 < pg->n_paras && pg->paras[i + 1].kind == LESSON_PARA_ITEM;
         if (p->kind == LESSON_PARA_CODE) {
             code_text(b, p->text);

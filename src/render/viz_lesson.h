@@ -7,6 +7,7 @@
 
 #include "attn.h"
 #include "lesson.h"
+#include "page.h"
 #include "strbuf.h"
 #include "viz_scene.h"
 
@@ -19,7 +20,16 @@ typedef struct {
     int layer;               /* a model page: the page's layer (what a reference without layer= is of) */
     const char *const *ui;   /* VIZ_STR_COUNT strings of the text's language */
     const char *sentence;    /* the sentence shown, when it may differ from the page's (an edit), else NULL */
+    /* an @hf page: its model's head finder (page_hf_ref_text reads scores, count and n_head; scores NULL
+     * while the model computes), and whether its folder was found and read: then the paragraphs naming
+     * heads are shown, else the page's @missing text (lesson_para_hf_shown) */
+    const page_hf *hf;
+    bool hf_found;
 } viz_ref_ctx;
+
+/* The words of a {heads …} reference from ui (one language's strings; NULL:
+ * the English, page_hf_words_en), for page_hf_ref_text. */
+void viz_lesson_hf_words(page_hf_words *w, const char *const *ui);
 
 /* Writes what r refers to, computed on x, into out (cap bytes,
  * NUL-terminated), in x's words: "3 · Scores QKᵀ", a cell as the figure
@@ -48,7 +58,8 @@ viz_mark viz_lesson_mark(const lesson_highlight *hl, const attn_tokens *t);
  * question is still open). When x shows another sentence than the page's,
  * the @own paragraphs give way to the page's @edited text and a note that R
  * brings them back; so does any paragraph with a reference the sentence
- * cannot answer, so the text never shows "—". */
+ * cannot answer, so the text never shows "—". An @hf page shows the
+ * paragraphs lesson_para_hf_shown allows for x->hf_found. */
 void viz_lesson_narrative(attn_strbuf *b, const lesson_page *pg, bool asked, const viz_ref_ctx *x);
 
 /* The names page i of l gives the columns of t's matrices (only those t was
