@@ -237,11 +237,15 @@ function attnvizModelPick(files) {
   const openFolder = document.getElementById('model-open'), openFiles = document.getElementById('model-open-files');
   const folderInput = document.getElementById('model-folder'), filesInput = document.getElementById('model-files');
   const note = document.getElementById('note');
-  const say = (text, bad) => {
+  let hide = 0;
+  const say = (text, bad) => { // over the app: boxed; a refusal goes by itself after 20 s, or on a click
     note.textContent = text;
-    note.className = bad ? 'bad' : '';
+    note.className = `over${bad ? ' bad' : ''}`;
     note.style.display = text ? '' : 'none';
+    clearTimeout(hide);
+    if (bad) hide = setTimeout(() => say(''), 20000);
   };
+  note.addEventListener('click', () => { if (note.classList.contains('over')) say(''); });
   const label = () => {
     openFolder.textContent = zh() ? '打开模型文件夹…' : 'Open a model folder…';
     openFiles.textContent = zh() ? '或文件…' : 'or its files…';
@@ -277,14 +281,17 @@ function attnvizModelPick(files) {
     const { files, name } = attnvizModelPick(list);
     const M = window.Module, FS = M.FS, dir = `/hf/${name}`, t0 = performance.now();
     const weights = files['model.safetensors'];
-    // wasm32's heap: 2 GiB at most (-sMAXIMUM_MEMORY, CMakeLists.txt); the
-    // run of GPT-2 small at 20 tokens needs about 0.1 GB besides the file
-    const limit = M.attnvizMaxHeap || 2 ** 31;
-    if (weights && weights.size > limit - (256 << 20)) {
-      const mb = (weights.size / 1e6).toFixed(0), max = ((limit - (256 << 20)) / 1e6).toFixed(0);
-      say(zh() ? `model.safetensors 有 ${mb} MB；浏览器版最多读入约 ${max} MB（wasm32 的内存上限 2 GiB，还要留给计算）。请用桌面版：attnviz --hf 文件夹`
-        : `model.safetensors is ${mb} MB; the browser build holds at most about ${max} MB (wasm32's 2 GiB of memory, less room to compute). Use the desktop app: attnviz --hf FOLDER`, true);
-      window.attnvizModelOpen = { ok: false, refused: 'size' };
+    // wasm32's heap: 2 GiB at most (emscripten's MAXIMUM_MEMORY with
+    // ALLOW_MEMORY_GROWTH, CMakeLists.txt), the file and the run in it.
+    // Measured (docs/web.md): GPT-2 small's 498 MB file took a 765 MB heap,
+    // GPT-2 medium's 1,419 MB one 1,876 MB at 20 tokens; a larger file is
+    // refused here, before reading it
+    const limit = 2 ** 31 - (512 << 20);
+    if (weights && weights.size > limit) {
+      const mb = Math.round(weights.size / 1e6), max = Math.round(limit / 1e6);
+      say(zh() ? `model.safetensors 有 ${mb} MB；浏览器版最多读入 ${max} MB（wasm32 的内存最多 2 GiB，还要留给计算；GPT-2 medium 的 1419 MB 放得下）。更大的模型请用桌面版：attnviz --hf 文件夹`
+        : `model.safetensors is ${mb} MB; the browser build reads at most ${max} MB (wasm32 has 2 GiB of memory, which the computation shares; GPT-2 medium's 1,419 MB fits). Open larger models in the desktop app: attnviz --hf FOLDER`, true);
+      window.attnvizModelOpen = { ok: false, refused: 'size', bytes: weights.size };
       return;
     }
     busy = true;
