@@ -281,6 +281,13 @@ function attnvizModelPick(files) {
     const { files, name } = attnvizModelPick(list);
     const M = window.Module, FS = M.FS, dir = `/hf/${name}`, t0 = performance.now();
     const weights = files['model.safetensors'];
+    if (!weights && !files['config.json']) { // not a model folder at all: said here, nothing read
+      const bin = list.some((f) => /(^|\/)pytorch_model\.bin$/.test(f.webkitRelativePath || f.name));
+      say(zh() ? `这里没有 config.json 和 model.safetensors${bin ? '（只有 pytorch_model.bin：attnviz 不读 pickle，换算方法见 docs/models.md）' : ''}。请选 Hugging Face 模型的文件夹。`
+        : `No config.json or model.safetensors here${bin ? ' (only pytorch_model.bin: attnviz reads no pickles; docs/models.md gives the conversion)' : ''}. Pick a Hugging Face model's folder.`, true);
+      window.attnvizModelOpen = { ok: false, refused: 'files' };
+      return;
+    }
     // wasm32's heap: 2 GiB at most (emscripten's MAXIMUM_MEMORY with
     // ALLOW_MEMORY_GROWTH, CMakeLists.txt), the file and the run in it.
     // Measured (docs/web.md): GPT-2 small's 498 MB file took a 765 MB heap,
