@@ -371,6 +371,16 @@ static char *inspect_trace(void *ctx) {
     return attn_json_dump(app_trace(&u->st));
 }
 
+/* The browser's file picker filled dir (web/attnviz-page.js): opened as --hf DIR is. */
+static bool inspect_open_hf(void *ctx, const char *dir, const char *sentence) {
+    app_ui *u = ctx;
+    attn_err err;
+    if (app_open_hf_folder(&u->st, dir, sentence, CLI_HF_SENTENCE_EN, CLI_SEED_SENTENCE, &err) == ATTN_OK) return true;
+    app_status_err(&u->st, &err);
+    u->st.dirty = true;
+    return false;
+}
+
 /* Everything the window needs, created in order and released in reverse. */
 static int run_gui(const cli_opts *o) {
     int code = 1;
@@ -437,7 +447,7 @@ static int run_gui(const cli_opts *o) {
     app_runner_init(&runner, &script, o->script_path);
     leave_ctx leave = {&saved, &ui};
     if (!o->script_path) plat_on_leave(save_on_leave, &leave);
-    plat_expose(&(plat_inspector){inspect_holds, inspect_trace, &ui});
+    plat_expose(&(plat_inspector){inspect_holds, inspect_trace, &ui, inspect_open_hf});
     app_ui_run(&ui, o->script_path ? app_runner_tick : NULL, &runner);
     code = runner.exit_code;
     app_runner_free(&runner);

@@ -2,6 +2,7 @@
  * keeps (settings) and finds (lessons). */
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,6 +422,41 @@ static const char *copy_lesson(const char *lang, char *path, size_t cap) {
     assert_int_equal(attn_write_file(path, text, len, NULL, NULL), ATTN_OK);
     free(text);
     return path;
+}
+
+/* A model folder opened in the running window (the browser's file picker,
+ * app_open_hf_folder): one whose default sentence does not fit (16 positions)
+ * is refused and the lesson's view stays; with a sentence it opens as --hf
+ * does, the lesson stepping aside; X of layer 1 is the reference's (PyTorch,
+ * tests/data/hf/gen_hf_reference.py: -0.12386200954615187 at [0][0]). */
+static void test_hf_folder_over_lesson(void **state) {
+    (void)state;
+    const char *dir = ATTN_SOURCE_DIR "/tests/data/hf/f32_prefix_tied";
+    const char *en = "The animal didn't cross the street because it was too tired.";
+    app_state st;
+    start(&st, NULL);
+    attn_err err;
+    if (app_lesson_open(&st, ATTN_SOURCE_DIR "/lessons/en/self-attention.lesson", NULL, NULL, &err) != ATTN_OK)
+        fail_msg("%s", err.msg);
+    int n = st.src.trace.n;
+    double x00 = st.src.trace.x[0];
+    assert_int_equal(app_open_hf_folder(&st, dir, NULL, en, "这只动物没看见那只鸟。", &err), ATTN_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "this model reads at most 16"));
+    assert_null(st.hf);
+    assert_non_null(app_lesson(&st));
+    assert_int_equal(st.src.trace.n, n); // computed again: the same view
+    assert_true(st.src.trace.x[0] == x00);
+    if (app_open_hf_folder(&st, dir, "the cat sat on the mat", en, "这只动物没看见那只鸟。", &err) != ATTN_OK)
+        fail_msg("%s", err.msg);
+    assert_non_null(st.hf);
+    assert_null(app_lesson(&st));
+    assert_null(st.src.vocab);
+    assert_int_equal(st.src.trace.n, 6);
+    assert_int_equal(st.model.layer, 0);
+    assert_true(fabs(st.src.trace.x[0] - -0.12386200954615187) <= 1e-9);
+    assert_string_equal(st.src.sentence, "the cat sat on the mat");
+    app_step(&st, 1); // the lesson's pages are gone: keys move through the model
+    app_free(&st);
 }
 
 static void test_lesson_pages_lang_reload(void **state) {
@@ -857,6 +893,7 @@ int main(void) {
         cmocka_unit_test(test_settings_folder_rules),
         cmocka_unit_test(test_settings_no_home),
         cmocka_unit_test(test_lesson_fifo_read_once),
+        cmocka_unit_test(test_hf_folder_over_lesson),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

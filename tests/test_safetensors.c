@@ -297,6 +297,58 @@ static void test_parse_prefixes(void **state) {
     }
 }
 
+/* st_file_provide (the browser build's picked file): the bytes handed over
+ * stand for that path once, owned by the st_file that takes them (no disk
+ * read: no file exists there); refused bytes are freed by the open; a second
+ * provide replaces the first; other paths still go to the disk. Under ASan
+ * (tests/sanitizers) a leak or double free here fails. */
+static void test_provided_bytes(void **state) {
+    (void)state;
+    const char *header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    size_t hlen = strlen(header), size = 8 + hlen + 4;
+    char path[300];
+    snprintf(path, sizeof path, "%s/picked/model.safetensors", dir); // no such file on the disk
+    st_file f;
+    attn_err err;
+    for (int round = 0; round < 2; round++) {
+        unsigned char *bytes = calloc(1, size);
+        assert_non_null(bytes);
+        bytes[0] = (unsigned char)hlen;
+        memcpy(bytes + 8, header, hlen);
+        const unsigned char two[4] = {0x00, 0x00, 0x00, 0x40}; // 2.0f
+        memcpy(bytes + 8 + hlen, two, 4);
+        if (round == 1) { // a first file never opened: replaced, freed
+            unsigned char *first = malloc(16);
+            assert_non_null(first);
+            st_file_provide(path, first, 16);
+        }
+        st_file_provide(path, bytes, size);
+        assert_int_equal(st_file_open(&f, path, &err), ATTN_OK);
+        assert_true(f.owned && !f.mapped);
+        assert_ptr_equal(f.bytes, bytes); // taken, not copied
+        double v = 0;
+        assert_int_equal(st_tensor_to_double(&f, st_file_find(&f, "w"), 0, 1, &v, &err), ATTN_OK);
+        assert_true(v == 2.0);
+        st_file_free(&f);
+        // taken once: the path is the disk's again, where nothing is
+        assert_int_equal(st_file_open(&f, path, &err), ATTN_ERR_IO);
+        assert_non_null(strstr(err.msg, "Cannot open"));
+    }
+    // a truncated file handed over: refused with the usual message, its bytes freed
+    unsigned char *cut = calloc(1, 4);
+    assert_non_null(cut);
+    st_file_provide(path, cut, 4);
+    assert_int_equal(st_file_open(&f, path, &err), ATTN_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "too short"));
+    // another path is not served the bytes; NULL drops them
+    unsigned char *kept = calloc(1, 8);
+    assert_non_null(kept);
+    st_file_provide(path, kept, 8);
+    assert_int_equal(st_file_open(&f, "/nonexistent/model.safetensors", &err), ATTN_ERR_IO);
+    st_file_provide(NULL, NULL, 0);
+    assert_int_equal(st_file_open(&f, path, &err), ATTN_ERR_IO);
+}
+
 static int setup(void **state) {
     (void)state;
     return mkdtemp(dir) ? 0 : -1;
@@ -319,6 +371,7 @@ int main(void) {
         cmocka_unit_test(test_pipe_and_folder_refused),
         cmocka_unit_test(test_replaced_while_mapped),
         cmocka_unit_test(test_parse_prefixes),
+        cmocka_unit_test(test_provided_bytes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

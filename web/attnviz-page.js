@@ -201,3 +201,155 @@ function attnvizDownload(blob, name) {
   window.addEventListener('focus', () => ime.focus({ preventScroll: true }));
   ime.focus({ preventScroll: true });
 })();
+
+// A real model (issue 26): a Hugging Face folder chosen with the file picker
+// (the folder, or its files: config.json, model.safetensors, and vocab.json
+// + merges.txt or vocab.txt). The small files go into the file system under
+// /hf/NAME; model.safetensors is read in slices straight into the wasm heap
+// (one copy of the weights: none in the file system, none whole in
+// JavaScript) and handed to the C side, which opens /hf/NAME as
+// `attnviz --hf DIR` does (platform_web.c, attnviz_open_hf).
+const ATTNVIZ_MODEL_FILES = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt', 'vocab.txt'];
+const ATTNVIZ_SLICE = 16 << 20; // bytes read at a time
+
+// The files attnviz reads, by name, from a picked list (a folder's files
+// carry their path: the shallowest of each name wins), and the folder's name.
+function attnvizModelPick(files) {
+  const chosen = {};
+  let folder = '';
+  for (const f of files) {
+    const path = f.webkitRelativePath || f.name, parts = path.split('/');
+    const name = parts[parts.length - 1];
+    if (!ATTNVIZ_MODEL_FILES.includes(name)) continue;
+    if (chosen[name] && chosen[name].depth <= parts.length) continue;
+    chosen[name] = { file: f, depth: parts.length };
+    if (parts.length > 1 && (!folder || parts.length === 2)) folder = parts[parts.length - 2];
+  }
+  const out = {};
+  for (const k of Object.keys(chosen)) out[k] = chosen[k].file;
+  return { files: out, name: (folder || 'model').replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') };
+}
+
+(function () {
+  const box = document.getElementById('model');
+  if (!box || !window.Module || window.Module.noInitialRun) return;
+  const zh = () => document.documentElement.lang === 'zh';
+  const openFolder = document.getElementById('model-open'), openFiles = document.getElementById('model-open-files');
+  const folderInput = document.getElementById('model-folder'), filesInput = document.getElementById('model-files');
+  const note = document.getElementById('note');
+  let hide = 0;
+  const say = (text, bad) => { // over the app: boxed; a refusal goes by itself after 20 s, or on a click
+    note.textContent = text;
+    note.className = `over${bad ? ' bad' : ''}`;
+    note.style.display = text ? '' : 'none';
+    clearTimeout(hide);
+    if (bad) hide = setTimeout(() => say(''), 20000);
+  };
+  note.addEventListener('click', () => { if (note.classList.contains('over')) say(''); });
+  const label = () => {
+    openFolder.textContent = zh() ? '打开模型文件夹…' : 'Open a model folder…';
+    openFiles.textContent = zh() ? '或文件…' : 'or its files…';
+    box.title = zh() ? 'Hugging Face 的 GPT-2 文件夹：config.json、model.safetensors，以及 vocab.json + merges.txt 或 vocab.txt（Ctrl+O）'
+      : "A Hugging Face GPT-2 folder: config.json, model.safetensors, and vocab.json + merges.txt or vocab.txt (Ctrl+O)";
+  };
+  let busy = false;
+  const ready = () => !!(window.attnvizFirstFrameMs && window.Module._attnviz_open_hf);
+  const enable = () => {
+    const on = ready() && !busy;
+    openFolder.disabled = openFiles.disabled = !on;
+  };
+  const lang = new URLSearchParams(location.search).get('lang') || ((navigator.language || '').startsWith('zh') ? 'zh' : 'en');
+  document.documentElement.lang = lang === 'zh' ? 'zh' : 'en';
+  label();
+  const first = window.Module.attnvizFirstFrame;
+  window.Module.attnvizFirstFrame = () => {
+    if (first) first();
+    enable();
+  };
+  openFolder.addEventListener('click', () => folderInput.click());
+  openFiles.addEventListener('click', () => filesInput.click());
+  // Ctrl+O: the folder picker (a key press lets the page open it); kept from SDL and the browser
+  window.addEventListener('keydown', (e) => {
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.code === 'KeyO') {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      if (!openFolder.disabled) folderInput.click();
+    }
+  }, true);
+
+  async function open(list) {
+    const { files, name } = attnvizModelPick(list);
+    const M = window.Module, FS = M.FS, dir = `/hf/${name}`, t0 = performance.now();
+    const weights = files['model.safetensors'];
+    if (!weights && !files['config.json']) { // not a model folder at all: said here, nothing read
+      const bin = list.some((f) => /(^|\/)pytorch_model\.bin$/.test(f.webkitRelativePath || f.name));
+      say(zh() ? `这里没有 config.json 和 model.safetensors${bin ? '（只有 pytorch_model.bin：attnviz 不读 pickle，换算方法见 docs/models.md）' : ''}。请选 Hugging Face 模型的文件夹。`
+        : `No config.json or model.safetensors here${bin ? ' (only pytorch_model.bin: attnviz reads no pickles; docs/models.md gives the conversion)' : ''}. Pick a Hugging Face model's folder.`, true);
+      window.attnvizModelOpen = { ok: false, refused: 'files' };
+      return;
+    }
+    // wasm32's heap: 2 GiB at most (emscripten's MAXIMUM_MEMORY with
+    // ALLOW_MEMORY_GROWTH, CMakeLists.txt), the file and the run in it.
+    // Measured (docs/web.md): GPT-2 small's 498 MB file took a 765 MB heap,
+    // GPT-2 medium's 1,419 MB one 1,876 MB at 20 tokens; a larger file is
+    // refused here, before reading it
+    const limit = 2 ** 31 - (512 << 20);
+    if (weights && weights.size > limit) {
+      const mb = Math.round(weights.size / 1e6), max = Math.round(limit / 1e6);
+      say(zh() ? `model.safetensors 有 ${mb} MB；浏览器版最多读入 ${max} MB（wasm32 的内存最多 2 GiB，还要留给计算；GPT-2 medium 的 1419 MB 放得下）。更大的模型请用桌面版：attnviz --hf 文件夹`
+        : `model.safetensors is ${mb} MB; the browser build reads at most ${max} MB (wasm32 has 2 GiB of memory, which the computation shares; GPT-2 medium's 1,419 MB fits). Open larger models in the desktop app: attnviz --hf FOLDER`, true);
+      window.attnvizModelOpen = { ok: false, refused: 'size', bytes: weights.size };
+      return;
+    }
+    busy = true;
+    enable();
+    let ptr = 0;
+    try {
+      try { // the last folder of that name: its small files go (its weights stay with the model shown)
+        for (const e of FS.readdir(dir)) if (e !== '.' && e !== '..') FS.unlink(`${dir}/${e}`);
+      } catch (e) { FS.mkdirTree(dir); }
+      for (const n of ['config.json', 'vocab.json', 'merges.txt', 'vocab.txt']) {
+        if (files[n]) FS.writeFile(`${dir}/${n}`, new Uint8Array(await files[n].arrayBuffer()));
+      }
+      if (weights) {
+        ptr = M._malloc(Math.max(weights.size, 1));
+        if (!ptr) throw new Error(zh() ? `内存不够读入 model.safetensors（${(weights.size / 1e6).toFixed(0)} MB）。`
+          : `Not enough memory for model.safetensors (${(weights.size / 1e6).toFixed(0)} MB).`);
+        for (let at = 0; at < weights.size; at += ATTNVIZ_SLICE) {
+          const slice = new Uint8Array(await weights.slice(at, Math.min(weights.size, at + ATTNVIZ_SLICE)).arrayBuffer());
+          M.HEAPU8.set(slice, ptr + at); // HEAPU8 read each time: a grown heap is a new view
+          if (weights.size > 4 * ATTNVIZ_SLICE) {
+            say(zh() ? `正在读入 model.safetensors… ${Math.round((100 * (at + slice.length)) / weights.size)}%`
+              : `Reading model.safetensors… ${Math.round((100 * (at + slice.length)) / weights.size)}%`);
+          }
+        }
+      }
+      const t1 = performance.now();
+      say(zh() ? '正在计算…' : 'Computing…');
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))); // the note shows first
+      // the link's sentence= (attnviz's --sentence), else the default sentence of --hf
+      const sentence = new URLSearchParams(location.search).get('sentence') || '';
+      const rc = M.ccall('attnviz_open_hf', 'number', ['string', 'number', 'number', 'string'],
+        [dir, ptr, weights ? weights.size : 0, sentence]);
+      ptr = 0; // the C side owns it now (and freed it if refused)
+      const t2 = performance.now();
+      say('');
+      window.attnvizModelOpen = { ok: rc === 1, name, dir, readMs: t1 - t0, openMs: t2 - t1,
+        heapBytes: M.HEAPU8.length, bytes: weights ? weights.size : 0 };
+    } catch (e) {
+      if (ptr) M._free(ptr);
+      say(String(e.message || e), true);
+      window.attnvizModelOpen = { ok: false, error: String(e.message || e) };
+    } finally {
+      busy = false;
+      enable();
+    }
+  }
+  const picked = (input) => {
+    const list = Array.from(input.files || []);
+    input.value = ''; // the same folder picked again is a change again
+    if (list.length) open(list);
+  };
+  folderInput.addEventListener('change', () => picked(folderInput));
+  filesInput.addEventListener('change', () => picked(filesInput));
+})();

@@ -57,6 +57,32 @@ void app_open_dropped(app_state *st, const char *path) {
     st->dirty = true;
 }
 
+attn_status app_open_hf_folder(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
+                               const char *wordpiece_default, attn_err *err) {
+    app_model_close(st); // as a lesson page's own view does before another
+    attn_status rc = app_hf_open(st, dir, sentence, bpe_default, wordpiece_default, err);
+    if (rc != ATTN_OK) {
+        // app_hf_open's failure frees the trace shown (a real model's borrows
+        // its run): the one-layer view is computed again from its sentence
+        if (!st->hf) app_recompute(st);
+        return rc;
+    }
+    for (int i = 0; i < VIZ_LANG_COUNT; i++) { // the lesson's pages would recompute the sentence through GPT-2
+        lesson_free(st->lesson.files[i]);
+        free(st->lesson.paths[i]);
+        free(st->lesson.kept[i]);
+    }
+    free(st->lesson.narrative);
+    memset(&st->lesson, 0, sizeof st->lesson);
+    st->lesson.guess = -1;
+    st->lesson.narrative_stale = true;
+    st->src.vocab = NULL; // the lesson's (borrowed)
+    st->src.weights = APP_WEIGHTS_RANDOM;
+    st->view.compare = VIZ_COMPARE_OFF;
+    st->dirty = true;
+    return ATTN_OK;
+}
+
 /* ---- steps, selection, hover ---- */
 
 /* With a model, the previous/next step across layers (step 8 of a layer

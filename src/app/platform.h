@@ -125,6 +125,10 @@ typedef struct {
     bool (*holds)(void *ctx, const char *name, const char *value);
     char *(*trace_json)(void *ctx);
     void *ctx;
+    /* a model folder the page's file picker filled (the browser): opened as
+     * --hf DIR [--sentence S] (sentence NULL: the default); false (the status
+     * line says why) when it could not be */
+    bool (*open_hf)(void *ctx, const char *dir, const char *sentence);
 } plat_inspector;
 
 /* Offers in (copied) to the page as attnviz_holds(name, value) and

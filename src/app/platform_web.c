@@ -4,10 +4,12 @@
  * is the page around it (Module.canvas, Module.attnvizStep from the link,
  * Module.attnvizShowCopy, attnvizFirstFrame, attnvizQuit). */
 #include "platform.h"
+#include "safetensors.h"
 
 #include <emscripten.h>
 #include <emscripten/html5.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wasm_simd128.h>
@@ -351,6 +353,28 @@ EMSCRIPTEN_KEEPALIVE int attnviz_holds(const char *name, const char *value) {
 /* The trace as --dump-json writes it (malloc'd: the page frees it), or NULL. */
 EMSCRIPTEN_KEEPALIVE char *attnviz_trace(void) {
     return inspector.trace_json ? inspector.trace_json(inspector.ctx) : NULL;
+}
+
+/* A model folder picked in the page (attnviz-page.js, attnvizOpenModel):
+ * the page wrote config.json and the tokenizer's files under dir in the
+ * file system, and read model.safetensors in slices straight into bytes
+ * (malloc'd with Module._malloc; owned from here on): the reader takes them
+ * as that file's contents (st_file_provide), so the weights are held once,
+ * in the wasm heap, never also in the file system. Then the window opens dir
+ * as --hf DIR [--sentence S] does (sentence "" or NULL: the default; the
+ * page passes its link's sentence=). 1 when it did; 0 when not (the status
+ * line says why), -1 before the app runs. */
+EMSCRIPTEN_KEEPALIVE int attnviz_open_hf(const char *dir, unsigned char *bytes, size_t size, const char *sentence) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/model.safetensors", dir); // hf_model_open's own name for it
+    st_file_provide(path, bytes, size);
+    if (!inspector.open_hf) {
+        st_file_provide(NULL, NULL, 0);
+        return -1;
+    }
+    int ok = inspector.open_hf(inspector.ctx, dir, sentence && *sentence ? sentence : NULL) ? 1 : 0;
+    st_file_provide(NULL, NULL, 0); // not taken (the folder was refused before the weights): freed
+    return ok;
 }
 
 /* ---- background work: slices ---- */

@@ -464,10 +464,36 @@ attn_status st_file_parse(st_file *f, const unsigned char *bytes, size_t size, c
     return ATTN_OK;
 }
 
+/* What st_file_provide handed over, until st_file_open takes it. */
+static struct {
+    char *path;
+    unsigned char *bytes;
+    size_t size;
+} provided;
+
+void st_file_provide(const char *path, unsigned char *bytes, size_t size) {
+    free(provided.path);
+    free(provided.bytes);
+    provided.path = bytes && path ? strdup(path) : NULL;
+    provided.bytes = provided.path ? bytes : NULL;
+    provided.size = provided.path ? size : 0;
+    if (bytes && !provided.path) free(bytes); // no memory for the name: nothing is held
+}
+
 attn_status st_file_open(st_file *f, const char *path, attn_err *err) {
     memset(f, 0, sizeof *f);
     char shown[NAME_SHOWN];
     visible(shown, sizeof shown, path);
+    if (provided.path && strcmp(provided.path, path) == 0) { // bytes already in memory: taken, not copied
+        unsigned char *bytes = provided.bytes;
+        size_t size = provided.size;
+        free(provided.path);
+        memset(&provided, 0, sizeof provided);
+        attn_status st = st_file_parse(f, bytes ? bytes : (const unsigned char *)"", size, path, err);
+        if (st != ATTN_OK) free(bytes);
+        else f->owned = true;
+        return st;
+    }
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_ST_OPEN, shown, errno);
     struct stat sb;
@@ -509,6 +535,7 @@ void st_file_free(st_file *f) {
     free(f->tensors);
     free(f->shown);
     if (f->mapped && f->size > 0) munmap((void *)f->bytes, f->size);
+    if (f->owned) free((void *)f->bytes);
     memset(f, 0, sizeof *f);
 }
 

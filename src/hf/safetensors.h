@@ -64,6 +64,7 @@ typedef struct {
     const unsigned char *bytes; /* the whole file: mapped, or borrowed (st_file_parse) */
     size_t size;
     bool mapped; /* bytes is an mmap of the file (unmapped on free) */
+    bool owned;  /* bytes were handed over by st_file_provide (freed on free) */
 } st_file;
 
 /* Opens the file at path: a regular file (a pipe, FIFO, device or folder is
@@ -76,6 +77,16 @@ typedef struct {
  * (missing, unreadable, not a regular file), ATTN_ERR_PARSE (see
  * st_file_parse), ATTN_ERR_NOMEM. */
 attn_status st_file_open(st_file *f, const char *path, attn_err *err);
+
+/* Hands bytes[0..size) (malloc'd; owned from now on) over as the contents
+ * of the file at path, for a machine with no disk to map: the browser build,
+ * where the page reads a picked file in slices straight into them (one copy
+ * of the weights, never a second in the page's file system). The next
+ * st_file_open of exactly that path takes them instead of the disk (the
+ * st_file owns them then; st_file_free frees them); a file it refuses frees
+ * them at once. One file is held at a time: a second call frees the bytes of
+ * a first that was never opened. bytes NULL drops what is held. */
+void st_file_provide(const char *path, unsigned char *bytes, size_t size);
 
 /* Reads the table of bytes[0..size) (a whole safetensors file) without
  * copying it: f borrows bytes, which must outlive f. shown names the file in

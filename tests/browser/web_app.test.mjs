@@ -457,3 +457,65 @@ test('Symbola is fetched the first time a glyph needs it, never before the first
   assert.deepEqual(outside, []);
   await page.close();
 });
+
+// Issue 26 in the browser: a generated GPT-2 folder picked through the real
+// file inputs (the folder picker, and the files picker with the files
+// themselves); every number of each layer's trace in the page equals
+// `attnviz --headless --hf DIR --dump-json` of the same sentence.
+const hfCases = [
+  { name: 'bf16_prefix_eps', input: '#model-folder' }, // vocab.json + merges.txt, BF16, 3 layers
+  { name: 'wordpiece_12heads', input: '#model-files' }, // vocab.txt, 12 heads, the files picked one by one
+];
+for (const c of hfCases) {
+  test(`a model folder picked in the page (${c.name}, ${c.input}) opens as --hf does, every number equal`, async () => {
+    const dir = join(ROOT, 'tests/data/hf', c.name);
+    const ref = JSON.parse(await readFile(join(dir, 'reference.json'), 'utf8'));
+    const { page, errors } = await openApp(`?lang=en&sentence=${encodeURIComponent(ref.sentence)}`);
+    const until = (name, value) => page.waitForFunction(([n, v]) =>
+      Module.ccall('attnviz_holds', 'number', ['string', 'string'], [n, v]) === 1, [name, value], { timeout: 30000 });
+    await page.waitForFunction(() => !document.getElementById('model-open').disabled, null, { timeout: 10000 });
+    const files = c.input === '#model-folder' ? dir
+      : ['config.json', 'model.safetensors', 'vocab.txt'].map((f) => join(dir, f));
+    await page.setInputFiles(c.input, files);
+    await page.waitForFunction(() => window.attnvizModelOpen, null, { timeout: 60000 });
+    const opened = await page.evaluate(() => window.attnvizModelOpen);
+    assert.equal(opened.ok, true, `not opened: ${JSON.stringify(opened)} ${await page.evaluate(() => document.getElementById('note').textContent)}`);
+    const name = c.input === '#model-folder' ? c.name : 'model';
+    await until('badge', `from ${name}`);
+    await until('page', 'none'); // the lesson stepped aside
+    const native = nativeTrace('--hf', dir, '--sentence', ref.sentence);
+    assert.deepEqual(native.token_ids, ref.token_ids);
+    for (let l = 0; l < native.layers.length; l++) {
+      await until('layer', String(l + 1));
+      const web = await trace(page), want = native.layers[l];
+      assert.deepEqual(web.tokens, native.tokens);
+      const pick = (t, heads) => ({ X: t.X, concat: t.concat, output: t.output,
+        heads: heads.map((h, k) => Object.fromEntries(Object.keys(want.heads[k]).map((s) => [s, h[s]]))) });
+      assertSameNumbers(pick(web, web.heads), pick(want, want.heads), `${c.name} layer ${l + 1}`);
+      if (l + 1 < native.layers.length) await page.keyboard.press('BracketRight');
+    }
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: join(SHOTS, `web-hf-${c.name}.png`) });
+    }
+    assert.deepEqual(errors, []);
+    assert.deepEqual(outside, []);
+    await page.close();
+  });
+}
+
+test('a model folder (Ctrl+O) whose default sentence does not fit is refused, and the lesson stays', async () => {
+  const { page, errors } = await openApp('?lang=en');
+  await page.waitForFunction(() => !document.getElementById('model-open').disabled, null, { timeout: 10000 });
+  const before = await trace(page);
+  const chooser = page.waitForEvent('filechooser');
+  await page.keyboard.press('Control+KeyO'); // the key opens the folder picker
+  await (await chooser).setFiles(join(ROOT, 'tests/data/hf/f32_prefix_tied')); // 16 positions
+  await page.waitForFunction(() => window.attnvizModelOpen, null, { timeout: 60000 });
+  assert.equal(await page.evaluate(() => window.attnvizModelOpen.ok), false);
+  assert.equal(await holds(page, 'status', 'The sentence has 50 tokens; this model reads at most 16.'), 1);
+  assert.equal(await holds(page, 'page', 'intro'), 1);
+  assertSameNumbers(await trace(page), before, 'the lesson after a refused folder'); // computed again, the same
+  assert.deepEqual(errors, []);
+  await page.close();
+});
