@@ -136,7 +136,7 @@ static void control_value(const viz_ctx *c, viz_widget w, char *buf, size_t cap)
         break;
     case VIZ_W_POSENC:                                                       // a model's positions are its own: sinusoidal, learned or none
         if (c->s->hf) snprintf(buf, cap, "%s", viz_s(c, VIZ_S_POS_LEARNED)); // GPT-2's wpe
-        else if (c->s->model && c->s->model->cfg.pos_offset) // --pos-offset K: where the model's sentence starts
+        else if (c->s->model && c->s->model->cfg.pos_offset)                 // --pos-offset K: where the model's sentence starts
             snprintf(buf, cap, "%s +%d", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)),
                      c->s->model->cfg.pos_offset);
         else if (c->s->model) snprintf(buf, cap, "%s", viz_s(c, (viz_str)(VIZ_S_POS_SINUSOIDAL + c->s->model->cfg.pos)));
