@@ -35,8 +35,9 @@ static void finder(const viz_ctx *c, viz_box b) {
     static const viz_str names[3] = {VIZ_S_HF_SCORE_PREV, VIZ_S_HF_SCORE_INDUCTION, VIZ_S_HF_SCORE_FIRST};
     float y = b.y, lh = c->small * 1.5f;
     char buf[256];
-    viz_label(c, b.x, y, b.w, c->body * 1.5f, viz_s(c, VIZ_S_HF_FINDER), c->body, VIZ_LEFT | VIZ_MIDDLE, c->th->text);
-    y += c->body * 1.6f;
+    // the title wraps in a narrow column rather than being cut to "…"
+    y += viz_wrap_ex(c, (viz_box){b.x, y, b.w, 1e4f}, viz_s(c, VIZ_S_HF_FINDER), c->body, 0, 0, c->th->text, true) +
+         c->body * 0.3f;
     // as many heads per score as the room left by the three descriptions allows, up to FINDER_ROWS
     char desc[3][256];
     float desc_h = 0, dpx = c->small * 0.85f;
@@ -47,12 +48,15 @@ static void finder(const viz_ctx *c, viz_box b) {
     }
     int count = hf->layers * hf->heads, fit = (int)((b.y + b.h - y - desc_h) / (3 * lh));
     int rows = count < FINDER_ROWS ? count : FINDER_ROWS;
-    if (fit < rows) rows = fit < 2 ? 2 : fit;
+    if (fit < rows) rows = fit < 1 ? 1 : fit;
+    float bottom = b.y + b.h; // nothing is drawn below the canvas, whatever the measures said
     for (int k = 0; k < 3; k++) {
         if (!hf->scores[k] || !hf->order[k]) continue;
-        float th = viz_wrap_ex(c, (viz_box){b.x, y, b.w, 1e4f}, desc[k], dpx, 0, 0, c->th->muted, true);
-        y += th + 2 * c->u;
-        for (int i = 0; i < rows; i++) {
+        float dh = viz_wrap_ex(c, (viz_box){b.x, y, b.w, 1e4f}, desc[k], dpx, 0, 0, c->th->muted, false);
+        if (y + dh + 2 * c->u + lh > bottom) break; // no room for this score's description and one head
+        viz_wrap_ex(c, (viz_box){b.x, y, b.w, 1e4f}, desc[k], dpx, 0, 0, c->th->muted, true);
+        y += dh + 2 * c->u;
+        for (int i = 0; i < rows && y + lh <= bottom; i++) {
             int id = hf->order[k][i];
             double v = hf->scores[k][id];
             snprintf(buf, sizeof buf, viz_s(c, VIZ_S_HF_FINDER_ROW), id / hf->heads + 1, id % hf->heads + 1);
