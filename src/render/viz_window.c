@@ -824,7 +824,7 @@ static void narrative(const viz_ctx *c, viz_box b) {
                                                                       : VIZ_S_HINT_BACKWARD;        // ∂L/∂S′
     char hint[2048];
     const char *text = s->narrative           ? s->narrative
-                       : s->readout           ? viz_s(c, VIZ_S_HINT_READOUT)
+                       : s->readout           ? viz_s(c, s->hf ? VIZ_S_HF_HINT_READOUT : VIZ_S_HINT_READOUT) // GPT-2's: LN_f, W_teᵀ
                        : viz_step_has_grad(c) ? viz_s(c, backward)
                                               : viz_step_hint(hint, sizeof hint, s->ui, s->step, s->trace ? &s->trace->cfg : NULL);
     char noted[4096];
