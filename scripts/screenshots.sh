@@ -87,6 +87,18 @@ xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lang en --sentence "The animal 
     --mask causal --script "$tmp/tiles.script"
 xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --pos rope \
     --lang en --script "$tmp/rope.script"
+# every page of the modern-attention lesson: en at 1280x800, zh in presenter at 1920x1080
+mkdir -p "$out/modern"
+printf 'size 1280 800\nwait 300\nshot %s\nquit\n' "$tmp/en.png" >"$tmp/modern-en.script"
+printf 'size 1920 1080\nwait 300\nshot %s\nquit\n' "$tmp/zh.png" >"$tmp/modern-zh.script"
+for page in $(sed -n 's/^=== page: //p' "$root/lessons/en/modern-attention.lesson"); do
+    xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lesson "$root/lessons/en/modern-attention.lesson" --page "$page" \
+        --script "$tmp/modern-en.script"
+    xvfb-run -a -s "-screen 0 1920x1200x24" "$bin" --lesson "$root/lessons/zh/modern-attention.lesson" --page "$page" \
+        --theme presenter --script "$tmp/modern-zh.script"
+    mv "$tmp/en.png" "$out/modern/$page-en-1280x800.png"
+    mv "$tmp/zh.png" "$out/modern/$page-zh-presenter.png"
+done
 "$bin" --headless --sentence "这只动物没看见那只鸟，因为它飞得太快了。" --lang en --steps 6 --format html \
     --export-dir "$tmp/html-en" >/dev/null
 "$bin" --headless --lesson "$root/lessons/zh/self-attention.lesson" --page intro --format html \
