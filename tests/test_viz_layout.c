@@ -859,6 +859,44 @@ static const viz_cmd *find_text(const viz_list *l, const char *s) {
     return NULL;
 }
 
+/* The highest-drawn TEXT command saying s (a chip sits above the matrices' labels), or NULL. */
+static const viz_cmd *topmost_text(const viz_list *l, const char *s) {
+    const viz_cmd *best = NULL;
+    for (int i = 0; i < l->count; i++)
+        if (l->cmds[i].kind == VIZ_TEXT && strcmp(viz_cmd_text(l, &l->cmds[i]), s) == 0 && (!best || l->cmds[i].y < best->y))
+            best = &l->cmds[i];
+    return best;
+}
+
+/* GPT-2 splits 它 into three byte pieces (‹e5› ‹ae› ‹83›): the character is
+ * written once, over its three chips and spanning them, and so is the emoji
+ * over its four, in both languages and both sizes (issue 26: "the character
+ * shown once over its pieces"). */
+static void character_once_over_its_pieces(void **state) {
+    (void)state;
+    const viz_lang langs[] = {VIZ_LANG_EN, VIZ_LANG_ZH};
+    const viz_theme_id themes[] = {VIZ_THEME_LIGHT, VIZ_THEME_PRESENTER};
+    for (int k = 0; k < 2; k++) {
+        app_state st;
+        start(&st, themes[k], langs[k]);
+        attn_err err;
+        if (app_hf_open(&st, ATTN_SOURCE_DIR "/tests/data/hf/f32_prefix_tied", "它飞 ok 🙂", NULL, NULL, &err) != ATTN_OK)
+            fail_msg("%s", err.msg);
+        const viz_list *l = build(&st, k ? 1920 : 1280, k ? 1080 : 800, k ? "pieces-zh-presenter" : "pieces-en");
+        int once = 0;
+        for (int i = 0; i < l->count; i++)
+            once += l->cmds[i].kind == VIZ_TEXT && strcmp(viz_cmd_text(l, &l->cmds[i]), "它") == 0;
+        assert_int_equal(once, 1);
+        const viz_cmd *ch = find_text(l, "它"), *first = topmost_text(l, "‹e5›"), *last = topmost_text(l, "‹83›");
+        assert_non_null(first);
+        assert_non_null(last);
+        assert_true(ch->y + ch->h <= first->y + 0.01f);                                       // over the chips
+        assert_true(ch->x <= first->x + 0.01f && ch->x + ch->w >= last->x + last->w - 0.01f); // across all three
+        assert_non_null(find_text(l, "🙂"));
+        app_free(&st);
+    }
+}
+
 /* A lesson's code is drawn in the code face on a grid where a Chinese
  * character takes two columns (what follows "它它" lines up with what follows
  * "ab" + "cd"), and a long line wraps after "↪" with a hanging indent. */
@@ -1085,6 +1123,7 @@ int main(void) {
         cmocka_unit_test(presenter_values_read_from_afar),
         cmocka_unit_test(presenter_lesson_pages_read_from_afar),
         cmocka_unit_test(every_model_word_reachable),
+        cmocka_unit_test(character_once_over_its_pieces),
         cmocka_unit_test(compare_reads_in_figure_view),
         cmocka_unit_test(verdict_heads_the_revealed_text),
         cmocka_unit_test(narrative_gets_the_room),

@@ -25,6 +25,7 @@
 struct app_hf {
     hf_model m;
     hf_tokens toks;        /* the run's tokens */
+    char *text;            /* the sentence they were made from (their bytes index it) */
     hf_run r;              /* the last finished run */
     hf_head_score *scores; /* its heads' scores (n_layer·n_head), or NULL */
     double *score_v[3];    /* each score by head, for the view */
@@ -41,6 +42,7 @@ struct app_hf {
     SDL_atomic_t done;
     bool pending; /* a job started on the thread is not yet published */
     hf_tokens job_toks;
+    char *job_text; /* job_toks' sentence */
     hf_run job_r;
     hf_head_score *job_scores;
     attn_status job_st;
@@ -70,6 +72,29 @@ static int work(void *arg) {
 }
 
 /* The next tokens' labels and probabilities, for the scene. */
+/* The runs of tokens that are pieces of the same characters (hf_token's
+ * char_start/char_end), and those characters, for the chips (viz_hf). */
+static void fill_pieces(viz_hf *v, const hf_tokens *toks, const char *text) {
+    v->has_pieces = false;
+    for (int i = 0; i < toks->count && i < ATTN_TRACE_MAX_TOKENS; i++) {
+        const hf_token *t = &toks->v[i];
+        v->piece_first[i] = -1;
+        v->piece_text[i][0] = '\0';
+        if (!text || (t->char_start == t->start && t->char_end == t->end)) continue;
+        const hf_token *prev = i > 0 ? &toks->v[i - 1] : NULL;
+        if (prev && v->piece_first[i - 1] >= 0 && prev->char_start == t->char_start && prev->char_end == t->char_end) {
+            v->piece_first[i] = v->piece_first[i - 1]; // one more piece of the same characters
+            continue;
+        }
+        v->piece_first[i] = (short)i;
+        size_t len = t->char_end - t->char_start;
+        if (len >= sizeof v->piece_text[i]) len = 0; // too many characters to write over the chips
+        memcpy(v->piece_text[i], text + t->char_start, len);
+        v->piece_text[i][len] = '\0';
+        v->has_pieces = true;
+    }
+}
+
 static void fill_view(app_hf *h) {
     h->view.layers = h->m.cfg.n_layer;
     h->view.vocab = h->m.cfg.vocab_size;
@@ -81,6 +106,7 @@ static void fill_view(app_hf *h) {
         free(lab);
         h->view.next_p[i] = h->r.next_p[i];
     }
+    fill_pieces(&h->view, &h->toks, h->text);
 }
 
 /* Makes layer st->model.layer of the run the trace shown (the settings follow it). */
@@ -131,8 +157,13 @@ static attn_status publish(app_state *st, attn_err *err) {
         hf_tokens_free(&h->toks);
         h->r = old_r;
         h->toks = old_t;
+        free(h->job_text);
+        h->job_text = NULL;
         return rc;
     }
+    free(h->text);
+    h->text = h->job_text;
+    h->job_text = NULL;
     hf_run_free(&old_r);
     hf_tokens_free(&old_t);
     free(h->scores);
@@ -176,13 +207,15 @@ bool app_hf_poll(app_state *st) {
     return true;
 }
 
-/* Starts computing toks (taken); synchronous where there are no threads, or when sync. */
-static attn_status start(app_state *st, hf_tokens *toks, bool sync, attn_err *err) {
+/* Starts computing toks (taken), made from text; synchronous where there are no threads, or when sync. */
+static attn_status start(app_state *st, hf_tokens *toks, const char *text, bool sync, attn_err *err) {
     app_hf *h = st->hf;
     app_hf_wait(st); // a sentence still computing is replaced: its result would be stale at once
     h->pending = false;
     hf_run_free(&h->job_r);
     hf_tokens_free(&h->job_toks);
+    free(h->job_text);
+    h->job_text = strdup(text); // NULL when memory runs out: the chips then show pieces without their characters
     h->job_toks = *toks;
     memset(toks, 0, sizeof *toks);
     SDL_AtomicSet(&h->done, 0);
@@ -212,7 +245,7 @@ attn_status app_hf_compute(app_state *st, const char *text, attn_err *err) {
     app_hf *h = st->hf;
     hf_tokens toks = {0};
     attn_status rc = hf_model_tokenize(&h->m, text, strlen(text), false, &toks, err);
-    if (rc == ATTN_OK) rc = start(st, &toks, false, err);
+    if (rc == ATTN_OK) rc = start(st, &toks, text, false, err);
     hf_tokens_free(&toks);
     return rc;
 }
@@ -237,7 +270,7 @@ static attn_status open_model(app_state *st, const char *dir, const char *senten
     st->view.head = 0;
     hf_tokens toks = {0};
     rc = hf_model_tokenize(&h->m, sentence, strlen(sentence), false, &toks, err);
-    if (rc == ATTN_OK) rc = start(st, &toks, sync, err);
+    if (rc == ATTN_OK) rc = start(st, &toks, sentence, sync, err);
     hf_tokens_free(&toks);
     char *copy = rc == ATTN_OK ? strdup(sentence) : NULL;
     if (rc == ATTN_OK && !copy) rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the sentence.");
@@ -427,6 +460,8 @@ void app_hf_free(app_state *st) {
     attn_trace_free(&st->src.trace); // it borrows the run
     hf_run_free(&h->job_r);
     hf_tokens_free(&h->job_toks);
+    free(h->job_text);
+    free(h->text);
     free(h->job_scores);
     free(h->scores);
     free(h->grid);

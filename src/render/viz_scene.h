@@ -215,6 +215,12 @@ typedef struct viz_hf {
     const double *scores[3]; /* each head's previous-token, induction and first-token score, [l·heads + h] */
     const int *order[3];     /* the heads by each score, highest first (hf_head_rank) */
     int induction_len;       /* T of the induction score's repeated sequence */
+    /* GPT-2's byte pieces: a character split over several tokens (Chinese, emoji) is written once over
+     * its pieces' chips. piece_first[i]: the first token of the run of pieces of token i's characters,
+     * or -1 when token i is whole characters; piece_text[i], at a run's first token: those characters */
+    bool has_pieces;
+    short piece_first[ATTN_TRACE_MAX_TOKENS];
+    char piece_text[ATTN_TRACE_MAX_TOKENS][16];
     /* the hovered X cell's LayerNorm arithmetic (hf_explain_ln1), when ln_valid */
     bool ln_valid;
     int ln_width; /* the columns mean and var are over */

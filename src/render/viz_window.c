@@ -290,30 +290,49 @@ static void rail(const viz_ctx *c, viz_box b) {
 
 /* ---- canvas ---- */
 
+/* A real model's pieces of one character, written over them (viz_hf), or NULL. */
+static const viz_hf *chip_pieces(const viz_ctx *c) { return c->s->hf && c->s->hf->has_pieces ? c->s->hf : NULL; }
+
+/* The height of one row of chips at text size px: with GPT-2's pieces, a
+ * band above the chips where their characters are written once. */
+static float chips_row_h(const viz_ctx *c, float px) { return px * 1.8f + 4 * c->u + (chip_pieces(c) ? px * 1.3f : 0); }
+
 /* Lays out (draw = false) or draws token chips at text size px in width w;
- * returns the number of rows they need. */
+ * returns the number of rows they need. The pieces of one character sit
+ * side by side, never split between rows, under that character. */
 static int chips_pass(const viz_ctx *c, viz_box b, float px, bool draw) {
     const attn_trace *t = c->s->trace;
-    float h = px * 1.8f, pad = px * 0.45f, x = b.x, y = b.y;
+    const viz_hf *hf = chip_pieces(c);
+    float band = hf ? px * 1.3f : 0, h = px * 1.8f, pad = px * 0.45f, x = b.x, y = b.y + band;
     int rows = 1;
     char lab[96];
+    float w[ATTN_TRACE_MAX_TOKENS];
     for (int i = 0; i < t->n; i++) {
         attn_token_label(&t->tokens, i, 14, lab, sizeof lab);
-        float w = viz_text_w(c, lab, px) + 2 * pad;
-        if (x + w > b.x + b.w && x > b.x) {
+        w[i] = viz_text_w(c, lab, px) + 2 * pad;
+    }
+    for (int i = 0; i < t->n; i++) {
+        bool first = hf && hf->piece_first[i] == i, further = hf && hf->piece_first[i] >= 0 && !first;
+        float run = w[i]; // a run of pieces moves to the next row whole
+        for (int j = i + 1; first && j < t->n && hf->piece_first[j] == i; j++) run += c->u + w[j];
+        if (!further && x + run > b.x + b.w && x > b.x) {
             x = b.x;
-            y += h + 4 * c->u;
+            y += h + 4 * c->u + band;
             rows++;
         }
+        if (draw && first && hf->piece_text[i][0])
+            viz_text(c->l, x, y - band, run, band, hf->piece_text[i], px, VIZ_CENTER | VIZ_MIDDLE, c->th->text);
         if (draw) {
+            attn_token_label(&t->tokens, i, 14, lab, sizeof lab);
             bool q = i == c->s->query;
-            viz_fill(c->l, x, y, w, h, q ? c->th->highlight : c->th->panel2);
+            viz_fill(c->l, x, y, w[i], h, q ? c->th->highlight : c->th->panel2);
             if (t->vocab_used && t->vocab_index[i] < 0) // not in the lesson's vocabulary: the narrative says what it is
-                viz_stroke(c->l, x, y, w, h, 2 * c->u, c->th->error);
-            viz_text(c->l, x, y, w, h, lab, px, VIZ_CENTER | VIZ_MIDDLE, q ? c->th->accent_text : c->th->text);
-            viz_hit_region(c->l, x, y, w, h, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
+                viz_stroke(c->l, x, y, w[i], h, 2 * c->u, c->th->error);
+            viz_text(c->l, x, y, w[i], h, lab, px, VIZ_CENTER | VIZ_MIDDLE, q ? c->th->accent_text : c->th->text);
+            viz_hit_region(c->l, x, y, w[i], h, (viz_hit){.kind = VIZ_HIT_TOKEN, .token = i});
         }
-        x += w + 4 * c->u;
+        bool next_joined = hf && i + 1 < t->n && hf->piece_first[i + 1] >= 0 && hf->piece_first[i + 1] != i + 1;
+        x += w[i] + (next_joined ? c->u : 4 * c->u);
     }
     return rows;
 }
@@ -325,11 +344,11 @@ static int chips_pass(const viz_ctx *c, viz_box b, float px, bool draw) {
 static float token_chips(const viz_ctx *c, viz_box b) {
     // one row where the canvas wants its room, if slightly smaller text allows it
     for (float px = c->small; c->value_min > 0 && px >= fmaxf(10.0f, c->small * 0.8f); px *= 0.95f)
-        if (chips_pass(c, b, px, false) == 1) return chips_pass(c, b, px, true) * (px * 1.8f + 4 * c->u);
+        if (chips_pass(c, b, px, false) == 1) return chips_pass(c, b, px, true) * chips_row_h(c, px);
     for (float px = c->small; px >= 10.0f; px *= 0.85f)
         if (chips_pass(c, b, px, false) <= 2) {
             int rows = chips_pass(c, b, px, true);
-            return rows * (px * 1.8f + 4 * c->u);
+            return rows * chips_row_h(c, px);
         }
     return 0;
 }
