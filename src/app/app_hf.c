@@ -7,8 +7,10 @@
  * (a refusal is said at once, as for any sentence) and computed on a worker
  * thread; the trace shown stays the last finished run's, with a notice,
  * until app_hf_poll publishes the new one between frames. The browser has
- * no threads here: it computes at once (GPT-2 small on 20 tokens takes about
- * a second there; the tiny generated models, milliseconds). */
+ * no threads here: there the same job runs as slices of the frames
+ * (platform.h's jobs), one transformer block per slice, so the page stays
+ * responsive while GPT-2 small computes. The first run of a model opened is
+ * computed at once, on both. */
 #include "app.h"
 
 #include <SDL.h>
@@ -19,6 +21,7 @@
 #include "hf_heads.h"
 #include "hf_model.h"
 #include "hf_trace.h"
+#include "platform.h"
 #include "strbuf.h"
 #include "utf8.h"
 
@@ -38,7 +41,13 @@ struct app_hf {
     double open_min; /* when its score reaches this */
     bool page_first; /* an @hf page's first run, not yet published: its query is then the last token, as --hf's */
     /* the worker */
-    SDL_Thread *thread;
+    plat_job *job; /* the computation: a thread on the desktop, slices of the frames in the browser */
+    /* the browser's slices: where the job is (0 begin, 1 the sentence's blocks, 2 begin and 3 the blocks of
+     * the head finder's sequence), its forward in pieces, and that sequence's run and half length */
+    int phase;
+    hf_forward_job fj;
+    hf_run rep;
+    int rep_t;
     SDL_atomic_t done;
     bool pending; /* a job started on the thread is not yet published */
     hf_tokens job_toks;
@@ -142,6 +151,60 @@ static void open_best(app_state *st) {
     free(order);
 }
 
+/* The end of the browser's job: the run and, if they could be had, the scores. */
+static plat_slice slice_done(app_hf *h) {
+    hf_forward_job_free(&h->fj);
+    hf_run_free(&h->rep);
+    SDL_AtomicSet(&h->done, 1);
+    return PLAT_SLICE_DONE;
+}
+
+/* One piece of work's job for a frame of the browser, which has no threads:
+ * one block of a forward at most (GPT-2 small: about a twelfth of it). */
+static plat_slice work_slice(void *arg) {
+    app_hf *h = arg;
+    bool done = false;
+    attn_err ignore;
+    switch (h->phase) {
+    case 0: { // the sentence's forward begins
+        int n = h->job_toks.count, *ids = malloc(sizeof *ids * (size_t)(n > 0 ? n : 1));
+        if (!ids) {
+            h->job_st = attn_fail(&h->job_err, ATTN_ERR_NOMEM, "Not enough memory for the sentence's ids.");
+            return slice_done(h);
+        }
+        for (int i = 0; i < n; i++) ids[i] = h->job_toks.v[i].id;
+        h->job_st = hf_forward_begin(&h->fj, &h->job_r, &h->m, ids, n, &h->job_err);
+        free(ids);
+        h->phase = 1;
+        return h->job_st == ATTN_OK ? PLAT_SLICE_MORE : slice_done(h);
+    }
+    case 1: // one block of it
+        h->job_st = hf_forward_step(&h->fj, &done, &h->job_err);
+        if (h->job_st != ATTN_OK) return slice_done(h);
+        if (done) h->phase = 2;
+        return PLAT_SLICE_MORE;
+    case 2: { // the head finder's sequence r r begins (the finder waits if it cannot: the run stands)
+        free(h->job_scores);
+        h->job_scores = NULL;
+        h->rep_t = hf_induction_len(&h->m, HF_INDUCTION_LEN);
+        int *ids = h->rep_t >= 1 ? malloc(sizeof *ids * (size_t)(2 * h->rep_t)) : NULL;
+        if (!ids) return slice_done(h);
+        hf_induction_ids(ids, h->rep_t, h->m.cfg.vocab_size, HF_INDUCTION_SEED);
+        memcpy(ids + h->rep_t, ids, sizeof *ids * (size_t)h->rep_t);
+        attn_status st = hf_forward_begin(&h->fj, &h->rep, &h->m, ids, 2 * h->rep_t, &ignore);
+        free(ids);
+        h->phase = 3;
+        return st == ATTN_OK ? PLAT_SLICE_MORE : slice_done(h);
+    }
+    default: // one block of it, then the scores
+        if (hf_forward_step(&h->fj, &done, &ignore) != ATTN_OK) return slice_done(h);
+        if (!done) return PLAT_SLICE_MORE;
+        h->job_scores = malloc(sizeof *h->job_scores * (size_t)h->m.cfg.n_layer * (size_t)h->m.cfg.n_head);
+        if (h->job_scores) hf_head_scores_from(&h->job_r, &h->rep, h->rep_t, h->job_scores);
+        return slice_done(h);
+    }
+}
+
 /* Takes a finished job's run as the one shown (the trace first: it borrows the run). */
 static attn_status publish(app_state *st, attn_err *err) {
     app_hf *h = st->hf;
@@ -183,9 +246,11 @@ static attn_status publish(app_state *st, attn_err *err) {
 
 void app_hf_wait(app_state *st) {
     app_hf *h = st->hf;
-    if (!h || !h->thread) return;
-    SDL_WaitThread(h->thread, NULL);
-    h->thread = NULL;
+    if (!h || !h->job) return;
+    plat_job_wait(h->job); // the browser's job, unfinished, is given up: its pieces go
+    h->job = NULL;
+    hf_forward_job_free(&h->fj);
+    hf_run_free(&h->rep);
 }
 
 bool app_hf_busy(const app_state *st) { return st->hf && st->hf->pending; }
@@ -219,18 +284,17 @@ static attn_status start(app_state *st, hf_tokens *toks, const char *text, bool 
     h->job_toks = *toks;
     memset(toks, 0, sizeof *toks);
     SDL_AtomicSet(&h->done, 0);
-#ifndef __EMSCRIPTEN__
-    if (!sync) {
-        h->thread = SDL_CreateThread(work, "attnviz-hf", h);
-        if (h->thread) {
+    if (!sync) { // a thread on the desktop; in the browser, a block per frame (work_slice)
+        h->phase = 0;
+        plat_job_def def = {"attnviz-hf", work, work_slice, h};
+        h->job = plat_job_start(&def);
+        if (h->job) {
             h->pending = true;
             h->view.computing = true;
             st->dirty = true;
             return ATTN_OK;
         }
     }
-#endif
-    (void)sync;
     work(h);
     if (h->job_st != ATTN_OK) {
         *err = h->job_err;

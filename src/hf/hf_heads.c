@@ -48,7 +48,6 @@ hf_head_score hf_head_score_of(const double *a, int n, const double *induction, 
 attn_status hf_head_scores(const hf_model *m, const hf_run *run, int induction_len, uint64_t seed,
                            hf_head_score *scores, attn_err *err) {
     // scores: (n_layer · n_head); run: the learner's sentence, n tokens
-    const int L = m->cfg.n_layer, H = m->cfg.n_head;
     if (induction_len < 1)
         return attn_fail(err, ATTN_ERR_RANGE, "The induction sequence needs at least 1 token per copy (got %d).",
                          induction_len);
@@ -65,12 +64,16 @@ attn_status hf_head_scores(const hf_model *m, const hf_run *run, int induction_l
     free(ids);
     if (st != ATTN_OK) return st;
     // pass 2: every head's scores
-    for (int l = 0; l < L; l++)
-        for (int h = 0; h < H; h++)
-            scores[l * H + h] = hf_head_score_of(run->layer[l].head[h].weights, run->n,
-                                                 rep.layer[l].head[h].weights, t);
+    hf_head_scores_from(run, &rep, t, scores);
     hf_run_free(&rep);
     return ATTN_OK;
+}
+
+void hf_head_scores_from(const hf_run *run, const hf_run *rep, int t, hf_head_score *scores) {
+    for (int l = 0; l < run->n_layer; l++)
+        for (int h = 0; h < run->n_head; h++)
+            scores[l * run->n_head + h] =
+                hf_head_score_of(run->layer[l].head[h].weights, run->n, rep->layer[l].head[h].weights, t);
 }
 
 void hf_hide_first(const double *a, int n, double *out) {

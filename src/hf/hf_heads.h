@@ -43,6 +43,11 @@ typedef struct {
 attn_status hf_head_scores(const hf_model *m, const hf_run *run, int induction_len, uint64_t seed,
                            hf_head_score *scores, attn_err *err);
 
+/* The scores from the two runs hf_head_scores makes: run (the sentence) and
+ * rep (the seeded sequence of t tokens written twice, hf_induction_ids), for
+ * a caller that computes rep itself in pieces (the browser, hf_forward_step). */
+void hf_head_scores_from(const hf_run *run, const hf_run *rep, int t, hf_head_score *scores);
+
 /* The random sequence hf_head_scores repeats: ids[0..t) drawn uniformly from [0, vocab)
  * with seed (splitmix64), the same on every platform. */
 void hf_induction_ids(int *ids, int t, int vocab, uint64_t seed);

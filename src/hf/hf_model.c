@@ -538,7 +538,22 @@ static void top_next(hf_run *r) {
     }
 }
 
-attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn_err *err) {
+void hf_forward_job_free(hf_forward_job *j) {
+    if (!j) return;
+    free(j->scratch);
+    free(j->qkv);
+    memset(j, 0, sizeof *j);
+}
+
+/* A job that failed or ended: its buffers go, and a failed run with them. */
+static attn_status job_end(hf_forward_job *j, attn_status st) {
+    if (st != ATTN_OK) hf_run_free(j->r);
+    hf_forward_job_free(j);
+    return st;
+}
+
+attn_status hf_forward_begin(hf_forward_job *j, hf_run *r, const hf_model *m, const int *ids, int n, attn_err *err) {
+    memset(j, 0, sizeof *j);
     hf_run_free(r);
     const hf_config *c = &m->cfg;
     int cap = c->n_positions < HF_MAX_TOKENS ? c->n_positions : HF_MAX_TOKENS;
@@ -547,25 +562,39 @@ attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn
         if (ids[i] < 0 || ids[i] >= c->vocab_size)
             return attn_fail(err, ATTN_ERR_RANGE, "Token id %d is outside the vocabulary (0 to %d).", ids[i],
                              c->vocab_size - 1);
+    j->r = r, j->m = m;
     attn_status st = alloc_run(r, m, n, err);
     int d = c->n_embd, wide = c->n_inner > 3 * d ? c->n_inner : 3 * d;
-    double *scratch = malloc(sizeof(double) * (2 * (size_t)d + (size_t)wide));
-    double *qkv = malloc(sizeof(double) * (size_t)n * 3 * (size_t)d);
-    if (st == ATTN_OK && (!scratch || !qkv)) st = attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
-    if (st != ATTN_OK) goto cleanup;
+    j->scratch = malloc(sizeof(double) * (2 * (size_t)d + (size_t)wide));
+    j->qkv = malloc(sizeof(double) * (size_t)n * 3 * (size_t)d);
+    if (st == ATTN_OK && (!j->scratch || !j->qkv)) st = attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");
+    if (st != ATTN_OK) return job_end(j, st);
     memcpy(r->ids, ids, sizeof *ids * (size_t)n);
-    // pass 1: x₀ = wte[id] + wpe[position], into the first block's resid_pre (run_block copies in place)
-    double *x0 = r->final, *row = scratch;
+    // pass 1: x₀ = wte[id] + wpe[position], into final until the first block takes it as its input
+    double *x0 = r->final, *row = j->scratch;
     for (int i = 0; i < n; i++) {
         hf_tensor_read(m->wte, (size_t)ids[i] * d, (size_t)d, x0 + (size_t)i * d);
         hf_tensor_read(m->wpe, (size_t)i * d, (size_t)d, row);
-        for (int j = 0; j < d; j++) x0[(size_t)i * d + j] += row[j];
+        for (int k = 0; k < d; k++) x0[(size_t)i * d + k] += row[k];
     }
-    // pass 2: the blocks, each reading the one before
-    for (int l = 0; l < c->n_layer && st == ATTN_OK; l++)
-        st = run_block(r, m, l, l ? r->layer[l - 1].residual : x0, scratch, qkv, err);
-    if (st != ATTN_OK) goto cleanup;
+    return ATTN_OK;
+}
+
+attn_status hf_forward_step(hf_forward_job *j, bool *done, attn_err *err) {
+    *done = false;
+    hf_run *r = j->r;
+    const hf_model *m = j->m;
+    const hf_config *c = &m->cfg;
+    int d = c->n_embd, l = j->layer;
+    // pass 2: one block, reading the one before
+    if (l < c->n_layer) {
+        attn_status st = run_block(r, m, l, l ? r->layer[l - 1].residual : r->final, j->scratch, j->qkv, err);
+        j->layer++;
+        return st == ATTN_OK ? ATTN_OK : job_end(j, st);
+    }
     // pass 3: LN_f, logits of the last position against wte (or lm_head), softmax
+    double *scratch = j->scratch;
+    int n = r->n;
     read_vec(m->lnf_w, scratch, d), read_vec(m->lnf_b, scratch + d, d);
     hf_layer_norm(r->final, r->layer[c->n_layer - 1].residual, scratch, scratch + d, c->eps, n, d);
     const double *last = r->final + (size_t)(n - 1) * d;
@@ -573,11 +602,11 @@ attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn
     for (int v = 0; v < c->vocab_size; v++) {
         hf_tensor_read(m->unembed, (size_t)v * d, (size_t)d, u);
         double acc = 0.0;
-        for (int j = 0; j < d; j++) acc += last[j] * u[j];
+        for (int k = 0; k < d; k++) acc += last[k] * u[k];
         r->logits[v] = acc;
     }
-    st = nonfinite(r->logits, (size_t)c->vocab_size, c->n_layer - 1, "logits", err);
-    if (st != ATTN_OK) goto cleanup;
+    attn_status st = nonfinite(r->logits, (size_t)c->vocab_size, c->n_layer - 1, "logits", err);
+    if (st != ATTN_OK) return job_end(j, st);
     memcpy(r->probs, r->logits, sizeof(double) * (size_t)c->vocab_size);
     { // softmax over the vocabulary: the row max first, so exp never overflows
         double mx = -INFINITY, sum = 0.0;
@@ -587,9 +616,14 @@ attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn
         for (int v = 0; v < c->vocab_size; v++) r->probs[v] /= sum;
     }
     top_next(r);
-cleanup:
-    free(scratch);
-    free(qkv);
-    if (st != ATTN_OK) hf_run_free(r);
+    *done = true;
+    return job_end(j, ATTN_OK);
+}
+
+attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn_err *err) {
+    hf_forward_job j;
+    bool done = false;
+    attn_status st = hf_forward_begin(&j, r, m, ids, n, err);
+    while (st == ATTN_OK && !done) st = hf_forward_step(&j, &done, err);
     return st;
 }

@@ -139,6 +139,24 @@ typedef struct {
  * that is not finite (naming the layer and stage). */
 attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn_err *err);
 
+/* The same forward in pieces, for a caller that must not wait for all of it
+ * (the browser, which has no threads, computes one block per frame):
+ * hf_forward_begin checks ids, allocates *r and adds the embeddings;
+ * each hf_forward_step runs one block, and the last step the final
+ * LayerNorm and the readout, setting *done. The job borrows r and m; on
+ * an error (or when done) it has freed what it holds, and on an error r
+ * too. hf_forward_job_free drops a job given up half-way (r stays the
+ * caller's to free). The result is hf_forward's bit for bit. */
+typedef struct {
+    hf_run *r;            /* the run being filled (borrowed) */
+    const hf_model *m;    /* borrowed */
+    int layer;            /* the next block; n_layer: the readout is next */
+    double *scratch, *qkv; /* owned working memory */
+} hf_forward_job;
+attn_status hf_forward_begin(hf_forward_job *j, hf_run *r, const hf_model *m, const int *ids, int n, attn_err *err);
+attn_status hf_forward_step(hf_forward_job *j, bool *done, attn_err *err);
+void hf_forward_job_free(hf_forward_job *j); /* NULL is a no-op */
+
 /* Frees what r owns and zeroes it. NULL is a no-op. */
 void hf_run_free(hf_run *r);
 
