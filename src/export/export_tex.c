@@ -421,6 +421,20 @@ static void matrix_display(attn_strbuf *b, const export_item *it, const export_m
     attn_sb_puts(b, "\\endgroup\n");
 }
 
+/* text's paragraphs (split at blank lines) as TeX paragraphs, escaped. */
+static void tex_paragraphs(attn_strbuf *b, const char *text) {
+    for (const char *p = text; *p;) {
+        const char *end = strstr(p, "\n\n");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *para = strndup(p, len);
+        attn_sb_puts(b, "\\par\\medskip\\noindent ");
+        if (para) export_tex_escape(b, para);
+        attn_sb_puts(b, "\n");
+        free(para);
+        p += len;
+        while (*p == '\n') p++;
+    }
+}
 /* A model's own equations: the readout, the gradient, the residual, X = E + P. */
 static void model_equation(attn_strbuf *b, const export_item *it, const words *w) {
     const model *m = it->model;
@@ -474,17 +488,7 @@ char *export_tex_decode(const export_item *it, const char *title, const viz_stri
     preamble(&b, title);
     facts(&b, it, &w);
     viz_decode_narrative(text, sizeof text, ui ? ui->s[lang] : NULL, d, t);
-    for (const char *p = text; *p;) { // paragraphs: split at the blank lines
-        const char *end = strstr(p, "\n\n");
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        char *para = strndup(p, len);
-        attn_sb_puts(&b, "\\par\\medskip\\noindent ");
-        if (para) export_tex_escape(&b, para);
-        attn_sb_puts(&b, "\n");
-        free(para);
-        p += len;
-        while (*p == '\n') p++;
-    }
+    tex_paragraphs(&b, text);
     attn_sb_puts(&b, "\\[ q_t = x_t W_Q,\\quad K \\leftarrow \\begin{bmatrix} K \\\\ x_t W_K \\end{bmatrix},\\quad "
                      "V \\leftarrow \\begin{bmatrix} V \\\\ x_t W_V \\end{bmatrix},\\quad z_t = "
                      "\\operatorname{softmax}\\Big(\\frac{q_t K^\\top}{\\sqrt{d_k}}\\Big) V \\]\n");
@@ -516,17 +520,6 @@ char *export_tex_decode(const export_item *it, const char *title, const viz_stri
     return attn_sb_take(&b);
 }
 
-/* Thousands grouped: 3,200. */
-static void grouped(char *buf, size_t cap, size_t v) {
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%zu", v), o = 0;
-    for (int i = 0; i < n && o + 2 < (int)cap; i++) {
-        if (i && (n - i) % 3 == 0) buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-}
-
 void ex_tiles_text(char *out, size_t cap, const export_item *it, const viz_strings *ui, viz_lang lang) {
     const attn_tiles *tl = it->tiles;
     const attn_tile_step *st = &tl->steps[it->tiles_step];
@@ -537,7 +530,7 @@ void ex_tiles_text(char *out, size_t cap, const export_item *it, const viz_strin
     int k = snprintf(out, cap, ex_str(ui, lang, st->skipped ? VIZ_S_TILES_STEP_SKIPPED : VIZ_S_TILES_STEP),
                      it->tiles_step + 1, tl->count, st->r0 + 1, st->r1, st->c0 + 1, st->c1);
     used += k > 0 ? (size_t)k : 0;
-    grouped(a, sizeof a, st->bytes), grouped(b, sizeof b, tl->max_bytes), grouped(e, sizeof e, tl->full_bytes);
+    viz_thousands(a, sizeof a, st->bytes), viz_thousands(b, sizeof b, tl->max_bytes), viz_thousands(e, sizeof e, tl->full_bytes);
     if (used < cap) used += (size_t)snprintf(out + used, cap - used, "\n\n");
     if (used < cap) used += (size_t)snprintf(out + used, cap - used, ex_str(ui, lang, VIZ_S_TILES_BYTES), a, b, e);
     if (used < cap) used += (size_t)snprintf(out + used, cap - used, "\n\n");
@@ -571,17 +564,7 @@ char *export_tex_tiles(const export_item *it, const char *title, const viz_strin
     preamble(&b, title);
     facts(&b, it, &w);
     ex_tiles_text(text, sizeof text, it, ui, lang);
-    for (const char *p = text; *p;) { // paragraphs: split at the blank lines
-        const char *end = strstr(p, "\n\n");
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        char *para = strndup(p, len);
-        attn_sb_puts(&b, "\\par\\medskip\\noindent ");
-        if (para) export_tex_escape(&b, para);
-        attn_sb_puts(&b, "\n");
-        free(para);
-        p += len;
-        while (*p == '\n') p++;
-    }
+    tex_paragraphs(&b, text);
     attn_sb_puts(&b, "\\begin{gather*} m_i' = \\max\\big(m_i,\\ \\max_j s_{ij}\\big),\\qquad \\alpha_i = e^{m_i - m_i'},"
                      "\\qquad \\ell_i' = \\alpha_i \\ell_i + \\textstyle\\sum_j e^{s_{ij} - m_i'},\\\\ "
                      "O_i' = \\alpha_i O_i + \\textstyle\\sum_j e^{s_{ij} - m_i'}\\, v_j,\\qquad "

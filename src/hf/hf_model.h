@@ -148,9 +148,9 @@ attn_status hf_forward(hf_run *r, const hf_model *m, const int *ids, int n, attn
  * too. hf_forward_job_free drops a job given up half-way (r stays the
  * caller's to free). The result is hf_forward's bit for bit. */
 typedef struct {
-    hf_run *r;            /* the run being filled (borrowed) */
-    const hf_model *m;    /* borrowed */
-    int layer;            /* the next block; n_layer: the readout is next */
+    hf_run *r;             /* the run being filled (borrowed) */
+    const hf_model *m;     /* borrowed */
+    int layer;             /* the next block; n_layer: the readout is next */
     double *scratch, *qkv; /* owned working memory */
 } hf_forward_job;
 attn_status hf_forward_begin(hf_forward_job *j, hf_run *r, const hf_model *m, const int *ids, int n, attn_err *err);

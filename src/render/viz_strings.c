@@ -223,3 +223,13 @@ const char *viz_step_hint(char *buf, size_t cap, const char *const *ui, attn_ste
     snprintf(buf, cap, text, base);
     return buf;
 }
+
+void viz_thousands(char *buf, size_t cap, size_t v) {
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%zu", v), o = 0;
+    for (int i = 0; i < n && o + 2 < (int)cap; i++) {
+        if (i && (n - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+}

@@ -54,4 +54,8 @@ void viz_decode_narrative(char *out, size_t cap, const char *const *ui, const at
  * share it. */
 const char *viz_step_hint(char *buf, size_t cap, const char *const *ui, attn_step step, const attn_config *cfg);
 
+/* v with its thousands grouped by commas (3,200), into buf (cap bytes; cut when too small). The
+ * tiles view and its exports share it. */
+void viz_thousands(char *buf, size_t cap, size_t v);
+
 #endif

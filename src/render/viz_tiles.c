@@ -11,22 +11,12 @@
 
 #include "attn_math.h"
 #include "viz_internal.h"
+#include "viz_strings.h"
 
 /* A number of the arithmetic: −∞, or 4 significant digits. */
 static void num(char *buf, size_t cap, double v) {
     if (v == -INFINITY) snprintf(buf, cap, "−∞");
     else snprintf(buf, cap, "%.4g", v);
-}
-
-/* Thousands grouped: 3,200. */
-static void bytes_text(char *buf, size_t cap, size_t v) {
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%zu", v), o = 0;
-    for (int i = 0; i < n && o + 2 < (int)cap; i++) {
-        if (i && (n - i) % 3 == 0) buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
 }
 
 /* The block map: blocks × blocks squares in b, this step's outlined. */
@@ -201,7 +191,7 @@ void viz_tiles_overlay(const viz_ctx *c) {
     viz_wrap(c, (viz_box){x + pad, top, lab_w, lab_h}, viz_s(c, VIZ_S_TILES_BLOCKS), c->small, 0, c->th->muted);
     float map_y = top + lab_h + c->small * 0.4f;
     block_map(c, (viz_box){x + pad, map_y, lw, lw}, tl, at);
-    bytes_text(a, sizeof a, st->bytes), bytes_text(b, sizeof b, tl->max_bytes), bytes_text(e, sizeof e, tl->full_bytes);
+    viz_thousands(a, sizeof a, st->bytes), viz_thousands(b, sizeof b, tl->max_bytes), viz_thousands(e, sizeof e, tl->full_bytes);
     size_t used = (size_t)snprintf(buf, sizeof buf, viz_s(c, VIZ_S_TILES_BYTES), a, b, e);
     double diff = attn_tiles_rel_diff(tl->z, t->head[head].z, (size_t)tl->n * tl->d);
     if (used + 1 < sizeof buf) buf[used++] = '\n', buf[used] = '\0';
