@@ -15,6 +15,7 @@ pass=0
 printf '{"format": "nope"}\n' >model.json
 printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n@bogus: 1\ntext\n' >bad.lesson
 printf '{"X": [[1, 2], [3]]}\n' >weights.json
+printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n看 *这里\n' >emph.lesson
 
 # says NAME WANT_ZH WANT_EN -- ARGS...: a non-zero exit, one line, exactly WANT_ZH in zh
 # (three English words in a row nowhere but in the file name), WANT_EN in en.
@@ -53,6 +54,9 @@ says bad-model "model.json: format 是 \"nope\"；模型文件写的是 \"attnvi
 says bad-lesson-line "bad.lesson:7:1: 未知的指令 @bogus；指令有 @sentence、@config、@step、@highlight、@predict、@reveal、@compare、@random-weights、@features、@model、@layer、@backward、@train、@try、@own、@edited、@roles、@view、@hf、@missing、@vocab 和 @weights（一行要以 @ 开头时请写 \\@）" \
     "bad.lesson:7:1: unknown directive @bogus; the directives are @sentence, @config, @step, @highlight, @predict, @reveal, @compare, @random-weights, @features, @model, @layer, @backward, @train, @try, @own, @edited, @roles, @view, @hf, @missing, @vocab and @weights (write \\@ for a line that starts with @)" \
     -- --lesson bad.lesson
+says lesson-text "emph.lesson:7:3: 用 * 开始的强调在这一行没有结束；请再写一个 * 结束它（要写字符本身，请写 \\*）" \
+    "emph.lesson:7:3: emphasis opened with * is not closed on this line; close it with another * (or write \\* for the character itself)" \
+    -- --lesson emph.lesson
 says bad-weights "weights.json: X 的各行长短不一：第 1 行有 1 个数，第 0 行有 2 个。" \
     "weights.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- --weights weights.json
 says bad-setting "掩码窗口 W 必须在 1 和 64 之间（现在是 0）。" \
