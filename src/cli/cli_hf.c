@@ -450,7 +450,7 @@ int cli_hf_run_page(const cli_opts *o, const lesson_page *pg, bool zh, FILE *out
                                           "says how to get it (--print).",
                        pg->id, pg->hf_name, pg->hf_why ? pg->hf_why : "");
     else if (o->print) print_page(out, pg, NULL, o, zh);
-    if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+    if (st != ATTN_OK) cli_print_err(o, errf, &err);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;
 }
@@ -459,7 +459,7 @@ int cli_hf_run(const cli_opts *o, FILE *out, FILE *errf) {
     attn_err err;
     attn_err_clear(&err);
     attn_status st = act(o, NULL, cli_lang_zh(o), out, &err);
-    if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+    if (st != ATTN_OK) cli_print_err(o, errf, &err);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;
 }

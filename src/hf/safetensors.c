@@ -562,9 +562,9 @@ attn_status st_file_require(const st_file *f, const char *name, const st_tensor 
     *out = st_file_find(f, name);
     if (*out) return ATTN_OK;
     char a[NAME_SHOWN], b[NAME_SHOWN];
-    return attn_fail(err, ATTN_ERR_SHAPE, "%s has no tensor \"%s\" (nor \"%s%s\").",
-                     visible(a, sizeof a, f && f->shown ? f->shown : "the file"),
-                     visible(b, sizeof b, name), PREFIX, b);
+    return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_ST_NO_TENSOR,
+                        visible(a, sizeof a, f && f->shown ? f->shown : "the file"),
+                        visible(b, sizeof b, name), PREFIX, b);
 }
 
 double st_half_to_double(uint16_t bits) {
@@ -610,14 +610,12 @@ attn_status st_tensor_to_double(const st_file *f, const st_tensor *t, uint64_t f
     visible(a, sizeof a, f && f->shown ? f->shown : "the file");
     visible(b, sizeof b, t->name);
     if (!st_dtype_is_float(t->dtype))
-        return attn_fail(err, ATTN_ERR_PARSE, "%s: tensor \"%s\" has dtype %s, which attnviz does not "
-                                              "read (it reads F32, F16 and BF16).",
-                         a, b, t->dtype_name);
+        return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_ST_DTYPE,
+                            a, b, t->dtype_name);
     if (first > t->count || n > t->count - first)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s: tensor \"%s\" has %llu elements; elements %llu to "
-                                              "%llu do not exist.",
-                         a, b, (unsigned long long)t->count,
-                         (unsigned long long)first, (unsigned long long)(first + n));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_ST_ELEMENTS,
+                            a, b, (unsigned long long)t->count,
+                            (unsigned long long)first, (unsigned long long)(first + n));
     for (uint64_t i = 0; i < n; i++) out[i] = element(t, first + i);
     return ATTN_OK;
 }
@@ -628,9 +626,9 @@ attn_status st_tensor_row_to_double(const st_file *f, const st_tensor *t, uint64
     uint64_t cols = rows ? t->count / rows : 0;
     if (row >= rows) {
         char a[NAME_SHOWN], b[NAME_SHOWN];
-        return attn_fail(err, ATTN_ERR_RANGE, "%s: tensor \"%s\" has %llu rows; row %llu does not exist.",
-                         visible(a, sizeof a, f && f->shown ? f->shown : "the file"),
-                         visible(b, sizeof b, t->name), (unsigned long long)rows, (unsigned long long)row);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_ST_ROWS,
+                            visible(a, sizeof a, f && f->shown ? f->shown : "the file"),
+                            visible(b, sizeof b, t->name), (unsigned long long)rows, (unsigned long long)row);
     }
     return st_tensor_to_double(f, t, row * cols, cols, out, err);
 }

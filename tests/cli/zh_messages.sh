@@ -16,6 +16,7 @@ printf '{"format": "nope"}\n' >model.json
 printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n@bogus: 1\ntext\n' >bad.lesson
 printf '{"X": [[1, 2], [3]]}\n' >weights.json
 printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n看 *这里\n' >emph.lesson
+mkdir bert && printf '{"model_type": "bert"}\n' >bert/config.json
 
 # says NAME WANT_ZH WANT_EN -- ARGS...: a non-zero exit, one line, exactly WANT_ZH in zh
 # (three English words in a row nowhere but in the file name), WANT_EN in en.
@@ -57,6 +58,9 @@ says bad-lesson-line "bad.lesson:7:1: 未知的指令 @bogus；指令有 @senten
 says lesson-text "emph.lesson:7:3: 用 * 开始的强调在这一行没有结束；请再写一个 * 结束它（要写字符本身，请写 \\*）" \
     "emph.lesson:7:3: emphasis opened with * is not closed on this line; close it with another * (or write \\* for the character itself)" \
     -- --lesson emph.lesson
+says hf-config "bert/config.json：attnviz 没有实现 model_type \"bert\"：它只运行 GPT-2 的块（model_type \"gpt2\"）。" \
+    "bert/config.json: model_type \"bert\" is not one attnviz implements: it runs GPT-2 blocks only (model_type \"gpt2\")." \
+    -- --hf bert
 says bad-weights "weights.json: X 的各行长短不一：第 1 行有 1 个数，第 0 行有 2 个。" \
     "weights.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- --weights weights.json
 says bad-setting "掩码窗口 W 必须在 1 和 64 之间（现在是 0）。" \
