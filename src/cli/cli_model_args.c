@@ -57,12 +57,12 @@ static attn_status real(double *out, const char *flag, const char *s, double lo,
 static attn_status parse_target(cli_model_opts *m, const char *val, attn_err *err) {
     const char *colon = strchr(val, ':');
     if (!colon || colon == val || !colon[1])
-        return attn_fail(err, ATTN_ERR_RANGE, "--target needs POS:TOKEN, e.g. 10:鸟 (POS counts from 0).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TARGET_WRITE);
     if (m->n_targets >= CLI_MAX_TARGETS)
-        return attn_fail(err, ATTN_ERR_RANGE, "--target is given more than %d times.", CLI_MAX_TARGETS);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TARGET_MANY, CLI_MAX_TARGETS);
     char pos[16];
     size_t n = (size_t)(colon - val);
-    if (n >= sizeof pos) return attn_fail(err, ATTN_ERR_RANGE, "--target: \"%.*s\" is not a position.", (int)n, val);
+    if (n >= sizeof pos) return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TARGET_POS, (int)n, val);
     memcpy(pos, val, n);
     pos[n] = '\0';
     cli_target *t = &m->targets[m->n_targets];
@@ -76,8 +76,8 @@ static attn_status parse_target(cli_model_opts *m, const char *val, attn_err *er
 attn_status cli_model_parse_valued(cli_model_opts *m, const char *flag, const char *val, attn_err *err) {
     if (strcmp(flag, "--train") == 0) {
         if (!task_find(val))
-            return attn_fail(err, ATTN_ERR_RANGE, "--train: unknown task \"%s\"; the tasks are %s (see attnviz --tasks).",
-                             val, task_names());
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TRAIN_TASK,
+                                val, task_names());
         m->train_task = val;
         return ATTN_OK;
     }
@@ -145,8 +145,7 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
 attn_status cli_model_take_positions(cli_model_opts *m, bool pos_given, const attn_config *cfg, bool base_given,
                                      bool offset_given, attn_err *err) {
     if (offset_given)
-        return attn_fail(err, ATTN_ERR_RANGE, "--pos-offset shifts where a sentence starts when a model is run "
-                                              "(--model FILE); a model trains from position 0 (drop --pos-offset).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_POS_OFFSET_TRAIN);
     if (pos_given) {
         m->set_pos = true;
         m->pos = cfg->rope ? MODEL_POS_ROPE : cfg->pos_enc ? MODEL_POS_SINUSOIDAL
@@ -154,7 +153,7 @@ attn_status cli_model_take_positions(cli_model_opts *m, bool pos_given, const at
     }
     if (base_given) {
         if ((m->set_pos ? m->pos : MODEL_POS_SINUSOIDAL) != MODEL_POS_ROPE)
-            return attn_fail(err, ATTN_ERR_RANGE, "--rope-base goes with --pos rope.");
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_ROPE_BASE_POS);
         m->set_rope_base = true;
         m->rope_base = cfg->rope_base;
     }

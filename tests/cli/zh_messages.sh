@@ -6,6 +6,7 @@
 # Usage: zh_messages.sh ATTNVIZ
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the test runs in its own folder
+models=$(cd "$(dirname "$0")/../../assets/models" && pwd) # the checked-in trained models
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -61,6 +62,9 @@ says lesson-text "emph.lesson:7:3: 用 * 开始的强调在这一行没有结束
 says hf-config "bert/config.json：attnviz 没有实现 model_type \"bert\"：它只运行 GPT-2 的块（model_type \"gpt2\"）。" \
     "bert/config.json: model_type \"bert\" is not one attnviz implements: it runs GPT-2 blocks only (model_type \"gpt2\")." \
     -- --hf bert
+says model-target "--target 40:bird：句子的位置是 0 到 11。" \
+    "--target 40:bird: the sentence has positions 0 to 11." -- --model "$models/referent-en.json" --target 40:bird
+says flag-combination "--target 要和 --model 文件.json 一起用。" "--target goes with --model FILE.json." -- --target 1:x
 says bad-weights "weights.json: X 的各行长短不一：第 1 行有 1 个数，第 0 行有 2 个。" \
     "weights.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- --weights weights.json
 says bad-setting "掩码窗口 W 必须在 1 和 64 之间（现在是 0）。" \
