@@ -56,18 +56,15 @@ static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
     const char *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
     size_t n = colon ? (size_t)(colon - spec) : 0;
     if (!c3 || strchr(c3 + 1, ':') || n == 0 || n >= sizeof stage)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--explain needs STAGE:HEAD:ROW:COL, e.g. weights:0:13:9 (counting from 0).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_EXPLAIN_WRITE);
     attn_status st = parse_cell(o, colon + 1, err);
     if (st != ATTN_OK) return st;
     memcpy(stage, spec, n);
     stage[n] = '\0';
     o->explain_stage = attn_stage_from_name(stage);
     if (o->explain_stage < 0)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--explain: unknown stage \"%s\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, "
-                         "weights, z, concat or output.",
-                         stage);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_EXPLAIN_STAGE,
+                            stage);
     o->explain = true;
     return ATTN_OK;
 }
@@ -86,9 +83,8 @@ static attn_status parse_size(cli_opts *o, const char *val, attn_err *err) {
     long long w = 0, h = 0;
     if (!x || attn_parse_int(val, (size_t)(x - val), 320, 7680, &w) != ATTN_INT_OK ||
         attn_parse_int(x + 1, strlen(x + 1), 240, 4320, &h) != ATTN_INT_OK || val[0] == '+' || x[1] == '+')
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--size needs WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. 1280x800 (not \"%.*s\").",
-                         (int)utf8_cut(val, strlen(val), 64), val);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_SIZE,
+                            (int)utf8_cut(val, strlen(val), 64), val);
     o->width = (int)w;
     o->height = (int)h;
     return ATTN_OK;
@@ -142,10 +138,8 @@ static attn_status parse_setting(cli_opts *o, int id, const char *flag, const ch
     case ATTN_SETTING_BAD: break;
     }
     if (s->kind == ATTN_SETTING_MASK || s->kind == ATTN_SETTING_POS) return ATTN_ERR_RANGE; // the parser said why
-    return attn_fail(err, ATTN_ERR_RANGE,
-                     "%s needs FIRST-LAST, the columns of X the positional encoding fills counting "
-                     "from 0 (e.g. 0-3), or all (not \"%s\").",
-                     flag, val);
+    return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_POS_DIMS,
+                        flag, val);
 }
 
 static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
@@ -272,10 +266,8 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
     o->print_stage = model_stage_from_name(name); // a model's stages too (checked once --model is known)
     o->model.print_name = name;
     if (o->print_stage < 0 && cli_hf_stage_from_name(name) < 0)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--print: unknown stage \"%s\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, "
-                         "weights, z, concat or output (or nothing for all).",
-                         name);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_PRINT_STAGE,
+                            name);
     return ATTN_OK;
 }
 
@@ -316,14 +308,11 @@ static attn_status check_stdin(const cli_opts *o, attn_err *err) {
 /* The lesson flags combine only in ways that mean something. */
 static attn_status check_lesson_flags(const cli_opts *o, attn_err *err) {
     if (o->check_lesson && (o->lesson_path || o->print || o->dump_path || o->explain || o->weights_path))
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--check-lesson only checks a lesson; run it without --lesson, --print, --dump-json, "
-                         "--explain or --weights.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_CHECK_LESSON_ALONE);
     if (o->page_id && !o->lesson_path)
         return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_PAGE_LESSON);
     if (o->lesson_path && o->weights_path)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "Give either --lesson (its designed weights) or --weights, not both.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_LESSON_OR_WEIGHTS);
     return ATTN_OK;
 }
 
@@ -351,8 +340,7 @@ static attn_status check_train(cli_opts *o, attn_err *err) {
     if (m->model_path || o->weights_path || o->lesson_path || o->print || o->dump_path || o->explain ||
         o->export_dir || m->n_targets || o->sentence || o->sentence_file || o->decode ||
         m->generate)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--train only trains and saves; load the result with --headless --model FILE.json.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TRAIN_ONLY);
     if (o->set_pos_enc)
         return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TRAIN_POS,
                             o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc");
@@ -434,8 +422,7 @@ attn_status cli_model_finish(cli_opts *o, attn_err *err) {
     if (m->save_path) return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_SAVE_TRAIN);
     if (m->model_path) return check_model(o, err);
     if (m->set_pos && m->pos == MODEL_POS_LEARNED)
-        return attn_fail(err, ATTN_ERR_RANGE, "--pos learned is a table a model learns: it goes with --train TASK "
-                                              "(the one-layer view takes none, sinusoidal or rope).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_POS_LEARNED);
     if (cli_model_training_flag(m))
         return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_GOES_WITH_TRAIN, cli_model_training_flag(m));
     if (m->n_targets) return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TARGET_MODEL);
@@ -482,10 +469,7 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;
     if (o->decode && (o->complexity || o->bench || o->check_lesson || (o->export_dir && (o->lesson_path || o->model.model_path))))
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--decode decodes a sentence token by token (with --headless, --print, --dump-json or "
-                         "--export-dir, or --model); it does not go with --complexity, --bench, --check-lesson, or "
-                         "--export-dir with a lesson or a model.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_DECODE_WITH);
     if (o->model.generate && !o->model.model_path)
         return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_GENERATE_MODEL);
     if ((o->decode || o->model.generate) && o->model.model_path &&

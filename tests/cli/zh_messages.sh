@@ -65,6 +65,9 @@ says hf-config "bert/config.json：attnviz 没有实现 model_type \"bert\"：�
 says model-target "--target 40:bird：句子的位置是 0 到 11。" \
     "--target 40:bird: the sentence has positions 0 to 11." -- --model "$models/referent-en.json" --target 40:bird
 says flag-combination "--target 要和 --model 文件.json 一起用。" "--target goes with --model FILE.json." -- --target 1:x
+says explain-stage "--explain：未知的阶段 \"bogus\"；请用 x、q、k、v、q_rot、k_rot（RoPE）、scores、scaled、masked、weights、z、concat 或 output。" \
+    "--explain: unknown stage \"bogus\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, weights, z, concat or output." \
+    -- --explain bogus:0:0:0
 says bad-weights "weights.json: X 的各行长短不一：第 1 行有 1 个数，第 0 行有 2 个。" \
     "weights.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- --weights weights.json
 says bad-setting "掩码窗口 W 必须在 1 和 64 之间（现在是 0）。" \
