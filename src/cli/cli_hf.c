@@ -446,9 +446,8 @@ int cli_hf_run_page(const cli_opts *o, const lesson_page *pg, bool zh, FILE *out
     attn_status st = ATTN_OK;
     if (o->model.hf_dir) st = act(o, pg, zh, out, &err);
     else if (o->dump_path || o->explain)
-        st = attn_fail(&err, ATTN_ERR_IO, "Page %s reads the model folder %s, which was not found (%s); the page "
-                                          "says how to get it (--print).",
-                       pg->id, pg->hf_name, pg->hf_why ? pg->hf_why : "");
+        st = attn_fail_id(&err, ATTN_ERR_IO, ATTN_MSG_CH_PAGE_NO_FOLDER,
+                          pg->id, pg->hf_name, pg->hf_why ? pg->hf_why : "");
     else if (o->print) print_page(out, pg, NULL, o, zh);
     if (st != ATTN_OK) cli_print_err(o, errf, &err);
     fflush(out);

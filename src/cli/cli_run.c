@@ -54,8 +54,8 @@ static attn_status unknown_page(const lesson *l, const cli_opts *o, attn_err *er
         size_t used = strlen(ids);
         snprintf(ids + used, sizeof ids - used, "%s%s", i ? ", " : "", lesson_page_at(l, i)->id);
     }
-    return attn_fail(err, ATTN_ERR_INPUT, "The lesson %s has no page \"%s\"; its pages are: %s.",
-                     o->lesson_path, o->page_id, ids);
+    return attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_CR_NO_PAGE,
+                        o->lesson_path, o->page_id, ids);
 }
 
 /* --lesson: the page's configuration, with the settings flags given on top. */
@@ -247,8 +247,8 @@ static attn_status model_page(cli_opts *mo, const lesson **keep, attn_err *err) 
     const char *flag = cli_model_config_flag(mo);
     if (!pg) st = unknown_page(l, mo, err);
     else if (pg->model_name && !pg->model)
-        st = attn_fail(err, ATTN_ERR_INPUT, "Page %s shows the trained model %s, which cannot be read (%s).", pg->id,
-                       pg->model_name, pg->model_why ? pg->model_why : "no reason given");
+        st = attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_CR_PAGE_MODEL_UNREADABLE, pg->id,
+                          pg->model_name, pg->model_why ? pg->model_why : "no reason given");
     else if (pg->model && flag)
         st = attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CR_PAGE_MODEL_DROP,
                           pg->id, pg->model_name, flag);

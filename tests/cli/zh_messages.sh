@@ -17,6 +17,7 @@ printf '{"format": "nope"}\n' >model.json
 printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n@bogus: 1\ntext\n' >bad.lesson
 printf '{"X": [[1, 2], [3]]}\n' >weights.json
 printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n看 *这里\n' >emph.lesson
+printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n看\n' >ok.lesson
 mkdir bert && printf '{"model_type": "bert"}\n' >bert/config.json
 
 # says NAME WANT_ZH WANT_EN -- ARGS...: a non-zero exit, one line, exactly WANT_ZH in zh
@@ -68,6 +69,8 @@ says flag-combination "--target 要和 --model 文件.json 一起用。" "--targ
 says explain-stage "--explain：未知的阶段 \"bogus\"；请用 x、q、k、v、q_rot、k_rot（RoPE）、scores、scaled、masked、weights、z、concat 或 output。" \
     "--explain: unknown stage \"bogus\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, weights, z, concat or output." \
     -- --explain bogus:0:0:0
+says lesson-page "课程 ok.lesson 里没有 \"nope\" 这一页；它的页有：a。" \
+    "The lesson ok.lesson has no page \"nope\"; its pages are: a." -- --lesson ok.lesson --page nope
 says bad-weights "weights.json: X 的各行长短不一：第 1 行有 1 个数，第 0 行有 2 个。" \
     "weights.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- --weights weights.json
 says bad-setting "掩码窗口 W 必须在 1 和 64 之间（现在是 0）。" \
