@@ -18,6 +18,7 @@ printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\nt
 printf '{"X": [[1, 2], [3]]}\n' >weights.json
 printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n看 *这里\n' >emph.lesson
 printf '# lesson: x\ntitle: T\nlang: zh\n@sentence: 猫看见鸟\n=== page: a\ntitle: A\n看\n' >ok.lesson
+mkdir trunc && printf '{"model_type": "gpt2"}\n' >trunc/config.json && printf 'abc' >trunc/model.safetensors
 mkdir bert && printf '{"model_type": "bert"}\n' >bert/config.json
 
 # says NAME WANT_ZH WANT_EN -- ARGS...: a non-zero exit, one line, exactly WANT_ZH in zh
@@ -71,6 +72,9 @@ says explain-stage "--explain：未知的阶段 \"bogus\"；请用 x、q、k、v
     -- --explain bogus:0:0:0
 says lesson-page "课程 ok.lesson 里没有 \"nope\" 这一页；它的页有：a。" \
     "The lesson ok.lesson has no page \"nope\"; its pages are: a." -- --lesson ok.lesson --page nope
+says safetensors-header "trunc/model.safetensors: 3 个字节对 safetensors 文件来说太短了，光是头部长度就占 8 个字节（文件被截断了吗？）。" \
+    "trunc/model.safetensors: 3 bytes are too short for a safetensors file, whose header length alone takes 8 (is the file truncated?)." \
+    -- --hf trunc
 says bad-weights "weights.json: X 的各行长短不一：第 1 行有 1 个数，第 0 行有 2 个。" \
     "weights.json: X is ragged: row 1 has 1 entries, row 0 has 2." -- --weights weights.json
 says bad-setting "掩码窗口 W 必须在 1 和 64 之间（现在是 0）。" \
