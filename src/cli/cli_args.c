@@ -56,18 +56,15 @@ static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
     const char *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
     size_t n = colon ? (size_t)(colon - spec) : 0;
     if (!c3 || strchr(c3 + 1, ':') || n == 0 || n >= sizeof stage)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--explain needs STAGE:HEAD:ROW:COL, e.g. weights:0:13:9 (counting from 0).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_EXPLAIN_WRITE);
     attn_status st = parse_cell(o, colon + 1, err);
     if (st != ATTN_OK) return st;
     memcpy(stage, spec, n);
     stage[n] = '\0';
     o->explain_stage = attn_stage_from_name(stage);
     if (o->explain_stage < 0)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--explain: unknown stage \"%s\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, "
-                         "weights, z, concat or output.",
-                         stage);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_EXPLAIN_STAGE,
+                            stage);
     o->explain = true;
     return ATTN_OK;
 }
@@ -75,9 +72,8 @@ static attn_status parse_explain(cli_opts *o, const char *spec, attn_err *err) {
 attn_status cli_check_layer_page(cli_opts *o, attn_err *err) {
     attn_status st = o->explain ? parse_explain(o, o->explain_spec, err) : ATTN_OK;
     if (st == ATTN_OK && o->print_stage >= ATTN_STAGE_COUNT)
-        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; it goes with --model FILE.json "
-                                              "(or a lesson page with @model).",
-                         model_stage_name(o->print_stage));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_PRINT_MODEL_STAGE,
+                            model_stage_name(o->print_stage));
     return st;
 }
 
@@ -87,9 +83,8 @@ static attn_status parse_size(cli_opts *o, const char *val, attn_err *err) {
     long long w = 0, h = 0;
     if (!x || attn_parse_int(val, (size_t)(x - val), 320, 7680, &w) != ATTN_INT_OK ||
         attn_parse_int(x + 1, strlen(x + 1), 240, 4320, &h) != ATTN_INT_OK || val[0] == '+' || x[1] == '+')
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--size needs WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. 1280x800 (not \"%.*s\").",
-                         (int)utf8_cut(val, strlen(val), 64), val);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_SIZE,
+                            (int)utf8_cut(val, strlen(val), 64), val);
     o->width = (int)w;
     o->height = (int)h;
     return ATTN_OK;
@@ -143,10 +138,8 @@ static attn_status parse_setting(cli_opts *o, int id, const char *flag, const ch
     case ATTN_SETTING_BAD: break;
     }
     if (s->kind == ATTN_SETTING_MASK || s->kind == ATTN_SETTING_POS) return ATTN_ERR_RANGE; // the parser said why
-    return attn_fail(err, ATTN_ERR_RANGE,
-                     "%s needs FIRST-LAST, the columns of X the positional encoding fills counting "
-                     "from 0 (e.g. 0-3), or all (not \"%s\").",
-                     flag, val);
+    return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_POS_DIMS,
+                        flag, val);
 }
 
 static attn_status parse_lang(cli_opts *o, const char *val, attn_err *err) {
@@ -273,10 +266,8 @@ static attn_status parse_print(cli_opts *o, int argc, char **argv, int *i, attn_
     o->print_stage = model_stage_from_name(name); // a model's stages too (checked once --model is known)
     o->model.print_name = name;
     if (o->print_stage < 0 && cli_hf_stage_from_name(name) < 0)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--print: unknown stage \"%s\"; use x, q, k, v, q_rot, k_rot (RoPE), scores, scaled, masked, "
-                         "weights, z, concat or output (or nothing for all).",
-                         name);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_PRINT_STAGE,
+                            name);
     return ATTN_OK;
 }
 
@@ -307,9 +298,8 @@ static attn_status check_stdin(const cli_opts *o, attn_err *err) {
     for (int i = 0; i < 5; i++) {
         if (!vals[i] || strcmp(vals[i], "-") != 0) continue;
         if (first)
-            return attn_fail(err, ATTN_ERR_RANGE, "%s - and %s - would both read standard input, which can be "
-                                                  "read only once; give one of them a file.",
-                             first, flags[i]);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_STDIN_TWICE,
+                                first, flags[i]);
         first = flags[i];
     }
     return ATTN_OK;
@@ -318,14 +308,11 @@ static attn_status check_stdin(const cli_opts *o, attn_err *err) {
 /* The lesson flags combine only in ways that mean something. */
 static attn_status check_lesson_flags(const cli_opts *o, attn_err *err) {
     if (o->check_lesson && (o->lesson_path || o->print || o->dump_path || o->explain || o->weights_path))
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--check-lesson only checks a lesson; run it without --lesson, --print, --dump-json, "
-                         "--explain or --weights.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_CHECK_LESSON_ALONE);
     if (o->page_id && !o->lesson_path)
-        return attn_fail(err, ATTN_ERR_RANGE, "--page needs --lesson FILE (the lesson the page is in).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_PAGE_LESSON);
     if (o->lesson_path && o->weights_path)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "Give either --lesson (its designed weights) or --weights, not both.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_LESSON_OR_WEIGHTS);
     return ATTN_OK;
 }
 
@@ -349,16 +336,14 @@ const char *cli_model_config_flag(const cli_opts *o) {
 static attn_status check_train(cli_opts *o, attn_err *err) {
     cli_model_opts *m = &o->model;
     if (!m->save_path)
-        return attn_fail(err, ATTN_ERR_RANGE, "--train needs --save FILE.json (where the trained model goes).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TRAIN_SAVE);
     if (m->model_path || o->weights_path || o->lesson_path || o->print || o->dump_path || o->explain ||
         o->export_dir || m->n_targets || o->sentence || o->sentence_file || o->decode ||
         m->generate)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--train only trains and saves; load the result with --headless --model FILE.json.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TRAIN_ONLY);
     if (o->set_pos_enc)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s is the one-layer view's flag; with --train use "
-                                              "--pos sinusoidal|learned|none.",
-                         o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TRAIN_POS,
+                            o->cfg.pos_enc ? "--pos-enc" : "--no-pos-enc");
     attn_status st = cli_model_take_positions(m, o->set_pos, &o->cfg, o->set_rope_base, o->set_pos_offset, err);
     if (st != ATTN_OK) return st;
     o->mode = CLI_MODE_TRAIN;
@@ -373,9 +358,8 @@ static attn_status check_model_stdin(const cli_opts *o, attn_err *err) {
     if (strcmp(o->model.model_path, "-") != 0) return ATTN_OK;
     for (int i = 0; i < 2; i++)
         if (vals[i] && strcmp(vals[i], "-") == 0)
-            return attn_fail(err, ATTN_ERR_RANGE, "--model - and %s - would both read standard input, which can be "
-                                                  "read only once; give one of them a file.",
-                             flags[i]);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_MODEL_STDIN,
+                                flags[i]);
     return ATTN_OK;
 }
 
@@ -389,10 +373,9 @@ static attn_status check_model(cli_opts *o, attn_err *err) {
         flag = NULL; // the one setting a trained model takes: where its sentence starts (cli_model_compute)
     if (!flag) flag = cli_model_training_flag(m);
     if (o->weights_path || o->lesson_path || flag)
-        return attn_fail(err, ATTN_ERR_RANGE, "--model takes its weights and configuration from the file; "
-                                              "drop %s.",
-                         o->weights_path ? "--weights" : o->lesson_path ? "--lesson"
-                                                                        : flag);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_MODEL_DROP,
+                            o->weights_path ? "--weights" : o->lesson_path ? "--lesson"
+                                                                           : flag);
     if (o->explain) return cli_model_parse_explain(m, o->explain_spec, err);
     return ATTN_OK;
 }
@@ -409,19 +392,15 @@ static attn_status check_hf(cli_opts *o, attn_err *err) {
                        : cli_model_config_flag(o) ? cli_model_config_flag(o)
                                                   : cli_model_training_flag(m);
     if (flag)
-        return attn_fail(err, ATTN_ERR_RANGE, "--hf takes its weights, configuration and tokenizer from the folder; "
-                                              "drop %s.",
-                         flag);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_HF_DROP,
+                            flag);
     if (m->print_name && o->print_stage >= ATTN_STAGE_COUNT && o->print_stage != MODEL_ST_RESIDUAL &&
         cli_hf_stage_from_name(m->print_name) < 0)
-        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a trained model; with --hf use x, q, k, v, "
-                                              "scores, scaled, masked, weights, z, concat, output, resid_pre, "
-                                              "resid_mid, mlp_out, residual, next or heads.",
-                         m->print_name);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_HF_PRINT_MODEL,
+                            m->print_name);
     if (o->print_stage == ATTN_ST_Q_ROT || o->print_stage == ATTN_ST_K_ROT) // GPT-2 adds learned positions to X
-        return attn_fail(err, ATTN_ERR_RANGE, "--print %s: GPT-2 has no RoPE (its positions are added to X), so no "
-                                              "q_rot or k_rot.",
-                         attn_stage_name((attn_stage)o->print_stage));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_HF_ROPE,
+                            attn_stage_name((attn_stage)o->print_stage));
     if (o->explain) return cli_hf_parse_explain(m, o->explain_spec, err);
     return ATTN_OK;
 }
@@ -429,25 +408,24 @@ static attn_status check_hf(cli_opts *o, attn_err *err) {
 attn_status cli_model_finish(cli_opts *o, attn_err *err) {
     cli_model_opts *m = &o->model;
     if (m->hf_dir) return check_hf(o, err);
-    if (m->bos || m->dump_weights) return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --hf DIR.", m->bos ? "--bos" : "--dump-weights");
+    if (m->bos || m->dump_weights) return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_GOES_WITH_HF, m->bos ? "--bos" : "--dump-weights");
     if (o->print && o->print_stage < 0 && m->print_name && !o->lesson_path) // a lesson's @hf page has them too
-        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a Hugging Face model; it goes with --hf DIR.",
-                         m->print_name);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_PRINT_HF_STAGE,
+                            m->print_name);
     if (m->tasks) {
         if (m->train_task || m->model_path)
-            return attn_fail(err, ATTN_ERR_RANGE, "--tasks only lists the tasks; run it on its own.");
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TASKS_ALONE);
         o->mode = CLI_MODE_TASKS;
         return ATTN_OK;
     }
     if (m->train_task) return check_train(o, err);
-    if (m->save_path) return attn_fail(err, ATTN_ERR_RANGE, "--save goes with --train TASK.");
+    if (m->save_path) return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_SAVE_TRAIN);
     if (m->model_path) return check_model(o, err);
     if (m->set_pos && m->pos == MODEL_POS_LEARNED)
-        return attn_fail(err, ATTN_ERR_RANGE, "--pos learned is a table a model learns: it goes with --train TASK "
-                                              "(the one-layer view takes none, sinusoidal or rope).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_POS_LEARNED);
     if (cli_model_training_flag(m))
-        return attn_fail(err, ATTN_ERR_RANGE, "%s goes with --train TASK.", cli_model_training_flag(m));
-    if (m->n_targets) return attn_fail(err, ATTN_ERR_RANGE, "--target goes with --model FILE.json.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_GOES_WITH_TRAIN, cli_model_training_flag(m));
+    if (m->n_targets) return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TARGET_MODEL);
     return ATTN_OK;
 }
 
@@ -491,17 +469,12 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
     if (st == ATTN_OK) st = check_stdin(o, err);
     if (st != ATTN_OK) return st;
     if (o->decode && (o->complexity || o->bench || o->check_lesson || (o->export_dir && (o->lesson_path || o->model.model_path))))
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--decode decodes a sentence token by token (with --headless, --print, --dump-json or "
-                         "--export-dir, or --model); it does not go with --complexity, --bench, --check-lesson, or "
-                         "--export-dir with a lesson or a model.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_DECODE_WITH);
     if (o->model.generate && !o->model.model_path)
-        return attn_fail(err, ATTN_ERR_RANGE, "--generate N goes with --model FILE.json (a trained model continues "
-                                              "the sentence).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_GENERATE_MODEL);
     if ((o->decode || o->model.generate) && o->model.model_path &&
         (o->print || o->dump_path || o->explain || o->model.n_targets))
-        return attn_fail(err, ATTN_ERR_RANGE, "With --model, --decode and --generate print their own table; run "
-                                              "--print, --dump-json, --explain or --target separately.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_DECODE_SEPARATE);
     if (o->model.generate) o->decode = true; // generating decodes the sentence first
     if (o->check_lesson) {                   // validating a lesson is a headless action of its own
         o->mode = CLI_MODE_HEADLESS;
@@ -515,19 +488,19 @@ attn_status cli_parse(cli_opts *o, int argc, char **argv, attn_err *err) {
         o->mode = o->complexity ? CLI_MODE_COMPLEXITY : CLI_MODE_BENCH;
         return ATTN_OK;
     }
-    if (o->max_n) return attn_fail(err, ATTN_ERR_RANGE, "--max-n goes with --complexity.");
+    if (o->max_n) return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_MAX_N);
     if (o->formats || o->steps || o->pixel_scale || o->caption)
-        return attn_fail(err, ATTN_ERR_RANGE, "--format, --steps, --pixel-scale and --caption go with --export-dir DIR.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_EXPORT_FLAGS);
     // any headless action implies --headless; --headless alone prints everything
     if (headless || o->print || o->dump_path || o->explain || o->decode) {
         o->mode = CLI_MODE_HEADLESS;
         if (!o->print && !o->dump_path && !o->explain && !o->decode) o->print = true; // --decode alone: its table
     }
     if (o->view && o->mode == CLI_MODE_HEADLESS)
-        return attn_fail(err, ATTN_ERR_RANGE, "--view goes with --export-dir DIR or the window.");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_VIEW_WITH);
     if (o->view && strcmp(o->view, "figure") != 0 && strcmp(o->view, "window") != 0)
-        return attn_fail(err, ATTN_ERR_RANGE, "--view: \"%s\" is not a view; use figure (the figure alone) or window.",
-                         o->view);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_VIEW_UNKNOWN,
+                            o->view);
     return ATTN_OK;
 }
 

@@ -352,14 +352,14 @@ static attn_status explain(FILE *out, const hf_state *s, const cli_model_opts *m
     attn_stage st = (attn_stage)attn_stage_from_name(mo->explain_stage);
     int l = mo->explain_layer, h = mo->explain_head;
     if (l >= r->n_layer)
-        return attn_fail(err, ATTN_ERR_RANGE, "--explain: layer %d does not exist: layers are 0 to %d.", l, r->n_layer - 1);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CH_EXPLAIN_LAYER, l, r->n_layer - 1);
     if (attn_stage_per_head(st) && h >= r->n_head)
-        return attn_fail(err, ATTN_ERR_RANGE, "--explain: head %d does not exist: heads are 0 to %d.", h, r->n_head - 1);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CH_EXPLAIN_HEAD, h, r->n_head - 1);
     bool per_head = attn_stage_per_head(st);
     int rows = r->n, cols = per_head ? (st >= ATTN_ST_SCORES && st <= ATTN_ST_WEIGHTS ? r->n : r->d_k) : r->d;
     if (mo->explain_row >= rows || mo->explain_col >= cols)
-        return attn_fail(err, ATTN_ERR_RANGE, "--explain: cell [%d][%d] is outside %s: rows 0 to %d, columns 0 to %d.",
-                         mo->explain_row, mo->explain_col, attn_stage_name(st), rows - 1, cols - 1);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CH_EXPLAIN_CELL,
+                            mo->explain_row, mo->explain_col, attn_stage_name(st), rows - 1, cols - 1);
     if (st == ATTN_ST_X) {
         if (write) explain_x(out, s, l, mo->explain_row, mo->explain_col);
         return ATTN_OK;
@@ -446,11 +446,10 @@ int cli_hf_run_page(const cli_opts *o, const lesson_page *pg, bool zh, FILE *out
     attn_status st = ATTN_OK;
     if (o->model.hf_dir) st = act(o, pg, zh, out, &err);
     else if (o->dump_path || o->explain)
-        st = attn_fail(&err, ATTN_ERR_IO, "Page %s reads the model folder %s, which was not found (%s); the page "
-                                          "says how to get it (--print).",
-                       pg->id, pg->hf_name, pg->hf_why ? pg->hf_why : "");
+        st = attn_fail_id(&err, ATTN_ERR_IO, ATTN_MSG_CH_PAGE_NO_FOLDER,
+                          pg->id, pg->hf_name, pg->hf_why ? pg->hf_why : "");
     else if (o->print) print_page(out, pg, NULL, o, zh);
-    if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+    if (st != ATTN_OK) cli_print_err(o, errf, &err);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;
 }
@@ -459,7 +458,7 @@ int cli_hf_run(const cli_opts *o, FILE *out, FILE *errf) {
     attn_err err;
     attn_err_clear(&err);
     attn_status st = act(o, NULL, cli_lang_zh(o), out, &err);
-    if (st != ATTN_OK) fprintf(errf, "attnviz: %s\n", err.msg);
+    if (st != ATTN_OK) cli_print_err(o, errf, &err);
     fflush(out);
     return st == ATTN_OK ? 0 : 1;
 }

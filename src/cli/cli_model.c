@@ -306,12 +306,11 @@ static void print_explanation(FILE *out, const model_explanation *e, const model
 static attn_status check_print(const cli_opts *o, const model *m, const model_result *r, attn_err *err) {
     int s = o->print ? o->print_stage : -1;
     if ((s == MODEL_ST_LOGITS || s == MODEL_ST_PROBS) && m->cfg.objective != MODEL_OBJ_TOKEN)
-        return attn_fail(err, ATTN_ERR_RANGE, "--print %s: this is a pointer model, which has no readout; its answer "
-                                              "is the last layer's weights (--print weights).",
-                         model_stage_name(s));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CM_PRINT_POINTER,
+                            model_stage_name(s));
     if ((s == MODEL_ST_D_WEIGHTS || s == MODEL_ST_D_SCALED) && r->n_targets == 0)
-        return attn_fail(err, ATTN_ERR_RANGE, "--print %s is a gradient: give the loss a target with --target POS:TOKEN.",
-                         model_stage_name(s));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CM_PRINT_GRADIENT,
+                            model_stage_name(s));
     return ATTN_OK;
 }
 

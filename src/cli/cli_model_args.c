@@ -38,8 +38,8 @@ bool cli_model_takes_value(const char *flag) {
 static attn_status whole(int *out, const char *flag, const char *s, long lo, long hi, attn_err *err) {
     long long v = 0;
     if (attn_parse_int(s, strlen(s), lo, hi, &v) != ATTN_INT_OK)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number from %ld to %ld (not \"%.*s\").", flag, lo, hi,
-                         (int)utf8_cut(s, strlen(s), 64), s);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_WHOLE_RANGE, flag, lo, hi,
+                            (int)utf8_cut(s, strlen(s), 64), s);
     *out = (int)v;
     return ATTN_OK;
 }
@@ -48,7 +48,7 @@ static attn_status real(double *out, const char *flag, const char *s, double lo,
     char *end = NULL;
     double v = strtod(s, &end);
     if (end == s || *end || !isfinite(v) || v < lo || v > hi)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s needs a number from %g to %g (not \"%s\").", flag, lo, hi, s);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_NUMBER_RANGE, flag, lo, hi, s);
     *out = v;
     return ATTN_OK;
 }
@@ -57,12 +57,12 @@ static attn_status real(double *out, const char *flag, const char *s, double lo,
 static attn_status parse_target(cli_model_opts *m, const char *val, attn_err *err) {
     const char *colon = strchr(val, ':');
     if (!colon || colon == val || !colon[1])
-        return attn_fail(err, ATTN_ERR_RANGE, "--target needs POS:TOKEN, e.g. 10:鸟 (POS counts from 0).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TARGET_WRITE);
     if (m->n_targets >= CLI_MAX_TARGETS)
-        return attn_fail(err, ATTN_ERR_RANGE, "--target is given more than %d times.", CLI_MAX_TARGETS);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TARGET_MANY, CLI_MAX_TARGETS);
     char pos[16];
     size_t n = (size_t)(colon - val);
-    if (n >= sizeof pos) return attn_fail(err, ATTN_ERR_RANGE, "--target: \"%.*s\" is not a position.", (int)n, val);
+    if (n >= sizeof pos) return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TARGET_POS, (int)n, val);
     memcpy(pos, val, n);
     pos[n] = '\0';
     cli_target *t = &m->targets[m->n_targets];
@@ -76,8 +76,8 @@ static attn_status parse_target(cli_model_opts *m, const char *val, attn_err *er
 attn_status cli_model_parse_valued(cli_model_opts *m, const char *flag, const char *val, attn_err *err) {
     if (strcmp(flag, "--train") == 0) {
         if (!task_find(val))
-            return attn_fail(err, ATTN_ERR_RANGE, "--train: unknown task \"%s\"; the tasks are %s (see attnviz --tasks).",
-                             val, task_names());
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_TRAIN_TASK,
+                                val, task_names());
         m->train_task = val;
         return ATTN_OK;
     }
@@ -114,10 +114,10 @@ static attn_status parse_model_cell(cli_model_opts *m, const char *s, attn_err *
         switch (attn_parse_int(s, (size_t)(end - s), 0, hi[i], &v)) {
         case ATTN_INT_OK: break;
         case ATTN_INT_NOT_WHOLE:
-            return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number, not \"%.*s\".", names[i], shown, s);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_FLAG_WHOLE, names[i], shown, s);
         case ATTN_INT_RANGE:
-            return attn_fail(err, ATTN_ERR_RANGE, "%s must be between 0 and %lld (it is %.*s).", names[i], hi[i],
-                             shown, s);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_RANGE_FROM0, names[i], hi[i],
+                                shown, s);
         }
         *dst[i] = (int)v;
         s = end + 1;
@@ -130,23 +130,19 @@ attn_status cli_model_parse_explain(cli_model_opts *m, const char *spec, attn_er
     size_t n = colon ? (size_t)(colon - spec) : 0, colons = 0;
     for (const char *p = spec; (p = strchr(p, ':')); p++) colons++;
     if (colons != 4 || n == 0 || n >= sizeof m->explain_stage)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "With --model, --explain needs STAGE:LAYER:HEAD:ROW:COL, e.g. weights:1:0:10:7 (all from 0).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_EXPLAIN_MODEL_WRITE);
     memcpy(m->explain_stage, spec, n);
     m->explain_stage[n] = '\0';
     if (model_stage_from_name(m->explain_stage) < 0)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--explain: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, concat, "
-                         "output, residual, logits, probs, d_weights or d_scaled.",
-                         m->explain_stage);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_EXPLAIN_MODEL_STAGE,
+                            m->explain_stage);
     return parse_model_cell(m, colon + 1, err);
 }
 
 attn_status cli_model_take_positions(cli_model_opts *m, bool pos_given, const attn_config *cfg, bool base_given,
                                      bool offset_given, attn_err *err) {
     if (offset_given)
-        return attn_fail(err, ATTN_ERR_RANGE, "--pos-offset shifts where a sentence starts when a model is run "
-                                              "(--model FILE); a model trains from position 0 (drop --pos-offset).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_POS_OFFSET_TRAIN);
     if (pos_given) {
         m->set_pos = true;
         m->pos = cfg->rope ? MODEL_POS_ROPE : cfg->pos_enc ? MODEL_POS_SINUSOIDAL
@@ -154,7 +150,7 @@ attn_status cli_model_take_positions(cli_model_opts *m, bool pos_given, const at
     }
     if (base_given) {
         if ((m->set_pos ? m->pos : MODEL_POS_SINUSOIDAL) != MODEL_POS_ROPE)
-            return attn_fail(err, ATTN_ERR_RANGE, "--rope-base goes with --pos rope.");
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_ROPE_BASE_POS);
         m->set_rope_base = true;
         m->rope_base = cfg->rope_base;
     }
@@ -196,22 +192,19 @@ attn_status cli_hf_parse_explain(cli_model_opts *m, const char *spec, attn_err *
     size_t n = colon ? (size_t)(colon - spec) : 0, colons = 0;
     for (const char *p = spec; (p = strchr(p, ':')); p++) colons++;
     if (colons != 4 || n == 0 || n >= sizeof m->explain_stage)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "With --hf, --explain needs STAGE:LAYER:HEAD:ROW:COL, e.g. weights:0:3:5:2 (all from 0).");
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_EXPLAIN_HF_WRITE);
     memcpy(m->explain_stage, spec, n);
     m->explain_stage[n] = '\0';
     if (attn_stage_from_name(m->explain_stage) < 0)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "--explain with --hf: unknown stage \"%s\"; use x, q, k, v, scores, scaled, masked, weights, z, "
-                         "concat or output.",
-                         m->explain_stage);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_EXPLAIN_HF_STAGE,
+                            m->explain_stage);
     const char *s = colon + 1;
     for (int i = 0; i < 4; i++) {
         const char *end = i < 3 ? strchr(s, ':') : s + strlen(s);
         long long v = 0;
         if (attn_parse_int(s, (size_t)(end - s), 0, hi[i], &v) != ATTN_INT_OK)
-            return attn_fail(err, ATTN_ERR_RANGE, "%s needs a whole number from 0 to %lld (not \"%.*s\").", names[i],
-                             hi[i], (int)utf8_cut(s, (size_t)(end - s), 64), s);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CA_WHOLE_FROM0, names[i],
+                                hi[i], (int)utf8_cut(s, (size_t)(end - s), 64), s);
         *dst[i] = (int)v;
         s = end + 1;
     }

@@ -54,8 +54,8 @@ static attn_status unknown_page(const lesson *l, const cli_opts *o, attn_err *er
         size_t used = strlen(ids);
         snprintf(ids + used, sizeof ids - used, "%s%s", i ? ", " : "", lesson_page_at(l, i)->id);
     }
-    return attn_fail(err, ATTN_ERR_INPUT, "The lesson %s has no page \"%s\"; its pages are: %s.",
-                     o->lesson_path, o->page_id, ids);
+    return attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_CR_NO_PAGE,
+                        o->lesson_path, o->page_id, ids);
 }
 
 /* --lesson: the page's configuration, with the settings flags given on top. */
@@ -174,8 +174,8 @@ static attn_status act(const cli_state *r, const cli_opts *o, FILE *out, attn_er
     // a cell that does not exist is refused before anything is written or printed
     if (o->explain && (st = explain(r, o, &why, err)) != ATTN_OK) return st;
     if (o->print && (o->print_stage == ATTN_ST_Q_ROT || o->print_stage == ATTN_ST_K_ROT) && !r->trace.cfg.rope)
-        return attn_fail(err, ATTN_ERR_RANGE, "--print %s: q_rot and k_rot exist only with --pos rope.",
-                         attn_stage_name((attn_stage)o->print_stage));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CR_PRINT_ROPE,
+                            attn_stage_name((attn_stage)o->print_stage));
     if (o->tiles && (st = run_tiles(tiles, &r->trace, o->tiles, err)) != ATTN_OK) goto done;
     if (o->dump_path) { // first, so a failed dump leaves no half-printed tables
         char *json = attn_json_dump_with(&r->trace, o->tiles ? tiles : NULL, o->decode ? &r->decode : NULL);
@@ -247,16 +247,14 @@ static attn_status model_page(cli_opts *mo, const lesson **keep, attn_err *err) 
     const char *flag = cli_model_config_flag(mo);
     if (!pg) st = unknown_page(l, mo, err);
     else if (pg->model_name && !pg->model)
-        st = attn_fail(err, ATTN_ERR_INPUT, "Page %s shows the trained model %s, which cannot be read (%s).", pg->id,
-                       pg->model_name, pg->model_why ? pg->model_why : "no reason given");
+        st = attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_CR_PAGE_MODEL_UNREADABLE, pg->id,
+                          pg->model_name, pg->model_why ? pg->model_why : "no reason given");
     else if (pg->model && flag)
-        st = attn_fail(err, ATTN_ERR_RANGE, "Page %s shows the trained model %s, whose training fixed its "
-                                            "configuration; drop %s.",
-                       pg->id, pg->model_name, flag);
+        st = attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CR_PAGE_MODEL_DROP,
+                          pg->id, pg->model_name, flag);
     else if (pg->hf_name && flag)
-        st = attn_fail(err, ATTN_ERR_RANGE, "Page %s reads the model folder %s, whose files fix its configuration; "
-                                            "drop %s.",
-                       pg->id, pg->hf_name, flag);
+        st = attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CR_PAGE_HF_DROP,
+                          pg->id, pg->hf_name, flag);
     else if (pg->hf_name) { // a real model's page: cli_hf_run_page, with the folder when it was found
         mo->model.hf_dir = pg->hf_path;
         if (!mo->sentence && !mo->sentence_file) mo->sentence = pg->sentence;
@@ -264,8 +262,8 @@ static attn_status model_page(cli_opts *mo, const lesson **keep, attn_err *err) 
         *keep = l;
         return st;
     } else if (mo->model.print_name && o_print_is_hf(mo))
-        st = attn_fail(err, ATTN_ERR_RANGE, "--print %s is a stage of a Hugging Face model; page %s has no @hf.",
-                       mo->model.print_name, pg->id);
+        st = attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_CR_PAGE_NO_HF,
+                          mo->model.print_name, pg->id);
     else if (pg->model) {
         mo->model.model_path = pg->model_path;
         if (!mo->sentence && !mo->sentence_file) mo->sentence = pg->sentence;

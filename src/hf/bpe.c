@@ -129,9 +129,9 @@ static attn_status check_ids(const cJSON *root, const char *shown, int *max_id, 
     for (const cJSON *it = root->child; it; it = it->next) {
         double v = cJSON_IsNumber(it) ? it->valuedouble : -1;
         if (!(v >= 0 && v <= MAX_ID && v == floor(v)))
-            return attn_fail(err, ATTN_ERR_PARSE, "%s: token \"%s\" has id %s, not a whole number from 0 to %d.",
-                             shown, shown_name(key, sizeof key, it->string),
-                             cJSON_IsNumber(it) ? "out of range" : "missing", MAX_ID);
+            return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_BPE_ID,
+                                shown, shown_name(key, sizeof key, it->string),
+                                cJSON_IsNumber(it) ? "out of range" : "missing", MAX_ID);
         if ((int)v > *max_id) *max_id = (int)v;
     }
     return ATTN_OK;
@@ -149,10 +149,9 @@ static attn_status load_vocab(hf_bpe *b, piece_index *ix, const char *text, size
     if (!cJSON_IsObject(root)) {
         int line = 1, col = 1;
         attn_json_position(text, stop, &line, &col);
-        st = attn_fail(err, ATTN_ERR_PARSE, "%s is not a vocabulary: GPT-2's vocab.json is one JSON object "
-                                            "of token → id (%s at line %d, column %d).",
-                       shown,
-                       root ? "not an object" : "not JSON", line, col);
+        st = attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_BPE_NOT_VOCAB,
+                          shown,
+                          root ? "not an object" : "not JSON", line, col);
         goto done;
     }
     int count = cJSON_GetArraySize(root), max_id = -1;
@@ -179,11 +178,10 @@ static attn_status load_vocab(hf_bpe *b, piece_index *ix, const char *text, size
             free(bytes);
             shown_name(key, sizeof key, it->string);
             st = !bytes   ? attn_fail(err, ATTN_ERR_NOMEM, "Out of memory reading %s.", shown)
-                 : n <= 0 ? attn_fail(err, ATTN_ERR_PARSE, "%s: token \"%s\" is not written in GPT-2's byte "
-                                                           "alphabet (is this a byte-level BPE vocabulary?).",
-                                      shown, key)
-                          : attn_fail(err, ATTN_ERR_PARSE, "%s: id %d is given to two tokens (\"%s\" is the second).",
-                                      shown, id, key);
+                 : n <= 0 ? attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_BPE_ALPHABET,
+                                         shown, key)
+                          : attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_BPE_ID_TWICE,
+                                         shown, id, key);
             goto done;
         }
         size_t slot = piece_slot(b, ix, bytes, (size_t)n);
@@ -198,9 +196,8 @@ static attn_status load_vocab(hf_bpe *b, piece_index *ix, const char *text, size
     }
     for (int i = 0; i < 256; i++)
         if (b->byte_id[i] < 0) {
-            st = attn_fail(err, ATTN_ERR_PARSE, "%s has no token for the byte 0x%02x: a byte-level vocabulary "
-                                                "has all 256.",
-                           shown, i);
+            st = attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_BPE_NO_BYTE,
+                              shown, i);
             goto done;
         }
 done:
@@ -221,8 +218,8 @@ static attn_status add_merge(hf_bpe *b, const piece_index *ix, const char *line,
     copy[n] = '\0';
     char *space = strchr(copy, ' ');
     if (!space || space == copy || space[1] == '\0' || strchr(space + 1, ' ')) {
-        st = attn_fail(err, ATTN_ERR_PARSE, "%s, line %d: a merge is two tokens with one space between them.",
-                       shown, line_no);
+        st = attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_BPE_MERGE_LINE,
+                          shown, line_no);
         goto done;
     }
     *space = '\0';
@@ -235,10 +232,10 @@ static attn_status add_merge(hf_bpe *b, const piece_index *ix, const char *line,
         const char *missing = left < 0 ? copy : right < 0 ? space + 1
                                                           : NULL;
         if (missing) utf8_visible(what, sizeof what, missing, strlen(missing));
-        st = missing ? attn_fail(err, ATTN_ERR_PARSE, "%s, line %d: \"%s\" is not a token of the vocabulary.",
-                                 shown, line_no, what)
-                     : attn_fail(err, ATTN_ERR_PARSE, "%s, line %d: the merged token is not in the vocabulary.",
-                                 shown, line_no);
+        st = missing ? attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_BPE_MERGE_TOKEN,
+                                    shown, line_no, what)
+                     : attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_BPE_MERGE_RESULT,
+                                    shown, line_no);
         goto done;
     }
     size_t slot = merge_slot(b, (uint64_t)left << 32 | (uint32_t)right);
@@ -258,7 +255,7 @@ static attn_status load_merges(hf_bpe *b, const piece_index *ix, const char *tex
     char shown[NAME_SHOWN];
     shown_name(shown, sizeof shown, name);
     if (utf8_find_invalid(text, len) != (size_t)-1 || memchr(text, '\0', len))
-        return attn_fail(err, ATTN_ERR_PARSE, "%s is not UTF-8 text.", shown);
+        return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_BPE_NOT_UTF8, shown);
     size_t lines = 1;
     for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
     b->mcap = 64;
@@ -391,18 +388,16 @@ attn_status hf_bpe_encode(const hf_bpe *b, const char *text, size_t len, bool bo
     if (st != ATTN_OK) return st;
     if (bos) {
         if (b->eot_id < 0)
-            return attn_fail(err, ATTN_ERR_INPUT, "This vocabulary has no %s to start the sentence with.",
-                             HF_BPE_EOT);
+            return attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_BPE_NO_BOS,
+                                HF_BPE_EOT);
         st = hf_tokens_push(out, b->eot_id, text, len, 0, 0, HF_BPE_EOT, err);
     }
     int ids[HF_BPE_MAX_PRETOKEN];
     for (size_t at = 0; at < len && st == ATTN_OK;) {
         size_t end = hf_bpe_pretoken_end(text, len, at);
         if (end - at > HF_BPE_MAX_PRETOKEN) {
-            st = attn_fail(err, ATTN_ERR_INPUT, "The sentence has a run of %zu bytes without a space or a "
-                                                "change between letters, digits and punctuation (from byte %zu); GPT-2's tokenizer "
-                                                "takes at most %d in one piece.",
-                           end - at, at, HF_BPE_MAX_PRETOKEN);
+            st = attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_BPE_RUN,
+                              end - at, at, HF_BPE_MAX_PRETOKEN);
             break;
         }
         int m = merge_piece(b, text + at, end - at, ids);

@@ -49,11 +49,11 @@ attn_status hf_head_scores(const hf_model *m, const hf_run *run, int induction_l
                            hf_head_score *scores, attn_err *err) {
     // scores: (n_layer · n_head); run: the learner's sentence, n tokens
     if (induction_len < 1)
-        return attn_fail(err, ATTN_ERR_RANGE, "The induction sequence needs at least 1 token per copy (got %d).",
-                         induction_len);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_HH_INDUCTION_COPY,
+                            induction_len);
     int t = hf_induction_len(m, induction_len);
     if (t < 1)
-        return attn_fail(err, ATTN_ERR_RANGE, "The model takes %d position(s): too few for r r.", m->cfg.n_positions);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_HH_POSITIONS, m->cfg.n_positions);
     // pass 1: the repeated random sequence r r and its forward
     int *ids = malloc(sizeof *ids * (size_t)(2 * t));
     if (!ids) return attn_fail(err, ATTN_ERR_NOMEM, "Out of memory.");

@@ -31,7 +31,7 @@ static attn_status int_field(const cJSON *root, const char *key, int lo, int hi,
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!v || cJSON_IsNull(v)) return ATTN_OK;
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s: \"%s\" must be a whole number from %d to %d.", shown, key, lo, hi);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_HF_CFG_WHOLE, shown, key, lo, hi);
     *out = (int)v->valuedouble;
     return ATTN_OK;
 }
@@ -39,7 +39,7 @@ static attn_status int_field(const cJSON *root, const char *key, int lo, int hi,
 static attn_status bool_field(const cJSON *root, const char *key, bool *out, const char *shown, attn_err *err) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!v || cJSON_IsNull(v)) return ATTN_OK;
-    if (!cJSON_IsBool(v)) return attn_fail(err, ATTN_ERR_PARSE, "%s: \"%s\" must be true or false.", shown, key);
+    if (!cJSON_IsBool(v)) return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_HF_CFG_BOOL, shown, key);
     *out = cJSON_IsTrue(v);
     return ATTN_OK;
 }
@@ -48,15 +48,13 @@ static attn_status bool_field(const cJSON *root, const char *key, bool *out, con
 static attn_status check_architecture(const cJSON *root, const char *shown, attn_err *err) {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     if (type && !(cJSON_IsString(type) && strcmp(type->valuestring, "gpt2") == 0))
-        return attn_fail(err, ATTN_ERR_PARSE, "%s: model_type \"%.40s\" is not one attnviz implements: it runs "
-                                              "GPT-2 blocks only (model_type \"gpt2\").",
-                         shown, cJSON_IsString(type) ? type->valuestring : "?");
+        return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_HF_CFG_MODEL_TYPE,
+                            shown, cJSON_IsString(type) ? type->valuestring : "?");
     const cJSON *arch = cJSON_GetObjectItemCaseSensitive(root, "architectures"), *a;
     cJSON_ArrayForEach(a, arch) {
         if (!cJSON_IsString(a) || strncmp(a->valuestring, "GPT2", 4) != 0)
-            return attn_fail(err, ATTN_ERR_PARSE, "%s: architecture \"%.40s\" is not one attnviz implements: "
-                                                  "it runs GPT-2 blocks only (GPT2LMHeadModel).",
-                             shown, cJSON_IsString(a) ? a->valuestring : "?");
+            return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_HF_CFG_ARCH,
+                                shown, cJSON_IsString(a) ? a->valuestring : "?");
     }
     return ATTN_OK;
 }
@@ -78,13 +76,13 @@ static attn_status parse_tree(hf_config *c, const cJSON *root, const char *shown
     if (st != ATTN_OK) return st;
     if (c->n_inner == 0) c->n_inner = 4 * c->n_embd;
     if (c->n_embd % c->n_head != 0)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s: n_embd %d is not a multiple of n_head %d.", shown, c->n_embd,
-                         c->n_head);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_HF_CFG_HEADS_DIVIDE, shown, c->n_embd,
+                            c->n_head);
     const cJSON *eps = cJSON_GetObjectItemCaseSensitive(root, "layer_norm_epsilon");
     if (eps && !cJSON_IsNull(eps)) {
         if (!cJSON_IsNumber(eps) || !(eps->valuedouble > 0) || eps->valuedouble > 1)
-            return attn_fail(err, ATTN_ERR_RANGE, "%s: \"layer_norm_epsilon\" must be a number above 0, at most 1.",
-                             shown);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_HF_CFG_EPS,
+                                shown);
         c->eps = eps->valuedouble;
     }
     const cJSON *act = cJSON_GetObjectItemCaseSensitive(root, "activation_function");
@@ -93,9 +91,8 @@ static attn_status parse_tree(hf_config *c, const cJSON *root, const char *shown
         if (strcmp(a, "gelu_new") == 0 || strcmp(a, "gelu_pytorch_tanh") == 0) c->act = HF_ACT_GELU_NEW;
         else if (strcmp(a, "relu") == 0) c->act = HF_ACT_RELU;
         else
-            return attn_fail(err, ATTN_ERR_PARSE, "%s: activation_function \"%.40s\" is not one attnviz implements "
-                                                  "(gelu_new, gelu_pytorch_tanh, relu).",
-                             shown, a);
+            return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_HF_CFG_ACT,
+                                shown, a);
         snprintf(c->act_name, sizeof c->act_name, "%.31s", a);
     }
     static const char *const unsupported[] = {"scale_attn_by_inverse_layer_idx", "add_cross_attention",
@@ -105,8 +102,8 @@ static attn_status parse_tree(hf_config *c, const cJSON *root, const char *shown
         st = bool_field(root, unsupported[i], &on, shown, err);
         if (st != ATTN_OK) return st;
         if (on && i < 2)
-            return attn_fail(err, ATTN_ERR_PARSE, "%s: \"%s\" is true; attnviz implements GPT-2 blocks without it.",
-                             shown, unsupported[i]);
+            return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_HF_CFG_UNSUPPORTED,
+                                shown, unsupported[i]);
     }
     return ATTN_OK;
 }
@@ -119,9 +116,8 @@ attn_status hf_config_parse(hf_config *c, const char *text, size_t len, const ch
         int line = 1, col = 1;
         attn_json_position(text, stop, &line, &col);
         cJSON_Delete(root);
-        return attn_fail(err, ATTN_ERR_PARSE, "%s is not a model configuration: one JSON object expected (line %d, "
-                                              "column %d).",
-                         shown, line, col);
+        return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_HF_CFG_NOT_OBJECT,
+                            shown, line, col);
     }
     attn_status st = parse_tree(c, root, shown, err);
     cJSON_Delete(root);
@@ -141,9 +137,8 @@ static attn_status need(const hf_model *m, const char *name, uint64_t rows, uint
     char shown[160]; // a key may hold control characters: shown, not obeyed
     utf8_visible(shown, sizeof shown, t->name, strlen(t->name));
     if (!st_dtype_is_float(t->dtype))
-        return attn_fail(err, ATTN_ERR_PARSE, "%s: tensor \"%s\" has dtype %s, which attnviz does not read for "
-                                              "weights (F32, F16, BF16 or F64).",
-                         m->file.shown, shown, t->dtype_name);
+        return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_HF_TENSOR_DTYPE_WEIGHTS,
+                            m->file.shown, shown, t->dtype_name);
     bool ok = rows ? t->rank == 2 && t->shape[0] == rows && t->shape[1] == cols : t->rank == 1 && t->shape[0] == cols;
     if (!ok) {
         char got[96] = "[", want[48];
@@ -154,8 +149,8 @@ static attn_status need(const hf_model *m, const char *name, uint64_t rows, uint
         strncat(got, "]", sizeof got - strlen(got) - 1);
         if (rows) snprintf(want, sizeof want, "[%llu, %llu]", (unsigned long long)rows, (unsigned long long)cols);
         else snprintf(want, sizeof want, "[%llu]", (unsigned long long)cols);
-        return attn_fail(err, ATTN_ERR_SHAPE, "%s: tensor \"%s\" has shape %s; config.json says %s.", m->file.shown,
-                         shown, got, want);
+        return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_HF_TENSOR_SHAPE, m->file.shown,
+                            shown, got, want);
     }
     *out = t;
     return ATTN_OK;
@@ -225,11 +220,11 @@ static attn_status open_tokenizer(hf_model *m, attn_err *err) {
         st = hf_wordpiece_load(&m->wordpiece, vt, err);
         if (st == ATTN_OK) ids = hf_wordpiece_vocab_size(m->wordpiece);
     } else
-        st = attn_fail(err, ATTN_ERR_IO, "%s has no tokenizer: GPT-2's vocab.json and merges.txt, or a vocab.txt.",
-                       m->dir);
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_HF_NO_TOKENIZER,
+                          m->dir);
     if (st == ATTN_OK && ids > m->cfg.vocab_size)
-        st = attn_fail(err, ATTN_ERR_SHAPE, "%s: the tokenizer has %d ids but config.json's vocab_size is %d.", m->dir,
-                       ids, m->cfg.vocab_size);
+        st = attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_HF_TOKENIZER_IDS, m->dir,
+                          ids, m->cfg.vocab_size);
     free(vj), free(mt), free(vt);
     return st;
 }
@@ -248,9 +243,8 @@ attn_status hf_model_open(hf_model *m, const char *dir, attn_err *err) {
     }
     struct stat sb;
     if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-        st = attn_fail(err, ATTN_ERR_IO, "%s is not a folder: a Hugging Face model is the folder that holds "
-                                         "config.json, model.safetensors and the tokenizer.",
-                       dir);
+        st = attn_fail_id(err, ATTN_ERR_IO, ATTN_MSG_HF_NOT_FOLDER,
+                          dir);
         goto cleanup;
     }
     st = attn_read_regular_file(cfg_path, CONFIG_MAX, &text, &len, err);
@@ -283,9 +277,8 @@ void hf_model_free(hf_model *m) {
 attn_status hf_model_tokenize(const hf_model *m, const char *s, size_t len, bool bos, hf_tokens *out,
                               attn_err *err) {
     if (bos && !m->bpe)
-        return attn_fail(err, ATTN_ERR_INPUT, "%s has a vocab.txt tokenizer, which starts every sentence with [CLS]; "
-                                              "<|endoftext|> (bos) is GPT-2's.",
-                         m->dir);
+        return attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_HF_BOS_WORDPIECE,
+                            m->dir);
     attn_status st = m->bpe ? hf_bpe_encode(m->bpe, s, len, bos, out, err)
                             : hf_wordpiece_encode(m->wordpiece, s, len, out, err);
     if (st != ATTN_OK) return st;
@@ -293,9 +286,9 @@ attn_status hf_model_tokenize(const hf_model *m, const char *s, size_t len, bool
     if (out->count > cap) {
         int n = out->count;
         hf_tokens_free(out);
-        return attn_fail(err, ATTN_ERR_INPUT, "The sentence has %d tokens; this model reads at most %d.", n, cap);
+        return attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_HF_SENTENCE_TOKENS, n, cap);
     }
-    if (out->count == 0) return attn_fail(err, ATTN_ERR_INPUT, "The sentence has no tokens.");
+    if (out->count == 0) return attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_HF_SENTENCE_NO_TOKENS);
     return ATTN_OK;
 }
 

@@ -35,10 +35,8 @@ attn_status hf_trace_layer(attn_trace *out, const hf_model *m, const hf_run *r, 
         return attn_fail(err, ATTN_ERR_RANGE, "Layer %d does not exist: layers are 0 to %d.", layer, r->n_layer - 1);
     if (H > ATTN_TRACE_MAX_HEADS || n > ATTN_TRACE_MAX_TOKENS || d > ATTN_EXPLAIN_MAX_TERMS ||
         r->n_inner > ATTN_EXPLAIN_MAX_TERMS)
-        return attn_fail(err, ATTN_ERR_RANGE,
-                         "attnviz shows models of at most %d heads, width and MLP width %d, on %d tokens "
-                         "(this is %d heads, width %d, MLP width %d, %d tokens).",
-                         ATTN_TRACE_MAX_HEADS, ATTN_EXPLAIN_MAX_TERMS, ATTN_TRACE_MAX_TOKENS, H, d, r->n_inner, n);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_HT_LIMITS,
+                            ATTN_TRACE_MAX_HEADS, ATTN_EXPLAIN_MAX_TERMS, ATTN_TRACE_MAX_TOKENS, H, d, r->n_inner, n);
     if (!toks || toks->count != n)
         return attn_fail(err, ATTN_ERR_RANGE, "The tokens (%d) are not the run's (%d).", toks ? toks->count : 0, n);
     const hf_layer_run *L = &r->layer[layer];

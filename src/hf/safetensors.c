@@ -227,6 +227,26 @@ static attn_status parse_fail(st_file *f, attn_err *err, attn_status code, const
 #endif
     ;
 
+/* parse_fail by message id: "FILE: message", FILE said before it in every
+ * language; the arguments are formatted before f's tensors are freed. */
+static attn_status parse_fail_id(st_file *f, attn_err *err, attn_status code, attn_msg id, ...) {
+    char shown[NAME_SHOWN];
+    visible(shown, sizeof shown, f->shown ? f->shown : "the file");
+    attn_err mine;
+    va_list ap;
+    va_start(ap, id);
+    attn_fail_vat(&mine, code, shown, id, ap);
+    va_end(ap);
+    for (size_t i = 0; i < f->count; i++) free(f->tensors[i].name);
+    free(f->tensors);
+    free(f->shown);
+    f->tensors = NULL;
+    f->shown = NULL;
+    f->count = 0;
+    if (err) *err = mine;
+    return code;
+}
+
 static attn_status parse_fail(st_file *f, attn_err *err, attn_status code, const char *fmt, ...) {
     char msg[sizeof((attn_err *)0)->msg];
     va_list ap;
@@ -306,11 +326,9 @@ static bool read_entry(jreader *r, st_tensor *t, entry_fields *seen) {
 static attn_status check_extent(st_file *f, const st_tensor *t, uint64_t data_len, attn_err *err) {
     char k[NAME_SHOWN];
     if (t->begin > t->end || t->end > data_len)
-        return parse_fail(f, err, ATTN_ERR_PARSE,
-                          "tensor \"%s\" has data_offsets [%llu, %llu], outside the %llu bytes of data "
-                          "(is the file truncated?).",
-                          visible(k, sizeof k, t->name), (unsigned long long)t->begin,
-                          (unsigned long long)t->end, (unsigned long long)data_len);
+        return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_EXTENT,
+                             visible(k, sizeof k, t->name), (unsigned long long)t->begin,
+                             (unsigned long long)t->end, (unsigned long long)data_len);
     size_t size = st_dtype_size(t->dtype);
     if (size == 0) return ATTN_OK; // a dtype the format does not define: its size cannot be checked
     uint64_t need = size;
@@ -319,12 +337,10 @@ static attn_status check_extent(st_file *f, const st_tensor *t, uint64_t data_le
         else need *= t->shape[i];
     }
     if (need != t->end - t->begin)
-        return parse_fail(f, err, ATTN_ERR_PARSE,
-                          "tensor \"%s\" (%s, %d dimensions) needs %llu bytes, but its data_offsets "
-                          "[%llu, %llu] hold %llu.",
-                          visible(k, sizeof k, t->name), t->dtype_name, t->rank,
-                          (unsigned long long)need, (unsigned long long)t->begin,
-                          (unsigned long long)t->end, (unsigned long long)(t->end - t->begin));
+        return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_SIZE,
+                             visible(k, sizeof k, t->name), t->dtype_name, t->rank,
+                             (unsigned long long)need, (unsigned long long)t->begin,
+                             (unsigned long long)t->end, (unsigned long long)(t->end - t->begin));
     return ATTN_OK;
 }
 
@@ -348,8 +364,8 @@ static attn_status check_overlaps(st_file *f, attn_err *err) {
             visible(a, sizeof a, order[i]->name);
             visible(b, sizeof b, order[i - 1]->name);
             free(order);
-            return parse_fail(f, err, ATTN_ERR_PARSE, "the data of tensor \"%s\" overlaps that of \"%s\".",
-                              a, b);
+            return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_OVERLAP,
+                                 a, b);
         }
     }
     free(order);
@@ -375,7 +391,7 @@ static attn_status read_table(st_file *f, jreader *r, uint64_t data_len, attn_er
                     char k[NAME_SHOWN];
                     visible(k, sizeof k, key);
                     free(key);
-                    return parse_fail(f, err, ATTN_ERR_PARSE, "its header names tensor \"%s\" twice.", k);
+                    return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_NAME_TWICE, k);
                 }
             if (strcmp(key, "__metadata__") == 0) {
                 free(key);
@@ -399,12 +415,12 @@ static attn_status read_table(st_file *f, jreader *r, uint64_t data_len, attn_er
                 char k[NAME_SHOWN];
                 if (!read_entry(r, t, &seen) && !seen.too_many_dims) goto not_json;
                 if (seen.too_many_dims)
-                    return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has more than %d dimensions.",
-                                      visible(k, sizeof k, key), ST_MAX_RANK);
+                    return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_RANK,
+                                         visible(k, sizeof k, key), ST_MAX_RANK);
                 if (!seen.dtype || !seen.shape || !seen.offsets)
-                    return parse_fail(f, err, ATTN_ERR_PARSE, "tensor \"%s\" has no %s.", visible(k, sizeof k, key),
-                                      !seen.dtype ? "dtype" : !seen.shape ? "shape"
-                                                                          : "data_offsets");
+                    return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_FIELD, visible(k, sizeof k, key),
+                                         !seen.dtype ? "dtype" : !seen.shape ? "shape"
+                                                                             : "data_offsets");
                 attn_status st = check_extent(f, t, data_len, err);
                 if (st != ATTN_OK) return st;
             }
@@ -423,9 +439,8 @@ static attn_status read_table(st_file *f, jreader *r, uint64_t data_len, attn_er
     }
     return check_overlaps(f, err);
 not_json:
-    return parse_fail(f, err, ATTN_ERR_PARSE, "its header is not the JSON a safetensors file has "
-                                              "(at byte %zu of the header: expected %s).",
-                      r->at, r->why ? r->why : "JSON");
+    return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_HEADER_JSON,
+                         r->at, r->why ? r->why : "JSON");
 }
 
 attn_status st_file_parse(st_file *f, const unsigned char *bytes, size_t size, const char *shown,
@@ -434,20 +449,17 @@ attn_status st_file_parse(st_file *f, const unsigned char *bytes, size_t size, c
     f->shown = strdup(shown ? shown : "the file");
     if (!f->shown) return attn_fail(err, ATTN_ERR_NOMEM, "Out of memory opening a safetensors file.");
     if (size < 8)
-        return parse_fail(f, err, ATTN_ERR_PARSE, "%zu bytes are too short for a safetensors file, "
-                                                  "whose header length alone takes 8 (is the file truncated?).",
-                          size);
+        return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_TOO_SHORT,
+                             size);
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--) hlen = hlen << 8 | bytes[i];
     if (hlen > ST_HEADER_MAX)
-        return parse_fail(f, err, ATTN_ERR_PARSE, "its header would be %llu bytes, over the %u MiB "
-                                                  "attnviz reads (is it a safetensors file?).",
-                          (unsigned long long)hlen,
-                          ST_HEADER_MAX >> 20);
+        return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_HEADER_BIG,
+                             (unsigned long long)hlen,
+                             ST_HEADER_MAX >> 20);
     if (hlen > size - 8)
-        return parse_fail(f, err, ATTN_ERR_PARSE, "its header should be %llu bytes, but only %zu follow "
-                                                  "(is the file truncated?).",
-                          (unsigned long long)hlen, size - 8);
+        return parse_fail_id(f, err, ATTN_ERR_PARSE, ATTN_MSG_ST_HEADER_SHORT,
+                             (unsigned long long)hlen, size - 8);
     jreader r = {(const char *)bytes + 8, (size_t)hlen, 0, NULL};
     attn_status st = read_table(f, &r, size - 8 - hlen, err);
     if (st != ATTN_OK) return st;
@@ -562,9 +574,9 @@ attn_status st_file_require(const st_file *f, const char *name, const st_tensor 
     *out = st_file_find(f, name);
     if (*out) return ATTN_OK;
     char a[NAME_SHOWN], b[NAME_SHOWN];
-    return attn_fail(err, ATTN_ERR_SHAPE, "%s has no tensor \"%s\" (nor \"%s%s\").",
-                     visible(a, sizeof a, f && f->shown ? f->shown : "the file"),
-                     visible(b, sizeof b, name), PREFIX, b);
+    return attn_fail_id(err, ATTN_ERR_SHAPE, ATTN_MSG_ST_NO_TENSOR,
+                        visible(a, sizeof a, f && f->shown ? f->shown : "the file"),
+                        visible(b, sizeof b, name), PREFIX, b);
 }
 
 double st_half_to_double(uint16_t bits) {
@@ -610,14 +622,12 @@ attn_status st_tensor_to_double(const st_file *f, const st_tensor *t, uint64_t f
     visible(a, sizeof a, f && f->shown ? f->shown : "the file");
     visible(b, sizeof b, t->name);
     if (!st_dtype_is_float(t->dtype))
-        return attn_fail(err, ATTN_ERR_PARSE, "%s: tensor \"%s\" has dtype %s, which attnviz does not "
-                                              "read (it reads F32, F16 and BF16).",
-                         a, b, t->dtype_name);
+        return attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_ST_DTYPE,
+                            a, b, t->dtype_name);
     if (first > t->count || n > t->count - first)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s: tensor \"%s\" has %llu elements; elements %llu to "
-                                              "%llu do not exist.",
-                         a, b, (unsigned long long)t->count,
-                         (unsigned long long)first, (unsigned long long)(first + n));
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_ST_ELEMENTS,
+                            a, b, (unsigned long long)t->count,
+                            (unsigned long long)first, (unsigned long long)(first + n));
     for (uint64_t i = 0; i < n; i++) out[i] = element(t, first + i);
     return ATTN_OK;
 }
@@ -628,9 +638,9 @@ attn_status st_tensor_row_to_double(const st_file *f, const st_tensor *t, uint64
     uint64_t cols = rows ? t->count / rows : 0;
     if (row >= rows) {
         char a[NAME_SHOWN], b[NAME_SHOWN];
-        return attn_fail(err, ATTN_ERR_RANGE, "%s: tensor \"%s\" has %llu rows; row %llu does not exist.",
-                         visible(a, sizeof a, f && f->shown ? f->shown : "the file"),
-                         visible(b, sizeof b, t->name), (unsigned long long)rows, (unsigned long long)row);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_ST_ROWS,
+                            visible(a, sizeof a, f && f->shown ? f->shown : "the file"),
+                            visible(b, sizeof b, t->name), (unsigned long long)rows, (unsigned long long)row);
     }
     return st_tensor_to_double(f, t, row * cols, cols, out, err);
 }

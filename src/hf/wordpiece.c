@@ -83,7 +83,7 @@ attn_status hf_wordpiece_load_text(hf_wordpiece **out, const char *text, size_t 
         if (n > 0 && w->text[at + n - 1] == '\r') n--;
         w->text[at + n] = '\0';
         if (utf8_find_invalid(w->text + at, n) != (size_t)-1 || memchr(w->text + at, '\0', n)) {
-            st = attn_fail(err, ATTN_ERR_PARSE, "%s, line %d: not UTF-8 text.", shown, w->count + 1);
+            st = attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_WP_NOT_UTF8, shown, w->count + 1);
             goto done;
         }
         int id = w->count++;
@@ -94,8 +94,8 @@ attn_status hf_wordpiece_load_text(hf_wordpiece **out, const char *text, size_t 
     w->unk_id = lookup(w, "[UNK]", 5);
     w->cls_id = lookup(w, "[CLS]", 5);
     if (w->unk_id < 0 || w->cls_id < 0) {
-        st = attn_fail(err, ATTN_ERR_PARSE, "%s has no %s line: a BERT vocabulary has [UNK] and [CLS].", shown,
-                       w->unk_id < 0 ? "[UNK]" : "[CLS]");
+        st = attn_fail_id(err, ATTN_ERR_PARSE, ATTN_MSG_WP_NO_LINE, shown,
+                          w->unk_id < 0 ? "[UNK]" : "[CLS]");
         goto done;
     }
     w->lower = true;

@@ -218,12 +218,12 @@ static bool check_mats(parser *p, const scope *sc, const attn_config *c, bool he
         } else if (!mat_fits(m, c)) {
             int rows, cols;
             attn_matrix_shape(m->kind, c, &rows, &cols);
-            lsn_add_err(
-                p, m->line, m->col,
-                "%s must be %d row%s of %d numbers (%s, with d_model=%d d_k=%d heads=%d), but it has %d "
-                "row%s of %d",
-                attn_matrix_name(m->kind), rows, rows == 1 ? "" : "s", cols, mat_shape_words(m->kind), c->d_model, c->d_k, c->heads, m->rows,
-                m->rows == 1 ? "" : "s", m->cols);
+            char with[64];
+            snprintf(with, sizeof with, "d_model=%d d_k=%d heads=%d", c->d_model, c->d_k, c->heads);
+            attn_msg id = rows == 1 ? (m->rows == 1 ? ATTN_MSG_LSN_MAT_SHAPE_11 : ATTN_MSG_LSN_MAT_SHAPE_1N)
+                                    : (m->rows == 1 ? ATTN_MSG_LSN_MAT_SHAPE_N1 : ATTN_MSG_LSN_MAT_SHAPE);
+            lsn_add_msg(p, m->line, m->col, id, attn_matrix_name(m->kind), rows, cols, mat_shape_words(m->kind), with,
+                        m->rows, m->cols);
         }
         check_labels(p, m);
     }
@@ -407,9 +407,8 @@ static const char *const role_names[LESSON_ROLE_COUNT] = {"", "pronoun", "refere
 /* A @try sentence without a token a reference names. */
 static void lesson_add_try_err(parser *p, int line, int col, const char *sentence, const char *token) {
     bool role = strcmp(token, role_names[LESSON_ROLE_PRONOUN]) == 0;
-    lsn_add_err(p, line, col, "the sentence “%s” has no %s“%s”: name the token by its role ($pronoun, "
-                              "$referent, $other, $predicate, $top) or put the paragraph between @own and @end",
-                sentence, role ? "pronoun, " : "", role ? "它 / it" : token);
+    if (role) lsn_add_msg(p, line, col, ATTN_MSG_LSN_TRY_NO_PRONOUN, sentence);
+    else lsn_add_msg(p, line, col, ATTN_MSG_LSN_TRY_NO_TOKEN, sentence, token);
 }
 
 static bool referent_task(parser *p, const lesson_page *pg) {
@@ -672,10 +671,7 @@ static void make_gained(parser *p, page_rec *r, const raw_dir *d) {
     }
     size_t need = gained_bytes(c), used = p->l->mem.total + p->l->model_bytes; // the models count too
     if (need + ARENA_SLACK > LESSON_MAX_MEMORY || used > LESSON_MAX_MEMORY - need - ARENA_SLACK) {
-        lsn_add_err(p, d->line, d->col, "with this page the lesson would need more than %u MiB of memory: "
-                                        "@random-weights with a gain keeps its own copy of the weights, %.1f MiB at d_model=%d d_k=%d "
-                                        "heads=%d; use a gain on fewer pages, the same seed and gain on such pages, or smaller settings",
-                    LESSON_MAX_MEMORY >> 20, (double)need / (1 << 20), c->d_model, c->d_k, c->heads);
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_GAIN_MEMORY, (unsigned)(LESSON_MAX_MEMORY >> 20), (double)need / (1 << 20), c->d_model, c->d_k, c->heads);
         p->stop = true;
         return;
     }
@@ -727,8 +723,9 @@ static bool resolve_ref_col(parser *p, page_ctx *c, const raw_dir *d, const char
     for (int f = 0; r->stage == ATTN_ST_X && l->has_vocab && f < l->n_features; f++)
         if (lsn_word_is(w, n, l->features[f])) return r->col_dim = f, true;
     if (lsn_parse_int(w, n, 0, cols - 1, &v)) return r->col_dim = (int)v, true;
-    lsn_add_err(p, d->line, dir_col(d, w), "“%.*s” is not a column of %s: its columns are 0 to %d%s", (int)n, w,
-                stage_name(p, r->stage), cols - 1, r->stage == ATTN_ST_X && l->has_vocab ? " or a feature's name" : "");
+    lsn_add_msg(p, d->line, dir_col(d, w),
+                r->stage == ATTN_ST_X && l->has_vocab ? ATTN_MSG_LSN_NOT_COLUMN_FEATURE : ATTN_MSG_LSN_NOT_COLUMN, (int)n, w,
+                stage_name(p, r->stage), cols - 1);
     return false;
 }
 
@@ -861,19 +858,16 @@ static bool parse_heads_ref(parser *p, page_ctx *c, const raw_dir *d, const char
     r->kind = LESSON_REF_HEADS;
     r->field = count > 1 ? field_of(heads_fields, LESSON_HEADS_FIELDS, w[1], n[1]) : -1;
     if (!c->rec->pub.hf_name) {
-        lsn_add_err(p, d->line, d->col, "{heads …} names the heads of a real model: it needs @hf: FOLDER on the page");
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_HEADS_HF);
         return false;
     }
     if (r->field < 0) {
-        lsn_add_err(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col,
-                    "{heads …} needs a score: prev, induction or first, then the threshold (e.g. {heads prev 0.5})");
+        lsn_add_msg(p, d->line, count > 1 ? dir_col(d, w[1]) : d->col, ATTN_MSG_LSN_HEADS_SCORE);
         return false;
     }
     double t = 0.0;
     if (count != 3 || lsn_parse_number(w[2], n[2], &t) != LSN_NUM_OK || !(t > 0.0 && t <= 1.0)) {
-        lsn_add_err(p, d->line, count > 2 ? dir_col(d, w[2]) : d->col,
-                    "{heads %.*s T} needs the threshold T, a number above 0 and at most 1, and nothing after it",
-                    (int)n[1], w[1]);
+        lsn_add_msg(p, d->line, count > 2 ? dir_col(d, w[2]) : d->col, ATTN_MSG_LSN_HEADS_THRESHOLD, (int)n[1], w[1]);
         return false;
     }
     r->threshold = t;
@@ -938,10 +932,12 @@ static bool parse_ref(parser *p, page_ctx *c, const raw_dir *d, const char *s, c
     } else if (args == 2) {
         if (count < (row_only ? 2 : r->kind == LESSON_REF_RATIO ? 4
                                                                 : 3)) {
-            lsn_add_err(p, d->line, d->col, "{%.*s} needs a row%s", (int)(end - d->args), d->args,
-                        row_only ? "" : r->kind == LESSON_REF_REST ? " and a key to leave out"
-                                    : r->kind == LESSON_REF_RATIO  ? " and two keys"
-                                                                   : " and a column");
+            lsn_add_msg(p, d->line, d->col,
+                        row_only                      ? ATTN_MSG_LSN_REF_ROW
+                        : r->kind == LESSON_REF_REST  ? ATTN_MSG_LSN_REF_ROW_KEY
+                        : r->kind == LESSON_REF_RATIO ? ATTN_MSG_LSN_REF_ROW_KEYS
+                                                      : ATTN_MSG_LSN_REF_ROW_COLUMN,
+                        (int)(end - d->args), d->args);
             return false;
         }
         if (!resolve_ref_token(p, c, d, w[1], n[1], &r->row)) return false;
@@ -1188,7 +1184,7 @@ static void resolve_model(parser *p, page_ctx *c, const raw_dir *d) {
     pg->model_why = lsn_nomem_check(p, lsn_arena_strndup(&p->l->mem, why, strlen(why)));
     const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
     if (!pg->train_task && src) pg->train_task = src->task_of_file(base); // referent-zh-steps0.json: of referent-zh
-    if (p->checking) lsn_add_err(p, d->line, d->col, "the model “%s” cannot be read: %s", name, why);
+    if (p->checking) lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_MODEL_UNREADABLE, name, why);
 }
 
 /* "@train: TASK": the task the training view offers on this page (any name
@@ -1233,11 +1229,11 @@ static void resolve_hf(parser *p, page_ctx *c, const raw_dir *d) {
     const lesson_model_source *src = p->l->src;
     char path[1024], why[512];
     if (!*d->args || strpbrk(d->args, " \t")) {
-        lsn_add_err(p, d->line, d->col, "write @hf: FOLDER, a Hugging Face model's folder (e.g. gpt2)");
+        lsn_add_msg(p, d->line, d->col, ATTN_MSG_LSN_HF_WRITE);
         return;
     }
     if (c->seen[D_MODEL]) {
-        lsn_add_err(p, d->line, 1, "a page shows @model or @hf, not both");
+        lsn_add_msg(p, d->line, 1, ATTN_MSG_LSN_MODEL_AND_HF);
         return;
     }
     pg->hf_name = d->args;
@@ -1256,14 +1252,13 @@ static void check_hf_paras(parser *p, page_ctx *c) {
     for (int k = 0; k < r->pub.n_paras; k++) {
         const lesson_para *para = &r->paras[k];
         if (para->missing && !r->pub.hf_name) {
-            lsn_add_err(p, para->line, 1, "@missing is for a page with @hf: FOLDER (what to do without the folder)");
+            lsn_add_msg(p, para->line, 1, ATTN_MSG_LSN_MISSING_HF);
             return;
         }
         for (int i = 0; i < para->n_spans && para->missing; i++)
             if (para->spans[i].kind == LESSON_SPAN_REF && para->spans[i].ref >= 0 &&
                 r->refs[para->spans[i].ref].kind == LESSON_REF_HEADS)
-                lsn_add_err(p, para->spans[i].line, para->spans[i].col,
-                            "{heads …} cannot be in @missing: without the folder there are no heads to name");
+                lsn_add_msg(p, para->spans[i].line, para->spans[i].col, ATTN_MSG_LSN_MISSING_HEADS);
     }
 }
 

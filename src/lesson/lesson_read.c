@@ -366,15 +366,13 @@ static void inline_line(parser *p, const char *s, size_t n) {
             return;
         }
         if (s[i] != '*' && s[i] != '`' && s[i] != '{') continue;
-        char mark = s[i], close = mark == '{' ? '}' : mark;
+        char mark = s[i];
         size_t j = find_close(s, n, i, mark);
-        const char *what = mark == '*' ? "emphasis" : mark == '`' ? "code"
-                                                                  : "a reference";
         if (j == n) {
-            lsn_add_err(p, p->line, col_at(p, s + i),
-                        "%s opened with %c is not closed on this line; close it with %s%c "
-                        "(or write \\%c for the character itself)",
-                        what, mark, mark == '{' ? "" : "another ", close, mark);
+            lsn_add_msg(p, p->line, col_at(p, s + i),
+                        mark == '*'   ? ATTN_MSG_LSN_EMPH_UNCLOSED
+                        : mark == '`' ? ATTN_MSG_LSN_CODE_SPAN_UNCLOSED
+                                      : ATTN_MSG_LSN_REF_UNCLOSED);
             return;
         }
         if (j == i + 1 && mark == '{') {
@@ -383,9 +381,7 @@ static void inline_line(parser *p, const char *s, size_t n) {
             return;
         }
         if (j == i + 1) {
-            lsn_add_err(p, p->line, col_at(p, s + i),
-                        "empty %s %c%c; write one %c on each side of the words, like %cthis%c", what, mark,
-                        mark, mark, mark, mark);
+            lsn_add_msg(p, p->line, col_at(p, s + i), mark == '*' ? ATTN_MSG_LSN_EMPH_EMPTY : ATTN_MSG_LSN_CODE_EMPTY);
             return;
         }
         append_unescaped(p, s + plain, i - plain);
@@ -677,17 +673,15 @@ static void open_weights(parser *p, const char *args, const char *end) {
     }
     bool per_head = attn_matrix_per_head((attn_matrix)kind);
     if (per_head != (head >= 0)) {
-        lsn_add_err(p, p->line, col_at(p, w),
-                    per_head ? "say which head %s belongs to, e.g. @weights head 0 %s"
-                             : "%s is shared by all heads; write @weights %s without a head",
+        lsn_add_msg(p, p->line, col_at(p, w), per_head ? ATTN_MSG_LSN_WEIGHTS_SAY_HEAD : ATTN_MSG_LSN_WEIGHTS_SHARED,
                     attn_matrix_name((attn_matrix)kind), attn_matrix_name((attn_matrix)kind));
         return;
     }
     scope *sc = cur_scope(p);
     for (int i = 0; i < sc->n_mats; i++)
         if ((int)sc->mats[i].kind == kind && sc->mats[i].head == (int)head) {
-            lsn_add_err(p, p->line, col_at(p, args), "%s%s is already given at line %d", attn_matrix_name((attn_matrix)kind),
-                        per_head ? " of this head" : "", sc->mats[i].line);
+            lsn_add_msg(p, p->line, col_at(p, args), per_head ? ATTN_MSG_LSN_MAT_TWICE_HEAD : ATTN_MSG_LSN_MAT_TWICE,
+                        attn_matrix_name((attn_matrix)kind), sc->mats[i].line);
             return;
         }
     design_mat *m = lsn_nomem_check(p, PUSH(&p->l->mem, sc->mats, sc->n_mats, sc->cap_mats));
@@ -759,7 +753,7 @@ static void directive_line(parser *p, const char *s, const char *end) {
         return;
     }
     if (kind == D_OWN) {
-        if (p->page->missing_open) lsn_add_err(p, p->line, 1, "@own cannot open inside @missing");
+        if (p->page->missing_open) lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_OWN_IN_MISSING);
         else if (p->page->own_open) lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_OWN_OPEN);
         else if (args != end) lsn_add_msg(p, p->line, col_at(p, args), ATTN_MSG_LSN_OWN_ARGS);
         p->page->own_open = p->line;
@@ -767,9 +761,9 @@ static void directive_line(parser *p, const char *s, const char *end) {
     }
     if (kind == D_MISSING) {
         if (p->page->missing_open || p->page->own_open)
-            lsn_add_err(p, p->line, 1, "@missing cannot open inside @own or @missing; close that with @end first");
+            lsn_add_msg(p, p->line, 1, ATTN_MSG_LSN_MISSING_OPEN);
         else if (args != end)
-            lsn_add_err(p, p->line, col_at(p, args), "@missing takes nothing after it; its text follows, up to @end");
+            lsn_add_msg(p, p->line, col_at(p, args), ATTN_MSG_LSN_MISSING_ARGS);
         p->page->missing_open = p->line;
         return;
     }
@@ -791,7 +785,7 @@ static void directive_line(parser *p, const char *s, const char *end) {
 /* An @own the page left open. */
 static void own_left_open(parser *p) {
     if (p->page && p->page->missing_open) {
-        lsn_add_err(p, p->page->missing_open, 1, "@missing is not closed; end its text with a line @end");
+        lsn_add_msg(p, p->page->missing_open, 1, ATTN_MSG_LSN_MISSING_UNCLOSED);
         p->page->missing_open = 0;
     }
     if (!p->page || !p->page->own_open) return;

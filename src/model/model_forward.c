@@ -214,8 +214,8 @@ static attn_status loss_terms(model_ws *ws, const model_target *t, int count, do
         int i = t[k].row, y = t[k].target;
         int limit = c->objective == MODEL_OBJ_TOKEN ? v : n;
         if (i < 0 || i >= n || y < 0 || y >= limit)
-            return attn_fail(err, ATTN_ERR_RANGE, "Target %d (row %d, target %d) is outside the sentence or vocabulary.",
-                             k, i, y);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MF_TARGET_OUTSIDE,
+                                k, i, y);
         if (c->objective == MODEL_OBJ_TOKEN) {
             // −ln softmax(logits)[y]; its gradient is (probs − onehot(y)) · scale
             model_readout(ws, i, 1);

@@ -15,15 +15,15 @@ static attn_status resolve_targets(model_result *r, const model *m, const model_
     for (int k = 0; k < count; k++) {
         int row = spec[k].pos;
         if (row < 0 || row >= r->n)
-            return attn_fail(err, ATTN_ERR_RANGE, "--target %d:%s: the sentence has positions 0 to %d.", row,
-                             spec[k].token, r->n - 1);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_TARGET_POS, row,
+                                spec[k].token, r->n - 1);
         for (int q = 0; q < k; q++)
             if (spec[q].pos == row)
-                return attn_fail(err, ATTN_ERR_RANGE, "--target gives position %d twice; give each row one answer.", row);
+                return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_TARGET_TWICE, row);
         int id = model_word_id(m, spec[k].token, strlen(spec[k].token));
         if (id < 0)
-            return attn_fail(err, ATTN_ERR_INPUT, "--target %d:%s: \"%s\" is not in the model's vocabulary.", row,
-                             spec[k].token, spec[k].token);
+            return attn_fail_id(err, ATTN_ERR_INPUT, ATTN_MSG_MR_TARGET_WORD, row,
+                                spec[k].token, spec[k].token);
         int answer = id;
         if (m->cfg.objective == MODEL_OBJ_POINTER) { // the answer is where the word stands
             int found = 0;
@@ -79,12 +79,11 @@ static attn_status copy_targets(model_result *r, const model *m, const model_tar
     int limit = m->cfg.objective == MODEL_OBJ_POINTER ? r->n : m->vocab_count;
     for (int k = 0; k < count; k++) {
         if (t[k].row < 0 || t[k].row >= r->n || t[k].target < 0 || t[k].target >= limit)
-            return attn_fail(err, ATTN_ERR_RANGE, "Target %d (row %d, answer %d) is outside the sentence or the "
-                                                  "vocabulary.",
-                             k, t[k].row, t[k].target);
+            return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_TARGET_OUTSIDE,
+                                k, t[k].row, t[k].target);
         for (int q = 0; q < k; q++)
             if (t[q].row == t[k].row)
-                return attn_fail(err, ATTN_ERR_RANGE, "Row %d is given two targets.", t[k].row);
+                return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_ROW_TWO_TARGETS, t[k].row);
         r->targets[k] = t[k];
     }
     r->n_targets = count;
@@ -134,7 +133,7 @@ static attn_status run_into(model_result *out, const model *m, const char *sente
                             const model_target_spec *spec, const model_target *resolved, int count, attn_err *err) {
     model_result_free(out);
     if (count < 0 || count > MODEL_MAX_LEN)
-        return attn_fail(err, ATTN_ERR_RANGE, "At most %d targets.", MODEL_MAX_LEN);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_TARGETS_MAX, MODEL_MAX_LEN);
     attn_status st = run(out, m, sentence, len, spec, resolved, count, err);
     if (st != ATTN_OK) model_result_free(out);
     return st;
@@ -278,9 +277,9 @@ static void softmax_terms(attn_explanation *e, const double *row, int v, int col
 
 static attn_status check_cell(int rows, int cols, int row, int col, const char *stage, attn_err *err) {
     if (row < 0 || row >= rows)
-        return attn_fail(err, ATTN_ERR_RANGE, "Row %d is outside %s: rows are 0 to %d.", row, stage, rows - 1);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_ROW_OUTSIDE, row, stage, rows - 1);
     if (col < 0 || col >= cols)
-        return attn_fail(err, ATTN_ERR_RANGE, "Column %d is outside %s: columns are 0 to %d.", col, stage, cols - 1);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_COL_OUTSIDE, col, stage, cols - 1);
     return ATTN_OK;
 }
 
@@ -290,14 +289,13 @@ static attn_status explain_extra(model_explanation *e, const model_result *r, co
     bool grad = e->stage == MODEL_ST_D_WEIGHTS || e->stage == MODEL_ST_D_SCALED;
     bool readout = e->stage == MODEL_ST_LOGITS || e->stage == MODEL_ST_PROBS;
     if (grad && r->n_targets == 0)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s is a gradient: give the loss a target with --target POS:TOKEN.", name);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_GRADIENT, name);
     if (readout && m->cfg.objective != MODEL_OBJ_TOKEN)
-        return attn_fail(err, ATTN_ERR_RANGE, "%s exist only for a token model; a pointer model answers with its "
-                                              "last layer's weights.",
-                         name);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_TOKEN_MODEL_ONLY,
+                            name);
     if (e->stage == MODEL_ST_AVG && l != m->cfg.layers - 1)
-        return attn_fail(err, ATTN_ERR_RANGE, "avg is the last layer's (layer %d): its heads' weights averaged.",
-                         m->cfg.layers - 1);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_AVG_LAST,
+                            m->cfg.layers - 1);
     attn_status st = check_cell(n, e->stage == MODEL_ST_RESIDUAL ? dm : readout ? v
                                                                                 : n,
                                 i, j, name, err);
@@ -357,10 +355,10 @@ attn_status model_explain(model_explanation *e, const model_result *r, const mod
     memset(e, 0, sizeof *e);
     if (stage < 0 || stage >= MODEL_STAGE_COUNT) return attn_fail(err, ATTN_ERR_RANGE, "Unknown stage %d.", stage);
     if (layer < 0 || layer >= m->cfg.layers)
-        return attn_fail(err, ATTN_ERR_RANGE, "Layer %d does not exist: layers are 0 to %d.", layer, m->cfg.layers - 1);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_LAYER_MISSING, layer, m->cfg.layers - 1);
     bool per_head = model_stage_per_head(stage);
     if (per_head && (head < 0 || head >= m->cfg.heads))
-        return attn_fail(err, ATTN_ERR_RANGE, "Head %d does not exist: heads are 0 to %d.", head, m->cfg.heads - 1);
+        return attn_fail_id(err, ATTN_ERR_RANGE, ATTN_MSG_MR_HEAD_MISSING, head, m->cfg.heads - 1);
     *e = (model_explanation){.stage = stage, .layer = layer, .head = per_head ? head : 0, .row = row, .col = col};
     if (stage >= ATTN_STAGE_COUNT) return explain_extra(e, r, m, err);
     attn_status st = attn_explain(&e->core, &r->layer[layer], (attn_stage)stage, e->head, row, col, err);
