@@ -41,17 +41,18 @@ fi
 flags=(-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-omit-frame-pointer
        -fsanitize=address,undefined -fno-sanitize-recover=undefined
        -Wall -Wextra -Werror
-       -I"$root/src/util" -I"$root/src/core" -I"$root/src/model" -I"$root/src/hf" -I"$root/src/lesson" -I"$root/src/page" -I"$root/src/cli" -I"$root/src/app" -I"$root/tests/fuzz")
+       -I"$root/src/util" -I"$root/src/core" -I"$root/src/model" -I"$root/src/hf" -I"$root/src/lesson" -I"$root/src/page" -I"$root/src/cli" -I"$root/src/render" -I"$root/src/app" -I"$root/tests/fuzz")
 mkdir -p "$out/obj"
 
 echo "== building the library with $cc"
 objs=()
-# of src/app only the script parser: it is pure C, and the fuzz build links no SDL
-for src in "$root"/src/util/*.c "$root"/src/core/*.c "$root"/src/model/*.c "$root"/src/hf/*.c "$root"/src/lesson/*.c "$root"/src/page/*.c "$root"/src/cli/*.c "$root"/src/app/app_script.c; do
+# of src/app only the script parser, of src/render only the strings table (the
+# command line words the head finder with it): pure C, and the fuzz build links no SDL
+for src in "$root"/src/util/*.c "$root"/src/core/*.c "$root"/src/model/*.c "$root"/src/hf/*.c "$root"/src/lesson/*.c "$root"/src/page/*.c "$root"/src/cli/*.c "$root"/src/render/viz_strings.c "$root"/src/app/app_script.c; do
     obj=$out/obj/$(basename "$(dirname "$src")")_$(basename "${src%.c}").o
     # fuzzer-no-link: coverage instrumentation without a second main()
     if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || [ "$0" -nt "$obj" ] ||
-       [ -n "$(find "$root/src/util" "$root/src/core" "$root/src/model" "$root/src/hf" "$root/src/lesson" "$root/src/page" "$root/src/cli" "$root/src/app/app_script.h" -name '*.h' -newer "$obj" -print -quit)" ]; then
+       [ -n "$(find "$root/src/util" "$root/src/core" "$root/src/model" "$root/src/hf" "$root/src/lesson" "$root/src/page" "$root/src/cli" "$root/src/render" "$root/src/app/app_script.h" -name '*.h' -newer "$obj" -print -quit)" ]; then
         "$cc" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$src" -o "$obj"
     fi
     objs+=("$obj")

@@ -239,15 +239,6 @@ static size_t setting_ref(char *out, size_t cap, const lesson_ref *r, const attn
     return strlen(out);
 }
 
-void viz_lesson_hf_words(page_hf_words *w, const char *const *ui) {
-    *w = page_hf_words_en;
-    if (!ui) return;
-    if (ui[VIZ_S_HF_REF_NONE]) w->none = ui[VIZ_S_HF_REF_NONE];
-    if (ui[VIZ_S_HF_REF_PASS]) w->pass = ui[VIZ_S_HF_REF_PASS];
-    if (ui[VIZ_S_HF_REF_HEAD]) w->head = ui[VIZ_S_HF_REF_HEAD];
-    if (ui[VIZ_S_HF_REF_LIST]) w->list = ui[VIZ_S_HF_REF_LIST];
-    if (ui[VIZ_S_HF_REF_MORE]) w->more = ui[VIZ_S_HF_REF_MORE];
-}
 
 /* An @hf page's {heads …}: its heads in ui's words; while the model computes, that it does; "—" without one. */
 static size_t heads_ref(char *out, size_t cap, const lesson_ref *r, const viz_ref_ctx *x) {

@@ -10,6 +10,7 @@
 #include "page.h"
 #include "strbuf.h"
 #include "viz_scene.h"
+#include "viz_strings.h"
 
 /* What a page's {references} are computed on, and worded with. */
 typedef struct {
@@ -27,9 +28,6 @@ typedef struct {
     bool hf_found;
 } viz_ref_ctx;
 
-/* The words of a {heads …} reference from ui (one language's strings; NULL:
- * the English, page_hf_words_en), for page_hf_ref_text. */
-void viz_lesson_hf_words(page_hf_words *w, const char *const *ui);
 
 /* Writes what r refers to, computed on x, into out (cap bytes,
  * NUL-terminated), in x's words: "3 · Scores QKᵀ", a cell as the figure

@@ -233,3 +233,22 @@ void viz_thousands(char *buf, size_t cap, size_t v) {
     }
     buf[o] = '\0';
 }
+
+void viz_lesson_hf_words(page_hf_words *w, const char *const *ui) {
+    *w = page_hf_words_en;
+    if (!ui) return;
+    if (ui[VIZ_S_HF_REF_NONE]) w->none = ui[VIZ_S_HF_REF_NONE];
+    if (ui[VIZ_S_HF_REF_PASS]) w->pass = ui[VIZ_S_HF_REF_PASS];
+    if (ui[VIZ_S_HF_REF_HEAD]) w->head = ui[VIZ_S_HF_REF_HEAD];
+    if (ui[VIZ_S_HF_REF_LIST]) w->list = ui[VIZ_S_HF_REF_LIST];
+    if (ui[VIZ_S_HF_REF_MORE]) w->more = ui[VIZ_S_HF_REF_MORE];
+}
+
+/* The strings' keys, in viz_str order: the table's first column. */
+static const char *const str_keys[VIZ_STR_COUNT] = {
+#define VIZ_STR(id) #id,
+#include "viz_strings.def"
+#undef VIZ_STR
+};
+
+const char *viz_str_key(viz_str s) { return (s >= 0 && s < VIZ_STR_COUNT) ? str_keys[s] : "?"; }

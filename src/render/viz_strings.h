@@ -3,6 +3,7 @@
 #define VIZ_STRINGS_H
 
 #include "attn_err.h"
+#include "page.h"
 #include "viz_scene.h"
 
 typedef enum { VIZ_LANG_EN,
@@ -53,6 +54,12 @@ void viz_decode_narrative(char *out, size_t cap, const char *const *ui, const at
  * else the table's string itself. The window's narrative and the exports
  * share it. */
 const char *viz_step_hint(char *buf, size_t cap, const char *const *ui, attn_step step, const attn_config *cfg);
+
+/* The words of a {heads …} reference from ui (one language's strings; NULL:
+ * the English, page_hf_words_en), for page_hf_ref_text. Here, beside the
+ * table, so the command line (and the fuzz build, which has no renderer)
+ * words the head finder without the rest of render. */
+void viz_lesson_hf_words(page_hf_words *w, const char *const *ui);
 
 /* v with its thousands grouped by commas (3,200), into buf (cap bytes; cut when too small). The
  * tiles view and its exports share it. */

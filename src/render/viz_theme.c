@@ -88,16 +88,6 @@ const char *viz_theme_name(viz_theme_id id) {
     return theme_names[(id >= 0 && id < VIZ_THEME_COUNT) ? id : 0];
 }
 
-static const char *const str_keys[VIZ_STR_COUNT] = {
-#define VIZ_STR(id) #id,
-#include "viz_strings.def"
-#undef VIZ_STR
-};
-
-const char *viz_str_key(viz_str s) {
-    return (s >= 0 && s < VIZ_STR_COUNT) ? str_keys[s] : "?";
-}
-
 /* Piecewise-linear interpolation through n evenly spaced stops, t in [0, 1]. */
 static viz_rgba ramp(const viz_rgba *stops, int n, double t) {
     if (!(t > 0.0)) t = 0.0; // also catches NaN
