@@ -227,6 +227,16 @@ static attn_status parse_fail(st_file *f, attn_err *err, attn_status code, const
 #endif
     ;
 
+/* A refused header: the tensors read so far and the shown name go. */
+static void drop_tensors(st_file *f) {
+    for (size_t i = 0; i < f->count; i++) free(f->tensors[i].name);
+    free(f->tensors);
+    free(f->shown);
+    f->tensors = NULL;
+    f->shown = NULL;
+    f->count = 0;
+}
+
 /* parse_fail by message id: "FILE: message", FILE said before it in every
  * language; the arguments are formatted before f's tensors are freed. */
 static attn_status parse_fail_id(st_file *f, attn_err *err, attn_status code, attn_msg id, ...) {
@@ -237,12 +247,7 @@ static attn_status parse_fail_id(st_file *f, attn_err *err, attn_status code, at
     va_start(ap, id);
     attn_fail_vat(&mine, code, shown, id, ap);
     va_end(ap);
-    for (size_t i = 0; i < f->count; i++) free(f->tensors[i].name);
-    free(f->tensors);
-    free(f->shown);
-    f->tensors = NULL;
-    f->shown = NULL;
-    f->count = 0;
+    drop_tensors(f);
     if (err) *err = mine;
     return code;
 }
@@ -255,12 +260,7 @@ static attn_status parse_fail(st_file *f, attn_err *err, attn_status code, const
     va_end(ap);
     char shown[NAME_SHOWN];
     visible(shown, sizeof shown, f->shown ? f->shown : "the file");
-    for (size_t i = 0; i < f->count; i++) free(f->tensors[i].name);
-    free(f->tensors);
-    free(f->shown);
-    f->tensors = NULL;
-    f->shown = NULL;
-    f->count = 0;
+    drop_tensors(f);
     return attn_fail(err, code, "%s: %s", shown, msg);
 }
 
