@@ -505,7 +505,17 @@ for (const c of hfCases) {
       await page.keyboard.press('Control+KeyA');
       await page.keyboard.type(edited);
       await page.keyboard.press('Enter');
-      await until('tokens', String(after.tokens.length));
+      await until('editing', '0');
+      await until('sentence', edited);
+      // the sentence is retokenized as it is typed ("the mat s" has 3 tokens too):
+      // wait for the run of the sentence entered, not for a count
+      await page.waitForFunction((want) => {
+        const p = Module.ccall('attnviz_trace', 'number', [], []);
+        if (!p) return false;
+        const t = JSON.parse(Module.UTF8ToString(p));
+        Module._free(p);
+        return JSON.stringify(t.tokens) === want;
+      }, JSON.stringify(after.tokens), { timeout: 30000 });
       const web = await trace(page), want = after.layers[after.layers.length - 1];
       const pick = (t, heads) => ({ X: t.X, concat: t.concat, output: t.output,
         heads: heads.map((h, k) => Object.fromEntries(Object.keys(want.heads[k]).map((st) => [st, h[st]]))) });
@@ -524,9 +534,12 @@ for (const c of hfCases) {
 
 test('a model folder (Ctrl+O) whose default sentence does not fit is refused, and the lesson stays', async () => {
   const { page, errors } = await openApp('?lang=en');
+  // Playwright turns on chromium's file-chooser interception when the first
+  // listener comes, without waiting for it: listen early and make round trips
+  // before the key, or a chooser opened at once may go by unseen (seen in CI)
+  const chooser = page.waitForEvent('filechooser');
   await page.waitForFunction(() => !document.getElementById('model-open').disabled, null, { timeout: 10000 });
   const before = await trace(page);
-  const chooser = page.waitForEvent('filechooser');
   await page.keyboard.press('Control+KeyO'); // the key opens the folder picker
   await (await chooser).setFiles(join(ROOT, 'tests/data/hf/f32_prefix_tied')); // 16 positions
   await page.waitForFunction(() => window.attnvizModelOpen, null, { timeout: 60000 });
