@@ -28,8 +28,9 @@ static bool is_id(const char *s) {
     return true;
 }
 
-/* Spans lie inside the text, in order, without overlaps, on whole code points. */
-static void check_para(const lesson_para *pa) {
+/* Spans lie inside the text, in order, without overlaps, on whole code points;
+ * a {reference} names one of the page's n_refs resolved references. */
+static void check_para(const lesson_para *pa, int n_refs) {
     FUZZ_CHECK(pa->kind == LESSON_PARA_TEXT || pa->kind == LESSON_PARA_ITEM || pa->kind == LESSON_PARA_CODE);
     FUZZ_CHECK(pa->text != NULL && pa->code_lang != NULL && pa->line >= 1);
     FUZZ_CHECK(valid_utf8(pa->text) && valid_utf8(pa->code_lang));
@@ -40,7 +41,8 @@ static void check_para(const lesson_para *pa) {
     int end = 0;
     for (int s = 0; s < pa->n_spans; s++) {
         const lesson_span *sp = &pa->spans[s];
-        FUZZ_CHECK(sp->kind == LESSON_SPAN_EMPH || sp->kind == LESSON_SPAN_CODE);
+        FUZZ_CHECK(sp->kind == LESSON_SPAN_EMPH || sp->kind == LESSON_SPAN_CODE || sp->kind == LESSON_SPAN_REF);
+        if (sp->kind == LESSON_SPAN_REF) FUZZ_CHECK(sp->ref >= 0 && sp->ref < n_refs);
         FUZZ_CHECK(sp->start >= end && sp->len > 0 && (size_t)sp->start + (size_t)sp->len <= len);
         FUZZ_CHECK(utf8_find_invalid(pa->text + sp->start, (size_t)sp->len) == (size_t)-1);
         end = sp->start + sp->len;
@@ -98,9 +100,10 @@ static void check_page(const lesson *l, int i) {
     FUZZ_CHECK(pg->title != NULL && pg->title[0] != '\0' && valid_utf8(pg->title));
     FUZZ_CHECK(pg->line >= 1);
     FUZZ_CHECK(pg->n_paras >= 0 && (pg->n_paras == 0 || pg->paras != NULL));
+    FUZZ_CHECK(pg->n_refs >= 0 && (pg->n_refs == 0 || pg->refs != NULL));
     int line = pg->line;
     for (int k = 0; k < pg->n_paras; k++) {
-        check_para(&pg->paras[k]);
+        check_para(&pg->paras[k], pg->n_refs);
         FUZZ_CHECK(pg->paras[k].line >= line); // in file order, after the page's own line
         line = pg->paras[k].line;
     }
