@@ -7,8 +7,9 @@
 # of three words, so the sentence is one [UNK] a word), and picks each
 # through the page's real folder input in Debian's headless chromium
 # (playwright-core, tests/browser's), from a loopback server: the time to
-# read model.safetensors into the wasm heap, the time to open and compute
-# 20 tokens (with the head finder's forward), and the heap's size after.
+# read model.safetensors into the wasm heap, the time to open it, the time
+# its first run (20 tokens, then the head finder's forward) takes in slices
+# of the frames, the longest frame meanwhile, and the heap's size after.
 # Then a 1.7 GB file, which the page refuses before reading it.
 # The folders take ~1.9 GB of sparse files (no disk blocks) in a temporary
 # folder, removed at the end. Usage: bench/web_hf.sh [SITE]
@@ -77,13 +78,30 @@ try {
     await page.route('**/*', (r) => (r.request().url().startsWith(origin + '/') ? r.continue() : r.abort()));
     await page.goto(`${origin}/index.html?lang=en&sentence=${encodeURIComponent(sentence)}`);
     await page.waitForFunction(() => !document.getElementById('model-open').disabled, null, { timeout: 60000 });
+    await page.evaluate(() => { // every frame's gap: the longest while computing is how long the page froze
+      window.benchFrames = [];
+      const tick = (t) => { window.benchFrames.push(t); requestAnimationFrame(tick); };
+      requestAnimationFrame(tick);
+    });
     await page.setInputFiles('#model-folder', join(process.env.WORK, name));
     await page.waitForFunction(() => window.attnvizModelOpen, null, { timeout: 600000 });
     const r = await page.evaluate(() => window.attnvizModelOpen);
     const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
     if (r.refused) console.log(`${name}: ${mb(r.bytes)} refused before reading (${r.refused})`);
-    else console.log(`${name}: ${mb(r.bytes)}, ${r.ok ? 'opened' : 'NOT opened'}; read ${(r.readMs / 1000).toFixed(2)} s, ` +
-      `open and compute 20 tokens ${(r.openMs / 1000).toFixed(2)} s, wasm heap ${mb(r.heapBytes)}`);
+    else {
+      const holds = (v) => Module.ccall('attnviz_holds', 'number', ['string', 'string'], ['computing', v]) === 1;
+      await page.waitForFunction(holds, '0', { timeout: 600000, polling: 50 });
+      const f = await page.evaluate((from) => {
+        const t = window.benchFrames.filter((x) => x >= from);
+        let gap = 0;
+        for (let i = 1; i < t.length; i++) gap = Math.max(gap, t[i] - t[i - 1]);
+        return { done: performance.now() - from, frames: t.length, gap, heap: Module.HEAPU8.length };
+      }, r.openedAt);
+      console.log(`${name}: ${mb(r.bytes)}, ${r.ok ? 'opened' : 'NOT opened'}; read ${(r.readMs / 1000).toFixed(2)} s, ` +
+        `opened ${(r.openMs / 1000).toFixed(2)} s, computed 20 tokens and the head finder's forward ` +
+        `${(f.done / 1000).toFixed(2)} s later in ${f.frames} frames (longest ${(f.gap / 1000).toFixed(2)} s), ` +
+        `wasm heap ${mb(f.heap)}`);
+    }
     await page.close();
   }
 } finally {

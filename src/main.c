@@ -425,7 +425,7 @@ static int run_gui(const cli_opts *o) {
     if ((o->weights_path && app_use_weights_file(&st, o->weights_path, &err) != ATTN_OK) ||
         open_lesson(&st, o, &saved, &err) != ATTN_OK ||
         (o->model.model_path && app_model_open(&st, o->model.model_path, &err) != ATTN_OK) ||
-        (o->model.hf_dir && app_hf_open(&st, o->model.hf_dir, o->sentence, CLI_HF_SENTENCE_EN, CLI_SEED_SENTENCE, &err) != ATTN_OK)) {
+        (o->model.hf_dir && app_hf_open(&st, o->model.hf_dir, o->sentence, CLI_HF_SENTENCE_EN, CLI_SEED_SENTENCE, true, &err) != ATTN_OK)) {
         say_err(o, &err);
         goto cleanup_state;
     }

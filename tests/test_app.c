@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "test_common.h"
 #include "attn_json.h"
@@ -427,7 +428,8 @@ static const char *copy_lesson(const char *lang, char *path, size_t cap) {
 /* A model folder opened in the running window (the browser's file picker,
  * app_open_hf_folder): one whose default sentence does not fit (16 positions)
  * is refused and the lesson's view stays; with a sentence it opens as --hf
- * does, the lesson stepping aside; X of layer 1 is the reference's (PyTorch,
+ * does, the lesson stepping aside, its first run computed on the worker
+ * while the view before stays; X of layer 1 is the reference's (PyTorch,
  * tests/data/hf/gen_hf_reference.py: -0.12386200954615187 at [0][0]). */
 static void test_hf_folder_over_lesson(void **state) {
     (void)state;
@@ -450,6 +452,14 @@ static void test_hf_folder_over_lesson(void **state) {
         fail_msg("%s", err.msg);
     assert_non_null(st.hf);
     assert_null(app_lesson(&st));
+    // its first run is the worker's: until it is published the view before stays
+    for (int waited = 0; !app_hf_poll(&st); waited++) {
+        assert_true(app_hf_busy(&st));
+        assert_int_equal(st.src.trace.n, n);
+        assert_true(waited < 10000); // 10 s
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    assert_false(app_hf_busy(&st));
     assert_null(st.src.vocab);
     assert_int_equal(st.src.trace.n, 6);
     assert_int_equal(st.model.layer, 0);

@@ -880,7 +880,7 @@ static void character_once_over_its_pieces(void **state) {
         app_state st;
         start(&st, themes[k], langs[k]);
         attn_err err;
-        if (app_hf_open(&st, ATTN_SOURCE_DIR "/tests/data/hf/f32_prefix_tied", "它飞 ok 🙂", NULL, NULL, &err) != ATTN_OK)
+        if (app_hf_open(&st, ATTN_SOURCE_DIR "/tests/data/hf/f32_prefix_tied", "它飞 ok 🙂", NULL, NULL, true, &err) != ATTN_OK)
             fail_msg("%s", err.msg);
         const viz_list *l = build(&st, k ? 1920 : 1280, k ? 1080 : 800, k ? "pieces-zh-presenter" : "pieces-en");
         int once = 0;

@@ -325,7 +325,7 @@ function attnvizModelPick(files) {
         }
       }
       const t1 = performance.now();
-      say(zh() ? '正在计算…' : 'Computing…');
+      say(zh() ? '正在打开…' : 'Opening…');
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))); // the note shows first
       // the link's sentence= (attnviz's --sentence), else the default sentence of --hf
       const sentence = new URLSearchParams(location.search).get('sentence') || '';
@@ -334,7 +334,8 @@ function attnvizModelPick(files) {
       ptr = 0; // the C side owns it now (and freed it if refused)
       const t2 = performance.now();
       say('');
-      window.attnvizModelOpen = { ok: rc === 1, name, dir, readMs: t1 - t0, openMs: t2 - t1,
+      // opened; its first run goes on in slices of the frames (attnviz_holds('computing', '0') once published)
+      window.attnvizModelOpen = { ok: rc === 1, name, dir, readMs: t1 - t0, openMs: t2 - t1, openedAt: t2,
         heapBytes: M.HEAPU8.length, bytes: weights ? weights.size : 0 };
     } catch (e) {
       if (ptr) M._free(ptr);

@@ -228,11 +228,15 @@ void app_model_state_free(app_model_state *ms);
 /* ---- floor 1, the real model (--hf DIR, issue 26; app_hf.c) ---- */
 
 /* Opens the folder dir (hf_model_open) and computes sentence (NULL: bpe_default
- * for a GPT-2 tokenizer, an English one; wordpiece_default for vocab.txt) at
- * once; then st->src.trace is layer 0 of the run and the settings are the
- * model's (shown, not offered). Errors: the folder's, the sentence's. */
+ * for a GPT-2 tokenizer, an English one; wordpiece_default for vocab.txt).
+ * wait: at once; then st->src.trace is layer 0 of the run and the settings
+ * are the model's (shown, not offered). Else on the worker (the browser's
+ * picker: the page keeps answering): the trace shown stays until
+ * app_hf_poll publishes layer 0 of the run, and a run that fails closes the
+ * model again (the sentence then shown on its own). Errors: the folder's,
+ * the sentence's (its tokens are counted at once either way). */
 attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
-                        const char *wordpiece_default, attn_err *err);
+                        const char *wordpiece_default, bool wait, attn_err *err);
 /* Tokenizes text with the model's tokenizer (refusals come back at once,
  * in err) and computes it on a worker thread (the browser: at once); the
  * trace shown stays the last one until app_hf_poll publishes the new run. */

@@ -60,7 +60,7 @@ void app_open_dropped(app_state *st, const char *path) {
 attn_status app_open_hf_folder(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
                                const char *wordpiece_default, attn_err *err) {
     app_model_close(st); // as a lesson page's own view does before another
-    attn_status rc = app_hf_open(st, dir, sentence, bpe_default, wordpiece_default, err);
+    attn_status rc = app_hf_open(st, dir, sentence, bpe_default, wordpiece_default, false, err);
     if (rc != ATTN_OK) {
         // app_hf_open's failure frees the trace shown (a real model's borrows
         // its run): the one-layer view is computed again from its sentence

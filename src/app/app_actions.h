@@ -10,7 +10,8 @@
 /* A model folder opened in the running window (the browser's file picker,
  * web/attnviz-page.js): what --hf DIR opens at start (app_hf_open, with the
  * same default sentences when sentence is NULL), after the trained model and
- * the lesson step aside (a real model has no lesson pages). On error the view
+ * the lesson step aside (a real model has no lesson pages); its first run is
+ * computed on the worker (app_hf_open without waiting). On error the view
  * before stays (a trained model closed) and err says why. */
 attn_status app_open_hf_folder(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
                                const char *wordpiece_default, attn_err *err);

@@ -118,6 +118,7 @@ static bool state_value(app_ui *u, const char *name, char *out, size_t cap) {
     else if (!strcmp(name, "layer")) snprintf(out, cap, "%d", st->model.layer + 1);
     else if (!strcmp(name, "readout")) snprintf(out, cap, "%d", st->model.readout);
     else if (!strcmp(name, "models")) snprintf(out, cap, "%d", app_hf_models_shown(st)); // F6, --hf
+    else if (!strcmp(name, "computing")) snprintf(out, cap, "%d", app_hf_busy(st));      // a real model's run on the worker
     else if (!strcmp(name, "backward")) snprintf(out, cap, "%d", st->model.backward);
     else if (!strcmp(name, "target")) target_text(st, out, cap);
     else if (!strcmp(name, "strongest")) strongest(st, out, cap);

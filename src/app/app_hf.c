@@ -9,8 +9,9 @@
  * until app_hf_poll publishes the new one between frames. The browser has
  * no threads here: there the same job runs as slices of the frames
  * (platform.h's jobs), one transformer block per slice, so the page stays
- * responsive while GPT-2 small computes. The first run of a model opened is
- * computed at once, on both. */
+ * responsive while GPT-2 small computes. The first run of a model opened by
+ * --hf at start is computed at once; one opened by the browser's picker or
+ * a lesson page is computed as a sentence edited is. */
 #include "app.h"
 
 #include <SDL.h>
@@ -39,7 +40,7 @@ struct app_hf {
     viz_hf view;     /* what the scene shows */
     int open_field;  /* an @hf page: once its run is published, open the best head by this score (hf_heads.h), or -1 */
     double open_min; /* when its score reaches this */
-    bool page_first; /* an @hf page's first run, not yet published: its query is then the last token, as --hf's */
+    bool first_run;  /* the model's first run, not yet published: its query is then the last token, as --hf's */
     /* the worker */
     plat_job *job; /* the computation: a thread on the desktop, slices of the frames in the browser */
     /* the browser's slices: where the job is (0 begin, 1 the sentence's blocks, 2 begin and 3 the blocks of
@@ -236,8 +237,8 @@ static attn_status publish(app_state *st, attn_err *err) {
     fill_view(h);
     app_hf_notice(st, st->src.notice, sizeof st->src.notice); // how GPT-2 read it (character pieces)
     if (st->view.query >= st->src.trace.n) st->view.query = st->src.trace.n - 1;
-    if (h->page_first) { // the page's query was found in its designed layer's tokens, not the model's
-        h->page_first = false;
+    if (h->first_run) { // the query shown was found in the tokens before, not the model's
+        h->first_run = false;
         st->view.query = st->src.trace.n - 1;
     }
     if (h->open_field >= 0 && h->scores) open_best(st);
@@ -267,6 +268,10 @@ bool app_hf_poll(app_state *st) {
         app_status_err(st, &h->job_err);
         hf_run_free(&h->job_r);
         hf_tokens_free(&h->job_toks);
+        if (h->first_run) { // the model never had a run to show: it goes, the sentence is shown on its own
+            app_hf_free(st);
+            app_recompute(st);
+        }
     } else if (publish(st, &err) != ATTN_OK) app_status_err(st, &err);
     st->dirty = true;
     return true;
@@ -327,7 +332,7 @@ static attn_status open_model(app_state *st, const char *dir, const char *senten
     }
     app_hf_free(st);
     st->hf = h;
-    h->open_field = open_field, h->open_min = open_min, h->page_first = !sync;
+    h->open_field = open_field, h->open_min = open_min, h->first_run = !sync;
     if (!sentence) sentence = h->m.bpe ? bpe_default : wordpiece_default;
     st->model.layer = 0; // before the run is published: a page's best head (open_best) may change them
     st->model.readout = false;
@@ -349,8 +354,8 @@ static attn_status open_model(app_state *st, const char *dir, const char *senten
 }
 
 attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
-                        const char *wordpiece_default, attn_err *err) {
-    attn_status rc = open_model(st, dir, sentence, bpe_default, wordpiece_default, true, -1, 0.0, err);
+                        const char *wordpiece_default, bool wait, attn_err *err) {
+    attn_status rc = open_model(st, dir, sentence, bpe_default, wordpiece_default, wait, -1, 0.0, err);
     if (rc == ATTN_OK)
         app_status(st, app_str(st, VIZ_S_HF_OPENED), dir, st->hf->m.cfg.n_layer, st->hf->m.cfg.n_head, st->hf->m.cfg.n_embd);
     return rc;

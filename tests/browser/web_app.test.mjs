@@ -483,6 +483,7 @@ for (const c of hfCases) {
     const name = c.input === '#model-folder' ? c.name : 'model';
     await until('badge', `from ${name}`);
     await until('page', 'none'); // the lesson stepped aside
+    await until('computing', '0'); // its first run, in slices of the frames, published
     const native = nativeTrace('--hf', dir, '--sentence', ref.sentence);
     assert.deepEqual(native.token_ids, ref.token_ids);
     for (let l = 0; l < native.layers.length; l++) {
