@@ -124,6 +124,7 @@ static attn_status show_layer(app_state *st, attn_err *err) {
     app_hf *h = st->hf;
     attn_trace t = {0};
     if (st->model.layer >= h->m.cfg.n_layer) st->model.layer = h->m.cfg.n_layer - 1;
+    if (h->r.n == 0) return ATTN_OK; // no run yet: the layer chosen is shown when the first is published
     attn_status rc = hf_trace_layer(&t, &h->m, &h->r, &h->toks, st->model.layer, err);
     if (rc != ATTN_OK) return rc;
     attn_trace_free(&st->src.trace);
@@ -349,7 +350,8 @@ static attn_status open_model(app_state *st, const char *dir, const char *senten
     }
     free(st->src.sentence);
     st->src.sentence = copy;
-    st->view.query = st->src.trace.n - 1; // the next token is read at the last: start there
+    st->view.query = st->src.trace.n - 1;                     // the next token is read at the last: start there
+    app_hf_notice(st, st->src.notice, sizeof st->src.notice); // computing, or how GPT-2 read it
     return ATTN_OK;
 }
 
@@ -499,7 +501,7 @@ const char *app_hf_name(const app_state *st) {
 int app_hf_layers(const app_state *st) { return st->hf ? st->hf->m.cfg.n_layer : 0; }
 
 const viz_hf *app_hf_view(app_state *st) {
-    if (!st->hf) return NULL;
+    if (!st->hf || st->hf->r.n == 0) return NULL; // no run yet: the view before, with the computing notice
     if (st->hf->view.show_models) refresh_grid(st);
     return &st->hf->view;
 }
