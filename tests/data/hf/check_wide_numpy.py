@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""check_wide_numpy.py — GPT-2 small's width through attnviz --hf, against a
-NumPy float64 forward (issue 26: "a wider generated model, 1 layer, width
-768, 12 heads, checked against a NumPy forward in CI").
+"""check_wide_numpy.py — GPT-2 small's width, and 256 tokens, through attnviz
+--hf, against a NumPy float64 forward (issue 26: "a wider generated model, 1
+layer, width 768, 12 heads, checked against a NumPy forward in CI"; "allow up
+to 256 tokens with --hf").
 
     check_wide_numpy.py ATTNVIZ
 
@@ -11,7 +12,10 @@ numpy.random.default_rng(26) (about 29 MB, so it is made here, not checked
 in), a tiny byte-level vocab.json/merges.txt; runs attnviz --headless --hf
 --dump-json on it and compares every stage of every head, the block's
 residuals and the ten next tokens with this file's forward (and --explain
-runs at this width), written from
+runs at this width). Then a narrow one (width 32, 4 heads) with 300
+positions, on a sentence of 256 tokens (one a byte: no merges), the same
+way, and 257 tokens refused with attnviz's message. The forward is written
+from
 GPT-2's block (pre-LayerNorm, gelu_new, causal mask, 1/sqrt(d_k)). Agreement:
 |a - b| <= 1e-9 * max(1, |b|). Exit 0 when all agree, 1 with the first
 difference. Needs only NumPy (Debian's python3-numpy)."""
@@ -26,8 +30,7 @@ import tempfile
 
 import numpy as np
 
-D, H, INNER, V, P = 768, 12, 3072, 300, 32
-DK = D // H
+V = 300  # the byte vocabulary and <|endoftext|>, and room
 
 
 def byte_vocab():
@@ -43,7 +46,7 @@ def byte_vocab():
     return vocab
 
 
-def write_folder(folder, params):
+def write_folder(folder, params, D, H, P):
     header, blobs, off = {}, [], 0
     for name, t in params.items():
         raw = t.astype("<f4").tobytes()
@@ -71,8 +74,9 @@ def layer_norm(x, w, b, eps=1e-5):
     return (x - mean) / np.sqrt(var + eps) * w + b
 
 
-def forward(p, ids):
-    n = len(ids)
+def forward(p, ids, H):
+    n, D = len(ids), p["wte.weight"].shape[1]
+    DK = D // H
     x = p["wte.weight"][ids] + p["wpe.weight"][:n]
     out = {"resid_pre": x}
     X = layer_norm(x, p["h.0.ln_1.weight"], p["h.0.ln_1.bias"])
@@ -122,8 +126,9 @@ def close(a, b, where):
         sys.exit("%s%s: attnviz %r, NumPy %r" % (where, list(i), a[i], b[i]))
 
 
-def main():
-    attnviz = sys.argv[1]
+def params(D, P):
+    """A 1-layer GPT-2's F32 weights: width D (n_inner 4·D), P positions, from default_rng(26)."""
+    INNER = 4 * D
     rng = np.random.default_rng(26)
     r32 = lambda *shape, s=0.1, o=0.0: (rng.standard_normal(shape) * s + o).astype(np.float32)
     p = {"wte.weight": r32(V, D, s=0.3), "wpe.weight": r32(P, D, s=0.1),
@@ -134,16 +139,21 @@ def main():
          "h.0.mlp.c_fc.weight": r32(D, INNER, s=0.05), "h.0.mlp.c_fc.bias": r32(INNER),
          "h.0.mlp.c_proj.weight": r32(INNER, D, s=0.03), "h.0.mlp.c_proj.bias": r32(D),
          "ln_f.weight": r32(D, o=1.0), "ln_f.bias": r32(D)}
+    return p
+
+
+def check(attnviz, D, H, P, sentence, explain):
+    """Every stage of a 1-layer model of width D, H heads and P positions on
+    sentence, against forward(); each (spec, text) of explain printed."""
+    p = params(D, P)
     with tempfile.TemporaryDirectory() as folder:
-        write_folder(folder, p)
-        sentence = "Heads: 12, width 768!"
+        write_folder(folder, p, D, H, P)
         dump = os.path.join(folder, "dump.json")
         subprocess.run([attnviz, "--headless", "--hf", folder, "--sentence", sentence, "--dump-json", dump],
                        check=True)
         with open(dump) as f:
             d = json.load(f)
-        # --explain at this width: a head's 768 terms, and the output's 768
-        for spec, want in (("q:0:11:3:63", "(head 12 of 12)"), ("output:0:0:20:767", "m=767")):
+        for spec, want in explain:
             res = subprocess.run([attnviz, "--headless", "--hf", folder, "--sentence", sentence, "--explain", spec],
                                  capture_output=True, text=True)
             if res.returncode != 0 or want not in res.stdout:
@@ -153,7 +163,7 @@ def main():
     if ids != want:
         sys.exit("token_ids %r, expected %r" % (ids, want))
     p64 = {k: v.astype(np.float64) for k, v in p.items()}
-    ref = forward(p64, ids)
+    ref = forward(p64, ids, H)
     L = d["layers"][0]
     for key in ("resid_pre", "X", "concat", "output", "resid_mid", "mlp_out", "residual"):
         close(L[key], ref[key], key)
@@ -167,6 +177,25 @@ def main():
         sys.exit("next %r, NumPy %r" % ([e["id"] for e in d["next"]], top))
     close([e["p"] for e in d["next"]], ref["probs"][top], "next")
     print("width %d, %d heads, %d tokens: every stage and next agree with NumPy" % (D, H, len(ids)))
+
+
+def main():
+    attnviz = sys.argv[1]
+    # GPT-2 small's width; --explain at it: a head's 768 terms, and the output's 768
+    check(attnviz, 768, 12, 32, "Heads: 12, width 768!",
+          (("q:0:11:3:63", "(head 12 of 12)"), ("output:0:0:20:767", "m=767")))
+    # 256 tokens, --hf's most; --explain on the last row
+    words = "the cat sat on the mat and then it ran off "
+    long = (words * 7)[:256]
+    check(attnviz, 32, 4, 300, long, (("weights:0:3:255:0", "(head 4 of 4)"),))
+    with tempfile.TemporaryDirectory() as folder:  # one more is refused, in attnviz's words
+        write_folder(folder, params(32, 300), 32, 4, 300)
+        res = subprocess.run([attnviz, "--headless", "--hf", folder, "--sentence", long + "x", "--print", "weights"],
+                             capture_output=True, text=True)
+        want = "The sentence has 257 tokens; this model reads at most 256."
+        if res.returncode == 0 or want not in res.stderr:
+            sys.exit("257 tokens: exit %d, %r" % (res.returncode, res.stderr[-300:]))
+    print("257 tokens: refused (%s)" % want)
 
 
 def bytes_to_char():
