@@ -430,7 +430,9 @@ static const char *copy_lesson(const char *lang, char *path, size_t cap) {
  * is refused and the lesson's view stays; with a sentence it opens as --hf
  * does, the lesson stepping aside, its first run computed on the worker
  * while the view before stays; X of layer 1 is the reference's (PyTorch,
- * tests/data/hf/gen_hf_reference.py: -0.12386200954615187 at [0][0]). */
+ * tests/data/hf/gen_hf_reference.py: -0.12386200954615187 at [0][0]). Over
+ * that model another folder refused changes nothing, and another model
+ * opened leaves it shown until the new run is published. */
 static void test_hf_folder_over_lesson(void **state) {
     (void)state;
     const char *dir = ATTN_SOURCE_DIR "/tests/data/hf/f32_prefix_tied";
@@ -456,7 +458,7 @@ static void test_hf_folder_over_lesson(void **state) {
     for (int waited = 0; !app_hf_poll(&st); waited++) {
         assert_true(app_hf_busy(&st));
         assert_int_equal(st.src.trace.n, n);
-        assert_true(waited < 10000); // 10 s
+        assert_true(waited < 60000); // a minute at most, even under valgrind
         nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
     }
     assert_false(app_hf_busy(&st));
@@ -465,6 +467,26 @@ static void test_hf_folder_over_lesson(void **state) {
     assert_int_equal(st.model.layer, 0);
     assert_true(fabs(st.src.trace.x[0] - -0.12386200954615187) <= 1e-9);
     assert_string_equal(st.src.sentence, "the cat sat on the mat");
+    // another folder refused (its default sentence does not fit): the model shown stays, its run and sentence too
+    const app_hf *shown = st.hf;
+    assert_int_equal(app_open_hf_folder(&st, dir, NULL, en, "这只动物没看见那只鸟。", &err), ATTN_ERR_INPUT);
+    assert_ptr_equal(st.hf, shown);
+    assert_true(fabs(st.src.trace.x[0] - -0.12386200954615187) <= 1e-9);
+    assert_string_equal(st.src.sentence, "the cat sat on the mat");
+    assert_string_equal(app_hf_dir(&st), dir);
+    // another model opened: the one before is shown until the new run is published
+    const char *other = ATTN_SOURCE_DIR "/tests/data/hf/bf16_prefix_eps";
+    if (app_open_hf_folder(&st, other, "the mat", en, "这只动物没看见那只鸟。", &err) != ATTN_OK)
+        fail_msg("%s", err.msg);
+    for (int waited = 0; !app_hf_poll(&st); waited++) {
+        assert_int_equal(st.src.trace.n, 6);
+        assert_true(fabs(st.src.trace.x[0] - -0.12386200954615187) <= 1e-9);
+        assert_true(waited < 60000);
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    assert_string_equal(app_hf_dir(&st), other);
+    assert_int_equal(st.src.trace.n, 2);
+    assert_false(fabs(st.src.trace.x[0] - -0.12386200954615187) <= 1e-9);
     app_step(&st, 1); // the lesson's pages are gone: keys move through the model
     app_free(&st);
 }

@@ -232,13 +232,14 @@ void app_model_state_free(app_model_state *ms);
  * wait: at once; then st->src.trace is layer 0 of the run and the settings
  * are the model's (shown, not offered). Else on the worker (the browser's
  * picker: the page keeps answering): the trace shown stays until
- * app_hf_poll publishes layer 0 of the run, and a run that fails closes the
- * model again (the sentence then shown on its own). Errors: the folder's,
- * the sentence's (its tokens are counted at once either way). */
+ * app_hf_poll publishes layer 0 of the run. Errors: the folder's, the
+ * sentence's (its tokens are counted at once either way) — then nothing
+ * changed; a first run that fails (now or on the worker) brings back the
+ * model before, or without one its sentence on its own. */
 attn_status app_hf_open(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
                         const char *wordpiece_default, bool wait, attn_err *err);
 /* Tokenizes text with the model's tokenizer (refusals come back at once,
- * in err) and computes it on a worker thread (the browser: at once); the
+ * in err) and computes it on a worker thread (the browser: in slices); the
  * trace shown stays the last one until app_hf_poll publishes the new run. */
 attn_status app_hf_compute(app_state *st, const char *text, attn_err *err);
 /* Publishes a finished run (its layer as the trace); true when it did. */

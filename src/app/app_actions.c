@@ -61,12 +61,7 @@ attn_status app_open_hf_folder(app_state *st, const char *dir, const char *sente
                                const char *wordpiece_default, attn_err *err) {
     app_model_close(st); // as a lesson page's own view does before another
     attn_status rc = app_hf_open(st, dir, sentence, bpe_default, wordpiece_default, false, err);
-    if (rc != ATTN_OK) {
-        // app_hf_open's failure frees the trace shown (a real model's borrows
-        // its run): the one-layer view is computed again from its sentence
-        if (!st->hf) app_recompute(st);
-        return rc;
-    }
+    if (rc != ATTN_OK) return rc;              // the model or the view before stays (app_hf_open)
     for (int i = 0; i < VIZ_LANG_COUNT; i++) { // the lesson's pages would recompute the sentence through GPT-2
         lesson_free(st->lesson.files[i]);
         free(st->lesson.paths[i]);

@@ -37,10 +37,12 @@ struct app_hf {
     double *grid;          /* the model view's rows (viz_hf.grid), computed for grid_query, grid_hide */
     int grid_query;
     bool grid_hide, grid_valid;
-    viz_hf view;     /* what the scene shows */
-    int open_field;  /* an @hf page: once its run is published, open the best head by this score (hf_heads.h), or -1 */
-    double open_min; /* when its score reaches this */
-    bool first_run;  /* the model's first run, not yet published: its query is then the last token, as --hf's */
+    viz_hf view;           /* what the scene shows */
+    int open_field;        /* an @hf page: once its run is published, open the best head by this score (hf_heads.h), or -1 */
+    double open_min;       /* when its score reaches this */
+    bool first_run;        /* the model's first run, not yet published: its query is then the last token, as --hf's */
+    struct app_hf *prev;   /* until then, the model before whose run the trace shown borrows (then freed), or NULL */
+    char *sentence_before; /* until then, the sentence shown before this model came */
     /* the worker */
     plat_job *job; /* the computation: a thread on the desktop, slices of the frames in the browser */
     /* the browser's slices: where the job is (0 begin, 1 the sentence's blocks, 2 begin and 3 the blocks of
@@ -58,6 +60,27 @@ struct app_hf {
     attn_status job_st;
     attn_err job_err;
 };
+
+/* Frees what h holds (its job was waited for) and h; not the trace shown. NULL is a no-op. */
+static void drop(app_hf *h) {
+    if (!h) return;
+    hf_run_free(&h->job_r);
+    hf_tokens_free(&h->job_toks);
+    free(h->job_text);
+    free(h->text);
+    free(h->job_scores);
+    free(h->scores);
+    free(h->grid);
+    for (int k = 0; k < 3; k++) {
+        free(h->score_v[k]);
+        free(h->order[k]);
+    }
+    hf_run_free(&h->r);
+    hf_tokens_free(&h->toks);
+    hf_model_free(&h->m);
+    free(h->sentence_before);
+    free(h);
+}
 
 /* The worker: the forward pass of job_toks. */
 static int work(void *arg) {
@@ -229,6 +252,10 @@ static attn_status publish(app_state *st, attn_err *err) {
     free(h->text);
     h->text = h->job_text;
     h->job_text = NULL;
+    drop(h->prev); // the trace no longer borrows its run
+    h->prev = NULL;
+    free(h->sentence_before);
+    h->sentence_before = NULL;
     hf_run_free(&old_r);
     hf_tokens_free(&old_t);
     free(h->scores);
@@ -257,6 +284,30 @@ void app_hf_wait(app_state *st) {
 
 bool app_hf_busy(const app_state *st) { return st->hf && st->hf->pending; }
 
+/* A model's first run failed (or could not be shown): the model before comes
+ * back as it was, its run still shown; or, when there was none, the model
+ * goes and the sentence before is computed again on its own. */
+static void first_run_failed(app_state *st) {
+    app_hf *h = st->hf, *prev = h->prev;
+    char *sentence = h->sentence_before;
+    h->sentence_before = NULL;
+    app_hf_wait(st);
+    if (prev) {
+        h->prev = NULL;
+        drop(h);
+        st->hf = prev;
+    } else app_hf_free(st);
+    if (sentence) {
+        free(st->src.sentence);
+        st->src.sentence = sentence;
+    }
+    attn_err err;
+    if (!prev) app_recompute(st);
+    else if (show_layer(st, &err) != ATTN_OK) app_status_err(st, &err); // the layer the rail names, not the last shown
+    app_hf_notice(st, st->src.notice, sizeof st->src.notice);
+    st->dirty = true;
+}
+
 bool app_hf_poll(app_state *st) {
     app_hf *h = st->hf;
     if (!h || !h->pending || !SDL_AtomicGet(&h->done)) return false;
@@ -264,16 +315,16 @@ bool app_hf_poll(app_state *st) {
     h->pending = false;
     h->view.computing = false;
     app_hf_notice(st, st->src.notice, sizeof st->src.notice); // no longer computing; how GPT-2 read it
-    attn_err err;
-    if (h->job_st != ATTN_OK) {
-        app_status_err(st, &h->job_err);
+    attn_err err = h->job_err;
+    attn_status rc = h->job_st;
+    if (rc != ATTN_OK) {
         hf_run_free(&h->job_r);
         hf_tokens_free(&h->job_toks);
-        if (h->first_run) { // the model never had a run to show: it goes, the sentence is shown on its own
-            app_hf_free(st);
-            app_recompute(st);
-        }
-    } else if (publish(st, &err) != ATTN_OK) app_status_err(st, &err);
+    } else rc = publish(st, &err);
+    if (rc != ATTN_OK) {
+        app_status_err(st, &err);
+        if (h->first_run) first_run_failed(st);
+    }
     st->dirty = true;
     return true;
 }
@@ -320,7 +371,29 @@ attn_status app_hf_compute(app_state *st, const char *text, attn_err *err) {
     return rc;
 }
 
-/* app_hf_open's and app_hf_open_page's: the forward on the worker unless sync. */
+/* The model st->hf before another is opened, taken out of st: the one whose
+ * run the trace shown borrows (its job given up), or NULL; any other goes. */
+static app_hf *take_shown(app_state *st) {
+    app_hf *h = st->hf;
+    if (!h) return NULL;
+    app_hf_wait(st);
+    st->hf = NULL;
+    app_hf *keep = h->r.n > 0 ? h : h->prev;
+    if (keep != h) {
+        h->prev = NULL;
+        drop(h);
+    }
+    if (keep) { // its unfinished sentence is given up; it is shown as it was until the new run comes
+        keep->pending = keep->view.computing = false;
+        hf_run_free(&keep->job_r);
+        hf_tokens_free(&keep->job_toks);
+    }
+    return keep;
+}
+
+/* app_hf_open's and app_hf_open_page's: the forward on the worker unless
+ * sync. The folder and the sentence's tokens are checked before anything
+ * changes, so a refusal leaves the model or view before as it was. */
 static attn_status open_model(app_state *st, const char *dir, const char *sentence, const char *bpe_default,
                               const char *wordpiece_default, bool sync, int open_field, double open_min,
                               attn_err *err) {
@@ -331,21 +404,30 @@ static attn_status open_model(app_state *st, const char *dir, const char *senten
         free(h);
         return rc;
     }
-    app_hf_free(st);
-    st->hf = h;
-    h->open_field = open_field, h->open_min = open_min, h->first_run = !sync;
     if (!sentence) sentence = h->m.bpe ? bpe_default : wordpiece_default;
+    hf_tokens toks = {0};
+    char *copy = NULL;
+    rc = hf_model_tokenize(&h->m, sentence, strlen(sentence), false, &toks, err);
+    if (rc == ATTN_OK && (!(copy = strdup(sentence)) ||
+                          !(h->sentence_before = strdup(st->src.sentence ? st->src.sentence : ""))))
+        rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the sentence.");
+    if (rc != ATTN_OK) {
+        hf_tokens_free(&toks);
+        free(copy);
+        drop(h);
+        return rc;
+    }
+    h->prev = take_shown(st);
+    st->hf = h;
+    h->open_field = open_field, h->open_min = open_min, h->first_run = true;
     st->model.layer = 0; // before the run is published: a page's best head (open_best) may change them
     st->model.readout = false;
     st->view.head = 0;
-    hf_tokens toks = {0};
-    rc = hf_model_tokenize(&h->m, sentence, strlen(sentence), false, &toks, err);
-    if (rc == ATTN_OK) rc = start(st, &toks, sentence, sync, err);
+    rc = start(st, &toks, sentence, sync, err);
     hf_tokens_free(&toks);
-    char *copy = rc == ATTN_OK ? strdup(sentence) : NULL;
-    if (rc == ATTN_OK && !copy) rc = attn_fail(err, ATTN_ERR_NOMEM, "Not enough memory for the sentence.");
     if (rc != ATTN_OK) {
-        app_hf_free(st);
+        free(copy);
+        first_run_failed(st);
         return rc;
     }
     free(st->src.sentence);
@@ -528,21 +610,8 @@ void app_hf_free(app_state *st) {
     app_hf *h = st->hf;
     if (!h) return;
     app_hf_wait(st);
-    attn_trace_free(&st->src.trace); // it borrows the run
-    hf_run_free(&h->job_r);
-    hf_tokens_free(&h->job_toks);
-    free(h->job_text);
-    free(h->text);
-    free(h->job_scores);
-    free(h->scores);
-    free(h->grid);
-    for (int k = 0; k < 3; k++) {
-        free(h->score_v[k]);
-        free(h->order[k]);
-    }
-    hf_run_free(&h->r);
-    hf_tokens_free(&h->toks);
-    hf_model_free(&h->m);
-    free(h);
+    if (h->r.n > 0 || h->prev) attn_trace_free(&st->src.trace); // it borrows a run of this model's or the one before
+    drop(h->prev);
+    drop(h);
     st->hf = NULL;
 }
