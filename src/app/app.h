@@ -246,8 +246,9 @@ attn_status app_hf_compute(app_state *st, const char *text, attn_err *err);
 bool app_hf_poll(app_state *st);
 /* true while a sentence is being computed. */
 bool app_hf_busy(const app_state *st);
-/* Waits for the worker (scripts and tests: a run is never half shown). */
-void app_hf_wait(app_state *st);
+/* Lets the sentence being computed finish and publishes it (scripts and
+ * tests: their next command sees it computed). */
+void app_hf_finish(app_state *st);
 /* The layer shown is st->model.layer and step 9 st->model.readout (st->model.m
  * stays NULL): makes that layer the trace shown. */
 attn_status app_hf_show_layer(app_state *st, attn_err *err);

@@ -52,7 +52,8 @@ struct app_hf {
     hf_run rep;
     int rep_t;
     SDL_atomic_t done;
-    bool pending; /* a job started on the thread is not yet published */
+    SDL_atomic_t stop; /* set when the sentence is replaced: the thread stops after the block it is in */
+    bool pending;      /* a job started on the thread is not yet published */
     hf_tokens job_toks;
     char *job_text; /* job_toks' sentence */
     hf_run job_r;
@@ -80,28 +81,6 @@ static void drop(app_hf *h) {
     hf_model_free(&h->m);
     free(h->sentence_before);
     free(h);
-}
-
-/* The worker: the forward pass of job_toks. */
-static int work(void *arg) {
-    app_hf *h = arg;
-    int *ids = malloc(sizeof *ids * (size_t)h->job_toks.count);
-    if (!ids) h->job_st = attn_fail(&h->job_err, ATTN_ERR_NOMEM, "Not enough memory for the sentence's ids.");
-    else {
-        for (int i = 0; i < h->job_toks.count; i++) ids[i] = h->job_toks.v[i].id;
-        h->job_st = hf_forward(&h->job_r, &h->m, ids, h->job_toks.count, &h->job_err);
-        size_t count = (size_t)h->m.cfg.n_layer * (size_t)h->m.cfg.n_head;
-        free(h->job_scores);
-        h->job_scores = h->job_st == ATTN_OK ? malloc(sizeof *h->job_scores * count) : NULL;
-        if (h->job_scores && hf_head_scores(&h->m, &h->job_r, HF_INDUCTION_LEN, HF_INDUCTION_SEED, h->job_scores,
-                                            &h->job_err) != ATTN_OK) { // the head finder waits; the run stands
-            free(h->job_scores);
-            h->job_scores = NULL;
-        }
-    }
-    free(ids);
-    SDL_AtomicSet(&h->done, 1);
-    return 0;
 }
 
 /* The next tokens' labels and probabilities, for the scene. */
@@ -230,6 +209,20 @@ static plat_slice work_slice(void *arg) {
     }
 }
 
+/* The worker thread (or the call itself, when at once): work_slice's pieces
+ * one after another, so a sentence replaced while it runs (stop) is given up
+ * after the block in progress instead of holding the window until its end. */
+static int work(void *arg) {
+    app_hf *h = arg;
+    while (work_slice(h) == PLAT_SLICE_MORE)
+        if (SDL_AtomicGet(&h->stop)) { // given up: its pieces go in stop_job
+            h->job_st = ATTN_ERR_INPUT;
+            SDL_AtomicSet(&h->done, 1);
+            break;
+        }
+    return 0;
+}
+
 /* Takes a finished job's run as the one shown (the trace first: it borrows the run). */
 static attn_status publish(app_state *st, attn_err *err) {
     app_hf *h = st->hf;
@@ -273,16 +266,28 @@ static attn_status publish(app_state *st, attn_err *err) {
     return ATTN_OK;
 }
 
-void app_hf_wait(app_state *st) {
+/* Gives up the sentence being computed: a thread stops after its block (and
+ * is waited for), the browser's job is dropped; their pieces go. */
+static void stop_job(app_state *st) {
     app_hf *h = st->hf;
     if (!h || !h->job) return;
-    plat_job_wait(h->job); // the browser's job, unfinished, is given up: its pieces go
+    SDL_AtomicSet(&h->stop, 1); // a thread stops after its block; the browser's job, unfinished, is given up
+    plat_job_wait(h->job);
     h->job = NULL;
     hf_forward_job_free(&h->fj);
     hf_run_free(&h->rep);
 }
 
 bool app_hf_busy(const app_state *st) { return st->hf && st->hf->pending; }
+
+void app_hf_finish(app_state *st) {
+    app_hf *h = st->hf;
+    if (!h || !h->pending) return;
+    while (!SDL_AtomicGet(&h->done) && plat_jobs_advance(50.0)) { // the browser's slices, here
+    }
+    while (!SDL_AtomicGet(&h->done)) SDL_Delay(1); // a thread's, by themselves
+    app_hf_poll(st);
+}
 
 /* A model's first run failed (or could not be shown): the model before comes
  * back as it was, its run still shown; or, when there was none, the model
@@ -291,7 +296,7 @@ static void first_run_failed(app_state *st) {
     app_hf *h = st->hf, *prev = h->prev;
     char *sentence = h->sentence_before;
     h->sentence_before = NULL;
-    app_hf_wait(st);
+    stop_job(st);
     if (prev) {
         h->prev = NULL;
         drop(h);
@@ -311,7 +316,7 @@ static void first_run_failed(app_state *st) {
 bool app_hf_poll(app_state *st) {
     app_hf *h = st->hf;
     if (!h || !h->pending || !SDL_AtomicGet(&h->done)) return false;
-    app_hf_wait(st);
+    stop_job(st);
     h->pending = false;
     h->view.computing = false;
     app_hf_notice(st, st->src.notice, sizeof st->src.notice); // no longer computing; how GPT-2 read it
@@ -332,7 +337,7 @@ bool app_hf_poll(app_state *st) {
 /* Starts computing toks (taken), made from text; synchronous where there are no threads, or when sync. */
 static attn_status start(app_state *st, hf_tokens *toks, const char *text, bool sync, attn_err *err) {
     app_hf *h = st->hf;
-    app_hf_wait(st); // a sentence still computing is replaced: its result would be stale at once
+    stop_job(st); // a sentence still computing is replaced: its result would be stale at once
     h->pending = false;
     hf_run_free(&h->job_r);
     hf_tokens_free(&h->job_toks);
@@ -341,8 +346,9 @@ static attn_status start(app_state *st, hf_tokens *toks, const char *text, bool 
     h->job_toks = *toks;
     memset(toks, 0, sizeof *toks);
     SDL_AtomicSet(&h->done, 0);
+    SDL_AtomicSet(&h->stop, 0);
+    h->phase = 0;
     if (!sync) { // a thread on the desktop; in the browser, a block per frame (work_slice)
-        h->phase = 0;
         plat_job_def def = {"attnviz-hf", work, work_slice, h};
         h->job = plat_job_start(&def);
         if (h->job) {
@@ -376,7 +382,7 @@ attn_status app_hf_compute(app_state *st, const char *text, attn_err *err) {
 static app_hf *take_shown(app_state *st) {
     app_hf *h = st->hf;
     if (!h) return NULL;
-    app_hf_wait(st);
+    stop_job(st);
     st->hf = NULL;
     app_hf *keep = h->r.n > 0 ? h : h->prev;
     if (keep != h) {
@@ -609,7 +615,7 @@ void app_hf_notice(const app_state *st, char *out, size_t cap) {
 void app_hf_free(app_state *st) {
     app_hf *h = st->hf;
     if (!h) return;
-    app_hf_wait(st);
+    stop_job(st);
     if (h->r.n > 0 || h->prev) attn_trace_free(&st->src.trace); // it borrows a run of this model's or the one before
     drop(h->prev);
     drop(h);

@@ -221,10 +221,7 @@ bool app_runner_tick(void *runner, app_ui *u) {
     for (int k = 0; k < 16 && r->pos < r->script.count && !u->st.quit; k++) {
         if (!SDL_TICKS_PASSED(SDL_GetTicks(), r->wait_until)) break;
         const app_script_cmd *c = &r->script.cmds[r->pos];
-        if (app_hf_busy(&u->st)) { // a real model's sentence: a script's next command sees it computed
-            app_hf_wait(&u->st);
-            app_hf_poll(&u->st);
-        }
+        app_hf_finish(&u->st);         // a real model's sentence: a script's next command sees it computed
         if (c->kind == APP_SC_AWAIT) { // again each frame, until it holds or the time is up
             if (r->await_pos != r->pos + 1) {
                 r->await_pos = r->pos + 1;
