@@ -307,9 +307,11 @@ static void first_run_failed(app_state *st) {
         st->src.sentence = sentence;
     }
     attn_err err;
-    if (!prev) app_recompute(st);
-    else if (show_layer(st, &err) != ATTN_OK) app_status_err(st, &err); // the layer the rail names, not the last shown
-    app_hf_notice(st, st->src.notice, sizeof st->src.notice);
+    if (!prev) app_recompute(st); // with its own notice
+    else {
+        if (show_layer(st, &err) != ATTN_OK) app_status_err(st, &err); // the layer the rail names, not the last shown
+        app_hf_notice(st, st->src.notice, sizeof st->src.notice);
+    }
     st->dirty = true;
 }
 
