@@ -262,9 +262,17 @@ function attnvizModelPick(files) {
   document.documentElement.lang = lang === 'zh' ? 'zh' : 'en';
   label();
   const first = window.Module.attnvizFirstFrame;
+  // figure-only (F, view=figure) puts its way back at the bottom right, where this
+  // box sits: the box steps aside while it is on (Ctrl+O still opens the picker)
+  const place = () => {
+    const figure = window.Module.ccall('attnviz_holds', 'number', ['string', 'string'], ['figure', '1']) === 1;
+    box.style.display = figure ? 'none' : '';
+  };
   window.Module.attnvizFirstFrame = () => {
     if (first) first();
     enable();
+    place();
+    setInterval(place, 200);
   };
   openFolder.addEventListener('click', () => folderInput.click());
   openFiles.addEventListener('click', () => filesInput.click());

@@ -415,10 +415,16 @@ print(json.dumps([[i.filename, i.file_size, z.read(i)[:8].hex()] for i in z.info
 test('view=figure in a link opens the figure alone; F leaves it and the link to the view says so', async () => {
   const { page, errors } = await openApp('?lesson=self-attention&lang=en&page=qkv&view=figure');
   assert.equal(await holds(page, 'figure', '1'), 1);
+  // the model box steps aside from the figure's way back (bottom right), and comes back after it
+  const boxShown = (shown) => page.waitForFunction((want) =>
+    (getComputedStyle(document.getElementById('model')).display !== 'none') === want, shown, { timeout: 10000 });
+  await boxShown(false);
   await page.keyboard.press('KeyF');
   await page.waitForFunction(() => Module.ccall('attnviz_holds', 'number', ['string', 'string'], ['figure', '0']) === 1,
     null, { timeout: 10000 });
+  await boxShown(true);
   await page.keyboard.press('KeyF');
+  await boxShown(false);
   await page.keyboard.press('Control+Shift+KeyC');
   await page.waitForFunction(() => Module.attnvizClipboard, null, { timeout: 10000 });
   const [link] = (await page.evaluate(() => Module.attnvizClipboard)).split('\n');
